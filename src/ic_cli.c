@@ -1,0 +1,626 @@
+/* ic_cli: option parsing and the decode, list and show commands. */
+#include "ic_cli.h"
+
+#include "ic_db.h"
+#include "ic_decode.h"
+#include "ic_err.h"
+#include "ic_report.h"
+#include "ic_sweep.h"
+#include "ic_units.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef IC_VERSION
+#define IC_VERSION "dev"
+#endif
+
+enum ic_cmd { IC_CMD_DECODE, IC_CMD_LIST, IC_CMD_SHOW, IC_CMD_HELP, IC_CMD_COUNT };
+
+static const char *const cmd_names[IC_CMD_COUNT] = {
+    [IC_CMD_DECODE] = "decode",
+    [IC_CMD_LIST] = "list",
+    [IC_CMD_SHOW] = "show",
+    [IC_CMD_HELP] = "help",
+};
+_Static_assert(sizeof cmd_names / sizeof cmd_names[0] == IC_CMD_COUNT, "names");
+
+enum ic_opt {
+    IC_OPT_MODEL, IC_OPT_HW, IC_OPT_CHIPS, IC_OPT_BATCH, IC_OPT_CONTEXT,
+    IC_OPT_WEIGHTS, IC_OPT_KV, IC_OPT_COMPUTE, IC_OPT_COMM, IC_OPT_SWEEP,
+    IC_OPT_FORMAT, IC_OPT_DB, IC_OPT_HELP, IC_OPT_VERSION,
+    IC_OPT_COUNT
+};
+
+static const struct {
+    const char *name;
+    bool takes_value;
+} opt_table[IC_OPT_COUNT] = {
+    [IC_OPT_MODEL] = {"--model", true},     [IC_OPT_HW] = {"--hw", true},
+    [IC_OPT_CHIPS] = {"--chips", true},     [IC_OPT_BATCH] = {"--batch", true},
+    [IC_OPT_CONTEXT] = {"--context", true}, [IC_OPT_WEIGHTS] = {"--weights", true},
+    [IC_OPT_KV] = {"--kv", true},           [IC_OPT_COMPUTE] = {"--compute", true},
+    [IC_OPT_COMM] = {"--comm", true},       [IC_OPT_SWEEP] = {"--sweep", true},
+    [IC_OPT_FORMAT] = {"--format", true},   [IC_OPT_DB] = {"--db", true},
+    [IC_OPT_HELP] = {"--help", false},      [IC_OPT_VERSION] = {"--version", false},
+};
+_Static_assert(sizeof opt_table / sizeof opt_table[0] == IC_OPT_COUNT, "options");
+
+static const char usage_decode[] =
+    "usage: infcalc [decode] --model M --hw H [options]\n"
+    "\n"
+    "Decode step time, its breakdown, what bounds it, memory and cost for model M\n"
+    "on N chips of accelerator H (the ideal bound from spec-sheet peaks).\n"
+    "\n"
+    "  --model M          a modeldb name or alias, a model YAML file or a Hugging\n"
+    "                     Face config.json ('infcalc list models')\n"
+    "  --hw H             a hwdb name or alias, or a hardware YAML file\n"
+    "                     ('infcalc list hw')\n"
+    "  --chips N          chips holding one tensor-parallel replica (default 1)\n"
+    "  --batch B          sequences decoded together (default 1)\n"
+    "  --context S        tokens already in each sequence's KV cache (default 2048)\n"
+    "  --weights T        weight storage: fp32 bf16 fp16 fp8 int8 int4 fp4 (default bf16)\n"
+    "  --kv T             KV-cache storage, same set (default bf16)\n"
+    "  --compute T        matmul type; the chip must list it (default bf16)\n"
+    "  --comm MODE        overlap (default: collectives hide under HBM traffic, a\n"
+    "                     lower bound) or serial (they add to the step)\n"
+    "  --sweep AXIS[,AXIS]  batch, context, chips or precision; two axes give a grid\n"
+    "  --format F         table (default), csv or json (SI units, stable fields)\n"
+    "  --db DIR           folder holding hwdb/ and modeldb/ (default: $INFCALC_DB,\n"
+    "                     then the source tree infcalc was built from)\n"
+    "  --help             this text\n"
+    "\n"
+    "example: infcalc --model llama3-70b --hw v5e --chips 16 --sweep batch\n";
+
+static const char usage_main[] =
+    "usage: infcalc [COMMAND] [options]\n"
+    "\n"
+    "commands:\n"
+    "  decode (default)   one decode step or a sweep: infcalc decode --help\n"
+    "  list hw|models     the databases, one line per entry\n"
+    "  show hw|model NAME one entry in full, with its sources and derived counts\n"
+    "  help [COMMAND]     this text, or a command's\n"
+    "\n"
+    "  --version          print the version\n"
+    "\n";
+
+static const char usage_list[] =
+    "usage: infcalc list hw|models [--db DIR]\n"
+    "\n"
+    "Lists the accelerators (name, aliases, HBM, bandwidth, bf16 peak, fabric,\n"
+    "price) or the models (name, parameters, active, layers, KV bytes per token\n"
+    "in bf16, attention kind).\n";
+
+static const char usage_show[] =
+    "usage: infcalc show hw|model NAME [--db DIR]\n"
+    "\n"
+    "Prints one entry in full: every figure with its source; for a model also\n"
+    "the derived parameter groups and KV bytes per token, and the published\n"
+    "totals they are checked against.\n";
+
+struct args {
+    enum ic_cmd cmd;
+    const char *pos[4];
+    int n_pos;
+    const char *val[IC_OPT_COUNT];
+    bool given[IC_OPT_COUNT];
+};
+
+static int usage_error(FILE *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int usage_error(FILE *err, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("infcalc: error: ", err);
+    vfprintf(err, fmt, ap);
+    va_end(ap);
+    fputc('\n', err);
+    return 2;
+}
+
+static const char *nearest(const char *word, const char *const *cands, int n)
+{
+    const char *best = NULL;
+    unsigned bd = 255;
+    for (int i = 0; i < n; i++) {
+        unsigned d = ic_text_distance(word, cands[i]);
+        if (d < bd) {
+            bd = d;
+            best = cands[i];
+        }
+    }
+    return bd <= 3 ? best : NULL;
+}
+
+static int parse_args(int argc, char **argv, struct args *a, FILE *err)
+{
+    memset(a, 0, sizeof *a);
+    int i = 1;
+    if (i < argc && argv[i][0] != '-') {
+        int found = -1;
+        for (int c = 0; c < IC_CMD_COUNT; c++)
+            if (strcmp(argv[i], cmd_names[c]) == 0)
+                found = c;
+        if (found < 0) {
+            const char *near = nearest(argv[i], cmd_names, IC_CMD_COUNT);
+            usage_error(err, "unknown command '%s'", argv[i]);
+            if (near)
+                fprintf(err, "  did you mean '%s'?\n", near);
+            fputs("  'infcalc --help' lists the commands\n", err);
+            return 2;
+        }
+        a->cmd = (enum ic_cmd)found;
+        i++;
+    }
+    for (; i < argc; i++) {
+        const char *arg = argv[i];
+        if (arg[0] != '-' || !arg[1]) {
+            if (a->n_pos >= 4)
+                return usage_error(err, "unexpected argument '%s'", arg);
+            a->pos[a->n_pos++] = arg;
+            continue;
+        }
+        if (strcmp(arg, "-h") == 0)
+            arg = "--help";
+        char name[64];
+        const char *eq = strchr(arg, '=');
+        size_t len = eq ? (size_t)(eq - arg) : strlen(arg);
+        if (len >= sizeof name)
+            len = sizeof name - 1;
+        memcpy(name, arg, len);
+        name[len] = '\0';
+        int o = -1;
+        for (int k = 0; k < IC_OPT_COUNT; k++)
+            if (strcmp(name, opt_table[k].name) == 0)
+                o = k;
+        if (o < 0) {
+            const char *names[IC_OPT_COUNT];
+            for (int k = 0; k < IC_OPT_COUNT; k++)
+                names[k] = opt_table[k].name;
+            const char *near = nearest(name, names, IC_OPT_COUNT);
+            usage_error(err, "unknown option '%s'", name);
+            if (near)
+                fprintf(err, "  did you mean '%s'?\n", near);
+            return 2;
+        }
+        if (a->given[o])
+            return usage_error(err, "option '%s' given twice", opt_table[o].name);
+        a->given[o] = true;
+        if (!opt_table[o].takes_value) {
+            if (eq)
+                return usage_error(err, "option '%s' takes no value", opt_table[o].name);
+            continue;
+        }
+        if (eq) {
+            a->val[o] = eq + 1;
+        } else {
+            if (i + 1 >= argc)
+                return usage_error(err, "option '%s' needs a value", opt_table[o].name);
+            a->val[o] = argv[++i];
+        }
+        if (!*a->val[o])
+            return usage_error(err, "option '%s' has an empty value", opt_table[o].name);
+    }
+    return 0;
+}
+
+/* A whole number in [lo, hi] for an option, rejecting signs and trailing
+ * garbage ("32k", "1e3", "-1"). */
+static int parse_u64_opt(const char *opt, const char *text, uint64_t lo, uint64_t hi,
+                         uint64_t *out, FILE *err)
+{
+    if (strspn(text, "0123456789") != strlen(text))
+        return usage_error(err, "%s: '%s' is not a whole number; expected %llu to %llu", opt,
+                           text, (unsigned long long)lo, (unsigned long long)hi);
+    errno = 0;
+    unsigned long long v = strtoull(text, NULL, 10);
+    if (errno == ERANGE || v < lo || v > hi)
+        return usage_error(err, "%s: %s is out of range; expected %llu to %llu", opt, text,
+                           (unsigned long long)lo, (unsigned long long)hi);
+    *out = v;
+    return 0;
+}
+
+static int parse_dtype_opt(const char *opt, const char *text, enum ic_dtype *out, FILE *err)
+{
+    if (ic_dtype_parse(text, out) == IC_OK)
+        return 0;
+    return usage_error(err, "%s: unknown type '%s'; expected fp32, bf16, fp16, fp8, int8, int4 "
+                            "or fp4", opt, text);
+}
+
+static int report_err(FILE *errf, int rc, const struct ic_err *e)
+{
+    ic_err_print(errf, e);
+    return rc == IC_ENOMEM || rc == IC_EIO ? 1 : 2;
+}
+
+static int cmd_decode(const struct args *a, const struct ic_db *db, FILE *out, FILE *errf)
+{
+    if (a->n_pos)
+        return usage_error(errf, "unexpected argument '%s' (options start with --)", a->pos[0]);
+    if (!a->val[IC_OPT_MODEL] || !a->val[IC_OPT_HW])
+        return usage_error(errf, "decode needs --model and --hw ('infcalc --help' for usage)");
+    struct ic_decode_cfg cfg = ic_decode_defaults();
+    int rc = 0;
+    if ((a->val[IC_OPT_CHIPS] &&
+         (rc = parse_u64_opt("--chips", a->val[IC_OPT_CHIPS], 1, 1u << 20, &cfg.chips, errf))) ||
+        (a->val[IC_OPT_BATCH] &&
+         (rc = parse_u64_opt("--batch", a->val[IC_OPT_BATCH], 1, 1u << 24, &cfg.batch, errf))) ||
+        (a->val[IC_OPT_CONTEXT] && (rc = parse_u64_opt("--context", a->val[IC_OPT_CONTEXT], 1,
+                                                       1u << 26, &cfg.context, errf))) ||
+        (a->val[IC_OPT_WEIGHTS] &&
+         (rc = parse_dtype_opt("--weights", a->val[IC_OPT_WEIGHTS], &cfg.weights, errf))) ||
+        (a->val[IC_OPT_KV] && (rc = parse_dtype_opt("--kv", a->val[IC_OPT_KV], &cfg.kv, errf))) ||
+        (a->val[IC_OPT_COMPUTE] &&
+         (rc = parse_dtype_opt("--compute", a->val[IC_OPT_COMPUTE], &cfg.compute, errf))))
+        return rc;
+    if (a->val[IC_OPT_COMM]) {
+        if (strcmp(a->val[IC_OPT_COMM], "overlap") == 0)
+            cfg.comm = IC_COMM_OVERLAP;
+        else if (strcmp(a->val[IC_OPT_COMM], "serial") == 0)
+            cfg.comm = IC_COMM_SERIAL;
+        else
+            return usage_error(errf, "--comm: unknown mode '%s'; expected overlap or serial",
+                               a->val[IC_OPT_COMM]);
+    }
+    enum ic_format fmt = IC_FMT_TABLE;
+    if (a->val[IC_OPT_FORMAT] && ic_format_parse(a->val[IC_OPT_FORMAT], &fmt))
+        return usage_error(errf, "--format: unknown format '%s'; expected table, csv or json",
+                           a->val[IC_OPT_FORMAT]);
+    enum ic_axis axes[2];
+    int n_axes = 0;
+    if (a->val[IC_OPT_SWEEP]) {
+        char buf[128];
+        snprintf(buf, sizeof buf, "%s", a->val[IC_OPT_SWEEP]);
+        char *save = NULL;
+        for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+            if (n_axes == 2)
+                return usage_error(errf, "--sweep: at most two axes");
+            if (ic_axis_parse(tok, &axes[n_axes]))
+                return usage_error(errf, "--sweep: unknown axis '%s'; expected batch, context, "
+                                         "chips or precision", tok);
+            if (n_axes == 1 && axes[0] == axes[1])
+                return usage_error(errf, "--sweep: axis '%s' given twice", tok);
+            n_axes++;
+        }
+        if (!n_axes)
+            return usage_error(errf, "--sweep: expected an axis");
+        static const int axis_opt[IC_AXIS_COUNT] = {
+            [IC_AXIS_BATCH] = IC_OPT_BATCH, [IC_AXIS_CONTEXT] = IC_OPT_CONTEXT,
+            [IC_AXIS_CHIPS] = IC_OPT_CHIPS, [IC_AXIS_PRECISION] = IC_OPT_WEIGHTS};
+        for (int i = 0; i < n_axes; i++) {
+            int o = axis_opt[axes[i]];
+            if (a->given[o] || (axes[i] == IC_AXIS_PRECISION && a->given[IC_OPT_KV]))
+                return usage_error(errf, "--sweep %s varies %s; leave that option out",
+                                   ic_axis_name(axes[i]),
+                                   axes[i] == IC_AXIS_PRECISION ? "--weights and --kv"
+                                                                : opt_table[o].name);
+        }
+    }
+
+    struct ic_err e = {0};
+    struct ic_model *model = malloc(sizeof *model);
+    struct ic_hw *hw = malloc(sizeof *hw);
+    struct ic_point *pts = NULL;
+    if (!model || !hw) {
+        rc = usage_error(errf, "out of memory");
+        rc = 1;
+        goto out;
+    }
+    int lrc;
+    if ((lrc = ic_db_model(db, a->val[IC_OPT_MODEL], model, &e)) ||
+        (lrc = ic_db_hw(db, a->val[IC_OPT_HW], hw, &e))) {
+        rc = report_err(errf, lrc, &e);
+        goto out;
+    }
+    struct ic_model_stats st;
+    if ((lrc = ic_model_derive(model, &st, &e))) {
+        rc = report_err(errf, lrc, &e);
+        goto out;
+    }
+    if (ic_hw_peak(hw, cfg.compute) <= 0) {
+        char have[128] = "";
+        for (int t = 0; t < IC_DT_COUNT; t++)
+            if (hw->peak_flop_s[t] > 0) {
+                size_t l = strlen(have);
+                snprintf(have + l, sizeof have - l, "%s%s", l ? " " : "",
+                         ic_dtype_traits((enum ic_dtype)t)->name);
+            }
+        rc = usage_error(errf, "--compute %s: %s has no %s compute (it lists: %s)",
+                         ic_dtype_traits(cfg.compute)->name, hw->name,
+                         ic_dtype_traits(cfg.compute)->name, have);
+        goto out;
+    }
+    if (st.max_context && cfg.context > st.max_context && !(n_axes && (axes[0] == IC_AXIS_CONTEXT ||
+                                                                       (n_axes > 1 && axes[1] == IC_AXIS_CONTEXT))))
+        fprintf(errf,
+                "infcalc: warning: --context %llu exceeds %s's max_position_embeddings (%llu)\n",
+                (unsigned long long)cfg.context, model->name,
+                (unsigned long long)st.max_context);
+    pts = malloc(sizeof *pts * (n_axes ? IC_SWEEP_MAX_POINTS : 1));
+    if (!pts) {
+        rc = 1;
+        fputs("infcalc: error: out of memory\n", errf);
+        goto out;
+    }
+    size_t n = 1;
+    if (n_axes)
+        lrc = ic_sweep_run(&st, hw, &cfg, axes, n_axes, pts, &n, &e);
+    else
+        lrc = ic_decode(&st, hw, &cfg, pts, &e);
+    if (lrc) {
+        rc = report_err(errf, lrc, &e);
+        goto out;
+    }
+    struct ic_report r = {model->name, hw->name, n_axes > 0, {axes[0], axes[1]}, n_axes};
+    if (ic_report_points(out, fmt, &r, pts, n)) {
+        fputs("infcalc: error: writing the output failed\n", errf);
+        rc = 1;
+    }
+out:
+    free(pts);
+    free(model);
+    free(hw);
+    return rc;
+}
+
+static void gb(char *buf, size_t n, double v) { ic_report_bytes(buf, n, v); }
+
+static int cmd_list(const struct args *a, const struct ic_db *db, FILE *out, FILE *errf)
+{
+    if (a->n_pos != 1 || (strcmp(a->pos[0], "hw") && strcmp(a->pos[0], "models")))
+        return usage_error(errf, "list needs 'hw' or 'models'");
+    bool hw_kind = strcmp(a->pos[0], "hw") == 0;
+    char **paths = NULL;
+    size_t n = 0;
+    struct ic_err e = {0};
+    int lrc = ic_db_paths(db, hw_kind ? IC_DB_HW : IC_DB_MODEL, &paths, &n, &e);
+    if (lrc)
+        return report_err(errf, lrc, &e);
+    int rc = 0;
+    void *rec = malloc(hw_kind ? sizeof(struct ic_hw) : sizeof(struct ic_model));
+    if (!rec) {
+        rc = 1;
+        goto out;
+    }
+    if (hw_kind)
+        fprintf(out, "%-16s %-22s %9s %11s %11s  %-24s %9s\n", "name", "aliases", "HBM",
+                "HBM BW", "bf16 peak", "fabric (one-way/link)", "$/chip-h");
+    else
+        fprintf(out, "%-16s %10s %10s %6s %12s  %s\n", "name", "params", "active", "layers",
+                "KV B/token", "attention");
+    for (size_t i = 0; i < n; i++) {
+        if (hw_kind) {
+            struct ic_hw *h = rec;
+            if ((lrc = ic_hw_load(paths[i], h, &e))) {
+                rc = report_err(errf, lrc, &e);
+                goto out;
+            }
+            char al[64] = "", cap[32], bwt[32], fab[160];
+            for (uint32_t j = 0; j < h->n_aliases; j++) {
+                size_t l = strlen(al);
+                snprintf(al + l, sizeof al - l, "%s%s", j ? "," : "", h->aliases[j]);
+            }
+            gb(cap, sizeof cap, h->hbm_capacity_B);
+            gb(bwt, sizeof bwt, h->hbm_bandwidth_B_s);
+            snprintf(fab, sizeof fab, "%s %s %.0f GB/s", h->ici_kind_text,
+                     h->ici_topology_text, h->ici_link_B_s / 1e9);
+            char peak[32] = "-";
+            if (h->peak_flop_s[IC_DT_BF16] > 0)
+                snprintf(peak, sizeof peak, "%.0f TF/s", h->peak_flop_s[IC_DT_BF16] / 1e12);
+            fprintf(out, "%-16s %-22s %9s %9s/s %11s  %-24s %9.2f\n", h->name, al, cap, bwt,
+                    peak, fab, h->usd_per_chip_hour);
+        } else {
+            struct ic_model *m = rec;
+            struct ic_model_stats st;
+            if ((lrc = ic_model_load(paths[i], m, &e)) || (lrc = ic_model_derive(m, &st, &e))) {
+                rc = report_err(errf, lrc, &e);
+                goto out;
+            }
+            char kind[96];
+            if (st.mla)
+                snprintf(kind, sizeof kind, "MLA");
+            else if (st.n_kv_heads == st.n_heads)
+                snprintf(kind, sizeof kind, "MHA");
+            else if (st.n_kv_heads == 1)
+                snprintf(kind, sizeof kind, "MQA");
+            else
+                snprintf(kind, sizeof kind, "GQA %llu/%llu", (unsigned long long)st.n_heads,
+                         (unsigned long long)st.n_kv_heads);
+            if (st.n_window_layers) {
+                size_t l = strlen(kind);
+                snprintf(kind + l, sizeof kind - l, ", %llu of %llu layers window %llu",
+                         (unsigned long long)st.n_window_layers, (unsigned long long)st.n_layers,
+                         (unsigned long long)st.window);
+            }
+            if (st.n_experts) {
+                size_t l = strlen(kind);
+                snprintf(kind + l, sizeof kind - l, ", MoE top-%llu of %llu",
+                         (unsigned long long)st.top_k, (unsigned long long)st.n_experts);
+            }
+            fprintf(out, "%-16s %9.2fB %9.2fB %6llu %12llu  %s\n", m->name,
+                    (double)st.params_total / 1e9, (double)st.params_active / 1e9,
+                    (unsigned long long)st.n_layers,
+                    (unsigned long long)ic_model_kv_bytes_per_token(&st, 16), kind);
+        }
+    }
+out:
+    free(rec);
+    ic_db_paths_free(paths, n);
+    return rc;
+}
+
+static void show_hw(FILE *out, const struct ic_hw *h)
+{
+    char a[32], b[32];
+    fprintf(out, "%s (%s)%s%s\n", h->name, h->vendor, h->description[0] ? ": " : "",
+            h->description);
+    fprintf(out, "file: %s\n", h->path);
+    gb(a, sizeof a, h->hbm_capacity_B);
+    gb(b, sizeof b, h->hbm_bandwidth_B_s);
+    fprintf(out, "\nmemory: %s HBM (%.4g GiB), %s/s\n  source: %s\n", a,
+            h->hbm_capacity_B / 1073741824.0, b, h->section_source[0]);
+    fputs("\ncompute (dense peak per chip):\n", out);
+    for (int t = 0; t < IC_DT_COUNT; t++)
+        if (h->peak_flop_s[t] > 0)
+            fprintf(out, "  %-5s %8.4g T%s/s\n", ic_dtype_traits((enum ic_dtype)t)->name,
+                    h->peak_flop_s[t] / 1e12, ic_dtype_traits((enum ic_dtype)t)->integer ? "OP"
+                                                                                        : "FLOP");
+    fprintf(out, "  source: %s\n", h->section_source[1]);
+    fprintf(out,
+            "\ninterconnect: %s, %s, %.4g GB/s per link one way x %llu links, domain %llu "
+            "chips, %.3g us per hop\n  source: %s\n",
+            h->ici_kind_text, h->ici_topology_text, h->ici_link_B_s / 1e9,
+            (unsigned long long)h->ici_links, (unsigned long long)h->ici_domain_chips,
+            h->ici_hop_latency_s * 1e6, h->section_source[2]);
+    fprintf(out, "\nscale-out: %s, %.4g GB/s one way per chip, %.3g us\n  source: %s\n",
+            h->dcn_kind, h->dcn_B_s / 1e9, h->dcn_latency_s * 1e6, h->section_source[3]);
+    fprintf(out, "\nhost link: %s, %.4g GB/s one way\n  source: %s\n", h->host_kind,
+            h->host_B_s / 1e9, h->section_source[4]);
+    fprintf(out, "\nprice: $%.2f per chip-hour as of %s\n  source: %s\n", h->usd_per_chip_hour,
+            h->price_as_of, h->section_source[5]);
+    fprintf(out, "\nB_crit (bf16 weights, bf16 compute): %.0f\n",
+            h->peak_flop_s[IC_DT_BF16] > 0 ? 2.0 * h->peak_flop_s[IC_DT_BF16] / (2 * h->hbm_bandwidth_B_s)
+                                           : 0.0);
+    fputs("\nsources:\n", out);
+    for (uint32_t i = 0; i < h->n_sources; i++)
+        fprintf(out, "  - %s\n", h->sources[i]);
+    if (h->notes[0])
+        fprintf(out, "\nnotes: %s\n", h->notes);
+}
+
+static void show_model(FILE *out, const struct ic_model *m, const struct ic_model_stats *s)
+{
+    fprintf(out, "%s%s%s\nfile: %s\nsource: %s\n\n", m->name, m->hf_repo[0] ? " = " : "",
+            m->hf_repo, m->path, m->source);
+    fprintf(out, "layers %llu, hidden %llu, heads %llu (KV %llu), head_dim %llu, vocab %llu%s\n",
+            (unsigned long long)s->n_layers, (unsigned long long)s->hidden_size,
+            (unsigned long long)s->n_heads, (unsigned long long)s->n_kv_heads,
+            (unsigned long long)s->head_dim, (unsigned long long)s->vocab_size,
+            s->embed_tied ? ", tied embeddings" : "");
+    if (s->n_experts)
+        fprintf(out, "MoE: %llu routed experts, top-%llu, in %llu of %llu layers\n",
+                (unsigned long long)s->n_experts, (unsigned long long)s->top_k,
+                (unsigned long long)s->n_moe_layers, (unsigned long long)s->n_layers);
+    if (s->mla)
+        fprintf(out, "MLA: cache %llu values per token per layer (latent + RoPE key)\n",
+                (unsigned long long)s->kv_values_per_layer_token);
+    if (s->n_window_layers)
+        fprintf(out, "sliding window %llu tokens on %llu of %llu layers\n",
+                (unsigned long long)s->window, (unsigned long long)s->n_window_layers,
+                (unsigned long long)s->n_layers);
+    fputs("\nparameters by group (tensor-parallel ways at most):\n", out);
+    for (int g = 0; g < IC_PG_COUNT; g++)
+        if (s->group_params[g])
+            fprintf(out, "  %-15s %16llu  (%llu)\n", ic_pgroup_name((enum ic_pgroup)g),
+                    (unsigned long long)s->group_params[g], (unsigned long long)s->group_ways[g]);
+    fprintf(out, "  %-15s %16llu\n  %-15s %16llu  (multiplied per token)\n", "total",
+            (unsigned long long)s->params_total, "active", (unsigned long long)s->params_active);
+    fprintf(out, "\nKV bytes per token, all layers, full context: %llu (bf16), %llu (int8)\n",
+            (unsigned long long)ic_model_kv_bytes_per_token(s, 16),
+            (unsigned long long)ic_model_kv_bytes_per_token(s, 8));
+    if (m->published_total) {
+        double dt = 100.0 * ((double)s->params_total / (double)m->published_total - 1);
+        fprintf(out, "\npublished total %llu: derived differs by %+.2f%%\n",
+                (unsigned long long)m->published_total, dt);
+        if (m->published_active) {
+            double da = 100.0 * ((double)ic_model_active_as_published(m, s) /
+                                     (double)m->published_active -
+                                 1);
+            fprintf(out, "published active %llu (%s the input embedding): %+.2f%%\n",
+                    (unsigned long long)m->published_active,
+                    m->published_active_includes_embedding ? "with" : "without", da);
+        }
+        fprintf(out, "  source: %s\n", m->published_source);
+    }
+}
+
+static int cmd_show(const struct args *a, const struct ic_db *db, FILE *out, FILE *errf)
+{
+    if (a->n_pos != 2 || (strcmp(a->pos[0], "hw") && strcmp(a->pos[0], "model")))
+        return usage_error(errf, "show needs 'hw NAME' or 'model NAME'");
+    struct ic_err e = {0};
+    int rc = 0, lrc;
+    if (strcmp(a->pos[0], "hw") == 0) {
+        struct ic_hw *h = malloc(sizeof *h);
+        if (!h)
+            return 1;
+        if ((lrc = ic_db_hw(db, a->pos[1], h, &e)))
+            rc = report_err(errf, lrc, &e);
+        else
+            show_hw(out, h);
+        free(h);
+    } else {
+        struct ic_model *m = malloc(sizeof *m);
+        struct ic_model_stats st;
+        if (!m)
+            return 1;
+        if ((lrc = ic_db_model(db, a->pos[1], m, &e)) || (lrc = ic_model_derive(m, &st, &e)))
+            rc = report_err(errf, lrc, &e);
+        else
+            show_model(out, m, &st);
+        free(m);
+    }
+    return rc;
+}
+
+int ic_cli_run(int argc, char **argv, FILE *out, FILE *errf)
+{
+    struct args a;
+    int rc = parse_args(argc, argv, &a, errf);
+    if (rc)
+        return rc;
+    if (a.given[IC_OPT_VERSION]) {
+        fprintf(out, "infcalc %s\n", IC_VERSION);
+        return 0;
+    }
+    if (a.cmd == IC_CMD_HELP || (a.given[IC_OPT_HELP] && argc == 2) ||
+        (argc == 1)) {
+        enum ic_cmd which = IC_CMD_COUNT;
+        if (a.cmd == IC_CMD_HELP && a.n_pos == 1)
+            for (int c = 0; c < IC_CMD_COUNT; c++)
+                if (strcmp(a.pos[0], cmd_names[c]) == 0)
+                    which = (enum ic_cmd)c;
+        FILE *dst = argc == 1 ? errf : out;
+        switch (which) {
+        case IC_CMD_DECODE:
+            fputs(usage_decode, dst);
+            break;
+        case IC_CMD_LIST:
+            fputs(usage_list, dst);
+            break;
+        case IC_CMD_SHOW:
+            fputs(usage_show, dst);
+            break;
+        default:
+            fputs(usage_main, dst);
+            fputs(usage_decode, dst);
+        }
+        return argc == 1 ? 2 : 0;
+    }
+    if (a.given[IC_OPT_HELP]) {
+        fputs(a.cmd == IC_CMD_LIST ? usage_list : a.cmd == IC_CMD_SHOW ? usage_show : usage_decode,
+              out);
+        return 0;
+    }
+    struct ic_db db;
+    struct ic_err e = {0};
+    int lrc = ic_db_init(&db, a.val[IC_OPT_DB], &e);
+    if (lrc)
+        return report_err(errf, lrc, &e);
+    switch (a.cmd) {
+    case IC_CMD_LIST:
+        return cmd_list(&a, &db, out, errf);
+    case IC_CMD_SHOW:
+        return cmd_show(&a, &db, out, errf);
+    case IC_CMD_DECODE:
+    case IC_CMD_HELP:
+    case IC_CMD_COUNT:
+    default:
+        return cmd_decode(&a, &db, out, errf);
+    }
+}

@@ -1,0 +1,98 @@
+/* ic_comm: collective times from hwdb interconnect figures. */
+#include "ic_comm.h"
+
+/* Fabric path for n chips inside one domain. */
+static struct ic_comm_path fabric(const struct ic_hw *hw, uint64_t n)
+{
+    struct ic_comm_path p = {0, 0, hw->ici_hop_latency_s, n, 1};
+    const double W = hw->ici_link_B_s;
+    const uint64_t links = hw->ici_links;
+    if (n <= 1)
+        return p;
+    switch (hw->ici_topology) {
+    case IC_TOPO_FULL_MESH: {
+        uint64_t direct = n - 1 < links ? n - 1 : links;
+        p.bw_B_s = (double)direct * W;
+        p.steps = (n - 1 + direct - 1) / direct;
+        break;
+    }
+    case IC_TOPO_TORUS_2D:
+    case IC_TOPO_TORUS_3D: {
+        /* Most compact sub-grid: repeatedly give the smallest side the
+         * largest remaining prime factor. */
+        int dims = hw->ici_topology == IC_TOPO_TORUS_2D ? 2 : 3;
+        uint64_t side[3] = {1, 1, 1}, rest = n;
+        uint64_t f[64];
+        int nf = 0;
+        for (uint64_t q = 2; q * q <= rest; q++)
+            while (rest % q == 0) {
+                f[nf++] = q;
+                rest /= q;
+            }
+        if (rest > 1)
+            f[nf++] = rest;
+        for (int i = nf - 1; i >= 0; i--) {
+            int small = 0;
+            for (int j = 1; j < dims; j++)
+                if (side[j] < side[small])
+                    small = j;
+            side[small] *= f[i];
+        }
+        uint64_t used = 0;
+        for (int j = 0; j < dims; j++) {
+            used += side[j] > 2 ? 2 : side[j] == 2 ? 1 : 0;
+            p.steps += side[j] - 1;
+        }
+        if (used > links)
+            used = links;
+        p.bw_B_s = (double)used * W;
+        break;
+    }
+    case IC_TOPO_SWITCH:
+    case IC_TOPO_NONE:
+    case IC_TOPO_COUNT:
+    default:
+        p.bw_B_s = (double)links * W;
+        p.steps = n - 1;
+        break;
+    }
+    return p;
+}
+
+struct ic_comm_path ic_comm_path(const struct ic_hw *hw, uint64_t chips)
+{
+    uint64_t dom = hw->ici_domain_chips;
+    if (chips <= dom)
+        return fabric(hw, chips);
+    /* Largest divisor of chips that fits in a domain: whole domains. */
+    uint64_t d = dom;
+    while (d > 1 && chips % d)
+        d--;
+    struct ic_comm_path p = fabric(hw, d);
+    p.domains = (chips + d - 1) / d;
+    return p;
+}
+
+double ic_comm_allgather_s(const struct ic_hw *hw, uint64_t chips, double bytes)
+{
+    if (chips <= 1 || bytes <= 0)
+        return 0;
+    struct ic_comm_path p = ic_comm_path(hw, chips);
+    double t = 0;
+    if (p.domain > 1)
+        t += (double)(p.domain - 1) / (double)p.domain * bytes / p.bw_B_s +
+             (double)p.steps * p.step_s;
+    if (p.domains > 1) {
+        /* Across domains each chip exchanges its domain's share, bytes/domain,
+         * with its peers in the other domains over the scale-out network. */
+        double share = bytes / (double)p.domain;
+        double R = (double)p.domains;
+        t += (R - 1) / R * share / hw->dcn_B_s + (R - 1) * hw->dcn_latency_s;
+    }
+    return t;
+}
+
+double ic_comm_allreduce_s(const struct ic_hw *hw, uint64_t chips, double bytes)
+{
+    return 2 * ic_comm_allgather_s(hw, chips, bytes);
+}

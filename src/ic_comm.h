@@ -1,0 +1,40 @@
+/* ic_comm: time of tensor-parallel collectives on a chip's fabric.
+ *
+ * A ring all-gather or reduce-scatter of A bytes over Y chips moves
+ * (Y-1)/Y * A bytes into every chip and takes one fabric step per hop; an
+ * all-reduce is a reduce-scatter then an all-gather, twice that. What a chip
+ * can receive at once depends on the topology:
+ *   switch (NVLink, PCIe): every link of the chip, links * W_link;
+ *   full-mesh (Infinity Fabric): one direct link per peer, min(Y-1, links);
+ *   torus-2d/3d (TPU ICI): the Y chips form the most compact sub-grid; each
+ *     axis longer than 2 is a bidirectional ring (2 links), an axis of 2 one
+ *     link; multi-axis collectives use all of them at once.
+ * Past the fabric's domain the collective is hierarchical: within the domain
+ * on the fabric, then across domains on the scale-out network. W_link and the
+ * scale-out figure are one-way bandwidths, as hwdb states them. */
+#ifndef IC_COMM_H
+#define IC_COMM_H
+
+#include "ic_hw.h"
+
+#include <stdint.h>
+
+struct ic_comm_path {
+    double bw_B_s;       /* bytes/s a chip receives during the collective */
+    uint64_t steps;      /* sequential fabric steps of one all-gather */
+    double step_s;       /* latency of one step */
+    uint64_t domain;     /* chips of one fabric domain taking part */
+    uint64_t domains;    /* domains taking part (1 = within one fabric) */
+};
+
+/* The path a collective over `chips` chips of hw takes (chips >= 1). */
+struct ic_comm_path ic_comm_path(const struct ic_hw *hw, uint64_t chips);
+
+/* Seconds for an all-gather (equally, a reduce-scatter) whose result is
+ * `bytes` on every chip, over `chips` chips. 0 for one chip. */
+double ic_comm_allgather_s(const struct ic_hw *hw, uint64_t chips, double bytes);
+
+/* Seconds for an all-reduce of `bytes` per chip: reduce-scatter + all-gather. */
+double ic_comm_allreduce_s(const struct ic_hw *hw, uint64_t chips, double bytes);
+
+#endif

@@ -1,0 +1,266 @@
+/* ic_db: database folders, lookups and suggestions. */
+#include "ic_db.h"
+
+#include "ic_units.h"
+
+#include <dirent.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+
+#ifndef IC_DATA_DIR
+#define IC_DATA_DIR "."
+#endif
+
+static const char *const kind_dirs[IC_DB_KIND_COUNT] = {
+    [IC_DB_HW] = "hwdb",
+    [IC_DB_MODEL] = "modeldb",
+};
+_Static_assert(sizeof kind_dirs / sizeof kind_dirs[0] == IC_DB_KIND_COUNT, "dirs");
+
+static bool is_dir(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+int ic_db_init(struct ic_db *db, const char *root, struct ic_err *err)
+{
+    const char *r = root ? root : getenv("INFCALC_DB");
+    if (!r || !*r)
+        r = IC_DATA_DIR;
+    char p[600];
+    for (int k = 0; k < IC_DB_KIND_COUNT; k++) {
+        snprintf(p, sizeof p, "%s/%s", r, kind_dirs[k]);
+        if (!is_dir(p))
+            return ic_err_set(err, IC_ENOENT, NULL, 0, 0,
+                              "no %s/ folder in the data folder '%s' (set --db or "
+                              "INFCALC_DB to the folder holding hwdb/ and modeldb/)",
+                              kind_dirs[k], r);
+    }
+    snprintf(db->root, sizeof db->root, "%s", r);
+    return IC_OK;
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), k = strlen(suffix);
+    return n >= k && strcmp(s + n - k, suffix) == 0;
+}
+
+static bool is_path(const char *name)
+{
+    return strchr(name, '/') || ends_with(name, ".yaml") || ends_with(name, ".yml") ||
+           ends_with(name, ".json");
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+void ic_db_paths_free(char **paths, size_t n)
+{
+    if (!paths)
+        return;
+    for (size_t i = 0; i < n; i++)
+        free(paths[i]);
+    free(paths);
+}
+
+int ic_db_paths(const struct ic_db *db, enum ic_db_kind kind, char ***paths, size_t *n,
+                struct ic_err *err)
+{
+    char dir[600];
+    snprintf(dir, sizeof dir, "%s/%s", db->root, kind_dirs[kind]);
+    DIR *d = opendir(dir);
+    if (!d)
+        return ic_err_set(err, IC_ENOENT, dir, 0, 0, "cannot open folder");
+    char **v = NULL;
+    size_t len = 0, cap = 0;
+    int rc = IC_OK;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] == '.' || !ends_with(e->d_name, ".yaml"))
+            continue;
+        if (len == cap) {
+            cap = cap ? 2 * cap : 32;
+            char **nv = realloc(v, cap * sizeof *v);
+            if (!nv) {
+                rc = ic_err_set(err, IC_ENOMEM, NULL, 0, 0, "out of memory");
+                goto out;
+            }
+            v = nv;
+        }
+        size_t sz = strlen(dir) + strlen(e->d_name) + 2;
+        v[len] = malloc(sz);
+        if (!v[len]) {
+            rc = ic_err_set(err, IC_ENOMEM, NULL, 0, 0, "out of memory");
+            goto out;
+        }
+        snprintf(v[len], sz, "%s/%s", dir, e->d_name);
+        len++;
+    }
+    qsort(v, len, sizeof *v, cmp_str);
+out:
+    closedir(d);
+    if (rc) {
+        ic_db_paths_free(v, len);
+        return rc;
+    }
+    *paths = v;
+    *n = len;
+    return IC_OK;
+}
+
+static bool contains_nocase(const char *hay, const char *needle)
+{
+    size_t n = strlen(needle);
+    for (; *hay; hay++)
+        if (strncasecmp(hay, needle, n) == 0)
+            return true;
+    return false;
+}
+
+/* Nearest names among candidates, for "did you mean". */
+struct near {
+    char names[3][96];
+    unsigned dist[3];
+    int n;
+};
+
+static void near_add(struct near *nr, const char *query, const char *cand)
+{
+    unsigned dist = ic_text_distance(query, cand);
+    /* a prefix or substring match counts as close */
+    if (strlen(query) >= 2 && contains_nocase(cand, query))
+        dist = dist < 2 ? dist : 2;
+    for (int i = 0; i < nr->n; i++)
+        if (strcmp(nr->names[i], cand) == 0)
+            return;
+    int pos = nr->n < 3 ? nr->n : 3;
+    while (pos > 0 && nr->dist[pos - 1] > dist)
+        pos--;
+    if (pos >= 3)
+        return;
+    for (int i = (nr->n < 3 ? nr->n : 2); i > pos; i--) {
+        memcpy(nr->names[i], nr->names[i - 1], sizeof nr->names[i]);
+        nr->dist[i] = nr->dist[i - 1];
+    }
+    snprintf(nr->names[pos], sizeof nr->names[pos], "%s", cand);
+    nr->dist[pos] = dist;
+    if (nr->n < 3)
+        nr->n++;
+}
+
+static void near_hint(const struct near *nr, struct ic_err *err, const char *list_cmd)
+{
+    char buf[400] = "";
+    for (int i = 0; i < nr->n; i++) {
+        size_t l = strlen(buf);
+        snprintf(buf + l, sizeof buf - l, "%s'%s'", i ? ", " : "", nr->names[i]);
+    }
+    if (nr->n)
+        ic_err_hint(err, "did you mean %s? ('infcalc list %s' shows all)", buf, list_cmd);
+    else
+        ic_err_hint(err, "'infcalc list %s' shows all", list_cmd);
+}
+
+/* One lookup routine for both kinds; load/name/aliases differ. */
+struct kind_ops {
+    enum ic_db_kind kind;
+    const char *what, *list_cmd;
+    size_t size;
+    int (*load)(const char *path, void *out, struct ic_err *err);
+    const char *(*name)(const void *rec);
+    const char *(*alias)(const void *rec, uint32_t i); /* NULL past the end */
+};
+
+static int load_hw(const char *p, void *o, struct ic_err *e) { return ic_hw_load(p, o, e); }
+static int load_model(const char *p, void *o, struct ic_err *e)
+{
+    return ic_model_load(p, o, e);
+}
+static const char *hw_name(const void *r) { return ((const struct ic_hw *)r)->name; }
+static const char *model_name(const void *r) { return ((const struct ic_model *)r)->name; }
+static const char *hw_alias(const void *r, uint32_t i)
+{
+    const struct ic_hw *h = r;
+    return i < h->n_aliases ? h->aliases[i] : NULL;
+}
+static const char *model_alias(const void *r, uint32_t i)
+{
+    const struct ic_model *m = r;
+    return i < m->n_aliases ? m->aliases[i] : NULL;
+}
+
+static const struct kind_ops ops[IC_DB_KIND_COUNT] = {
+    [IC_DB_HW] = {IC_DB_HW, "hardware", "hw", sizeof(struct ic_hw), load_hw, hw_name,
+                  hw_alias},
+    [IC_DB_MODEL] = {IC_DB_MODEL, "model", "models", sizeof(struct ic_model), load_model,
+                     model_name, model_alias},
+};
+
+static int lookup(const struct ic_db *db, const struct kind_ops *k, const char *name,
+                  void *out, struct ic_err *err)
+{
+    if (!*name)
+        return ic_err_set(err, IC_EINVAL, NULL, 0, 0, "empty %s name", k->what);
+    if (is_path(name))
+        return k->load(name, out, err);
+    void *rec = malloc(k->size);
+    if (!rec)
+        return ic_err_set(err, IC_ENOMEM, NULL, 0, 0, "out of memory");
+    int rc;
+    char direct[700];
+    snprintf(direct, sizeof direct, "%s/%s/%s.yaml", db->root, kind_dirs[k->kind], name);
+    struct stat st;
+    if (stat(direct, &st) == 0) {
+        rc = k->load(direct, rec, err);
+        if (rc == IC_OK)
+            memcpy(out, rec, k->size);
+        goto out;
+    }
+    char **paths = NULL;
+    size_t n = 0;
+    if ((rc = ic_db_paths(db, k->kind, &paths, &n, err)))
+        goto out;
+    struct near nr = {.n = 0};
+    rc = IC_ENOENT;
+    for (size_t i = 0; i < n && rc == IC_ENOENT; i++) {
+        int lrc = k->load(paths[i], rec, err);
+        if (lrc) {
+            rc = lrc;
+            break;
+        }
+        const char *a = k->name(rec);
+        for (uint32_t j = 0; a; a = k->alias(rec, j++)) {
+            if (strcasecmp(a, name) == 0) {
+                memcpy(out, rec, k->size);
+                rc = IC_OK;
+                break;
+            }
+            near_add(&nr, name, a);
+        }
+    }
+    ic_db_paths_free(paths, n);
+    if (rc == IC_ENOENT) {
+        ic_err_set(err, IC_ENOENT, NULL, 0, 0, "unknown %s '%s'", k->what, name);
+        near_hint(&nr, err, k->list_cmd);
+    }
+out:
+    free(rec);
+    return rc;
+}
+
+int ic_db_hw(const struct ic_db *db, const char *name, struct ic_hw *out, struct ic_err *err)
+{
+    return lookup(db, &ops[IC_DB_HW], name, out, err);
+}
+
+int ic_db_model(const struct ic_db *db, const char *name, struct ic_model *out,
+                struct ic_err *err)
+{
+    return lookup(db, &ops[IC_DB_MODEL], name, out, err);
+}

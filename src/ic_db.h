@@ -1,0 +1,37 @@
+/* ic_db: finding hardware and models by name, alias or path.
+ *
+ * The databases are folders of YAML files (DATA/hwdb, DATA/modeldb). A name
+ * is looked up as the file DATA/hwdb/NAME.yaml first, then by the name and
+ * aliases of every file (case-insensitive); an argument with a '/' or a
+ * .yaml/.yml/.json ending is a path. An unknown name fails with the nearest
+ * known names as the hint. */
+#ifndef IC_DB_H
+#define IC_DB_H
+
+#include "ic_err.h"
+#include "ic_hw.h"
+#include "ic_model.h"
+
+#include <stddef.h>
+
+enum ic_db_kind { IC_DB_HW, IC_DB_MODEL, IC_DB_KIND_COUNT };
+
+struct ic_db {
+    char root[512]; /* folder holding hwdb/ and modeldb/ */
+};
+
+/* The data folder: root when given, else $INFCALC_DB, else the folder the
+ * build was configured with. Fails when it has no hwdb/ or modeldb/. */
+int ic_db_init(struct ic_db *db, const char *root, struct ic_err *err);
+
+int ic_db_hw(const struct ic_db *db, const char *name, struct ic_hw *out, struct ic_err *err);
+int ic_db_model(const struct ic_db *db, const char *name, struct ic_model *out,
+                struct ic_err *err);
+
+/* Paths of every *.yaml file of a kind, sorted; *paths is a malloc'd array
+ * of n malloc'd strings, freed with ic_db_paths_free. */
+int ic_db_paths(const struct ic_db *db, enum ic_db_kind kind, char ***paths, size_t *n,
+                struct ic_err *err);
+void ic_db_paths_free(char **paths, size_t n);
+
+#endif

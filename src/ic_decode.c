@@ -1,0 +1,228 @@
+/* ic_decode: decode step-time arithmetic (see the header for the model). */
+#include "ic_decode.h"
+
+#include "ic_comm.h"
+
+#include <math.h>
+#include <string.h>
+
+static const char *const bound_names[IC_BOUND_COUNT] = {
+    [IC_BOUND_WEIGHTS] = "weights",
+    [IC_BOUND_KV] = "kv",
+    [IC_BOUND_COMPUTE] = "compute",
+    [IC_BOUND_COMM] = "comm",
+};
+_Static_assert(sizeof bound_names / sizeof bound_names[0] == IC_BOUND_COUNT, "names");
+
+static const char *const comm_mode_names[IC_COMM_MODE_COUNT] = {
+    [IC_COMM_OVERLAP] = "overlap",
+    [IC_COMM_SERIAL] = "serial",
+};
+_Static_assert(sizeof comm_mode_names / sizeof comm_mode_names[0] == IC_COMM_MODE_COUNT,
+               "names");
+
+const char *ic_bound_name(enum ic_bound b) { return bound_names[b]; }
+const char *ic_comm_mode_name(enum ic_comm_mode m) { return comm_mode_names[m]; }
+
+struct ic_decode_cfg ic_decode_defaults(void)
+{
+    return (struct ic_decode_cfg){1, 1, 2048, IC_DT_BF16, IC_DT_BF16, IC_DT_BF16,
+                                  IC_COMM_OVERLAP};
+}
+
+double ic_decode_experts_touched(uint64_t n_experts, uint64_t top_k, uint64_t tokens)
+{
+    if (!n_experts)
+        return 0;
+    double E = (double)n_experts;
+    /* each expert is missed by one token with probability 1 - k/E */
+    return E * (1.0 - pow(1.0 - (double)top_k / E, (double)tokens));
+}
+
+static uint64_t min_u64(uint64_t a, uint64_t b) { return a < b ? a : b; }
+
+static uint64_t gcd_u64(uint64_t a, uint64_t b)
+{
+    while (b) {
+        uint64_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+/* Ways the cache splits by head on N chips: the largest divisor of the KV
+ * head count that divides N (any N for a model that states totals). */
+static uint64_t kv_head_ways(const struct ic_model_stats *m, uint64_t chips)
+{
+    return m->kv_ways == UINT64_MAX ? chips : gcd_u64(chips, m->kv_ways);
+}
+
+/* Parameters this chip holds of group g, and their share of the active set. */
+static double group_per_chip(const struct ic_model_stats *m, int g, uint64_t chips)
+{
+    return (double)m->group_params[g] / (double)min_u64(chips, m->group_ways[g]);
+}
+
+/* Workspace: fp32 activations of the batch on one chip: residual, normed
+ * input, attention output and query (4 * D), the sharded MLP intermediate
+ * (2 * F / N: gate and up) and the sharded logits (V / N). Small next to
+ * weights and KV, but it grows with the batch. */
+static double workspace_per_seq(const struct ic_model_stats *m, uint64_t chips)
+{
+    double f = (double)(m->group_ways[IC_PG_MLP] == UINT64_MAX ? 0 : m->group_ways[IC_PG_MLP]);
+    return 4.0 * (4.0 * (double)m->hidden_size + 2.0 * f / (double)chips +
+                  (double)m->vocab_size / (double)chips);
+}
+
+static double weights_per_chip_B(const struct ic_model_stats *m, const struct ic_decode_cfg *c)
+{
+    double p = 0;
+    for (int g = 0; g < IC_PG_COUNT; g++)
+        p += group_per_chip(m, g, c->chips);
+    return p * ic_dtype_traits(c->weights)->bits / 8.0;
+}
+
+double ic_decode_mem_per_chip(const struct ic_model_stats *m, const struct ic_decode_cfg *c,
+                              uint64_t batch)
+{
+    uint64_t hw_ways = kv_head_ways(m, c->chips);
+    uint64_t bw_ways = c->chips / hw_ways;
+    uint64_t seqs = (batch + bw_ways - 1) / bw_ways;
+    double kv_seq = (double)ic_model_kv_values(m, c->context) / (double)hw_ways *
+                    ic_dtype_traits(c->kv)->bits / 8.0;
+    return weights_per_chip_B(m, c) + (double)seqs * kv_seq +
+           (double)batch / (double)c->chips * workspace_per_seq(m, c->chips);
+}
+
+/* Largest batch with memory per chip <= capacity (0 if none). Memory grows
+ * with the batch, linearly up to the ceil() of the batch split, so the
+ * linear estimate is an upper bound and a short search below it is exact. */
+static uint64_t max_batch(const struct ic_model_stats *m, const struct ic_decode_cfg *c,
+                          double capacity)
+{
+    if (ic_decode_mem_per_chip(m, c, 1) > capacity)
+        return 0;
+    uint64_t hw_ways = kv_head_ways(m, c->chips);
+    uint64_t bw_ways = c->chips / hw_ways;
+    double kv_seq = (double)ic_model_kv_values(m, c->context) / (double)hw_ways *
+                    ic_dtype_traits(c->kv)->bits / 8.0;
+    double per_seq = kv_seq / (double)bw_ways + workspace_per_seq(m, c->chips) / (double)c->chips;
+    double room = capacity - weights_per_chip_B(m, c);
+    const uint64_t cap = UINT64_C(1) << 40;
+    uint64_t hi = per_seq > 0 && room / per_seq < (double)cap ? (uint64_t)(room / per_seq) + 1
+                                                             : cap;
+    if (ic_decode_mem_per_chip(m, c, hi) <= capacity)
+        return hi; /* only when the cap is reached */
+    uint64_t lo = hi > bw_ways + 2 ? hi - bw_ways - 2 : 1;
+    if (ic_decode_mem_per_chip(m, c, lo) > capacity)
+        lo = 1;
+    /* invariant: mem(lo) fits, mem(hi) does not */
+    while (hi - lo > 1) {
+        uint64_t mid = lo + (hi - lo) / 2;
+        if (ic_decode_mem_per_chip(m, c, mid) <= capacity)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+int ic_decode(const struct ic_model_stats *m, const struct ic_hw *hw,
+              const struct ic_decode_cfg *cfg, struct ic_point *out, struct ic_err *err)
+{
+    const uint64_t N = cfg->chips, B = cfg->batch, S = cfg->context;
+    if (!N || !B || !S)
+        return ic_err_set(err, IC_EINVAL, NULL, 0, 0,
+                          "%s must be at least 1", !N ? "chips" : !B ? "batch" : "context");
+    const double C = ic_hw_peak(hw, cfg->compute);
+    if (C <= 0)
+        return ic_err_set(err, IC_EINVAL, hw->path, hw->locs[IC_HWF_COMPUTE].line,
+                          hw->locs[IC_HWF_COMPUTE].col,
+                          "%s has no %s compute; pick a compute type it lists",
+                          hw->name, ic_dtype_traits(cfg->compute)->name);
+    const double W = hw->hbm_bandwidth_B_s;
+    const double bw = ic_dtype_traits(cfg->weights)->bits / 8.0; /* bytes per weight */
+    const double bkv = ic_dtype_traits(cfg->kv)->bits / 8.0;      /* bytes per KV value */
+    /* activations travel in 16 bits unless the math is fp32 */
+    const double bact = cfg->compute == IC_DT_FP32 ? 4.0 : 2.0;
+
+    struct ic_point p;
+    memset(&p, 0, sizeof p);
+    p.cfg = *cfg;
+    p.params = m->params_total;
+    p.params_active = m->params_active;
+    p.kv_bytes_per_token = ic_model_kv_bytes_per_token(m, ic_dtype_traits(cfg->kv)->bits);
+
+    /* Weights read by one chip: every group but the input embedding (a
+     * lookup of B rows); of the routed experts only those touched. */
+    double touched = ic_decode_experts_touched(m->n_experts, m->top_k, B);
+    double frac = m->n_experts ? touched / (double)m->n_experts : 0;
+    double read_params = 0, active_params = 0;
+    for (int g = 0; g < IC_PG_COUNT; g++) {
+        if (g == IC_PG_EMBED)
+            continue;
+        double per = group_per_chip(m, g, N);
+        read_params += g == IC_PG_EXPERTS ? per * frac : per;
+        active_params += g == IC_PG_EXPERTS ? 0 : per;
+    }
+    if (m->n_experts)
+        active_params += group_per_chip(m, IC_PG_EXPERTS, N) * (double)m->top_k /
+                         (double)m->n_experts;
+    else if (m->group_params[IC_PG_EMBED] == 0 && m->group_params[IC_PG_HEAD] == 0)
+        /* a model stating totals: its stated active count */
+        active_params = (double)m->params_active / (double)N;
+    p.experts_touched = touched;
+    p.weights_s = read_params * bw / W;
+    p.weight_bytes = read_params * bw * (double)N;
+    double lin_flop_chip = 2.0 * (double)B * active_params;
+    p.compute_s = lin_flop_chip / C;
+
+    /* KV: split by heads, then by batch. */
+    uint64_t hw_ways = kv_head_ways(m, N), bw_ways = N / hw_ways;
+    uint64_t seqs = (B + bw_ways - 1) / bw_ways; /* on the busiest chip */
+    double kv_seq = (double)ic_model_kv_values(m, S) * bkv;
+    p.kv_split_heads = hw_ways;
+    p.kv_split_batch = bw_ways;
+    p.kv_bytes = (double)B * kv_seq;
+    p.kv_s = (double)seqs * kv_seq / (double)hw_ways / W;
+    double attn_chip = (double)seqs * ic_model_attn_flop(m, S) / (double)hw_ways;
+    p.attn_s = attn_chip / C;
+    p.flops = lin_flop_chip * (double)N + (double)B * ic_model_attn_flop(m, S);
+
+    /* Collectives: two all-reduces of the activations per layer (after the
+     * attention output and the MLP down projections). */
+    if (N > 1) {
+        double a = (double)B * (double)m->hidden_size * bact;
+        p.comm_bytes = 2.0 * (double)m->n_layers * a;
+        p.comm_s = 2.0 * (double)m->n_layers * ic_comm_allreduce_s(hw, N, a);
+    }
+
+    double lin = fmax(p.weights_s, p.compute_s);
+    double att = fmax(p.kv_s, p.attn_s);
+    double local = lin + att;
+    p.step_s = cfg->comm == IC_COMM_OVERLAP ? fmax(local, p.comm_s) : local + p.comm_s;
+    if ((cfg->comm == IC_COMM_OVERLAP && p.comm_s > local) ||
+        (cfg->comm == IC_COMM_SERIAL && p.comm_s > lin && p.comm_s > att))
+        p.bound = IC_BOUND_COMM;
+    else if (lin >= att)
+        p.bound = p.compute_s > p.weights_s ? IC_BOUND_COMPUTE : IC_BOUND_WEIGHTS;
+    else
+        p.bound = p.attn_s > p.kv_s ? IC_BOUND_COMPUTE : IC_BOUND_KV;
+
+    p.latency_s = p.step_s;
+    p.tokens_s = (double)B / p.step_s;
+    p.tokens_s_chip = p.tokens_s / (double)N;
+    p.usd_per_mtok = hw->usd_per_chip_hour * (double)N / 3600.0 / p.tokens_s * 1e6;
+
+    p.mem_weights_B = weights_per_chip_B(m, cfg);
+    p.mem_kv_B = (double)seqs * kv_seq / (double)hw_ways;
+    p.mem_work_B = (double)B / (double)N * workspace_per_seq(m, N);
+    p.mem_per_chip_B = ic_decode_mem_per_chip(m, cfg, B);
+    p.capacity_B = hw->hbm_capacity_B;
+    p.fits = p.mem_per_chip_B <= p.capacity_B;
+    p.max_batch = max_batch(m, cfg, p.capacity_B);
+    p.b_crit = bw * C / (2.0 * W);
+    *out = p;
+    return IC_OK;
+}

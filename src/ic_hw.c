@@ -1,0 +1,247 @@
+/* ic_hw: hwdb loader and lookups. */
+#include "ic_hw.h"
+
+#include <math.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const link_kind_names[IC_LINK_COUNT] = {
+    [IC_LINK_ICI] = "ici",
+    [IC_LINK_NVLINK] = "nvlink",
+    [IC_LINK_INFINITY_FABRIC] = "infinity-fabric",
+    [IC_LINK_PCIE] = "pcie",
+    [IC_LINK_NONE] = "none",
+};
+_Static_assert(sizeof link_kind_names / sizeof link_kind_names[0] == IC_LINK_COUNT,
+               "one name per link kind");
+
+static const char *const topology_names[IC_TOPO_COUNT] = {
+    [IC_TOPO_TORUS_2D] = "torus-2d",
+    [IC_TOPO_TORUS_3D] = "torus-3d",
+    [IC_TOPO_SWITCH] = "switch",
+    [IC_TOPO_FULL_MESH] = "full-mesh",
+    [IC_TOPO_NONE] = "none",
+};
+_Static_assert(sizeof topology_names / sizeof topology_names[0] == IC_TOPO_COUNT,
+               "one name per topology");
+
+const char *ic_link_kind_name(enum ic_link_kind k) { return link_kind_names[k]; }
+const char *ic_topology_name(enum ic_topology t) { return topology_names[t]; }
+
+double ic_hw_peak(const struct ic_hw *hw, enum ic_dtype t) { return hw->peak_flop_s[t]; }
+
+#define OFF(f) offsetof(struct ic_hw, f)
+#define STR(k, id, f, req) {k, IC_F_STR, id, OFF(f), sizeof(((struct ic_hw *)0)->f), 0, 0, 0, req, NULL, NULL}
+#define QTY(k, id, f, q, req) {k, IC_F_QTY, id, OFF(f), 0, 0, 0, q, req, NULL, NULL}
+#define CNT(k, id, f, req) {k, IC_F_COUNT, id, OFF(f), 0, 0, 0, 0, req, NULL, NULL}
+#define NUM(k, id, f, req) {k, IC_F_NUMBER, id, OFF(f), 0, 0, 0, 0, req, NULL, NULL}
+#define MAP(k, id, sub, req) {k, IC_F_MAP, id, 0, 0, 0, 0, 0, req, sub, NULL}
+#define LIST(k, id, f, nf, req)                                                 \
+    {k, IC_F_STRLIST, id, OFF(f), sizeof(((struct ic_hw *)0)->f[0]),           \
+     sizeof(((struct ic_hw *)0)->f) / sizeof(((struct ic_hw *)0)->f[0]), OFF(nf), 0, req, \
+     NULL, NULL}
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+
+static const struct ic_field memory_fields[] = {
+    QTY("capacity", IC_HWF_MEM_CAPACITY, hbm_capacity_B, IC_QTY_BYTES, true),
+    QTY("bandwidth", IC_HWF_MEM_BANDWIDTH, hbm_bandwidth_B_s, IC_QTY_BANDWIDTH, true),
+    STR("source", IC_HWF_MEM_SOURCE, section_source[0], true),
+};
+static const struct ic_schema memory_schema = {"memory section", memory_fields,
+                                               N(memory_fields), false};
+
+static const struct ic_field compute_fields[] = {
+    QTY("fp32", IC_HWF_COMPUTE_FIRST + IC_DT_FP32, peak_flop_s[IC_DT_FP32], IC_QTY_RATE, false),
+    QTY("bf16", IC_HWF_COMPUTE_FIRST + IC_DT_BF16, peak_flop_s[IC_DT_BF16], IC_QTY_RATE, false),
+    QTY("fp16", IC_HWF_COMPUTE_FIRST + IC_DT_FP16, peak_flop_s[IC_DT_FP16], IC_QTY_RATE, false),
+    QTY("fp8", IC_HWF_COMPUTE_FIRST + IC_DT_FP8, peak_flop_s[IC_DT_FP8], IC_QTY_RATE, false),
+    QTY("int8", IC_HWF_COMPUTE_FIRST + IC_DT_INT8, peak_flop_s[IC_DT_INT8], IC_QTY_RATE, false),
+    QTY("int4", IC_HWF_COMPUTE_FIRST + IC_DT_INT4, peak_flop_s[IC_DT_INT4], IC_QTY_RATE, false),
+    QTY("fp4", IC_HWF_COMPUTE_FIRST + IC_DT_FP4, peak_flop_s[IC_DT_FP4], IC_QTY_RATE, false),
+    STR("source", IC_HWF_COMPUTE_SOURCE, section_source[1], true),
+};
+_Static_assert(N(compute_fields) == IC_DT_COUNT + 1, "a compute key per dtype");
+static const struct ic_schema compute_schema = {"compute section", compute_fields,
+                                                N(compute_fields), false};
+
+static const struct ic_field ici_fields[] = {
+    STR("kind", IC_HWF_ICI_KIND, ici_kind_text, true),
+    STR("topology", IC_HWF_ICI_TOPOLOGY, ici_topology_text, true),
+    QTY("link_bandwidth_one_way", IC_HWF_ICI_LINK_BW, ici_link_B_s, IC_QTY_BANDWIDTH, true),
+    CNT("links_per_chip", IC_HWF_ICI_LINKS, ici_links, true),
+    CNT("domain_chips", IC_HWF_ICI_DOMAIN, ici_domain_chips, true),
+    QTY("hop_latency", IC_HWF_ICI_HOP_LATENCY, ici_hop_latency_s, IC_QTY_TIME, true),
+    STR("source", IC_HWF_ICI_SOURCE, section_source[2], true),
+};
+static const struct ic_schema ici_schema = {"interconnect section", ici_fields,
+                                            N(ici_fields), false};
+
+static const struct ic_field dcn_fields[] = {
+    STR("kind", IC_HWF_DCN_KIND, dcn_kind, true),
+    QTY("bandwidth_one_way", IC_HWF_DCN_BW, dcn_B_s, IC_QTY_BANDWIDTH, true),
+    QTY("latency", IC_HWF_DCN_LATENCY, dcn_latency_s, IC_QTY_TIME, true),
+    STR("source", IC_HWF_DCN_SOURCE, section_source[3], true),
+};
+static const struct ic_schema dcn_schema = {"scale_out section", dcn_fields,
+                                            N(dcn_fields), false};
+
+static const struct ic_field host_fields[] = {
+    STR("kind", IC_HWF_HOST_KIND, host_kind, true),
+    QTY("bandwidth_one_way", IC_HWF_HOST_BW, host_B_s, IC_QTY_BANDWIDTH, true),
+    STR("source", IC_HWF_HOST_SOURCE, section_source[4], true),
+};
+static const struct ic_schema host_schema = {"host_link section", host_fields,
+                                             N(host_fields), false};
+
+static const struct ic_field price_fields[] = {
+    NUM("usd_per_chip_hour", IC_HWF_PRICE_USD, usd_per_chip_hour, true),
+    STR("as_of", IC_HWF_PRICE_AS_OF, price_as_of, true),
+    STR("source", IC_HWF_PRICE_SOURCE, section_source[5], true),
+};
+static const struct ic_schema price_schema = {"price section", price_fields,
+                                              N(price_fields), false};
+
+static const struct ic_field hw_fields[] = {
+    STR("name", IC_HWF_NAME, name, true),
+    LIST("aliases", IC_HWF_ALIASES, aliases, n_aliases, false),
+    STR("vendor", IC_HWF_VENDOR, vendor, true),
+    STR("description", IC_HWF_DESCRIPTION, description, false),
+    MAP("memory", IC_HWF_MEMORY, &memory_schema, true),
+    MAP("compute", IC_HWF_COMPUTE, &compute_schema, true),
+    MAP("interconnect", IC_HWF_ICI, &ici_schema, true),
+    MAP("scale_out", IC_HWF_DCN, &dcn_schema, true),
+    MAP("host_link", IC_HWF_HOST, &host_schema, true),
+    MAP("price", IC_HWF_PRICE, &price_schema, true),
+    LIST("sources", IC_HWF_SOURCES, sources, n_sources, true),
+    STR("notes", IC_HWF_NOTES, notes, false),
+};
+static const struct ic_schema hw_schema = {"hardware entry", hw_fields, N(hw_fields),
+                                           false};
+
+/* Error at the recorded location of field id. */
+static int field_error(const struct ic_hw *hw, const char *path, int id,
+                       struct ic_err *err, const char *msg)
+{
+    return ic_err_set(err, IC_EINVAL, path, hw->locs[id].line, hw->locs[id].col, "%s", msg);
+}
+
+static int lookup_name(const char *const *names, int n, const char *text)
+{
+    for (int i = 0; i < n; i++)
+        if (strcmp(names[i], text) == 0)
+            return i;
+    return -1;
+}
+
+/* Checks what the schema cannot: enum values, positivity, consistency. */
+static int check_values(struct ic_hw *hw, const char *path, struct ic_err *err)
+{
+    char msg[512];
+    if (!hw->name[0] || strspn(hw->name, "abcdefghijklmnopqrstuvwxyz0123456789-.") !=
+                            strlen(hw->name))
+        return field_error(hw, path, IC_HWF_NAME, err,
+                           "'name' must be lower-case letters, digits, '-' or '.'");
+    if (hw->hbm_capacity_B <= 0)
+        return field_error(hw, path, IC_HWF_MEM_CAPACITY, err,
+                           "'capacity' must be greater than zero");
+    if (hw->hbm_bandwidth_B_s <= 0)
+        return field_error(hw, path, IC_HWF_MEM_BANDWIDTH, err,
+                           "'bandwidth' must be greater than zero");
+    int any = 0;
+    for (int t = 0; t < IC_DT_COUNT; t++) {
+        if (hw->locs[IC_HWF_COMPUTE_FIRST + t].line && hw->peak_flop_s[t] <= 0)
+            return field_error(hw, path, IC_HWF_COMPUTE_FIRST + t, err,
+                               "a compute peak must be greater than zero; leave out a type "
+                               "the chip lacks");
+        any |= hw->peak_flop_s[t] > 0;
+    }
+    if (!any)
+        return field_error(hw, path, IC_HWF_COMPUTE, err,
+                           "the compute section lists no compute type; expected at least "
+                           "one of fp32 bf16 fp16 fp8 int8 int4 fp4");
+    int k = lookup_name(link_kind_names, IC_LINK_COUNT, hw->ici_kind_text);
+    if (k < 0) {
+        snprintf(msg, sizeof msg,
+                 "unknown interconnect kind '%s'; expected ici, nvlink, infinity-fabric, "
+                 "pcie or none", hw->ici_kind_text);
+        return field_error(hw, path, IC_HWF_ICI_KIND, err, msg);
+    }
+    hw->ici_kind = (enum ic_link_kind)k;
+    int t = lookup_name(topology_names, IC_TOPO_COUNT, hw->ici_topology_text);
+    if (t < 0) {
+        snprintf(msg, sizeof msg,
+                 "unknown topology '%s'; expected torus-2d, torus-3d, switch, full-mesh "
+                 "or none", hw->ici_topology_text);
+        return field_error(hw, path, IC_HWF_ICI_TOPOLOGY, err, msg);
+    }
+    hw->ici_topology = (enum ic_topology)t;
+    if (hw->ici_domain_chips < 1)
+        return field_error(hw, path, IC_HWF_ICI_DOMAIN, err,
+                           "'domain_chips' must be at least 1 (the chip itself)");
+    if (hw->ici_domain_chips > 1 &&
+        (hw->ici_links < 1 || hw->ici_link_B_s <= 0 || hw->ici_topology == IC_TOPO_NONE))
+        return field_error(hw, path, IC_HWF_ICI_DOMAIN, err,
+                           "a domain of more than one chip needs links_per_chip >= 1, a "
+                           "positive link_bandwidth_one_way and a topology other than none");
+    if (hw->ici_domain_chips > (1u << 24))
+        return field_error(hw, path, IC_HWF_ICI_DOMAIN, err,
+                           "'domain_chips' is absurdly large (more than 2^24 chips)");
+    if (hw->ici_links > 1024)
+        return field_error(hw, path, IC_HWF_ICI_LINKS, err,
+                           "'links_per_chip' is absurdly large (more than 1024)");
+    if (hw->dcn_B_s <= 0)
+        return field_error(hw, path, IC_HWF_DCN_BW, err,
+                           "scale_out 'bandwidth_one_way' must be greater than zero");
+    if (hw->host_B_s <= 0)
+        return field_error(hw, path, IC_HWF_HOST_BW, err,
+                           "host_link 'bandwidth_one_way' must be greater than zero");
+    const char *d = hw->price_as_of;
+    if (!(strlen(d) == 7 && d[4] == '-' && strspn(d, "0123456789-") == 7 &&
+          ((d[5] == '0' && d[6] >= '1') || (d[5] == '1' && d[6] <= '2'))))
+        return field_error(hw, path, IC_HWF_PRICE_AS_OF, err,
+                           "'as_of' must be a month written YYYY-MM, e.g. 2025-02");
+    static const int src_ids[6] = {IC_HWF_MEM_SOURCE, IC_HWF_COMPUTE_SOURCE,
+                                   IC_HWF_ICI_SOURCE, IC_HWF_DCN_SOURCE,
+                                   IC_HWF_HOST_SOURCE, IC_HWF_PRICE_SOURCE};
+    for (int i = 0; i < 6; i++)
+        if (strlen(hw->section_source[i]) < 4)
+            return field_error(hw, path, src_ids[i], err,
+                               "'source' must name where the numbers come from");
+    if (hw->n_sources == 0)
+        return field_error(hw, path, IC_HWF_SOURCES, err,
+                           "'sources' must list at least one reference");
+    return IC_OK;
+}
+
+int ic_hw_load(const char *path, struct ic_hw *out, struct ic_err *err)
+{
+    struct ic_ydoc d = {0};
+    struct ic_hw *h = NULL;
+    int rc = ic_ydoc_load(&d, path, err);
+    if (rc)
+        return rc;
+    h = calloc(1, sizeof *h); /* ~20 KiB: keep it off the stack */
+    if (!h) {
+        rc = ic_err_set(err, IC_ENOMEM, path, 0, 0, "out of memory");
+        goto out;
+    }
+    yaml_node_t *root = ic_ydoc_root(&d);
+    if (!root) {
+        rc = ic_err_set(err, IC_EINVAL, path, 1, 1,
+                        "empty file; expected a hardware entry (see hwdb/README.md)");
+        goto out;
+    }
+    rc = ic_ydoc_read(&d, root, &hw_schema, h, h->locs, err);
+    if (rc)
+        goto out;
+    rc = check_values(h, path, err);
+    if (rc)
+        goto out;
+    snprintf(h->path, sizeof h->path, "%s", path);
+    *out = *h;
+out:
+    free(h);
+    ic_ydoc_free(&d);
+    return rc;
+}

@@ -1,0 +1,108 @@
+/* ic_hw: one accelerator as described by a hwdb/ YAML file.
+ *
+ * All figures are per chip, in SI base units, as the file states them with
+ * their sources: HBM capacity and bandwidth, dense peak rate per compute
+ * type (0 = the chip lacks that type), the scale-up fabric (one-way per-link
+ * bandwidth, links, topology, domain size, per-hop latency), the scale-out
+ * network, the host link and the price. */
+#ifndef IC_HW_H
+#define IC_HW_H
+
+#include "ic_err.h"
+#include "ic_units.h"
+#include "ic_ydoc.h"
+
+#include <stdint.h>
+
+enum ic_link_kind {
+    IC_LINK_ICI,
+    IC_LINK_NVLINK,
+    IC_LINK_INFINITY_FABRIC,
+    IC_LINK_PCIE,
+    IC_LINK_NONE,
+    IC_LINK_COUNT
+};
+
+enum ic_topology {
+    IC_TOPO_TORUS_2D,
+    IC_TOPO_TORUS_3D,
+    IC_TOPO_SWITCH,
+    IC_TOPO_FULL_MESH,
+    IC_TOPO_NONE,
+    IC_TOPO_COUNT
+};
+
+const char *ic_link_kind_name(enum ic_link_kind k);
+const char *ic_topology_name(enum ic_topology t);
+
+enum {
+    IC_HW_NAME_LEN = 64,
+    IC_HW_TEXT_LEN = 512,
+    IC_HW_MAX_ALIASES = 8,
+    IC_HW_MAX_SOURCES = 16,
+};
+
+/* Field ids of the hwdb schema: where each was given (ic_loc). */
+enum ic_hw_field {
+    IC_HWF_NAME, IC_HWF_ALIASES, IC_HWF_VENDOR, IC_HWF_DESCRIPTION,
+    IC_HWF_MEMORY, IC_HWF_MEM_CAPACITY, IC_HWF_MEM_BANDWIDTH, IC_HWF_MEM_SOURCE,
+    IC_HWF_COMPUTE, IC_HWF_COMPUTE_FIRST, /* one id per dtype follows */
+    IC_HWF_COMPUTE_SOURCE = IC_HWF_COMPUTE_FIRST + IC_DT_COUNT,
+    IC_HWF_ICI, IC_HWF_ICI_KIND, IC_HWF_ICI_TOPOLOGY, IC_HWF_ICI_LINK_BW,
+    IC_HWF_ICI_LINKS, IC_HWF_ICI_DOMAIN, IC_HWF_ICI_HOP_LATENCY, IC_HWF_ICI_SOURCE,
+    IC_HWF_DCN, IC_HWF_DCN_KIND, IC_HWF_DCN_BW, IC_HWF_DCN_LATENCY, IC_HWF_DCN_SOURCE,
+    IC_HWF_HOST, IC_HWF_HOST_KIND, IC_HWF_HOST_BW, IC_HWF_HOST_SOURCE,
+    IC_HWF_PRICE, IC_HWF_PRICE_USD, IC_HWF_PRICE_AS_OF, IC_HWF_PRICE_SOURCE,
+    IC_HWF_SOURCES, IC_HWF_NOTES,
+    IC_HWF_COUNT
+};
+
+struct ic_hw {
+    char name[IC_HW_NAME_LEN];
+    char aliases[IC_HW_MAX_ALIASES][IC_HW_NAME_LEN];
+    uint32_t n_aliases;
+    char vendor[IC_HW_NAME_LEN];
+    char description[IC_HW_TEXT_LEN];
+    char path[IC_HW_TEXT_LEN]; /* file it came from, "" if built in code */
+
+    double hbm_capacity_B;      /* bytes per chip */
+    double hbm_bandwidth_B_s;   /* bytes/s per chip */
+    double peak_flop_s[IC_DT_COUNT]; /* dense peak per compute type; 0 = absent */
+
+    char ici_kind_text[IC_HW_NAME_LEN];
+    char ici_topology_text[IC_HW_NAME_LEN];
+    enum ic_link_kind ici_kind;
+    enum ic_topology ici_topology;
+    double ici_link_B_s;        /* one direction of one link */
+    uint64_t ici_links;         /* links per chip */
+    uint64_t ici_domain_chips;  /* chips reachable on the fabric */
+    double ici_hop_latency_s;   /* per collective step */
+
+    char dcn_kind[IC_HW_NAME_LEN];
+    double dcn_B_s;             /* scale-out, one way, per chip */
+    double dcn_latency_s;
+
+    char host_kind[IC_HW_NAME_LEN];
+    double host_B_s;            /* host link, one way */
+
+    double usd_per_chip_hour;
+    char price_as_of[16];       /* YYYY-MM */
+
+    char sources[IC_HW_MAX_SOURCES][IC_HW_TEXT_LEN];
+    uint32_t n_sources;
+    char section_source[6][IC_HW_TEXT_LEN]; /* memory compute ici dcn host price */
+    char notes[IC_HW_TEXT_LEN * 2];
+
+    struct ic_loc locs[IC_HWF_COUNT];
+};
+
+/* Loads one hwdb file into *out (written only on success). Checks the schema
+ * and the values: every section present with a non-empty source, positive
+ * memory and bandwidth, at least one compute type, a known interconnect kind
+ * and topology consistent with the link figures, a YYYY-MM price date. */
+int ic_hw_load(const char *path, struct ic_hw *out, struct ic_err *err);
+
+/* Dense peak FLOP/s of dtype on hw; 0 when the chip lacks it. */
+double ic_hw_peak(const struct ic_hw *hw, enum ic_dtype t);
+
+#endif

@@ -1,0 +1,559 @@
+/* ic_model: modeldb / config.json loader and the architecture arithmetic.
+ *
+ * Parameter counts follow the Hugging Face implementations of each family:
+ * gated MLPs (gate, up, down: 3 * D * F), q/k/v/o projections with GQA,
+ * DeepSeek's MLA (q down/up, joint kv down-projection with a shared RoPE key,
+ * kv up-projection), MoE layers with a router, routed and shared experts,
+ * RMSNorm weights, and an LM head that is the embedding when tied. */
+#include "ic_model.h"
+
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const pgroup_names[IC_PG_COUNT] = {
+    [IC_PG_EMBED] = "embedding",      [IC_PG_HEAD] = "lm_head",
+    [IC_PG_ATTN_HEADS] = "attn_heads", [IC_PG_ATTN_KV] = "attn_kv",
+    [IC_PG_REPLICATED] = "replicated", [IC_PG_MLP] = "mlp",
+    [IC_PG_SHARED] = "shared_experts", [IC_PG_EXPERTS] = "routed_experts",
+};
+_Static_assert(sizeof pgroup_names / sizeof pgroup_names[0] == IC_PG_COUNT,
+               "one name per parameter group");
+
+const char *ic_pgroup_name(enum ic_pgroup g) { return pgroup_names[g]; }
+
+/* layer_types: [sliding_attention, full_attention, ...] (HF) */
+static int read_layer_types(const struct ic_ydoc *d, yaml_node_t *node, void *rec,
+                            struct ic_err *err)
+{
+    struct ic_model *m = rec;
+    if (node->type != YAML_SEQUENCE_NODE)
+        return ic_ydoc_error(d, node, err,
+                             "'layer_types': expected a list of sliding_attention / "
+                             "full_attention");
+    m->n_layer_types = 0;
+    for (yaml_node_item_t *it = node->data.sequence.items.start;
+         it < node->data.sequence.items.top; it++) {
+        yaml_node_t *item = yaml_document_get_node((yaml_document_t *)&d->doc, *it);
+        const char *t = ic_ydoc_scalar(item);
+        if (m->n_layer_types >= IC_MODEL_MAX_LAYERS)
+            return ic_ydoc_error(d, item, err, "'layer_types': more than %d layers",
+                                 IC_MODEL_MAX_LAYERS);
+        if (t && strcmp(t, "sliding_attention") == 0)
+            m->layer_is_sliding[m->n_layer_types++] = 1;
+        else if (t && strcmp(t, "full_attention") == 0)
+            m->layer_is_sliding[m->n_layer_types++] = 0;
+        else
+            return ic_ydoc_error(d, item, err,
+                                 "'layer_types': unknown entry '%s'; expected "
+                                 "sliding_attention or full_attention",
+                                 t ? t : "(not a scalar)");
+    }
+    return IC_OK;
+}
+
+#define OFF(f) offsetof(struct ic_model, f)
+#define STR(k, id, f) {k, IC_F_STR, id, OFF(f), sizeof(((struct ic_model *)0)->f), 0, 0, 0, false, NULL, NULL}
+#define CNT(k, id, f) {k, IC_F_COUNT, id, OFF(f), 0, 0, 0, 0, false, NULL, NULL}
+#define BOOL(k, id, f) {k, IC_F_BOOL, id, OFF(f), 0, 0, 0, 0, false, NULL, NULL}
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+
+static const struct ic_field published_fields[] = {
+    CNT("total_params", IC_MF_PUB_TOTAL, published_total),
+    CNT("active_params", IC_MF_PUB_ACTIVE, published_active),
+    BOOL("active_includes_embedding", IC_MF_PUB_ACTIVE_EMB,
+         published_active_includes_embedding),
+    STR("source", IC_MF_PUB_SOURCE, published_source),
+};
+static const struct ic_schema published_schema = {"published section", published_fields,
+                                                  N(published_fields), false};
+
+/* The architecture keys, shared by modeldb files and config.json. */
+#define ARCH_FIELDS                                                                  \
+    CNT("hidden_size", IC_MF_HIDDEN, hidden_size),                                   \
+    CNT("intermediate_size", IC_MF_INTERMEDIATE, intermediate_size),                 \
+    CNT("num_hidden_layers", IC_MF_LAYERS, num_hidden_layers),                       \
+    CNT("num_attention_heads", IC_MF_HEADS, num_attention_heads),                    \
+    CNT("num_key_value_heads", IC_MF_KV_HEADS, num_key_value_heads),                 \
+    CNT("head_dim", IC_MF_HEAD_DIM, head_dim),                                       \
+    CNT("vocab_size", IC_MF_VOCAB, vocab_size),                                      \
+    BOOL("tie_word_embeddings", IC_MF_TIE, tie_word_embeddings),                     \
+    CNT("max_position_embeddings", IC_MF_MAX_POS, max_position_embeddings),          \
+    BOOL("attention_bias", IC_MF_ATTN_BIAS, attention_bias),                         \
+    CNT("sliding_window", IC_MF_SLIDING_WINDOW, sliding_window),                     \
+    CNT("sliding_window_pattern", IC_MF_SLIDING_PATTERN, sliding_window_pattern),    \
+    {"layer_types", IC_F_CUSTOM, IC_MF_LAYER_TYPES, 0, 0, 0, 0, 0, false, NULL,      \
+     read_layer_types},                                                              \
+    BOOL("use_sliding_window", IC_MF_USE_SLIDING, use_sliding_window),               \
+    CNT("num_local_experts", IC_MF_NUM_LOCAL_EXPERTS, n_experts_field[0]),           \
+    CNT("n_routed_experts", IC_MF_N_ROUTED_EXPERTS, n_experts_field[1]),             \
+    CNT("num_experts", IC_MF_NUM_EXPERTS, n_experts_field[2]),                       \
+    CNT("num_experts_per_tok", IC_MF_TOPK, num_experts_per_tok),                     \
+    CNT("moe_intermediate_size", IC_MF_MOE_INTERMEDIATE, moe_intermediate_size),     \
+    CNT("n_shared_experts", IC_MF_N_SHARED, n_shared_experts),                       \
+    CNT("shared_expert_intermediate_size", IC_MF_SHARED_INTERMEDIATE,                \
+        shared_expert_intermediate_size),                                            \
+    CNT("first_k_dense_replace", IC_MF_FIRST_K_DENSE, first_k_dense_replace),        \
+    CNT("moe_layer_freq", IC_MF_MOE_FREQ, moe_layer_freq),                           \
+    CNT("q_lora_rank", IC_MF_Q_LORA, q_lora_rank),                                   \
+    CNT("kv_lora_rank", IC_MF_KV_LORA, kv_lora_rank),                                \
+    CNT("qk_rope_head_dim", IC_MF_ROPE_DIM, qk_rope_head_dim),                       \
+    CNT("qk_nope_head_dim", IC_MF_NOPE_DIM, qk_nope_head_dim),                       \
+    CNT("v_head_dim", IC_MF_V_HEAD_DIM, v_head_dim),                                 \
+    STR("model_type", IC_MF_MODEL_TYPE, model_type)
+
+static const struct ic_field model_fields[] = {
+    {"name", IC_F_STR, IC_MF_NAME, OFF(name), sizeof(((struct ic_model *)0)->name), 0, 0,
+     0, true, NULL, NULL},
+    {"aliases", IC_F_STRLIST, IC_MF_ALIASES, OFF(aliases),
+     sizeof(((struct ic_model *)0)->aliases[0]), IC_MODEL_MAX_ALIASES, OFF(n_aliases), 0,
+     false, NULL, NULL},
+    STR("hf_repo", IC_MF_HF_REPO, hf_repo),
+    {"source", IC_F_STR, IC_MF_SOURCE, OFF(source), sizeof(((struct ic_model *)0)->source),
+     0, 0, 0, true, NULL, NULL},
+    ARCH_FIELDS,
+    {"published", IC_F_MAP, IC_MF_PUBLISHED, 0, 0, 0, 0, 0, false, &published_schema, NULL},
+    CNT("parameters", IC_MF_PARAMETERS, parameters),
+    CNT("active_parameters", IC_MF_ACTIVE_PARAMETERS, active_parameters),
+    CNT("kv_values_per_token", IC_MF_KV_VALUES, kv_values_per_token),
+};
+static const struct ic_schema model_schema = {"model entry", model_fields, N(model_fields),
+                                              false};
+
+static const struct ic_field config_fields[] = {ARCH_FIELDS};
+static const struct ic_schema config_schema = {"Hugging Face config", config_fields,
+                                               N(config_fields), true};
+
+/* ---- derivation ------------------------------------------------------- */
+
+struct ctx {
+    const struct ic_model *m;
+    struct ic_err *err;
+    bool overflow;
+};
+
+static int at(const struct ctx *c, int id, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int at(const struct ctx *c, int id, const char *fmt, ...)
+{
+    char msg[768];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    const struct ic_loc *l = &c->m->locs[id];
+    return ic_err_set(c->err, IC_EINVAL, c->m->path, l->line, l->col, "%s", msg);
+}
+
+static bool has(const struct ic_model *m, int id) { return m->locs[id].line != 0; }
+
+/* Overflow-checked arithmetic: a flag instead of wrapping silently. */
+static uint64_t mul(struct ctx *c, uint64_t a, uint64_t b)
+{
+    uint64_t r;
+    if (__builtin_mul_overflow(a, b, &r)) {
+        c->overflow = true;
+        return 0;
+    }
+    return r;
+}
+static uint64_t add(struct ctx *c, uint64_t a, uint64_t b)
+{
+    uint64_t r;
+    if (__builtin_add_overflow(a, b, &r)) {
+        c->overflow = true;
+        return 0;
+    }
+    return r;
+}
+
+/* Upper limits far above any real model; they keep products in 64 bits and
+ * reject absurd input with a message rather than a wrapped count. */
+static int check_range(struct ctx *c, int id, const char *key, uint64_t v, uint64_t lo,
+                       uint64_t hi)
+{
+    if (v < lo || v > hi)
+        return at(c, id, "'%s' is %llu; expected %llu to %llu", key, (unsigned long long)v,
+                  (unsigned long long)lo, (unsigned long long)hi);
+    return IC_OK;
+}
+
+static int derive_totals(struct ctx *c, struct ic_model_stats *s)
+{
+    const struct ic_model *m = c->m;
+    if (!m->parameters)
+        return at(c, IC_MF_PARAMETERS, "'parameters' must be greater than zero");
+    if (m->active_parameters > m->parameters)
+        return at(c, IC_MF_ACTIVE_PARAMETERS,
+                  "'active_parameters' (%llu) exceeds 'parameters' (%llu)",
+                  (unsigned long long)m->active_parameters,
+                  (unsigned long long)m->parameters);
+    if (!has(m, IC_MF_KV_VALUES))
+        return at(c, IC_MF_PARAMETERS,
+                  "a model stating 'parameters' must also state 'kv_values_per_token'");
+    if (!m->hidden_size || !m->num_hidden_layers)
+        return at(c, IC_MF_PARAMETERS,
+                  "a model stating 'parameters' must also state 'hidden_size' and "
+                  "'num_hidden_layers' (collectives need them)");
+    for (int g = 0; g < IC_PG_COUNT; g++)
+        s->group_ways[g] = UINT64_MAX;
+    /* All parameters sit in one group that shards any number of ways. */
+    s->group_params[IC_PG_MLP] = m->parameters;
+    s->params_total = m->parameters;
+    s->params_active = m->active_parameters ? m->active_parameters : m->parameters;
+    s->kv_values_per_layer_token = m->kv_values_per_token;
+    s->n_global_layers = 1; /* the stated total stands for all layers */
+    s->kv_ways = m->num_key_value_heads ? m->num_key_value_heads : UINT64_MAX;
+    s->hidden_size = m->hidden_size;
+    s->n_layers = m->num_hidden_layers;
+    s->n_heads = m->num_attention_heads;
+    s->n_kv_heads = m->num_key_value_heads;
+    s->max_context = m->max_position_embeddings;
+    return IC_OK;
+}
+
+int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct ic_err *err)
+{
+    struct ctx c = {m, err, false};
+    struct ic_model_stats s;
+    memset(&s, 0, sizeof s);
+    int rc;
+
+    if (has(m, IC_MF_PARAMETERS)) {
+        if ((rc = derive_totals(&c, &s)))
+            return rc;
+        *out = s;
+        return IC_OK;
+    }
+
+    static const struct {
+        int id;
+        const char *key;
+    } required[] = {
+        {IC_MF_HIDDEN, "hidden_size"},
+        {IC_MF_LAYERS, "num_hidden_layers"},
+        {IC_MF_HEADS, "num_attention_heads"},
+        {IC_MF_VOCAB, "vocab_size"},
+        {IC_MF_INTERMEDIATE, "intermediate_size"},
+    };
+    for (size_t i = 0; i < N(required); i++)
+        if (!has(m, required[i].id))
+            return ic_err_set(err, IC_EINVAL, m->path, 1, 1,
+                              "missing '%s'; expected the model's architecture (or "
+                              "'parameters' and 'kv_values_per_token' for a "
+                              "hypothetical model)",
+                              required[i].key);
+
+    const uint64_t D = m->hidden_size, L = m->num_hidden_layers;
+    const uint64_t H = m->num_attention_heads, V = m->vocab_size;
+    const uint64_t Hkv = has(m, IC_MF_KV_HEADS) ? m->num_key_value_heads : H;
+    if ((rc = check_range(&c, IC_MF_HIDDEN, "hidden_size", D, 1, 1u << 20)) ||
+        (rc = check_range(&c, IC_MF_LAYERS, "num_hidden_layers", L, 1, IC_MODEL_MAX_LAYERS)) ||
+        (rc = check_range(&c, IC_MF_HEADS, "num_attention_heads", H, 1, 1u << 14)) ||
+        (rc = check_range(&c, IC_MF_VOCAB, "vocab_size", V, 1, 1u << 24)) ||
+        (rc = check_range(&c, IC_MF_INTERMEDIATE, "intermediate_size", m->intermediate_size,
+                          1, 1u << 22)))
+        return rc;
+    if (has(m, IC_MF_KV_HEADS) &&
+        (rc = check_range(&c, IC_MF_KV_HEADS, "num_key_value_heads", Hkv, 1, H)))
+        return rc;
+    if (H % Hkv)
+        return at(&c, IC_MF_KV_HEADS,
+                  "num_attention_heads (%llu) is not a multiple of num_key_value_heads "
+                  "(%llu); each KV head must serve a whole group of query heads",
+                  (unsigned long long)H, (unsigned long long)Hkv);
+    uint64_t hd = m->head_dim;
+    if (has(m, IC_MF_HEAD_DIM)) {
+        if ((rc = check_range(&c, IC_MF_HEAD_DIM, "head_dim", hd, 1, 1u << 14)))
+            return rc;
+    } else {
+        if (D % H)
+            return at(&c, IC_MF_HEADS,
+                      "hidden_size (%llu) is not a multiple of num_attention_heads (%llu); "
+                      "give head_dim explicitly",
+                      (unsigned long long)D, (unsigned long long)H);
+        hd = D / H;
+    }
+
+    /* MLA */
+    const bool mla = has(m, IC_MF_KV_LORA);
+    uint64_t rope = 0, nope = 0, vdim = hd;
+    if (mla) {
+        static const int need[] = {IC_MF_ROPE_DIM, IC_MF_NOPE_DIM, IC_MF_V_HEAD_DIM};
+        static const char *const names[] = {"qk_rope_head_dim", "qk_nope_head_dim",
+                                            "v_head_dim"};
+        for (int i = 0; i < 3; i++)
+            if (!has(m, need[i]))
+                return at(&c, IC_MF_KV_LORA,
+                          "kv_lora_rank (MLA) is given but '%s' is missing", names[i]);
+        rope = m->qk_rope_head_dim;
+        nope = m->qk_nope_head_dim;
+        vdim = m->v_head_dim;
+        if ((rc = check_range(&c, IC_MF_KV_LORA, "kv_lora_rank", m->kv_lora_rank, 1, 1u << 16)) ||
+            (rc = check_range(&c, IC_MF_ROPE_DIM, "qk_rope_head_dim", rope, 0, 1u << 14)) ||
+            (rc = check_range(&c, IC_MF_NOPE_DIM, "qk_nope_head_dim", nope, 0, 1u << 14)) ||
+            (rc = check_range(&c, IC_MF_V_HEAD_DIM, "v_head_dim", vdim, 1, 1u << 14)) ||
+            (rc = check_range(&c, IC_MF_Q_LORA, "q_lora_rank", m->q_lora_rank, 0, 1u << 16)))
+            return rc;
+        if (rope + nope == 0)
+            return at(&c, IC_MF_ROPE_DIM, "MLA needs qk_rope_head_dim + qk_nope_head_dim > 0");
+    }
+
+    /* MoE: one of the three spellings of the expert count. */
+    uint64_t E = 0;
+    int e_id = -1;
+    static const int e_ids[3] = {IC_MF_NUM_LOCAL_EXPERTS, IC_MF_N_ROUTED_EXPERTS,
+                                 IC_MF_NUM_EXPERTS};
+    for (int i = 0; i < 3; i++)
+        if (has(m, e_ids[i]) && m->n_experts_field[i]) {
+            if (e_id >= 0 && m->n_experts_field[i] != E)
+                return at(&c, e_ids[i], "the expert count is given twice with different "
+                                        "values (%llu and %llu)",
+                          (unsigned long long)E, (unsigned long long)m->n_experts_field[i]);
+            E = m->n_experts_field[i];
+            e_id = e_ids[i];
+        }
+    uint64_t k = 0, Fe = 0;
+    if (E) {
+        if ((rc = check_range(&c, e_id, "expert count", E, 1, 1u << 16)))
+            return rc;
+        if (!has(m, IC_MF_TOPK))
+            return at(&c, e_id, "an MoE model needs 'num_experts_per_tok'");
+        k = m->num_experts_per_tok;
+        if ((rc = check_range(&c, IC_MF_TOPK, "num_experts_per_tok", k, 1, E)))
+            return rc;
+        Fe = has(m, IC_MF_MOE_INTERMEDIATE) ? m->moe_intermediate_size : m->intermediate_size;
+        if ((rc = check_range(&c, IC_MF_MOE_INTERMEDIATE, "moe_intermediate_size", Fe, 1,
+                              1u << 22)) ||
+            (rc = check_range(&c, IC_MF_N_SHARED, "n_shared_experts", m->n_shared_experts, 0,
+                              1u << 10)) ||
+            (rc = check_range(&c, IC_MF_FIRST_K_DENSE, "first_k_dense_replace",
+                              m->first_k_dense_replace, 0, L)) ||
+            (rc = check_range(&c, IC_MF_MOE_FREQ, "moe_layer_freq",
+                              has(m, IC_MF_MOE_FREQ) ? m->moe_layer_freq : 1, 1, L)))
+            return rc;
+    } else if (has(m, IC_MF_TOPK) && m->num_experts_per_tok) {
+        return at(&c, IC_MF_TOPK, "'num_experts_per_tok' is given but no expert count "
+                                  "(num_local_experts, n_routed_experts or num_experts)");
+    }
+
+    /* Sliding windows: which layers hold only the last `window` tokens. */
+    uint64_t n_window = 0, window = 0;
+    const bool sliding = has(m, IC_MF_SLIDING_WINDOW) && m->sliding_window &&
+                         !(has(m, IC_MF_USE_SLIDING) && !m->use_sliding_window);
+    if (has(m, IC_MF_LAYER_TYPES)) {
+        if (m->n_layer_types != L)
+            return at(&c, IC_MF_LAYER_TYPES, "'layer_types' lists %u layers but "
+                                             "num_hidden_layers is %llu",
+                      m->n_layer_types, (unsigned long long)L);
+        for (uint64_t i = 0; i < L; i++)
+            n_window += m->layer_is_sliding[i];
+        if (n_window && !sliding)
+            return at(&c, IC_MF_LAYER_TYPES,
+                      "'layer_types' has sliding layers but no sliding_window is given");
+    } else if (has(m, IC_MF_SLIDING_PATTERN)) {
+        const uint64_t p = m->sliding_window_pattern;
+        if ((rc = check_range(&c, IC_MF_SLIDING_PATTERN, "sliding_window_pattern", p, 1, L)))
+            return rc;
+        if (!sliding)
+            return at(&c, IC_MF_SLIDING_PATTERN,
+                      "'sliding_window_pattern' needs a sliding_window");
+        n_window = L - L / p; /* layer i is global iff (i + 1) % p == 0 */
+    } else if (sliding) {
+        n_window = L;
+    }
+    if (n_window)
+        window = m->sliding_window;
+
+    /* ---- parameters, per group (napkin math per layer) ---- */
+    const uint64_t bias = m->attention_bias ? 1 : 0;
+    uint64_t attn_heads, attn_kv, repl;
+    if (mla) {
+        const uint64_t qk = nope + rope;
+        uint64_t q = m->q_lora_rank
+                         ? add(&c, mul(&c, D, m->q_lora_rank), /* q_a: D -> q_lora (repl.) */
+                               0)
+                         : 0;
+        repl = add(&c, q, mul(&c, D, m->kv_lora_rank + rope)); /* kv_a: D -> latent+rope */
+        repl = add(&c, repl, m->q_lora_rank + m->kv_lora_rank); /* q_a / kv_a norms */
+        uint64_t qup = m->q_lora_rank ? mul(&c, m->q_lora_rank, mul(&c, H, qk)) /* q_b */
+                                      : mul(&c, D, mul(&c, H, qk));             /* q_proj */
+        uint64_t kvb = mul(&c, m->kv_lora_rank, mul(&c, H, nope + vdim)); /* kv_b */
+        uint64_t o = mul(&c, mul(&c, H, vdim), D);                         /* o_proj */
+        attn_heads = add(&c, add(&c, qup, kvb), o);
+        attn_kv = 0;
+    } else {
+        /* q: D x H*hd, o: H*hd x D, k and v: D x Hkv*hd each, optional biases */
+        attn_heads = add(&c, mul(&c, 2, mul(&c, D, mul(&c, H, hd))), bias * (H * hd + D));
+        attn_kv = add(&c, mul(&c, 2, mul(&c, D, mul(&c, Hkv, hd))), bias * 2 * Hkv * hd);
+        repl = 0;
+    }
+    /* norms: Gemma-2 has four per layer (pre/post attention and MLP) */
+    const uint64_t norms_per_layer = strcmp(m->model_type, "gemma2") == 0 ? 4 : 2;
+    repl = add(&c, repl, norms_per_layer * D);
+
+    uint64_t n_moe = 0;
+    if (E) {
+        const uint64_t freq = has(m, IC_MF_MOE_FREQ) ? m->moe_layer_freq : 1;
+        for (uint64_t i = m->first_k_dense_replace; i < L; i++)
+            n_moe += i % freq == 0;
+    }
+    const uint64_t n_dense = L - n_moe;
+    const uint64_t expert = mul(&c, 3, mul(&c, D, Fe)); /* gate, up, down */
+    uint64_t shared = 0;
+    if (E) {
+        uint64_t sf = has(m, IC_MF_SHARED_INTERMEDIATE) ? m->shared_expert_intermediate_size
+                                                        : mul(&c, m->n_shared_experts, Fe);
+        shared = mul(&c, 3, mul(&c, D, sf));
+    }
+
+    s.group_params[IC_PG_ATTN_HEADS] = mul(&c, L, attn_heads);
+    s.group_params[IC_PG_ATTN_KV] = mul(&c, L, attn_kv);
+    s.group_params[IC_PG_REPLICATED] =
+        add(&c, add(&c, mul(&c, L, repl), D),          /* + final norm */
+            mul(&c, n_moe, mul(&c, D, E)));             /* + routers */
+    s.group_params[IC_PG_MLP] = mul(&c, n_dense, mul(&c, 3, mul(&c, D, m->intermediate_size)));
+    s.group_params[IC_PG_SHARED] = mul(&c, n_moe, shared);
+    s.group_params[IC_PG_EXPERTS] = mul(&c, n_moe, mul(&c, E, expert));
+    s.embed_tied = m->tie_word_embeddings;
+    s.group_params[IC_PG_HEAD] = mul(&c, V, D);
+    s.group_params[IC_PG_EMBED] = m->tie_word_embeddings ? 0 : mul(&c, V, D);
+
+    s.group_ways[IC_PG_EMBED] = V;
+    s.group_ways[IC_PG_HEAD] = V;
+    s.group_ways[IC_PG_ATTN_HEADS] = H;
+    s.group_ways[IC_PG_ATTN_KV] = Hkv;
+    s.group_ways[IC_PG_REPLICATED] = 1;
+    s.group_ways[IC_PG_MLP] = m->intermediate_size;
+    s.group_ways[IC_PG_SHARED] = Fe ? Fe : 1;
+    s.group_ways[IC_PG_EXPERTS] = Fe ? Fe : 1;
+
+    uint64_t total = 0;
+    for (int g = 0; g < IC_PG_COUNT; g++)
+        total = add(&c, total, s.group_params[g]);
+    s.params_total = total;
+    /* Active: everything multiplied per token; of the routed experts only the
+     * top-k of E; the embedding lookup multiplies nothing. */
+    uint64_t active = total - s.group_params[IC_PG_EMBED] - s.group_params[IC_PG_EXPERTS];
+    active = add(&c, active, mul(&c, n_moe, mul(&c, k, expert)));
+    s.params_active = active;
+
+    s.n_experts = E;
+    s.top_k = k;
+    s.n_moe_layers = n_moe;
+    s.mla = mla;
+    s.kv_values_per_layer_token = mla ? m->kv_lora_rank + rope : 2 * Hkv * hd;
+    s.kv_ways = mla ? 1 : Hkv;
+    s.n_window_layers = n_window;
+    s.n_global_layers = L - n_window;
+    s.window = window;
+    /* Decode attention per cached token per layer: QK^T 2*H*dk, AV 2*H*dv.
+     * MLA absorbed: every head scores the (latent + rope) key and mixes the
+     * latent values: 2*H*(r + rope) + 2*H*r. */
+    s.attn_flop_per_ctx_token_layer =
+        mla ? 2 * H * (m->kv_lora_rank + rope) + 2 * H * m->kv_lora_rank
+            : 2 * H * hd + 2 * H * hd;
+    s.hidden_size = D;
+    s.n_layers = L;
+    s.n_heads = H;
+    s.n_kv_heads = mla ? 1 : Hkv;
+    s.head_dim = mla ? nope + rope : hd;
+    s.vocab_size = V;
+    s.max_context = m->max_position_embeddings;
+    if (c.overflow)
+        return at(&c, IC_MF_HIDDEN, "the architecture's parameter count overflows 64 bits; "
+                                    "the sizes are absurd");
+    *out = s;
+    return IC_OK;
+}
+
+uint64_t ic_model_kv_values(const struct ic_model_stats *s, uint64_t context)
+{
+    uint64_t w = context < s->window ? context : s->window;
+    return s->kv_values_per_layer_token * (s->n_global_layers * context + s->n_window_layers * w);
+}
+
+uint64_t ic_model_kv_bytes_per_token(const struct ic_model_stats *s, uint32_t kv_bits)
+{
+    uint64_t values = s->kv_values_per_layer_token * (s->n_global_layers + s->n_window_layers);
+    return values * kv_bits / 8;
+}
+
+double ic_model_attn_flop(const struct ic_model_stats *s, uint64_t context)
+{
+    uint64_t w = context < s->window ? context : s->window;
+    return (double)s->attn_flop_per_ctx_token_layer *
+           ((double)s->n_global_layers * (double)context + (double)s->n_window_layers * (double)w);
+}
+
+uint64_t ic_model_active_as_published(const struct ic_model *m, const struct ic_model_stats *s)
+{
+    return s->params_active +
+           (m->published_active_includes_embedding ? s->group_params[IC_PG_EMBED] : 0);
+}
+
+/* ---- loading ---------------------------------------------------------- */
+
+static bool ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), k = strlen(suffix);
+    return n >= k && strcmp(s + n - k, suffix) == 0;
+}
+
+int ic_model_load(const char *path, struct ic_model *out, struct ic_err *err)
+{
+    struct ic_ydoc d = {0};
+    struct ic_model *m = NULL;
+    int rc = ic_ydoc_load(&d, path, err);
+    if (rc)
+        return rc;
+    m = calloc(1, sizeof *m);
+    if (!m) {
+        rc = ic_err_set(err, IC_ENOMEM, path, 0, 0, "out of memory");
+        goto out;
+    }
+    snprintf(m->path, sizeof m->path, "%s", path);
+    m->from_config_json = ends_with(path, ".json");
+    yaml_node_t *root = ic_ydoc_root(&d);
+    if (!root) {
+        rc = ic_err_set(err, IC_EINVAL, path, 1, 1,
+                        "empty file; expected a model (see modeldb/README.md)");
+        goto out;
+    }
+    rc = ic_ydoc_read(&d, root, m->from_config_json ? &config_schema : &model_schema, m,
+                      m->locs, err);
+    if (rc)
+        goto out;
+    if (m->from_config_json) {
+        /* Name a config.json after its folder or file: ".../Qwen2.5-7B/config.json". */
+        const char *slash = strrchr(path, '/');
+        const char *base = slash ? slash + 1 : path;
+        char name[IC_MODEL_NAME_LEN];
+        if (strcmp(base, "config.json") == 0 && slash && slash > path) {
+            const char *p = slash;
+            while (p > path && p[-1] != '/')
+                p--;
+            snprintf(name, sizeof name, "%.*s", (int)(slash - p), p);
+        } else {
+            snprintf(name, sizeof name, "%.*s", (int)(strlen(base) - 5), base);
+        }
+        snprintf(m->name, sizeof m->name, "%s", name);
+        snprintf(m->source, sizeof m->source, "%s", path);
+    } else if (!m->name[0] ||
+               strspn(m->name, "abcdefghijklmnopqrstuvwxyz0123456789-._") != strlen(m->name)) {
+        rc = ic_err_set(err, IC_EINVAL, path, m->locs[IC_MF_NAME].line,
+                        m->locs[IC_MF_NAME].col,
+                        "'name' must be lower-case letters, digits, '-', '.' or '_'");
+        goto out;
+    }
+    struct ic_model_stats s;
+    rc = ic_model_derive(m, &s, err);
+    if (rc)
+        goto out;
+    *out = *m;
+out:
+    free(m);
+    ic_ydoc_free(&d);
+    return rc;
+}

@@ -1,0 +1,144 @@
+/* ic_model: a transformer as described by a modeldb/ YAML file or a Hugging
+ * Face config.json, and the counts infcalc derives from it.
+ *
+ * The file states the architecture (with config.json field names); the
+ * derivation turns it into parameter groups (with how many ways tensor
+ * parallelism can split each), active parameters, KV values per token per
+ * layer kind (global or sliding-window) and attention FLOPs per cached token,
+ * which is all the step-time model needs. A hypothetical model may state its
+ * totals directly instead. */
+#ifndef IC_MODEL_H
+#define IC_MODEL_H
+
+#include "ic_err.h"
+#include "ic_ydoc.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+enum {
+    IC_MODEL_NAME_LEN = 96,
+    IC_MODEL_TEXT_LEN = 512,
+    IC_MODEL_MAX_ALIASES = 8,
+    IC_MODEL_MAX_LAYERS = 1024,
+};
+
+enum ic_model_field {
+    IC_MF_NAME, IC_MF_ALIASES, IC_MF_HF_REPO, IC_MF_MODEL_TYPE, IC_MF_SOURCE,
+    IC_MF_HIDDEN, IC_MF_INTERMEDIATE, IC_MF_LAYERS, IC_MF_HEADS, IC_MF_KV_HEADS,
+    IC_MF_HEAD_DIM, IC_MF_VOCAB, IC_MF_TIE, IC_MF_MAX_POS, IC_MF_ATTN_BIAS,
+    IC_MF_SLIDING_WINDOW, IC_MF_SLIDING_PATTERN, IC_MF_LAYER_TYPES, IC_MF_USE_SLIDING,
+    IC_MF_NUM_LOCAL_EXPERTS, IC_MF_N_ROUTED_EXPERTS, IC_MF_NUM_EXPERTS, IC_MF_TOPK,
+    IC_MF_MOE_INTERMEDIATE, IC_MF_N_SHARED, IC_MF_SHARED_INTERMEDIATE,
+    IC_MF_FIRST_K_DENSE, IC_MF_MOE_FREQ,
+    IC_MF_Q_LORA, IC_MF_KV_LORA, IC_MF_ROPE_DIM, IC_MF_NOPE_DIM, IC_MF_V_HEAD_DIM,
+    IC_MF_PUBLISHED, IC_MF_PUB_TOTAL, IC_MF_PUB_ACTIVE, IC_MF_PUB_ACTIVE_EMB,
+    IC_MF_PUB_SOURCE,
+    IC_MF_PARAMETERS, IC_MF_ACTIVE_PARAMETERS, IC_MF_KV_VALUES,
+    IC_MF_COUNT
+};
+
+/* As written in the file (0 / false where absent; see locs). */
+struct ic_model {
+    char name[IC_MODEL_NAME_LEN];
+    char aliases[IC_MODEL_MAX_ALIASES][IC_MODEL_NAME_LEN];
+    uint32_t n_aliases;
+    char hf_repo[IC_MODEL_NAME_LEN];
+    char model_type[IC_MODEL_NAME_LEN];
+    char source[IC_MODEL_TEXT_LEN];
+    char path[IC_MODEL_TEXT_LEN];
+    bool from_config_json; /* read as a Hugging Face config.json */
+
+    uint64_t hidden_size, intermediate_size, num_hidden_layers;
+    uint64_t num_attention_heads, num_key_value_heads, head_dim, vocab_size;
+    bool tie_word_embeddings, attention_bias, use_sliding_window;
+    uint64_t max_position_embeddings;
+    uint64_t sliding_window, sliding_window_pattern;
+    uint32_t n_layer_types;
+    uint8_t layer_is_sliding[IC_MODEL_MAX_LAYERS]; /* from layer_types */
+
+    uint64_t n_experts_field[3]; /* num_local_experts, n_routed_experts, num_experts */
+    uint64_t num_experts_per_tok, moe_intermediate_size;
+    uint64_t n_shared_experts, shared_expert_intermediate_size;
+    uint64_t first_k_dense_replace, moe_layer_freq;
+
+    uint64_t q_lora_rank, kv_lora_rank, qk_rope_head_dim, qk_nope_head_dim, v_head_dim;
+
+    uint64_t published_total, published_active;
+    bool published_active_includes_embedding;
+    char published_source[IC_MODEL_TEXT_LEN];
+
+    uint64_t parameters, active_parameters, kv_values_per_token; /* hypothetical */
+
+    struct ic_loc locs[IC_MF_COUNT];
+};
+
+/* Parameter groups, split by how far tensor parallelism can shard them. */
+enum ic_pgroup {
+    IC_PG_EMBED,      /* input embedding (lookup: B rows read, not the matrix) */
+    IC_PG_HEAD,       /* LM head (the tied embedding when tied); split by vocab */
+    IC_PG_ATTN_HEADS, /* q/o projections and other per-query-head weights */
+    IC_PG_ATTN_KV,    /* k/v projections; split at most by KV heads */
+    IC_PG_REPLICATED, /* norms, routers, MLA down-projections: every chip */
+    IC_PG_MLP,        /* dense MLP (SwiGLU), split along the hidden dim */
+    IC_PG_SHARED,     /* MoE shared experts */
+    IC_PG_EXPERTS,    /* all routed experts, all MoE layers */
+    IC_PG_COUNT
+};
+
+const char *ic_pgroup_name(enum ic_pgroup g);
+
+struct ic_model_stats {
+    uint64_t group_params[IC_PG_COUNT]; /* parameters held, per group */
+    uint64_t group_ways[IC_PG_COUNT];   /* max tensor-parallel ways; UINT64_MAX = any */
+    uint64_t params_total;     /* all parameters held in memory */
+    uint64_t params_active;    /* multiplied per token (routed: top-k of E; no embedding lookup) */
+    bool embed_tied;
+
+    uint64_t n_experts, top_k;  /* 0 for dense models */
+    uint64_t n_moe_layers;
+
+    uint64_t kv_values_per_layer_token; /* K and V values one layer caches per token */
+    uint64_t n_global_layers;   /* layers that cache the whole context */
+    uint64_t n_window_layers;   /* layers that cache min(S, window) tokens */
+    uint64_t window;            /* tokens */
+    uint64_t kv_ways;           /* max ways the cache splits by head (1 for MLA) */
+    bool mla;
+
+    /* Decode attention FLOPs per token per cached token per layer:
+     * QK^T plus AV (MLA: the absorbed form over the latent). */
+    uint64_t attn_flop_per_ctx_token_layer;
+    /* Prefill attention, per layer, the coefficient c in c * T^2 (unmasked);
+     * the causal mask halves it. */
+    uint64_t hidden_size, n_layers, n_heads, n_kv_heads, head_dim, vocab_size;
+    uint64_t max_context;      /* max_position_embeddings, 0 if unknown */
+};
+
+/* Loads a modeldb YAML file, or a Hugging Face config.json when path ends in
+ * ".json" (extra keys ignored, name taken from the file name unless given),
+ * and validates it by deriving its stats. *out is written only on success. */
+int ic_model_load(const char *path, struct ic_model *out, struct ic_err *err);
+
+/* Derives the counts from m (pure; no I/O). Fails, naming the field and its
+ * location, on inconsistent architecture: query heads not a multiple of KV
+ * heads, hidden_size not a multiple of heads without head_dim, top-k above
+ * the expert count, counts that overflow 64 bits, and so on. */
+int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out,
+                    struct ic_err *err);
+
+/* KV values one sequence caches at context S, over all layers:
+ * per_layer * (global * S + window_layers * min(S, window)). */
+uint64_t ic_model_kv_values(const struct ic_model_stats *s, uint64_t context);
+
+/* KV bytes per token of full context (all layers, no window), at kv_bits. */
+uint64_t ic_model_kv_bytes_per_token(const struct ic_model_stats *s, uint32_t kv_bits);
+
+/* Decode attention FLOPs for one new token attending over context S. */
+double ic_model_attn_flop(const struct ic_model_stats *s, uint64_t context);
+
+/* Active parameters under a publisher's convention: params_active, plus the
+ * input embedding when the publisher counts it and it is a separate matrix. */
+uint64_t ic_model_active_as_published(const struct ic_model *m,
+                                      const struct ic_model_stats *s);
+
+#endif

@@ -1,0 +1,40 @@
+/* ic_report: printing decode points as a table, CSV or JSON.
+ *
+ * JSON is the machine interface (DESIGN.md's contract, SI base units, one
+ * object per point, an array for a sweep); CSV has the same fields
+ * flattened; the table picks readable units and says what it printed. No
+ * NaN or Inf is ever written: a non-finite value is a bug, printed as null
+ * in JSON and "nan" nowhere. */
+#ifndef IC_REPORT_H
+#define IC_REPORT_H
+
+#include "ic_decode.h"
+#include "ic_hw.h"
+#include "ic_model.h"
+#include "ic_sweep.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+enum ic_format { IC_FMT_TABLE, IC_FMT_CSV, IC_FMT_JSON, IC_FMT_COUNT };
+const char *ic_format_name(enum ic_format f);
+int ic_format_parse(const char *name, enum ic_format *out);
+
+struct ic_report {
+    const char *model; /* names printed with each point */
+    const char *hw;
+    bool sweep;        /* an array (JSON) / a multi-row table */
+    enum ic_axis axes[2];
+    int n_axes;
+};
+
+/* Writes the points. Returns 0, or IC_EIO when writing failed. */
+int ic_report_points(FILE *out, enum ic_format fmt, const struct ic_report *r,
+                     const struct ic_point *pts, size_t n);
+
+/* Human-readable size and time: "70.6 GB", "8.65 ms". */
+void ic_report_bytes(char *buf, size_t n, double bytes);
+void ic_report_time(char *buf, size_t n, double s);
+
+#endif

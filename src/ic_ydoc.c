@@ -1,0 +1,274 @@
+/* ic_ydoc: libyaml document API plus schema tables. */
+#include "ic_ydoc.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+int ic_ydoc_load(struct ic_ydoc *d, const char *path, struct ic_err *err)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return ic_err_set(err, IC_ENOENT, path, 0, 0, "cannot open file");
+    yaml_parser_t parser;
+    if (!yaml_parser_initialize(&parser)) {
+        fclose(f);
+        return ic_err_set(err, IC_ENOMEM, path, 0, 0, "out of memory");
+    }
+    yaml_parser_set_input_file(&parser, f);
+    yaml_document_t doc;
+    int rc = IC_OK;
+    if (!yaml_parser_load(&parser, &doc)) {
+        /* libyaml marks are 0-based. */
+        const yaml_mark_t *m = parser.problem ? &parser.problem_mark : &parser.context_mark;
+        const char *what = parser.problem ? parser.problem : "malformed document";
+        if (parser.context)
+            rc = ic_err_set(err, IC_EINVAL, path, (unsigned)m->line + 1,
+                            (unsigned)m->column + 1, "malformed YAML/JSON: %s %s",
+                            parser.context, what);
+        else
+            rc = ic_err_set(err, IC_EINVAL, path, (unsigned)m->line + 1,
+                            (unsigned)m->column + 1, "malformed YAML/JSON: %s", what);
+        if (parser.error == YAML_READER_ERROR)
+            ic_err_hint(err, "the file is not UTF-8 text");
+        goto out;
+    }
+    /* A second document in the stream is almost always a mistake. */
+    yaml_document_t extra;
+    if (yaml_parser_load(&parser, &extra)) {
+        int more = yaml_document_get_root_node(&extra) != NULL;
+        yaml_document_delete(&extra);
+        if (more) {
+            yaml_document_delete(&doc);
+            rc = ic_err_set(err, IC_EINVAL, path, (unsigned)parser.mark.line,
+                            1, "more than one YAML document; expected exactly one");
+            goto out;
+        }
+    } else {
+        const yaml_mark_t *m = &parser.problem_mark;
+        yaml_document_delete(&doc);
+        rc = ic_err_set(err, IC_EINVAL, path, (unsigned)m->line + 1,
+                        (unsigned)m->column + 1, "malformed YAML/JSON: %s",
+                        parser.problem ? parser.problem : "trailing content");
+        goto out;
+    }
+    d->doc = doc;
+    snprintf(d->path, sizeof d->path, "%s", path);
+    d->loaded = true;
+out:
+    yaml_parser_delete(&parser);
+    fclose(f);
+    return rc;
+}
+
+void ic_ydoc_free(struct ic_ydoc *d)
+{
+    if (d && d->loaded) {
+        yaml_document_delete(&d->doc);
+        d->loaded = false;
+    }
+}
+
+yaml_node_t *ic_ydoc_root(const struct ic_ydoc *d)
+{
+    return yaml_document_get_root_node((yaml_document_t *)&d->doc);
+}
+
+const char *ic_ydoc_scalar(const yaml_node_t *node)
+{
+    return node && node->type == YAML_SCALAR_NODE ? (const char *)node->data.scalar.value
+                                                  : NULL;
+}
+
+bool ic_ydoc_is_null(const yaml_node_t *node)
+{
+    if (!node || node->type != YAML_SCALAR_NODE)
+        return false;
+    if (node->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
+        return false;
+    const char *s = (const char *)node->data.scalar.value;
+    return !*s || strcmp(s, "null") == 0 || strcmp(s, "~") == 0 ||
+           strcmp(s, "Null") == 0 || strcmp(s, "NULL") == 0;
+}
+
+static int vfail(const struct ic_ydoc *d, const yaml_node_t *node,
+                 struct ic_err *err, const char *fmt, va_list ap)
+{
+    char msg[1024];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    unsigned line = node ? (unsigned)node->start_mark.line + 1 : 0;
+    unsigned col = node ? (unsigned)node->start_mark.column + 1 : 0;
+    return ic_err_set(err, IC_EINVAL, d->path, line, col, "%s", msg);
+}
+
+int ic_ydoc_error(const struct ic_ydoc *d, const yaml_node_t *node,
+                  struct ic_err *err, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int rc = vfail(d, node, err, fmt, ap);
+    va_end(ap);
+    return rc;
+}
+
+static yaml_node_t *node_at(const struct ic_ydoc *d, int index)
+{
+    return yaml_document_get_node((yaml_document_t *)&d->doc, index);
+}
+
+/* Finds the field for key in s or its nested maps' own keys (only s). */
+static const struct ic_field *find_field(const struct ic_schema *s, const char *key)
+{
+    for (size_t i = 0; i < s->n_fields; i++)
+        if (strcmp(s->fields[i].key, key) == 0)
+            return &s->fields[i];
+    return NULL;
+}
+
+static const char *nearest_key(const struct ic_schema *s, const char *key)
+{
+    const char *best = NULL;
+    unsigned best_d = 255;
+    for (size_t i = 0; i < s->n_fields; i++) {
+        unsigned dist = ic_text_distance(key, s->fields[i].key);
+        if (dist < best_d) {
+            best_d = dist;
+            best = s->fields[i].key;
+        }
+    }
+    size_t len = strlen(key);
+    unsigned limit = len < 6 ? 2 : (unsigned)(len / 3);
+    return best_d <= limit ? best : NULL;
+}
+
+static int read_scalar_field(const struct ic_ydoc *d, const struct ic_field *f,
+                             yaml_node_t *v, void *rec, const char *what,
+                             struct ic_err *err)
+{
+    char *base = (char *)rec + f->offset;
+    const char *text = ic_ydoc_scalar(v);
+    char why[256];
+    if (!text)
+        return ic_ydoc_error(d, v, err, "'%s' in %s: expected a single value, found a %s",
+                             f->key, what,
+                             v->type == YAML_MAPPING_NODE ? "mapping" : "list");
+    switch (f->kind) {
+    case IC_F_STR:
+        if (strlen(text) >= f->size)
+            return ic_ydoc_error(d, v, err, "'%s': value is too long (at most %zu characters)",
+                                 f->key, f->size - 1);
+        memcpy(base, text, strlen(text) + 1);
+        return IC_OK;
+    case IC_F_COUNT:
+        if (ic_count_parse(text, (uint64_t *)(void *)base, why, sizeof why))
+            return ic_ydoc_error(d, v, err, "'%s': %s; expected a non-negative whole number",
+                                 f->key, why);
+        return IC_OK;
+    case IC_F_NUMBER:
+        if (ic_number_parse(text, (double *)(void *)base, why, sizeof why))
+            return ic_ydoc_error(d, v, err, "'%s': %s; expected a finite non-negative number",
+                                 f->key, why);
+        return IC_OK;
+    case IC_F_QTY:
+        if (ic_qty_parse(text, f->qty, (double *)(void *)base, why, sizeof why))
+            return ic_ydoc_error(d, v, err, "'%s': %s", f->key, why);
+        return IC_OK;
+    case IC_F_BOOL:
+        if (!strcmp(text, "true") || !strcmp(text, "True") || !strcmp(text, "yes"))
+            *(bool *)(void *)base = true;
+        else if (!strcmp(text, "false") || !strcmp(text, "False") || !strcmp(text, "no"))
+            *(bool *)(void *)base = false;
+        else
+            return ic_ydoc_error(d, v, err, "'%s': '%s' is not a boolean; expected true or false",
+                                 f->key, text);
+        return IC_OK;
+    default:
+        return ic_ydoc_error(d, v, err, "'%s': internal schema error", f->key);
+    }
+}
+
+static int read_list_field(const struct ic_ydoc *d, const struct ic_field *f,
+                           yaml_node_t *v, void *rec, struct ic_err *err)
+{
+    if (v->type != YAML_SEQUENCE_NODE)
+        return ic_ydoc_error(d, v, err, "'%s': expected a list, e.g. [a, b]", f->key);
+    char *base = (char *)rec + f->offset;
+    uint32_t *count = (uint32_t *)(void *)((char *)rec + f->offset2);
+    *count = 0;
+    for (yaml_node_item_t *it = v->data.sequence.items.start;
+         it < v->data.sequence.items.top; it++) {
+        yaml_node_t *item = node_at(d, *it);
+        const char *text = ic_ydoc_scalar(item);
+        if (!text)
+            return ic_ydoc_error(d, item, err, "'%s': expected a list of plain values",
+                                 f->key);
+        if (*count >= f->size2)
+            return ic_ydoc_error(d, item, err, "'%s': too many entries (at most %zu)",
+                                 f->key, f->size2);
+        if (strlen(text) >= f->size)
+            return ic_ydoc_error(d, item, err, "'%s': entry is too long (at most %zu characters)",
+                                 f->key, f->size - 1);
+        memcpy(base + (size_t)*count * f->size, text, strlen(text) + 1);
+        (*count)++;
+    }
+    return IC_OK;
+}
+
+int ic_ydoc_read(const struct ic_ydoc *d, yaml_node_t *map, const struct ic_schema *s,
+                 void *rec, struct ic_loc *locs, struct ic_err *err)
+{
+    if (!map || map->type != YAML_MAPPING_NODE)
+        return ic_ydoc_error(d, map, err, "expected a mapping of keys to values for the %s",
+                             s->what);
+    for (yaml_node_pair_t *p = map->data.mapping.pairs.start;
+         p < map->data.mapping.pairs.top; p++) {
+        yaml_node_t *k = node_at(d, p->key);
+        yaml_node_t *v = node_at(d, p->value);
+        const char *key = ic_ydoc_scalar(k);
+        if (!key)
+            return ic_ydoc_error(d, k, err, "expected a plain key in the %s", s->what);
+        const struct ic_field *f = find_field(s, key);
+        if (!f) {
+            if (s->ignore_unknown)
+                continue;
+            int rc = ic_ydoc_error(d, k, err, "unknown key '%s' in the %s", key, s->what);
+            const char *near = nearest_key(s, key);
+            if (near)
+                ic_err_hint(err, "did you mean '%s'?", near);
+            return rc;
+        }
+        struct ic_loc *loc = &locs[f->id];
+        if (loc->line) {
+            int rc = ic_ydoc_error(d, k, err, "duplicate key '%s' in the %s", key, s->what);
+            ic_err_hint(err, "first given at line %u", loc->line);
+            return rc;
+        }
+        if (s->ignore_unknown && ic_ydoc_is_null(v))
+            continue; /* config.json writes absent options as null */
+        int rc;
+        switch (f->kind) {
+        case IC_F_MAP:
+            rc = ic_ydoc_read(d, v, f->sub, rec, locs, err);
+            break;
+        case IC_F_STRLIST:
+            rc = read_list_field(d, f, v, rec, err);
+            break;
+        case IC_F_CUSTOM:
+            rc = f->custom(d, v, rec, err);
+            break;
+        default:
+            rc = read_scalar_field(d, f, v, rec, s->what, err);
+        }
+        if (rc)
+            return rc;
+        loc->line = (unsigned)v->start_mark.line + 1;
+        loc->col = (unsigned)v->start_mark.column + 1;
+    }
+    for (size_t i = 0; i < s->n_fields; i++) {
+        const struct ic_field *f = &s->fields[i];
+        if (f->required && !locs[f->id].line)
+            return ic_ydoc_error(d, map, err, "missing required key '%s' in the %s", f->key,
+                                 s->what);
+    }
+    return IC_OK;
+}

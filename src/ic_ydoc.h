@@ -1,0 +1,95 @@
+/* ic_ydoc: strict, schema-driven reading of YAML (and JSON) documents.
+ *
+ * hwdb and modeldb records are read through a table per record (key, node
+ * type, offset, unit kind, required) rather than hand-written tree walks, so
+ * every record gets the same checks: unknown keys (with the nearest known one
+ * suggested), duplicate keys, missing required keys, wrong node types,
+ * negative or non-finite numbers and values without units, each reported at
+ * the node's own file:line:column. A Hugging Face config.json is read with the
+ * same machinery (JSON is YAML flow syntax) with unknown keys ignored. */
+#ifndef IC_YDOC_H
+#define IC_YDOC_H
+
+#include "ic_err.h"
+#include "ic_units.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <yaml.h>
+
+struct ic_loc {
+    unsigned line; /* 1-based; 0 = the field was not given */
+    unsigned col;  /* 1-based */
+};
+
+struct ic_ydoc {
+    yaml_document_t doc;
+    char path[512];
+    bool loaded;
+};
+
+enum ic_fkind {
+    IC_F_STR,     /* char[size]; any scalar */
+    IC_F_STRLIST, /* char[count][size]; a sequence of scalars, count in size2 */
+    IC_F_COUNT,   /* uint64_t; plain non-negative integer */
+    IC_F_BOOL,    /* bool; true/false */
+    IC_F_NUMBER,  /* double; plain finite non-negative number */
+    IC_F_QTY,     /* double; a quantity with a unit of kind qty, in SI */
+    IC_F_MAP,     /* a nested mapping read with sub into the same record */
+    IC_F_CUSTOM,  /* handled by custom() */
+};
+
+struct ic_schema;
+
+struct ic_field {
+    const char *key;
+    enum ic_fkind kind;
+    int id;        /* index into the record's location array */
+    size_t offset; /* of the target within the record */
+    size_t size;   /* IC_F_STR/STRLIST: bytes per string */
+    size_t size2;  /* IC_F_STRLIST: number of strings; a uint32_t count follows at offset2 */
+    size_t offset2;
+    enum ic_qty qty;
+    bool required;
+    const struct ic_schema *sub;
+    int (*custom)(const struct ic_ydoc *d, yaml_node_t *node, void *rec,
+                  struct ic_err *err);
+};
+
+struct ic_schema {
+    const char *what; /* "hardware entry", "memory section", ... */
+    const struct ic_field *fields;
+    size_t n_fields;
+    bool ignore_unknown; /* config.json: tolerate keys infcalc does not use */
+};
+
+/* Loads and parses path; on failure fills err with the parser's
+ * line:column. d is written only on success. Free with ic_ydoc_free. */
+int ic_ydoc_load(struct ic_ydoc *d, const char *path, struct ic_err *err);
+void ic_ydoc_free(struct ic_ydoc *d);
+
+/* Root node, or NULL for an empty document (caller reports it). */
+yaml_node_t *ic_ydoc_root(const struct ic_ydoc *d);
+
+/* Reads mapping node map into rec according to s. locs must have room for
+ * every field id of s and its sub-schemas and be zeroed by the caller; a
+ * field's location is recorded when it is read, which is how callers tell
+ * given from absent and where to point later semantic errors. */
+int ic_ydoc_read(const struct ic_ydoc *d, yaml_node_t *map,
+                 const struct ic_schema *s, void *rec, struct ic_loc *locs,
+                 struct ic_err *err);
+
+/* Fills err with a message at node's position and returns IC_EINVAL (for
+ * custom handlers and the callers' semantic checks). */
+int ic_ydoc_error(const struct ic_ydoc *d, const yaml_node_t *node,
+                  struct ic_err *err, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* The scalar text of node, or NULL when node is not a scalar. */
+const char *ic_ydoc_scalar(const yaml_node_t *node);
+
+/* True for a null scalar (null, ~, empty plain). */
+bool ic_ydoc_is_null(const yaml_node_t *node);
+
+#endif
