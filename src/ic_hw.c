@@ -232,7 +232,7 @@ int ic_hw_load(const char *path, struct ic_hw *out, struct ic_err *err)
                         "empty file; expected a hardware entry (see hwdb/README.md)");
         goto out;
     }
-    rc = ic_ydoc_read(&d, root, &hw_schema, h, h->locs, err);
+    rc = ic_ydoc_read(&d, root, &hw_schema, h, h->locs, NULL, err);
     if (rc)
         goto out;
     rc = check_values(h, path, err);

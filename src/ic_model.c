@@ -239,7 +239,7 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
     };
     for (size_t i = 0; i < N(required); i++)
         if (!has(m, required[i].id))
-            return ic_err_set(err, IC_EINVAL, m->path, 1, 1,
+            return ic_err_set(err, IC_EINVAL, m->path, m->root.line, m->root.col,
                               "missing '%s'; expected the model's architecture (or "
                               "'parameters' and 'kv_values_per_token' for a "
                               "hypothetical model)",
@@ -367,7 +367,11 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
         window = m->sliding_window;
 
     /* ---- parameters, per group (napkin math per layer) ---- */
-    const uint64_t bias = m->attention_bias ? 1 : 0;
+    /* Qwen2 always has q/k/v biases and no o bias (its config has no
+     * attention_bias key); elsewhere attention_bias puts biases on all four. */
+    const bool qwen2 = strcmp(m->model_type, "qwen2") == 0;
+    const uint64_t qkv_bias = m->attention_bias || qwen2 ? 1 : 0;
+    const uint64_t o_bias = m->attention_bias && !qwen2 ? 1 : 0;
     uint64_t attn_heads, attn_kv, repl;
     if (mla) {
         const uint64_t qk = nope + rope;
@@ -385,8 +389,8 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
         attn_kv = 0;
     } else {
         /* q: D x H*hd, o: H*hd x D, k and v: D x Hkv*hd each, optional biases */
-        attn_heads = add(&c, mul(&c, 2, mul(&c, D, mul(&c, H, hd))), bias * (H * hd + D));
-        attn_kv = add(&c, mul(&c, 2, mul(&c, D, mul(&c, Hkv, hd))), bias * 2 * Hkv * hd);
+        attn_heads = add(&c, mul(&c, 2, mul(&c, D, mul(&c, H, hd))), qkv_bias * H * hd + o_bias * D);
+        attn_kv = add(&c, mul(&c, 2, mul(&c, D, mul(&c, Hkv, hd))), qkv_bias * 2 * Hkv * hd);
         repl = 0;
     }
     /* norms: Gemma-2 has four per layer (pre/post attention and MLP) */
@@ -521,8 +525,10 @@ int ic_model_load(const char *path, struct ic_model *out, struct ic_err *err)
                         "empty file; expected a model (see modeldb/README.md)");
         goto out;
     }
+    m->root.line = (unsigned)root->start_mark.line + 1;
+    m->root.col = (unsigned)root->start_mark.column + 1;
     rc = ic_ydoc_read(&d, root, m->from_config_json ? &config_schema : &model_schema, m,
-                      m->locs, err);
+                      m->locs, NULL, err);
     if (rc)
         goto out;
     if (m->from_config_json) {

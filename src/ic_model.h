@@ -71,6 +71,7 @@ struct ic_model {
     uint64_t parameters, active_parameters, kv_values_per_token; /* hypothetical */
 
     struct ic_loc locs[IC_MF_COUNT];
+    struct ic_loc root; /* first key of the document, for "missing" errors */
 };
 
 /* Parameter groups, split by how far tensor parallelism can shard them. */

@@ -215,7 +215,8 @@ static int read_list_field(const struct ic_ydoc *d, const struct ic_field *f,
 }
 
 int ic_ydoc_read(const struct ic_ydoc *d, yaml_node_t *map, const struct ic_schema *s,
-                 void *rec, struct ic_loc *locs, struct ic_err *err)
+                 void *rec, struct ic_loc *locs, const yaml_node_t *owner,
+                 struct ic_err *err)
 {
     if (!map || map->type != YAML_MAPPING_NODE)
         return ic_ydoc_error(d, map, err, "expected a mapping of keys to values for the %s",
@@ -248,7 +249,7 @@ int ic_ydoc_read(const struct ic_ydoc *d, yaml_node_t *map, const struct ic_sche
         int rc;
         switch (f->kind) {
         case IC_F_MAP:
-            rc = ic_ydoc_read(d, v, f->sub, rec, locs, err);
+            rc = ic_ydoc_read(d, v, f->sub, rec, locs, k, err);
             break;
         case IC_F_STRLIST:
             rc = read_list_field(d, f, v, rec, err);
@@ -261,14 +262,15 @@ int ic_ydoc_read(const struct ic_ydoc *d, yaml_node_t *map, const struct ic_sche
         }
         if (rc)
             return rc;
-        loc->line = (unsigned)v->start_mark.line + 1;
-        loc->col = (unsigned)v->start_mark.column + 1;
+        const yaml_node_t *at = f->kind == IC_F_MAP ? k : v;
+        loc->line = (unsigned)at->start_mark.line + 1;
+        loc->col = (unsigned)at->start_mark.column + 1;
     }
     for (size_t i = 0; i < s->n_fields; i++) {
         const struct ic_field *f = &s->fields[i];
         if (f->required && !locs[f->id].line)
-            return ic_ydoc_error(d, map, err, "missing required key '%s' in the %s", f->key,
-                                 s->what);
+            return ic_ydoc_error(d, owner ? owner : map, err,
+                                 "missing required key '%s' in the %s", f->key, s->what);
     }
     return IC_OK;
 }

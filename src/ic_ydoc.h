@@ -74,11 +74,14 @@ yaml_node_t *ic_ydoc_root(const struct ic_ydoc *d);
 
 /* Reads mapping node map into rec according to s. locs must have room for
  * every field id of s and its sub-schemas and be zeroed by the caller; a
- * field's location is recorded when it is read, which is how callers tell
- * given from absent and where to point later semantic errors. */
+ * field's location is recorded when it is read (a nested section's at its
+ * key, a value's at the value), which is how callers tell given from absent
+ * and where to point later semantic errors. A missing required key is
+ * reported at owner (the key naming this mapping), or at the mapping itself
+ * when owner is NULL. */
 int ic_ydoc_read(const struct ic_ydoc *d, yaml_node_t *map,
                  const struct ic_schema *s, void *rec, struct ic_loc *locs,
-                 struct ic_err *err);
+                 const yaml_node_t *owner, struct ic_err *err);
 
 /* Fills err with a message at node's position and returns IC_EINVAL (for
  * custom handlers and the callers' semantic checks). */

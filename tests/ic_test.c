@@ -1,0 +1,60 @@
+/* Shared helpers for the Check suites. */
+#include "ic_test.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+static struct ic_db test_db(void)
+{
+    struct ic_db db;
+    struct ic_err e = {0};
+    int rc = ic_db_init(&db, IC_SRC_DIR, &e);
+    ck_assert_msg(rc == 0, "db: %s", e.msg);
+    return db;
+}
+
+void ic_test_hw(const char *name, struct ic_hw *out)
+{
+    struct ic_db db = test_db();
+    struct ic_err e = {0};
+    int rc = ic_db_hw(&db, name, out, &e);
+    ck_assert_msg(rc == 0, "hw %s: %s:%u:%u: %s", name, e.file, e.line, e.col, e.msg);
+}
+
+void ic_test_model(const char *name, struct ic_model *out, struct ic_model_stats *st)
+{
+    struct ic_db db = test_db();
+    struct ic_err e = {0};
+    int rc = ic_db_model(&db, name, out, &e);
+    ck_assert_msg(rc == 0, "model %s: %s:%u:%u: %s", name, e.file, e.line, e.col, e.msg);
+    rc = ic_model_derive(out, st, &e);
+    ck_assert_msg(rc == 0, "derive %s: %s", name, e.msg);
+}
+
+struct ic_point ic_test_decode(const char *model, const char *hw, struct ic_decode_cfg cfg)
+{
+    struct ic_model *m = malloc(sizeof *m);
+    struct ic_hw *h = malloc(sizeof *h);
+    ck_assert(m && h);
+    struct ic_model_stats st;
+    ic_test_model(model, m, &st);
+    ic_test_hw(hw, h);
+    struct ic_point p;
+    struct ic_err e = {0};
+    int rc = ic_decode(&st, h, &cfg, &p, &e);
+    ck_assert_msg(rc == 0, "decode: %s", e.msg);
+    free(m);
+    free(h);
+    return p;
+}
+
+int ic_test_run(Suite *s)
+{
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
+double ic_test_rel(double a, double b) { return fabs(a - b) / fabs(b); }

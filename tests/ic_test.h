@@ -1,0 +1,27 @@
+/* Shared helpers for the Check suites: loading database entries by name and
+ * running a suite to an exit status (EXIT_FAILURE on any failure, never the
+ * failure count, which wraps at 256). */
+#ifndef IC_TEST_H
+#define IC_TEST_H
+
+#include "ic_db.h"
+#include "ic_decode.h"
+#include "ic_hw.h"
+#include "ic_model.h"
+
+#include <check.h>
+
+/* Loads a hwdb / modeldb entry by name from the source tree, or fails the test. */
+void ic_test_hw(const char *name, struct ic_hw *out);
+void ic_test_model(const char *name, struct ic_model *out, struct ic_model_stats *st);
+
+/* Decode point for model/hw names and a config; fails the test on error. */
+struct ic_point ic_test_decode(const char *model, const char *hw, struct ic_decode_cfg cfg);
+
+/* Runs one suite and returns the process exit status. */
+int ic_test_run(Suite *s);
+
+/* Relative difference |a - b| / |b|. */
+double ic_test_rel(double a, double b);
+
+#endif

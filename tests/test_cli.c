@@ -1,0 +1,250 @@
+/* Command line: exit statuses (0 success, 2 bad usage or input), messages
+ * that name the option and suggest the nearest names, --help on every
+ * command, and outputs that agree with the library they print. */
+#include "ic_cli.h"
+#include "ic_test.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+static char out_buf[1 << 20], err_buf[1 << 16];
+
+/* Runs infcalc with the given arguments (NULL-terminated), capturing both
+ * streams into out_buf / err_buf; returns the exit status. */
+static int run(const char *first, ...)
+{
+    char *argv[64];
+    int argc = 0;
+    argv[argc++] = (char *)"infcalc";
+    va_list ap;
+    va_start(ap, first);
+    for (const char *a = first; a && argc < 63; a = va_arg(ap, const char *))
+        argv[argc++] = (char *)a;
+    va_end(ap);
+    argv[argc] = NULL;
+    FILE *o = tmpfile(), *e = tmpfile();
+    ck_assert(o && e);
+    int rc = ic_cli_run(argc, argv, o, e);
+    fflush(o);
+    fflush(e);
+    rewind(o);
+    rewind(e);
+    size_t no = fread(out_buf, 1, sizeof out_buf - 1, o);
+    size_t ne = fread(err_buf, 1, sizeof err_buf - 1, e);
+    out_buf[no] = '\0';
+    err_buf[ne] = '\0';
+    fclose(o);
+    fclose(e);
+    return rc;
+}
+
+static void has_err(const char *s)
+{
+    ck_assert_msg(strstr(err_buf, s), "stderr lacks '%s':\n%s", s, err_buf);
+}
+
+static void has_out(const char *s)
+{
+    ck_assert_msg(strstr(out_buf, s), "stdout lacks '%s':\n%s", s, out_buf);
+}
+
+static size_t lines(const char *s)
+{
+    size_t n = 0;
+    for (; *s; s++)
+        n += *s == '\n';
+    return n;
+}
+
+/* The number after "key": in a JSON text (first occurrence). */
+static double json_num(const char *text, const char *key)
+{
+    char pat[64];
+    snprintf(pat, sizeof pat, "\"%s\": ", key);
+    const char *p = strstr(text, pat);
+    ck_assert_msg(p, "no %s in JSON", key);
+    return strtod(p + strlen(pat), NULL);
+}
+
+START_TEST(test_main_example)
+{
+    /* infcalc --model llama3-70b --hw v5e --chips 16 --sweep batch, exactly */
+    ck_assert_int_eq(run("--model", "llama3-70b", "--hw", "v5e", "--chips", "16", "--sweep",
+                         "batch", NULL),
+                     0);
+    has_out("llama3-70b on 16 x tpu-v5e");
+    has_out("step ms");
+    has_out("weights ms");
+    has_out("tok/s/chip");
+    has_out("mem/chip GB");
+    has_out("yes");
+    has_out(" NO"); /* the sweep walks past the largest batch that fits */
+    has_out("largest batch that fits 166");
+    ck_assert_str_eq(err_buf, "");
+}
+END_TEST
+
+START_TEST(test_json_agrees_with_library)
+{
+    ck_assert_int_eq(run("--model", "llama3-70b", "--hw", "v5e", "--chips", "16", "--batch", "32",
+                         "--context", "8192", "--weights", "int8", "--kv", "int8", "--format",
+                         "json", NULL),
+                     0);
+    struct ic_decode_cfg c = ic_decode_defaults();
+    c.chips = 16;
+    c.batch = 32;
+    c.context = 8192;
+    c.weights = c.kv = IC_DT_INT8;
+    struct ic_point p = ic_test_decode("llama3-70b", "v5e", c);
+    ck_assert(ic_test_rel(json_num(out_buf, "step_s"), p.step_s) < 1e-9);
+    ck_assert(ic_test_rel(json_num(out_buf, "tokens_per_s_per_chip"), p.tokens_s_chip) < 1e-9);
+    ck_assert(ic_test_rel(json_num(out_buf, "kv_bytes_per_token"), 163840) < 1e-12);
+    ck_assert_double_eq(json_num(out_buf, "max_batch"), (double)p.max_batch);
+    has_out("\"bound\": \"weights\"");
+    has_out("\"precision\": {\"weights\": \"int8\", \"kv\": \"int8\", \"compute\": \"bf16\"}");
+    has_out("\"fits\": true");
+    ck_assert(!strstr(out_buf, "nan") && !strstr(out_buf, "inf"));
+}
+END_TEST
+
+START_TEST(test_sweeps)
+{
+    /* a sweep in JSON is an array; CSV has a header and one row per point */
+    ck_assert_int_eq(run("--model", "llama3-8b", "--hw", "h100", "--sweep", "chips", "--format",
+                         "csv", NULL),
+                     0);
+    ck_assert_uint_eq(lines(out_buf), 1 + 9); /* chips 1, 2, 4 ... 256 */
+    ck_assert_int_eq(run("--model", "llama3-8b", "--hw", "h100", "--sweep", "context", "--format",
+                         "json", NULL),
+                     0);
+    ck_assert(out_buf[0] == '[');
+    ck_assert_int_eq(run("--model", "mixtral-8x7b", "--hw", "h100", "--chips", "2", "--sweep",
+                         "precision", NULL),
+                     0);
+    has_out("int4 int8");
+    ck_assert_int_eq(run("--model", "llama3-8b", "--hw", "l4", "--sweep", "context,batch",
+                         "--format", "csv", NULL),
+                     0);
+    ck_assert_uint_gt(lines(out_buf), 50);
+}
+END_TEST
+
+START_TEST(test_bad_usage)
+{
+    ck_assert_int_eq(run("--model", "llama3-7b", "--hw", "v5e", NULL), 2);
+    has_err("unknown model 'llama3-7b'");
+    has_err("did you mean");
+    ck_assert_int_eq(run("--model", "llama3-8b", "--hw", "v5", NULL), 2);
+    has_err("unknown hardware 'v5'");
+    ck_assert_int_eq(run("--model", "llama3-8b", "--hw", "v5e", "--chps", "4", NULL), 2);
+    has_err("unknown option '--chps'");
+    has_err("did you mean '--chips'?");
+    ck_assert_int_eq(run("--model", "llama3-8b", "--hw", "v5e", "--batch", "0", NULL), 2);
+    has_err("--batch: 0 is out of range");
+    ck_assert_int_eq(run("--model", "llama3-8b", "--hw", "v5e", "--batch", "32k", NULL), 2);
+    has_err("--batch: '32k' is not a whole number");
+    ck_assert_int_eq(run("--model", "llama3-8b", "--hw", "v5e", "--chips", "-1", NULL), 2);
+    has_err("--chips");
+    ck_assert_int_eq(run("--model", "llama3-8b", "--hw", "v5e", "--context",
+                         "99999999999999999999999", NULL),
+                     2);
+    has_err("--context");
+    ck_assert_int_eq(run("--model", "llama3-8b", "--hw", "a100", "--compute", "fp8", NULL), 2);
+    has_err("a100-80gb-sxm has no fp8 compute (it lists: fp32 bf16 fp16 int8 int4)");
+    ck_assert_int_eq(run("--model", "llama3-8b", "--hw", "v5e", "--weights", "bf17", NULL), 2);
+    has_err("--weights: unknown type 'bf17'");
+    ck_assert_int_eq(run("--model", "llama3-8b", "--hw", "v5e", "--format", "xml", NULL), 2);
+    ck_assert_int_eq(run("--model", "llama3-8b", "--hw", "v5e", "--sweep", "bach", NULL), 2);
+    has_err("--sweep: unknown axis 'bach'");
+    ck_assert_int_eq(run("--model", "llama3-8b", "--hw", "v5e", "--sweep", "batch", "--batch",
+                         "4", NULL),
+                     2);
+    ck_assert_int_eq(run("--model", "llama3-8b", NULL), 2);
+    has_err("needs --model and --hw");
+    ck_assert_int_eq(run("lst", "hw", NULL), 2);
+    has_err("unknown command 'lst'");
+    has_err("did you mean 'list'?");
+    ck_assert_int_eq(run("--model", "llama3-8b", "--hw", "v5e", "--model", "x", NULL), 2);
+    has_err("given twice");
+    ck_assert_int_eq(run(NULL), 2); /* no arguments: usage on stderr */
+    has_err("usage: infcalc");
+}
+END_TEST
+
+START_TEST(test_bad_files)
+{
+    ck_assert_int_eq(run("--model", IC_TEST_DIR "/fixtures/bad/model-kv-heads.yaml", "--hw",
+                         "v5e", NULL),
+                     2);
+    has_err("model-kv-heads.yaml:8:22: error: num_attention_heads (16) is not a multiple");
+    has_err("^"); /* the caret under the column */
+    ck_assert_int_eq(run("--model", "llama3-8b", "--hw",
+                         IC_TEST_DIR "/fixtures/bad/hw-typo-key.yaml", NULL),
+                     2);
+    has_err("hw-typo-key.yaml:6:3: error: unknown key 'bandwith'");
+    ck_assert_int_eq(run("--model", "/nonexistent/model.yaml", "--hw", "v5e", NULL), 2);
+    has_err("cannot open file");
+}
+END_TEST
+
+START_TEST(test_help_everywhere)
+{
+    ck_assert_int_eq(run("--help", NULL), 0);
+    has_out("usage: infcalc");
+    ck_assert_int_eq(run("decode", "--help", NULL), 0);
+    has_out("--sweep");
+    ck_assert_int_eq(run("list", "--help", NULL), 0);
+    has_out("usage: infcalc list");
+    ck_assert_int_eq(run("show", "--help", NULL), 0);
+    has_out("usage: infcalc show");
+    ck_assert_int_eq(run("help", "show", NULL), 0);
+    has_out("usage: infcalc show");
+    ck_assert_int_eq(run("--version", NULL), 0);
+    has_out("infcalc ");
+}
+END_TEST
+
+START_TEST(test_list_and_show)
+{
+    ck_assert_int_eq(run("list", "hw", NULL), 0);
+    ck_assert_uint_ge(lines(out_buf), 12);
+    has_out("tpu-v5e");
+    ck_assert_int_eq(run("list", "models", NULL), 0);
+    ck_assert_uint_ge(lines(out_buf), 17);
+    has_out("MLA, MoE top-8 of 256");
+    ck_assert_int_eq(run("show", "model", "llama3-8b", NULL), 0);
+    has_out("total                 8030261248");
+    ck_assert_int_eq(run("show", "hw", "h100", NULL), 0);
+    has_out("source:");
+    ck_assert_int_eq(run("show", "hw", NULL), 2);
+    ck_assert_int_eq(run("list", "chips", NULL), 2);
+}
+END_TEST
+
+START_TEST(test_config_json_and_warning)
+{
+    ck_assert_int_eq(run("--model", IC_SRC_DIR "/examples/my-config.json", "--hw", "h200",
+                         "--context", "200000", NULL),
+                     0);
+    has_out("my-config on 1 x h200-sxm");
+    has_err("warning: --context 200000 exceeds my-config's max_position_embeddings (32768)");
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("cli");
+    TCase *tc = tcase_create("cli");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, test_main_example);
+    tcase_add_test(tc, test_json_agrees_with_library);
+    tcase_add_test(tc, test_sweeps);
+    tcase_add_test(tc, test_bad_usage);
+    tcase_add_test(tc, test_bad_files);
+    tcase_add_test(tc, test_help_everywhere);
+    tcase_add_test(tc, test_list_and_show);
+    tcase_add_test(tc, test_config_json_and_warning);
+    suite_add_tcase(s, tc);
+    return ic_test_run(s);
+}

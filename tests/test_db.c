@@ -1,0 +1,254 @@
+/* Databases: every hwdb/ and modeldb/ file loads and passes the lint (file
+ * named after its entry, names and aliases unique, every section sourced,
+ * derived parameter counts within 1% of the published ones), and every
+ * broken fixture fails at its exact line:column with a message naming the
+ * field and what was expected. */
+#include "ic_test.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+static const char *base_name(const char *path)
+{
+    const char *s = strrchr(path, '/');
+    return s ? s + 1 : path;
+}
+
+/* name + ".yaml" == file name */
+static void check_file_name(const char *path, const char *name)
+{
+    char want[128];
+    snprintf(want, sizeof want, "%s.yaml", name);
+    ck_assert_msg(strcmp(base_name(path), want) == 0, "%s: file should be named %s", path, want);
+}
+
+struct names {
+    char v[512][96];
+    size_t n;
+};
+
+static void add_unique(struct names *ns, const char *name, const char *path)
+{
+    for (size_t i = 0; i < ns->n; i++)
+        ck_assert_msg(strcasecmp(ns->v[i], name), "%s: name or alias '%s' is used twice", path,
+                      name);
+    ck_assert(ns->n < 512);
+    snprintf(ns->v[ns->n++], sizeof ns->v[0], "%s", name);
+}
+
+START_TEST(test_lint_hwdb)
+{
+    struct ic_db db;
+    struct ic_err e = {0};
+    ck_assert_int_eq(ic_db_init(&db, IC_SRC_DIR, &e), 0);
+    char **paths;
+    size_t n;
+    ck_assert_int_eq(ic_db_paths(&db, IC_DB_HW, &paths, &n, &e), 0);
+    ck_assert_uint_ge(n, 11);
+    struct ic_hw *h = malloc(sizeof *h);
+    struct names *ns = calloc(1, sizeof *ns);
+    for (size_t i = 0; i < n; i++) {
+        int rc = ic_hw_load(paths[i], h, &e);
+        ck_assert_msg(rc == 0, "%s:%u:%u: %s", e.file, e.line, e.col, e.msg);
+        check_file_name(paths[i], h->name);
+        add_unique(ns, h->name, paths[i]);
+        for (uint32_t j = 0; j < h->n_aliases; j++)
+            add_unique(ns, h->aliases[j], paths[i]);
+        /* sanity of magnitudes: catches a GB/GiB or bit/byte slip by 1000x */
+        ck_assert_msg(h->hbm_capacity_B > 1e9 && h->hbm_capacity_B < 1e12, "%s capacity", h->name);
+        ck_assert_msg(h->hbm_bandwidth_B_s > 1e11 && h->hbm_bandwidth_B_s < 1e14, "%s BW", h->name);
+        ck_assert_msg(h->peak_flop_s[IC_DT_BF16] > 1e13 && h->peak_flop_s[IC_DT_BF16] < 1e16,
+                      "%s bf16 peak", h->name);
+        ck_assert_msg(h->usd_per_chip_hour > 0.05 && h->usd_per_chip_hour < 100, "%s price",
+                      h->name);
+    }
+    /* The spec values CASES.md assumes. */
+    ic_test_hw("v5e", h);
+    ck_assert_double_eq(h->hbm_capacity_B, 16e9);
+    ck_assert_double_eq(h->hbm_bandwidth_B_s, 8.2e11);
+    ck_assert_double_eq(h->peak_flop_s[IC_DT_BF16], 1.97e14);
+    ck_assert_double_eq(h->peak_flop_s[IC_DT_INT8], 3.94e14);
+    ic_test_hw("h100", h);
+    ck_assert_double_eq(h->hbm_capacity_B, 80e9);
+    ck_assert_double_eq_tol(h->hbm_bandwidth_B_s, 3.35e12, 1);
+    ck_assert_double_eq(h->peak_flop_s[IC_DT_BF16], 9.89e14);
+    /* NVLink 4: 900 GB/s is both directions of 18 links: 25 GB/s per link each way */
+    ck_assert_double_eq(h->ici_link_B_s, 25e9);
+    ck_assert_uint_eq(h->ici_links, 18);
+    ic_test_hw("a100-80gb-sxm", h);
+    ck_assert_double_eq_tol(h->hbm_bandwidth_B_s, 2.039e12, 1);
+    ck_assert_double_eq(h->peak_flop_s[IC_DT_BF16], 3.12e14);
+    ck_assert_double_eq(h->peak_flop_s[IC_DT_FP8], 0); /* A100 has no fp8 */
+    ic_test_hw("v5p", h);
+    ck_assert_double_eq(h->peak_flop_s[IC_DT_FP8], h->peak_flop_s[IC_DT_BF16]);
+    free(h);
+    free(ns);
+    ic_db_paths_free(paths, n);
+}
+END_TEST
+
+START_TEST(test_lint_modeldb)
+{
+    struct ic_db db;
+    struct ic_err e = {0};
+    ck_assert_int_eq(ic_db_init(&db, IC_SRC_DIR, &e), 0);
+    char **paths;
+    size_t n;
+    ck_assert_int_eq(ic_db_paths(&db, IC_DB_MODEL, &paths, &n, &e), 0);
+    ck_assert_uint_ge(n, 16);
+    struct ic_model *m = malloc(sizeof *m);
+    struct names *ns = calloc(1, sizeof *ns);
+    for (size_t i = 0; i < n; i++) {
+        struct ic_model_stats st;
+        int rc = ic_model_load(paths[i], m, &e);
+        ck_assert_msg(rc == 0, "%s:%u:%u: %s", e.file, e.line, e.col, e.msg);
+        ck_assert_int_eq(ic_model_derive(m, &st, &e), 0);
+        check_file_name(paths[i], m->name);
+        add_unique(ns, m->name, paths[i]);
+        for (uint32_t j = 0; j < m->n_aliases; j++)
+            add_unique(ns, m->aliases[j], paths[i]);
+        ck_assert_msg(strlen(m->source) > 8, "%s: no source", paths[i]);
+        /* Derived totals within 1% of the published figures. */
+        ck_assert_msg(m->published_total > 0, "%s: no published total", paths[i]);
+        ck_assert_msg(strlen(m->published_source) > 8, "%s: published counts unsourced",
+                      paths[i]);
+        double dt = ic_test_rel((double)st.params_total, (double)m->published_total);
+        ck_assert_msg(dt < 0.01, "%s: total %llu vs published %llu (%.2f%%)", m->name,
+                      (unsigned long long)st.params_total,
+                      (unsigned long long)m->published_total, 100 * dt);
+        if (m->published_active) {
+            double da = ic_test_rel((double)ic_model_active_as_published(m, &st),
+                                    (double)m->published_active);
+            ck_assert_msg(da < 0.01, "%s: active %llu vs published %llu (%.2f%%)", m->name,
+                          (unsigned long long)ic_model_active_as_published(m, &st),
+                          (unsigned long long)m->published_active, 100 * da);
+        }
+    }
+    /* Llama-3.1-405B has 8 KV heads (early copies of its config said 16). */
+    struct ic_model_stats st;
+    ic_test_model("llama3.1-405b", m, &st);
+    ck_assert_uint_eq(st.n_kv_heads, 8);
+    free(m);
+    free(ns);
+    ic_db_paths_free(paths, n);
+}
+END_TEST
+
+struct broken {
+    const char *file; /* under tests/fixtures/bad */
+    bool model;       /* load as a model (else hardware) */
+    unsigned line, col;
+    const char *msg;  /* substring of the message */
+    const char *hint; /* substring of the hint, or NULL */
+};
+
+static const struct broken broken[] = {
+    {"hw-typo-key.yaml", false, 6, 3, "unknown key 'bandwith' in the memory section",
+     "did you mean 'bandwidth'?"},
+    {"hw-no-unit.yaml", false, 6, 14, "'bandwidth': '1e12' has no unit", NULL},
+    {"hw-wrong-unit.yaml", false, 6, 14, "'GB' is a size, but a bandwidth is expected", NULL},
+    {"hw-duplicate.yaml", false, 6, 3, "duplicate key 'capacity'", "first given at line 5"},
+    {"hw-missing-source.yaml", false, 4, 1, "missing required key 'source' in the memory section",
+     NULL},
+    {"hw-tab.yaml", false, 5, 1, "malformed YAML", NULL},
+    {"hw-negative.yaml", false, 5, 13, "'capacity': negative value", NULL},
+    {"hw-nan.yaml", false, 6, 14, "'bandwidth': '.nan TB/s' is not a number", NULL},
+    {"hw-zero.yaml", false, 5, 13, "'capacity' must be greater than zero", NULL},
+    {"hw-bad-topology.yaml", false, 13, 13, "unknown topology 'ring'", NULL},
+    {"hw-bad-date.yaml", false, 30, 10, "'as_of' must be a month written YYYY-MM", NULL},
+    {"hw-no-compute.yaml", false, 8, 1, "the compute section lists no compute type", NULL},
+    {"hw-list-for-scalar.yaml", false, 5, 13, "expected a single value, found a list", NULL},
+    {"empty.yaml", false, 1, 1, "empty file", NULL},
+    {"binary.yaml", false, 1, 1, "malformed YAML", "not UTF-8"},
+    {"model-kv-heads.yaml", true, 8, 22,
+     "num_attention_heads (16) is not a multiple of num_key_value_heads (6)", NULL},
+    {"model-typo-key.yaml", true, 6, 1, "unknown key 'num_hiden_layers'",
+     "did you mean 'num_hidden_layers'?"},
+    {"model-overflow.yaml", true, 4, 14, "'hidden_size': '99999999999999999999' is too large",
+     NULL},
+    {"model-topk.yaml", true, 11, 22, "'num_experts_per_tok' is 9; expected 1 to 8", NULL},
+    {"model-fraction.yaml", true, 6, 20, "'num_hidden_layers': '4.5' is not a whole number", NULL},
+    {"model-no-hidden.yaml", true, 2, 1, "missing 'hidden_size'", NULL},
+    {"model-head-dim.yaml", true, 7, 22, "give head_dim explicitly", NULL},
+    {"model-bad.json", true, 3, 26, "malformed YAML/JSON", NULL},
+    {"model-contradict.json", true, 6, 26,
+     "num_attention_heads (16) is not a multiple of num_key_value_heads (5)", NULL},
+    {"empty.yaml", true, 1, 1, "empty file", NULL},
+};
+
+START_TEST(test_broken_fixtures)
+{
+    const struct broken *b = &broken[_i];
+    char path[600];
+    snprintf(path, sizeof path, "%s/fixtures/bad/%s", IC_TEST_DIR, b->file);
+    struct ic_err e = {0};
+    int rc;
+    if (b->model) {
+        struct ic_model *m = malloc(sizeof *m);
+        rc = ic_model_load(path, m, &e);
+        free(m);
+    } else {
+        struct ic_hw *h = malloc(sizeof *h);
+        rc = ic_hw_load(path, h, &e);
+        free(h);
+    }
+    ck_assert_msg(rc == IC_EINVAL, "%s: rc %d", b->file, rc);
+    ck_assert_str_eq(e.file, path);
+    ck_assert_msg(e.line == b->line && e.col == b->col, "%s: at %u:%u, expected %u:%u (%s)",
+                  b->file, e.line, e.col, b->line, b->col, e.msg);
+    ck_assert_msg(strstr(e.msg, b->msg), "%s: message '%s' lacks '%s'", b->file, e.msg, b->msg);
+    if (b->hint)
+        ck_assert_msg(strstr(e.hint, b->hint), "%s: hint '%s' lacks '%s'", b->file, e.hint,
+                      b->hint);
+}
+END_TEST
+
+START_TEST(test_good_fixtures)
+{
+    struct ic_err e = {0};
+    struct ic_hw *h = malloc(sizeof *h);
+    struct ic_model *m = malloc(sizeof *m);
+    ck_assert_int_eq(ic_hw_load(IC_TEST_DIR "/fixtures/good-hw.yaml", h, &e), 0);
+    ck_assert_double_eq(h->dcn_B_s, 25e9 / 8); /* 25 Gbit/s */
+    ck_assert_int_eq(ic_model_load(IC_TEST_DIR "/fixtures/good-model.yaml", m, &e), 0);
+    free(h);
+    free(m);
+}
+END_TEST
+
+START_TEST(test_unknown_names_suggest)
+{
+    struct ic_db db;
+    struct ic_err e = {0};
+    ck_assert_int_eq(ic_db_init(&db, IC_SRC_DIR, &e), 0);
+    struct ic_hw *h = malloc(sizeof *h);
+    struct ic_model *m = malloc(sizeof *m);
+    ck_assert_int_eq(ic_db_hw(&db, "h10", h, &e), IC_ENOENT);
+    ck_assert_ptr_nonnull(strstr(e.msg, "unknown hardware 'h10'"));
+    ck_assert_ptr_nonnull(strstr(e.hint, "'h100'"));
+    ck_assert_int_eq(ic_db_model(&db, "llama3-7b", m, &e), IC_ENOENT);
+    ck_assert_ptr_nonnull(strstr(e.hint, "llama3-70b"));
+    /* aliases and case-insensitive names work */
+    ck_assert_int_eq(ic_db_hw(&db, "V5E", h, &e), 0);
+    ck_assert_str_eq(h->name, "tpu-v5e");
+    ck_assert_int_eq(ic_db_model(&db, "meta-llama/Meta-Llama-3-70B", m, &e), 0);
+    ck_assert_str_eq(m->name, "llama3-70b");
+    free(h);
+    free(m);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("db");
+    TCase *tc = tcase_create("db");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, test_lint_hwdb);
+    tcase_add_test(tc, test_lint_modeldb);
+    tcase_add_loop_test(tc, test_broken_fixtures, 0, (int)(sizeof broken / sizeof broken[0]));
+    tcase_add_test(tc, test_good_fixtures);
+    tcase_add_test(tc, test_unknown_names_suggest);
+    suite_add_tcase(s, tc);
+    return ic_test_run(s);
+}

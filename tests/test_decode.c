@@ -1,0 +1,359 @@
+/* Decode step model: every case of CASES.md as a literal expectation with
+ * its hand arithmetic, the collective formulas on three fabrics, memory and
+ * the largest batch, MoE weight reads, MLA attention intensity, and sanity
+ * over every model and chip in the databases. */
+#include "ic_comm.h"
+#include "ic_test.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static struct ic_decode_cfg cfg(uint64_t chips, uint64_t batch, uint64_t ctx,
+                                enum ic_dtype w, enum ic_dtype kv, enum ic_dtype c)
+{
+    struct ic_decode_cfg d = ic_decode_defaults();
+    d.chips = chips;
+    d.batch = batch;
+    d.context = ctx;
+    d.weights = w;
+    d.kv = kv;
+    d.compute = c;
+    return d;
+}
+
+START_TEST(test_b_crit)
+{
+    /* B_crit = b_w * C / (2 W) */
+    struct ic_point p;
+    p = ic_test_decode("llama3-8b", "v5e", cfg(1, 1, 128, IC_DT_BF16, IC_DT_BF16, IC_DT_BF16));
+    ck_assert_double_eq_tol(p.b_crit, 2 * 1.97e14 / (2 * 8.2e11), 0.5); /* 240.2 */
+    ck_assert(ic_test_rel(p.b_crit, 240) < 0.03);
+    p = ic_test_decode("llama3-8b", "v5e", cfg(1, 1, 128, IC_DT_INT8, IC_DT_BF16, IC_DT_BF16));
+    ck_assert(ic_test_rel(p.b_crit, 120) < 0.03); /* 1 * 1.97e14 / 1.64e12 = 120.1 */
+    p = ic_test_decode("llama3-8b", "v5e", cfg(1, 1, 128, IC_DT_INT8, IC_DT_BF16, IC_DT_INT8));
+    ck_assert(ic_test_rel(p.b_crit, 240) < 0.03); /* 1 * 3.94e14 / 1.64e12 = 240.2 */
+    p = ic_test_decode("llama3-8b", "h100", cfg(1, 1, 128, IC_DT_BF16, IC_DT_BF16, IC_DT_BF16));
+    ck_assert(ic_test_rel(p.b_crit, 295) < 0.03); /* 2 * 9.89e14 / 6.7e12 = 295.2 */
+    p = ic_test_decode("llama3-8b", "a100", cfg(1, 1, 128, IC_DT_FP16, IC_DT_FP16, IC_DT_FP16));
+    ck_assert(ic_test_rel(p.b_crit, 153) < 0.03); /* 2 * 3.12e14 / 4.078e12 = 153.0 */
+}
+END_TEST
+
+START_TEST(test_llama3_70b_v5e_16)
+{
+    /* CASES.md: int8 weights and KV, bf16 compute, 16 x v5e, batch 32,
+     * context 8192: ~8.6 ms per step, ~230 tokens/s per chip.
+     * Weights read per chip: 69.50e9 multiplied params (the embedding is a
+     * lookup) of which the k/v projections (80 * 2 * 8192 * 1024 = 1.342e9)
+     * split only 8 ways (8 KV heads): 68.16e9/16 + 1.342e9/8 = 4.428e9 B at
+     * 1 B each -> / 8.2e11 = 5.40 ms. KV: 32 * 8192 * 163,840 B = 42.9 GB
+     * over 16 chips -> 3.27 ms. Compute 2 * 32 * 69.5e9 / 16 / 1.97e14 =
+     * 1.41 ms hides under the weight read. Step 8.67 ms. */
+    struct ic_point p = ic_test_decode("llama3-70b", "v5e",
+                                       cfg(16, 32, 8192, IC_DT_INT8, IC_DT_INT8, IC_DT_BF16));
+    ck_assert_msg(ic_test_rel(p.step_s, 8.6e-3) < 0.05, "step %g", p.step_s);
+    ck_assert_double_eq_tol(p.step_s, 8.67e-3, 0.01e-3);
+    ck_assert_double_eq_tol(p.kv_bytes, 32.0 * 8192 * 163840, 1);
+    ck_assert(ic_test_rel(p.kv_s, 42.95e9 / 16 / 8.2e11) < 0.001);
+    ck_assert(ic_test_rel(p.tokens_s_chip, 230) < 0.05);
+    ck_assert_int_eq(p.bound, IC_BOUND_WEIGHTS);
+    ck_assert(p.fits);
+}
+END_TEST
+
+START_TEST(test_llama3_70b_v5e_8)
+{
+    /* Same on 8 x v5e: ~17 ms per step, ~1,860 tokens/s, ~230 per chip.
+     * 69.50e9 / 8 / 8.2e11 = 10.6 ms + 42.95e9 / 8 / 8.2e11 = 6.55 ms. */
+    struct ic_point p = ic_test_decode("llama3-70b", "v5e",
+                                       cfg(8, 32, 8192, IC_DT_INT8, IC_DT_INT8, IC_DT_BF16));
+    ck_assert(ic_test_rel(p.step_s, 17e-3) < 0.05);
+    ck_assert(ic_test_rel(p.tokens_s, 1860) < 0.05);
+    ck_assert(ic_test_rel(p.tokens_s_chip, 230) < 0.05);
+    /* adding chips buys latency, not per-chip throughput */
+    struct ic_point q = ic_test_decode("llama3-70b", "v5e",
+                                       cfg(16, 32, 8192, IC_DT_INT8, IC_DT_INT8, IC_DT_BF16));
+    ck_assert(ic_test_rel(q.tokens_s_chip, p.tokens_s_chip) < 0.03);
+    ck_assert(q.step_s < 0.55 * p.step_s);
+}
+END_TEST
+
+START_TEST(test_7b_a100)
+{
+    /* CASES.md: a 7B model, fp16 weights, batch 1, one A100 80GB:
+     * >= 7e9 * 2 B / 2.039e12 B/s = 6.87 ms per token, <= ~145 tokens/s.
+     * Context 1 keeps the KV read (524,288 B) negligible. */
+    struct ic_model *m = malloc(sizeof *m);
+    struct ic_hw *h = malloc(sizeof *h);
+    struct ic_model_stats st;
+    struct ic_err e = {0};
+    ck_assert_int_eq(ic_model_load(IC_TEST_DIR "/fixtures/hypo-7b.yaml", m, &e), 0);
+    ck_assert_int_eq(ic_model_derive(m, &st, &e), 0);
+    ic_test_hw("a100-80gb-sxm", h);
+    struct ic_decode_cfg c = cfg(1, 1, 1, IC_DT_FP16, IC_DT_FP16, IC_DT_FP16);
+    struct ic_point p;
+    ck_assert_int_eq(ic_decode(&st, h, &c, &p, &e), 0);
+    ck_assert(ic_test_rel(p.step_s, 6.9e-3) < 0.03);
+    ck_assert(p.step_s >= 14e9 / 2.039e12);
+    ck_assert(ic_test_rel(p.tokens_s, 145) < 0.03);
+    free(m);
+    free(h);
+}
+END_TEST
+
+START_TEST(test_collectives)
+{
+    struct ic_hw *h = malloc(sizeof *h);
+    const double A = 1 << 20;
+    /* A100 NVLink switch, 8 GPUs: 12 links x 25 GB/s one way = 300 GB/s into
+     * each GPU; ring all-gather 7/8 * A / 300 GB/s + 7 hops. */
+    ic_test_hw("a100-80gb-sxm", h);
+    double W = (double)h->ici_links * h->ici_link_B_s;
+    ck_assert_double_eq_tol(W, 300e9, 1);
+    ck_assert_double_eq_tol(ic_comm_allgather_s(h, 8, A), 7.0 / 8 * A / W + 7 * h->ici_hop_latency_s,
+                            1e-12);
+    ck_assert_double_eq_tol(ic_comm_allreduce_s(h, 8, A), 2 * ic_comm_allgather_s(h, 8, A), 1e-15);
+    ck_assert_double_eq(ic_comm_allgather_s(h, 1, A), 0);
+    /* 16 GPUs = 2 NVLink domains: within the domain as above, then half of
+     * the domain's share (A/8) across the scale-out network, one step. */
+    double inter = 0.5 * (A / 8) / h->dcn_B_s + h->dcn_latency_s;
+    ck_assert_double_eq_tol(ic_comm_allgather_s(h, 16, A),
+                            7.0 / 8 * A / W + 7 * h->ici_hop_latency_s + inter, 1e-12);
+
+    /* v5e 2D torus, 16 chips: a 4x4 sub-grid, two rings of 2 links each:
+     * 4 x 4.5e10 B/s; 3 + 3 steps. */
+    ic_test_hw("v5e", h);
+    struct ic_comm_path path = ic_comm_path(h, 16);
+    ck_assert_double_eq_tol(path.bw_B_s, 4 * 4.5e10, 1);
+    ck_assert_uint_eq(path.steps, 6);
+    ck_assert_double_eq_tol(ic_comm_allgather_s(h, 16, A),
+                            15.0 / 16 * A / 1.8e11 + 6 * h->ici_hop_latency_s, 1e-12);
+    /* 2 chips: one link, one step */
+    path = ic_comm_path(h, 2);
+    ck_assert_double_eq_tol(path.bw_B_s, 4.5e10, 1);
+    ck_assert_uint_eq(path.steps, 1);
+
+    /* MI300X full mesh: 7 direct links, one step, for 8 GPUs */
+    ic_test_hw("mi300x", h);
+    path = ic_comm_path(h, 8);
+    ck_assert_double_eq_tol(path.bw_B_s, 7 * h->ici_link_B_s, 1);
+    ck_assert_uint_eq(path.steps, 1);
+    free(h);
+}
+END_TEST
+
+START_TEST(test_comm_in_step)
+{
+    /* Two all-reduces of B * D * 2 bytes per layer. llama3-70b, 16 v5e,
+     * batch 32: 80 layers * 2 * allreduce(32 * 8192 * 2 B). */
+    struct ic_hw *h = malloc(sizeof *h);
+    ic_test_hw("v5e", h);
+    struct ic_point p = ic_test_decode("llama3-70b", "v5e",
+                                       cfg(16, 32, 8192, IC_DT_INT8, IC_DT_INT8, IC_DT_BF16));
+    double ar = ic_comm_allreduce_s(h, 16, 32.0 * 8192 * 2);
+    ck_assert_double_eq_tol(p.comm_s, 160 * ar, 1e-12);
+    ck_assert_double_eq_tol(p.comm_bytes, 160 * 32.0 * 8192 * 2, 1);
+    /* serial mode adds it */
+    struct ic_decode_cfg c = cfg(16, 32, 8192, IC_DT_INT8, IC_DT_INT8, IC_DT_BF16);
+    c.comm = IC_COMM_SERIAL;
+    struct ic_point s = ic_test_decode("llama3-70b", "v5e", c);
+    ck_assert_double_eq_tol(s.step_s, p.step_s + p.comm_s, 1e-12);
+    /* a small model over many chips is collective-bound and says so */
+    struct ic_point q = ic_test_decode("llama3-8b", "v5e",
+                                       cfg(256, 1, 128, IC_DT_BF16, IC_DT_BF16, IC_DT_BF16));
+    ck_assert_int_eq(q.bound, IC_BOUND_COMM);
+    ck_assert_double_eq(q.step_s, q.comm_s);
+    free(h);
+}
+END_TEST
+
+START_TEST(test_memory_and_max_batch)
+{
+    /* llama3-70b bf16 on 16 v5e, context 2048. Weights per chip: the k/v
+     * projections 80 * 2 * 8192 * 1024 = 1,342,177,280 split 8 ways (8 KV
+     * heads), the norms 80 * 2 * 8192 + 8192 = 1,318,912 on every chip, the
+     * other 69,210,210,304 16 ways: 167,772,160 + 1,318,912 + 4,325,638,144
+     * = 4,494,729,216 params = 8,989,458,432 B. KV per sequence 2048 * 327,680 = 671 MB, split 8
+     * ways by head and 2 by batch: 83.9 MB per sequence on ceil(B/2) slots.
+     * Room 16 - 8.987 = 7.013 GB -> 83 slots -> B = 166. */
+    struct ic_point p = ic_test_decode("llama3-70b", "v5e",
+                                       cfg(16, 1, 2048, IC_DT_BF16, IC_DT_BF16, IC_DT_BF16));
+    ck_assert_uint_eq(p.max_batch, 166);
+    ck_assert_double_eq_tol(p.mem_weights_B, 8989458432.0, 1);
+    ck_assert_uint_eq(p.kv_split_heads, 8);
+    ck_assert_uint_eq(p.kv_split_batch, 2);
+    struct ic_model *m = malloc(sizeof *m);
+    struct ic_model_stats st;
+    ic_test_model("llama3-70b", m, &st);
+    struct ic_decode_cfg c = cfg(16, 1, 2048, IC_DT_BF16, IC_DT_BF16, IC_DT_BF16);
+    ck_assert(ic_decode_mem_per_chip(&st, &c, 166) <= 16e9);
+    ck_assert(ic_decode_mem_per_chip(&st, &c, 167) > 16e9);
+    p = ic_test_decode("llama3-70b", "v5e", cfg(16, 167, 2048, IC_DT_BF16, IC_DT_BF16, IC_DT_BF16));
+    ck_assert(!p.fits);
+    /* weights alone overflow one chip: nothing fits */
+    p = ic_test_decode("llama3-70b", "v5e", cfg(1, 1, 2048, IC_DT_BF16, IC_DT_BF16, IC_DT_BF16));
+    ck_assert_uint_eq(p.max_batch, 0);
+    ck_assert(!p.fits);
+    /* max_batch is exact for odd splits too (12 chips: 4 by head, 3 by batch) */
+    for (uint64_t chips = 1; chips <= 64; chips++) {
+        c = cfg(chips, 1, 4096, IC_DT_INT8, IC_DT_INT8, IC_DT_BF16);
+        struct ic_hw *h = malloc(sizeof *h);
+        ic_test_hw("h100", h);
+        struct ic_err e = {0};
+        ck_assert_int_eq(ic_decode(&st, h, &c, &p, &e), 0);
+        if (p.max_batch) {
+            ck_assert(ic_decode_mem_per_chip(&st, &c, p.max_batch) <= h->hbm_capacity_B);
+            ck_assert(ic_decode_mem_per_chip(&st, &c, p.max_batch + 1) > h->hbm_capacity_B);
+        }
+        free(h);
+    }
+    free(m);
+}
+END_TEST
+
+START_TEST(test_moe_reads)
+{
+    /* Mixtral 8x7B at batch 1 reads the non-expert weights and 2 of the 8
+     * experts per layer; at batch 64 all 8 (8 * (1 - 0.75^64) = 8.0). */
+    struct ic_model *m = malloc(sizeof *m);
+    struct ic_model_stats st;
+    ic_test_model("mixtral-8x7b", m, &st);
+    double experts = (double)st.group_params[IC_PG_EXPERTS];
+    double dense = (double)(st.params_total - st.group_params[IC_PG_EXPERTS] -
+                            st.group_params[IC_PG_EMBED]);
+    struct ic_point p = ic_test_decode("mixtral-8x7b", "h100",
+                                       cfg(1, 1, 1, IC_DT_BF16, IC_DT_BF16, IC_DT_BF16));
+    ck_assert_double_eq_tol(p.weight_bytes, 2 * (dense + experts * 2 / 8), 1);
+    ck_assert_double_eq_tol(p.experts_touched, 2, 1e-12);
+    p = ic_test_decode("mixtral-8x7b", "h100", cfg(1, 64, 1, IC_DT_BF16, IC_DT_BF16, IC_DT_BF16));
+    ck_assert(ic_test_rel(p.weight_bytes, 2 * (dense + experts)) < 1e-6);
+    /* FLOPs follow the active parameters, not the touched ones */
+    ck_assert(ic_test_rel(p.compute_s, 2.0 * 64 * (double)st.params_active / 989e12) < 1e-9);
+    free(m);
+}
+END_TEST
+
+START_TEST(test_mla_intensity)
+{
+    /* DeepSeek-V3's absorbed MLA does 278,528 FLOP per cached token per
+     * layer over 576 cached values: with fp8 KV that is 483.6 FLOP/B, above
+     * H100's bf16 ridge (9.89e14 / 3.35e12 = 295), so attention is
+     * compute-bound: attn_s / kv_s = 483.6 * W / C. */
+    struct ic_hw *h = malloc(sizeof *h);
+    ic_test_hw("h100", h);
+    struct ic_point p = ic_test_decode("deepseek-v3", "h100",
+                                       cfg(8, 64, 32768, IC_DT_FP8, IC_DT_FP8, IC_DT_BF16));
+    double ratio = 278528.0 / 576.0 * h->hbm_bandwidth_B_s / h->peak_flop_s[IC_DT_BF16];
+    ck_assert(278528.0 / 576.0 > h->peak_flop_s[IC_DT_BF16] / h->hbm_bandwidth_B_s);
+    ck_assert(p.attn_s > p.kv_s);
+    free(h);
+    ck_assert(ic_test_rel(p.attn_s / p.kv_s, ratio) < 1e-3);
+    /* one latent per token: the cache splits by batch only */
+    ck_assert_uint_eq(p.kv_split_heads, 1);
+    ck_assert_uint_eq(p.kv_split_batch, 8);
+}
+END_TEST
+
+START_TEST(test_missing_compute_type)
+{
+    struct ic_model *m = malloc(sizeof *m);
+    struct ic_hw *h = malloc(sizeof *h);
+    struct ic_model_stats st;
+    ic_test_model("llama3-8b", m, &st);
+    ic_test_hw("a100", h);
+    struct ic_decode_cfg c = cfg(1, 1, 128, IC_DT_FP8, IC_DT_FP8, IC_DT_FP8);
+    struct ic_point p;
+    struct ic_err e = {0};
+    ck_assert_int_eq(ic_decode(&st, h, &c, &p, &e), IC_EINVAL); /* A100 has no fp8 */
+    ck_assert_ptr_nonnull(strstr(e.msg, "no fp8 compute"));
+    c = cfg(1, 0, 128, IC_DT_BF16, IC_DT_BF16, IC_DT_BF16);
+    ck_assert_int_eq(ic_decode(&st, h, &c, &p, &e), IC_EINVAL);
+    ck_assert_ptr_nonnull(strstr(e.msg, "batch"));
+    free(m);
+    free(h);
+}
+END_TEST
+
+static bool finite_point(const struct ic_point *p)
+{
+    const double v[] = {p->weight_bytes, p->kv_bytes, p->flops, p->weights_s, p->compute_s,
+                        p->kv_s, p->attn_s, p->comm_s, p->step_s, p->tokens_s,
+                        p->tokens_s_chip, p->usd_per_mtok, p->mem_per_chip_B, p->b_crit};
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
+        if (!isfinite(v[i]) || v[i] < 0)
+            return false;
+    return true;
+}
+
+START_TEST(test_every_model_every_chip)
+{
+    /* Every database pair at a few shapes: finite, non-negative, and step
+     * time never decreasing with batch or context. */
+    struct ic_db db;
+    struct ic_err e = {0};
+    ck_assert_int_eq(ic_db_init(&db, IC_SRC_DIR, &e), 0);
+    char **mp, **hp;
+    size_t nm, nh;
+    ck_assert_int_eq(ic_db_paths(&db, IC_DB_MODEL, &mp, &nm, &e), 0);
+    ck_assert_int_eq(ic_db_paths(&db, IC_DB_HW, &hp, &nh, &e), 0);
+    ck_assert_uint_ge(nm, 16);
+    ck_assert_uint_ge(nh, 11);
+    struct ic_model *m = malloc(sizeof *m);
+    struct ic_hw *h = malloc(sizeof *h);
+    size_t evaluated = 0;
+    for (size_t i = 0; i < nm; i++) {
+        struct ic_model_stats st;
+        ck_assert_int_eq(ic_model_load(mp[i], m, &e), 0);
+        ck_assert_int_eq(ic_model_derive(m, &st, &e), 0);
+        for (size_t j = 0; j < nh; j++) {
+            ck_assert_int_eq(ic_hw_load(hp[j], h, &e), 0);
+            for (uint64_t chips = 1; chips <= 64; chips *= 4) {
+                double prev_ctx = 0;
+                for (uint64_t ctx = 128; ctx <= 131072; ctx *= 8) {
+                    double prev_b = 0;
+                    for (uint64_t b = 1; b <= 1024; b *= 4) {
+                        struct ic_decode_cfg c = cfg(chips, b, ctx, IC_DT_BF16, IC_DT_BF16,
+                                                     IC_DT_BF16);
+                        struct ic_point p;
+                        ck_assert_int_eq(ic_decode(&st, h, &c, &p, &e), 0);
+                        ck_assert_msg(finite_point(&p), "%s on %s", m->name, h->name);
+                        ck_assert(p.step_s >= prev_b);
+                        prev_b = p.step_s;
+                        if (b == 1) {
+                            ck_assert(p.step_s >= prev_ctx);
+                            prev_ctx = p.step_s;
+                        }
+                        evaluated++;
+                    }
+                }
+            }
+        }
+    }
+    ck_assert_uint_gt(evaluated, 1000);
+    free(m);
+    free(h);
+    ic_db_paths_free(mp, nm);
+    ic_db_paths_free(hp, nh);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("decode");
+    TCase *tc = tcase_create("decode");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, test_b_crit);
+    tcase_add_test(tc, test_llama3_70b_v5e_16);
+    tcase_add_test(tc, test_llama3_70b_v5e_8);
+    tcase_add_test(tc, test_7b_a100);
+    tcase_add_test(tc, test_collectives);
+    tcase_add_test(tc, test_comm_in_step);
+    tcase_add_test(tc, test_memory_and_max_batch);
+    tcase_add_test(tc, test_moe_reads);
+    tcase_add_test(tc, test_mla_intensity);
+    tcase_add_test(tc, test_missing_compute_type);
+    tcase_add_test(tc, test_every_model_every_chip);
+    suite_add_tcase(s, tc);
+    return ic_test_run(s);
+}

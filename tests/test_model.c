@@ -1,0 +1,166 @@
+/* Model arithmetic: parameter counts by hand, KV bytes per token for each
+ * attention kind (MHA, GQA, MLA, sliding and alternating windows, quantized
+ * KV), MoE expert touch counts, and two ways of reading the same model (a
+ * modeldb entry and a Hugging Face config.json) agreeing. */
+#include "ic_test.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static struct ic_model *M;
+static struct ic_model_stats S;
+
+static void load(const char *name) { ic_test_model(name, M, &S); }
+
+static void setup(void) { M = calloc(1, sizeof *M); }
+static void teardown(void) { free(M); }
+
+START_TEST(test_llama3_8b_params_by_hand)
+{
+    load("llama3-8b");
+    /* D 4096, F 14336, L 32, H 32, KV heads 8, head_dim 128, V 128256, untied.
+     * per layer: q,o 2*4096*4096 = 33,554,432; k,v 2*4096*1024 = 8,388,608;
+     * MLP 3*4096*14336 = 176,160,768; norms 2*4096 = 8,192 -> 218,112,000
+     * x 32 = 6,979,584,000; embedding and head 2*128256*4096 = 1,050,673,152;
+     * final norm 4,096. Total 8,030,261,248 (the published exact count). */
+    ck_assert_uint_eq(S.params_total, 8030261248u);
+    ck_assert_uint_eq(S.group_params[IC_PG_ATTN_HEADS], UINT64_C(32) * 33554432u);
+    ck_assert_uint_eq(S.group_params[IC_PG_ATTN_KV], UINT64_C(32) * 8388608u);
+    ck_assert_uint_eq(S.group_params[IC_PG_MLP], UINT64_C(32) * 176160768u);
+    ck_assert_uint_eq(S.group_params[IC_PG_EMBED], 525336576u);
+    /* active: all but the embedding lookup */
+    ck_assert_uint_eq(S.params_active, 8030261248u - 525336576u);
+    ck_assert_uint_eq(S.group_ways[IC_PG_ATTN_KV], 8);
+}
+END_TEST
+
+START_TEST(test_kv_per_token)
+{
+    /* CASES.md: bf16 KV bytes per token over all layers */
+    load("llama2-7b"); /* 2 * 32 layers * 32 heads * 128 * 2 B = 524,288 */
+    ck_assert_uint_eq(ic_model_kv_bytes_per_token(&S, 16), 524288u);
+    /* a 4096-token sequence holds 2 GiB */
+    ck_assert_uint_eq(ic_model_kv_values(&S, 4096) * 2, UINT64_C(2) << 30);
+
+    load("llama3-8b"); /* 2 * 32 * 8 * 128 * 2 = 131,072; 8192 tokens = 1 GiB */
+    ck_assert_uint_eq(ic_model_kv_bytes_per_token(&S, 16), 131072u);
+    ck_assert_uint_eq(ic_model_kv_values(&S, 8192) * 2, UINT64_C(1) << 30);
+
+    load("llama3-70b"); /* 2 * 80 * 8 * 128 * 2 = 327,680; int8 163,840 */
+    ck_assert_uint_eq(ic_model_kv_bytes_per_token(&S, 16), 327680u);
+    ck_assert_uint_eq(ic_model_kv_bytes_per_token(&S, 8), 163840u);
+    ck_assert_uint_eq(ic_model_kv_bytes_per_token(&S, 4), 81920u);
+    /* 131072 tokens in bf16 hold 40 GiB */
+    ck_assert_uint_eq(ic_model_kv_values(&S, 131072) * 2, UINT64_C(40) << 30);
+
+    load("deepseek-v3"); /* MLA: 61 layers * (512 latent + 64 RoPE) * 2 = 70,272 */
+    ck_assert_uint_eq(ic_model_kv_bytes_per_token(&S, 16), 70272u);
+    ck_assert(S.mla);
+    ck_assert_uint_eq(S.kv_ways, 1); /* one latent: it cannot split by head */
+}
+END_TEST
+
+START_TEST(test_windows)
+{
+    load("mistral-7b"); /* all 32 layers slide over 4096 tokens; 2*8*128 = 2048 values/layer */
+    ck_assert_uint_eq(ic_model_kv_values(&S, 2048), UINT64_C(32) * 2048u * 2048u);
+    ck_assert_uint_eq(ic_model_kv_values(&S, 8192), UINT64_C(32) * 4096u * 2048u);
+    ck_assert_uint_eq(ic_model_kv_values(&S, 100000), ic_model_kv_values(&S, 4096));
+
+    load("gemma2-9b"); /* 42 layers alternate: 21 local (4096) and 21 global; 2*8*256 values */
+    ck_assert_uint_eq(S.n_window_layers, 21);
+    ck_assert_uint_eq(S.n_global_layers, 21);
+    ck_assert_uint_eq(ic_model_kv_values(&S, 8192), (UINT64_C(21) * 8192 + 21 * 4096) * 4096);
+    /* below the window every layer holds the whole context */
+    ck_assert_uint_eq(ic_model_kv_values(&S, 1000), UINT64_C(42) * 1000 * 4096);
+
+    load("gpt-oss-120b"); /* 18 of 36 layers window 128; 2*8*64 = 1024 values/layer */
+    ck_assert_uint_eq(ic_model_kv_values(&S, 1000), (UINT64_C(18) * 1000 + 18 * 128) * 1024);
+    /* gpt-oss has biases on q, k, v and o (attention_bias: true) */
+    ck_assert_uint_eq(S.group_params[IC_PG_ATTN_HEADS],
+                      UINT64_C(36) * (2 * 2880 * 64 * 64 + 64 * 64 + 2880));
+
+    load("qwen2.5-7b"); /* Qwen2: q/k/v biases, none on o: 28 * (3584 + 2 * 512) */
+    ck_assert_uint_eq(S.group_params[IC_PG_ATTN_HEADS],
+                      UINT64_C(28) * (2 * 3584 * 3584 + 3584));
+    ck_assert_uint_eq(S.params_total, 7615616512u); /* the published exact count */
+
+    load("qwen2.5-7b"); /* sliding_window given but use_sliding_window: false */
+    ck_assert_uint_eq(S.n_window_layers, 0);
+}
+END_TEST
+
+START_TEST(test_mla_attention_flops)
+{
+    load("deepseek-v3");
+    /* absorbed MLA: 128 heads score (512 + 64) and mix 512 per cached token:
+     * 2*128*576 + 2*128*512 = 278,528 FLOP per layer per cached token */
+    ck_assert_uint_eq(S.attn_flop_per_ctx_token_layer, 278528u);
+    ck_assert_double_eq(ic_model_attn_flop(&S, 1000), 278528.0 * 61 * 1000);
+    load("llama3-70b"); /* GQA: 4 * 64 heads * 128 = 32,768 */
+    ck_assert_uint_eq(S.attn_flop_per_ctx_token_layer, 32768u);
+}
+END_TEST
+
+START_TEST(test_moe_counts)
+{
+    load("mixtral-8x7b");
+    /* per layer 8 experts of 3*4096*14336 = 176,160,768; top-2 active */
+    ck_assert_uint_eq(S.n_experts, 8);
+    ck_assert_uint_eq(S.group_params[IC_PG_EXPERTS], 32u * 8u * UINT64_C(176160768));
+    ck_assert_uint_eq(S.params_total - S.params_active,
+                      UINT64_C(32) * 6u * UINT64_C(176160768) + S.group_params[IC_PG_EMBED]);
+    /* E(1 - (1 - k/E)^B): B=1 touches k; B=2: 8 * (1 - 0.75^2) = 3.5 */
+    ck_assert_double_eq_tol(ic_decode_experts_touched(8, 2, 1), 2.0, 1e-12);
+    ck_assert_double_eq_tol(ic_decode_experts_touched(8, 2, 2), 3.5, 1e-12);
+    ck_assert_double_eq_tol(ic_decode_experts_touched(256, 8, 1000), 256.0, 1e-6);
+
+    load("deepseek-v3"); /* 3 dense layers, 58 MoE layers */
+    ck_assert_uint_eq(S.n_moe_layers, 58);
+}
+END_TEST
+
+START_TEST(test_hypothetical)
+{
+    struct ic_err e = {0};
+    ck_assert_int_eq(ic_model_load(IC_TEST_DIR "/fixtures/hypo-7b.yaml", M, &e), 0);
+    ck_assert_int_eq(ic_model_derive(M, &S, &e), 0);
+    ck_assert_uint_eq(S.params_total, 7000000000u);
+    ck_assert_uint_eq(S.params_active, 7000000000u);
+    ck_assert_uint_eq(ic_model_kv_bytes_per_token(&S, 16), 524288u);
+}
+END_TEST
+
+START_TEST(test_config_json_matches_modeldb)
+{
+    /* examples/my-config.json is Qwen2.5-7B-Instruct's config.json: read
+     * directly it must give the same counts as modeldb/qwen2.5-7b.yaml. */
+    struct ic_err e = {0};
+    struct ic_model_stats js;
+    ck_assert_int_eq(ic_model_load(IC_SRC_DIR "/examples/my-config.json", M, &e), 0);
+    ck_assert(M->from_config_json);
+    ck_assert_str_eq(M->name, "my-config");
+    ck_assert_int_eq(ic_model_derive(M, &js, &e), 0);
+    load("qwen2.5-7b");
+    ck_assert_uint_eq(js.params_total, S.params_total);
+    ck_assert_uint_eq(js.params_active, S.params_active);
+    ck_assert_uint_eq(js.kv_values_per_layer_token, S.kv_values_per_layer_token);
+    ck_assert_uint_eq(js.n_window_layers, 0);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("model");
+    TCase *tc = tcase_create("model");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_test(tc, test_llama3_8b_params_by_hand);
+    tcase_add_test(tc, test_kv_per_token);
+    tcase_add_test(tc, test_windows);
+    tcase_add_test(tc, test_mla_attention_flops);
+    tcase_add_test(tc, test_moe_counts);
+    tcase_add_test(tc, test_hypothetical);
+    tcase_add_test(tc, test_config_json_matches_modeldb);
+    suite_add_tcase(s, tc);
+    return ic_test_run(s);
+}
