@@ -52,8 +52,11 @@ static struct ic_comm_path fabric(const struct ic_hw *hw, uint64_t n)
     case IC_TOPO_NONE:
     case IC_TOPO_COUNT:
     default:
+        /* A switch gives every chip a path to every other: the direct
+         * (one-shot) algorithm sends each shard to all peers at once, one
+         * step of latency, at the chip's whole link bandwidth. */
         p.bw_B_s = (double)links * W;
-        p.steps = n - 1;
+        p.steps = 1;
         break;
     }
     return p;

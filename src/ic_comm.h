@@ -1,10 +1,11 @@
 /* ic_comm: time of tensor-parallel collectives on a chip's fabric.
  *
- * A ring all-gather or reduce-scatter of A bytes over Y chips moves
- * (Y-1)/Y * A bytes into every chip and takes one fabric step per hop; an
- * all-reduce is a reduce-scatter then an all-gather, twice that. What a chip
- * can receive at once depends on the topology:
- *   switch (NVLink, PCIe): every link of the chip, links * W_link;
+ * An all-gather or reduce-scatter of A bytes over Y chips moves (Y-1)/Y * A
+ * bytes into every chip, plus one fabric latency per step of its algorithm;
+ * an all-reduce is a reduce-scatter then an all-gather, twice that. What a
+ * chip can receive at once, and the steps, depend on the topology:
+ *   switch (NVLink, PCIe): every link of the chip, links * W_link, and one
+ *     step (the direct algorithm: every shard to every peer at once);
  *   full-mesh (Infinity Fabric): one direct link per peer, min(Y-1, links);
  *   torus-2d/3d (TPU ICI): the Y chips form the most compact sub-grid; each
  *     axis longer than 2 is a bidirectional ring (2 links), an axis of 2 one

@@ -1,0 +1,14 @@
+#!/bin/sh
+# Installs the Debian 12 packages infcalc needs to build, test and draw,
+# asking apt only for what is missing. Run as root (or with sudo).
+set -eu
+pkgs="gcc libgsl-dev libcairo2-dev libyaml-dev check meson ninja-build pkg-config fonts-dejavu-core valgrind"
+missing=""
+for p in $pkgs; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+    echo "installing:$missing" >&2
+    apt-get update
+    DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $missing
+fi

@@ -1,0 +1,20 @@
+#!/bin/sh
+# README quick start, part 2: build with warnings as errors and run the whole
+# test suite, then again under AddressSanitizer + UndefinedBehaviorSanitizer,
+# then the unit suites under valgrind memcheck. Exits non-zero on any failure.
+set -eu
+cd "$(dirname "$0")/.."
+sh scripts/install-deps.sh
+jobs=$(nproc 2>/dev/null || echo 2)
+
+[ -f build-ci/build.ninja ] || meson setup build-ci -Dwerror=true
+meson compile -C build-ci
+meson test -C build-ci --print-errorlogs --num-processes "$jobs"
+
+[ -f build-asan/build.ninja ] || meson setup build-asan -Dwerror=true \
+    -Db_sanitize=address,undefined -Db_lundef=false -Dbuildtype=debug
+meson compile -C build-asan
+UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ASAN_OPTIONS=detect_leaks=1 \
+    meson test -C build-asan --print-errorlogs --num-processes "$jobs"
+
+meson test -C build-ci --setup valgrind --suite unit --print-errorlogs --num-processes "$jobs"
