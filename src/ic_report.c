@@ -264,9 +264,10 @@ static void table_sweep(FILE *out, const struct ic_report *r, const struct ic_po
         count(out, 11, p->tokens_s);
         fprintf(out, "%8.3g", p->usd_per_mtok);
         fprintf(out, "%13.2f", p->mem_per_chip_B / 1e9);
-        fprintf(out, "  %-4s", p->fits ? "yes" : "NO");
         if (show_chips || show_ctx || show_prec)
-            fprintf(out, "%11llu", (unsigned long long)p->max_batch);
+            fprintf(out, "  %-4s%11llu", p->fits ? "yes" : "NO", (unsigned long long)p->max_batch);
+        else
+            fprintf(out, "  %s", p->fits ? "yes" : "NO");
         fputc('\n', out);
     }
 }
