@@ -18,3 +18,17 @@ UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ASAN_OPTIONS=detect_leaks=1 \
     meson test -C build-asan --print-errorlogs --num-processes "$jobs"
 
 meson test -C build-ci --setup valgrind --suite unit --print-errorlogs --num-processes "$jobs"
+
+# One closing line over the three runs, from meson's logs.
+passed=0
+failed=0
+for log in build-ci/meson-logs/testlog.json build-asan/meson-logs/testlog.json \
+           build-ci/meson-logs/testlog-valgrind.json; do
+    [ -f "$log" ] || continue
+    p=$(grep -c '"result": "OK"' "$log" || true)
+    f=$(grep -c -E '"result": "(FAIL|ERROR|TIMEOUT|UNEXPECTEDPASS)"' "$log" || true)
+    passed=$((passed + p))
+    failed=$((failed + f))
+done
+echo "tests: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
