@@ -4,6 +4,7 @@
 #include "ic_db.h"
 #include "ic_decode.h"
 #include "ic_err.h"
+#include "ic_plot.h"
 #include "ic_report.h"
 #include "ic_sweep.h"
 #include "ic_units.h"
@@ -31,7 +32,7 @@ _Static_assert(sizeof cmd_names / sizeof cmd_names[0] == IC_CMD_COUNT, "names");
 enum ic_opt {
     IC_OPT_MODEL, IC_OPT_HW, IC_OPT_CHIPS, IC_OPT_BATCH, IC_OPT_CONTEXT,
     IC_OPT_WEIGHTS, IC_OPT_KV, IC_OPT_COMPUTE, IC_OPT_COMM, IC_OPT_SWEEP,
-    IC_OPT_FORMAT, IC_OPT_DB, IC_OPT_HELP, IC_OPT_VERSION,
+    IC_OPT_FORMAT, IC_OPT_PLOT, IC_OPT_PLOT_SIZE, IC_OPT_DB, IC_OPT_HELP, IC_OPT_VERSION,
     IC_OPT_COUNT
 };
 
@@ -45,6 +46,7 @@ static const struct {
     [IC_OPT_KV] = {"--kv", true},           [IC_OPT_COMPUTE] = {"--compute", true},
     [IC_OPT_COMM] = {"--comm", true},       [IC_OPT_SWEEP] = {"--sweep", true},
     [IC_OPT_FORMAT] = {"--format", true},   [IC_OPT_DB] = {"--db", true},
+    [IC_OPT_PLOT] = {"--plot", true},       [IC_OPT_PLOT_SIZE] = {"--plot-size", true},
     [IC_OPT_HELP] = {"--help", false},      [IC_OPT_VERSION] = {"--version", false},
 };
 _Static_assert(sizeof opt_table / sizeof opt_table[0] == IC_OPT_COUNT, "options");
@@ -69,6 +71,14 @@ static const char usage_decode[] =
     "                     lower bound) or serial (they add to the step)\n"
     "  --sweep AXIS[,AXIS]  batch, context, chips or precision; two axes give a grid\n"
     "  --format F         table (default), csv or json (SI units, stable fields)\n"
+    "  --plot FILE        with --sweep batch: step time vs batch and the latency /\n"
+    "                     throughput Pareto frontier; with --sweep context: step time\n"
+    "                     vs context. .png, .svg or .pdf\n"
+    "  --plot-size WxH    picture size in pixels (default 1600x1000)\n"
+    "\n"
+    "  --model, --hw, --chips, --context, --weights, --kv and --compute take\n"
+    "  comma-separated lists (--chips 4,8,16): one configuration per combination\n"
+    "  (at most 16), one curve each in the picture, plus their envelope.\n"
     "  --db DIR           folder holding hwdb/ and modeldb/ (default: $INFCALC_DB,\n"
     "                     then the source tree infcalc was built from)\n"
     "  --help             this text\n"
@@ -238,31 +248,106 @@ static int report_err(FILE *errf, int rc, const struct ic_err *e)
     return rc == IC_ENOMEM || rc == IC_EIO ? 1 : 2;
 }
 
+/* Comma-separated values of a list option ("4,8,16"). */
+enum { IC_MAX_LIST = 16, IC_MAX_CONFIGS = 16 };
+struct list {
+    char buf[512];
+    const char *v[IC_MAX_LIST];
+    int n;
+};
+
+static int split_list(const char *opt, const char *text, struct list *l, FILE *err)
+{
+    snprintf(l->buf, sizeof l->buf, "%s", text);
+    l->n = 0;
+    char *save = NULL;
+    for (char *tok = strtok_r(l->buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        if (l->n == IC_MAX_LIST)
+            return usage_error(err, "%s: at most %d values", opt, IC_MAX_LIST);
+        l->v[l->n++] = tok;
+    }
+    if (!l->n || text[strlen(text) - 1] == ',' || text[0] == ',' || strstr(text, ",,"))
+        return usage_error(err, "%s: empty value in list '%s'", opt, text);
+    return 0;
+}
+
+/* The options that may list values; one configuration per combination. */
+enum { L_MODEL, L_HW, L_CHIPS, L_CONTEXT, L_WEIGHTS, L_KV, L_COMPUTE, L_COUNT };
+static const int list_opts[L_COUNT] = {IC_OPT_MODEL,   IC_OPT_HW,      IC_OPT_CHIPS,
+                                       IC_OPT_CONTEXT, IC_OPT_WEIGHTS, IC_OPT_KV,
+                                       IC_OPT_COMPUTE};
+
+struct config {
+    int pick[L_COUNT]; /* index into each list */
+    struct ic_decode_cfg cfg;
+    char label[160];
+    size_t first, n;   /* its points */
+};
+
+static int parse_plot_size(const char *text, int *w, int *h, FILE *err)
+{
+    unsigned long a, b;
+    char tail;
+    if (sscanf(text, "%lux%lu%c", &a, &b, &tail) != 2 || a < 320 || b < 240 || a > 10000 ||
+        b > 10000)
+        return usage_error(err, "--plot-size: '%s' is not WIDTHxHEIGHT with 320x240 to "
+                                "10000x10000 pixels, e.g. 1600x1000", text);
+    *w = (int)a;
+    *h = (int)b;
+    return 0;
+}
+
+/* Adds "what" to a label or title part list. */
+static void append(char *buf, size_t n, const char *sep, const char *what)
+{
+    size_t l = strlen(buf);
+    snprintf(buf + l, n - l, "%s%s", l ? sep : "", what);
+}
+
 static int cmd_decode(const struct args *a, const struct ic_db *db, FILE *out, FILE *errf)
 {
     if (a->n_pos)
         return usage_error(errf, "unexpected argument '%s' (options start with --)", a->pos[0]);
     if (!a->val[IC_OPT_MODEL] || !a->val[IC_OPT_HW])
         return usage_error(errf, "decode needs --model and --hw ('infcalc --help' for usage)");
-    struct ic_decode_cfg cfg = ic_decode_defaults();
     int rc = 0;
-    if ((a->val[IC_OPT_CHIPS] &&
-         (rc = parse_u64_opt("--chips", a->val[IC_OPT_CHIPS], 1, 1u << 20, &cfg.chips, errf))) ||
-        (a->val[IC_OPT_BATCH] &&
-         (rc = parse_u64_opt("--batch", a->val[IC_OPT_BATCH], 1, 1u << 24, &cfg.batch, errf))) ||
-        (a->val[IC_OPT_CONTEXT] && (rc = parse_u64_opt("--context", a->val[IC_OPT_CONTEXT], 1,
-                                                       1u << 26, &cfg.context, errf))) ||
-        (a->val[IC_OPT_WEIGHTS] &&
-         (rc = parse_dtype_opt("--weights", a->val[IC_OPT_WEIGHTS], &cfg.weights, errf))) ||
-        (a->val[IC_OPT_KV] && (rc = parse_dtype_opt("--kv", a->val[IC_OPT_KV], &cfg.kv, errf))) ||
-        (a->val[IC_OPT_COMPUTE] &&
-         (rc = parse_dtype_opt("--compute", a->val[IC_OPT_COMPUTE], &cfg.compute, errf))))
+    struct list lists[L_COUNT];
+    struct ic_decode_cfg base = ic_decode_defaults();
+    for (int l = 0; l < L_COUNT; l++) {
+        const char *v = a->val[list_opts[l]];
+        if (!v) {
+            lists[l].n = 1;
+            lists[l].v[0] = NULL;
+            continue;
+        }
+        if ((rc = split_list(opt_table[list_opts[l]].name, v, &lists[l], errf)))
+            return rc;
+    }
+    /* Validate every listed value before any work. */
+    uint64_t chips_v[IC_MAX_LIST], ctx_v[IC_MAX_LIST];
+    enum ic_dtype dt_v[3][IC_MAX_LIST];
+    for (int i = 0; i < lists[L_CHIPS].n; i++)
+        if (lists[L_CHIPS].v[i] &&
+            (rc = parse_u64_opt("--chips", lists[L_CHIPS].v[i], 1, 1u << 20, &chips_v[i], errf)))
+            return rc;
+    for (int i = 0; i < lists[L_CONTEXT].n; i++)
+        if (lists[L_CONTEXT].v[i] && (rc = parse_u64_opt("--context", lists[L_CONTEXT].v[i], 1,
+                                                         1u << 26, &ctx_v[i], errf)))
+            return rc;
+    for (int k = 0; k < 3; k++)
+        for (int i = 0; i < lists[L_WEIGHTS + k].n; i++)
+            if (lists[L_WEIGHTS + k].v[i] &&
+                (rc = parse_dtype_opt(opt_table[list_opts[L_WEIGHTS + k]].name,
+                                      lists[L_WEIGHTS + k].v[i], &dt_v[k][i], errf)))
+                return rc;
+    if (a->val[IC_OPT_BATCH] &&
+        (rc = parse_u64_opt("--batch", a->val[IC_OPT_BATCH], 1, 1u << 24, &base.batch, errf)))
         return rc;
     if (a->val[IC_OPT_COMM]) {
         if (strcmp(a->val[IC_OPT_COMM], "overlap") == 0)
-            cfg.comm = IC_COMM_OVERLAP;
+            base.comm = IC_COMM_OVERLAP;
         else if (strcmp(a->val[IC_OPT_COMM], "serial") == 0)
-            cfg.comm = IC_COMM_SERIAL;
+            base.comm = IC_COMM_SERIAL;
         else
             return usage_error(errf, "--comm: unknown mode '%s'; expected overlap or serial",
                                a->val[IC_OPT_COMM]);
@@ -271,24 +356,22 @@ static int cmd_decode(const struct args *a, const struct ic_db *db, FILE *out, F
     if (a->val[IC_OPT_FORMAT] && ic_format_parse(a->val[IC_OPT_FORMAT], &fmt))
         return usage_error(errf, "--format: unknown format '%s'; expected table, csv or json",
                            a->val[IC_OPT_FORMAT]);
-    enum ic_axis axes[2];
+    enum ic_axis axes[2] = {IC_AXIS_BATCH, IC_AXIS_BATCH};
     int n_axes = 0;
     if (a->val[IC_OPT_SWEEP]) {
-        char buf[128];
-        snprintf(buf, sizeof buf, "%s", a->val[IC_OPT_SWEEP]);
-        char *save = NULL;
-        for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-            if (n_axes == 2)
-                return usage_error(errf, "--sweep: at most two axes");
-            if (ic_axis_parse(tok, &axes[n_axes]))
+        struct list sw;
+        if ((rc = split_list("--sweep", a->val[IC_OPT_SWEEP], &sw, errf)))
+            return rc;
+        if (sw.n > 2)
+            return usage_error(errf, "--sweep: at most two axes");
+        for (int i = 0; i < sw.n; i++) {
+            if (ic_axis_parse(sw.v[i], &axes[i]))
                 return usage_error(errf, "--sweep: unknown axis '%s'; expected batch, context, "
-                                         "chips or precision", tok);
-            if (n_axes == 1 && axes[0] == axes[1])
-                return usage_error(errf, "--sweep: axis '%s' given twice", tok);
-            n_axes++;
+                                         "chips or precision", sw.v[i]);
+            if (i == 1 && axes[0] == axes[1])
+                return usage_error(errf, "--sweep: axis '%s' given twice", sw.v[i]);
         }
-        if (!n_axes)
-            return usage_error(errf, "--sweep: expected an axis");
+        n_axes = sw.n;
         static const int axis_opt[IC_AXIS_COUNT] = {
             [IC_AXIS_BATCH] = IC_OPT_BATCH, [IC_AXIS_CONTEXT] = IC_OPT_CONTEXT,
             [IC_AXIS_CHIPS] = IC_OPT_CHIPS, [IC_AXIS_PRECISION] = IC_OPT_WEIGHTS};
@@ -301,70 +384,185 @@ static int cmd_decode(const struct args *a, const struct ic_db *db, FILE *out, F
                                                                 : opt_table[o].name);
         }
     }
+    int plot_w = 1600, plot_h = 1000;
+    const char *plot = a->val[IC_OPT_PLOT];
+    if (a->val[IC_OPT_PLOT_SIZE]) {
+        if (!plot)
+            return usage_error(errf, "--plot-size needs --plot FILE");
+        if ((rc = parse_plot_size(a->val[IC_OPT_PLOT_SIZE], &plot_w, &plot_h, errf)))
+            return rc;
+    }
+    if (plot && !(n_axes == 1 && (axes[0] == IC_AXIS_BATCH || axes[0] == IC_AXIS_CONTEXT)))
+        return usage_error(errf, "--plot draws a batch or a context sweep; add --sweep batch or "
+                                 "--sweep context");
+
+    /* The configurations: every combination of the listed values. */
+    size_t n_cfg = 1;
+    for (int l = 0; l < L_COUNT; l++)
+        n_cfg *= (size_t)lists[l].n;
+    if (n_cfg > IC_MAX_CONFIGS)
+        return usage_error(errf, "the listed options make %zu configurations; at most %d",
+                           n_cfg, IC_MAX_CONFIGS);
 
     struct ic_err e = {0};
-    struct ic_model *model = malloc(sizeof *model);
-    struct ic_hw *hw = malloc(sizeof *hw);
+    struct ic_model *models = calloc((size_t)lists[L_MODEL].n, sizeof *models);
+    struct ic_model_stats stats[IC_MAX_LIST];
+    struct ic_hw *hws = calloc((size_t)lists[L_HW].n, sizeof *hws);
+    struct config cfgs[IC_MAX_CONFIGS];
     struct ic_point *pts = NULL;
-    if (!model || !hw) {
-        rc = usage_error(errf, "out of memory");
+    struct ic_report_group groups[IC_MAX_CONFIGS];
+    struct ic_plot_curve curves[IC_MAX_CONFIGS];
+    if (!models || !hws) {
+        fputs("infcalc: error: out of memory\n", errf);
         rc = 1;
         goto out;
     }
     int lrc;
-    if ((lrc = ic_db_model(db, a->val[IC_OPT_MODEL], model, &e)) ||
-        (lrc = ic_db_hw(db, a->val[IC_OPT_HW], hw, &e))) {
-        rc = report_err(errf, lrc, &e);
-        goto out;
-    }
-    struct ic_model_stats st;
-    if ((lrc = ic_model_derive(model, &st, &e))) {
-        rc = report_err(errf, lrc, &e);
-        goto out;
-    }
-    if (ic_hw_peak(hw, cfg.compute) <= 0) {
-        char have[128] = "";
-        for (int t = 0; t < IC_DT_COUNT; t++)
-            if (hw->peak_flop_s[t] > 0) {
-                size_t l = strlen(have);
-                snprintf(have + l, sizeof have - l, "%s%s", l ? " " : "",
-                         ic_dtype_traits((enum ic_dtype)t)->name);
+    for (int i = 0; i < lists[L_MODEL].n; i++)
+        if ((lrc = ic_db_model(db, lists[L_MODEL].v[i], &models[i], &e)) ||
+            (lrc = ic_model_derive(&models[i], &stats[i], &e))) {
+            rc = report_err(errf, lrc, &e);
+            goto out;
+        }
+    for (int i = 0; i < lists[L_HW].n; i++)
+        if ((lrc = ic_db_hw(db, lists[L_HW].v[i], &hws[i], &e))) {
+            rc = report_err(errf, lrc, &e);
+            goto out;
+        }
+    for (size_t c = 0; c < n_cfg; c++) {
+        size_t rest = c;
+        struct config *k = &cfgs[c];
+        for (int l = L_COUNT - 1; l >= 0; l--) {
+            k->pick[l] = (int)(rest % (size_t)lists[l].n);
+            rest /= (size_t)lists[l].n;
+        }
+        k->cfg = base;
+        if (lists[L_CHIPS].v[0])
+            k->cfg.chips = chips_v[k->pick[L_CHIPS]];
+        if (lists[L_CONTEXT].v[0])
+            k->cfg.context = ctx_v[k->pick[L_CONTEXT]];
+        if (lists[L_WEIGHTS].v[0])
+            k->cfg.weights = dt_v[0][k->pick[L_WEIGHTS]];
+        if (lists[L_KV].v[0])
+            k->cfg.kv = dt_v[1][k->pick[L_KV]];
+        if (lists[L_COMPUTE].v[0])
+            k->cfg.compute = dt_v[2][k->pick[L_COMPUTE]];
+        /* label: the values that vary between configurations */
+        k->label[0] = '\0';
+        char part[96];
+        if (lists[L_MODEL].n > 1)
+            append(k->label, sizeof k->label, ", ", models[k->pick[L_MODEL]].name);
+        if (lists[L_HW].n > 1)
+            append(k->label, sizeof k->label, ", ", hws[k->pick[L_HW]].name);
+        if (lists[L_CHIPS].n > 1) {
+            snprintf(part, sizeof part, "%llu chips", (unsigned long long)k->cfg.chips);
+            append(k->label, sizeof k->label, ", ", part);
+        }
+        if (lists[L_CONTEXT].n > 1) {
+            snprintf(part, sizeof part, "context %llu", (unsigned long long)k->cfg.context);
+            append(k->label, sizeof k->label, ", ", part);
+        }
+        static const char *const what[3] = {"weights", "KV", "compute"};
+        for (int t = 0; t < 3; t++)
+            if (lists[L_WEIGHTS + t].n > 1) {
+                enum ic_dtype d = t == 0 ? k->cfg.weights : t == 1 ? k->cfg.kv : k->cfg.compute;
+                snprintf(part, sizeof part, "%s %s", ic_dtype_traits(d)->name, what[t]);
+                append(k->label, sizeof k->label, ", ", part);
             }
-        rc = usage_error(errf, "--compute %s: %s has no %s compute (it lists: %s)",
-                         ic_dtype_traits(cfg.compute)->name, hw->name,
-                         ic_dtype_traits(cfg.compute)->name, have);
-        goto out;
+        const struct ic_hw *h = &hws[k->pick[L_HW]];
+        if (ic_hw_peak(h, k->cfg.compute) <= 0) {
+            char have[128] = "";
+            for (int t = 0; t < IC_DT_COUNT; t++)
+                if (h->peak_flop_s[t] > 0)
+                    append(have, sizeof have, " ", ic_dtype_traits((enum ic_dtype)t)->name);
+            rc = usage_error(errf, "--compute %s: %s has no %s compute (it lists: %s)",
+                             ic_dtype_traits(k->cfg.compute)->name, h->name,
+                             ic_dtype_traits(k->cfg.compute)->name, have);
+            goto out;
+        }
+        const struct ic_model_stats *st = &stats[k->pick[L_MODEL]];
+        bool ctx_swept = n_axes && (axes[0] == IC_AXIS_CONTEXT ||
+                                    (n_axes > 1 && axes[1] == IC_AXIS_CONTEXT));
+        if (st->max_context && k->cfg.context > st->max_context && !ctx_swept)
+            fprintf(errf,
+                    "infcalc: warning: --context %llu exceeds %s's max_position_embeddings "
+                    "(%llu)\n",
+                    (unsigned long long)k->cfg.context, models[k->pick[L_MODEL]].name,
+                    (unsigned long long)st->max_context);
     }
-    if (st.max_context && cfg.context > st.max_context && !(n_axes && (axes[0] == IC_AXIS_CONTEXT ||
-                                                                       (n_axes > 1 && axes[1] == IC_AXIS_CONTEXT))))
-        fprintf(errf,
-                "infcalc: warning: --context %llu exceeds %s's max_position_embeddings (%llu)\n",
-                (unsigned long long)cfg.context, model->name,
-                (unsigned long long)st.max_context);
-    pts = malloc(sizeof *pts * (n_axes ? IC_SWEEP_MAX_POINTS : 1));
+    size_t per = n_axes ? IC_SWEEP_MAX_POINTS : 1;
+    pts = malloc(sizeof *pts * per * n_cfg);
     if (!pts) {
         rc = 1;
         fputs("infcalc: error: out of memory\n", errf);
         goto out;
     }
-    size_t n = 1;
-    if (n_axes)
-        lrc = ic_sweep_run(&st, hw, &cfg, axes, n_axes, pts, &n, &e);
-    else
-        lrc = ic_decode(&st, hw, &cfg, pts, &e);
-    if (lrc) {
-        rc = report_err(errf, lrc, &e);
-        goto out;
+    size_t used = 0;
+    for (size_t c = 0; c < n_cfg; c++) {
+        struct config *k = &cfgs[c];
+        const struct ic_model_stats *st = &stats[k->pick[L_MODEL]];
+        const struct ic_hw *h = &hws[k->pick[L_HW]];
+        size_t n = 1;
+        lrc = n_axes ? ic_sweep_run(st, h, &k->cfg, axes, n_axes, pts + used, &n, &e)
+                     : ic_decode(st, h, &k->cfg, pts + used, &e);
+        if (lrc) {
+            rc = report_err(errf, lrc, &e);
+            goto out;
+        }
+        k->first = used;
+        k->n = n;
+        used += n;
+        groups[c] = (struct ic_report_group){models[k->pick[L_MODEL]].name, h->name,
+                                             pts + k->first, n};
+        curves[c] = (struct ic_plot_curve){k->label, pts + k->first, n};
     }
-    struct ic_report r = {model->name, hw->name, n_axes > 0, {axes[0], axes[1]}, n_axes};
-    if (ic_report_points(out, fmt, &r, pts, n)) {
+    struct ic_report r = {n_axes > 0 || n_cfg > 1, n_axes > 0, {axes[0], axes[1]}, n_axes};
+    if (ic_report_write(out, fmt, &r, groups, n_cfg)) {
         fputs("infcalc: error: writing the output failed\n", errf);
         rc = 1;
+        goto out;
+    }
+    if (plot) {
+        /* Title: what all configurations share; the legend names the rest. */
+        const struct config *k = &cfgs[0];
+        char t[400] = "", sub[300] = "", part[128];
+        append(t, sizeof t, "", lists[L_MODEL].n > 1 ? "several models"
+                                                      : models[k->pick[L_MODEL]].name);
+        append(t, sizeof t, " on ", "");
+        if (lists[L_CHIPS].n == 1) {
+            snprintf(part, sizeof part, "%llu x ", (unsigned long long)k->cfg.chips);
+            append(t, sizeof t, "", part);
+        }
+        append(t, sizeof t, "", lists[L_HW].n > 1 ? "several chips" : hws[k->pick[L_HW]].name);
+        if (lists[L_CHIPS].n > 1)
+            append(t, sizeof t, "", " (chips vary)");
+        snprintf(part, sizeof part, "weights %s, KV %s, compute %s",
+                 lists[L_WEIGHTS].n > 1 ? "vary" : ic_dtype_traits(k->cfg.weights)->name,
+                 lists[L_KV].n > 1 ? "vary" : ic_dtype_traits(k->cfg.kv)->name,
+                 lists[L_COMPUTE].n > 1 ? "vary" : ic_dtype_traits(k->cfg.compute)->name);
+        append(sub, sizeof sub, "", part);
+        if (axes[0] == IC_AXIS_BATCH) {
+            if (lists[L_CONTEXT].n > 1)
+                snprintf(part, sizeof part, "context varies");
+            else
+                snprintf(part, sizeof part, "context %llu", (unsigned long long)k->cfg.context);
+        } else {
+            snprintf(part, sizeof part, "batch %llu", (unsigned long long)k->cfg.batch);
+        }
+        append(sub, sizeof sub, "; ", part);
+        append(sub, sizeof sub, "; ", "ideal bound from spec-sheet peaks");
+        struct ic_plot_set set = {t, sub, curves, n_cfg};
+        lrc = ic_plot_write(plot, axes[0] == IC_AXIS_CONTEXT ? IC_PLOT_CONTEXT : IC_PLOT_DECODE,
+                            plot_w, plot_h, &set, &e);
+        if (lrc) {
+            rc = report_err(errf, lrc, &e);
+            goto out;
+        }
     }
 out:
     free(pts);
-    free(model);
-    free(hw);
+    free(models);
+    free(hws);
     return rc;
 }
 

@@ -73,7 +73,7 @@ static void jstr(FILE *out, const char *s)
     fputc('"', out);
 }
 
-static void json_point(FILE *out, const struct ic_report *r, const struct ic_point *p,
+static void json_point(FILE *out, const struct ic_report_group *r, const struct ic_point *p,
                        const char *ind)
 {
     const struct ic_decode_cfg *c = &p->cfg;
@@ -157,7 +157,7 @@ static void csv_num(FILE *out, double v)
         fputs(",", out);
 }
 
-static void csv_point(FILE *out, const struct ic_report *r, const struct ic_point *p)
+static void csv_point(FILE *out, const struct ic_report_group *r, const struct ic_point *p)
 {
     const struct ic_decode_cfg *c = &p->cfg;
     fprintf(out, "%s,%s,%llu,%llu,%llu,%s,%s,%s,%s,%llu,%llu,%llu", r->model, r->hw,
@@ -197,7 +197,7 @@ static void count(FILE *out, int width, double v)
         fprintf(out, "%*.1f", width, v);
 }
 
-static void table_title(FILE *out, const struct ic_report *r, const struct ic_point *p,
+static void table_title(FILE *out, const struct ic_report_group *r, const struct ic_point *p,
                         bool show_chips, bool show_ctx, bool show_prec)
 {
     const struct ic_decode_cfg *c = &p->cfg;
@@ -223,14 +223,14 @@ static void table_title(FILE *out, const struct ic_report *r, const struct ic_po
     fputs("\n\n", out);
 }
 
-static void table_sweep(FILE *out, const struct ic_report *r, const struct ic_point *pts,
-                        size_t n)
+static void table_sweep(FILE *out, const struct ic_report *rep, const struct ic_report_group *r,
+                        const struct ic_point *pts, size_t n)
 {
     bool show_chips = false, show_ctx = false, show_prec = false;
-    for (int i = 0; i < r->n_axes; i++) {
-        show_chips |= r->axes[i] == IC_AXIS_CHIPS;
-        show_ctx |= r->axes[i] == IC_AXIS_CONTEXT;
-        show_prec |= r->axes[i] == IC_AXIS_PRECISION;
+    for (int i = 0; i < rep->n_axes; i++) {
+        show_chips |= rep->axes[i] == IC_AXIS_CHIPS;
+        show_ctx |= rep->axes[i] == IC_AXIS_CONTEXT;
+        show_prec |= rep->axes[i] == IC_AXIS_PRECISION;
     }
     table_title(out, r, &pts[0], show_chips, show_ctx, show_prec);
     if (show_chips)
@@ -272,7 +272,7 @@ static void table_sweep(FILE *out, const struct ic_report *r, const struct ic_po
     }
 }
 
-static void table_point(FILE *out, const struct ic_report *r, const struct ic_point *p)
+static void table_point(FILE *out, const struct ic_report_group *r, const struct ic_point *p)
 {
     char a[32], b[32], c2[32];
     table_title(out, r, p, false, false, false);
@@ -309,36 +309,43 @@ static void table_point(FILE *out, const struct ic_report *r, const struct ic_po
         fprintf(out, "  experts touched per MoE layer  %.1f\n", p->experts_touched);
 }
 
-int ic_report_points(FILE *out, enum ic_format fmt, const struct ic_report *r,
-                     const struct ic_point *pts, size_t n)
+int ic_report_write(FILE *out, enum ic_format fmt, const struct ic_report *r,
+                    const struct ic_report_group *groups, size_t n_groups)
 {
-    switch (fmt) {
-    case IC_FMT_JSON:
-        if (r->sweep) {
-            fputs("[\n", out);
-            for (size_t i = 0; i < n; i++) {
-                json_point(out, r, &pts[i], "  ");
-                fputs(i + 1 < n ? ",\n" : "\n", out);
-            }
-            fputs("]\n", out);
-        } else {
-            json_point(out, r, &pts[0], "");
-            fputc('\n', out);
-        }
-        break;
-    case IC_FMT_CSV:
+    size_t total = 0;
+    for (size_t g = 0; g < n_groups; g++)
+        total += groups[g].n;
+    size_t k = 0;
+    if (fmt == IC_FMT_JSON && r->array)
+        fputs("[\n", out);
+    if (fmt == IC_FMT_CSV)
         fputs(csv_header, out);
-        for (size_t i = 0; i < n; i++)
-            csv_point(out, r, &pts[i]);
-        break;
-    case IC_FMT_TABLE:
-    case IC_FMT_COUNT:
-    default:
-        if (r->sweep)
-            table_sweep(out, r, pts, n);
-        else
-            table_point(out, r, &pts[0]);
-        break;
+    for (size_t g = 0; g < n_groups; g++) {
+        const struct ic_report_group *gr = &groups[g];
+        switch (fmt) {
+        case IC_FMT_JSON:
+            for (size_t i = 0; i < gr->n; i++, k++) {
+                json_point(out, gr, &gr->pts[i], r->array ? "  " : "");
+                fputs(r->array && k + 1 < total ? ",\n" : "\n", out);
+            }
+            break;
+        case IC_FMT_CSV:
+            for (size_t i = 0; i < gr->n; i++)
+                csv_point(out, gr, &gr->pts[i]);
+            break;
+        case IC_FMT_TABLE:
+        case IC_FMT_COUNT:
+        default:
+            if (g)
+                fputc('\n', out);
+            if (r->sweep)
+                table_sweep(out, r, gr, gr->pts, gr->n);
+            else
+                table_point(out, gr, &gr->pts[0]);
+            break;
+        }
     }
+    if (fmt == IC_FMT_JSON && r->array)
+        fputs("]\n", out);
     return ferror(out) ? IC_EIO : IC_OK;
 }

@@ -21,17 +21,26 @@ enum ic_format { IC_FMT_TABLE, IC_FMT_CSV, IC_FMT_JSON, IC_FMT_COUNT };
 const char *ic_format_name(enum ic_format f);
 int ic_format_parse(const char *name, enum ic_format *out);
 
-struct ic_report {
-    const char *model; /* names printed with each point */
+/* The points of one configuration (model on hardware). */
+struct ic_report_group {
+    const char *model;
     const char *hw;
-    bool sweep;        /* an array (JSON) / a multi-row table */
+    const struct ic_point *pts;
+    size_t n;
+};
+
+struct ic_report {
+    bool array;        /* JSON: an array of points (sweeps, several configs) */
+    bool sweep;        /* table: one row per point */
     enum ic_axis axes[2];
     int n_axes;
 };
 
-/* Writes the points. Returns 0, or IC_EIO when writing failed. */
-int ic_report_points(FILE *out, enum ic_format fmt, const struct ic_report *r,
-                     const struct ic_point *pts, size_t n);
+/* Writes every group's points: JSON objects (in one array when r->array),
+ * CSV rows under one header, or a table per group. Returns 0, or IC_EIO
+ * when writing failed. */
+int ic_report_write(FILE *out, enum ic_format fmt, const struct ic_report *r,
+                    const struct ic_report_group *groups, size_t n_groups);
 
 /* Human-readable size and time: "70.6 GB", "8.65 ms". */
 void ic_report_bytes(char *buf, size_t n, double bytes);
