@@ -713,8 +713,9 @@ int ic_plot_validation(cairo_t *cr, double width, double height, const char *t,
         }
     if (!(xhi > 0))
         return ic_err_set(err, IC_EINVAL, NULL, 0, 0, "nothing to plot");
-    a.xmin = b.xmin = xlo;
-    a.xmax = b.xmax = xhi;
+    /* pad so the end points and their error bars clear the frame */
+    a.xmin = xlo / 1.25;
+    a.xmax = xhi * 1.25;
     nice_range(&a.xmin, &a.xmax, true);
     b.xmin = a.xmin;
     b.xmax = a.xmax;
