@@ -38,10 +38,12 @@ static struct ic_comm_path fabric(const struct ic_hw *hw, uint64_t n)
                     small = j;
             side[small] *= f[i];
         }
+        /* each axis a bidirectional ring: a shard reaches the farthest chip
+         * in floor(side / 2) hops, the axes one after another */
         uint64_t used = 0;
         for (int j = 0; j < dims; j++) {
             used += side[j] > 2 ? 2 : side[j] == 2 ? 1 : 0;
-            p.steps += side[j] - 1;
+            p.steps += side[j] / 2;
         }
         if (used > links)
             used = links;

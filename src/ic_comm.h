@@ -8,8 +8,11 @@
  *     step (the direct algorithm: every shard to every peer at once);
  *   full-mesh (Infinity Fabric): one direct link per peer, min(Y-1, links);
  *   torus-2d/3d (TPU ICI): the Y chips form the most compact sub-grid; each
- *     axis longer than 2 is a bidirectional ring (2 links), an axis of 2 one
- *     link; multi-axis collectives use all of them at once.
+ *     axis longer than 2 is a bidirectional ring (2 links, floor(side/2)
+ *     steps), an axis of 2 one link and one step; multi-axis collectives use
+ *     all of them at once. This assumes wraparound links on every axis: TPU
+ *     v5e/v6e slices shorter than the full 16 along an axis have none, and a
+ *     collective there can take up to twice the bandwidth term computed.
  * Past the fabric's domain the collective is hierarchical: within the domain
  * on the fabric, then across domains on the scale-out network. W_link and the
  * scale-out figure are one-way bandwidths, as hwdb states them. */

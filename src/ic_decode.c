@@ -58,10 +58,16 @@ static uint64_t kv_head_ways(const struct ic_model_stats *m, uint64_t chips)
     return m->kv_ways == UINT64_MAX ? chips : gcd_u64(chips, m->kv_ways);
 }
 
-/* Parameters this chip holds of group g, and their share of the active set. */
+/* Parameters the busiest chip holds of group g: the group's units (heads,
+ * columns) spread over min(N, units) chips, ceil(units / that) on the
+ * busiest; past the unit count the group is replicated. */
 static double group_per_chip(const struct ic_model_stats *m, int g, uint64_t chips)
 {
-    return (double)m->group_params[g] / (double)min_u64(chips, m->group_ways[g]);
+    uint64_t ways = m->group_ways[g];
+    if (ways == UINT64_MAX) /* a model stating totals: splits evenly */
+        return (double)m->group_params[g] / (double)chips;
+    uint64_t k = min_u64(chips, ways);
+    return (double)m->group_params[g] * (double)((ways + k - 1) / k) / (double)ways;
 }
 
 /* Workspace: fp32 activations of the batch on one chip: residual, normed
@@ -135,6 +141,11 @@ int ic_decode(const struct ic_model_stats *m, const struct ic_hw *hw,
     if (!N || !B || !S)
         return ic_err_set(err, IC_EINVAL, NULL, 0, 0,
                           "%s must be at least 1", !N ? "chips" : !B ? "batch" : "context");
+    if (S > IC_MODEL_MAX_CONTEXT || B > IC_DECODE_MAX_BATCH || N > IC_DECODE_MAX_CHIPS)
+        return ic_err_set(err, IC_EINVAL, NULL, 0, 0,
+                          "%s is too large (context at most 2^26, batch 2^24, chips 2^20)",
+                          S > IC_MODEL_MAX_CONTEXT ? "context" : B > IC_DECODE_MAX_BATCH ? "batch"
+                                                                                       : "chips");
     const double C = ic_hw_peak(hw, cfg->compute);
     if (C <= 0)
         return ic_err_set(err, IC_EINVAL, hw->path, hw->locs[IC_HWF_COMPUTE].line,
@@ -188,7 +199,11 @@ int ic_decode(const struct ic_model_stats *m, const struct ic_hw *hw,
     p.kv_s = (double)seqs * kv_seq / (double)hw_ways / W;
     double attn_chip = (double)seqs * ic_model_attn_flop(m, S) / (double)hw_ways;
     p.attn_s = attn_chip / C;
-    p.flops = lin_flop_chip * (double)N + (double)B * ic_model_attn_flop(m, S);
+    /* the model's FLOPs (2 per active parameter per token, plus attention),
+     * not counting work that replicated groups repeat on several chips */
+    p.flops = 2.0 * (double)B * (double)m->params_active + (double)B * ic_model_attn_flop(m, S);
+    const uint64_t heads = m->group_ways[IC_PG_ATTN_HEADS], k = min_u64(N, heads);
+    p.uneven_split = heads != UINT64_MAX && (heads % k != 0 || N % k != 0);
 
     /* Collectives: two all-reduces of the activations per layer (after the
      * attention output and the MLP down projections). */
@@ -223,6 +238,14 @@ int ic_decode(const struct ic_model_stats *m, const struct ic_hw *hw,
     p.fits = p.mem_per_chip_B <= p.capacity_B;
     p.max_batch = max_batch(m, cfg, p.capacity_B);
     p.b_crit = bw * C / (2.0 * W);
+    p.b_crit_moe = m->n_experts ? p.b_crit * (double)m->n_experts / (double)m->top_k : p.b_crit;
+    const double check[] = {p.weights_s, p.compute_s, p.kv_s, p.attn_s, p.comm_s, p.step_s,
+                            p.tokens_s, p.usd_per_mtok, p.mem_per_chip_B, p.flops, p.b_crit_moe};
+    for (size_t i = 0; i < sizeof check / sizeof check[0]; i++)
+        if (!isfinite(check[i]) || check[i] < 0 || !(p.step_s > 0))
+            return ic_err_set(err, IC_EINVAL, NULL, 0, 0,
+                              "the step time is not a finite positive number for these inputs "
+                              "(absurd hardware or model figures?)");
     *out = p;
     return IC_OK;
 }

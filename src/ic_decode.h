@@ -12,7 +12,8 @@
  *               max(that, T_comm), or serial: that + T_comm.
  * Tensor parallelism splits each parameter group at most as many ways as it
  * has units (query heads, KV heads, hidden columns); past that the group is
- * replicated. The KV cache splits by KV heads first (the largest divisor of
+ * replicated. When N does not divide the units, the busiest chip holds
+ * ceil(units / N) of them and sets the step time. The KV cache splits by KV heads first (the largest divisor of
  * the KV head count that divides N; MLA's latent cannot split), then by
  * batch: each chip then holds ceil(B / batch ways) sequences. */
 #ifndef IC_DECODE_H
@@ -69,7 +70,13 @@ struct ic_point {
     bool fits;
     uint64_t max_batch;           /* largest batch that fits at this context */
     double b_crit;                /* b_w * C / (2 W), tokens */
+    double b_crit_moe;            /* MoE: b_crit * E / k (every expert busy); dense: b_crit */
+    bool uneven_split;            /* N does not divide the query heads (or exceeds them
+                                     unevenly): the busiest chip sets the time */
 };
+
+#define IC_DECODE_MAX_BATCH (UINT64_C(1) << 24)
+#define IC_DECODE_MAX_CHIPS (UINT64_C(1) << 20)
 
 /* Evaluates one decode step (pure, no allocation). Fails with IC_EINVAL when
  * chips, batch or context is 0 or the chip lacks the compute type. */

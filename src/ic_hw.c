@@ -142,18 +142,44 @@ static int check_values(struct ic_hw *hw, const char *path, struct ic_err *err)
                             strlen(hw->name))
         return field_error(hw, path, IC_HWF_NAME, err,
                            "'name' must be lower-case letters, digits, '-' or '.'");
-    if (hw->hbm_capacity_B <= 0)
-        return field_error(hw, path, IC_HWF_MEM_CAPACITY, err,
-                           "'capacity' must be greater than zero");
-    if (hw->hbm_bandwidth_B_s <= 0)
-        return field_error(hw, path, IC_HWF_MEM_BANDWIDTH, err,
-                           "'bandwidth' must be greater than zero");
+    /* Plausible ranges: far wider than any chip, narrow enough that every
+     * derived time stays finite (a 1e-300 B/s bandwidth would print inf). */
+    static const struct {
+        int id;
+        size_t off;
+        double lo, hi;
+        const char *what;
+    } ranges[] = {
+        {IC_HWF_MEM_CAPACITY, offsetof(struct ic_hw, hbm_capacity_B), 1e6, 1e15,
+         "'capacity' must be between 1 MB and 1 PB"},
+        {IC_HWF_MEM_BANDWIDTH, offsetof(struct ic_hw, hbm_bandwidth_B_s), 1e6, 1e16,
+         "'bandwidth' must be between 1 MB/s and 10 PB/s"},
+        {IC_HWF_ICI_HOP_LATENCY, offsetof(struct ic_hw, ici_hop_latency_s), 0, 1,
+         "'hop_latency' must be at most 1 s"},
+        {IC_HWF_ICI_LINK_BW, offsetof(struct ic_hw, ici_link_B_s), 0, 1e15,
+         "'link_bandwidth_one_way' must be at most 1 PB/s"},
+        {IC_HWF_DCN_BW, offsetof(struct ic_hw, dcn_B_s), 1e3, 1e15,
+         "scale_out 'bandwidth_one_way' must be between 1 kB/s and 1 PB/s"},
+        {IC_HWF_DCN_LATENCY, offsetof(struct ic_hw, dcn_latency_s), 0, 1,
+         "scale_out 'latency' must be at most 1 s"},
+        {IC_HWF_HOST_BW, offsetof(struct ic_hw, host_B_s), 1e3, 1e15,
+         "host_link 'bandwidth_one_way' must be between 1 kB/s and 1 PB/s"},
+        {IC_HWF_PRICE_USD, offsetof(struct ic_hw, usd_per_chip_hour), 0, 1e4,
+         "'usd_per_chip_hour' must be at most 10,000"},
+    };
+    for (size_t i = 0; i < sizeof ranges / sizeof ranges[0]; i++) {
+        double v = *(const double *)(const void *)((const char *)hw + ranges[i].off);
+        bool zero_ok = ranges[i].lo == 0;
+        if (!(v >= ranges[i].lo && v <= ranges[i].hi) || (!zero_ok && v <= 0))
+            return field_error(hw, path, ranges[i].id, err, ranges[i].what);
+    }
     int any = 0;
     for (int t = 0; t < IC_DT_COUNT; t++) {
-        if (hw->locs[IC_HWF_COMPUTE_FIRST + t].line && hw->peak_flop_s[t] <= 0)
+        if (hw->locs[IC_HWF_COMPUTE_FIRST + t].line &&
+            !(hw->peak_flop_s[t] >= 1e6 && hw->peak_flop_s[t] <= 1e19))
             return field_error(hw, path, IC_HWF_COMPUTE_FIRST + t, err,
-                               "a compute peak must be greater than zero; leave out a type "
-                               "the chip lacks");
+                               "a compute peak must be between 1 MFLOP/s and 10 EFLOP/s; "
+                               "leave out a type the chip lacks");
         any |= hw->peak_flop_s[t] > 0;
     }
     if (!any)
@@ -190,12 +216,6 @@ static int check_values(struct ic_hw *hw, const char *path, struct ic_err *err)
     if (hw->ici_links > 1024)
         return field_error(hw, path, IC_HWF_ICI_LINKS, err,
                            "'links_per_chip' is absurdly large (more than 1024)");
-    if (hw->dcn_B_s <= 0)
-        return field_error(hw, path, IC_HWF_DCN_BW, err,
-                           "scale_out 'bandwidth_one_way' must be greater than zero");
-    if (hw->host_B_s <= 0)
-        return field_error(hw, path, IC_HWF_HOST_BW, err,
-                           "host_link 'bandwidth_one_way' must be greater than zero");
     const char *d = hw->price_as_of;
     if (!(strlen(d) == 7 && d[4] == '-' && strspn(d, "0123456789-") == 7 &&
           ((d[5] == '0' && d[6] >= '1') || (d[5] == '1' && d[6] <= '2'))))

@@ -125,6 +125,27 @@ static const struct ic_field config_fields[] = {ARCH_FIELDS};
 static const struct ic_schema config_schema = {"Hugging Face config", config_fields,
                                                N(config_fields), true};
 
+/* What Hugging Face's implementation of a model_type fixes in code rather
+ * than in config.json, so a config read directly counts the same. */
+static const struct family {
+    const char *model_type;
+    bool qkv_bias_only;        /* q/k/v biases always, none on o (Qwen2) */
+    uint64_t norms_per_layer;  /* RMSNorm weight vectors per layer */
+    uint64_t sliding_pattern;  /* layer i global iff (i+1) % p == 0; 0 = none */
+} families[] = {
+    {"qwen2", true, 2, 0},
+    {"gemma2", false, 4, 2}, /* pre/post attention and MLP norms; even layers slide */
+};
+
+static const struct family *family_of(const struct ic_model *m)
+{
+    static const struct family plain = {"", false, 2, 0};
+    for (size_t i = 0; i < sizeof families / sizeof families[0]; i++)
+        if (strcmp(m->model_type, families[i].model_type) == 0)
+            return &families[i];
+    return &plain;
+}
+
 /* ---- derivation ------------------------------------------------------- */
 
 struct ctx {
@@ -192,6 +213,12 @@ static int derive_totals(struct ctx *c, struct ic_model_stats *s)
     if (!has(m, IC_MF_KV_VALUES))
         return at(c, IC_MF_PARAMETERS,
                   "a model stating 'parameters' must also state 'kv_values_per_token'");
+    if (m->kv_values_per_token > IC_MODEL_MAX_KV_VALUES)
+        return at(c, IC_MF_KV_VALUES, "'kv_values_per_token' is %llu; expected at most 2^34",
+                  (unsigned long long)m->kv_values_per_token);
+    if (m->parameters > (UINT64_C(1) << 50))
+        return at(c, IC_MF_PARAMETERS, "'parameters' is %llu; expected at most 2^50",
+                  (unsigned long long)m->parameters);
     if (!m->hidden_size || !m->num_hidden_layers)
         return at(c, IC_MF_PARAMETERS,
                   "a model stating 'parameters' must also state 'hidden_size' and "
@@ -338,6 +365,7 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
                                   "(num_local_experts, n_routed_experts or num_experts)");
     }
 
+    const struct family *fam = family_of(m);
     /* Sliding windows: which layers hold only the last `window` tokens. */
     uint64_t n_window = 0, window = 0;
     const bool sliding = has(m, IC_MF_SLIDING_WINDOW) && m->sliding_window &&
@@ -352,8 +380,9 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
         if (n_window && !sliding)
             return at(&c, IC_MF_LAYER_TYPES,
                       "'layer_types' has sliding layers but no sliding_window is given");
-    } else if (has(m, IC_MF_SLIDING_PATTERN)) {
-        const uint64_t p = m->sliding_window_pattern;
+    } else if (has(m, IC_MF_SLIDING_PATTERN) || (sliding && fam->sliding_pattern)) {
+        const uint64_t p = has(m, IC_MF_SLIDING_PATTERN) ? m->sliding_window_pattern
+                                                         : fam->sliding_pattern;
         if ((rc = check_range(&c, IC_MF_SLIDING_PATTERN, "sliding_window_pattern", p, 1, L)))
             return rc;
         if (!sliding)
@@ -367,11 +396,10 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
         window = m->sliding_window;
 
     /* ---- parameters, per group (napkin math per layer) ---- */
-    /* Qwen2 always has q/k/v biases and no o bias (its config has no
-     * attention_bias key); elsewhere attention_bias puts biases on all four. */
-    const bool qwen2 = strcmp(m->model_type, "qwen2") == 0;
-    const uint64_t qkv_bias = m->attention_bias || qwen2 ? 1 : 0;
-    const uint64_t o_bias = m->attention_bias && !qwen2 ? 1 : 0;
+    /* attention_bias puts biases on q, k, v and o; Qwen2 always has them on
+     * q/k/v only (its config has no attention_bias key). */
+    const uint64_t qkv_bias = m->attention_bias || fam->qkv_bias_only ? 1 : 0;
+    const uint64_t o_bias = m->attention_bias && !fam->qkv_bias_only ? 1 : 0;
     uint64_t attn_heads, attn_kv, repl;
     if (mla) {
         const uint64_t qk = nope + rope;
@@ -393,9 +421,7 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
         attn_kv = add(&c, mul(&c, 2, mul(&c, D, mul(&c, Hkv, hd))), qkv_bias * 2 * Hkv * hd);
         repl = 0;
     }
-    /* norms: Gemma-2 has four per layer (pre/post attention and MLP) */
-    const uint64_t norms_per_layer = strcmp(m->model_type, "gemma2") == 0 ? 4 : 2;
-    repl = add(&c, repl, norms_per_layer * D);
+    repl = add(&c, repl, fam->norms_per_layer * D);
 
     uint64_t n_moe = 0;
     if (E) {
@@ -447,7 +473,12 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
     s.top_k = k;
     s.n_moe_layers = n_moe;
     s.mla = mla;
-    s.kv_values_per_layer_token = mla ? m->kv_lora_rank + rope : 2 * Hkv * hd;
+    s.kv_values_per_layer_token = mla ? m->kv_lora_rank + rope : mul(&c, 2, mul(&c, Hkv, hd));
+    if (mul(&c, s.kv_values_per_layer_token, L) > IC_MODEL_MAX_KV_VALUES)
+        return at(&c, mla ? IC_MF_KV_LORA : IC_MF_KV_HEADS,
+                  "the KV cache holds %llu values per token; expected at most 2^34 (the "
+                  "sizes are absurd)",
+                  (unsigned long long)mul(&c, s.kv_values_per_layer_token, L));
     s.kv_ways = mla ? 1 : Hkv;
     s.n_window_layers = n_window;
     s.n_global_layers = L - n_window;
@@ -532,6 +563,10 @@ int ic_model_load(const char *path, struct ic_model *out, struct ic_err *err)
     if (rc)
         goto out;
     if (m->from_config_json) {
+        /* Hugging Face's PretrainedConfig ties the embeddings unless the
+         * config says otherwise (Gemma's configs leave the key out). */
+        if (!m->locs[IC_MF_TIE].line)
+            m->tie_word_embeddings = true;
         /* Name a config.json after its folder or file: ".../Qwen2.5-7B/config.json". */
         const char *slash = strrchr(path, '/');
         const char *base = slash ? slash + 1 : path;

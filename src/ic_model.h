@@ -23,6 +23,12 @@ enum {
     IC_MODEL_MAX_LAYERS = 1024,
 };
 
+/* KV values cached per token over all layers, at most: 2^34 (DeepSeek-V3
+ * caches 35,136) keeps values x context (<= 2^26 tokens) x bits in 64 bits. */
+#define IC_MODEL_MAX_KV_VALUES (UINT64_C(1) << 34)
+/* The longest context the model accepts: 64 Mi tokens. */
+#define IC_MODEL_MAX_CONTEXT (UINT64_C(1) << 26)
+
 enum ic_model_field {
     IC_MF_NAME, IC_MF_ALIASES, IC_MF_HF_REPO, IC_MF_MODEL_TYPE, IC_MF_SOURCE,
     IC_MF_HIDDEN, IC_MF_INTERMEDIATE, IC_MF_LAYERS, IC_MF_HEADS, IC_MF_KV_HEADS,
@@ -127,8 +133,8 @@ int ic_model_load(const char *path, struct ic_model *out, struct ic_err *err);
 int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out,
                     struct ic_err *err);
 
-/* KV values one sequence caches at context S, over all layers:
- * per_layer * (global * S + window_layers * min(S, window)). */
+/* KV values one sequence caches at context S (<= IC_MODEL_MAX_CONTEXT), over
+ * all layers: per_layer * (global * S + window_layers * min(S, window)). */
 uint64_t ic_model_kv_values(const struct ic_model_stats *s, uint64_t context);
 
 /* KV bytes per token of full context (all layers, no window), at kv_bits. */

@@ -139,7 +139,10 @@ static void json_point(FILE *out, const struct ic_report_group *r, const struct 
     jnum(out, p->mem_work_B);
     fprintf(out, "},\n%s  \"b_crit\": ", ind);
     jnum(out, p->b_crit);
-    fprintf(out, "\n%s}", ind);
+    fprintf(out, ",\n%s  \"b_crit_moe\": ", ind);
+    jnum(out, p->b_crit_moe);
+    fprintf(out, ",\n%s  \"uneven_split\": %s\n%s}", ind, p->uneven_split ? "true" : "false",
+            ind);
 }
 
 static const char csv_header[] =
@@ -147,7 +150,7 @@ static const char csv_header[] =
     "kv_bytes_per_token,weight_bytes,kv_bytes,flops,weights_s,kv_s,compute_s,"
     "attn_compute_s,comm_s,step_s,bound,tokens_per_s,tokens_per_s_per_chip,"
     "latency_per_token_s,usd_per_million_tokens,per_chip_bytes,capacity_bytes,fits,"
-    "max_batch,b_crit\n";
+    "max_batch,b_crit,b_crit_moe,uneven_split\n";
 
 static void csv_num(FILE *out, double v)
 {
@@ -157,10 +160,29 @@ static void csv_num(FILE *out, double v)
         fputs(",", out);
 }
 
+/* A CSV field, quoted when it holds a comma, quote or line break (RFC 4180). */
+static void csv_str(FILE *out, const char *s)
+{
+    if (!strpbrk(s, ",\"\r\n")) {
+        fputs(s, out);
+        return;
+    }
+    fputc('"', out);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', out);
+        fputc(*s, out);
+    }
+    fputc('"', out);
+}
+
 static void csv_point(FILE *out, const struct ic_report_group *r, const struct ic_point *p)
 {
     const struct ic_decode_cfg *c = &p->cfg;
-    fprintf(out, "%s,%s,%llu,%llu,%llu,%s,%s,%s,%s,%llu,%llu,%llu", r->model, r->hw,
+    csv_str(out, r->model);
+    fputc(',', out);
+    csv_str(out, r->hw);
+    fprintf(out, ",%llu,%llu,%llu,%s,%s,%s,%s,%llu,%llu,%llu",
             (unsigned long long)c->chips, (unsigned long long)c->batch,
             (unsigned long long)c->context, dt(c->weights), dt(c->kv), dt(c->compute),
             ic_comm_mode_name(c->comm), (unsigned long long)p->params,
@@ -176,7 +198,8 @@ static void csv_point(FILE *out, const struct ic_report_group *r, const struct i
         csv_num(out, v2[i]);
     fprintf(out, ",%s,%llu", p->fits ? "true" : "false", (unsigned long long)p->max_batch);
     csv_num(out, p->b_crit);
-    fputc('\n', out);
+    csv_num(out, p->b_crit_moe);
+    fprintf(out, ",%s\n", p->uneven_split ? "true" : "false");
 }
 
 /* Milliseconds with three significant figures in a fixed-width column. */
@@ -218,9 +241,16 @@ static void table_title(FILE *out, const struct ic_report_group *r, const struct
     fprintf(out, "params %.4g (active %.4g), KV %llu B/token, B_crit %.0f",
             (double)p->params, (double)p->params_active,
             (unsigned long long)p->kv_bytes_per_token, p->b_crit);
+    if (p->b_crit_moe != p->b_crit)
+        fprintf(out, " (MoE: ~%.0f with every expert busy)", p->b_crit_moe);
     if (!show_chips && !show_ctx && !show_prec)
         fprintf(out, ", largest batch that fits %llu", (unsigned long long)p->max_batch);
-    fputs("\n\n", out);
+    fputs("\n", out);
+    if (p->uneven_split)
+        fprintf(out, "note: %llu chips do not split the query heads evenly; the busiest chip "
+                     "holds the most and sets the step time\n",
+                (unsigned long long)c->chips);
+    fputs("\n", out);
 }
 
 static void table_sweep(FILE *out, const struct ic_report *rep, const struct ic_report_group *r,

@@ -36,7 +36,8 @@ size_t ic_sweep_values(enum ic_axis a, const struct ic_model_stats *m, const str
         if (ic_decode(m, hw, &c, &p, NULL) == IC_OK) {
             /* past the largest batch that fits, and far enough to show the
              * ridge where the linear layers turn compute-bound */
-            uint64_t want = p.max_batch > (uint64_t)p.b_crit ? p.max_batch : (uint64_t)p.b_crit;
+            double bc = p.b_crit < 1e9 ? p.b_crit : 1e9; /* clamp before the cast */
+            uint64_t want = p.max_batch > (uint64_t)bc ? p.max_batch : (uint64_t)bc;
             while (stop <= want && stop < (UINT64_C(1) << 20))
                 stop *= 2;
         }

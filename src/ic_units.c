@@ -107,7 +107,8 @@ static const char *parse_decimal(const char *text, double *out, char *why,
         snprintf(why, why_len, "'%s' is not a number", text);
         return NULL;
     }
-    if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) {
+    const char *q = *p == '+' ? p + 1 : p;
+    if (q[0] == '0' && (q[1] == 'x' || q[1] == 'X')) {
         snprintf(why, why_len, "'%s': hexadecimal numbers are not accepted", text);
         return NULL;
     }

@@ -4,12 +4,67 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+
+/* Limits on what a database file may be: far above any real entry, low
+ * enough that a hostile file cannot make the loader slow (libyaml's document
+ * loader is quadratic in nesting depth). */
+enum { MAX_FILE_BYTES = 4 << 20, MAX_DEPTH = 32 };
+
+/* Streams the events once to reject too deep nesting before loading. */
+static int check_depth(FILE *f, const char *path, struct ic_err *err)
+{
+    yaml_parser_t parser;
+    if (!yaml_parser_initialize(&parser))
+        return ic_err_set(err, IC_ENOMEM, path, 0, 0, "out of memory");
+    yaml_parser_set_input_file(&parser, f);
+    int depth = 0, rc = IC_OK;
+    for (;;) {
+        yaml_event_t ev;
+        if (!yaml_parser_parse(&parser, &ev))
+            break; /* the loader reports syntax errors with their position */
+        yaml_event_type_t t = ev.type;
+        if (t == YAML_SEQUENCE_START_EVENT || t == YAML_MAPPING_START_EVENT) {
+            if (++depth > MAX_DEPTH) {
+                rc = ic_err_set(err, IC_EINVAL, path, (unsigned)ev.start_mark.line + 1,
+                                (unsigned)ev.start_mark.column + 1,
+                                "nesting deeper than %d levels; expected a flat record",
+                                MAX_DEPTH);
+                yaml_event_delete(&ev);
+                break;
+            }
+        } else if (t == YAML_SEQUENCE_END_EVENT || t == YAML_MAPPING_END_EVENT) {
+            depth--;
+        }
+        yaml_event_delete(&ev);
+        if (t == YAML_STREAM_END_EVENT)
+            break;
+    }
+    yaml_parser_delete(&parser);
+    return rc;
+}
 
 int ic_ydoc_load(struct ic_ydoc *d, const char *path, struct ic_err *err)
 {
     FILE *f = fopen(path, "rb");
     if (!f)
         return ic_err_set(err, IC_ENOENT, path, 0, 0, "cannot open file");
+    struct stat st;
+    if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+        fclose(f);
+        return ic_err_set(err, IC_EINVAL, path, 0, 0, "is a folder; expected a YAML or JSON file");
+    }
+    if (fstat(fileno(f), &st) == 0 && st.st_size > MAX_FILE_BYTES) {
+        fclose(f);
+        return ic_err_set(err, IC_EINVAL, path, 0, 0,
+                          "file of %lld bytes; expected at most %d (a database record)",
+                          (long long)st.st_size, MAX_FILE_BYTES);
+    }
+    int drc = check_depth(f, path, err);
+    if (drc || fseek(f, 0, SEEK_SET) != 0) {
+        fclose(f);
+        return drc ? drc : ic_err_set(err, IC_EIO, path, 0, 0, "cannot reread the file");
+    }
     yaml_parser_t parser;
     if (!yaml_parser_initialize(&parser)) {
         fclose(f);

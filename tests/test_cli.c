@@ -185,6 +185,8 @@ START_TEST(test_bad_files)
     has_err("hw-typo-key.yaml:6:3: error: unknown key 'bandwith'");
     ck_assert_int_eq(run("--model", "/nonexistent/model.yaml", "--hw", "v5e", NULL), 2);
     has_err("cannot open file");
+    ck_assert_int_eq(run("--model", IC_TEST_DIR "/fixtures", "--hw", "v5e", NULL), 2);
+    has_err("is a folder");
 }
 END_TEST
 

@@ -154,7 +154,7 @@ static const struct broken broken[] = {
     {"hw-tab.yaml", false, 5, 1, "malformed YAML", NULL},
     {"hw-negative.yaml", false, 5, 13, "'capacity': negative value", NULL},
     {"hw-nan.yaml", false, 6, 14, "'bandwidth': '.nan TB/s' is not a number", NULL},
-    {"hw-zero.yaml", false, 5, 13, "'capacity' must be greater than zero", NULL},
+    {"hw-zero.yaml", false, 5, 13, "'capacity' must be between 1 MB and 1 PB", NULL},
     {"hw-bad-topology.yaml", false, 13, 13, "unknown topology 'ring'", NULL},
     {"hw-bad-date.yaml", false, 30, 10, "'as_of' must be a month written YYYY-MM", NULL},
     {"hw-no-compute.yaml", false, 8, 1, "the compute section lists no compute type", NULL},
@@ -175,6 +175,11 @@ static const struct broken broken[] = {
     {"model-contradict.json", true, 6, 26,
      "num_attention_heads (16) is not a multiple of num_key_value_heads (5)", NULL},
     {"empty.yaml", true, 1, 1, "empty file", NULL},
+    {"hw-tiny-bandwidth.yaml", false, 6, 14, "'bandwidth' must be between 1 MB/s and 10 PB/s",
+     NULL},
+    {"hw-huge-latency.yaml", false, 17, 16, "'hop_latency' must be at most 1 s", NULL},
+    {"model-deep.json", true, 1, 48, "nesting deeper than 32 levels", NULL},
+    {"model-hex.yaml", true, 6, 20, "hexadecimal numbers are not accepted", NULL},
 };
 
 START_TEST(test_broken_fixtures)

@@ -111,9 +111,10 @@ START_TEST(test_collectives)
     ic_test_hw("a100-80gb-sxm", h);
     double W = (double)h->ici_links * h->ici_link_B_s;
     ck_assert_double_eq_tol(W, 300e9, 1);
-    ck_assert_double_eq_tol(ic_comm_allgather_s(h, 8, A), 7.0 / 8 * A / W + h->ici_hop_latency_s,
-                            1e-12);
-    ck_assert_double_eq_tol(ic_comm_allreduce_s(h, 8, A), 2 * ic_comm_allgather_s(h, 8, A), 1e-15);
+    ck_assert_double_eq(h->ici_hop_latency_s, 2e-6); /* hwdb's estimate */
+    /* 7/8 * 1,048,576 B / 3e11 B/s = 3.0583 us, + 2 us */
+    ck_assert_double_eq_tol(ic_comm_allgather_s(h, 8, A), 5.0583e-6, 1e-10);
+    ck_assert_double_eq_tol(ic_comm_allreduce_s(h, 8, A), 10.1167e-6, 1e-10);
     ck_assert_double_eq(ic_comm_allgather_s(h, 1, A), 0);
     /* 16 GPUs = 2 NVLink domains: within the domain as above, then half of
      * the domain's share (A/8) across the scale-out network, one step. */
@@ -121,14 +122,15 @@ START_TEST(test_collectives)
     ck_assert_double_eq_tol(ic_comm_allgather_s(h, 16, A),
                             7.0 / 8 * A / W + h->ici_hop_latency_s + inter, 1e-12);
 
-    /* v5e 2D torus, 16 chips: a 4x4 sub-grid, two rings of 2 links each:
-     * 4 x 4.5e10 B/s; 3 + 3 steps. */
+    /* v5e 2D torus, 16 chips: a 4x4 sub-grid, two bidirectional rings of 2
+     * links each: 4 x 4.5e10 B/s; 2 + 2 steps of 1 us.
+     * 15/16 * 1,048,576 / 1.8e11 = 5.4613 us, + 4 us. */
     ic_test_hw("v5e", h);
     struct ic_comm_path path = ic_comm_path(h, 16);
     ck_assert_double_eq_tol(path.bw_B_s, 4 * 4.5e10, 1);
-    ck_assert_uint_eq(path.steps, 6);
-    ck_assert_double_eq_tol(ic_comm_allgather_s(h, 16, A),
-                            15.0 / 16 * A / 1.8e11 + 6 * h->ici_hop_latency_s, 1e-12);
+    ck_assert_uint_eq(path.steps, 4);
+    ck_assert_double_eq(h->ici_hop_latency_s, 1e-6);
+    ck_assert_double_eq_tol(ic_comm_allgather_s(h, 16, A), 9.4613e-6, 1e-10);
     /* 2 chips: one link, one step */
     path = ic_comm_path(h, 2);
     ck_assert_double_eq_tol(path.bw_B_s, 4.5e10, 1);
@@ -147,12 +149,11 @@ START_TEST(test_comm_in_step)
 {
     /* Two all-reduces of B * D * 2 bytes per layer. llama3-70b, 16 v5e,
      * batch 32: 80 layers * 2 * allreduce(32 * 8192 * 2 B). */
-    struct ic_hw *h = malloc(sizeof *h);
-    ic_test_hw("v5e", h);
     struct ic_point p = ic_test_decode("llama3-70b", "v5e",
                                        cfg(16, 32, 8192, IC_DT_INT8, IC_DT_INT8, IC_DT_BF16));
-    double ar = ic_comm_allreduce_s(h, 16, 32.0 * 8192 * 2);
-    ck_assert_double_eq_tol(p.comm_s, 160 * ar, 1e-12);
+    /* all-reduce of 524,288 B on the 4x4 torus: 2 * (15/16 * 524,288 / 1.8e11
+     * + 4 us) = 13.4613 us; 160 of them = 2.15381 ms */
+    ck_assert_double_eq_tol(p.comm_s, 2.15381e-3, 1e-8);
     ck_assert_double_eq_tol(p.comm_bytes, 160 * 32.0 * 8192 * 2, 1);
     /* serial mode adds it */
     struct ic_decode_cfg c = cfg(16, 32, 8192, IC_DT_INT8, IC_DT_INT8, IC_DT_BF16);
@@ -164,7 +165,6 @@ START_TEST(test_comm_in_step)
                                        cfg(256, 1, 128, IC_DT_BF16, IC_DT_BF16, IC_DT_BF16));
     ck_assert_int_eq(q.bound, IC_BOUND_COMM);
     ck_assert_double_eq(q.step_s, q.comm_s);
-    free(h);
 }
 END_TEST
 
@@ -216,21 +216,20 @@ START_TEST(test_moe_reads)
 {
     /* Mixtral 8x7B at batch 1 reads the non-expert weights and 2 of the 8
      * experts per layer; at batch 64 all 8 (8 * (1 - 0.75^64) = 8.0). */
-    struct ic_model *m = malloc(sizeof *m);
-    struct ic_model_stats st;
-    ic_test_model("mixtral-8x7b", m, &st);
-    double experts = (double)st.group_params[IC_PG_EXPERTS];
-    double dense = (double)(st.params_total - st.group_params[IC_PG_EXPERTS] -
-                            st.group_params[IC_PG_EMBED]);
+    /* Routed experts: 32 layers * 8 * 3 * 4096 * 14336 = 45,097,156,608;
+     * the rest read per step (total 46,702,792,704 less the experts and the
+     * 32000 * 4096 embedding) 1,474,564,096. bf16, batch 1:
+     * 2 * (1,474,564,096 + 45,097,156,608 / 4) = 25,497,706,496 B. */
     struct ic_point p = ic_test_decode("mixtral-8x7b", "h100",
                                        cfg(1, 1, 1, IC_DT_BF16, IC_DT_BF16, IC_DT_BF16));
-    ck_assert_double_eq_tol(p.weight_bytes, 2 * (dense + experts * 2 / 8), 1);
+    ck_assert_double_eq_tol(p.weight_bytes, 25497706496.0, 1);
     ck_assert_double_eq_tol(p.experts_touched, 2, 1e-12);
+    /* batch 64: all 8 -> 2 * 46,571,720,704 = 93,143,441,408 B */
     p = ic_test_decode("mixtral-8x7b", "h100", cfg(1, 64, 1, IC_DT_BF16, IC_DT_BF16, IC_DT_BF16));
-    ck_assert(ic_test_rel(p.weight_bytes, 2 * (dense + experts)) < 1e-6);
-    /* FLOPs follow the active parameters, not the touched ones */
-    ck_assert(ic_test_rel(p.compute_s, 2.0 * 64 * (double)st.params_active / 989e12) < 1e-9);
-    free(m);
+    ck_assert(ic_test_rel(p.weight_bytes, 93143441408.0) < 1e-6);
+    /* FLOPs follow the 12,748,853,248 active parameters, not the touched ones */
+    ck_assert(ic_test_rel(p.compute_s, 2.0 * 64 * 12748853248.0 / 989e12) < 1e-9);
+    ck_assert_double_eq_tol(p.b_crit_moe, p.b_crit * 4, 1e-9); /* E/k = 8/2 */
 }
 END_TEST
 
@@ -255,6 +254,37 @@ START_TEST(test_mla_intensity)
 }
 END_TEST
 
+START_TEST(test_uneven_split)
+{
+    /* llama3-70b on 3 chips: 64 query heads split 22/21/21. The q/o group
+     * (80 * 2 * 8192 * 8192 = 10,737,418,240) puts 22/64 of itself,
+     * 3,690,987,520, on the busiest chip, not a third. */
+    struct ic_point p3 = ic_test_decode("llama3-70b", "h100",
+                                        cfg(3, 1, 1, IC_DT_BF16, IC_DT_BF16, IC_DT_BF16));
+    struct ic_point p4 = ic_test_decode("llama3-70b", "h100",
+                                        cfg(4, 1, 1, IC_DT_BF16, IC_DT_BF16, IC_DT_BF16));
+    ck_assert(p3.uneven_split);
+    ck_assert(!p4.uneven_split);
+    struct ic_model *m = malloc(sizeof *m);
+    struct ic_model_stats st;
+    ic_test_model("llama3-70b", m, &st);
+    ck_assert_uint_eq(st.group_params[IC_PG_ATTN_HEADS], 10737418240u);
+    /* the even share would be 10,737,418,240 / 3; the busiest holds 22/64 */
+    double extra = (3690987520.0 - 10737418240.0 / 3) * 2; /* bytes */
+    double even = 0;
+    for (int g = 0; g < IC_PG_COUNT; g++)
+        if (g != IC_PG_EMBED)
+            even += (double)st.group_params[g] / (g == IC_PG_REPLICATED ? 1 : 3) * 2;
+    /* 8 KV heads on 3 chips: ceil(8/3) = 3 of 8 */
+    even += ((double)st.group_params[IC_PG_ATTN_KV] * 3 / 8 -
+             (double)st.group_params[IC_PG_ATTN_KV] / 3) * 2;
+    /* the MLP's 28,672 columns split 9,558/9,557/9,557: 3e-5 above a third */
+    ck_assert(ic_test_rel(p3.weights_s, (even + extra) / 3.35e12) < 1e-4);
+    ck_assert(ic_test_rel(p3.weights_s, even / 3.35e12) > 1e-3); /* the heads matter */
+    free(m);
+}
+END_TEST
+
 START_TEST(test_missing_compute_type)
 {
     struct ic_model *m = malloc(sizeof *m);
@@ -270,6 +300,9 @@ START_TEST(test_missing_compute_type)
     c = cfg(1, 0, 128, IC_DT_BF16, IC_DT_BF16, IC_DT_BF16);
     ck_assert_int_eq(ic_decode(&st, h, &c, &p, &e), IC_EINVAL);
     ck_assert_ptr_nonnull(strstr(e.msg, "batch"));
+    c = cfg(1, 1, UINT64_C(1) << 27, IC_DT_BF16, IC_DT_BF16, IC_DT_BF16);
+    ck_assert_int_eq(ic_decode(&st, h, &c, &p, &e), IC_EINVAL);
+    ck_assert_ptr_nonnull(strstr(e.msg, "context is too large"));
     free(m);
     free(h);
 }
@@ -352,6 +385,7 @@ int main(void)
     tcase_add_test(tc, test_memory_and_max_batch);
     tcase_add_test(tc, test_moe_reads);
     tcase_add_test(tc, test_mla_intensity);
+    tcase_add_test(tc, test_uneven_split);
     tcase_add_test(tc, test_missing_compute_type);
     tcase_add_test(tc, test_every_model_every_chip);
     suite_add_tcase(s, tc);

@@ -149,6 +149,34 @@ START_TEST(test_config_json_matches_modeldb)
 }
 END_TEST
 
+START_TEST(test_mqa)
+{
+    /* one KV head: 2 * 32 layers * 1 * 128 * 2 B = 16,384 B per token */
+    struct ic_err e = {0};
+    ck_assert_int_eq(ic_model_load(IC_TEST_DIR "/fixtures/mqa.yaml", M, &e), 0);
+    ck_assert_int_eq(ic_model_derive(M, &S, &e), 0);
+    ck_assert_uint_eq(ic_model_kv_bytes_per_token(&S, 16), 16384u);
+    ck_assert_uint_eq(S.kv_ways, 1);
+    /* k and v projections: 32 * 2 * 4096 * 128 */
+    ck_assert_uint_eq(S.group_params[IC_PG_ATTN_KV], UINT64_C(32) * 2 * 4096 * 128);
+}
+END_TEST
+
+START_TEST(test_gemma2_config_json)
+{
+    /* Google's gemma-2-9b config.json states neither tie_word_embeddings nor
+     * the alternation; HF's defaults (tied) and Gemma-2's code (even layers
+     * slide) must give the same counts as the modeldb entry: 9,241,705,984. */
+    struct ic_err e = {0};
+    struct ic_model_stats js;
+    ck_assert_int_eq(ic_model_load(IC_TEST_DIR "/fixtures/gemma-2-9b-config.json", M, &e), 0);
+    ck_assert_int_eq(ic_model_derive(M, &js, &e), 0);
+    ck_assert_uint_eq(js.params_total, 9241705984u);
+    ck_assert_uint_eq(js.n_window_layers, 21);
+    ck_assert(js.embed_tied);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("model");
@@ -161,6 +189,8 @@ int main(void)
     tcase_add_test(tc, test_moe_counts);
     tcase_add_test(tc, test_hypothetical);
     tcase_add_test(tc, test_config_json_matches_modeldb);
+    tcase_add_test(tc, test_mqa);
+    tcase_add_test(tc, test_gemma2_config_json);
     suite_add_tcase(s, tc);
     return ic_test_run(s);
 }

@@ -60,6 +60,7 @@ START_TEST(test_bad_quantities)
     qty_fails("1e300 PB", IC_QTY_BYTES, "out of range"); /* finite number, infinite product */
     qty_fails("12 furlongs", IC_QTY_TIME, "unknown unit 'furlongs'");
     qty_fails("0x10 GB", IC_QTY_BYTES, "hexadecimal");
+    qty_fails("+0x10 GB", IC_QTY_BYTES, "hexadecimal");
     qty_fails("GB", IC_QTY_BYTES, "not a number");
 }
 END_TEST
