@@ -533,7 +533,13 @@ static int cmd_decode(const struct args *a, const struct ic_db *db, FILE *out, F
             snprintf(part, sizeof part, "%llu x ", (unsigned long long)k->cfg.chips);
             append(t, sizeof t, "", part);
         }
-        append(t, sizeof t, "", lists[L_HW].n > 1 ? "several chips" : hws[k->pick[L_HW]].name);
+        if (lists[L_HW].n > 1) {
+            append(t, sizeof t, "", "each of");
+            for (int i = 0; i < lists[L_HW].n; i++)
+                append(t, sizeof t, i ? ", " : " ", hws[i].name);
+        } else {
+            append(t, sizeof t, "", hws[k->pick[L_HW]].name);
+        }
         if (lists[L_CHIPS].n > 1)
             append(t, sizeof t, "", " (chips vary)");
         snprintf(part, sizeof part, "weights %s, KV %s, compute %s",

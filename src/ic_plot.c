@@ -332,6 +332,26 @@ static void background(cairo_t *cr, double w, double h)
     cairo_fill(cr);
 }
 
+/* The batch where the linear layers turn compute-bound, read off the points:
+ * the first crossing of compute time over weight-read time, interpolated
+ * in log-log between the two points around it; infinity if none. */
+static double compute_crossing(const struct ic_plot_curve *cv)
+{
+    for (size_t i = 0; i < cv->n; i++) {
+        const struct ic_point *b = &cv->pts[i];
+        if (b->compute_s < b->weights_s)
+            continue;
+        if (i == 0)
+            return (double)b->cfg.batch;
+        const struct ic_point *a = &cv->pts[i - 1];
+        double ra = log(a->compute_s / a->weights_s), rb = log(b->compute_s / b->weights_s);
+        double f = ra == rb ? 1 : ra / (ra - rb);
+        return exp(log((double)a->cfg.batch) +
+                   f * (log((double)b->cfg.batch) - log((double)a->cfg.batch)));
+    }
+    return INFINITY;
+}
+
 /* Step time (and terms, for one curve) against batch or context. */
 static void time_panel(cairo_t *cr, struct ic_plot_panel *p, const struct ic_plot_set *set,
                        bool by_context, const char *xlabel)
@@ -365,9 +385,11 @@ static void time_panel(cairo_t *cr, struct ic_plot_panel *p, const struct ic_plo
     if (single) {
         const struct ic_plot_curve *cv = &set->curves[0];
         const struct ic_point *first = &cv->pts[0];
-        /* compute-bound batches: the linear layers past B_crit */
+        /* compute-bound batches: where the points' linear compute time
+         * passes their weight read (B_crit for a dense model; later for an
+         * MoE, whose weight read grows with the experts touched) */
+        double bc = by_context ? INFINITY : compute_crossing(cv);
         if (!by_context) {
-            double bc = first->b_crit;
             if (bc < p->xmax) {
                 color(cr, 2, 0.13);
                 double x = ic_plot_px(p, fmax(bc, p->xmin));
@@ -431,8 +453,8 @@ static void time_panel(cairo_t *cr, struct ic_plot_panel *p, const struct ic_plo
             snprintf(items[ni].label, sizeof items[ni].label, "%s", terms[t].label);
             ni++;
         }
-        if (!by_context && first->b_crit >= p->xmin && first->b_crit <= p->xmax) {
-            double x = ic_plot_px(p, first->b_crit);
+        if (!by_context && bc >= p->xmin && bc <= p->xmax) {
+            double x = ic_plot_px(p, bc);
             color(cr, 2, 1);
             cairo_set_line_width(cr, 1.5);
             double d[] = {3, 3};
@@ -441,8 +463,12 @@ static void time_panel(cairo_t *cr, struct ic_plot_panel *p, const struct ic_plo
             cairo_line_to(cr, x, p->y0 + p->h);
             cairo_stroke(cr);
             cairo_set_dash(cr, NULL, 0, 0);
-            char buf[48];
-            snprintf(buf, sizeof buf, "B_crit = %.0f", first->b_crit);
+            char buf[96];
+            if (first->b_crit_moe != first->b_crit) /* MoE: say how it differs */
+                snprintf(buf, sizeof buf, "compute-bound from B = %.0f (dense B_crit %.0f)", bc,
+                         first->b_crit);
+            else
+                snprintf(buf, sizeof buf, "B_crit = %.0f", first->b_crit);
             font(cr, 13, false);
             text(cr, x - 6, p->y0 + p->h - 8, 1, 1, buf);
         }
@@ -672,8 +698,12 @@ int ic_plot_context(cairo_t *cr, double width, double height, const struct ic_pl
             cairo_line_to(cr, x, a.y0 + a.h);
             cairo_stroke(cr);
             cairo_set_dash(cr, NULL, 0, 0);
-            char buf[96];
-            snprintf(buf, sizeof buf, "KV read overtakes weight read at S = %.0f", s);
+            char buf[200];
+            if (set->n_curves > 1 && cv->label && cv->label[0])
+                snprintf(buf, sizeof buf, "KV read overtakes weight read at S = %.0f (%s)", s,
+                         cv->label);
+            else
+                snprintf(buf, sizeof buf, "KV read overtakes weight read at S = %.0f", s);
             font(cr, 14, false);
             text(cr, x + 8, a.y0 + a.h - 10, 0, 1, buf);
             break;

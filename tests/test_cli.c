@@ -234,6 +234,66 @@ START_TEST(test_config_json_and_warning)
 }
 END_TEST
 
+START_TEST(test_plot_and_lists)
+{
+    /* --plot writes the figure in the format its extension names */
+    static const char *const files[] = {"cli_pareto.png", "cli_pareto.svg", "cli_pareto.pdf"};
+    for (int i = 0; i < 3; i++) {
+        ck_assert_int_eq(run("--model", "llama3-70b", "--hw", "v5e", "--chips", "16", "--sweep",
+                             "batch", "--plot", files[i], NULL),
+                         0);
+        FILE *f = fopen(files[i], "rb");
+        ck_assert_ptr_nonnull(f);
+        fseek(f, 0, SEEK_END);
+        ck_assert_int_gt(ftell(f), 1000);
+        fclose(f);
+        remove(files[i]);
+    }
+    /* four chip counts: four tables, one configuration each */
+    ck_assert_int_eq(run("--model", "llama3-70b", "--hw", "v5e", "--chips", "4,8,16,32",
+                         "--weights", "int8", "--kv", "int8", "--sweep", "batch", "--plot",
+                         "cli_overlay.png", "--plot-size", "800x500", NULL),
+                     0);
+    remove("cli_overlay.png");
+    ck_assert_ptr_nonnull(strstr(out_buf, "llama3-70b on 32 x tpu-v5e"));
+    size_t tables = 0;
+    for (const char *q = out_buf; (q = strstr(q, "llama3-70b on ")); q++)
+        tables++;
+    ck_assert_uint_eq(tables, 4);
+    /* lists over hardware and precision, JSON: one array over all configurations */
+    ck_assert_int_eq(run("--model", "llama3-8b", "--hw", "h100,h200", "--weights", "bf16,int8",
+                         "--format", "json", NULL),
+                     0);
+    ck_assert(out_buf[0] == '[');
+    size_t objs = 0;
+    for (const char *q = out_buf; (q = strstr(q, "\"model\":")); q++)
+        objs++;
+    ck_assert_uint_eq(objs, 4);
+    ck_assert_int_eq(run("--model", "llama3-8b", "--hw", "h100", "--context", "1024,4096",
+                         "--sweep", "context", NULL),
+                     2);
+    /* pictures need a batch or context sweep, a known extension, a sane size */
+    ck_assert_int_eq(run("--model", "llama3-8b", "--hw", "h100", "--sweep", "chips", "--plot",
+                         "x.png", NULL),
+                     2);
+    has_err("--plot draws a batch or a context sweep");
+    ck_assert_int_eq(run("--model", "llama3-8b", "--hw", "h100", "--sweep", "batch", "--plot",
+                         "x.gif", NULL),
+                     2);
+    has_err(".png, .svg or .pdf");
+    ck_assert_int_eq(run("--model", "llama3-8b", "--hw", "h100", "--sweep", "batch", "--plot",
+                         "x.png", "--plot-size", "big", NULL),
+                     2);
+    has_err("--plot-size: 'big' is not WIDTHxHEIGHT");
+    ck_assert_int_eq(run("--model", "llama3-8b", "--hw", "h100", "--chips", "1,2,4,8,16",
+                         "--weights", "bf16,int8,int4,fp8", NULL),
+                     2);
+    has_err("20 configurations; at most 16");
+    ck_assert_int_eq(run("--model", "llama3-8b", "--hw", "h100", "--chips", "4,,8", NULL), 2);
+    has_err("empty value in list");
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("cli");
@@ -247,6 +307,7 @@ int main(void)
     tcase_add_test(tc, test_help_everywhere);
     tcase_add_test(tc, test_list_and_show);
     tcase_add_test(tc, test_config_json_and_warning);
+    tcase_add_test(tc, test_plot_and_lists);
     suite_add_tcase(s, tc);
     return ic_test_run(s);
 }

@@ -1,0 +1,30 @@
+#!/bin/sh
+# Regenerates the pictures in plots/ that the README shows, from a build in
+# build/ (run scripts/quickstart.sh first). Usage: sh scripts/plots.sh
+set -eu
+cd "$(dirname "$0")/.."
+IC=${INFCALC:-build/src/infcalc}
+out=plots
+mkdir -p "$out"
+run() { echo "infcalc $*" >&2; "$IC" "$@" > /dev/null; }
+
+# The main job: Llama-3-70B on a 16-chip TPU v5e slice.
+run --model llama3-70b --hw v5e --chips 16 --sweep batch --plot "$out/decode-llama3-70b-v5e-16.png"
+# Which slice size: 4, 8, 16 and 32 chips with int8 weights and KV.
+run --model llama3-70b --hw v5e --chips 4,8,16,32 --weights int8 --kv int8 --sweep batch \
+    --plot "$out/overlay-chips-llama3-70b-v5e.png"
+# Which weight precision on one 8 x H100 node.
+run --model llama3-70b --hw h100 --chips 8 --weights bf16,fp8,int4 --sweep batch \
+    --plot "$out/overlay-weights-llama3-70b-h100.png"
+# Which accelerator, 8 chips each, bf16.
+run --model llama3-70b --hw h100,h200,b200,mi300x --chips 8 --sweep batch \
+    --plot "$out/overlay-hw-llama3-70b.png"
+# An MoE with MLA: DeepSeek-V3 in fp8 on 8 x H200.
+run --model deepseek-v3 --hw h200 --chips 8 --weights fp8 --kv fp8 --compute fp8 --context 8192 \
+    --sweep batch --plot "$out/decode-deepseek-v3-h200-8.png"
+# Where the KV read overtakes the weight read: context sweeps at batch 16.
+run --model qwen2.5-72b --hw h100 --chips 8 --batch 16 --sweep context \
+    --plot "$out/context-qwen2.5-72b-h100-8.png"
+run --model qwen2.5-72b --hw h100 --chips 8 --batch 16 --kv bf16,fp8,int4 --sweep context \
+    --plot "$out/context-kv-qwen2.5-72b-h100-8.png"
+ls -l "$out"
