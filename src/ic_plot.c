@@ -144,6 +144,18 @@ static void nice_range(double *lo, double *hi, bool logscale)
     }
 }
 
+/* Log-log panel ranges around the data, rounded outward to 1-2-5 steps. */
+static void log_ranges(struct ic_plot_panel *p, double xlo, double xhi, double ylo, double yhi)
+{
+    p->xmin = xlo;
+    p->xmax = xhi;
+    p->ymin = ylo;
+    p->ymax = yhi;
+    p->xlog = p->ylog = true;
+    nice_range(&p->xmin, &p->xmax, true);
+    nice_range(&p->ymin, &p->ymax, true);
+}
+
 /* Gridlines, ticks and labels of one axis. */
 static void axis_ticks(cairo_t *cr, const struct ic_plot_panel *p, bool xaxis)
 {
@@ -369,13 +381,7 @@ static void time_panel(cairo_t *cr, struct ic_plot_panel *p, const struct ic_plo
     /* terms far below the step time would squash the picture: keep 4 decades */
     if (ylo < yhi / 1e4)
         ylo = yhi / 1e4;
-    p->xmin = xlo;
-    p->xmax = xhi;
-    p->ymin = ylo;
-    p->ymax = yhi;
-    p->xlog = p->ylog = true;
-    nice_range(&p->xmin, &p->xmax, true);
-    nice_range(&p->ymin, &p->ymax, true);
+    log_ranges(p, xlo, xhi, ylo, yhi);
 
     cairo_save(cr);
     cairo_rectangle(cr, p->x0, p->y0, p->w, p->h);
@@ -560,13 +566,7 @@ static void pareto_panel(cairo_t *cr, struct ic_plot_panel *p, const struct ic_p
             grow(&ylo, &yhi, set->curves[c].pts[i].tokens_s_chip);
             total++;
         }
-    p->xmin = xlo;
-    p->xmax = xhi;
-    p->ymin = ylo;
-    p->ymax = yhi;
-    p->xlog = p->ylog = true;
-    nice_range(&p->xmin, &p->xmax, true);
-    nice_range(&p->ymin, &p->ymax, true);
+    log_ranges(p, xlo, xhi, ylo, yhi);
 
     const struct ic_point **all = malloc(sizeof *all * (total ? total : 1));
     size_t *idx = malloc(sizeof *idx * (total ? total : 1));
