@@ -32,7 +32,8 @@ _Static_assert(sizeof cmd_names / sizeof cmd_names[0] == IC_CMD_COUNT, "names");
 enum ic_opt {
     IC_OPT_MODEL, IC_OPT_HW, IC_OPT_CHIPS, IC_OPT_BATCH, IC_OPT_CONTEXT,
     IC_OPT_WEIGHTS, IC_OPT_KV, IC_OPT_COMPUTE, IC_OPT_COMM, IC_OPT_SWEEP,
-    IC_OPT_FORMAT, IC_OPT_PLOT, IC_OPT_PLOT_SIZE, IC_OPT_DB, IC_OPT_HELP, IC_OPT_VERSION,
+    IC_OPT_FORMAT, IC_OPT_PLOT, IC_OPT_PLOT_SIZE, IC_OPT_ESTIMATE, IC_OPT_DB, IC_OPT_HELP,
+    IC_OPT_VERSION,
     IC_OPT_COUNT
 };
 
@@ -47,6 +48,7 @@ static const struct {
     [IC_OPT_COMM] = {"--comm", true},       [IC_OPT_SWEEP] = {"--sweep", true},
     [IC_OPT_FORMAT] = {"--format", true},   [IC_OPT_DB] = {"--db", true},
     [IC_OPT_PLOT] = {"--plot", true},       [IC_OPT_PLOT_SIZE] = {"--plot-size", true},
+    [IC_OPT_ESTIMATE] = {"--estimate", true},
     [IC_OPT_HELP] = {"--help", false},      [IC_OPT_VERSION] = {"--version", false},
 };
 _Static_assert(sizeof opt_table / sizeof opt_table[0] == IC_OPT_COUNT, "options");
@@ -69,6 +71,9 @@ static const char usage_decode[] =
     "  --compute T        matmul type; the chip must list it (default bf16)\n"
     "  --comm MODE        overlap (default: collectives hide under HBM traffic, a\n"
     "                     lower bound) or serial (they add to the step)\n"
+    "  --estimate E       ideal (spec-sheet peaks) or expected (the entry's measured\n"
+    "                     figures, from 'infcalc bench'); default: expected where the\n"
+    "                     entry has them, else ideal\n"
     "  --sweep AXIS[,AXIS]  batch, context, chips or precision; two axes give a grid\n"
     "  --format F         table (default), csv or json (SI units, stable fields)\n"
     "  --plot FILE        with --sweep batch: step time vs batch and the latency /\n"
@@ -352,6 +357,16 @@ static int cmd_decode(const struct args *a, const struct ic_db *db, FILE *out, F
             return usage_error(errf, "--comm: unknown mode '%s'; expected overlap or serial",
                                a->val[IC_OPT_COMM]);
     }
+    int estimate = -1; /* -1: by the hardware entry */
+    if (a->val[IC_OPT_ESTIMATE]) {
+        if (strcmp(a->val[IC_OPT_ESTIMATE], "ideal") == 0)
+            estimate = IC_EST_IDEAL;
+        else if (strcmp(a->val[IC_OPT_ESTIMATE], "expected") == 0)
+            estimate = IC_EST_EXPECTED;
+        else
+            return usage_error(errf, "--estimate: unknown '%s'; expected ideal or expected",
+                               a->val[IC_OPT_ESTIMATE]);
+    }
     enum ic_format fmt = IC_FMT_TABLE;
     if (a->val[IC_OPT_FORMAT] && ic_format_parse(a->val[IC_OPT_FORMAT], &fmt))
         return usage_error(errf, "--format: unknown format '%s'; expected table, csv or json",
@@ -470,6 +485,9 @@ static int cmd_decode(const struct args *a, const struct ic_db *db, FILE *out, F
                 append(k->label, sizeof k->label, ", ", part);
             }
         const struct ic_hw *h = &hws[k->pick[L_HW]];
+        k->cfg.estimate = estimate >= 0 ? (enum ic_estimate)estimate
+                          : h->measured.present ? IC_EST_EXPECTED
+                                                : IC_EST_IDEAL;
         if (ic_hw_peak(h, k->cfg.compute) <= 0) {
             char have[128] = "";
             for (int t = 0; t < IC_DT_COUNT; t++)
@@ -556,7 +574,9 @@ static int cmd_decode(const struct args *a, const struct ic_db *db, FILE *out, F
             snprintf(part, sizeof part, "batch %llu", (unsigned long long)k->cfg.batch);
         }
         append(sub, sizeof sub, "; ", part);
-        append(sub, sizeof sub, "; ", "ideal bound from spec-sheet peaks");
+        append(sub, sizeof sub, "; ",
+               k->cfg.estimate == IC_EST_EXPECTED ? "expected time from measured figures"
+                                                  : "ideal bound from spec-sheet peaks");
         struct ic_plot_set set = {t, sub, curves, n_cfg};
         lrc = ic_plot_write(plot, axes[0] == IC_AXIS_CONTEXT ? IC_PLOT_CONTEXT : IC_PLOT_DECODE,
                             plot_w, plot_h, &set, &e);

@@ -24,10 +24,27 @@ _Static_assert(sizeof comm_mode_names / sizeof comm_mode_names[0] == IC_COMM_MOD
 const char *ic_bound_name(enum ic_bound b) { return bound_names[b]; }
 const char *ic_comm_mode_name(enum ic_comm_mode m) { return comm_mode_names[m]; }
 
+static const char *const estimate_names[IC_EST_COUNT] = {
+    [IC_EST_IDEAL] = "ideal",
+    [IC_EST_EXPECTED] = "expected",
+};
+_Static_assert(sizeof estimate_names / sizeof estimate_names[0] == IC_EST_COUNT, "names");
+
+const char *ic_estimate_name(enum ic_estimate e) { return estimate_names[e]; }
+
 struct ic_decode_cfg ic_decode_defaults(void)
 {
     return (struct ic_decode_cfg){1, 1, 2048, IC_DT_BF16, IC_DT_BF16, IC_DT_BF16,
-                                  IC_COMM_OVERLAP};
+                                  IC_COMM_OVERLAP, IC_EST_IDEAL, 1.0, 0};
+}
+
+/* (a^p + b^p)^(1/p): p = 1 adds, p -> infinity is max(a, b). */
+static double pnorm(double a, double b, double p)
+{
+    double m = fmax(a, b);
+    if (m <= 0)
+        return 0;
+    return m * pow(pow(a / m, p) + pow(b / m, p), 1.0 / p);
 }
 
 double ic_decode_experts_touched(uint64_t n_experts, uint64_t top_k, uint64_t tokens)
@@ -152,6 +169,11 @@ int ic_decode(const struct ic_model_stats *m, const struct ic_hw *hw,
                           hw->locs[IC_HWF_COMPUTE].col,
                           "%s has no %s compute; pick a compute type it lists",
                           hw->name, ic_dtype_traits(cfg->compute)->name);
+    if (N > hw->ici_domain_chips && !(hw->dcn_B_s > 0))
+        return ic_err_set(err, IC_EINVAL, hw->path, hw->locs[IC_HWF_DCN].line,
+                          hw->locs[IC_HWF_DCN].col,
+                          "%s has no scale-out network: at most %llu chips (its fabric's domain)",
+                          hw->name, (unsigned long long)hw->ici_domain_chips);
     const double W = hw->hbm_bandwidth_B_s;
     const double bw = ic_dtype_traits(cfg->weights)->bits / 8.0; /* bytes per weight */
     const double bkv = ic_dtype_traits(cfg->kv)->bits / 8.0;      /* bytes per KV value */
@@ -213,9 +235,39 @@ int ic_decode(const struct ic_model_stats *m, const struct ic_hw *hw,
         p.comm_s = 2.0 * (double)m->n_layers * ic_comm_allreduce_s(hw, N, a);
     }
 
-    double lin = fmax(p.weights_s, p.compute_s);
-    double att = fmax(p.kv_s, p.attn_s);
-    double local = lin + att;
+    double lin, att, fixed = 0;
+    if (cfg->estimate == IC_EST_EXPECTED) {
+        const struct ic_hw_measured *ms = &hw->measured;
+        if (!ms->present)
+            return ic_err_set(err, IC_EINVAL, hw->path, 0, 0,
+                              "%s has no measured figures (run 'infcalc bench'); only the "
+                              "ideal bound is available", hw->name);
+        const enum ic_dtype wt = cfg->weights, kt = cfg->kv;
+        if (!(ms->gemv_B_s[wt] > 0) || !(ms->gemv_B_s[kt] > 0))
+            return ic_err_set(err, IC_EINVAL, hw->path, hw->locs[IC_HWF_MEASURED].line,
+                              hw->locs[IC_HWF_MEASURED].col,
+                              "%s has no measured rates for %s; measured types are those in "
+                              "its gemv_dram section",
+                              hw->name, ic_dtype_traits(ms->gemv_B_s[wt] > 0 ? kt : wt)->name);
+        /* the weights and the cache this chip holds: in the LLC, or in DRAM */
+        bool resident = p.weights_s * W + p.kv_s * W <= ms->llc_B;
+        const double *rate = resident ? ms->gemv_cache_B_s : ms->gemv_B_s;
+        const double scale = resident ? 1.0 : cfg->bw_scale;
+        p.weights_s = read_params * bw / (rate[wt] * scale);
+        p.compute_s = lin_flop_chip / ms->gemm_flop_s[wt];
+        p.kv_s = (double)seqs * kv_seq / (double)hw_ways / (rate[kt] * scale);
+        p.attn_s = attn_chip / ms->gemm_flop_s[kt];
+        lin = pnorm(p.weights_s, p.compute_s, ms->transition_p);
+        att = pnorm(p.kv_s, p.attn_s, ms->transition_p);
+        uint64_t regions = cfg->regions ? cfg->regions : 8 * m->n_layers + 2;
+        fixed = (double)regions * ms->fork_join_s;
+        p.fixed_s = fixed;
+        p.cache_resident = resident;
+    } else {
+        lin = fmax(p.weights_s, p.compute_s);
+        att = fmax(p.kv_s, p.attn_s);
+    }
+    double local = lin + att + fixed;
     p.step_s = cfg->comm == IC_COMM_OVERLAP ? fmax(local, p.comm_s) : local + p.comm_s;
     if ((cfg->comm == IC_COMM_OVERLAP && p.comm_s > local) ||
         (cfg->comm == IC_COMM_SERIAL && p.comm_s > lin && p.comm_s > att))

@@ -33,6 +33,11 @@ const char *ic_bound_name(enum ic_bound b);
 enum ic_comm_mode { IC_COMM_OVERLAP, IC_COMM_SERIAL, IC_COMM_MODE_COUNT };
 const char *ic_comm_mode_name(enum ic_comm_mode m);
 
+/* Which time a point states: the ideal bound from spec-sheet peaks, or the
+ * expected time from a hardware entry's measured figures (see below). */
+enum ic_estimate { IC_EST_IDEAL, IC_EST_EXPECTED, IC_EST_COUNT };
+const char *ic_estimate_name(enum ic_estimate e);
+
 struct ic_decode_cfg {
     uint64_t chips;         /* N: chips holding one replica */
     uint64_t batch;         /* B: sequences, one new token each */
@@ -41,7 +46,26 @@ struct ic_decode_cfg {
     enum ic_dtype kv;       /* storage of the KV cache */
     enum ic_dtype compute;  /* the type the matmuls run in (picks C) */
     enum ic_comm_mode comm;
+    enum ic_estimate estimate;
+    /* expected only: DRAM bandwidth right now over the bench's read_bandwidth
+     * (a probe taken beside a timing; 1 = as benched) */
+    double bw_scale;
+    /* expected only: parallel regions (fork/join) per step; 0 = 8 per layer + 2 */
+    uint64_t regions;
 };
+
+/* The expected time (cfg.estimate = IC_EST_EXPECTED) uses what `infcalc
+ * bench` measured instead of peaks, term by term:
+ *   linear layers  T_mem = weight bytes / gemv rate of the weight type
+ *                  (DRAM, scaled by bw_scale; or in-LLC when weights and KV
+ *                  fit the LLC), which folds in dequantization;
+ *                  T_cmp = 2 * B * active params / gemm rate of that type;
+ *                  joined softly, (T_mem^p + T_cmp^p)^(1/p), p measured
+ *                  (a plain max() is optimistic near the ridge);
+ *   attention      the same with the KV bytes and the attention FLOPs at the
+ *                  KV type's rates;
+ *   fixed          regions * fork_join;
+ *   step           their sum (+ collectives as in the ideal bound). */
 
 /* Defaults: 1 chip, batch 1, context 2048, bf16 everywhere, overlap. */
 struct ic_decode_cfg ic_decode_defaults(void);
@@ -60,6 +84,8 @@ struct ic_point {
     uint64_t kv_split_batch;      /* ways the batch splits */
 
     double weights_s, compute_s, kv_s, attn_s, comm_s, step_s;
+    double fixed_s;               /* expected: fork/join and per-call costs */
+    bool cache_resident;          /* expected: weights and KV fit the LLC */
     enum ic_bound bound;
 
     double tokens_s, tokens_s_chip, latency_s;

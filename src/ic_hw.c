@@ -102,6 +102,50 @@ static const struct ic_field price_fields[] = {
 static const struct ic_schema price_schema = {"price section", price_fields,
                                               N(price_fields), false};
 
+#define DTQ(k, base, arr, t, q) QTY(k, base + t, measured.arr[t], q, false)
+static const struct ic_field gemv_fields[] = {
+    DTQ("fp32", IC_HWF_M_GEMV_FIRST, gemv_B_s, IC_DT_FP32, IC_QTY_BANDWIDTH),
+    DTQ("bf16", IC_HWF_M_GEMV_FIRST, gemv_B_s, IC_DT_BF16, IC_QTY_BANDWIDTH),
+    DTQ("int8", IC_HWF_M_GEMV_FIRST, gemv_B_s, IC_DT_INT8, IC_QTY_BANDWIDTH),
+};
+static const struct ic_field gemv_cache_fields[] = {
+    DTQ("fp32", IC_HWF_M_GEMV_CACHE_FIRST, gemv_cache_B_s, IC_DT_FP32, IC_QTY_BANDWIDTH),
+    DTQ("bf16", IC_HWF_M_GEMV_CACHE_FIRST, gemv_cache_B_s, IC_DT_BF16, IC_QTY_BANDWIDTH),
+    DTQ("int8", IC_HWF_M_GEMV_CACHE_FIRST, gemv_cache_B_s, IC_DT_INT8, IC_QTY_BANDWIDTH),
+};
+static const struct ic_field gemm_fields[] = {
+    DTQ("fp32", IC_HWF_M_GEMM_FIRST, gemm_flop_s, IC_DT_FP32, IC_QTY_RATE),
+    DTQ("bf16", IC_HWF_M_GEMM_FIRST, gemm_flop_s, IC_DT_BF16, IC_QTY_RATE),
+    DTQ("int8", IC_HWF_M_GEMM_FIRST, gemm_flop_s, IC_DT_INT8, IC_QTY_RATE),
+};
+static const struct ic_schema gemv_schema = {"measured gemv_dram section", gemv_fields,
+                                             N(gemv_fields), false};
+static const struct ic_schema gemv_cache_schema = {"measured gemv_cache section",
+                                                   gemv_cache_fields, N(gemv_cache_fields),
+                                                   false};
+static const struct ic_schema gemm_schema = {"measured gemm section", gemm_fields,
+                                             N(gemm_fields), false};
+
+static const struct ic_field measured_fields[] = {
+    STR("date", IC_HWF_M_DATE, measured.date, true),
+    STR("cpu", IC_HWF_M_CPU, measured.cpu, true),
+    CNT("threads", IC_HWF_M_THREADS, measured.threads, true),
+    QTY("llc", IC_HWF_M_LLC, measured.llc_B, IC_QTY_BYTES, true),
+    QTY("read_bandwidth", IC_HWF_M_READ, measured.read_B_s, IC_QTY_BANDWIDTH, true),
+    QTY("read_bandwidth_1thread", IC_HWF_M_READ_1T, measured.read_1t_B_s, IC_QTY_BANDWIDTH,
+        false),
+    QTY("cache_read_bandwidth", IC_HWF_M_CACHE_READ, measured.cache_read_B_s, IC_QTY_BANDWIDTH,
+        true),
+    QTY("fork_join", IC_HWF_M_FORK_JOIN, measured.fork_join_s, IC_QTY_TIME, true),
+    NUM("transition_p", IC_HWF_M_TRANSITION_P, measured.transition_p, true),
+    MAP("gemv_dram", IC_HWF_M_GEMV, &gemv_schema, true),
+    MAP("gemv_cache", IC_HWF_M_GEMV_CACHE, &gemv_cache_schema, true),
+    MAP("gemm", IC_HWF_M_GEMM, &gemm_schema, true),
+    STR("source", IC_HWF_M_SOURCE, measured.source, true),
+};
+static const struct ic_schema measured_schema = {"measured section", measured_fields,
+                                                 N(measured_fields), false};
+
 static const struct ic_field hw_fields[] = {
     STR("name", IC_HWF_NAME, name, true),
     LIST("aliases", IC_HWF_ALIASES, aliases, n_aliases, false),
@@ -115,6 +159,7 @@ static const struct ic_field hw_fields[] = {
     MAP("price", IC_HWF_PRICE, &price_schema, true),
     LIST("sources", IC_HWF_SOURCES, sources, n_sources, true),
     STR("notes", IC_HWF_NOTES, notes, false),
+    MAP("measured", IC_HWF_MEASURED, &measured_schema, false),
 };
 static const struct ic_schema hw_schema = {"hardware entry", hw_fields, N(hw_fields),
                                            false};
@@ -169,6 +214,10 @@ static int check_values(struct ic_hw *hw, const char *path, struct ic_err *err)
     };
     for (size_t i = 0; i < sizeof ranges / sizeof ranges[0]; i++) {
         double v = *(const double *)(const void *)((const char *)hw + ranges[i].off);
+        /* a machine without a scale-out network or host link says kind: none */
+        if ((ranges[i].id == IC_HWF_DCN_BW && strcmp(hw->dcn_kind, "none") == 0) ||
+            (ranges[i].id == IC_HWF_HOST_BW && strcmp(hw->host_kind, "none") == 0))
+            continue;
         bool zero_ok = ranges[i].lo == 0;
         if (!(v >= ranges[i].lo && v <= ranges[i].hi) || (!zero_ok && v <= 0))
             return field_error(hw, path, ranges[i].id, err, ranges[i].what);
@@ -231,6 +280,41 @@ static int check_values(struct ic_hw *hw, const char *path, struct ic_err *err)
     if (hw->n_sources == 0)
         return field_error(hw, path, IC_HWF_SOURCES, err,
                            "'sources' must list at least one reference");
+    struct ic_hw_measured *ms = &hw->measured;
+    ms->present = hw->locs[IC_HWF_MEASURED].line != 0;
+    if (ms->present) {
+        if (ms->threads < 1 || ms->threads > 4096)
+            return field_error(hw, path, IC_HWF_M_THREADS, err,
+                               "'threads' must be between 1 and 4096");
+        if (!(ms->transition_p >= 1 && ms->transition_p <= 64))
+            return field_error(hw, path, IC_HWF_M_TRANSITION_P, err,
+                               "'transition_p' must be between 1 (times add) and 64 (max)");
+        if (!(ms->read_B_s >= 1e6 && ms->read_B_s <= 1e16) ||
+            !(ms->cache_read_B_s >= 1e6 && ms->cache_read_B_s <= 1e16))
+            return field_error(hw, path, IC_HWF_M_READ, err,
+                               "measured bandwidths must be between 1 MB/s and 10 PB/s");
+        if (!(ms->llc_B >= 1e3 && ms->llc_B <= 1e12) || ms->fork_join_s > 1)
+            return field_error(hw, path, IC_HWF_M_LLC, err,
+                               "'llc' must be between 1 kB and 1 TB and 'fork_join' at most 1 s");
+        for (int dt = 0; dt < IC_DT_COUNT; dt++) {
+            const double v[3] = {ms->gemv_B_s[dt], ms->gemv_cache_B_s[dt], ms->gemm_flop_s[dt]};
+            const int ids[3] = {IC_HWF_M_GEMV_FIRST + dt, IC_HWF_M_GEMV_CACHE_FIRST + dt,
+                                IC_HWF_M_GEMM_FIRST + dt};
+            int given = 0;
+            for (int j = 0; j < 3; j++) {
+                if (!hw->locs[ids[j]].line)
+                    continue;
+                given++;
+                if (!(v[j] >= 1e3 && v[j] <= 1e19))
+                    return field_error(hw, path, ids[j], err,
+                                       "a measured rate must be between 1e3 and 1e19 per second");
+            }
+            if (given && given != 3)
+                return field_error(hw, path, IC_HWF_MEASURED, err,
+                                   "a weight type measured in one of gemv_dram, gemv_cache and "
+                                   "gemm must be measured in all three");
+        }
+    }
     return IC_OK;
 }
 

@@ -54,7 +54,33 @@ enum ic_hw_field {
     IC_HWF_HOST, IC_HWF_HOST_KIND, IC_HWF_HOST_BW, IC_HWF_HOST_SOURCE,
     IC_HWF_PRICE, IC_HWF_PRICE_USD, IC_HWF_PRICE_AS_OF, IC_HWF_PRICE_SOURCE,
     IC_HWF_SOURCES, IC_HWF_NOTES,
-    IC_HWF_COUNT
+    IC_HWF_MEASURED, IC_HWF_M_DATE, IC_HWF_M_CPU, IC_HWF_M_THREADS, IC_HWF_M_LLC,
+    IC_HWF_M_READ, IC_HWF_M_READ_1T, IC_HWF_M_CACHE_READ, IC_HWF_M_FORK_JOIN,
+    IC_HWF_M_TRANSITION_P, IC_HWF_M_SOURCE,
+    IC_HWF_M_GEMV, IC_HWF_M_GEMV_FIRST,
+    IC_HWF_M_GEMV_CACHE = IC_HWF_M_GEMV_FIRST + IC_DT_COUNT, IC_HWF_M_GEMV_CACHE_FIRST,
+    IC_HWF_M_GEMM = IC_HWF_M_GEMV_CACHE_FIRST + IC_DT_COUNT, IC_HWF_M_GEMM_FIRST,
+    IC_HWF_COUNT = IC_HWF_M_GEMM_FIRST + IC_DT_COUNT
+};
+
+/* What `infcalc bench` measured on a machine: the figures the expected-time
+ * model uses instead of spec-sheet peaks. All per chip (a CPU socket here),
+ * at `threads` threads unless named otherwise; 0 where not measured. */
+struct ic_hw_measured {
+    bool present;
+    char date[16];                      /* YYYY-MM-DD */
+    char cpu[128];                      /* processor model */
+    uint64_t threads;                   /* threads the figures were taken with */
+    double llc_B;                       /* last-level cache */
+    double read_B_s;                    /* read-only bandwidth, buffer >= 4x LLC */
+    double read_1t_B_s;                 /* the same on one thread */
+    double cache_read_B_s;              /* read-only bandwidth, buffer within the LLC */
+    double fork_join_s;                 /* one parallel region's fixed cost */
+    double transition_p;                /* p of (T_mem^p + T_compute^p)^(1/p) */
+    double gemv_B_s[IC_DT_COUNT];       /* matmul at batch 1, weights in DRAM: bytes/s */
+    double gemv_cache_B_s[IC_DT_COUNT]; /* matmul at batch 1, weights in the LLC */
+    double gemm_flop_s[IC_DT_COUNT];    /* matmul at batch 256, weights in cache */
+    char source[IC_HW_TEXT_LEN];
 };
 
 struct ic_hw {
@@ -92,6 +118,7 @@ struct ic_hw {
     uint32_t n_sources;
     char section_source[6][IC_HW_TEXT_LEN]; /* memory compute ici dcn host price */
     char notes[IC_HW_TEXT_LEN * 2];
+    struct ic_hw_measured measured; /* optional `measured:` section */
 
     struct ic_loc locs[IC_HWF_COUNT];
 };

@@ -87,8 +87,8 @@ static void json_point(FILE *out, const struct ic_report_group *r, const struct 
     fprintf(out,
             "%s  \"precision\": {\"weights\": \"%s\", \"kv\": \"%s\", \"compute\": \"%s\"},\n",
             ind, dt(c->weights), dt(c->kv), dt(c->compute));
-    fprintf(out, "%s  \"estimate\": \"ideal\",\n%s  \"comm_mode\": \"%s\",\n", ind, ind,
-            ic_comm_mode_name(c->comm));
+    fprintf(out, "%s  \"estimate\": \"%s\",\n%s  \"comm_mode\": \"%s\",\n", ind,
+            ic_estimate_name(c->estimate), ind, ic_comm_mode_name(c->comm));
     fprintf(out, "%s  \"params\": %llu,\n%s  \"params_active\": %llu,\n", ind,
             (unsigned long long)p->params, ind, (unsigned long long)p->params_active);
     fprintf(out, "%s  \"kv_bytes_per_token\": %llu,\n", ind,
@@ -115,6 +115,8 @@ static void json_point(FILE *out, const struct ic_report_group *r, const struct 
     jnum(out, p->attn_s);
     fputs(", \"comm_s\": ", out);
     jnum(out, p->comm_s);
+    fputs(", \"fixed_s\": ", out);
+    jnum(out, p->fixed_s);
     fputs(", \"step_s\": ", out);
     jnum(out, p->step_s);
     fprintf(out, "},\n%s  \"bound\": \"%s\",\n%s  \"tokens_per_s\": ", ind,
@@ -146,7 +148,7 @@ static void json_point(FILE *out, const struct ic_report_group *r, const struct 
 }
 
 static const char csv_header[] =
-    "model,hw,chips,batch,context,weights,kv,compute,comm_mode,params,params_active,"
+    "model,hw,chips,batch,context,weights,kv,compute,comm_mode,estimate,params,params_active,"
     "kv_bytes_per_token,weight_bytes,kv_bytes,flops,weights_s,kv_s,compute_s,"
     "attn_compute_s,comm_s,step_s,bound,tokens_per_s,tokens_per_s_per_chip,"
     "latency_per_token_s,usd_per_million_tokens,per_chip_bytes,capacity_bytes,fits,"
@@ -182,10 +184,11 @@ static void csv_point(FILE *out, const struct ic_report_group *r, const struct i
     csv_str(out, r->model);
     fputc(',', out);
     csv_str(out, r->hw);
-    fprintf(out, ",%llu,%llu,%llu,%s,%s,%s,%s,%llu,%llu,%llu",
+    fprintf(out, ",%llu,%llu,%llu,%s,%s,%s,%s,%s,%llu,%llu,%llu",
             (unsigned long long)c->chips, (unsigned long long)c->batch,
             (unsigned long long)c->context, dt(c->weights), dt(c->kv), dt(c->compute),
-            ic_comm_mode_name(c->comm), (unsigned long long)p->params,
+            ic_comm_mode_name(c->comm), ic_estimate_name(c->estimate),
+            (unsigned long long)p->params,
             (unsigned long long)p->params_active, (unsigned long long)p->kv_bytes_per_token);
     const double v1[] = {p->weight_bytes, p->kv_bytes, p->flops, p->weights_s, p->kv_s,
                          p->compute_s, p->attn_s, p->comm_s, p->step_s};
@@ -233,7 +236,10 @@ static void table_title(FILE *out, const struct ic_report_group *r, const struct
     if (!show_prec)
         fprintf(out, ", weights %s, KV %s", dt(c->weights), dt(c->kv));
     fprintf(out, ", compute %s\n", dt(c->compute));
-    fprintf(out, "ideal bound from spec-sheet peaks; collectives %s",
+    fprintf(out, "%s; collectives %s",
+            c->estimate == IC_EST_EXPECTED
+                ? "expected time from the hardware entry's measured figures"
+                : "ideal bound from spec-sheet peaks",
             c->comm == IC_COMM_OVERLAP ? "overlapped with HBM traffic" : "added serially");
     char cap[32];
     ic_report_bytes(cap, sizeof cap, p->capacity_B);

@@ -285,6 +285,56 @@ START_TEST(test_uneven_split)
 }
 END_TEST
 
+START_TEST(test_expected_from_measured)
+{
+    /* tests/fixtures/measured-cpu.yaml: gemv fp32 25 GB/s, bf16 20 GB/s;
+     * gemm fp32 100 GFLOP/s, bf16 80; p = 2; fork/join 2 us; LLC 32 MiB.
+     * llama3-8b, fp32 weights, bf16 KV, batch 1, context 1:
+     *   weights 7,504,924,672 params * 4 B / 25e9 = 1.200788 s
+     *   compute 2 * 7,504,924,672 / 1e11          = 0.150098 s
+     *   linear sqrt(1.200788^2 + 0.150098^2)      = 1.210133 s
+     *   KV 131,072 B / 20e9 = 6.5536 us; attention 16,384 * 32 FLOP / 8e10
+     *   = 6.5536 us; joined: 9.268 us
+     *   fixed (8 * 32 + 2) regions * 2 us         = 516 us
+     *   step                                      = 1.210658 s */
+    struct ic_model *m = malloc(sizeof *m);
+    struct ic_hw *h = malloc(sizeof *h);
+    struct ic_model_stats st;
+    struct ic_err e = {0};
+    ic_test_model("llama3-8b", m, &st);
+    ck_assert_int_eq(ic_hw_load(IC_TEST_DIR "/fixtures/measured-cpu.yaml", h, &e), 0);
+    ck_assert(h->measured.present);
+    struct ic_decode_cfg c = cfg(1, 1, 1, IC_DT_FP32, IC_DT_BF16, IC_DT_FP32);
+    c.estimate = IC_EST_EXPECTED;
+    struct ic_point p;
+    ck_assert_int_eq(ic_decode(&st, h, &c, &p, &e), 0);
+    ck_assert_double_eq_tol(p.weights_s, 1.200788, 1e-6);
+    ck_assert_double_eq_tol(p.fixed_s, 516e-6, 1e-12);
+    ck_assert_double_eq_tol(p.step_s, 1.210658, 2e-6);
+    ck_assert(!p.cache_resident);
+    /* a probe at half the benched bandwidth doubles the memory time */
+    c.bw_scale = 0.5;
+    ck_assert_int_eq(ic_decode(&st, h, &c, &p, &e), 0);
+    ck_assert_double_eq_tol(p.weights_s, 2 * 1.200788, 2e-6);
+    /* the ideal bound ignores the measured figures: 30,019,698,688 B / 30 GB/s */
+    c = cfg(1, 1, 1, IC_DT_FP32, IC_DT_BF16, IC_DT_FP32);
+    ck_assert_int_eq(ic_decode(&st, h, &c, &p, &e), 0);
+    ck_assert_double_eq_tol(p.weights_s, 30019698688.0 / 30e9, 1e-9);
+    /* types the bench did not measure are refused, not guessed */
+    c.estimate = IC_EST_EXPECTED;
+    c.weights = IC_DT_INT8;
+    ck_assert_int_eq(ic_decode(&st, h, &c, &p, &e), IC_EINVAL);
+    ck_assert_ptr_nonnull(strstr(e.msg, "no measured rates for int8"));
+    /* entries without measured figures have no expected time */
+    ic_test_hw("h100", h);
+    c = cfg(1, 1, 1, IC_DT_BF16, IC_DT_BF16, IC_DT_BF16);
+    c.estimate = IC_EST_EXPECTED;
+    ck_assert_int_eq(ic_decode(&st, h, &c, &p, &e), IC_EINVAL);
+    free(m);
+    free(h);
+}
+END_TEST
+
 START_TEST(test_missing_compute_type)
 {
     struct ic_model *m = malloc(sizeof *m);
@@ -386,6 +436,7 @@ int main(void)
     tcase_add_test(tc, test_moe_reads);
     tcase_add_test(tc, test_mla_intensity);
     tcase_add_test(tc, test_uneven_split);
+    tcase_add_test(tc, test_expected_from_measured);
     tcase_add_test(tc, test_missing_compute_type);
     tcase_add_test(tc, test_every_model_every_chip);
     suite_add_tcase(s, tc);
