@@ -316,10 +316,11 @@ START_TEST(test_expected_from_measured)
     c.bw_scale = 0.5;
     ck_assert_int_eq(ic_decode(&st, h, &c, &p, &e), 0);
     ck_assert_double_eq_tol(p.weights_s, 2 * 1.200788, 2e-6);
-    /* the ideal bound ignores the measured figures: 30,019,698,688 B / 30 GB/s */
+    /* the ideal bound ignores the measured figures: 30,019,698,688 B at the
+     * memory section's 1 TB/s */
     c = cfg(1, 1, 1, IC_DT_FP32, IC_DT_BF16, IC_DT_FP32);
     ck_assert_int_eq(ic_decode(&st, h, &c, &p, &e), 0);
-    ck_assert_double_eq_tol(p.weights_s, 30019698688.0 / 30e9, 1e-9);
+    ck_assert_double_eq_tol(p.weights_s, 30019698688.0 / 1e12, 1e-12);
     /* types the bench did not measure are refused, not guessed */
     c.estimate = IC_EST_EXPECTED;
     c.weights = IC_DT_INT8;
