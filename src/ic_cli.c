@@ -6,6 +6,7 @@
 #include "ic_err.h"
 #include "ic_plot.h"
 #include "ic_report.h"
+#include "ic_selfcheck.h"
 #include "ic_sweep.h"
 #include "ic_units.h"
 
@@ -19,12 +20,17 @@
 #define IC_VERSION "dev"
 #endif
 
-enum ic_cmd { IC_CMD_DECODE, IC_CMD_LIST, IC_CMD_SHOW, IC_CMD_HELP, IC_CMD_COUNT };
+enum ic_cmd {
+    IC_CMD_DECODE, IC_CMD_LIST, IC_CMD_SHOW, IC_CMD_BENCH, IC_CMD_VALIDATE, IC_CMD_HELP,
+    IC_CMD_COUNT
+};
 
 static const char *const cmd_names[IC_CMD_COUNT] = {
     [IC_CMD_DECODE] = "decode",
     [IC_CMD_LIST] = "list",
     [IC_CMD_SHOW] = "show",
+    [IC_CMD_BENCH] = "bench",
+    [IC_CMD_VALIDATE] = "validate",
     [IC_CMD_HELP] = "help",
 };
 _Static_assert(sizeof cmd_names / sizeof cmd_names[0] == IC_CMD_COUNT, "names");
@@ -33,7 +39,8 @@ enum ic_opt {
     IC_OPT_MODEL, IC_OPT_HW, IC_OPT_CHIPS, IC_OPT_BATCH, IC_OPT_CONTEXT,
     IC_OPT_WEIGHTS, IC_OPT_KV, IC_OPT_COMPUTE, IC_OPT_COMM, IC_OPT_SWEEP,
     IC_OPT_FORMAT, IC_OPT_PLOT, IC_OPT_PLOT_SIZE, IC_OPT_ESTIMATE, IC_OPT_DB, IC_OPT_HELP,
-    IC_OPT_VERSION,
+    IC_OPT_VERSION, IC_OPT_THREADS, IC_OPT_QUICK, IC_OPT_OUT, IC_OPT_NAME, IC_OPT_ROUNDS,
+    IC_OPT_SEED, IC_OPT_CSV, IC_OPT_PLOT_PREFIX,
     IC_OPT_COUNT
 };
 
@@ -49,6 +56,10 @@ static const struct {
     [IC_OPT_FORMAT] = {"--format", true},   [IC_OPT_DB] = {"--db", true},
     [IC_OPT_PLOT] = {"--plot", true},       [IC_OPT_PLOT_SIZE] = {"--plot-size", true},
     [IC_OPT_ESTIMATE] = {"--estimate", true},
+    [IC_OPT_THREADS] = {"--threads", true}, [IC_OPT_QUICK] = {"--quick", false},
+    [IC_OPT_OUT] = {"--out", true},         [IC_OPT_NAME] = {"--name", true},
+    [IC_OPT_ROUNDS] = {"--rounds", true},   [IC_OPT_SEED] = {"--seed", true},
+    [IC_OPT_CSV] = {"--csv", true},         [IC_OPT_PLOT_PREFIX] = {"--plot-prefix", true},
     [IC_OPT_HELP] = {"--help", false},      [IC_OPT_VERSION] = {"--version", false},
 };
 _Static_assert(sizeof opt_table / sizeof opt_table[0] == IC_OPT_COUNT, "options");
@@ -97,6 +108,8 @@ static const char usage_main[] =
     "  decode (default)   one decode step or a sweep: infcalc decode --help\n"
     "  list hw|models     the databases, one line per entry\n"
     "  show hw|model NAME one entry in full, with its sources and derived counts\n"
+    "  bench              measure this machine; write a hardware entry for it\n"
+    "  validate           time the reference decode kernel against the predictions\n"
     "  help [COMMAND]     this text, or a command's\n"
     "\n"
     "  --version          print the version\n"
@@ -115,6 +128,32 @@ static const char usage_show[] =
     "Prints one entry in full: every figure with its source; for a model also\n"
     "the derived parameter groups and KV bytes per token, and the published\n"
     "totals they are checked against.\n";
+
+static const char usage_bench[] =
+    "usage: infcalc bench [--threads N] [--quick] [--out FILE] [--name NAME]\n"
+    "\n"
+    "Measures this machine: read-only memory bandwidth over a buffer >= 4x the\n"
+    "last-level cache (all threads and one), STREAM copy and triad (for reference),\n"
+    "a working-set ladder from 256 KiB up, the fp32 FMA peak, the fixed cost of a\n"
+    "parallel region, and the reference kernel's matmul for fp32, bf16 and int8\n"
+    "weights (batch 1 from DRAM and from the LLC, batch 256 in cache, batches\n"
+    "1-256 from DRAM for the memory/compute transition). Medians of repeats after\n"
+    "a warm-up; progress on stderr; about a minute (--quick: seconds).\n"
+    "Writes a hardware entry with a measured section (default this-machine.yaml,\n"
+    "named this-machine) for --hw FILE and 'infcalc validate'.\n";
+
+static const char usage_validate[] =
+    "usage: infcalc validate --hw FILE [--threads N] [--quick] [--rounds R] [--seed S]\n"
+    "                        [--csv FILE] [--plot-prefix PREFIX]\n"
+    "\n"
+    "Times the reference decode kernel over batch 1-256 x context 128-16384 (the KV\n"
+    "cache capped at 2 GiB) x fp32/bf16/int8 weights, plus a model small enough to\n"
+    "sit in the LLC, in random order, R rounds (default 3), with a read-bandwidth\n"
+    "probe beside every point; predicts each point with infcalc's expected time on\n"
+    "FILE (an entry written by 'infcalc bench') and reports median absolute, signed\n"
+    "median and 90th-percentile error and the share within 10%, per regime. Writes\n"
+    "the CSV (default plots/validate-cpu.csv) and measured-vs-predicted charts\n"
+    "(default PREFIX plots/validate-cpu). --quick: a small sweep, one round (< 60 s).\n";
 
 struct args {
     enum ic_cmd cmd;
@@ -792,6 +831,78 @@ static int cmd_show(const struct args *a, const struct ic_db *db, FILE *out, FIL
     return rc;
 }
 
+static int cmd_bench(const struct args *a, FILE *out, FILE *errf)
+{
+    if (a->n_pos)
+        return usage_error(errf, "unexpected argument '%s'", a->pos[0]);
+    struct ic_bench_opts o = {0, a->given[IC_OPT_QUICK],
+                              a->val[IC_OPT_OUT] ? a->val[IC_OPT_OUT] : "this-machine.yaml",
+                              a->val[IC_OPT_NAME] ? a->val[IC_OPT_NAME] : "this-machine"};
+    uint64_t v;
+    int rc;
+    if (a->val[IC_OPT_THREADS]) {
+        if ((rc = parse_u64_opt("--threads", a->val[IC_OPT_THREADS], 1, 256, &v, errf)))
+            return rc;
+        o.threads = (int)v;
+    }
+    if (strspn(o.name, "abcdefghijklmnopqrstuvwxyz0123456789-.") != strlen(o.name))
+        return usage_error(errf, "--name: '%s'; expected lower-case letters, digits, '-' or '.'",
+                           o.name);
+    struct ic_err e = {0};
+    int lrc = ic_selfcheck_bench(&o, out, errf, &e);
+    return lrc ? report_err(errf, lrc, &e) : 0;
+}
+
+static int cmd_validate(const struct args *a, FILE *out, FILE *errf)
+{
+    if (a->n_pos)
+        return usage_error(errf, "unexpected argument '%s'", a->pos[0]);
+    if (!a->val[IC_OPT_HW])
+        return usage_error(errf, "validate needs --hw FILE (an entry written by 'infcalc "
+                                 "bench')");
+    struct ic_validate_opts o = {a->val[IC_OPT_HW], 0, a->given[IC_OPT_QUICK], 3, 0, 0,
+                                 a->val[IC_OPT_CSV] ? a->val[IC_OPT_CSV]
+                                                    : "plots/validate-cpu.csv",
+                                 a->val[IC_OPT_PLOT_PREFIX] ? a->val[IC_OPT_PLOT_PREFIX]
+                                                            : "plots/validate-cpu"};
+    uint64_t v;
+    int rc;
+    if (a->val[IC_OPT_THREADS]) {
+        if ((rc = parse_u64_opt("--threads", a->val[IC_OPT_THREADS], 1, 256, &v, errf)))
+            return rc;
+        o.threads = (int)v;
+    }
+    if (a->val[IC_OPT_ROUNDS]) {
+        if ((rc = parse_u64_opt("--rounds", a->val[IC_OPT_ROUNDS], 1, 8, &v, errf)))
+            return rc;
+        o.rounds = (int)v;
+    }
+    if (a->val[IC_OPT_SEED] &&
+        (rc = parse_u64_opt("--seed", a->val[IC_OPT_SEED], 1, UINT32_MAX, &o.seed, errf)))
+        return rc;
+    struct ic_err e = {0};
+    int lrc = ic_selfcheck_validate(&o, out, errf, &e);
+    return lrc ? report_err(errf, lrc, &e) : 0;
+}
+
+/* Which options each command takes; any other is a usage error. */
+#define OPT(o) (UINT64_C(1) << (o))
+static const uint64_t cmd_opts[IC_CMD_COUNT] = {
+    [IC_CMD_DECODE] = OPT(IC_OPT_MODEL) | OPT(IC_OPT_HW) | OPT(IC_OPT_CHIPS) |
+                      OPT(IC_OPT_BATCH) | OPT(IC_OPT_CONTEXT) | OPT(IC_OPT_WEIGHTS) |
+                      OPT(IC_OPT_KV) | OPT(IC_OPT_COMPUTE) | OPT(IC_OPT_COMM) |
+                      OPT(IC_OPT_SWEEP) | OPT(IC_OPT_FORMAT) | OPT(IC_OPT_PLOT) |
+                      OPT(IC_OPT_PLOT_SIZE) | OPT(IC_OPT_ESTIMATE) | OPT(IC_OPT_DB),
+    [IC_CMD_LIST] = OPT(IC_OPT_DB),
+    [IC_CMD_SHOW] = OPT(IC_OPT_DB),
+    [IC_CMD_BENCH] = OPT(IC_OPT_THREADS) | OPT(IC_OPT_QUICK) | OPT(IC_OPT_OUT) | OPT(IC_OPT_NAME),
+    [IC_CMD_VALIDATE] = OPT(IC_OPT_HW) | OPT(IC_OPT_THREADS) | OPT(IC_OPT_QUICK) |
+                        OPT(IC_OPT_ROUNDS) | OPT(IC_OPT_SEED) | OPT(IC_OPT_CSV) |
+                        OPT(IC_OPT_PLOT_PREFIX),
+    [IC_CMD_HELP] = 0,
+};
+_Static_assert(IC_OPT_COUNT <= 64, "option masks are 64 bits");
+
 int ic_cli_run(int argc, char **argv, FILE *out, FILE *errf)
 {
     struct args a;
@@ -820,6 +931,12 @@ int ic_cli_run(int argc, char **argv, FILE *out, FILE *errf)
         case IC_CMD_SHOW:
             fputs(usage_show, dst);
             break;
+        case IC_CMD_BENCH:
+            fputs(usage_bench, dst);
+            break;
+        case IC_CMD_VALIDATE:
+            fputs(usage_validate, dst);
+            break;
         default:
             fputs(usage_main, dst);
             fputs(usage_decode, dst);
@@ -827,10 +944,23 @@ int ic_cli_run(int argc, char **argv, FILE *out, FILE *errf)
         return argc == 1 ? 2 : 0;
     }
     if (a.given[IC_OPT_HELP]) {
-        fputs(a.cmd == IC_CMD_LIST ? usage_list : a.cmd == IC_CMD_SHOW ? usage_show : usage_decode,
+        fputs(a.cmd == IC_CMD_LIST       ? usage_list
+              : a.cmd == IC_CMD_SHOW     ? usage_show
+              : a.cmd == IC_CMD_BENCH    ? usage_bench
+              : a.cmd == IC_CMD_VALIDATE ? usage_validate
+                                         : usage_decode,
               out);
         return 0;
     }
+    for (int o = 0; o < IC_OPT_COUNT; o++)
+        if (a.given[o] && o != IC_OPT_VERSION && !(cmd_opts[a.cmd] & OPT(o)))
+            return usage_error(errf, "option '%s' does not apply to '%s' ('infcalc %s --help' "
+                                     "lists its options)",
+                               opt_table[o].name, cmd_names[a.cmd], cmd_names[a.cmd]);
+    if (a.cmd == IC_CMD_BENCH)
+        return cmd_bench(&a, out, errf);
+    if (a.cmd == IC_CMD_VALIDATE)
+        return cmd_validate(&a, out, errf);
     struct ic_db db;
     struct ic_err e = {0};
     int lrc = ic_db_init(&db, a.val[IC_OPT_DB], &e);

@@ -38,6 +38,21 @@ struct ic_decode_cfg ic_decode_defaults(void)
                                   IC_COMM_OVERLAP, IC_EST_IDEAL, 1.0, 0};
 }
 
+double ic_decode_gemm_rate(const struct ic_hw_measured *ms, enum ic_dtype t, double b)
+{
+    const double *r = ms->gemm_by_batch[t];
+    if (!(r[0] > 0))
+        return ms->gemm_flop_s[t];
+    if (b <= 1)
+        return r[0];
+    double x = log2(b);
+    if (x >= IC_HW_GEMM_BATCHES - 1)
+        return r[IC_HW_GEMM_BATCHES - 1];
+    int i = (int)x;
+    double f = x - i;
+    return exp(log(r[i]) + f * (log(r[i + 1]) - log(r[i])));
+}
+
 /* (a^p + b^p)^(1/p): p = 1 adds, p -> infinity is max(a, b). */
 static double pnorm(double a, double b, double p)
 {
@@ -254,9 +269,11 @@ int ic_decode(const struct ic_model_stats *m, const struct ic_hw *hw,
         const double *rate = resident ? ms->gemv_cache_B_s : ms->gemv_B_s;
         const double scale = resident ? 1.0 : cfg->bw_scale;
         p.weights_s = read_params * bw / (rate[wt] * scale);
-        p.compute_s = lin_flop_chip / ms->gemm_flop_s[wt];
+        p.compute_s = lin_flop_chip / ic_decode_gemm_rate(ms, wt, (double)B);
         p.kv_s = (double)seqs * kv_seq / (double)hw_ways / (rate[kt] * scale);
-        p.attn_s = attn_chip / ms->gemm_flop_s[kt];
+        /* attention: the query heads sharing a KV head are its "batch" */
+        double group = m->n_kv_heads ? (double)m->n_heads / (double)m->n_kv_heads : 1;
+        p.attn_s = attn_chip / ic_decode_gemm_rate(ms, kt, group < 1 ? 1 : group);
         lin = pnorm(p.weights_s, p.compute_s, ms->transition_p);
         att = pnorm(p.kv_s, p.attn_s, ms->transition_p);
         uint64_t regions = cfg->regions ? cfg->regions : 8 * m->n_layers + 2;

@@ -59,11 +59,12 @@ struct ic_decode_cfg {
  *   linear layers  T_mem = weight bytes / gemv rate of the weight type
  *                  (DRAM, scaled by bw_scale; or in-LLC when weights and KV
  *                  fit the LLC), which folds in dequantization;
- *                  T_cmp = 2 * B * active params / gemm rate of that type;
+ *                  T_cmp = 2 * B * active params / gemm rate of that type at
+ *                  batch B (the benched rates at 1, 2, 4 ... 256, interpolated);
  *                  joined softly, (T_mem^p + T_cmp^p)^(1/p), p measured
  *                  (a plain max() is optimistic near the ridge);
  *   attention      the same with the KV bytes and the attention FLOPs at the
- *                  KV type's rates;
+ *                  KV type's rates, the query heads per KV head as the batch;
  *   fixed          regions * fork_join;
  *   step           their sum (+ collectives as in the ideal bound). */
 
@@ -113,6 +114,12 @@ int ic_decode(const struct ic_model_stats *m, const struct ic_hw *hw,
  * function max_batch inverts; exposed for tests. */
 double ic_decode_mem_per_chip(const struct ic_model_stats *m, const struct ic_decode_cfg *cfg,
                               uint64_t batch);
+
+/* The measured in-cache matmul rate (FLOP/s) of type t at batch b:
+ * interpolated in log-log between the benched batches 1, 2, 4 ... 256 (the
+ * batch-256 rate past it), or the batch-256 rate everywhere when the entry
+ * has no gemm_by_batch table. */
+double ic_decode_gemm_rate(const struct ic_hw_measured *ms, enum ic_dtype t, double b);
 
 /* Expected routed experts touched by `tokens` tokens choosing top-k of E
  * uniformly: E * (1 - (1 - k/E)^tokens). */

@@ -118,6 +118,54 @@ static const struct ic_field gemm_fields[] = {
     DTQ("bf16", IC_HWF_M_GEMM_FIRST, gemm_flop_s, IC_DT_BF16, IC_QTY_RATE),
     DTQ("int8", IC_HWF_M_GEMM_FIRST, gemm_flop_s, IC_DT_INT8, IC_QTY_RATE),
 };
+/* gemm_by_batch: {fp32: [r1, r2, ... r256], ...}: nine rates per type. */
+static int read_gemm_list(const struct ic_ydoc *d, yaml_node_t *node, void *rec, int dt,
+                          struct ic_err *err)
+{
+    struct ic_hw *hw = rec;
+    if (node->type != YAML_SEQUENCE_NODE)
+        return ic_ydoc_error(d, node, err,
+                             "expected a list of %d rates (batch 1, 2, 4 ... 256), e.g. "
+                             "[50 GFLOP/s, ...]", IC_HW_GEMM_BATCHES);
+    int n = 0;
+    for (yaml_node_item_t *it = node->data.sequence.items.start;
+         it < node->data.sequence.items.top; it++, n++) {
+        yaml_node_t *item = yaml_document_get_node((yaml_document_t *)&d->doc, *it);
+        const char *text = ic_ydoc_scalar(item);
+        char why[256];
+        double v;
+        if (n >= IC_HW_GEMM_BATCHES)
+            return ic_ydoc_error(d, item, err, "more than %d rates (batch 1 ... 256)",
+                                 IC_HW_GEMM_BATCHES);
+        if (!text || ic_qty_parse(text, IC_QTY_RATE, &v, why, sizeof why))
+            return ic_ydoc_error(d, item, err, "%s", text ? why : "expected a rate");
+        if (!(v >= 1e3 && v <= 1e19))
+            return ic_ydoc_error(d, item, err, "a rate must be between 1e3 and 1e19 FLOP/s");
+        hw->measured.gemm_by_batch[dt][n] = v;
+    }
+    if (n != IC_HW_GEMM_BATCHES)
+        return ic_ydoc_error(d, node, err, "%d rates given; expected %d (batch 1 ... 256)", n,
+                             IC_HW_GEMM_BATCHES);
+    return IC_OK;
+}
+static int gl_fp32(const struct ic_ydoc *d, yaml_node_t *n, void *r, struct ic_err *e)
+{
+    return read_gemm_list(d, n, r, IC_DT_FP32, e);
+}
+static int gl_bf16(const struct ic_ydoc *d, yaml_node_t *n, void *r, struct ic_err *e)
+{
+    return read_gemm_list(d, n, r, IC_DT_BF16, e);
+}
+static int gl_int8(const struct ic_ydoc *d, yaml_node_t *n, void *r, struct ic_err *e)
+{
+    return read_gemm_list(d, n, r, IC_DT_INT8, e);
+}
+#define GL(k, t, fn) {k, IC_F_CUSTOM, IC_HWF_M_GEMM_LIST_FIRST + t, 0, 0, 0, 0, 0, false, NULL, fn}
+static const struct ic_field gemm_list_fields[] = {
+    GL("fp32", IC_DT_FP32, gl_fp32), GL("bf16", IC_DT_BF16, gl_bf16), GL("int8", IC_DT_INT8, gl_int8),
+};
+static const struct ic_schema gemm_list_schema = {"measured gemm_by_batch section",
+                                                  gemm_list_fields, N(gemm_list_fields), false};
 static const struct ic_schema gemv_schema = {"measured gemv_dram section", gemv_fields,
                                              N(gemv_fields), false};
 static const struct ic_schema gemv_cache_schema = {"measured gemv_cache section",
@@ -141,6 +189,7 @@ static const struct ic_field measured_fields[] = {
     MAP("gemv_dram", IC_HWF_M_GEMV, &gemv_schema, true),
     MAP("gemv_cache", IC_HWF_M_GEMV_CACHE, &gemv_cache_schema, true),
     MAP("gemm", IC_HWF_M_GEMM, &gemm_schema, true),
+    MAP("gemm_by_batch", IC_HWF_M_GEMM_LIST, &gemm_list_schema, false),
     STR("source", IC_HWF_M_SOURCE, measured.source, true),
 };
 static const struct ic_schema measured_schema = {"measured section", measured_fields,

@@ -40,6 +40,7 @@ enum {
     IC_HW_TEXT_LEN = 512,
     IC_HW_MAX_ALIASES = 8,
     IC_HW_MAX_SOURCES = 16,
+    IC_HW_GEMM_BATCHES = 9, /* batches 1, 2, 4 ... 256 */
 };
 
 /* Field ids of the hwdb schema: where each was given (ic_loc). */
@@ -60,7 +61,8 @@ enum ic_hw_field {
     IC_HWF_M_GEMV, IC_HWF_M_GEMV_FIRST,
     IC_HWF_M_GEMV_CACHE = IC_HWF_M_GEMV_FIRST + IC_DT_COUNT, IC_HWF_M_GEMV_CACHE_FIRST,
     IC_HWF_M_GEMM = IC_HWF_M_GEMV_CACHE_FIRST + IC_DT_COUNT, IC_HWF_M_GEMM_FIRST,
-    IC_HWF_COUNT = IC_HWF_M_GEMM_FIRST + IC_DT_COUNT
+    IC_HWF_M_GEMM_LIST = IC_HWF_M_GEMM_FIRST + IC_DT_COUNT, IC_HWF_M_GEMM_LIST_FIRST,
+    IC_HWF_COUNT = IC_HWF_M_GEMM_LIST_FIRST + IC_DT_COUNT
 };
 
 /* What `infcalc bench` measured on a machine: the figures the expected-time
@@ -80,6 +82,9 @@ struct ic_hw_measured {
     double gemv_B_s[IC_DT_COUNT];       /* matmul at batch 1, weights in DRAM: bytes/s */
     double gemv_cache_B_s[IC_DT_COUNT]; /* matmul at batch 1, weights in the LLC */
     double gemm_flop_s[IC_DT_COUNT];    /* matmul at batch 256, weights in cache */
+    /* the in-cache matmul rate at batch 1, 2, 4 ... 256 (FLOP/s); all 0 =
+     * not measured, then gemm_flop_s holds at every batch */
+    double gemm_by_batch[IC_DT_COUNT][IC_HW_GEMM_BATCHES];
     char source[IC_HW_TEXT_LEN];
 };
 

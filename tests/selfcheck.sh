@@ -1,0 +1,30 @@
+#!/bin/sh
+# The self-check end to end, quick: `infcalc bench --quick` writes a hardware
+# entry that the loader accepts and the calculator uses, and `infcalc
+# validate --quick` times the reference kernel against it and writes its
+# CSV and charts. A smoke test: no accuracy is asserted (a shared 2-core
+# machine's timings are not test material; the figures live in the notes).
+set -eu
+ic=$1
+out=$2
+rm -rf "$out"
+mkdir -p "$out"
+"$ic" bench --quick --out "$out/machine.yaml" --name test-machine > "$out/bench.txt"
+grep -q "wrote $out/machine.yaml" "$out/bench.txt"
+"$ic" show hw "$out/machine.yaml" > "$out/show.txt"
+grep -q "measured by infcalc bench" "$out/show.txt"
+# the entry works as --hw, and the expected time is the default on it
+"$ic" --model llama3-8b --hw "$out/machine.yaml" --weights int8 --kv bf16 --compute fp32 \
+    --format json > "$out/decode.json"
+grep -q '"estimate": "expected"' "$out/decode.json"
+"$ic" --model llama3-8b --hw "$out/machine.yaml" --compute fp32 --estimate ideal \
+    --format json | grep -q '"estimate": "ideal"'
+"$ic" validate --quick --hw "$out/machine.yaml" --csv "$out/validate.csv" \
+    --plot-prefix "$out/validate" > "$out/validate.txt"
+grep -q "median |err|" "$out/validate.txt"
+# one CSV row per point, every point predicted and measured (no empty fields)
+rows=$(($(wc -l < "$out/validate.csv") - 1))
+[ "$rows" -ge 6 ]
+if grep -q ',,' "$out/validate.csv"; then echo "empty CSV field" >&2; exit 1; fi
+[ -s "$out/validate-batch.png" ] && [ -s "$out/validate-context.png" ]
+echo "selfcheck: bench and validate ran; $rows points"
