@@ -271,9 +271,12 @@ int ic_decode(const struct ic_model_stats *m, const struct ic_hw *hw,
         p.weights_s = read_params * bw / (rate[wt] * scale);
         p.compute_s = lin_flop_chip / ic_decode_gemm_rate(ms, wt, (double)B);
         p.kv_s = (double)seqs * kv_seq / (double)hw_ways / (rate[kt] * scale);
-        /* attention: the query heads sharing a KV head are its "batch" */
+        /* attention at its measured rate; without one, as a matmul whose
+         * batch is the query heads sharing a KV head */
         double group = m->n_kv_heads ? (double)m->n_heads / (double)m->n_kv_heads : 1;
-        p.attn_s = attn_chip / ic_decode_gemm_rate(ms, kt, group < 1 ? 1 : group);
+        double arate = ms->attn_flop_s[kt] > 0 ? ms->attn_flop_s[kt]
+                                               : ic_decode_gemm_rate(ms, kt, group < 1 ? 1 : group);
+        p.attn_s = attn_chip / arate;
         lin = pnorm(p.weights_s, p.compute_s, ms->transition_p);
         att = pnorm(p.kv_s, p.attn_s, ms->transition_p);
         uint64_t regions = cfg->regions ? cfg->regions : 8 * m->n_layers + 2;

@@ -63,8 +63,10 @@ struct ic_decode_cfg {
  *                  batch B (the benched rates at 1, 2, 4 ... 256, interpolated);
  *                  joined softly, (T_mem^p + T_cmp^p)^(1/p), p measured
  *                  (a plain max() is optimistic near the ridge);
- *   attention      the same with the KV bytes and the attention FLOPs at the
- *                  KV type's rates, the query heads per KV head as the batch;
+ *   attention      the same with the KV bytes (at the KV type's gemv rate)
+ *                  and the attention FLOPs at the measured attention rate
+ *                  (else the matmul rate with the query heads per KV head
+ *                  as the batch);
  *   fixed          regions * fork_join;
  *   step           their sum (+ collectives as in the ideal bound). */
 

@@ -166,6 +166,12 @@ static const struct ic_field gemm_list_fields[] = {
 };
 static const struct ic_schema gemm_list_schema = {"measured gemm_by_batch section",
                                                   gemm_list_fields, N(gemm_list_fields), false};
+static const struct ic_field attn_fields[] = {
+    DTQ("bf16", IC_HWF_M_ATTN_FIRST, attn_flop_s, IC_DT_BF16, IC_QTY_RATE),
+    DTQ("int8", IC_HWF_M_ATTN_FIRST, attn_flop_s, IC_DT_INT8, IC_QTY_RATE),
+};
+static const struct ic_schema attn_schema = {"measured attention section", attn_fields,
+                                             N(attn_fields), false};
 static const struct ic_schema gemv_schema = {"measured gemv_dram section", gemv_fields,
                                              N(gemv_fields), false};
 static const struct ic_schema gemv_cache_schema = {"measured gemv_cache section",
@@ -190,6 +196,7 @@ static const struct ic_field measured_fields[] = {
     MAP("gemv_cache", IC_HWF_M_GEMV_CACHE, &gemv_cache_schema, true),
     MAP("gemm", IC_HWF_M_GEMM, &gemm_schema, true),
     MAP("gemm_by_batch", IC_HWF_M_GEMM_LIST, &gemm_list_schema, false),
+    MAP("attention", IC_HWF_M_ATTN, &attn_schema, false),
     STR("source", IC_HWF_M_SOURCE, measured.source, true),
 };
 static const struct ic_schema measured_schema = {"measured section", measured_fields,

@@ -62,7 +62,8 @@ enum ic_hw_field {
     IC_HWF_M_GEMV_CACHE = IC_HWF_M_GEMV_FIRST + IC_DT_COUNT, IC_HWF_M_GEMV_CACHE_FIRST,
     IC_HWF_M_GEMM = IC_HWF_M_GEMV_CACHE_FIRST + IC_DT_COUNT, IC_HWF_M_GEMM_FIRST,
     IC_HWF_M_GEMM_LIST = IC_HWF_M_GEMM_FIRST + IC_DT_COUNT, IC_HWF_M_GEMM_LIST_FIRST,
-    IC_HWF_COUNT = IC_HWF_M_GEMM_LIST_FIRST + IC_DT_COUNT
+    IC_HWF_M_ATTN = IC_HWF_M_GEMM_LIST_FIRST + IC_DT_COUNT, IC_HWF_M_ATTN_FIRST,
+    IC_HWF_COUNT = IC_HWF_M_ATTN_FIRST + IC_DT_COUNT
 };
 
 /* What `infcalc bench` measured on a machine: the figures the expected-time
@@ -85,6 +86,10 @@ struct ic_hw_measured {
     /* the in-cache matmul rate at batch 1, 2, 4 ... 256 (FLOP/s); all 0 =
      * not measured, then gemm_flop_s holds at every batch */
     double gemm_by_batch[IC_DT_COUNT][IC_HW_GEMM_BATCHES];
+    /* decode attention FLOP/s per KV-cache type (QK^T and AV over a cache
+     * far larger than the LLC, 4 query heads per KV head); 0 = not measured,
+     * then the matmul rate at that group size stands in */
+    double attn_flop_s[IC_DT_COUNT];
     char source[IC_HW_TEXT_LEN];
 };
 

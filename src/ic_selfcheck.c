@@ -176,6 +176,7 @@ struct bench_results {
     double read, read_1t, copy, triad, cache_read, fma, fork_join, llc;
     double gemv[N_TYPES], gemv_cache[N_TYPES], gemm[N_TYPES], p;
     double gemm_b[N_TYPES][9]; /* in-cache matmul FLOP/s at batch 1, 2, 4, ... 256 */
+    double attn[2];            /* attention FLOP/s, bf16 and int8 KV */
     double ladder_bytes[24], ladder_bw[24];
     int ladder_n;
     struct ic_mb_stats read_s, read_1t_s, fj_s, gemv_s[N_TYPES];
@@ -244,9 +245,13 @@ static int write_entry(const struct ic_bench_opts *o, const struct bench_results
                             r->gemm_b[t][i] / 1e9, i == 8 ? "]\n" : "");
         }
     }
+    fprintf(f, "  attention:\n    bf16: %.6g GFLOP/s\n    int8: %.6g GFLOP/s\n", r->attn[0] / 1e9,
+            r->attn[1] / 1e9);
     fprintf(f, "  source: \"infcalc bench %s: medians; gemv = the reference kernel's matmul at "
                "batch 1 (weight bytes per second), gemm = at batch 256 in cache (FLOP/s), "
-               "gemm_by_batch the same at batches 1, 2, 4 ... 256, transition_p fitted "
+               "gemm_by_batch the same at batches 1, 2, 4 ... 256, attention = the kernel's "
+               "decode attention alone (16 query heads on 4 KV heads of 128) over a cache >= 4x "
+               "the LLC, transition_p fitted "
                "to the matmul at batches 1-256 from DRAM\"\n", date);
     int bad = ferror(f);
     if (fclose(f) != 0 || bad)
@@ -288,7 +293,7 @@ int ic_selfcheck_bench(const struct ic_bench_opts *o, FILE *out, FILE *prog, str
     }
     for (size_t i = 0; i < n; i++)
         buf[i] = buf2[i] = buf3[i] = (float)(i % 1000) * 1e-3f;
-    const int steps = 9;
+    const int steps = 10;
     int step = 0;
     progress_line(prog, ++step, steps, "read-only bandwidth, DRAM");
     r.read_s = ic_mb_read(pool, buf, n, 1, reps);
@@ -350,6 +355,41 @@ int ic_selfcheck_bench(const struct ic_bench_opts *o, FILE *out, FILE *prog, str
                                           1u << i, o->quick ? 2 : 5)
                                  .median;
         r.gemm[t] = r.gemm_b[t][8];
+    }
+    progress_line(prog, ++step, steps, "attention: a cache >= 4x the LLC, bf16 and int8");
+    {
+        /* The kernel with next to no weights (dim 64, one layer, vocab 64):
+         * its step is the attention of B sequences over S cached tokens, 16
+         * query heads over 4 KV heads of 128 (the validation models' group
+         * and head size). FLOPs as infcalc counts them: 4 * H * d per cached
+         * token (QK^T and AV). */
+        const uint32_t B = 8;
+        uint32_t S = 64;
+        double kv_tok = 2.0 * 4 * 128 * 2; /* bf16 bytes per token, K and V */
+        while (B * (S + 1) * kv_tok < 4 * r.llc)
+            S *= 2;
+        struct ic_kern_shape as = {64, 64, 1, 16, 4, 128, 64, B, S + 1};
+        static const enum ic_kern_kvtype kvts[2] = {IC_KKV_BF16, IC_KKV_INT8};
+        uint32_t tok[8] = {0}, posv[8];
+        for (int kt = 0; kt < 2; kt++) {
+            struct ic_kern *ak = NULL;
+            if ((rc = ic_kern_create(&as, IC_KW_FP32, kvts[kt], 5, pool, &ak, err)))
+                goto out;
+            for (uint32_t b = 0; b < B; b++) {
+                ic_kern_fill_cache(ak, b, S, 11 + b);
+                posv[b] = S;
+            }
+            double v[16];
+            int na = o->quick ? 3 : 9;
+            ic_kern_step(ak, B, tok, posv, NULL);
+            for (int i = 0; i < na; i++) {
+                double t0 = ic_mb_now();
+                ic_kern_step(ak, B, tok, posv, NULL);
+                v[i] = ic_mb_now() - t0;
+            }
+            r.attn[kt] = (double)B * (S + 1) * 4.0 * 16 * 128 / ic_mb_summary(v, na).median;
+            ic_kern_free(ak);
+        }
     }
     progress_line(prog, ++step, steps, "matmul: batches 1-256 from DRAM (transition)");
     {
@@ -414,6 +454,8 @@ int ic_selfcheck_bench(const struct ic_bench_opts *o, FILE *out, FILE *prog, str
             fprintf(out, " %6.1f", r.gemm_b[t][i] / 1e9);
         fputc('\n', out);
     }
+    fprintf(out, "decode attention (16 q / 4 KV heads of 128, cache >= 4x LLC): bf16 KV %.1f "
+                 "GFLOP/s, int8 KV %.1f GFLOP/s\n", r.attn[0] / 1e9, r.attn[1] / 1e9);
     fprintf(out, "transition exponent p = %.3g (T = (T_mem^p + T_cmp^p)^(1/p))\n", r.p);
     fprintf(out, "\nwrote %s (use it with --hw %s)\n", o->out_path, o->out_path);
 out:
