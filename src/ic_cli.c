@@ -831,6 +831,19 @@ static int cmd_show(const struct args *a, const struct ic_db *db, FILE *out, FIL
     return rc;
 }
 
+/* --threads N (1 to 256) into *threads when given; 0 or a usage status. */
+static int parse_threads(const struct args *a, int *threads, FILE *errf)
+{
+    uint64_t v;
+    int rc;
+    if (!a->val[IC_OPT_THREADS])
+        return 0;
+    if ((rc = parse_u64_opt("--threads", a->val[IC_OPT_THREADS], 1, 256, &v, errf)))
+        return rc;
+    *threads = (int)v;
+    return 0;
+}
+
 static int cmd_bench(const struct args *a, FILE *out, FILE *errf)
 {
     if (a->n_pos)
@@ -838,13 +851,9 @@ static int cmd_bench(const struct args *a, FILE *out, FILE *errf)
     struct ic_bench_opts o = {0, a->given[IC_OPT_QUICK],
                               a->val[IC_OPT_OUT] ? a->val[IC_OPT_OUT] : "this-machine.yaml",
                               a->val[IC_OPT_NAME] ? a->val[IC_OPT_NAME] : "this-machine"};
-    uint64_t v;
     int rc;
-    if (a->val[IC_OPT_THREADS]) {
-        if ((rc = parse_u64_opt("--threads", a->val[IC_OPT_THREADS], 1, 256, &v, errf)))
-            return rc;
-        o.threads = (int)v;
-    }
+    if ((rc = parse_threads(a, &o.threads, errf)))
+        return rc;
     if (strspn(o.name, "abcdefghijklmnopqrstuvwxyz0123456789-.") != strlen(o.name))
         return usage_error(errf, "--name: '%s'; expected lower-case letters, digits, '-' or '.'",
                            o.name);
@@ -867,11 +876,8 @@ static int cmd_validate(const struct args *a, FILE *out, FILE *errf)
                                                             : "plots/validate-cpu"};
     uint64_t v;
     int rc;
-    if (a->val[IC_OPT_THREADS]) {
-        if ((rc = parse_u64_opt("--threads", a->val[IC_OPT_THREADS], 1, 256, &v, errf)))
-            return rc;
-        o.threads = (int)v;
-    }
+    if ((rc = parse_threads(a, &o.threads, errf)))
+        return rc;
     if (a->val[IC_OPT_ROUNDS]) {
         if ((rc = parse_u64_opt("--rounds", a->val[IC_OPT_ROUNDS], 1, 8, &v, errf)))
             return rc;
