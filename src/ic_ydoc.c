@@ -92,11 +92,12 @@ int ic_ydoc_load(struct ic_ydoc *d, const char *path, struct ic_err *err)
     yaml_document_t extra;
     if (yaml_parser_load(&parser, &extra)) {
         int more = yaml_document_get_root_node(&extra) != NULL;
+        yaml_mark_t at = extra.start_mark;
         yaml_document_delete(&extra);
         if (more) {
             yaml_document_delete(&doc);
-            rc = ic_err_set(err, IC_EINVAL, path, (unsigned)parser.mark.line,
-                            1, "more than one YAML document; expected exactly one");
+            rc = ic_err_set(err, IC_EINVAL, path, (unsigned)at.line + 1, (unsigned)at.column + 1,
+                            "more than one YAML document; expected exactly one");
             goto out;
         }
     } else {

@@ -180,6 +180,7 @@ static const struct broken broken[] = {
     {"hw-huge-latency.yaml", false, 17, 16, "'hop_latency' must be at most 1 s", NULL},
     {"model-deep.json", true, 1, 48, "nesting deeper than 32 levels", NULL},
     {"model-hex.yaml", true, 6, 20, "hexadecimal numbers are not accepted", NULL},
+    {"model-two-docs.yaml", true, 3, 1, "more than one YAML document", NULL},
 };
 
 START_TEST(test_broken_fixtures)
