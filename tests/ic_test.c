@@ -31,20 +31,23 @@ void ic_test_model(const char *name, struct ic_model *out, struct ic_model_stats
     ck_assert_msg(rc == 0, "derive %s: %s", name, e.msg);
 }
 
+struct ic_test_pair *ic_test_pair(const char *model, const char *hw)
+{
+    struct ic_test_pair *t = malloc(sizeof *t);
+    ck_assert(t);
+    ic_test_model(model, &t->m, &t->st);
+    ic_test_hw(hw, &t->h);
+    return t;
+}
+
 struct ic_point ic_test_decode(const char *model, const char *hw, struct ic_decode_cfg cfg)
 {
-    struct ic_model *m = malloc(sizeof *m);
-    struct ic_hw *h = malloc(sizeof *h);
-    ck_assert(m && h);
-    struct ic_model_stats st;
-    ic_test_model(model, m, &st);
-    ic_test_hw(hw, h);
+    struct ic_test_pair *t = ic_test_pair(model, hw);
     struct ic_point p;
     struct ic_err e = {0};
-    int rc = ic_decode(&st, h, &cfg, &p, &e);
+    int rc = ic_decode(&t->st, &t->h, &cfg, &p, &e);
     ck_assert_msg(rc == 0, "decode: %s", e.msg);
-    free(m);
-    free(h);
+    free(t);
     return p;
 }
 

@@ -15,6 +15,17 @@
 void ic_test_hw(const char *name, struct ic_hw *out);
 void ic_test_model(const char *name, struct ic_model *out, struct ic_model_stats *st);
 
+/* A model (with its stats) and a chip, loaded together: the setup most
+ * decode and plot tests share. */
+struct ic_test_pair {
+    struct ic_model m;
+    struct ic_model_stats st;
+    struct ic_hw h;
+};
+
+/* Loads model and hw by name, alias or path, or fails the test; free() it. */
+struct ic_test_pair *ic_test_pair(const char *model, const char *hw);
+
 /* Decode point for model/hw names and a config; fails the test on error. */
 struct ic_point ic_test_decode(const char *model, const char *hw, struct ic_decode_cfg cfg);
 

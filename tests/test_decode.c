@@ -298,12 +298,10 @@ START_TEST(test_expected_from_measured)
      *   = 6.5536 us; joined: 9.268 us
      *   fixed (8 * 32 + 2) regions * 2 us         = 516 us
      *   step                                      = 1.210658 s */
-    struct ic_model *m = malloc(sizeof *m);
-    struct ic_hw *h = malloc(sizeof *h);
-    struct ic_model_stats st;
+    struct ic_test_pair *t = ic_test_pair("llama3-8b", IC_TEST_DIR "/fixtures/measured-cpu.yaml");
+    const struct ic_model_stats st = t->st;
+    struct ic_hw *h = &t->h;
     struct ic_err e = {0};
-    ic_test_model("llama3-8b", m, &st);
-    ck_assert_int_eq(ic_hw_load(IC_TEST_DIR "/fixtures/measured-cpu.yaml", h, &e), 0);
     ck_assert(h->measured.present);
     struct ic_decode_cfg c = cfg(1, 1, 1, IC_DT_FP32, IC_DT_BF16, IC_DT_FP32);
     c.estimate = IC_EST_EXPECTED;
@@ -332,18 +330,15 @@ START_TEST(test_expected_from_measured)
     c = cfg(1, 1, 1, IC_DT_BF16, IC_DT_BF16, IC_DT_BF16);
     c.estimate = IC_EST_EXPECTED;
     ck_assert_int_eq(ic_decode(&st, h, &c, &p, &e), IC_EINVAL);
-    free(m);
-    free(h);
+    free(t);
 }
 END_TEST
 
 START_TEST(test_missing_compute_type)
 {
-    struct ic_model *m = malloc(sizeof *m);
-    struct ic_hw *h = malloc(sizeof *h);
-    struct ic_model_stats st;
-    ic_test_model("llama3-8b", m, &st);
-    ic_test_hw("a100", h);
+    struct ic_test_pair *t = ic_test_pair("llama3-8b", "a100");
+    const struct ic_model_stats st = t->st;
+    const struct ic_hw *h = &t->h;
     struct ic_decode_cfg c = cfg(1, 1, 128, IC_DT_FP8, IC_DT_FP8, IC_DT_FP8);
     struct ic_point p;
     struct ic_err e = {0};
@@ -355,8 +350,7 @@ START_TEST(test_missing_compute_type)
     c = cfg(1, 1, UINT64_C(1) << 27, IC_DT_BF16, IC_DT_BF16, IC_DT_BF16);
     ck_assert_int_eq(ic_decode(&st, h, &c, &p, &e), IC_EINVAL);
     ck_assert_ptr_nonnull(strstr(e.msg, "context is too large"));
-    free(m);
-    free(h);
+    free(t);
 }
 END_TEST
 

@@ -52,20 +52,15 @@ static struct ic_point pts[IC_SWEEP_MAX_POINTS];
 /* The llama3-70b / 16 x v5e / bf16 batch sweep of the main example. */
 static size_t main_sweep(struct ic_point *out, uint64_t chips, enum ic_dtype w)
 {
-    struct ic_model *m = malloc(sizeof *m);
-    struct ic_hw *h = malloc(sizeof *h);
-    struct ic_model_stats st;
-    ic_test_model("llama3-70b", m, &st);
-    ic_test_hw("v5e", h);
+    struct ic_test_pair *t = ic_test_pair("llama3-70b", "v5e");
     struct ic_decode_cfg c = ic_decode_defaults();
     c.chips = chips;
     c.weights = c.kv = w;
     enum ic_axis ax = IC_AXIS_BATCH;
     size_t n = 0;
     struct ic_err e = {0};
-    ck_assert_int_eq(ic_sweep_run(&st, h, &c, &ax, 1, out, &n, &e), 0);
-    free(m);
-    free(h);
+    ck_assert_int_eq(ic_sweep_run(&t->st, &t->h, &c, &ax, 1, out, &n, &e), 0);
+    free(t);
     return n;
 }
 
@@ -143,18 +138,14 @@ END_TEST
 
 START_TEST(test_context_and_validation_figures)
 {
-    struct ic_model *m = malloc(sizeof *m);
-    struct ic_hw *h = malloc(sizeof *h);
-    struct ic_model_stats st;
-    ic_test_model("qwen2.5-72b", m, &st);
-    ic_test_hw("h100", h);
+    struct ic_test_pair *t = ic_test_pair("qwen2.5-72b", "h100");
     struct ic_decode_cfg c = ic_decode_defaults();
     c.chips = 8;
     c.batch = 16;
     enum ic_axis ax = IC_AXIS_CONTEXT;
     size_t n = 0;
     struct ic_err e = {0};
-    ck_assert_int_eq(ic_sweep_run(&st, h, &c, &ax, 1, pts, &n, &e), 0);
+    ck_assert_int_eq(ic_sweep_run(&t->st, &t->h, &c, &ax, 1, pts, &n, &e), 0);
     struct ic_plot_curve cv = {"", pts, n};
     struct ic_plot_set set = {"context", NULL, &cv, 1};
     cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, W, H);
@@ -181,8 +172,7 @@ START_TEST(test_context_and_validation_figures)
     ck_assert(near(mpt, 0.0, 0.447, 0.698, 0.08));
     cairo_destroy(cr);
     cairo_surface_destroy(s);
-    free(m);
-    free(h);
+    free(t);
 }
 END_TEST
 
