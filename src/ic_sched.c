@@ -1,0 +1,278 @@
+/* ic_sched: batching and KV-memory arithmetic (see the header for the model). */
+#include "ic_sched.h"
+
+#include <gsl/gsl_cdf.h>
+
+#include <float.h>
+#include <math.h>
+#include <stdbool.h>
+#include <string.h>
+
+/* ---- output-length distribution ---- */
+
+/* x with P(x) = target (upper false) or Q(x) = target (upper true) for
+ * Gamma(k, theta), by bisection in ln x to a relative 1e-13. Bisection on
+ * the CDF, not gsl_cdf_gamma_Pinv: the latter fails to converge for small
+ * shapes and small probabilities (and GSL's default handler aborts). Targets
+ * in (0, 1); returns DBL_MIN when the root underflows. */
+static double gamma_invert(double k, double theta, double target, bool upper)
+{
+    /* below(x): x is left of the root */
+    #define BELOW(x) (upper ? gsl_cdf_gamma_Q((x), k, theta) > target \
+                            : gsl_cdf_gamma_P((x), k, theta) < target)
+    double lo = k * theta, hi = k * theta; /* the mean, then widened */
+    while (BELOW(hi) && hi < DBL_MAX / 4)
+        hi *= 2;
+    while (!BELOW(lo) && lo > DBL_MIN * 4)
+        lo /= 2;
+    if (!BELOW(lo))
+        return lo; /* the root is below the smallest normal double */
+    for (int i = 0; i < 200 && hi / lo - 1 > 1e-13; i++) {
+        double mid = sqrt(lo * hi);
+        if (BELOW(mid))
+            lo = mid;
+        else
+            hi = mid;
+    }
+    #undef BELOW
+    return sqrt(lo * hi);
+}
+
+double ic_sched_quantile(const struct ic_lengths *l, double q)
+{
+    if (isnan(q))
+        return q;
+    if (l->shape == 0)
+        return l->mean;
+    if (q <= 0)
+        return 0;
+    if (q >= 1)
+        return INFINITY;
+    const double k = l->shape, theta = l->mean / l->shape;
+    /* the lower tail through P, the upper through Q: each accurate there */
+    return q <= 0.5 ? gamma_invert(k, theta, q, false) : gamma_invert(k, theta, 1 - q, true);
+}
+
+/* 1 - F(x)^n = -expm1(n ln F(x)), with ln F = log1p(-Q) where Q is small
+ * (the tail, where 1 - Q would round away the answer) and ln P elsewhere. */
+static double one_minus_cdf_pow(double x, double k, double theta, double n)
+{
+    double Q = gsl_cdf_gamma_Q(x, k, theta);
+    double lnF = Q < 0.5 ? log1p(-Q) : log(gsl_cdf_gamma_P(x, k, theta));
+    return -expm1(n * lnF); /* lnF = -inf (P = 0): 1 */
+}
+
+/* 8-point Gauss-Legendre on [-1, 1]: nodes +-x_i, weights w_i. */
+static const double gl_x[4] = {0.1834346424956498, 0.5255324099163290, 0.7966664774136267,
+                               0.9602898564975363};
+static const double gl_w[4] = {0.3626837833783620, 0.3137066458778873, 0.2223810344533745,
+                               0.1012285362903763};
+enum { GL_PANELS = 256 };
+
+double ic_sched_expected_max(const struct ic_lengths *l, uint64_t n)
+{
+    if (n == 0)
+        return 0;
+    if (l->shape == 0)
+        return l->mean;
+    const double k = l->shape, theta = l->mean / l->shape, N = (double)n;
+    const double eps = 1e-17, ln_eps = log(eps);
+    /* x_hi: n * Q(x_hi) = eps; past it 1 - F^n <= n * Q, whose integral is
+     * about eps * theta (the tail of a gamma decays at least like e^(-x/theta)) */
+    double x_hi = gamma_invert(k, theta, eps / N, true);
+    /* x_lo: F(x_lo)^n = eps, i.e. F = eps^(1/n); below it the integrand is 1
+     * within eps. Clamped to 1e-15 * x_hi: the integrand is at most 1, so
+     * taking it as 1 below the clamp errs by at most 1e-15 * x_hi. */
+    double f_lo = exp(ln_eps / N);
+    double x_lo = f_lo <= 0.5 ? gamma_invert(k, theta, f_lo, false)
+                              : gamma_invert(k, theta, -expm1(ln_eps / N), true);
+    x_lo = fmax(x_lo, 1e-15 * x_hi);
+    if (!(x_hi > x_lo))
+        return x_lo;
+    /* integral of g(x) dx = integral of g(e^u) e^u du over [ln x_lo, ln x_hi] */
+    const double u0 = log(x_lo), h = (log(x_hi) - u0) / GL_PANELS;
+    double sum = 0;
+    for (int p = 0; p < GL_PANELS; p++) {
+        double c = u0 + (p + 0.5) * h, panel = 0;
+        for (int i = 0; i < 4; i++)
+            for (int s = -1; s <= 1; s += 2) {
+                double x = exp(c + s * gl_x[i] * h / 2);
+                panel += gl_w[i] * one_minus_cdf_pow(x, k, theta, N) * x;
+            }
+        sum += panel * h / 2;
+    }
+    return x_lo + sum;
+}
+
+/* ---- KV memory ---- */
+
+/* KV values one sequence holds with `global` tokens in each global layer
+ * and `local` tokens in each window layer (real numbers: averages). */
+static double kv_values(const struct ic_model_stats *m, double global, double local)
+{
+    return (double)m->kv_values_per_layer_token *
+           ((double)m->n_global_layers * global + (double)m->n_window_layers * local);
+}
+
+/* The window a window layer keeps, or the context when there is none. */
+static double windowed(const struct ic_model_stats *m, double tokens)
+{
+    return m->n_window_layers ? fmin(tokens, (double)m->window) : tokens;
+}
+
+/* Per-chip bytes at batch b when each sequence holds seq_B bytes of KV over
+ * the whole model: ic_decode_mem_per_chip's weights and workspace (its KV
+ * term vanishes at context 0) plus the KV with ic_decode's split: by heads
+ * (hw_ways), then ceil(b / batch ways) sequences on the busiest chip. */
+static double mem_held(const struct ic_model_stats *m, const struct ic_decode_cfg *c0,
+                       uint64_t hw_ways, uint64_t bw_ways, double seq_B, uint64_t b)
+{
+    uint64_t seqs = (b + bw_ways - 1) / bw_ways;
+    return ic_decode_mem_per_chip(m, c0, b) + (double)seqs * seq_B / (double)hw_ways;
+}
+
+/* Largest batch in [0, IC_DECODE_MAX_BATCH] whose memory fits capacity:
+ * memory grows with the batch, so bisection is exact. */
+static uint64_t held_max_batch(const struct ic_model_stats *m, const struct ic_decode_cfg *c0,
+                               uint64_t hw_ways, uint64_t bw_ways, double seq_B,
+                               double capacity)
+{
+    if (mem_held(m, c0, hw_ways, bw_ways, seq_B, 1) > capacity)
+        return 0;
+    uint64_t lo = 1, hi = IC_DECODE_MAX_BATCH;
+    if (mem_held(m, c0, hw_ways, bw_ways, seq_B, hi) <= capacity)
+        return hi;
+    /* invariant: lo fits, hi does not */
+    while (hi - lo > 1) {
+        uint64_t mid = lo + (hi - lo) / 2;
+        if (mem_held(m, c0, hw_ways, bw_ways, seq_B, mid) <= capacity)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* ---- validation ---- */
+
+static int check_lengths(const struct ic_lengths *l, struct ic_err *err)
+{
+    if (!(isfinite(l->mean) && l->mean > 0 && l->mean <= (double)IC_MODEL_MAX_CONTEXT))
+        return ic_err_set(err, IC_EINVAL, NULL, 0, 0,
+                          "mean output length is %g; expected a finite number of tokens "
+                          "above 0 and at most 2^26", l->mean);
+    if (!(l->shape == 0 || (l->shape >= IC_SCHED_MIN_SHAPE && l->shape <= IC_SCHED_MAX_SHAPE)))
+        return ic_err_set(err, IC_EINVAL, NULL, 0, 0,
+                          "output length shape is %g; expected 0 (every request the mean "
+                          "length) or a gamma shape from %g to %g",
+                          l->shape, IC_SCHED_MIN_SHAPE, IC_SCHED_MAX_SHAPE);
+    return IC_OK;
+}
+
+/* The contiguous reservation: the caller's, the model's max context, or
+ * prompt + the 0.999 quantile of the output rounded up. */
+static int pick_reserve(const struct ic_model_stats *m, const struct ic_batching_cfg *c,
+                        uint64_t *out, struct ic_err *err)
+{
+    double r = (double)c->reserve;
+    const char *what = "reserve";
+    if (!c->reserve && m->max_context) {
+        r = (double)m->max_context;
+        what = "the model's max_position_embeddings (the default reservation)";
+    } else if (!c->reserve) {
+        r = (double)c->prompt + ceil(ic_sched_quantile(&c->out, 0.999));
+        what = "prompt + the 0.999 output quantile (the default reservation)";
+    }
+    const double need = (double)c->prompt + ceil(c->out.mean);
+    if (r < need)
+        return ic_err_set(err, IC_EINVAL, NULL, 0, 0,
+                          "%s is %.0f tokens; a contiguous reservation must hold at least "
+                          "prompt + the mean output (%.0f tokens), or most requests would "
+                          "not fit", what, r, need);
+    if (r > (double)IC_MODEL_MAX_CONTEXT)
+        return ic_err_set(err, IC_EINVAL, NULL, 0, 0,
+                          "%s is %.0f tokens; expected at most 2^26", what, r);
+    *out = (uint64_t)r;
+    return IC_OK;
+}
+
+int ic_batching(const struct ic_model_stats *m, const struct ic_hw *hw,
+                const struct ic_batching_cfg *cfg, struct ic_batching *out, struct ic_err *err)
+{
+    int rc;
+    if ((rc = check_lengths(&cfg->out, err)))
+        return rc;
+    if (!cfg->block || !cfg->prompt || !cfg->dec.batch)
+        return ic_err_set(err, IC_EINVAL, NULL, 0, 0, "%s must be at least 1",
+                          !cfg->block ? "block (tokens per KV block)"
+                          : !cfg->prompt ? "prompt (tokens per request)" : "batch");
+    if (cfg->prompt > IC_MODEL_MAX_CONTEXT || cfg->block > IC_MODEL_MAX_CONTEXT)
+        return ic_err_set(err, IC_EINVAL, NULL, 0, 0, "%s is too large (at most 2^26 tokens)",
+                          cfg->prompt > IC_MODEL_MAX_CONTEXT ? "prompt" : "block");
+    struct ic_batching r;
+    memset(&r, 0, sizeof r);
+    if ((rc = pick_reserve(m, cfg, &r.reserve, err)))
+        return rc;
+
+    const double mean = cfg->out.mean, B = (double)cfg->dec.batch;
+    const double bkv = ic_dtype_traits(cfg->dec.kv)->bits / 8.0; /* bytes per KV value */
+    /* a sequence caches prompt + t tokens after t of its outputs: on average
+     * over its life, prompt + mean/2 */
+    r.mean_context = (double)cfg->prompt + mean / 2;
+    r.context = (uint64_t)llround(r.mean_context);
+    struct ic_decode_cfg dc = cfg->dec;
+    dc.context = r.context;
+    struct ic_point p;
+    if ((rc = ic_decode(m, hw, &dc, &p, err)))
+        return rc;
+
+    /* static vs continuous: a static batch of B takes E[max] steps for
+     * B * mean tokens; a continuous one keeps all B slots busy */
+    r.step_s = p.step_s;
+    r.expected_max = ic_sched_expected_max(&cfg->out, cfg->dec.batch);
+    r.static_tok_s = B * mean / (r.expected_max * p.step_s);
+    r.continuous_tok_s = B / p.step_s;
+    r.continuous_gain = r.expected_max / mean;
+
+    /* KV held per sequence, bytes, whole model */
+    const double half = (double)cfg->block / 2, res = (double)r.reserve;
+    r.used_B = kv_values(m, r.mean_context, windowed(m, r.mean_context)) * bkv;
+    r.contiguous_B = kv_values(m, res, windowed(m, res)) * bkv;
+    r.paged_B = kv_values(m, r.mean_context + half, windowed(m, r.mean_context) + half) * bkv;
+    /* a model that caches nothing wastes nothing */
+    r.contiguous_waste = r.contiguous_B > 0 ? 1 - r.used_B / r.contiguous_B : 0;
+    r.paged_waste = r.paged_B > 0 ? 1 - r.used_B / r.paged_B : 0;
+
+    /* the batch each layout fits, with ic_decode's split of the cache */
+    struct ic_decode_cfg c0 = dc;
+    c0.context = 0; /* ic_decode_mem_per_chip: weights + workspace only */
+    const uint64_t hw_ways = p.kv_split_heads, bw_ways = p.kv_split_batch;
+    r.contiguous_max_batch = held_max_batch(m, &c0, hw_ways, bw_ways, r.contiguous_B,
+                                            hw->hbm_capacity_B);
+    r.paged_max_batch = held_max_batch(m, &c0, hw_ways, bw_ways, r.paged_B,
+                                       hw->hbm_capacity_B);
+    const uint64_t mb[2] = {r.contiguous_max_batch, r.paged_max_batch};
+    double tok[2] = {0, 0};
+    for (int i = 0; i < 2; i++) {
+        if (!mb[i])
+            continue;
+        dc.batch = mb[i];
+        if ((rc = ic_decode(m, hw, &dc, &p, err)))
+            return rc;
+        tok[i] = p.tokens_s;
+    }
+    r.contiguous_tok_s = tok[0];
+    r.paged_tok_s = tok[1];
+    r.paged_gain = tok[0] > 0 ? tok[1] / tok[0] : 0;
+
+    const double check[] = {r.expected_max, r.static_tok_s, r.continuous_gain, r.used_B,
+                            r.contiguous_B, r.paged_B, r.contiguous_waste, r.paged_waste,
+                            r.paged_gain};
+    for (size_t i = 0; i < sizeof check / sizeof check[0]; i++)
+        if (!isfinite(check[i]))
+            return ic_err_set(err, IC_EINVAL, NULL, 0, 0,
+                              "the batching figures are not finite for these inputs "
+                              "(absurd model or hardware figures?)");
+    *out = r;
+    return IC_OK;
+}
