@@ -496,6 +496,7 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
     s.head_dim = mla ? nope + rope : hd;
     s.vocab_size = V;
     s.max_context = m->max_position_embeddings;
+    s.v_head_dim = mla ? vdim : hd;
     if (c.overflow)
         return at(&c, IC_MF_HIDDEN, "the architecture's parameter count overflows 64 bits; "
                                     "the sizes are absurd");

@@ -119,6 +119,9 @@ struct ic_model_stats {
      * the causal mask halves it. */
     uint64_t hidden_size, n_layers, n_heads, n_kv_heads, head_dim, vocab_size;
     uint64_t max_context;      /* max_position_embeddings, 0 if unknown */
+
+    uint64_t v_head_dim;       /* value width per query head: MLA's v_head_dim, else
+                                  head_dim (0 for a model stating totals) */
 };
 
 /* Loads a modeldb YAML file, or a Hugging Face config.json when path ends in
