@@ -489,6 +489,9 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
     s.attn_flop_per_ctx_token_layer =
         mla ? 2 * H * (m->kv_lora_rank + rope) + 2 * H * m->kv_lora_rank
             : 2 * H * hd + 2 * H * hd;
+    s.prefill_attn_flop_per_ctx_token_layer =
+        mla ? 2 * H * (nope + rope) + 2 * H * vdim
+            : s.attn_flop_per_ctx_token_layer;
     s.hidden_size = D;
     s.n_layers = L;
     s.n_heads = H;
@@ -521,6 +524,30 @@ double ic_model_attn_flop(const struct ic_model_stats *s, uint64_t context)
     uint64_t w = context < s->window ? context : s->window;
     return (double)s->attn_flop_per_ctx_token_layer *
            ((double)s->n_global_layers * (double)context + (double)s->n_window_layers * (double)w);
+}
+
+/* sum of j for j = a .. b (a <= b), and of min(j, w) */
+static double sum_j(double a, double b) { return (a + b) * (b - a + 1) / 2; }
+
+static double sum_min(double a, double b, double w)
+{
+    if (b <= w)
+        return sum_j(a, b);
+    if (a > w)
+        return (b - a + 1) * w;
+    return sum_j(a, w) + (b - w) * w;
+}
+
+double ic_model_prefill_attn_flop(const struct ic_model_stats *s, uint64_t prefix,
+                                  uint64_t tokens)
+{
+    if (!tokens)
+        return 0;
+    double a = (double)prefix + 1, b = (double)prefix + (double)tokens;
+    double w = s->n_window_layers ? (double)s->window : b;
+    return (double)s->prefill_attn_flop_per_ctx_token_layer *
+           ((double)s->n_global_layers * sum_j(a, b) +
+            (double)s->n_window_layers * sum_min(a, b, w));
 }
 
 uint64_t ic_model_active_as_published(const struct ic_model *m, const struct ic_model_stats *s)

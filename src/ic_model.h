@@ -115,8 +115,11 @@ struct ic_model_stats {
     /* Decode attention FLOPs per token per cached token per layer:
      * QK^T plus AV (MLA: the absorbed form over the latent). */
     uint64_t attn_flop_per_ctx_token_layer;
-    /* Prefill attention, per layer, the coefficient c in c * T^2 (unmasked);
-     * the causal mask halves it. */
+    /* The same for prefill, where the attention runs in its plain form: QK^T
+     * and AV per head over decompressed keys and values (MLA: 2*H*(nope +
+     * rope) + 2*H*v_head_dim, cheaper than the absorbed form); equal to the
+     * decode figure for every other attention. */
+    uint64_t prefill_attn_flop_per_ctx_token_layer;
     uint64_t hidden_size, n_layers, n_heads, n_kv_heads, head_dim, vocab_size;
     uint64_t max_context;      /* max_position_embeddings, 0 if unknown */
 
@@ -145,6 +148,14 @@ uint64_t ic_model_kv_bytes_per_token(const struct ic_model_stats *s, uint32_t kv
 
 /* Decode attention FLOPs for one new token attending over context S. */
 double ic_model_attn_flop(const struct ic_model_stats *s, uint64_t context);
+
+/* Prefill attention FLOPs for T new tokens following P cached ones, each
+ * attending causally to every earlier token and itself (windowed layers: to
+ * the last `window`), summed exactly over positions P+1 .. P+T:
+ *   c * (global * sum(j) + windowed * sum(min(j, window))),
+ * c the prefill per-token coefficient. */
+double ic_model_prefill_attn_flop(const struct ic_model_stats *s, uint64_t prefix,
+                                  uint64_t tokens);
 
 /* Active parameters under a publisher's convention: params_active, plus the
  * input embedding when the publisher counts it and it is a separate matrix. */
