@@ -301,6 +301,9 @@ int ic_decode(const struct ic_model_stats *m, const struct ic_hw *hw,
     p.tokens_s = (double)B / p.step_s;
     p.tokens_s_chip = p.tokens_s / (double)N;
     p.usd_per_mtok = hw->usd_per_chip_hour * (double)N / 3600.0 / p.tokens_s * 1e6;
+    p.flops_per_usd = hw->usd_per_chip_hour > 0
+                          ? p.flops / p.step_s / (hw->usd_per_chip_hour * (double)N / 3600.0)
+                          : 0;
 
     p.mem_weights_B = weights_per_chip_B(m, cfg);
     p.mem_kv_B = (double)seqs * kv_seq / (double)hw_ways;

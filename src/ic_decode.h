@@ -93,6 +93,7 @@ struct ic_point {
 
     double tokens_s, tokens_s_chip, latency_s;
     double usd_per_mtok;          /* dollars per million output tokens */
+    double flops_per_usd;         /* the step's FLOPs per dollar of chip-time (0: no price) */
 
     double mem_weights_B, mem_kv_B, mem_work_B; /* per chip */
     double mem_per_chip_B, capacity_B;

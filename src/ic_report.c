@@ -128,6 +128,8 @@ static void json_point(FILE *out, const struct ic_report_group *r, const struct 
     jnum(out, p->latency_s);
     fprintf(out, ",\n%s  \"usd_per_million_tokens\": ", ind);
     jnum(out, p->usd_per_mtok);
+    fprintf(out, ",\n%s  \"flops_per_usd\": ", ind);
+    jnum(out, p->flops_per_usd);
     fprintf(out, ",\n%s  \"memory\": {\"per_chip_bytes\": ", ind);
     jnum(out, p->mem_per_chip_B);
     fputs(", \"capacity_bytes\": ", out);
@@ -332,7 +334,8 @@ static void table_point(FILE *out, const struct ic_report_group *r, const struct
     fprintf(out, "    collectives        %-12s (%s all-reduced per chip)\n", a, b);
     fprintf(out, "  throughput           %.4g tokens/s, %.4g tokens/s per chip\n", p->tokens_s,
             p->tokens_s_chip);
-    fprintf(out, "  cost                 $%.3g per million tokens\n", p->usd_per_mtok);
+    fprintf(out, "  cost                 $%.3g per million tokens, %.3g FLOPs per dollar\n",
+            p->usd_per_mtok, p->flops_per_usd);
     ic_report_bytes(a, sizeof a, p->mem_per_chip_B);
     ic_report_bytes(b, sizeof b, p->capacity_B);
     fprintf(out, "  memory per chip      %s of %s: %s\n", a, b, p->fits ? "fits" : "DOES NOT FIT");
