@@ -27,4 +27,10 @@ run --model qwen2.5-72b --hw h100 --chips 8 --batch 16 --sweep context \
     --plot "$out/context-qwen2.5-72b-h100-8.png"
 run --model qwen2.5-72b --hw h100 --chips 8 --batch 16 --kv bf16,fp8,int4 --sweep context \
     --plot "$out/context-kv-qwen2.5-72b-h100-8.png"
+# The serving analyses: the cheapest $/M tokens per chip type under SLOs,
+# and prefill's TTFT against prompt length, fused and unfused attention.
+run optimize --model llama3-70b --ttft 2s --tpot 50ms --prompt 4096 --output 512 \
+    --plot "$out/optimize-llama3-70b.png"
+run prefill --model llama3-70b --hw h100 --chips 8 --prompt 8192 \
+    --plot "$out/prefill-llama3-70b-h100-8.png"
 ls -l "$out"

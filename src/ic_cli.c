@@ -1,5 +1,6 @@
 /* ic_cli: option parsing and the decode, list and show commands. */
 #include "ic_cli.h"
+#include "ic_cli_int.h"
 
 #include "ic_db.h"
 #include "ic_decode.h"
@@ -10,7 +11,9 @@
 #include "ic_sweep.h"
 #include "ic_units.h"
 
+#include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -20,10 +23,6 @@
 #define IC_VERSION "dev"
 #endif
 
-enum ic_cmd {
-    IC_CMD_DECODE, IC_CMD_LIST, IC_CMD_SHOW, IC_CMD_BENCH, IC_CMD_VALIDATE, IC_CMD_HELP,
-    IC_CMD_COUNT
-};
 
 static const char *const cmd_names[IC_CMD_COUNT] = {
     [IC_CMD_DECODE] = "decode",
@@ -31,18 +30,19 @@ static const char *const cmd_names[IC_CMD_COUNT] = {
     [IC_CMD_SHOW] = "show",
     [IC_CMD_BENCH] = "bench",
     [IC_CMD_VALIDATE] = "validate",
+    [IC_CMD_PREFILL] = "prefill",
+    [IC_CMD_SPECDEC] = "specdec",
+    [IC_CMD_MOE] = "moe",
+    [IC_CMD_BATCHING] = "batching",
+    [IC_CMD_PREFIX] = "prefix",
+    [IC_CMD_DISAGG] = "disagg",
+    [IC_CMD_COST] = "cost",
+    [IC_CMD_OPTIMIZE] = "optimize",
+    [IC_CMD_BESTOFN] = "bestofn",
     [IC_CMD_HELP] = "help",
 };
 _Static_assert(sizeof cmd_names / sizeof cmd_names[0] == IC_CMD_COUNT, "names");
 
-enum ic_opt {
-    IC_OPT_MODEL, IC_OPT_HW, IC_OPT_CHIPS, IC_OPT_BATCH, IC_OPT_CONTEXT,
-    IC_OPT_WEIGHTS, IC_OPT_KV, IC_OPT_COMPUTE, IC_OPT_COMM, IC_OPT_SWEEP,
-    IC_OPT_FORMAT, IC_OPT_PLOT, IC_OPT_PLOT_SIZE, IC_OPT_ESTIMATE, IC_OPT_DB, IC_OPT_HELP,
-    IC_OPT_VERSION, IC_OPT_THREADS, IC_OPT_QUICK, IC_OPT_OUT, IC_OPT_NAME, IC_OPT_ROUNDS,
-    IC_OPT_SEED, IC_OPT_CSV, IC_OPT_PLOT_PREFIX,
-    IC_OPT_COUNT
-};
 
 static const struct {
     const char *name;
@@ -61,6 +61,21 @@ static const struct {
     [IC_OPT_ROUNDS] = {"--rounds", true},   [IC_OPT_SEED] = {"--seed", true},
     [IC_OPT_CSV] = {"--csv", true},         [IC_OPT_PLOT_PREFIX] = {"--plot-prefix", true},
     [IC_OPT_HELP] = {"--help", false},      [IC_OPT_VERSION] = {"--version", false},
+    [IC_OPT_PROMPT] = {"--prompt", true},   [IC_OPT_PROMPTS] = {"--prompts", true},
+    [IC_OPT_OUTPUT] = {"--output", true},   [IC_OPT_MFU] = {"--mfu", true},
+    [IC_OPT_QUEUE] = {"--queue", true},     [IC_OPT_ATTENTION] = {"--attention", true},
+    [IC_OPT_CHUNK] = {"--chunk", true},     [IC_OPT_ACCEPT] = {"--accept", true},
+    [IC_OPT_DRAFT_LEN] = {"--k", true},     [IC_OPT_COST_RATIO] = {"--cost-ratio", true},
+    [IC_OPT_DRAFT] = {"--draft", true},     [IC_OPT_P] = {"--p", true},
+    [IC_OPT_Q] = {"--q", true},             [IC_OPT_PREFIX] = {"--prefix", true},
+    [IC_OPT_HIT_RATE] = {"--hit-rate", true}, [IC_OPT_PREFIXES] = {"--prefixes", true},
+    [IC_OPT_PREFILL_CHIPS] = {"--prefill-chips", true}, [IC_OPT_PRICE] = {"--price", true},
+    [IC_OPT_TTFT] = {"--ttft", true},       [IC_OPT_TPOT] = {"--tpot", true},
+    [IC_OPT_TOP] = {"--top", true},         [IC_OPT_MAX_CHIPS] = {"--max-chips", true},
+    [IC_OPT_SUCCESS] = {"--success", true}, [IC_OPT_N] = {"--n", true},
+    [IC_OPT_TARGET] = {"--target", true},   [IC_OPT_SHAPE] = {"--shape", true},
+    [IC_OPT_RESERVE] = {"--reserve", true}, [IC_OPT_BLOCK] = {"--block", true},
+    [IC_OPT_EP] = {"--ep", true},
 };
 _Static_assert(sizeof opt_table / sizeof opt_table[0] == IC_OPT_COUNT, "options");
 
@@ -110,6 +125,17 @@ static const char usage_main[] =
     "  show hw|model NAME one entry in full, with its sources and derived counts\n"
     "  bench              measure this machine; write a hardware entry for it\n"
     "  validate           time the reference decode kernel against the predictions\n"
+    "\n"
+    "serving analyses (each has --help):\n"
+    "  prefill            time to first token; unfused vs fused attention; chunked\n"
+    "  specdec            speculative decoding: tokens per verification, speedup, best k\n"
+    "  moe                MoE experts touched, expert parallelism, MLA attention intensity\n"
+    "  batching           static vs continuous batching; contiguous vs paged KV\n"
+    "  prefix             prefix caching: FLOPs and TTFT saved, memory held, reload time\n"
+    "  disagg             prefill / decode server ratio\n"
+    "  cost               dollars per million tokens and FLOPs per dollar\n"
+    "  optimize           cheapest hardware, chips, precision and batch meeting SLOs\n"
+    "  bestofn            chance that N candidates include a success, and its cost\n"
     "  help [COMMAND]     this text, or a command's\n"
     "\n"
     "  --version          print the version\n"
@@ -155,16 +181,8 @@ static const char usage_validate[] =
     "the CSV (default plots/validate-cpu.csv) and measured-vs-predicted charts\n"
     "(default PREFIX plots/validate-cpu). --quick: a small sweep, one round (< 60 s).\n";
 
-struct args {
-    enum ic_cmd cmd;
-    const char *pos[4];
-    int n_pos;
-    const char *val[IC_OPT_COUNT];
-    bool given[IC_OPT_COUNT];
-};
 
-static int usage_error(FILE *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int usage_error(FILE *err, const char *fmt, ...)
+int ic_cli_usage(FILE *err, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -175,7 +193,7 @@ static int usage_error(FILE *err, const char *fmt, ...)
     return 2;
 }
 
-static const char *nearest(const char *word, const char *const *cands, int n)
+const char *ic_cli_nearest(const char *word, const char *const *cands, int n)
 {
     const char *best = NULL;
     unsigned bd = 255;
@@ -189,7 +207,7 @@ static const char *nearest(const char *word, const char *const *cands, int n)
     return bd <= 3 ? best : NULL;
 }
 
-static int parse_args(int argc, char **argv, struct args *a, FILE *err)
+static int parse_args(int argc, char **argv, struct ic_args *a, FILE *err)
 {
     memset(a, 0, sizeof *a);
     int i = 1;
@@ -199,8 +217,8 @@ static int parse_args(int argc, char **argv, struct args *a, FILE *err)
             if (strcmp(argv[i], cmd_names[c]) == 0)
                 found = c;
         if (found < 0) {
-            const char *near = nearest(argv[i], cmd_names, IC_CMD_COUNT);
-            usage_error(err, "unknown command '%s'", argv[i]);
+            const char *near = ic_cli_nearest(argv[i], cmd_names, IC_CMD_COUNT);
+            ic_cli_usage(err, "unknown command '%s'", argv[i]);
             if (near)
                 fprintf(err, "  did you mean '%s'?\n", near);
             fputs("  'infcalc --help' lists the commands\n", err);
@@ -213,7 +231,7 @@ static int parse_args(int argc, char **argv, struct args *a, FILE *err)
         const char *arg = argv[i];
         if (arg[0] != '-' || !arg[1]) {
             if (a->n_pos >= 4)
-                return usage_error(err, "unexpected argument '%s'", arg);
+                return ic_cli_usage(err, "unexpected argument '%s'", arg);
             a->pos[a->n_pos++] = arg;
             continue;
         }
@@ -234,84 +252,106 @@ static int parse_args(int argc, char **argv, struct args *a, FILE *err)
             const char *names[IC_OPT_COUNT];
             for (int k = 0; k < IC_OPT_COUNT; k++)
                 names[k] = opt_table[k].name;
-            const char *near = nearest(name, names, IC_OPT_COUNT);
-            usage_error(err, "unknown option '%s'", name);
+            const char *near = ic_cli_nearest(name, names, IC_OPT_COUNT);
+            ic_cli_usage(err, "unknown option '%s'", name);
             if (near)
                 fprintf(err, "  did you mean '%s'?\n", near);
             return 2;
         }
         if (a->given[o])
-            return usage_error(err, "option '%s' given twice", opt_table[o].name);
+            return ic_cli_usage(err, "option '%s' given twice", opt_table[o].name);
         a->given[o] = true;
         if (!opt_table[o].takes_value) {
             if (eq)
-                return usage_error(err, "option '%s' takes no value", opt_table[o].name);
+                return ic_cli_usage(err, "option '%s' takes no value", opt_table[o].name);
             continue;
         }
         if (eq) {
             a->val[o] = eq + 1;
         } else {
             if (i + 1 >= argc)
-                return usage_error(err, "option '%s' needs a value", opt_table[o].name);
+                return ic_cli_usage(err, "option '%s' needs a value", opt_table[o].name);
             a->val[o] = argv[++i];
         }
         if (!*a->val[o])
-            return usage_error(err, "option '%s' has an empty value", opt_table[o].name);
+            return ic_cli_usage(err, "option '%s' has an empty value", opt_table[o].name);
     }
     return 0;
 }
 
 /* A whole number in [lo, hi] for an option, rejecting signs and trailing
  * garbage ("32k", "1e3", "-1"). */
-static int parse_u64_opt(const char *opt, const char *text, uint64_t lo, uint64_t hi,
+int ic_cli_u64(const char *opt, const char *text, uint64_t lo, uint64_t hi,
                          uint64_t *out, FILE *err)
 {
     if (strspn(text, "0123456789") != strlen(text))
-        return usage_error(err, "%s: '%s' is not a whole number; expected %llu to %llu", opt,
+        return ic_cli_usage(err, "%s: '%s' is not a whole number; expected %llu to %llu", opt,
                            text, (unsigned long long)lo, (unsigned long long)hi);
     errno = 0;
     unsigned long long v = strtoull(text, NULL, 10);
     if (errno == ERANGE || v < lo || v > hi)
-        return usage_error(err, "%s: %s is out of range; expected %llu to %llu", opt, text,
+        return ic_cli_usage(err, "%s: %s is out of range; expected %llu to %llu", opt, text,
                            (unsigned long long)lo, (unsigned long long)hi);
     *out = v;
     return 0;
 }
 
-static int parse_dtype_opt(const char *opt, const char *text, enum ic_dtype *out, FILE *err)
+int ic_cli_dtype(const char *opt, const char *text, enum ic_dtype *out, FILE *err)
 {
     if (ic_dtype_parse(text, out) == IC_OK)
         return 0;
-    return usage_error(err, "%s: unknown type '%s'; expected fp32, bf16, fp16, fp8, int8, int4 "
+    return ic_cli_usage(err, "%s: unknown type '%s'; expected fp32, bf16, fp16, fp8, int8, int4 "
                             "or fp4", opt, text);
 }
 
-static int report_err(FILE *errf, int rc, const struct ic_err *e)
+int ic_cli_num(const char *opt, const char *text, double lo, double hi, double *out, FILE *err)
+{
+    char *end = NULL;
+    errno = 0;
+    double v = strtod(text, &end);
+    if (end == text || *end || !isfinite(v) || strpbrk(text, "xXpP") || isspace((unsigned char)*text))
+        return ic_cli_usage(err, "%s: '%s' is not a number; expected %g to %g", opt, text, lo, hi);
+    if (errno == ERANGE || v < lo || v > hi)
+        return ic_cli_usage(err, "%s: %s is out of range; expected %g to %g", opt, text, lo, hi);
+    *out = v;
+    return 0;
+}
+
+int ic_cli_time(const char *opt, const char *text, double *out, FILE *err)
+{
+    char why[160];
+    double v;
+    if (strspn(text, "0123456789.eE+-") == strlen(text)) {
+        if (ic_cli_num(opt, text, 0, 1e6, &v, err))
+            return 2;
+    } else if (ic_qty_parse(text, IC_QTY_TIME, &v, why, sizeof why)) {
+        return ic_cli_usage(err, "%s: %s; expected a time such as 200ms or 0.5s", opt, why);
+    }
+    if (!(v <= 1e6))
+        return ic_cli_usage(err, "%s: %s is out of range; expected at most 1e6 s", opt, text);
+    *out = v;
+    return 0;
+}
+
+int ic_cli_report(FILE *errf, int rc, const struct ic_err *e)
 {
     ic_err_print(errf, e);
     return rc == IC_ENOMEM || rc == IC_EIO ? 1 : 2;
 }
 
-/* Comma-separated values of a list option ("4,8,16"). */
-enum { IC_MAX_LIST = 16, IC_MAX_CONFIGS = 16 };
-struct list {
-    char buf[512];
-    const char *v[IC_MAX_LIST];
-    int n;
-};
 
-static int split_list(const char *opt, const char *text, struct list *l, FILE *err)
+int ic_cli_list(const char *opt, const char *text, struct ic_list *l, FILE *err)
 {
     snprintf(l->buf, sizeof l->buf, "%s", text);
     l->n = 0;
     char *save = NULL;
     for (char *tok = strtok_r(l->buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-        if (l->n == IC_MAX_LIST)
-            return usage_error(err, "%s: at most %d values", opt, IC_MAX_LIST);
+        if (l->n == IC_CLI_MAX_LIST)
+            return ic_cli_usage(err, "%s: at most %d values", opt, IC_CLI_MAX_LIST);
         l->v[l->n++] = tok;
     }
     if (!l->n || text[strlen(text) - 1] == ',' || text[0] == ',' || strstr(text, ",,"))
-        return usage_error(err, "%s: empty value in list '%s'", opt, text);
+        return ic_cli_usage(err, "%s: empty value in list '%s'", opt, text);
     return 0;
 }
 
@@ -328,13 +368,13 @@ struct config {
     size_t first, n;   /* its points */
 };
 
-static int parse_plot_size(const char *text, int *w, int *h, FILE *err)
+int ic_cli_plot_size(const char *text, int *w, int *h, FILE *err)
 {
     unsigned long a, b;
     char tail;
     if (sscanf(text, "%lux%lu%c", &a, &b, &tail) != 2 || a < 320 || b < 240 || a > 10000 ||
         b > 10000)
-        return usage_error(err, "--plot-size: '%s' is not WIDTHxHEIGHT with 320x240 to "
+        return ic_cli_usage(err, "--plot-size: '%s' is not WIDTHxHEIGHT with 320x240 to "
                                 "10000x10000 pixels, e.g. 1600x1000", text);
     *w = (int)a;
     *h = (int)b;
@@ -348,14 +388,14 @@ static void append(char *buf, size_t n, const char *sep, const char *what)
     snprintf(buf + l, n - l, "%s%s", l ? sep : "", what);
 }
 
-static int cmd_decode(const struct args *a, const struct ic_db *db, FILE *out, FILE *errf)
+static int cmd_decode(const struct ic_args *a, const struct ic_db *db, FILE *out, FILE *errf)
 {
     if (a->n_pos)
-        return usage_error(errf, "unexpected argument '%s' (options start with --)", a->pos[0]);
+        return ic_cli_usage(errf, "unexpected argument '%s' (options start with --)", a->pos[0]);
     if (!a->val[IC_OPT_MODEL] || !a->val[IC_OPT_HW])
-        return usage_error(errf, "decode needs --model and --hw ('infcalc --help' for usage)");
+        return ic_cli_usage(errf, "decode needs --model and --hw ('infcalc --help' for usage)");
     int rc = 0;
-    struct list lists[L_COUNT];
+    struct ic_list lists[L_COUNT];
     struct ic_decode_cfg base = ic_decode_defaults();
     for (int l = 0; l < L_COUNT; l++) {
         const char *v = a->val[list_opts[l]];
@@ -364,28 +404,28 @@ static int cmd_decode(const struct args *a, const struct ic_db *db, FILE *out, F
             lists[l].v[0] = NULL;
             continue;
         }
-        if ((rc = split_list(opt_table[list_opts[l]].name, v, &lists[l], errf)))
+        if ((rc = ic_cli_list(opt_table[list_opts[l]].name, v, &lists[l], errf)))
             return rc;
     }
     /* Validate every listed value before any work. */
-    uint64_t chips_v[IC_MAX_LIST], ctx_v[IC_MAX_LIST];
-    enum ic_dtype dt_v[3][IC_MAX_LIST];
+    uint64_t chips_v[IC_CLI_MAX_LIST], ctx_v[IC_CLI_MAX_LIST];
+    enum ic_dtype dt_v[3][IC_CLI_MAX_LIST];
     for (int i = 0; i < lists[L_CHIPS].n; i++)
         if (lists[L_CHIPS].v[i] &&
-            (rc = parse_u64_opt("--chips", lists[L_CHIPS].v[i], 1, 1u << 20, &chips_v[i], errf)))
+            (rc = ic_cli_u64("--chips", lists[L_CHIPS].v[i], 1, 1u << 20, &chips_v[i], errf)))
             return rc;
     for (int i = 0; i < lists[L_CONTEXT].n; i++)
-        if (lists[L_CONTEXT].v[i] && (rc = parse_u64_opt("--context", lists[L_CONTEXT].v[i], 1,
+        if (lists[L_CONTEXT].v[i] && (rc = ic_cli_u64("--context", lists[L_CONTEXT].v[i], 1,
                                                          1u << 26, &ctx_v[i], errf)))
             return rc;
     for (int k = 0; k < 3; k++)
         for (int i = 0; i < lists[L_WEIGHTS + k].n; i++)
             if (lists[L_WEIGHTS + k].v[i] &&
-                (rc = parse_dtype_opt(opt_table[list_opts[L_WEIGHTS + k]].name,
+                (rc = ic_cli_dtype(opt_table[list_opts[L_WEIGHTS + k]].name,
                                       lists[L_WEIGHTS + k].v[i], &dt_v[k][i], errf)))
                 return rc;
     if (a->val[IC_OPT_BATCH] &&
-        (rc = parse_u64_opt("--batch", a->val[IC_OPT_BATCH], 1, 1u << 24, &base.batch, errf)))
+        (rc = ic_cli_u64("--batch", a->val[IC_OPT_BATCH], 1, 1u << 24, &base.batch, errf)))
         return rc;
     if (a->val[IC_OPT_COMM]) {
         if (strcmp(a->val[IC_OPT_COMM], "overlap") == 0)
@@ -393,7 +433,7 @@ static int cmd_decode(const struct args *a, const struct ic_db *db, FILE *out, F
         else if (strcmp(a->val[IC_OPT_COMM], "serial") == 0)
             base.comm = IC_COMM_SERIAL;
         else
-            return usage_error(errf, "--comm: unknown mode '%s'; expected overlap or serial",
+            return ic_cli_usage(errf, "--comm: unknown mode '%s'; expected overlap or serial",
                                a->val[IC_OPT_COMM]);
     }
     int estimate = -1; /* -1: by the hardware entry */
@@ -403,27 +443,27 @@ static int cmd_decode(const struct args *a, const struct ic_db *db, FILE *out, F
         else if (strcmp(a->val[IC_OPT_ESTIMATE], "expected") == 0)
             estimate = IC_EST_EXPECTED;
         else
-            return usage_error(errf, "--estimate: unknown '%s'; expected ideal or expected",
+            return ic_cli_usage(errf, "--estimate: unknown '%s'; expected ideal or expected",
                                a->val[IC_OPT_ESTIMATE]);
     }
     enum ic_format fmt = IC_FMT_TABLE;
     if (a->val[IC_OPT_FORMAT] && ic_format_parse(a->val[IC_OPT_FORMAT], &fmt))
-        return usage_error(errf, "--format: unknown format '%s'; expected table, csv or json",
+        return ic_cli_usage(errf, "--format: unknown format '%s'; expected table, csv or json",
                            a->val[IC_OPT_FORMAT]);
     enum ic_axis axes[2] = {IC_AXIS_BATCH, IC_AXIS_BATCH};
     int n_axes = 0;
     if (a->val[IC_OPT_SWEEP]) {
-        struct list sw;
-        if ((rc = split_list("--sweep", a->val[IC_OPT_SWEEP], &sw, errf)))
+        struct ic_list sw;
+        if ((rc = ic_cli_list("--sweep", a->val[IC_OPT_SWEEP], &sw, errf)))
             return rc;
         if (sw.n > 2)
-            return usage_error(errf, "--sweep: at most two axes");
+            return ic_cli_usage(errf, "--sweep: at most two axes");
         for (int i = 0; i < sw.n; i++) {
             if (ic_axis_parse(sw.v[i], &axes[i]))
-                return usage_error(errf, "--sweep: unknown axis '%s'; expected batch, context, "
+                return ic_cli_usage(errf, "--sweep: unknown axis '%s'; expected batch, context, "
                                          "chips or precision", sw.v[i]);
             if (i == 1 && axes[0] == axes[1])
-                return usage_error(errf, "--sweep: axis '%s' given twice", sw.v[i]);
+                return ic_cli_usage(errf, "--sweep: axis '%s' given twice", sw.v[i]);
         }
         n_axes = sw.n;
         static const int axis_opt[IC_AXIS_COUNT] = {
@@ -432,7 +472,7 @@ static int cmd_decode(const struct args *a, const struct ic_db *db, FILE *out, F
         for (int i = 0; i < n_axes; i++) {
             int o = axis_opt[axes[i]];
             if (a->given[o] || (axes[i] == IC_AXIS_PRECISION && a->given[IC_OPT_KV]))
-                return usage_error(errf, "--sweep %s varies %s; leave that option out",
+                return ic_cli_usage(errf, "--sweep %s varies %s; leave that option out",
                                    ic_axis_name(axes[i]),
                                    axes[i] == IC_AXIS_PRECISION ? "--weights and --kv"
                                                                 : opt_table[o].name);
@@ -442,12 +482,12 @@ static int cmd_decode(const struct args *a, const struct ic_db *db, FILE *out, F
     const char *plot = a->val[IC_OPT_PLOT];
     if (a->val[IC_OPT_PLOT_SIZE]) {
         if (!plot)
-            return usage_error(errf, "--plot-size needs --plot FILE");
-        if ((rc = parse_plot_size(a->val[IC_OPT_PLOT_SIZE], &plot_w, &plot_h, errf)))
+            return ic_cli_usage(errf, "--plot-size needs --plot FILE");
+        if ((rc = ic_cli_plot_size(a->val[IC_OPT_PLOT_SIZE], &plot_w, &plot_h, errf)))
             return rc;
     }
     if (plot && !(n_axes == 1 && (axes[0] == IC_AXIS_BATCH || axes[0] == IC_AXIS_CONTEXT)))
-        return usage_error(errf, "--plot draws a batch or a context sweep; add --sweep batch or "
+        return ic_cli_usage(errf, "--plot draws a batch or a context sweep; add --sweep batch or "
                                  "--sweep context");
 
     /* The configurations: every combination of the listed values. */
@@ -455,12 +495,12 @@ static int cmd_decode(const struct args *a, const struct ic_db *db, FILE *out, F
     for (int l = 0; l < L_COUNT; l++)
         n_cfg *= (size_t)lists[l].n;
     if (n_cfg > IC_MAX_CONFIGS)
-        return usage_error(errf, "the listed options make %zu configurations; at most %d",
+        return ic_cli_usage(errf, "the listed options make %zu configurations; at most %d",
                            n_cfg, IC_MAX_CONFIGS);
 
     struct ic_err e = {0};
     struct ic_model *models = calloc((size_t)lists[L_MODEL].n, sizeof *models);
-    struct ic_model_stats stats[IC_MAX_LIST];
+    struct ic_model_stats stats[IC_CLI_MAX_LIST];
     struct ic_hw *hws = calloc((size_t)lists[L_HW].n, sizeof *hws);
     struct config cfgs[IC_MAX_CONFIGS];
     struct ic_point *pts = NULL;
@@ -475,12 +515,12 @@ static int cmd_decode(const struct args *a, const struct ic_db *db, FILE *out, F
     for (int i = 0; i < lists[L_MODEL].n; i++)
         if ((lrc = ic_db_model(db, lists[L_MODEL].v[i], &models[i], &e)) ||
             (lrc = ic_model_derive(&models[i], &stats[i], &e))) {
-            rc = report_err(errf, lrc, &e);
+            rc = ic_cli_report(errf, lrc, &e);
             goto out;
         }
     for (int i = 0; i < lists[L_HW].n; i++)
         if ((lrc = ic_db_hw(db, lists[L_HW].v[i], &hws[i], &e))) {
-            rc = report_err(errf, lrc, &e);
+            rc = ic_cli_report(errf, lrc, &e);
             goto out;
         }
     for (size_t c = 0; c < n_cfg; c++) {
@@ -532,7 +572,7 @@ static int cmd_decode(const struct args *a, const struct ic_db *db, FILE *out, F
             for (int t = 0; t < IC_DT_COUNT; t++)
                 if (h->peak_flop_s[t] > 0)
                     append(have, sizeof have, " ", ic_dtype_traits((enum ic_dtype)t)->name);
-            rc = usage_error(errf, "--compute %s: %s has no %s compute (it lists: %s)",
+            rc = ic_cli_usage(errf, "--compute %s: %s has no %s compute (it lists: %s)",
                              ic_dtype_traits(k->cfg.compute)->name, h->name,
                              ic_dtype_traits(k->cfg.compute)->name, have);
             goto out;
@@ -563,7 +603,7 @@ static int cmd_decode(const struct args *a, const struct ic_db *db, FILE *out, F
         lrc = n_axes ? ic_sweep_run(st, h, &k->cfg, axes, n_axes, pts + used, &n, &e)
                      : ic_decode(st, h, &k->cfg, pts + used, &e);
         if (lrc) {
-            rc = report_err(errf, lrc, &e);
+            rc = ic_cli_report(errf, lrc, &e);
             goto out;
         }
         k->first = used;
@@ -620,7 +660,7 @@ static int cmd_decode(const struct args *a, const struct ic_db *db, FILE *out, F
         lrc = ic_plot_write(plot, axes[0] == IC_AXIS_CONTEXT ? IC_PLOT_CONTEXT : IC_PLOT_DECODE,
                             plot_w, plot_h, &set, &e);
         if (lrc) {
-            rc = report_err(errf, lrc, &e);
+            rc = ic_cli_report(errf, lrc, &e);
             goto out;
         }
     }
@@ -633,17 +673,17 @@ out:
 
 static void gb(char *buf, size_t n, double v) { ic_report_bytes(buf, n, v); }
 
-static int cmd_list(const struct args *a, const struct ic_db *db, FILE *out, FILE *errf)
+static int cmd_list(const struct ic_args *a, const struct ic_db *db, FILE *out, FILE *errf)
 {
     if (a->n_pos != 1 || (strcmp(a->pos[0], "hw") && strcmp(a->pos[0], "models")))
-        return usage_error(errf, "list needs 'hw' or 'models'");
+        return ic_cli_usage(errf, "list needs 'hw' or 'models'");
     bool hw_kind = strcmp(a->pos[0], "hw") == 0;
     char **paths = NULL;
     size_t n = 0;
     struct ic_err e = {0};
     int lrc = ic_db_paths(db, hw_kind ? IC_DB_HW : IC_DB_MODEL, &paths, &n, &e);
     if (lrc)
-        return report_err(errf, lrc, &e);
+        return ic_cli_report(errf, lrc, &e);
     int rc = 0;
     void *rec = malloc(hw_kind ? sizeof(struct ic_hw) : sizeof(struct ic_model));
     if (!rec) {
@@ -660,7 +700,7 @@ static int cmd_list(const struct args *a, const struct ic_db *db, FILE *out, FIL
         if (hw_kind) {
             struct ic_hw *h = rec;
             if ((lrc = ic_hw_load(paths[i], h, &e))) {
-                rc = report_err(errf, lrc, &e);
+                rc = ic_cli_report(errf, lrc, &e);
                 goto out;
             }
             char al[64] = "", cap[32], bwt[32], fab[160];
@@ -681,7 +721,7 @@ static int cmd_list(const struct args *a, const struct ic_db *db, FILE *out, FIL
             struct ic_model *m = rec;
             struct ic_model_stats st;
             if ((lrc = ic_model_load(paths[i], m, &e)) || (lrc = ic_model_derive(m, &st, &e))) {
-                rc = report_err(errf, lrc, &e);
+                rc = ic_cli_report(errf, lrc, &e);
                 goto out;
             }
             char kind[96];
@@ -802,10 +842,10 @@ static void show_model(FILE *out, const struct ic_model *m, const struct ic_mode
     }
 }
 
-static int cmd_show(const struct args *a, const struct ic_db *db, FILE *out, FILE *errf)
+static int cmd_show(const struct ic_args *a, const struct ic_db *db, FILE *out, FILE *errf)
 {
     if (a->n_pos != 2 || (strcmp(a->pos[0], "hw") && strcmp(a->pos[0], "model")))
-        return usage_error(errf, "show needs 'hw NAME' or 'model NAME'");
+        return ic_cli_usage(errf, "show needs 'hw NAME' or 'model NAME'");
     struct ic_err e = {0};
     int rc = 0, lrc;
     if (strcmp(a->pos[0], "hw") == 0) {
@@ -813,7 +853,7 @@ static int cmd_show(const struct args *a, const struct ic_db *db, FILE *out, FIL
         if (!h)
             return 1;
         if ((lrc = ic_db_hw(db, a->pos[1], h, &e)))
-            rc = report_err(errf, lrc, &e);
+            rc = ic_cli_report(errf, lrc, &e);
         else
             show_hw(out, h);
         free(h);
@@ -823,7 +863,7 @@ static int cmd_show(const struct args *a, const struct ic_db *db, FILE *out, FIL
         if (!m)
             return 1;
         if ((lrc = ic_db_model(db, a->pos[1], m, &e)) || (lrc = ic_model_derive(m, &st, &e)))
-            rc = report_err(errf, lrc, &e);
+            rc = ic_cli_report(errf, lrc, &e);
         else
             show_model(out, m, &st);
         free(m);
@@ -832,22 +872,22 @@ static int cmd_show(const struct args *a, const struct ic_db *db, FILE *out, FIL
 }
 
 /* --threads N (1 to 256) into *threads when given; 0 or a usage status. */
-static int parse_threads(const struct args *a, int *threads, FILE *errf)
+static int parse_threads(const struct ic_args *a, int *threads, FILE *errf)
 {
     uint64_t v;
     int rc;
     if (!a->val[IC_OPT_THREADS])
         return 0;
-    if ((rc = parse_u64_opt("--threads", a->val[IC_OPT_THREADS], 1, 256, &v, errf)))
+    if ((rc = ic_cli_u64("--threads", a->val[IC_OPT_THREADS], 1, 256, &v, errf)))
         return rc;
     *threads = (int)v;
     return 0;
 }
 
-static int cmd_bench(const struct args *a, FILE *out, FILE *errf)
+static int cmd_bench(const struct ic_args *a, FILE *out, FILE *errf)
 {
     if (a->n_pos)
-        return usage_error(errf, "unexpected argument '%s'", a->pos[0]);
+        return ic_cli_usage(errf, "unexpected argument '%s'", a->pos[0]);
     struct ic_bench_opts o = {0, a->given[IC_OPT_QUICK],
                               a->val[IC_OPT_OUT] ? a->val[IC_OPT_OUT] : "this-machine.yaml",
                               a->val[IC_OPT_NAME] ? a->val[IC_OPT_NAME] : "this-machine"};
@@ -855,19 +895,19 @@ static int cmd_bench(const struct args *a, FILE *out, FILE *errf)
     if ((rc = parse_threads(a, &o.threads, errf)))
         return rc;
     if (strspn(o.name, "abcdefghijklmnopqrstuvwxyz0123456789-.") != strlen(o.name))
-        return usage_error(errf, "--name: '%s'; expected lower-case letters, digits, '-' or '.'",
+        return ic_cli_usage(errf, "--name: '%s'; expected lower-case letters, digits, '-' or '.'",
                            o.name);
     struct ic_err e = {0};
     int lrc = ic_selfcheck_bench(&o, out, errf, &e);
-    return lrc ? report_err(errf, lrc, &e) : 0;
+    return lrc ? ic_cli_report(errf, lrc, &e) : 0;
 }
 
-static int cmd_validate(const struct args *a, FILE *out, FILE *errf)
+static int cmd_validate(const struct ic_args *a, FILE *out, FILE *errf)
 {
     if (a->n_pos)
-        return usage_error(errf, "unexpected argument '%s'", a->pos[0]);
+        return ic_cli_usage(errf, "unexpected argument '%s'", a->pos[0]);
     if (!a->val[IC_OPT_HW])
-        return usage_error(errf, "validate needs --hw FILE (an entry written by 'infcalc "
+        return ic_cli_usage(errf, "validate needs --hw FILE (an entry written by 'infcalc "
                                  "bench')");
     struct ic_validate_opts o = {a->val[IC_OPT_HW], 0, a->given[IC_OPT_QUICK], 3, 0, 0,
                                  a->val[IC_OPT_CSV] ? a->val[IC_OPT_CSV]
@@ -879,39 +919,76 @@ static int cmd_validate(const struct args *a, FILE *out, FILE *errf)
     if ((rc = parse_threads(a, &o.threads, errf)))
         return rc;
     if (a->val[IC_OPT_ROUNDS]) {
-        if ((rc = parse_u64_opt("--rounds", a->val[IC_OPT_ROUNDS], 1, 8, &v, errf)))
+        if ((rc = ic_cli_u64("--rounds", a->val[IC_OPT_ROUNDS], 1, 8, &v, errf)))
             return rc;
         o.rounds = (int)v;
     }
     if (a->val[IC_OPT_SEED] &&
-        (rc = parse_u64_opt("--seed", a->val[IC_OPT_SEED], 1, UINT32_MAX, &o.seed, errf)))
+        (rc = ic_cli_u64("--seed", a->val[IC_OPT_SEED], 1, UINT32_MAX, &o.seed, errf)))
         return rc;
     struct ic_err e = {0};
     int lrc = ic_selfcheck_validate(&o, out, errf, &e);
-    return lrc ? report_err(errf, lrc, &e) : 0;
+    return lrc ? ic_cli_report(errf, lrc, &e) : 0;
 }
 
 /* Which options each command takes; any other is a usage error. */
 #define OPT(o) (UINT64_C(1) << (o))
+#define OPTS_DEC (OPT(IC_OPT_MODEL) | OPT(IC_OPT_HW) | OPT(IC_OPT_CHIPS) | OPT(IC_OPT_WEIGHTS) | \
+                  OPT(IC_OPT_KV) | OPT(IC_OPT_COMPUTE) | OPT(IC_OPT_COMM) |                   \
+                  OPT(IC_OPT_FORMAT) | OPT(IC_OPT_DB))
 static const uint64_t cmd_opts[IC_CMD_COUNT] = {
-    [IC_CMD_DECODE] = OPT(IC_OPT_MODEL) | OPT(IC_OPT_HW) | OPT(IC_OPT_CHIPS) |
-                      OPT(IC_OPT_BATCH) | OPT(IC_OPT_CONTEXT) | OPT(IC_OPT_WEIGHTS) |
-                      OPT(IC_OPT_KV) | OPT(IC_OPT_COMPUTE) | OPT(IC_OPT_COMM) |
-                      OPT(IC_OPT_SWEEP) | OPT(IC_OPT_FORMAT) | OPT(IC_OPT_PLOT) |
-                      OPT(IC_OPT_PLOT_SIZE) | OPT(IC_OPT_ESTIMATE) | OPT(IC_OPT_DB),
+    [IC_CMD_DECODE] = OPTS_DEC | OPT(IC_OPT_BATCH) | OPT(IC_OPT_CONTEXT) | OPT(IC_OPT_SWEEP) |
+                      OPT(IC_OPT_PLOT) | OPT(IC_OPT_PLOT_SIZE) | OPT(IC_OPT_ESTIMATE),
     [IC_CMD_LIST] = OPT(IC_OPT_DB),
     [IC_CMD_SHOW] = OPT(IC_OPT_DB),
     [IC_CMD_BENCH] = OPT(IC_OPT_THREADS) | OPT(IC_OPT_QUICK) | OPT(IC_OPT_OUT) | OPT(IC_OPT_NAME),
     [IC_CMD_VALIDATE] = OPT(IC_OPT_HW) | OPT(IC_OPT_THREADS) | OPT(IC_OPT_QUICK) |
                         OPT(IC_OPT_ROUNDS) | OPT(IC_OPT_SEED) | OPT(IC_OPT_CSV) |
                         OPT(IC_OPT_PLOT_PREFIX),
+    [IC_CMD_PREFILL] = OPTS_DEC | OPT(IC_OPT_PROMPT) | OPT(IC_OPT_PROMPTS) | OPT(IC_OPT_MFU) |
+                       OPT(IC_OPT_QUEUE) | OPT(IC_OPT_ATTENTION) | OPT(IC_OPT_CHUNK) |
+                       OPT(IC_OPT_BATCH) | OPT(IC_OPT_CONTEXT) | OPT(IC_OPT_PREFIX) |
+                       OPT(IC_OPT_PLOT) | OPT(IC_OPT_PLOT_SIZE),
+    [IC_CMD_SPECDEC] = OPTS_DEC | OPT(IC_OPT_ACCEPT) | OPT(IC_OPT_DRAFT_LEN) |
+                       OPT(IC_OPT_COST_RATIO) | OPT(IC_OPT_DRAFT) | OPT(IC_OPT_P) | OPT(IC_OPT_Q) |
+                       OPT(IC_OPT_BATCH) | OPT(IC_OPT_CONTEXT),
+    [IC_CMD_MOE] = OPTS_DEC | OPT(IC_OPT_EP) | OPT(IC_OPT_CONTEXT),
+    [IC_CMD_BATCHING] = OPTS_DEC | OPT(IC_OPT_BATCH) | OPT(IC_OPT_PROMPT) | OPT(IC_OPT_OUTPUT) |
+                        OPT(IC_OPT_SHAPE) | OPT(IC_OPT_RESERVE) | OPT(IC_OPT_BLOCK),
+    [IC_CMD_PREFIX] = OPTS_DEC | OPT(IC_OPT_PROMPT) | OPT(IC_OPT_PREFIX) | OPT(IC_OPT_HIT_RATE) |
+                      OPT(IC_OPT_PREFIXES) | OPT(IC_OPT_MFU) | OPT(IC_OPT_QUEUE) |
+                      OPT(IC_OPT_PROMPTS),
+    [IC_CMD_DISAGG] = OPTS_DEC | OPT(IC_OPT_PROMPT) | OPT(IC_OPT_PROMPTS) | OPT(IC_OPT_OUTPUT) |
+                      OPT(IC_OPT_BATCH) | OPT(IC_OPT_PREFILL_CHIPS) | OPT(IC_OPT_MFU),
+    [IC_CMD_COST] = OPTS_DEC | OPT(IC_OPT_BATCH) | OPT(IC_OPT_CONTEXT) | OPT(IC_OPT_PROMPT) |
+                    OPT(IC_OPT_MFU) | OPT(IC_OPT_PRICE),
+    [IC_CMD_OPTIMIZE] = OPT(IC_OPT_MODEL) | OPT(IC_OPT_HW) | OPT(IC_OPT_PROMPT) |
+                        OPT(IC_OPT_OUTPUT) | OPT(IC_OPT_TTFT) | OPT(IC_OPT_TPOT) |
+                        OPT(IC_OPT_TOP) | OPT(IC_OPT_MAX_CHIPS) | OPT(IC_OPT_MFU) |
+                        OPT(IC_OPT_FORMAT) | OPT(IC_OPT_DB) | OPT(IC_OPT_PLOT) |
+                        OPT(IC_OPT_PLOT_SIZE),
+    [IC_CMD_BESTOFN] = OPTS_DEC | OPT(IC_OPT_SUCCESS) | OPT(IC_OPT_N) | OPT(IC_OPT_TARGET) |
+                       OPT(IC_OPT_PROMPT) | OPT(IC_OPT_OUTPUT) | OPT(IC_OPT_MFU),
     [IC_CMD_HELP] = 0,
 };
 _Static_assert(IC_OPT_COUNT <= 64, "option masks are 64 bits");
 
+static const char *const usages[IC_CMD_COUNT] = {
+    [IC_CMD_DECODE] = usage_decode,     [IC_CMD_LIST] = usage_list,
+    [IC_CMD_SHOW] = usage_show,         [IC_CMD_BENCH] = usage_bench,
+    [IC_CMD_VALIDATE] = usage_validate, [IC_CMD_PREFILL] = ic_usage_prefill,
+    [IC_CMD_SPECDEC] = ic_usage_specdec, [IC_CMD_MOE] = ic_usage_moe,
+    [IC_CMD_BATCHING] = ic_usage_batching, [IC_CMD_PREFIX] = ic_usage_prefix,
+    [IC_CMD_DISAGG] = ic_usage_disagg,  [IC_CMD_COST] = ic_usage_cost,
+    [IC_CMD_OPTIMIZE] = ic_usage_optimize, [IC_CMD_BESTOFN] = ic_usage_bestofn,
+    [IC_CMD_HELP] = NULL,
+};
+
+typedef int (*cmd_fn)(const struct ic_args *, const struct ic_db *, FILE *, FILE *);
+
 int ic_cli_run(int argc, char **argv, FILE *out, FILE *errf)
 {
-    struct args a;
+    struct ic_args a;
     int rc = parse_args(argc, argv, &a, errf);
     if (rc)
         return rc;
@@ -919,48 +996,28 @@ int ic_cli_run(int argc, char **argv, FILE *out, FILE *errf)
         fprintf(out, "infcalc %s\n", IC_VERSION);
         return 0;
     }
-    if (a.cmd == IC_CMD_HELP || (a.given[IC_OPT_HELP] && argc == 2) ||
-        (argc == 1)) {
+    if (a.cmd == IC_CMD_HELP || (a.given[IC_OPT_HELP] && argc == 2) || argc == 1) {
         enum ic_cmd which = IC_CMD_COUNT;
         if (a.cmd == IC_CMD_HELP && a.n_pos == 1)
             for (int c = 0; c < IC_CMD_COUNT; c++)
                 if (strcmp(a.pos[0], cmd_names[c]) == 0)
                     which = (enum ic_cmd)c;
         FILE *dst = argc == 1 ? errf : out;
-        switch (which) {
-        case IC_CMD_DECODE:
-            fputs(usage_decode, dst);
-            break;
-        case IC_CMD_LIST:
-            fputs(usage_list, dst);
-            break;
-        case IC_CMD_SHOW:
-            fputs(usage_show, dst);
-            break;
-        case IC_CMD_BENCH:
-            fputs(usage_bench, dst);
-            break;
-        case IC_CMD_VALIDATE:
-            fputs(usage_validate, dst);
-            break;
-        default:
+        if (which < IC_CMD_COUNT && usages[which]) {
+            fputs(usages[which], dst);
+        } else {
             fputs(usage_main, dst);
             fputs(usage_decode, dst);
         }
         return argc == 1 ? 2 : 0;
     }
     if (a.given[IC_OPT_HELP]) {
-        fputs(a.cmd == IC_CMD_LIST       ? usage_list
-              : a.cmd == IC_CMD_SHOW     ? usage_show
-              : a.cmd == IC_CMD_BENCH    ? usage_bench
-              : a.cmd == IC_CMD_VALIDATE ? usage_validate
-                                         : usage_decode,
-              out);
+        fputs(usages[a.cmd] ? usages[a.cmd] : usage_decode, out);
         return 0;
     }
     for (int o = 0; o < IC_OPT_COUNT; o++)
         if (a.given[o] && o != IC_OPT_VERSION && !(cmd_opts[a.cmd] & OPT(o)))
-            return usage_error(errf, "option '%s' does not apply to '%s' ('infcalc %s --help' "
+            return ic_cli_usage(errf, "option '%s' does not apply to '%s' ('infcalc %s --help' "
                                      "lists its options)",
                                opt_table[o].name, cmd_names[a.cmd], cmd_names[a.cmd]);
     if (a.cmd == IC_CMD_BENCH)
@@ -971,16 +1028,15 @@ int ic_cli_run(int argc, char **argv, FILE *out, FILE *errf)
     struct ic_err e = {0};
     int lrc = ic_db_init(&db, a.val[IC_OPT_DB], &e);
     if (lrc)
-        return report_err(errf, lrc, &e);
-    switch (a.cmd) {
-    case IC_CMD_LIST:
-        return cmd_list(&a, &db, out, errf);
-    case IC_CMD_SHOW:
-        return cmd_show(&a, &db, out, errf);
-    case IC_CMD_DECODE:
-    case IC_CMD_HELP:
-    case IC_CMD_COUNT:
-    default:
-        return cmd_decode(&a, &db, out, errf);
-    }
+        return ic_cli_report(errf, lrc, &e);
+    static const cmd_fn fns[IC_CMD_COUNT] = {
+        [IC_CMD_DECODE] = cmd_decode,         [IC_CMD_LIST] = cmd_list,
+        [IC_CMD_SHOW] = cmd_show,             [IC_CMD_PREFILL] = ic_cmd_prefill,
+        [IC_CMD_SPECDEC] = ic_cmd_specdec,    [IC_CMD_MOE] = ic_cmd_moe,
+        [IC_CMD_BATCHING] = ic_cmd_batching,  [IC_CMD_PREFIX] = ic_cmd_prefix,
+        [IC_CMD_DISAGG] = ic_cmd_disagg,      [IC_CMD_COST] = ic_cmd_cost,
+        [IC_CMD_OPTIMIZE] = ic_cmd_optimize,  [IC_CMD_BESTOFN] = ic_cmd_bestofn,
+    };
+    cmd_fn f = a.cmd < IC_CMD_COUNT && fns[a.cmd] ? fns[a.cmd] : cmd_decode;
+    return f(&a, &db, out, errf);
 }

@@ -835,14 +835,101 @@ int ic_plot_validation(cairo_t *cr, double width, double height, const char *t,
     return IC_OK;
 }
 
+int ic_plot_lines(cairo_t *cr, double width, double height, const struct ic_plot_lines *l,
+                  struct ic_plot_layout *layout, struct ic_err *err)
+{
+    double xlo = INFINITY, xhi = 0, ylo = INFINITY, yhi = 0;
+    for (size_t s = 0; s < l->n_series; s++)
+        for (size_t i = 0; i < l->series[s].n; i++) {
+            grow(&xlo, &xhi, l->series[s].x[i]);
+            grow(&ylo, &yhi, l->series[s].y[i]);
+        }
+    if (l->vline > 0)
+        grow(&xlo, &xhi, l->vline);
+    if (!(xhi > 0) || !(yhi > 0))
+        return ic_err_set(err, IC_EINVAL, NULL, 0, 0, "nothing to draw: no positive points");
+    if (xhi <= xlo)
+        xhi = xlo * 2, xlo /= 2;
+    if (yhi <= ylo)
+        yhi = ylo * 2, ylo /= 2;
+    struct ic_plot_panel a = {95, 90, width - 95 - 40, height - 90 - 70, 1, 10, 1, 10, true,
+                              true};
+    log_ranges(&a, xlo, xhi, ylo, yhi);
+    a.xlog = l->xlog;
+    a.ylog = l->ylog;
+    background(cr, width, height);
+    title(cr, width, l->title, l->subtitle);
+    frame(cr, &a, l->x_label, l->y_label);
+    cairo_save(cr);
+    cairo_rectangle(cr, a.x0, a.y0, a.w, a.h);
+    cairo_clip(cr);
+    struct legend_item it[16];
+    int n_it = 0;
+    for (size_t s = 0; s < l->n_series; s++) {
+        const struct ic_plot_series *v = &l->series[s];
+        int c = curve_color(s);
+        /* past the palette's seven colours, the same colours dashed */
+        bool dashed = v->dashed || (s / 7) % 2 == 1;
+        color(cr, c, 1);
+        cairo_set_line_width(cr, v->dashed ? 2 : 3);
+        if (dashed) {
+            double d[] = {6, 4};
+            cairo_set_dash(cr, d, 2, 0);
+        }
+        polyline(cr, &a, v->x, v->y, v->n);
+        cairo_set_dash(cr, NULL, 0, 0);
+        for (size_t i = 0; i < v->n; i++)
+            if (v->x[i] > 0 && v->y[i] > 0) {
+                cairo_arc(cr, ic_plot_px(&a, v->x[i]), ic_plot_py(&a, v->y[i]), 3.5, 0, 2 * PI);
+                cairo_fill(cr);
+            }
+        if (n_it < 16) {
+            struct legend_item *li = &it[n_it++];
+            memset(li, 0, sizeof *li);
+            snprintf(li->label, sizeof li->label, "%s", v->label ? v->label : "");
+            li->color = c;
+            li->width = v->dashed ? 2 : 3;
+            li->dashed = dashed;
+            li->alpha = 1;
+        }
+    }
+    if (l->vline > 0) {
+        double x = ic_plot_px(&a, l->vline);
+        cairo_set_source_rgb(cr, 0.1, 0.1, 0.1);
+        cairo_set_line_width(cr, 1.2);
+        double d[] = {3, 3};
+        cairo_set_dash(cr, d, 2, 0);
+        cairo_move_to(cr, x, a.y0);
+        cairo_line_to(cr, x, a.y0 + a.h);
+        cairo_stroke(cr);
+        cairo_set_dash(cr, NULL, 0, 0);
+        if (l->vline_label) {
+            font(cr, 14, false);
+            text(cr, x + 6, a.y0 + 16, 0, 0.5, l->vline_label);
+        }
+    }
+    cairo_restore(cr);
+    legend(cr, &a, it, n_it, true);
+    if (layout)
+        *layout = (struct ic_plot_layout){{a, a}, 1};
+    if (cairo_status(cr) != CAIRO_STATUS_SUCCESS)
+        return ic_err_set(err, IC_EIO, NULL, 0, 0, "drawing failed: %s",
+                          cairo_status_to_string(cairo_status(cr)));
+    return IC_OK;
+}
+
 static bool ends_with(const char *s, const char *suffix)
 {
     size_t n = strlen(s), k = strlen(suffix);
     return n >= k && strcmp(s + n - k, suffix) == 0;
 }
 
-int ic_plot_write(const char *path, enum ic_plot_kind kind, int width, int height,
-                  const struct ic_plot_set *set, struct ic_err *err)
+/* Creates the surface path names, runs draw on it and writes the file. */
+typedef int (*draw_fn)(cairo_t *cr, int width, int height, const void *what,
+                       struct ic_err *err);
+
+static int write_surface(const char *path, int width, int height, draw_fn draw,
+                         const void *what, struct ic_err *err)
 {
     cairo_surface_t *s;
     bool png = ends_with(path, ".png");
@@ -864,8 +951,7 @@ int ic_plot_write(const char *path, enum ic_plot_kind kind, int width, int heigh
         return rc;
     }
     cairo_t *cr = cairo_create(s);
-    rc = kind == IC_PLOT_CONTEXT ? ic_plot_context(cr, width, height, set, NULL, err)
-                                 : ic_plot_decode(cr, width, height, set, NULL, err);
+    rc = draw(cr, width, height, what, err);
     cairo_destroy(cr);
     if (rc == IC_OK && png && cairo_surface_write_to_png(s, path) != CAIRO_STATUS_SUCCESS)
         rc = ic_err_set(err, IC_EIO, path, 0, 0, "cannot write the picture");
@@ -875,4 +961,32 @@ int ic_plot_write(const char *path, enum ic_plot_kind kind, int width, int heigh
                         cairo_status_to_string(cairo_surface_status(s)));
     cairo_surface_destroy(s);
     return rc;
+}
+
+static int draw_decode(cairo_t *cr, int w, int h, const void *what, struct ic_err *err)
+{
+    return ic_plot_decode(cr, w, h, what, NULL, err);
+}
+
+static int draw_context(cairo_t *cr, int w, int h, const void *what, struct ic_err *err)
+{
+    return ic_plot_context(cr, w, h, what, NULL, err);
+}
+
+static int draw_lines(cairo_t *cr, int w, int h, const void *what, struct ic_err *err)
+{
+    return ic_plot_lines(cr, w, h, what, NULL, err);
+}
+
+int ic_plot_write(const char *path, enum ic_plot_kind kind, int width, int height,
+                  const struct ic_plot_set *set, struct ic_err *err)
+{
+    return write_surface(path, width, height, kind == IC_PLOT_CONTEXT ? draw_context : draw_decode,
+                         set, err);
+}
+
+int ic_plot_lines_write(const char *path, int width, int height, const struct ic_plot_lines *l,
+                        struct ic_err *err)
+{
+    return write_surface(path, width, height, draw_lines, l, err);
 }

@@ -80,6 +80,33 @@ int ic_plot_validation(cairo_t *cr, double width, double height, const char *tit
                        const struct ic_plot_vseries *series, size_t n_series,
                        struct ic_plot_layout *layout, struct ic_err *err);
 
+/* A generic one-panel line chart (log axes by default): the serving
+ * analyses' pictures (TTFT against prompt length, the SLO search's cost
+ * frontier per chip). Dashed series are secondary terms. */
+struct ic_plot_series {
+    const char *label;
+    const double *x, *y;
+    size_t n;
+    bool dashed;
+};
+
+struct ic_plot_lines {
+    const char *title, *subtitle;
+    const char *x_label, *y_label;
+    bool xlog, ylog;
+    const struct ic_plot_series *series;
+    size_t n_series;
+    double vline;            /* a vertical marker at this x (0: none) */
+    const char *vline_label;
+};
+
+int ic_plot_lines(cairo_t *cr, double width, double height, const struct ic_plot_lines *l,
+                  struct ic_plot_layout *layout, struct ic_err *err);
+
+/* Writes ic_plot_lines to path (.png, .svg or .pdf). */
+int ic_plot_lines_write(const char *path, int width, int height, const struct ic_plot_lines *l,
+                        struct ic_err *err);
+
 /* Which figure a file holds. */
 enum ic_plot_kind { IC_PLOT_DECODE, IC_PLOT_CONTEXT, IC_PLOT_KIND_COUNT };
 

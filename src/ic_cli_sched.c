@@ -1,0 +1,370 @@
+/* ic_cli_sched: the moe and batching commands (ic_moe, ic_sched). */
+#include "ic_cli_int.h"
+
+#include "ic_moe.h"
+#include "ic_rows.h"
+#include "ic_sched.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int oom(FILE *errf)
+{
+    fputs("infcalc: error: out of memory\n", errf);
+    return 1;
+}
+
+/* Loads --model and --hw and the decode options both commands take. */
+struct loaded {
+    struct ic_model *m;
+    struct ic_model_stats st;
+    struct ic_hw *h;
+    struct ic_decode_cfg dec;
+    enum ic_format fmt;
+};
+
+static void loaded_free(struct loaded *l)
+{
+    free(l->m);
+    free(l->h);
+}
+
+static int load(const struct ic_args *a, const struct ic_db *db, const char *cmd,
+                struct loaded *l, FILE *errf)
+{
+    memset(l, 0, sizeof *l);
+    int rc;
+    if (a->n_pos)
+        return ic_cli_usage(errf, "unexpected argument '%s' (options start with --)", a->pos[0]);
+    l->dec = ic_decode_defaults();
+    l->fmt = IC_FMT_TABLE;
+    if ((a->val[IC_OPT_CHIPS] &&
+         (rc = ic_cli_u64("--chips", a->val[IC_OPT_CHIPS], 1, 1u << 20, &l->dec.chips, errf))) ||
+        (a->val[IC_OPT_BATCH] &&
+         (rc = ic_cli_u64("--batch", a->val[IC_OPT_BATCH], 1, 1u << 24, &l->dec.batch, errf))) ||
+        (a->val[IC_OPT_CONTEXT] && (rc = ic_cli_u64("--context", a->val[IC_OPT_CONTEXT], 1,
+                                                    1u << 26, &l->dec.context, errf))) ||
+        (a->val[IC_OPT_WEIGHTS] &&
+         (rc = ic_cli_dtype("--weights", a->val[IC_OPT_WEIGHTS], &l->dec.weights, errf))) ||
+        (a->val[IC_OPT_KV] && (rc = ic_cli_dtype("--kv", a->val[IC_OPT_KV], &l->dec.kv, errf))) ||
+        (a->val[IC_OPT_COMPUTE] &&
+         (rc = ic_cli_dtype("--compute", a->val[IC_OPT_COMPUTE], &l->dec.compute, errf))))
+        return rc;
+    if (a->val[IC_OPT_COMM]) {
+        if (strcmp(a->val[IC_OPT_COMM], "overlap") == 0)
+            l->dec.comm = IC_COMM_OVERLAP;
+        else if (strcmp(a->val[IC_OPT_COMM], "serial") == 0)
+            l->dec.comm = IC_COMM_SERIAL;
+        else
+            return ic_cli_usage(errf, "--comm: unknown mode '%s'; expected overlap or serial",
+                                a->val[IC_OPT_COMM]);
+    }
+    if (a->val[IC_OPT_FORMAT] && ic_format_parse(a->val[IC_OPT_FORMAT], &l->fmt))
+        return ic_cli_usage(errf, "--format: unknown format '%s'; expected table, csv or json",
+                            a->val[IC_OPT_FORMAT]);
+    if (!a->val[IC_OPT_MODEL] || !a->val[IC_OPT_HW])
+        return ic_cli_usage(errf, "%s needs --model and --hw ('infcalc %s --help' for usage)",
+                            cmd, cmd);
+    l->m = malloc(sizeof *l->m);
+    l->h = malloc(sizeof *l->h);
+    if (!l->m || !l->h) {
+        loaded_free(l);
+        return oom(errf);
+    }
+    struct ic_err e = {0};
+    int lrc;
+    if ((lrc = ic_db_model(db, a->val[IC_OPT_MODEL], l->m, &e)) ||
+        (lrc = ic_model_derive(l->m, &l->st, &e)) ||
+        (lrc = ic_db_hw(db, a->val[IC_OPT_HW], l->h, &e))) {
+        loaded_free(l);
+        return ic_cli_report(errf, lrc, &e);
+    }
+    return 0;
+}
+
+static int emit(FILE *out, FILE *errf, enum ic_format fmt, const struct ic_rows *r,
+                const char *title, bool array)
+{
+    if (ic_rows_write(out, fmt, r, title, array)) {
+        fputs("infcalc: error: writing the output failed\n", errf);
+        return 1;
+    }
+    return 0;
+}
+
+static const char *dtn(enum ic_dtype t) { return ic_dtype_traits(t)->name; }
+
+/* ---- moe ------------------------------------------------------------------- */
+
+const char ic_usage_moe[] =
+    "usage: infcalc moe --model M --hw H [--chips N] [--ep E] [options]\n"
+    "\n"
+    "Mixture-of-experts decode against batch 1, 2, 4 ... 4096: the routed experts\n"
+    "a step reads (E (1 - (1 - k/E)^B) of E per layer), the linear layers' weight\n"
+    "and compute times, and the batch where they turn compute-bound, beside the\n"
+    "dense B_crit and E/k times it. With --ep E the routed experts split over E\n"
+    "groups of N chips (E x N chips, each group serving its own batch) and each MoE\n"
+    "layer pays an all-to-all (dispatch and combine, no overlap). Also the decode\n"
+    "attention intensity (FLOPs per KV byte) beside the chip's ridge point: MLA's\n"
+    "absorbed form (every head reading one latent) against its naive form.\n"
+    "Ideal bound from spec-sheet peaks.\n"
+    "\n"
+    "  --chips N          chips per group (tensor parallel, default 1)\n"
+    "  --ep E             expert-parallel groups (default 1); must divide the experts\n"
+    "  --context S        tokens cached per sequence (default 2048)\n"
+    "  --weights, --kv, --compute, --comm, --format, --db as for decode\n"
+    "\n"
+    "example: infcalc moe --model deepseek-v3 --hw h200 --chips 8 --ep 4\n";
+
+static const struct ic_col moe_cols[] = {
+    {"batch", "batch", IC_K_INT},
+    {"experts_touched", "experts read/layer", IC_K_NUM},
+    {"experts_touched_per_group", "per group", IC_K_NUM},
+    {"weights_s", "weights", IC_K_S},
+    {"compute_s", "compute", IC_K_S},
+    {"a2a_s", "all-to-all", IC_K_S},
+    {"step_s", "step", IC_K_S},
+    {"linear_bound", "linear layers", IC_K_TEXT},
+    {"tokens_per_s_per_chip", "tok/s/chip", IC_K_NUM},
+    {"fits", "fits", IC_K_BOOL},
+};
+
+static const struct ic_col moe_sum_cols[] = {
+    {"model", "model", IC_K_TEXT},
+    {"hw", "hardware", IC_K_TEXT},
+    {"chips_per_group", "chips per group", IC_K_INT},
+    {"ep", "expert-parallel groups", IC_K_INT},
+    {"experts", "routed experts", IC_K_INT},
+    {"top_k", "top-k", IC_K_INT},
+    {"dense_b_crit", "dense B_crit", IC_K_NUM},
+    {"moe_b_crit", "E/k x dense B_crit", IC_K_NUM},
+    {"compute_bound_batch", "compute-bound from batch", IC_K_INT},
+    {"a2a_bytes_per_layer", "all-to-all per chip per layer (batch 1)", IC_K_BYTES},
+    {"attention_intensity", "attention FLOP per KV byte", IC_K_NUM},
+    {"mla_naive_intensity", "MLA naive form, FLOP per byte", IC_K_NUM},
+    {"ridge", "chip ridge, FLOP per byte", IC_K_NUM},
+};
+
+int ic_cmd_moe(const struct ic_args *a, const struct ic_db *db, FILE *out, FILE *errf)
+{
+    struct loaded l;
+    int rc = load(a, db, "moe", &l, errf);
+    if (rc)
+        return rc;
+    struct ic_moe_cfg c = {l.dec, 1};
+    if (a->val[IC_OPT_EP] &&
+        (rc = ic_cli_u64("--ep", a->val[IC_OPT_EP], 1, 1u << 16, &c.ep, errf))) {
+        loaded_free(&l);
+        return rc;
+    }
+    struct ic_err e = {0};
+    struct ic_rows r, sum;
+    ic_rows_init(&r, moe_cols, (int)(sizeof moe_cols / sizeof moe_cols[0]));
+    ic_rows_init(&sum, moe_sum_cols, (int)(sizeof moe_sum_cols / sizeof moe_sum_cols[0]));
+    struct ic_moe first = {0};
+    for (uint64_t b = 1; b <= 4096; b *= 2) {
+        struct ic_moe x;
+        c.dec.batch = b;
+        int lrc = ic_moe(&l.st, l.h, &c, &x, &e);
+        if (lrc) {
+            rc = ic_cli_report(errf, lrc, &e);
+            goto out;
+        }
+        if (b == 1)
+            first = x;
+        union ic_cell *row = ic_rows_add(&r);
+        if (!row) {
+            rc = oom(errf);
+            goto out;
+        }
+        int i = 0;
+        row[i++].v = (double)b;
+        row[i++].v = x.experts_touched;
+        row[i++].v = x.experts_touched_per_group;
+        row[i++].v = x.weights_s;
+        row[i++].v = x.compute_s;
+        row[i++].v = x.a2a_s;
+        row[i++].v = x.step_s;
+        ic_cell_text(&row[i++], x.compute_s >= x.weights_s ? "compute" : "weights");
+        row[i++].v = x.tokens_s_chip;
+        row[i++].v = x.fits;
+    }
+    union ic_cell *s = ic_rows_add(&sum);
+    if (!s) {
+        rc = oom(errf);
+        goto out;
+    }
+    int i = 0;
+    ic_cell_text(&s[i++], l.m->name);
+    ic_cell_text(&s[i++], l.h->name);
+    s[i++].v = (double)l.dec.chips;
+    s[i++].v = (double)c.ep;
+    s[i++].v = (double)l.st.n_experts;
+    s[i++].v = (double)l.st.top_k;
+    s[i++].v = first.dense_b_crit;
+    s[i++].v = first.moe_b_crit;
+    s[i++].v = (double)first.compute_bound_batch;
+    s[i++].v = first.a2a_bytes_per_layer;
+    s[i++].v = first.attn_intensity;
+    s[i++].v = first.mla_naive_intensity;
+    s[i++].v = first.ridge;
+    char title[400];
+    snprintf(title, sizeof title,
+             "%s on %llu x %s%s, weights %s, KV %s, compute %s, context %llu (ideal bound)",
+             l.m->name, (unsigned long long)l.dec.chips, l.h->name,
+             c.ep > 1 ? " per expert-parallel group" : "", dtn(l.dec.weights), dtn(l.dec.kv),
+             dtn(l.dec.compute), (unsigned long long)l.dec.context);
+    if (l.fmt == IC_FMT_TABLE) {
+        rc = emit(out, errf, l.fmt, &sum, title, false);
+        if (!rc) {
+            fputc('\n', out);
+            rc = emit(out, errf, l.fmt, &r, NULL, true);
+        }
+    } else if (l.fmt == IC_FMT_CSV) {
+        rc = emit(out, errf, l.fmt, &r, NULL, true);
+    } else {
+        /* one object: the summary's fields and the batch rows */
+        fputs("{\"summary\": ", out);
+        rc = emit(out, errf, l.fmt, &sum, NULL, false);
+        fputs(", \"batches\": ", out);
+        if (!rc)
+            rc = emit(out, errf, l.fmt, &r, NULL, true);
+        fputs("}\n", out);
+    }
+out:
+    ic_rows_free(&r);
+    ic_rows_free(&sum);
+    loaded_free(&l);
+    return rc;
+}
+
+/* ---- batching ------------------------------------------------------------------ */
+
+const char ic_usage_batching[] =
+    "usage: infcalc batching --model M --hw H [--batch B] [--prompt T] [--output MEAN]\n"
+    "                        [--shape K] [--reserve R] [--block b] [options]\n"
+    "\n"
+    "Batching policy and KV layout for output lengths drawn from a gamma\n"
+    "distribution (mean MEAN, shape K: 1 is exponential, larger is narrower, 0 is\n"
+    "every request exactly MEAN). Static batching runs a batch until its longest\n"
+    "member ends (E[max of B lengths] steps for MEAN useful tokens a slot);\n"
+    "continuous batching refills a finished slot at once. A contiguous KV cache\n"
+    "reserves R tokens per sequence; a paged one holds what is used plus half a\n"
+    "block. Prints the throughput of each policy, the memory each layout holds and\n"
+    "wastes, the largest batch each fits and the throughput that batch gives.\n"
+    "\n"
+    "  --batch B          sequences decoded together (default 1)\n"
+    "  --prompt T         prompt tokens per request (default 512)\n"
+    "  --output MEAN      mean output tokens (default 256)\n"
+    "  --shape K          gamma shape (default 1); 0 = every request MEAN tokens\n"
+    "  --reserve R        contiguous reservation per sequence (default: the model's\n"
+    "                     max_position_embeddings)\n"
+    "  --block b          paged KV block, tokens (default 16)\n"
+    "  --chips, --weights, --kv, --compute, --comm, --format, --db as for decode\n"
+    "\n"
+    "example: infcalc batching --model llama3-8b --hw h100 --batch 64 --prompt 512 "
+    "--output 256\n";
+
+static const struct ic_col batching_cols[] = {
+    {"model", "model", IC_K_TEXT},
+    {"hw", "hardware", IC_K_TEXT},
+    {"chips", "chips", IC_K_INT},
+    {"batch", "batch", IC_K_INT},
+    {"prompt", "prompt tokens", IC_K_INT},
+    {"output_mean", "output tokens, mean", IC_K_NUM},
+    {"output_shape", "output gamma shape", IC_K_NUM},
+    {"mean_context", "mean context", IC_K_NUM},
+    {"step_s", "decode step", IC_K_S},
+    {"expected_max", "E[longest output in the batch]", IC_K_NUM},
+    {"static_tokens_per_s", "static batching, tokens/s", IC_K_NUM},
+    {"continuous_tokens_per_s", "continuous batching, tokens/s", IC_K_NUM},
+    {"continuous_gain", "continuous / static", IC_K_NUM},
+    {"reserve", "contiguous reservation, tokens", IC_K_INT},
+    {"block", "paged block, tokens", IC_K_INT},
+    {"used_bytes", "KV used per sequence", IC_K_BYTES},
+    {"contiguous_bytes", "KV held, contiguous", IC_K_BYTES},
+    {"paged_bytes", "KV held, paged", IC_K_BYTES},
+    {"contiguous_waste", "wasted, contiguous", IC_K_FRAC},
+    {"paged_waste", "wasted, paged", IC_K_FRAC},
+    {"contiguous_max_batch", "largest batch, contiguous", IC_K_INT},
+    {"paged_max_batch", "largest batch, paged", IC_K_INT},
+    {"contiguous_tokens_per_s", "tokens/s at it, contiguous", IC_K_NUM},
+    {"paged_tokens_per_s", "tokens/s at it, paged", IC_K_NUM},
+    {"paged_gain", "paged / contiguous", IC_K_NUM},
+};
+
+int ic_cmd_batching(const struct ic_args *a, const struct ic_db *db, FILE *out, FILE *errf)
+{
+    struct loaded l;
+    int rc = load(a, db, "batching", &l, errf);
+    if (rc)
+        return rc;
+    struct ic_batching_cfg c = {l.dec, 512, {256, 1}, 0, 16};
+    double mean = 256;
+    if ((a->val[IC_OPT_PROMPT] &&
+         (rc = ic_cli_u64("--prompt", a->val[IC_OPT_PROMPT], 1, 1u << 26, &c.prompt, errf))) ||
+        (a->val[IC_OPT_OUTPUT] &&
+         (rc = ic_cli_num("--output", a->val[IC_OPT_OUTPUT], 1, 1 << 26, &mean, errf))) ||
+        (a->val[IC_OPT_SHAPE] && (rc = ic_cli_num("--shape", a->val[IC_OPT_SHAPE], 0,
+                                                  IC_SCHED_MAX_SHAPE, &c.out.shape, errf))) ||
+        (a->val[IC_OPT_RESERVE] &&
+         (rc = ic_cli_u64("--reserve", a->val[IC_OPT_RESERVE], 1, 1u << 26, &c.reserve, errf))) ||
+        (a->val[IC_OPT_BLOCK] &&
+         (rc = ic_cli_u64("--block", a->val[IC_OPT_BLOCK], 1, 1u << 20, &c.block, errf)))) {
+        loaded_free(&l);
+        return rc;
+    }
+    c.out.mean = mean;
+    struct ic_batching x;
+    struct ic_err e = {0};
+    int lrc = ic_batching(&l.st, l.h, &c, &x, &e);
+    if (lrc) {
+        loaded_free(&l);
+        return ic_cli_report(errf, lrc, &e);
+    }
+    struct ic_rows r;
+    ic_rows_init(&r, batching_cols, (int)(sizeof batching_cols / sizeof batching_cols[0]));
+    union ic_cell *row = ic_rows_add(&r);
+    if (!row) {
+        loaded_free(&l);
+        return oom(errf);
+    }
+    int i = 0;
+    ic_cell_text(&row[i++], l.m->name);
+    ic_cell_text(&row[i++], l.h->name);
+    row[i++].v = (double)l.dec.chips;
+    row[i++].v = (double)l.dec.batch;
+    row[i++].v = (double)c.prompt;
+    row[i++].v = c.out.mean;
+    row[i++].v = c.out.shape;
+    row[i++].v = x.mean_context;
+    row[i++].v = x.step_s;
+    row[i++].v = x.expected_max;
+    row[i++].v = x.static_tok_s;
+    row[i++].v = x.continuous_tok_s;
+    row[i++].v = x.continuous_gain;
+    row[i++].v = (double)x.reserve;
+    row[i++].v = (double)c.block;
+    row[i++].v = x.used_B;
+    row[i++].v = x.contiguous_B;
+    row[i++].v = x.paged_B;
+    row[i++].v = x.contiguous_waste;
+    row[i++].v = x.paged_waste;
+    row[i++].v = (double)x.contiguous_max_batch;
+    row[i++].v = (double)x.paged_max_batch;
+    row[i++].v = x.contiguous_tok_s;
+    row[i++].v = x.paged_tok_s;
+    row[i++].v = x.paged_gain;
+    char title[400];
+    snprintf(title, sizeof title,
+             "%s on %llu x %s, weights %s, KV %s, compute %s (ideal bound)\n"
+             "batching policy and KV layout%s",
+             l.m->name, (unsigned long long)l.dec.chips, l.h->name, dtn(l.dec.weights),
+             dtn(l.dec.kv), dtn(l.dec.compute),
+             x.contiguous_max_batch ? "" : "\nnote: not one sequence fits with the contiguous "
+                                           "reservation");
+    rc = emit(out, errf, l.fmt, &r, title, false);
+    ic_rows_free(&r);
+    loaded_free(&l);
+    return rc;
+}

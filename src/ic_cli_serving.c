@@ -1,0 +1,1392 @@
+/* ic_cli_serving: the serving commands: prefill, specdec, prefix, disagg,
+ * cost, optimize and bestofn. Each parses its options like the decode
+ * command (same names, same ranges, same messages), calls ic_serving and
+ * prints its rows through ic_rows. */
+#include "ic_cli_int.h"
+
+#include "ic_decode.h"
+#include "ic_plot.h"
+#include "ic_rows.h"
+#include "ic_serving.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* ---- shared parsing ------------------------------------------------------ */
+
+/* A model and a chip with the decode options every serving command takes. */
+struct setup {
+    struct ic_model *m;
+    struct ic_model_stats st;
+    struct ic_hw *h;
+    struct ic_decode_cfg dec;
+    enum ic_format fmt;
+};
+
+static void setup_free(struct setup *s)
+{
+    free(s->m);
+    free(s->h);
+    s->m = NULL;
+    s->h = NULL;
+}
+
+static int oom(FILE *errf)
+{
+    fputs("infcalc: error: out of memory\n", errf);
+    return 1;
+}
+
+/* Options without a model or chip: types, chips, batch, context, comm, format. */
+static int parse_decode_opts(const struct ic_args *a, struct setup *s, FILE *errf)
+{
+    int rc;
+    s->dec = ic_decode_defaults();
+    s->fmt = IC_FMT_TABLE;
+    if (a->val[IC_OPT_CHIPS] &&
+        (rc = ic_cli_u64("--chips", a->val[IC_OPT_CHIPS], 1, 1u << 20, &s->dec.chips, errf)))
+        return rc;
+    if (a->val[IC_OPT_BATCH] &&
+        (rc = ic_cli_u64("--batch", a->val[IC_OPT_BATCH], 1, 1u << 24, &s->dec.batch, errf)))
+        return rc;
+    if (a->val[IC_OPT_CONTEXT] &&
+        (rc = ic_cli_u64("--context", a->val[IC_OPT_CONTEXT], 1, 1u << 26, &s->dec.context,
+                         errf)))
+        return rc;
+    const int dto[3] = {IC_OPT_WEIGHTS, IC_OPT_KV, IC_OPT_COMPUTE};
+    enum ic_dtype *dst[3] = {&s->dec.weights, &s->dec.kv, &s->dec.compute};
+    static const char *const names[3] = {"--weights", "--kv", "--compute"};
+    for (int i = 0; i < 3; i++)
+        if (a->val[dto[i]] && (rc = ic_cli_dtype(names[i], a->val[dto[i]], dst[i], errf)))
+            return rc;
+    if (a->val[IC_OPT_COMM]) {
+        if (strcmp(a->val[IC_OPT_COMM], "overlap") == 0)
+            s->dec.comm = IC_COMM_OVERLAP;
+        else if (strcmp(a->val[IC_OPT_COMM], "serial") == 0)
+            s->dec.comm = IC_COMM_SERIAL;
+        else
+            return ic_cli_usage(errf, "--comm: unknown mode '%s'; expected overlap or serial",
+                                a->val[IC_OPT_COMM]);
+    }
+    if (a->val[IC_OPT_FORMAT] && ic_format_parse(a->val[IC_OPT_FORMAT], &s->fmt))
+        return ic_cli_usage(errf, "--format: unknown format '%s'; expected table, csv or json",
+                            a->val[IC_OPT_FORMAT]);
+    return 0;
+}
+
+/* Parses the options, then loads --model and --hw (both required). */
+static int setup(const struct ic_args *a, const struct ic_db *db, const char *cmd,
+                 struct setup *s, FILE *errf)
+{
+    memset(s, 0, sizeof *s);
+    int rc;
+    if (a->n_pos)
+        return ic_cli_usage(errf, "unexpected argument '%s' (options start with --)", a->pos[0]);
+    if ((rc = parse_decode_opts(a, s, errf)))
+        return rc;
+    if (!a->val[IC_OPT_MODEL] || !a->val[IC_OPT_HW])
+        return ic_cli_usage(errf, "%s needs --model and --hw ('infcalc %s --help' for usage)",
+                            cmd, cmd);
+    s->m = malloc(sizeof *s->m);
+    s->h = malloc(sizeof *s->h);
+    if (!s->m || !s->h) {
+        setup_free(s);
+        return oom(errf);
+    }
+    struct ic_err e = {0};
+    int lrc;
+    if ((lrc = ic_db_model(db, a->val[IC_OPT_MODEL], s->m, &e)) ||
+        (lrc = ic_model_derive(s->m, &s->st, &e)) ||
+        (lrc = ic_db_hw(db, a->val[IC_OPT_HW], s->h, &e))) {
+        setup_free(s);
+        return ic_cli_report(errf, lrc, &e);
+    }
+    return 0;
+}
+
+/* The prefill options shared by prefill, prefix, disagg, cost and bestofn. */
+static int parse_prefill(const struct ic_args *a, const struct setup *s,
+                         struct ic_prefill_cfg *pf, FILE *errf)
+{
+    int rc;
+    *pf = ic_prefill_defaults();
+    pf->chips = s->dec.chips;
+    pf->weights = s->dec.weights;
+    pf->kv = s->dec.kv;
+    pf->compute = s->dec.compute;
+    pf->comm = s->dec.comm;
+    if (a->val[IC_OPT_PROMPT] &&
+        (rc = ic_cli_u64("--prompt", a->val[IC_OPT_PROMPT], 1, IC_PREFILL_MAX_TOKENS,
+                         &pf->prompt, errf)))
+        return rc;
+    if (a->val[IC_OPT_PROMPTS] &&
+        (rc = ic_cli_u64("--prompts", a->val[IC_OPT_PROMPTS], 1, IC_PREFILL_MAX_TOKENS,
+                         &pf->prompts, errf)))
+        return rc;
+    if (a->val[IC_OPT_MFU] &&
+        (rc = ic_cli_num("--mfu", a->val[IC_OPT_MFU], 1e-6, 1, &pf->mfu, errf)))
+        return rc;
+    if (a->val[IC_OPT_QUEUE] && (rc = ic_cli_time("--queue", a->val[IC_OPT_QUEUE], &pf->queue_s,
+                                                  errf)))
+        return rc;
+    if (a->val[IC_OPT_ATTENTION]) {
+        if (strcmp(a->val[IC_OPT_ATTENTION], "flash") == 0)
+            pf->attn = IC_ATTN_FLASH;
+        else if (strcmp(a->val[IC_OPT_ATTENTION], "unfused") == 0)
+            pf->attn = IC_ATTN_UNFUSED;
+        else
+            return ic_cli_usage(errf, "--attention: unknown '%s'; expected flash or unfused",
+                                a->val[IC_OPT_ATTENTION]);
+    }
+    return 0;
+}
+
+static const char *dtn(enum ic_dtype t) { return ic_dtype_traits(t)->name; }
+
+/* "llama3-70b on 16 x v5e, weights int8, KV int8, compute bf16" */
+static void title_of(char *buf, size_t n, const struct setup *s, uint64_t chips)
+{
+    snprintf(buf, n, "%s on %llu x %s, weights %s, KV %s, compute %s", s->m->name,
+             (unsigned long long)chips, s->h->name, dtn(s->dec.weights), dtn(s->dec.kv),
+             dtn(s->dec.compute));
+}
+
+static int write_rows(FILE *out, FILE *errf, enum ic_format fmt, const struct ic_rows *r,
+                      const char *title, bool array)
+{
+    if (ic_rows_write(out, fmt, r, title, array)) {
+        fputs("infcalc: error: writing the output failed\n", errf);
+        return 1;
+    }
+    return 0;
+}
+
+/* Cells of a row in column order. */
+struct filler {
+    union ic_cell *c;
+    int i;
+};
+
+static void put(struct filler *f, double v) { f->c[f->i++].v = v; }
+static void put_s(struct filler *f, const char *s) { ic_cell_text(&f->c[f->i++], s); }
+
+/* ---- prefill -------------------------------------------------------------- */
+
+const char ic_usage_prefill[] =
+    "usage: infcalc prefill --model M --hw H [--prompt T] [options]\n"
+    "\n"
+    "Time to first token for a prompt of T tokens (default 2048) on N chips:\n"
+    "2 x active parameters x T plus the causal attention FLOPs, over chips x peak\n"
+    "x MFU, never below one read of the weights and the attention's HBM traffic;\n"
+    "plus queueing. Both attention kernels are shown unless --attention picks one:\n"
+    "fused (FlashAttention: Q, K, V read, O written, masked half skipped) and\n"
+    "unfused (the T x T score matrix written and read back twice, the full\n"
+    "products computed). The ideal bound from spec-sheet peaks.\n"
+    "\n"
+    "  --prompt T         prompt tokens (default 2048)\n"
+    "  --prompts N        prompts prefilled together (default 1)\n"
+    "  --prefix P         tokens already cached ahead of the prompt (default 0)\n"
+    "  --mfu X            model FLOPs utilization, 0 < X <= 1 (default: the hw entry's\n"
+    "                     measured matmul rate over its peak where it has one, else 0.4)\n"
+    "  --queue TIME       waiting time before the prefill (200ms, 0.5s; default 0)\n"
+    "  --attention A      flash or unfused (default: both)\n"
+    "  --chunk C          chunked prefill: the prompt rides C tokens at a time on the\n"
+    "                     decode steps of a running batch (--batch, --context): the\n"
+    "                     step time with a chunk, the steps and the TTFT that gives\n"
+    "  --chips, --weights, --kv, --compute, --comm, --format, --db as for decode\n"
+    "  --plot FILE        TTFT against prompt length, fused and unfused (.png .svg .pdf)\n"
+    "\n"
+    "example: infcalc prefill --model llama3-70b --hw v5e --chips 16 --prompt 8192\n";
+
+static const struct ic_col prefill_cols[] = {
+    {"model", "model", IC_K_TEXT},
+    {"hw", "hardware", IC_K_TEXT},
+    {"chips", "chips", IC_K_INT},
+    {"prompt", "prompt tokens", IC_K_INT},
+    {"prompts", "prompts", IC_K_INT},
+    {"prefix", "cached prefix", IC_K_INT},
+    {"attention", "attention", IC_K_TEXT},
+    {"mfu", "MFU", IC_K_FRAC},
+    {"mfu_measured", "MFU measured", IC_K_BOOL},
+    {"linear_flops", "linear FLOPs", IC_K_FLOP},
+    {"attention_flops", "attention FLOPs", IC_K_FLOP},
+    {"weight_bytes", "weights read", IC_K_BYTES},
+    {"attention_hbm_bytes", "attention HBM", IC_K_BYTES},
+    {"kv_write_bytes", "KV written", IC_K_BYTES},
+    {"compute_s", "compute", IC_K_S},
+    {"memory_s", "memory", IC_K_S},
+    {"comm_s", "collectives", IC_K_S},
+    {"prefill_s", "prefill", IC_K_S},
+    {"queue_s", "queue", IC_K_S},
+    {"ttft_s", "TTFT", IC_K_S},
+    {"bound", "bound", IC_K_TEXT},
+    {"tokens_per_s", "prompt tokens/s", IC_K_NUM},
+    {"usd_per_million_tokens", "$/M prompt tokens", IC_K_USD},
+};
+
+static void prefill_row(struct filler *f, const struct setup *s, const struct ic_prefill *p)
+{
+    put_s(f, s->m->name);
+    put_s(f, s->h->name);
+    put(f, (double)p->cfg.chips);
+    put(f, (double)p->cfg.prompt);
+    put(f, (double)p->cfg.prompts);
+    put(f, (double)p->cfg.prefix);
+    put_s(f, ic_attn_impl_name(p->cfg.attn));
+    put(f, p->mfu);
+    put(f, p->mfu_measured);
+    put(f, p->linear_flops);
+    put(f, p->attn_flops);
+    put(f, p->weight_bytes);
+    put(f, p->attn_hbm_bytes);
+    put(f, p->kv_write_bytes);
+    put(f, p->compute_s);
+    put(f, p->memory_s);
+    put(f, p->comm_s);
+    put(f, p->prefill_s);
+    put(f, p->cfg.queue_s);
+    put(f, p->ttft_s);
+    put_s(f, ic_prefill_bound_name(p->bound));
+    put(f, p->tokens_s);
+    put(f, p->usd_per_mtok);
+}
+
+static const struct ic_col chunk_cols[] = {
+    {"model", "model", IC_K_TEXT},
+    {"hw", "hardware", IC_K_TEXT},
+    {"chips", "chips", IC_K_INT},
+    {"prompt", "prompt tokens", IC_K_INT},
+    {"chunk", "chunk tokens", IC_K_INT},
+    {"batch", "decode batch", IC_K_INT},
+    {"context", "decode context", IC_K_INT},
+    {"mfu", "MFU (chunks)", IC_K_FRAC},
+    {"decode_step_s", "decode step alone", IC_K_S},
+    {"chunk_step_s", "step with a chunk (mean)", IC_K_S},
+    {"max_step_s", "step with a chunk (max)", IC_K_S},
+    {"decode_slowdown", "decode slowdown", IC_K_FRAC},
+    {"steps", "steps to finish the prompt", IC_K_INT},
+    {"ttft_s", "TTFT chunked", IC_K_S},
+    {"prefill_alone_s", "prefill alone", IC_K_S},
+};
+
+static int plot_prefill(const struct ic_args *a, const struct setup *s,
+                        const struct ic_prefill_cfg *base, FILE *errf);
+
+int ic_cmd_prefill(const struct ic_args *a, const struct ic_db *db, FILE *out, FILE *errf)
+{
+    struct setup s;
+    int rc = setup(a, db, "prefill", &s, errf);
+    if (rc)
+        return rc;
+    struct ic_prefill_cfg pf;
+    uint64_t chunk = 0;
+    if ((rc = parse_prefill(a, &s, &pf, errf)))
+        goto out;
+    if (a->val[IC_OPT_PREFIX] &&
+        (rc = ic_cli_u64("--prefix", a->val[IC_OPT_PREFIX], 0, 1u << 26, &pf.prefix, errf)))
+        goto out;
+    if (a->val[IC_OPT_CHUNK] &&
+        (rc = ic_cli_u64("--chunk", a->val[IC_OPT_CHUNK], 1, IC_PREFILL_MAX_TOKENS, &chunk,
+                         errf)))
+        goto out;
+    if (!chunk && (a->given[IC_OPT_BATCH] || a->given[IC_OPT_CONTEXT])) {
+        rc = ic_cli_usage(errf, "--batch and --context describe the decode batch a chunked "
+                                "prefill rides on; add --chunk C");
+        goto out;
+    }
+    if (a->val[IC_OPT_PLOT_SIZE] && !a->val[IC_OPT_PLOT]) {
+        rc = ic_cli_usage(errf, "--plot-size needs --plot FILE");
+        goto out;
+    }
+    if (s.st.max_context && pf.prefix + pf.prompt > s.st.max_context)
+        fprintf(errf, "infcalc: warning: the prompt (%llu tokens with the prefix) exceeds %s's "
+                      "max_position_embeddings %llu\n",
+                (unsigned long long)(pf.prefix + pf.prompt), s.m->name,
+                (unsigned long long)s.st.max_context);
+    struct ic_err e = {0};
+    char title[320];
+    title_of(title, sizeof title, &s, pf.chips);
+    struct ic_rows r;
+    if (chunk) {
+        struct ic_chunked c;
+        s.dec.estimate = IC_EST_IDEAL;
+        int lrc = ic_chunked(&s.st, s.h, &s.dec, &pf, chunk, &c, &e);
+        if (lrc) {
+            rc = ic_cli_report(errf, lrc, &e);
+            goto out;
+        }
+        struct ic_prefill alone;
+        (void)ic_prefill(&s.st, s.h, &pf, &alone, &e); /* succeeded inside ic_chunked */
+        ic_rows_init(&r, chunk_cols, (int)(sizeof chunk_cols / sizeof chunk_cols[0]));
+        struct filler f = {ic_rows_add(&r), 0};
+        if (!f.c) {
+            rc = oom(errf);
+            goto out;
+        }
+        put_s(&f, s.m->name);
+        put_s(&f, s.h->name);
+        put(&f, (double)s.dec.chips);
+        put(&f, (double)pf.prompt);
+        put(&f, (double)chunk);
+        put(&f, (double)s.dec.batch);
+        put(&f, (double)s.dec.context);
+        put(&f, alone.mfu);
+        put(&f, c.decode_s);
+        put(&f, c.chunk_step_s);
+        put(&f, c.max_step_s);
+        put(&f, c.slowdown);
+        put(&f, (double)c.steps);
+        put(&f, c.ttft_s);
+        put(&f, c.prefill_alone_s);
+        strncat(title, "\nchunked prefill on a running decode batch (ideal bound)",
+                sizeof title - strlen(title) - 1);
+    } else {
+        ic_rows_init(&r, prefill_cols, (int)(sizeof prefill_cols / sizeof prefill_cols[0]));
+        for (int k = 0; k < IC_ATTN_COUNT; k++) {
+            if (a->val[IC_OPT_ATTENTION] && k != (int)pf.attn)
+                continue;
+            struct ic_prefill_cfg c = pf;
+            c.attn = (enum ic_attn_impl)k;
+            struct ic_prefill p;
+            int lrc = ic_prefill(&s.st, s.h, &c, &p, &e);
+            if (lrc) {
+                ic_rows_free(&r);
+                rc = ic_cli_report(errf, lrc, &e);
+                goto out;
+            }
+            struct filler f = {ic_rows_add(&r), 0};
+            if (!f.c) {
+                ic_rows_free(&r);
+                rc = oom(errf);
+                goto out;
+            }
+            prefill_row(&f, &s, &p);
+        }
+        strncat(title, "\nprefill, ideal bound from spec-sheet peaks at the MFU stated",
+                sizeof title - strlen(title) - 1);
+    }
+    rc = write_rows(out, errf, s.fmt, &r, title, !chunk);
+    ic_rows_free(&r);
+    if (!rc && a->val[IC_OPT_PLOT])
+        rc = plot_prefill(a, &s, &pf, errf);
+out:
+    setup_free(&s);
+    return rc;
+}
+
+/* TTFT against the prompt length, fused and unfused, with the compute and
+ * memory terms of the fused kernel. */
+static int plot_prefill(const struct ic_args *a, const struct setup *s,
+                        const struct ic_prefill_cfg *base, FILE *errf)
+{
+    enum { NP = 15 };
+    double xs[NP], ys[4][NP];
+    size_t n = 0;
+    struct ic_err e = {0};
+    for (uint64_t t = 128; t <= (UINT64_C(1) << 20) && n < NP; t *= 2) {
+        struct ic_prefill_cfg c = *base;
+        c.prompt = t;
+        struct ic_prefill pf, pu;
+        c.attn = IC_ATTN_FLASH;
+        if (ic_prefill(&s->st, s->h, &c, &pf, &e))
+            break;
+        c.attn = IC_ATTN_UNFUSED;
+        if (ic_prefill(&s->st, s->h, &c, &pu, &e))
+            break;
+        xs[n] = (double)t;
+        ys[0][n] = pf.ttft_s;
+        ys[1][n] = pu.ttft_s;
+        ys[2][n] = pf.compute_s;
+        ys[3][n] = pf.memory_s;
+        n++;
+    }
+    struct ic_plot_series ser[4] = {
+        {"TTFT, fused attention", xs, ys[0], n, false},
+        {"TTFT, unfused attention", xs, ys[1], n, false},
+        {"compute (fused)", xs, ys[2], n, true},
+        {"weights + attention HBM (fused)", xs, ys[3], n, true},
+    };
+    char title[320], sub[160];
+    title_of(title, sizeof title, s, base->chips);
+    snprintf(sub, sizeof sub, "prefill of one prompt, MFU %.2f%s, ideal bound", 
+             base->mfu > 0 ? base->mfu : IC_PREFILL_MFU, base->mfu > 0 ? "" : " (default)");
+    int w = 1600, h = 1000, rc;
+    if (a->val[IC_OPT_PLOT_SIZE] && (rc = ic_cli_plot_size(a->val[IC_OPT_PLOT_SIZE], &w, &h, errf)))
+        return rc;
+    struct ic_plot_lines L = {.title = title, .subtitle = sub, .x_label = "prompt tokens",
+                             .y_label = "time (s)", .xlog = true, .ylog = true,
+                             .series = ser, .n_series = 4};
+    int lrc = ic_plot_lines_write(a->val[IC_OPT_PLOT], w, h, &L, &e);
+    return lrc ? ic_cli_report(errf, lrc, &e) : 0;
+}
+
+/* ---- specdec ---------------------------------------------------------------- */
+
+const char ic_usage_specdec[] =
+    "usage: infcalc specdec (--accept A | --p LIST --q LIST)\n"
+    "                       (--cost-ratio C | --draft MODEL --model M --hw H) [--k K]\n"
+    "\n"
+    "Speculative decoding: a draft proposes k tokens, the target verifies them in\n"
+    "one step. With per-token acceptance a, a verification yields on average\n"
+    "(1 - a^(k+1)) / (1 - a) tokens; with the draft costing c target steps per\n"
+    "token the speedup is that over k c + 1. Prints k = 1 .. 16 (or the given k)\n"
+    "and the best k.\n"
+    "\n"
+    "  --accept A         per-token acceptance, 0 to 1\n"
+    "  --p LIST, --q LIST target and draft next-token distributions over the same\n"
+    "                     tokens (\"0.5,0.3,0.2\"); the acceptance is sum min(p, q)\n"
+    "  --cost-ratio C     draft step / target step (e.g. 0.05)\n"
+    "  --draft MODEL      the draft model: both models' decode steps are costed on\n"
+    "                     --hw with --chips, --batch, --context and the types; the\n"
+    "                     target's verification step handles k + 1 tokens per sequence\n"
+    "                     (weights and KV read once, the FLOPs k + 1 times)\n"
+    "  --k K              one draft length, 1 to 64\n"
+    "  --format F         table, csv or json\n"
+    "\n"
+    "example: infcalc specdec --accept 0.8 --draft llama3.2-1b --model llama3-70b --hw h100 "
+    "--chips 8\n";
+
+static const struct ic_col spec_cols[] = {
+    {"k", "k", IC_K_INT},
+    {"acceptance", "acceptance", IC_K_NUM},
+    {"expected_tokens", "tokens / verification", IC_K_NUM},
+    {"cost_ratio", "draft / target", IC_K_NUM},
+    {"speedup", "speedup", IC_K_NUM},
+    {"best", "best", IC_K_BOOL},
+};
+
+static const struct ic_col spec_costed_cols[] = {
+    {"k", "k", IC_K_INT},
+    {"acceptance", "acceptance", IC_K_NUM},
+    {"expected_tokens", "tokens/verify", IC_K_NUM},
+    {"draft_step_s", "draft step", IC_K_S},
+    {"target_step_s", "target step", IC_K_S},
+    {"verify_step_s", "verify step", IC_K_S},
+    {"cost_ratio", "draft/target", IC_K_NUM},
+    {"round_s", "round", IC_K_S},
+    {"speedup", "speedup", IC_K_NUM},
+    {"tokens_per_s", "tokens/s", IC_K_NUM},
+    {"best", "best", IC_K_BOOL},
+};
+
+/* A probability list "0.5,0.3,0.2" (at most 4096 entries). */
+static int parse_dist(const char *opt, const char *text, double **out, size_t *n, FILE *errf)
+{
+    size_t cap = 1;
+    for (const char *c = text; *c; c++)
+        cap += *c == ',';
+    if (cap > 4096)
+        return ic_cli_usage(errf, "%s: at most 4096 probabilities", opt);
+    double *v = malloc(cap * sizeof *v);
+    char *buf = strdup(text);
+    if (!v || !buf) {
+        free(v);
+        free(buf);
+        return oom(errf);
+    }
+    size_t k = 0;
+    char *p = buf;
+    for (;;) {
+        char *comma = strchr(p, ',');
+        if (comma)
+            *comma = '\0';
+        char name[48];
+        snprintf(name, sizeof name, "%s (entry %zu)", opt, k + 1);
+        if (ic_cli_num(name, p, 0, 1, &v[k], errf)) {
+            free(v);
+            free(buf);
+            return 2;
+        }
+        k++;
+        if (!comma)
+            break;
+        p = comma + 1;
+    }
+    free(buf);
+    *out = v;
+    *n = k;
+    return 0;
+}
+
+int ic_cmd_specdec(const struct ic_args *a, const struct ic_db *db, FILE *out, FILE *errf)
+{
+    int rc;
+    struct setup s;
+    memset(&s, 0, sizeof s);
+    if (a->n_pos)
+        return ic_cli_usage(errf, "unexpected argument '%s' (options start with --)", a->pos[0]);
+    bool have_a = a->given[IC_OPT_ACCEPT], have_pq = a->given[IC_OPT_P] || a->given[IC_OPT_Q];
+    if (have_a == have_pq)
+        return ic_cli_usage(errf, "specdec needs either --accept A or --p and --q (not both)");
+    if (have_pq && !(a->given[IC_OPT_P] && a->given[IC_OPT_Q]))
+        return ic_cli_usage(errf, "--p and --q go together: the target's and the draft's "
+                                  "distributions");
+    bool draft = a->given[IC_OPT_DRAFT];
+    if (draft == a->given[IC_OPT_COST_RATIO])
+        return ic_cli_usage(errf, "specdec needs either --cost-ratio C or --draft MODEL (not "
+                                  "both)");
+    if (!draft && (a->given[IC_OPT_MODEL] || a->given[IC_OPT_HW]))
+        return ic_cli_usage(errf, "--model and --hw cost the steps of a --draft model; with "
+                                  "--cost-ratio leave them out");
+    double acc = 0, c = 0;
+    uint64_t k_only = 0;
+    if (have_a && (rc = ic_cli_num("--accept", a->val[IC_OPT_ACCEPT], 0, 1, &acc, errf)))
+        return rc;
+    if (have_pq) {
+        double *p = NULL, *q = NULL;
+        size_t np = 0, nq = 0;
+        if ((rc = parse_dist("--p", a->val[IC_OPT_P], &p, &np, errf)) ||
+            (rc = parse_dist("--q", a->val[IC_OPT_Q], &q, &nq, errf))) {
+            free(p);
+            return rc;
+        }
+        struct ic_err e = {0};
+        int lrc = np != nq ? ic_err_set(&e, IC_EINVAL, NULL, 0, 0,
+                                        "--p has %zu probabilities and --q %zu; they describe "
+                                        "the same tokens", np, nq)
+                           : ic_spec_accept(p, q, np, &acc, &e);
+        free(p);
+        free(q);
+        if (lrc)
+            return ic_cli_report(errf, lrc, &e);
+    }
+    if (a->val[IC_OPT_COST_RATIO] &&
+        (rc = ic_cli_num("--cost-ratio", a->val[IC_OPT_COST_RATIO], 0, 1e3, &c, errf)))
+        return rc;
+    if (a->val[IC_OPT_DRAFT_LEN] &&
+        (rc = ic_cli_u64("--k", a->val[IC_OPT_DRAFT_LEN], 1, 64, &k_only, errf)))
+        return rc;
+    struct ic_rows r;
+    char title[800];
+    uint64_t k0 = k_only ? k_only : 1, k1 = k_only ? k_only : 16;
+    if (!draft) {
+        enum ic_format fmt = IC_FMT_TABLE;
+        if (a->val[IC_OPT_FORMAT] && ic_format_parse(a->val[IC_OPT_FORMAT], &fmt))
+            return ic_cli_usage(errf, "--format: unknown format '%s'; expected table, csv or "
+                                      "json", a->val[IC_OPT_FORMAT]);
+        for (int o = 0; o < IC_OPT_COUNT; o++)
+            if (a->given[o] && o != IC_OPT_ACCEPT && o != IC_OPT_P && o != IC_OPT_Q &&
+                o != IC_OPT_COST_RATIO && o != IC_OPT_DRAFT_LEN && o != IC_OPT_FORMAT &&
+                o != IC_OPT_DB)
+                return ic_cli_usage(errf, "--cost-ratio takes no model or hardware options; "
+                                          "use --draft MODEL to cost the steps");
+        double best_s;
+        uint64_t best = ic_spec_best_k(acc, c, 64, &best_s);
+        ic_rows_init(&r, spec_cols, (int)(sizeof spec_cols / sizeof spec_cols[0]));
+        for (uint64_t k = k0; k <= k1; k++) {
+            struct filler f = {ic_rows_add(&r), 0};
+            if (!f.c) {
+                ic_rows_free(&r);
+                return oom(errf);
+            }
+            put(&f, (double)k);
+            put(&f, acc);
+            put(&f, ic_spec_tokens(acc, k));
+            put(&f, c);
+            put(&f, ic_spec_speedup(acc, k, c));
+            put(&f, k == best);
+        }
+        snprintf(title, sizeof title,
+                 "speculative decoding, acceptance %.4g, draft/target cost %.4g\n"
+                 "best k (1-64): %llu, speedup %.3fx%s",
+                 acc, c, (unsigned long long)best, best_s,
+                 best_s < 1 ? " (slower than plain decoding: do not speculate)" : "");
+        rc = write_rows(out, errf, fmt, &r, title, !k_only);
+        ic_rows_free(&r);
+        return rc;
+    }
+    struct ic_args b = *a; /* setup() rejects nothing specdec-specific */
+    b.n_pos = 0;
+    if ((rc = setup(&b, db, "specdec", &s, errf)))
+        return rc;
+    struct ic_model *dm = malloc(sizeof *dm);
+    struct ic_model_stats dst;
+    struct ic_err e = {0};
+    int lrc;
+    if (!dm) {
+        setup_free(&s);
+        return oom(errf);
+    }
+    if ((lrc = ic_db_model(db, a->val[IC_OPT_DRAFT], dm, &e)) ||
+        (lrc = ic_model_derive(dm, &dst, &e))) {
+        rc = ic_cli_report(errf, lrc, &e);
+        goto out;
+    }
+    ic_rows_init(&r, spec_costed_cols, (int)(sizeof spec_costed_cols / sizeof spec_costed_cols[0]));
+    struct ic_spec_costed all[64];
+    uint64_t best = 0;
+    for (uint64_t k = k0; k <= k1; k++) {
+        if ((lrc = ic_spec_costed(&s.st, &dst, s.h, &s.dec, acc, k, &all[k - 1], &e))) {
+            ic_rows_free(&r);
+            rc = ic_cli_report(errf, lrc, &e);
+            goto out;
+        }
+        if (!best || all[k - 1].speedup > all[best - 1].speedup * (1 + 1e-12))
+            best = k;
+    }
+    for (uint64_t k = k0; k <= k1; k++) {
+        const struct ic_spec_costed *x = &all[k - 1];
+        struct filler f = {ic_rows_add(&r), 0};
+        if (!f.c) {
+            ic_rows_free(&r);
+            rc = oom(errf);
+            goto out;
+        }
+        put(&f, (double)k);
+        put(&f, acc);
+        put(&f, x->tokens);
+        put(&f, x->draft_s);
+        put(&f, x->target_s);
+        put(&f, x->verify_s);
+        put(&f, x->cost_ratio);
+        put(&f, x->round_s);
+        put(&f, x->speedup);
+        put(&f, x->tokens_s);
+        put(&f, k == best);
+    }
+    char head[320];
+    title_of(head, sizeof head, &s, s.dec.chips);
+    snprintf(title, sizeof title,
+             "%s\ndraft %s, batch %llu, context %llu, acceptance %.4g (ideal bound)\n"
+             "best k: %llu, speedup %.3fx%s",
+             head, dm->name, (unsigned long long)s.dec.batch, (unsigned long long)s.dec.context,
+             acc, (unsigned long long)best, all[best - 1].speedup,
+             all[best - 1].speedup < 1 ? " (slower than plain decoding)" : "");
+    rc = write_rows(out, errf, s.fmt, &r, title, !k_only);
+    ic_rows_free(&r);
+out:
+    free(dm);
+    setup_free(&s);
+    return rc;
+}
+
+/* ---- prefix ------------------------------------------------------------------ */
+
+const char ic_usage_prefix[] =
+    "usage: infcalc prefix --model M --hw H --prompt T --prefix P [--hit-rate H] [options]\n"
+    "\n"
+    "Prefix caching: requests share a prefix of P of their T prompt tokens (a system\n"
+    "prompt, a document); where the prefix's KV is cached (share H of requests,\n"
+    "default 0.5), the prefill computes only the T - P new tokens (attending to the\n"
+    "cached P). Prints the prefill FLOPs and TTFT with and without a hit, what is\n"
+    "saved on average, the HBM (or host memory) the cached prefixes hold, and the\n"
+    "time to read one back from host memory beside recomputing it.\n"
+    "\n"
+    "  --prompt T         prompt tokens, prefix included (default 2048)\n"
+    "  --prefix P         shared prefix tokens, 1 to T - 1\n"
+    "  --hit-rate H       share of requests that find the prefix cached (default 0.5)\n"
+    "  --prefixes N       distinct prefixes kept (default 1)\n"
+    "  --prompts, --mfu, --queue, --chips, --weights, --kv, --compute, --comm,\n"
+    "  --format, --db     as for prefill\n"
+    "\n"
+    "example: infcalc prefix --model llama3-8b --hw h100 --prompt 4096 --prefix 3000 "
+    "--hit-rate 0.9\n";
+
+static const struct ic_col prefix_cols[] = {
+    {"model", "model", IC_K_TEXT},
+    {"hw", "hardware", IC_K_TEXT},
+    {"chips", "chips", IC_K_INT},
+    {"prompt", "prompt tokens", IC_K_INT},
+    {"prefix", "shared prefix", IC_K_INT},
+    {"hit_rate", "hit rate", IC_K_FRAC},
+    {"prefixes", "prefixes kept", IC_K_INT},
+    {"full_flops", "prefill FLOPs, miss", IC_K_FLOP},
+    {"hit_flops", "prefill FLOPs, hit", IC_K_FLOP},
+    {"flops_saved", "FLOPs saved (expected)", IC_K_FRAC},
+    {"ttft_miss_s", "TTFT, miss", IC_K_S},
+    {"ttft_hit_s", "TTFT, hit", IC_K_S},
+    {"ttft_expected_s", "TTFT, expected", IC_K_S},
+    {"ttft_saved_s", "TTFT saved (expected)", IC_K_S},
+    {"held_bytes", "KV held, all chips", IC_K_BYTES},
+    {"held_per_chip_bytes", "KV held per chip", IC_K_BYTES},
+    {"host_read_s", "read one back from host", IC_K_S},
+    {"recompute_s", "recompute one instead", IC_K_S},
+    {"reload", "faster to", IC_K_TEXT},
+};
+
+int ic_cmd_prefix(const struct ic_args *a, const struct ic_db *db, FILE *out, FILE *errf)
+{
+    struct setup s;
+    int rc = setup(a, db, "prefix", &s, errf);
+    if (rc)
+        return rc;
+    struct ic_prefix_cfg pc = {0};
+    pc.hit_rate = 0.5;
+    pc.n_prefixes = 1;
+    if ((rc = parse_prefill(a, &s, &pc.pf, errf)))
+        goto out;
+    if (!a->val[IC_OPT_PREFIX]) {
+        rc = ic_cli_usage(errf, "prefix needs --prefix P (the shared prefix tokens)");
+        goto out;
+    }
+    if ((rc = ic_cli_u64("--prefix", a->val[IC_OPT_PREFIX], 1, 1u << 26, &pc.prefix, errf)) ||
+        (a->val[IC_OPT_HIT_RATE] &&
+         (rc = ic_cli_num("--hit-rate", a->val[IC_OPT_HIT_RATE], 0, 1, &pc.hit_rate, errf))) ||
+        (a->val[IC_OPT_PREFIXES] &&
+         (rc = ic_cli_u64("--prefixes", a->val[IC_OPT_PREFIXES], 1, 1u << 20, &pc.n_prefixes,
+                          errf))))
+        goto out;
+    struct ic_prefix x;
+    struct ic_err e = {0};
+    int lrc = ic_prefix(&s.st, s.h, &pc, &x, &e);
+    if (lrc) {
+        rc = ic_cli_report(errf, lrc, &e);
+        goto out;
+    }
+    struct ic_rows r;
+    ic_rows_init(&r, prefix_cols, (int)(sizeof prefix_cols / sizeof prefix_cols[0]));
+    struct filler f = {ic_rows_add(&r), 0};
+    if (!f.c) {
+        rc = oom(errf);
+        goto out;
+    }
+    put_s(&f, s.m->name);
+    put_s(&f, s.h->name);
+    put(&f, (double)pc.pf.chips);
+    put(&f, (double)pc.pf.prompt);
+    put(&f, (double)pc.prefix);
+    put(&f, pc.hit_rate);
+    put(&f, (double)pc.n_prefixes);
+    put(&f, x.full_flops);
+    put(&f, x.hit_flops);
+    put(&f, x.flops_saved);
+    put(&f, x.full_s);
+    put(&f, x.hit_s);
+    put(&f, x.expected_s);
+    put(&f, x.ttft_saved_s);
+    put(&f, x.held_bytes);
+    put(&f, x.held_per_chip_bytes);
+    put(&f, x.host_read_s);
+    put(&f, x.recompute_s);
+    put_s(&f, x.host_read_s < x.recompute_s ? "reload from host" : "recompute");
+    char title[320];
+    title_of(title, sizeof title, &s, pc.pf.chips);
+    strncat(title, "\nprefix caching (ideal bound; host reads over each chip's host link)",
+            sizeof title - strlen(title) - 1);
+    rc = write_rows(out, errf, s.fmt, &r, title, false);
+    ic_rows_free(&r);
+out:
+    setup_free(&s);
+    return rc;
+}
+
+/* ---- disagg ------------------------------------------------------------------ */
+
+const char ic_usage_disagg[] =
+    "usage: infcalc disagg --model M --hw H --prompt T --output L [options]\n"
+    "\n"
+    "Prefill/decode disaggregation: prefill servers (--prefill-chips each) turn\n"
+    "prompts into KV caches at prompts / prefill time; decode servers (--chips\n"
+    "each, batch B) finish B sequences every L steps. The ratio of decode to\n"
+    "prefill servers that keeps both busy, the smallest whole split near it, the\n"
+    "output tokens per second per chip of that split, and the KV hand-off.\n"
+    "\n"
+    "  --prompt T         prompt tokens (default 2048)\n"
+    "  --output L         output tokens per request (default 256)\n"
+    "  --prefill-chips N  chips per prefill server (default: --chips)\n"
+    "  --prompts N        prompts a prefill server runs together (default 1)\n"
+    "  --chips N          chips per decode server (default 1)\n"
+    "  --batch B          sequences a decode server runs together (default 1)\n"
+    "  --mfu, --weights, --kv, --compute, --comm, --format, --db as for prefill\n"
+    "\n"
+    "example: infcalc disagg --model llama3-70b --hw h100 --chips 8 --batch 64 --prompt "
+    "4096 --output 512\n";
+
+static const struct ic_col disagg_cols[] = {
+    {"model", "model", IC_K_TEXT},
+    {"hw", "hardware", IC_K_TEXT},
+    {"prompt", "prompt tokens", IC_K_INT},
+    {"output", "output tokens", IC_K_INT},
+    {"prefill_chips", "chips per prefill server", IC_K_INT},
+    {"prompts", "prompts per prefill", IC_K_INT},
+    {"decode_chips", "chips per decode server", IC_K_INT},
+    {"batch", "decode batch", IC_K_INT},
+    {"prefill_s", "prefill time", IC_K_S},
+    {"prefill_seq_per_s", "sequences/s per prefill server", IC_K_NUM},
+    {"decode_step_s", "decode step (mean context)", IC_K_S},
+    {"decode_seq_per_s", "sequences/s per decode server", IC_K_NUM},
+    {"ratio", "decode servers per prefill server", IC_K_NUM},
+    {"n_prefill", "split: prefill servers", IC_K_INT},
+    {"n_decode", "split: decode servers", IC_K_INT},
+    {"tokens_per_s_per_chip", "output tokens/s per chip", IC_K_NUM},
+    {"kv_bytes", "KV handed over per sequence", IC_K_BYTES},
+    {"kv_transfer_s", "KV hand-off time", IC_K_S},
+};
+
+int ic_cmd_disagg(const struct ic_args *a, const struct ic_db *db, FILE *out, FILE *errf)
+{
+    struct setup s;
+    int rc = setup(a, db, "disagg", &s, errf);
+    if (rc)
+        return rc;
+    struct ic_prefill_cfg pf;
+    uint64_t L = 256;
+    if ((rc = parse_prefill(a, &s, &pf, errf)))
+        goto out;
+    if ((a->val[IC_OPT_OUTPUT] &&
+         (rc = ic_cli_u64("--output", a->val[IC_OPT_OUTPUT], 1, 1u << 26, &L, errf))) ||
+        (a->val[IC_OPT_PREFILL_CHIPS] &&
+         (rc = ic_cli_u64("--prefill-chips", a->val[IC_OPT_PREFILL_CHIPS], 1, 1u << 20,
+                          &pf.chips, errf))))
+        goto out;
+    struct ic_disagg x;
+    struct ic_err e = {0};
+    int lrc = ic_disagg(&s.st, s.h, &pf, &s.dec, L, &x, &e);
+    if (lrc) {
+        rc = ic_cli_report(errf, lrc, &e);
+        goto out;
+    }
+    struct ic_rows r;
+    ic_rows_init(&r, disagg_cols, (int)(sizeof disagg_cols / sizeof disagg_cols[0]));
+    struct filler f = {ic_rows_add(&r), 0};
+    if (!f.c) {
+        rc = oom(errf);
+        goto out;
+    }
+    put_s(&f, s.m->name);
+    put_s(&f, s.h->name);
+    put(&f, (double)pf.prompt);
+    put(&f, (double)L);
+    put(&f, (double)pf.chips);
+    put(&f, (double)pf.prompts);
+    put(&f, (double)s.dec.chips);
+    put(&f, (double)s.dec.batch);
+    put(&f, x.prefill_s);
+    put(&f, x.prefill_seq_s);
+    put(&f, x.decode_step_s);
+    put(&f, x.decode_seq_s);
+    put(&f, x.ratio);
+    put(&f, (double)x.n_prefill);
+    put(&f, (double)x.n_decode);
+    put(&f, x.tokens_s_chip);
+    put(&f, x.kv_bytes);
+    put(&f, x.kv_transfer_s);
+    char title[320];
+    title_of(title, sizeof title, &s, s.dec.chips);
+    strncat(title, "\nprefill/decode disaggregation (ideal bound)",
+            sizeof title - strlen(title) - 1);
+    rc = write_rows(out, errf, s.fmt, &r, title, false);
+    ic_rows_free(&r);
+out:
+    setup_free(&s);
+    return rc;
+}
+
+/* ---- cost ----------------------------------------------------------------------- */
+
+const char ic_usage_cost[] =
+    "usage: infcalc cost --model M --hw H [options]\n"
+    "\n"
+    "Dollars per million output tokens of a decode configuration (price per\n"
+    "chip-hour x chips / 3600 / tokens per second), per million prompt tokens of\n"
+    "its prefill, and FLOPs per dollar: the chip's peak, and what the decode step\n"
+    "and the prefill actually use.\n"
+    "\n"
+    "  --price USD        price per chip-hour (default: the hw entry's)\n"
+    "  --prompt T         prompt tokens for the prefill cost (default 2048)\n"
+    "  --mfu X            prefill MFU (default 0.4 or measured)\n"
+    "  --chips, --batch, --context, --weights, --kv, --compute, --comm, --format,\n"
+    "  --db as for decode\n"
+    "\n"
+    "example: infcalc cost --model llama3-70b --hw v5e --chips 16 --batch 32\n";
+
+static const struct ic_col cost_cols[] = {
+    {"model", "model", IC_K_TEXT},
+    {"hw", "hardware", IC_K_TEXT},
+    {"chips", "chips", IC_K_INT},
+    {"batch", "batch", IC_K_INT},
+    {"context", "context", IC_K_INT},
+    {"usd_per_chip_hour", "price per chip-hour", IC_K_USD},
+    {"usd_per_hour", "price per hour, all chips", IC_K_USD},
+    {"tokens_per_s", "output tokens/s", IC_K_NUM},
+    {"usd_per_million_output_tokens", "$/M output tokens", IC_K_USD},
+    {"prompt", "prompt tokens", IC_K_INT},
+    {"usd_per_million_prompt_tokens", "$/M prompt tokens", IC_K_USD},
+    {"peak_flops_per_usd", "peak FLOPs per $", IC_K_FLOP},
+    {"decode_flops_per_usd", "decode FLOPs per $", IC_K_FLOP},
+    {"decode_mfu", "decode MFU", IC_K_FRAC},
+    {"prefill_flops_per_usd", "prefill FLOPs per $", IC_K_FLOP},
+};
+
+int ic_cmd_cost(const struct ic_args *a, const struct ic_db *db, FILE *out, FILE *errf)
+{
+    struct setup s;
+    int rc = setup(a, db, "cost", &s, errf);
+    if (rc)
+        return rc;
+    struct ic_prefill_cfg pf;
+    if ((rc = parse_prefill(a, &s, &pf, errf)))
+        goto out;
+    double price = s.h->usd_per_chip_hour;
+    if (a->val[IC_OPT_PRICE] &&
+        (rc = ic_cli_num("--price", a->val[IC_OPT_PRICE], 1e-6, 1e6, &price, errf)))
+        goto out;
+    s.h->usd_per_chip_hour = price;
+    struct ic_point p;
+    struct ic_prefill q;
+    struct ic_err e = {0};
+    int lrc;
+    s.dec.estimate = IC_EST_IDEAL;
+    if ((lrc = ic_decode(&s.st, s.h, &s.dec, &p, &e)) ||
+        (lrc = ic_prefill(&s.st, s.h, &pf, &q, &e))) {
+        rc = ic_cli_report(errf, lrc, &e);
+        goto out;
+    }
+    const double N = (double)s.dec.chips, C = ic_hw_peak(s.h, s.dec.compute);
+    const double usd_s = price * N / 3600.0; /* dollars per second, all chips */
+    struct ic_rows r;
+    ic_rows_init(&r, cost_cols, (int)(sizeof cost_cols / sizeof cost_cols[0]));
+    struct filler f = {ic_rows_add(&r), 0};
+    if (!f.c) {
+        rc = oom(errf);
+        goto out;
+    }
+    put_s(&f, s.m->name);
+    put_s(&f, s.h->name);
+    put(&f, N);
+    put(&f, (double)s.dec.batch);
+    put(&f, (double)s.dec.context);
+    put(&f, price);
+    put(&f, price * N);
+    put(&f, p.tokens_s);
+    put(&f, p.usd_per_mtok);
+    put(&f, (double)pf.prompt);
+    put(&f, q.usd_per_mtok);
+    put(&f, C * 3600.0 / price);
+    put(&f, p.flops / p.step_s / usd_s);
+    put(&f, p.flops / p.step_s / (N * C));
+    put(&f, q.flops / q.prefill_s / usd_s);
+    char title[320];
+    title_of(title, sizeof title, &s, s.dec.chips);
+    strncat(title, "\ncost (ideal bound; price from the hw entry unless --price)",
+            sizeof title - strlen(title) - 1);
+    if (!(price > 0))
+        strncat(title, "\nnote: the entry's price is 0", sizeof title - strlen(title) - 1);
+    rc = write_rows(out, errf, s.fmt, &r, title, false);
+    ic_rows_free(&r);
+out:
+    setup_free(&s);
+    return rc;
+}
+
+/* ---- bestofn -------------------------------------------------------------------- */
+
+const char ic_usage_bestofn[] =
+    "usage: infcalc bestofn --success P (--n N | --target Q) [--model M --hw H] [options]\n"
+    "\n"
+    "Best-of-N sampling: the chance that N independent candidates include a\n"
+    "success of probability P is 1 - (1 - P)^N. --target Q gives the smallest N\n"
+    "reaching Q. Without --n or --target prints N = 1, 2, 4 ... 64. The cost: N x\n"
+    "the output tokens; with --model and --hw, the time (one prefill of the shared\n"
+    "prompt, then the output decoded as a batch of N) and the dollars per request.\n"
+    "\n"
+    "  --success P        one candidate's chance of success, 0 < P < 1\n"
+    "  --n N              candidates (1 to 4096)\n"
+    "  --target Q         the success chance wanted, 0 < Q < 1\n"
+    "  --prompt T         prompt tokens (default 2048)\n"
+    "  --output L         output tokens per candidate (default 256)\n"
+    "  --chips, --weights, --kv, --compute, --comm, --mfu, --format, --db\n"
+    "\n"
+    "example: infcalc bestofn --success 0.2 --target 0.9 --model llama3-8b --hw h100\n";
+
+static const struct ic_col bon_cols[] = {
+    {"n", "N", IC_K_INT},
+    {"success", "one candidate", IC_K_FRAC},
+    {"p_any", "any of N", IC_K_FRAC},
+    {"output_tokens", "output tokens", IC_K_INT},
+    {"time_s", "time", IC_K_S},
+    {"usd_per_request", "$ per request", IC_K_USD},
+};
+
+int ic_cmd_bestofn(const struct ic_args *a, const struct ic_db *db, FILE *out, FILE *errf)
+{
+    int rc;
+    struct setup s;
+    memset(&s, 0, sizeof s);
+    if (a->n_pos)
+        return ic_cli_usage(errf, "unexpected argument '%s' (options start with --)", a->pos[0]);
+    if (!a->val[IC_OPT_SUCCESS])
+        return ic_cli_usage(errf, "bestofn needs --success P (one candidate's chance)");
+    if (a->given[IC_OPT_N] && a->given[IC_OPT_TARGET])
+        return ic_cli_usage(errf, "give --n N or --target Q, not both");
+    double p, target = 0;
+    uint64_t n_only = 0, L = 256;
+    if ((rc = ic_cli_num("--success", a->val[IC_OPT_SUCCESS], 0, 1, &p, errf)))
+        return rc;
+    if (!(p > 0 && p < 1))
+        return ic_cli_usage(errf, "--success: %s; expected a chance strictly between 0 and 1",
+                            a->val[IC_OPT_SUCCESS]);
+    if (a->val[IC_OPT_TARGET]) {
+        if ((rc = ic_cli_num("--target", a->val[IC_OPT_TARGET], 0, 1, &target, errf)))
+            return rc;
+        if (!(target > 0 && target < 1))
+            return ic_cli_usage(errf, "--target: %s; expected a chance strictly between 0 and "
+                                      "1", a->val[IC_OPT_TARGET]);
+        n_only = ic_bestofn_needed(p, target);
+        if (n_only > 4096)
+            return ic_cli_usage(errf, "--target %s needs %llu candidates at --success %s; at "
+                                      "most 4096",
+                                a->val[IC_OPT_TARGET], (unsigned long long)n_only,
+                                a->val[IC_OPT_SUCCESS]);
+    }
+    if (a->val[IC_OPT_N] && (rc = ic_cli_u64("--n", a->val[IC_OPT_N], 1, 4096, &n_only, errf)))
+        return rc;
+    if (a->val[IC_OPT_OUTPUT] &&
+        (rc = ic_cli_u64("--output", a->val[IC_OPT_OUTPUT], 1, 1u << 24, &L, errf)))
+        return rc;
+    bool timed = a->given[IC_OPT_MODEL] || a->given[IC_OPT_HW];
+    struct ic_prefill_cfg pf = ic_prefill_defaults();
+    if (timed) {
+        if ((rc = setup(a, db, "bestofn", &s, errf)))
+            return rc;
+        if ((rc = parse_prefill(a, &s, &pf, errf)))
+            goto out;
+    } else {
+        if ((rc = parse_decode_opts(a, &s, errf)))
+            return rc;
+        for (int o = 0; o < IC_OPT_COUNT; o++)
+            if (a->given[o] && o != IC_OPT_SUCCESS && o != IC_OPT_N && o != IC_OPT_TARGET &&
+                o != IC_OPT_OUTPUT && o != IC_OPT_FORMAT && o != IC_OPT_DB)
+                return ic_cli_usage(errf, "'%s' costs the candidates on hardware: add --model "
+                                          "and --hw", "the option given");
+    }
+    struct ic_rows r;
+    ic_rows_init(&r, bon_cols, (int)(sizeof bon_cols / sizeof bon_cols[0]));
+    struct ic_err e = {0};
+    struct ic_prefill q;
+    int lrc = 0;
+    if (timed && (lrc = ic_prefill(&s.st, s.h, &pf, &q, &e))) {
+        rc = ic_cli_report(errf, lrc, &e);
+        goto out;
+    }
+    for (uint64_t n = n_only ? n_only : 1; n <= (n_only ? n_only : 64); n *= 2) {
+        double t = 0, usd = 0;
+        if (timed) {
+            struct ic_decode_cfg d = s.dec;
+            d.estimate = IC_EST_IDEAL;
+            d.batch = n;
+            d.context = pf.prompt + L / 2; /* the mean context over the output */
+            struct ic_point pt;
+            if ((lrc = ic_decode(&s.st, s.h, &d, &pt, &e))) {
+                ic_rows_free(&r);
+                rc = ic_cli_report(errf, lrc, &e);
+                goto out;
+            }
+            t = q.ttft_s + (double)L * pt.step_s;
+            usd = s.h->usd_per_chip_hour * (double)d.chips / 3600.0 * t;
+        }
+        struct filler f = {ic_rows_add(&r), 0};
+        if (!f.c) {
+            ic_rows_free(&r);
+            rc = oom(errf);
+            goto out;
+        }
+        put(&f, (double)n);
+        put(&f, p);
+        put(&f, ic_bestofn(p, n));
+        put(&f, (double)(n * L));
+        put(&f, timed ? t : NAN);
+        put(&f, timed ? usd : NAN);
+        if (n_only)
+            break;
+    }
+    char title[800];
+    if (timed) {
+        char head[320];
+        title_of(head, sizeof head, &s, s.dec.chips);
+        snprintf(title, sizeof title,
+                 "%s\nbest-of-N: prompt %llu tokens prefilled once, %llu output tokens per "
+                 "candidate decoded as a batch of N (ideal bound)",
+                 head, (unsigned long long)pf.prompt, (unsigned long long)L);
+    } else {
+        snprintf(title, sizeof title, "best-of-N, %llu output tokens per candidate%s",
+                 (unsigned long long)L, " (add --model and --hw for time and cost)");
+    }
+    if (target > 0) {
+        size_t l = strlen(title);
+        snprintf(title + l, sizeof title - l, "\nN for a %.4g chance: %llu", target,
+                 (unsigned long long)n_only);
+    }
+    if (!timed) {
+        /* no time or cost columns without hardware */
+        r.n_cols = 4;
+        struct ic_rows t = r;
+        union ic_cell *c = malloc(r.n * 4 * sizeof *c);
+        if (!c) {
+            ic_rows_free(&r);
+            return oom(errf);
+        }
+        for (size_t i = 0; i < r.n; i++)
+            memcpy(c + i * 4, r.cells + i * 6, 4 * sizeof *c);
+        t.cells = c;
+        rc = write_rows(out, errf, s.fmt, &t, title, !n_only);
+        free(c);
+    } else {
+        rc = write_rows(out, errf, s.fmt, &r, title, !n_only);
+    }
+    ic_rows_free(&r);
+out:
+    setup_free(&s);
+    return rc;
+}
+
+/* ---- optimize ---------------------------------------------------------------------- */
+
+const char ic_usage_optimize[] =
+    "usage: infcalc optimize --model M --ttft TIME --tpot TIME [--prompt T] [--output L]\n"
+    "                        [--hw LIST] [--top N] [--plot FILE]\n"
+    "\n"
+    "Searches every chip in hwdb (or --hw a,b,c) x replica sizes 1, 2, 4 ... 64 x\n"
+    "weights bf16/fp8/int8/int4 x KV bf16/fp8 x compute (bf16, or fp8/int8 with\n"
+    "weights of that type where the chip has it) x batch for the lowest dollars\n"
+    "per million output tokens meeting both SLOs. Prefill runs on its own servers\n"
+    "(the replica with the least chip-time whose TTFT meets the SLO); decode on the\n"
+    "replica and largest batch whose step at the last output token meets the TPOT.\n"
+    "Prints the N cheapest (default 10) with the prefill share of chip-time (the\n"
+    "prefill/decode split). Ideal bound from spec-sheet peaks; prefill at MFU 0.4.\n"
+    "\n"
+    "  --ttft TIME        time-to-first-token SLO (2s, 500ms)\n"
+    "  --tpot TIME        time-per-output-token SLO (50ms)\n"
+    "  --prompt T         prompt tokens (default 2048)\n"
+    "  --output L         output tokens (default 256)\n"
+    "  --hw LIST          chips to search (default: all of hwdb)\n"
+    "  --max-chips N      largest replica tried (default 64)\n"
+    "  --mfu X            prefill MFU (default 0.4)\n"
+    "  --top N            rows printed (default 10)\n"
+    "  --plot FILE        dollars per million tokens against TPOT: the cheapest\n"
+    "                     frontier per chip type (.png .svg .pdf)\n"
+    "  --format, --db\n"
+    "\n"
+    "example: infcalc optimize --model llama3-70b --ttft 2s --tpot 50ms --prompt 4096 "
+    "--output 512\n";
+
+static const struct ic_col opt_cols[] = {
+    {"rank", "#", IC_K_INT},
+    {"hw", "hardware", IC_K_TEXT},
+    {"weights", "weights", IC_K_TEXT},
+    {"kv", "KV", IC_K_TEXT},
+    {"compute", "compute", IC_K_TEXT},
+    {"prefill_chips", "prefill chips", IC_K_INT},
+    {"decode_chips", "decode chips", IC_K_INT},
+    {"batch", "batch", IC_K_INT},
+    {"ttft_s", "TTFT", IC_K_S},
+    {"tpot_s", "TPOT", IC_K_S},
+    {"tokens_per_s_per_chip", "tok/s/chip", IC_K_NUM},
+    {"prefill_share", "prefill share", IC_K_FRAC},
+    {"usd_per_million_tokens", "$/M tokens", IC_K_USD},
+};
+
+static int plot_optimize(const char *path, const char *size, const struct ic_hw *hws,
+                         size_t n_hw, const struct ic_opt_point *pts, size_t n, const char *title,
+                         const char *sub, double tpot_slo, FILE *errf);
+
+int ic_cmd_optimize(const struct ic_args *a, const struct ic_db *db, FILE *out, FILE *errf)
+{
+    int rc;
+    if (a->n_pos)
+        return ic_cli_usage(errf, "unexpected argument '%s' (options start with --)", a->pos[0]);
+    if (!a->val[IC_OPT_MODEL] || !a->val[IC_OPT_TTFT] || !a->val[IC_OPT_TPOT])
+        return ic_cli_usage(errf, "optimize needs --model, --ttft and --tpot ('infcalc optimize "
+                                  "--help')");
+    struct ic_opt_req req = {2048, 256, 0, 0, 0, 64};
+    uint64_t top = 10;
+    enum ic_format fmt = IC_FMT_TABLE;
+    if ((rc = ic_cli_time("--ttft", a->val[IC_OPT_TTFT], &req.ttft_s, errf)) ||
+        (rc = ic_cli_time("--tpot", a->val[IC_OPT_TPOT], &req.tpot_s, errf)) ||
+        (a->val[IC_OPT_PROMPT] && (rc = ic_cli_u64("--prompt", a->val[IC_OPT_PROMPT], 1,
+                                                   IC_PREFILL_MAX_TOKENS, &req.prompt, errf))) ||
+        (a->val[IC_OPT_OUTPUT] &&
+         (rc = ic_cli_u64("--output", a->val[IC_OPT_OUTPUT], 1, 1u << 24, &req.output, errf))) ||
+        (a->val[IC_OPT_TOP] && (rc = ic_cli_u64("--top", a->val[IC_OPT_TOP], 1, 1000, &top,
+                                                errf))) ||
+        (a->val[IC_OPT_MAX_CHIPS] &&
+         (rc = ic_cli_u64("--max-chips", a->val[IC_OPT_MAX_CHIPS], 1, 4096, &req.max_chips,
+                          errf))) ||
+        (a->val[IC_OPT_MFU] && (rc = ic_cli_num("--mfu", a->val[IC_OPT_MFU], 1e-6, 1, &req.mfu,
+                                                errf))))
+        return rc;
+    if (!(req.ttft_s > 0) || !(req.tpot_s > 0))
+        return ic_cli_usage(errf, "--ttft and --tpot must be positive times");
+    if (a->val[IC_OPT_FORMAT] && ic_format_parse(a->val[IC_OPT_FORMAT], &fmt))
+        return ic_cli_usage(errf, "--format: unknown format '%s'; expected table, csv or json",
+                            a->val[IC_OPT_FORMAT]);
+    if (a->val[IC_OPT_PLOT_SIZE] && !a->val[IC_OPT_PLOT])
+        return ic_cli_usage(errf, "--plot-size needs --plot FILE");
+
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    struct ic_err e = {0};
+    struct ic_model *m = malloc(sizeof *m);
+    struct ic_model_stats st;
+    struct ic_hw *hws = NULL;
+    struct ic_opt_cand *cands = calloc(top, sizeof *cands);
+    struct ic_opt_point *fr = NULL;
+    size_t n_hw = 0, n_fr = 0, n_ok = 0;
+    char **paths = NULL;
+    size_t n_paths = 0;
+    int lrc;
+    rc = 0;
+    if (!m || !cands) {
+        rc = oom(errf);
+        goto out;
+    }
+    if ((lrc = ic_db_model(db, a->val[IC_OPT_MODEL], m, &e)) ||
+        (lrc = ic_model_derive(m, &st, &e))) {
+        rc = ic_cli_report(errf, lrc, &e);
+        goto out;
+    }
+    if (a->val[IC_OPT_HW]) {
+        struct ic_list l;
+        if ((rc = ic_cli_list("--hw", a->val[IC_OPT_HW], &l, errf)))
+            goto out;
+        hws = calloc((size_t)l.n, sizeof *hws);
+        if (!hws) {
+            rc = oom(errf);
+            goto out;
+        }
+        for (int i = 0; i < l.n; i++, n_hw++)
+            if ((lrc = ic_db_hw(db, l.v[i], &hws[i], &e))) {
+                rc = ic_cli_report(errf, lrc, &e);
+                goto out;
+            }
+    } else {
+        if ((lrc = ic_db_paths(db, IC_DB_HW, &paths, &n_paths, &e))) {
+            rc = ic_cli_report(errf, lrc, &e);
+            goto out;
+        }
+        hws = calloc(n_paths ? n_paths : 1, sizeof *hws);
+        if (!hws) {
+            rc = oom(errf);
+            goto out;
+        }
+        for (size_t i = 0; i < n_paths; i++, n_hw++)
+            if ((lrc = ic_hw_load(paths[i], &hws[i], &e))) {
+                rc = ic_cli_report(errf, lrc, &e);
+                goto out;
+            }
+    }
+    if ((lrc = ic_optimize(&st, hws, n_hw, &req, cands, top, &n_ok,
+                           a->val[IC_OPT_PLOT] ? &fr : NULL, &n_fr, &e))) {
+        rc = ic_cli_report(errf, lrc, &e);
+        goto out;
+    }
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
+    struct ic_rows r;
+    ic_rows_init(&r, opt_cols, (int)(sizeof opt_cols / sizeof opt_cols[0]));
+    size_t shown = n_ok < top ? n_ok : top;
+    for (size_t i = 0; i < shown; i++) {
+        const struct ic_opt_cand *c = &cands[i];
+        struct filler f = {ic_rows_add(&r), 0};
+        if (!f.c) {
+            ic_rows_free(&r);
+            rc = oom(errf);
+            goto out;
+        }
+        put(&f, (double)(i + 1));
+        put_s(&f, c->hw->name);
+        put_s(&f, dtn(c->weights));
+        put_s(&f, dtn(c->kv));
+        put_s(&f, dtn(c->compute));
+        put(&f, (double)c->prefill_chips);
+        put(&f, (double)c->decode_chips);
+        put(&f, (double)c->batch);
+        put(&f, c->ttft_s);
+        put(&f, c->tpot_s);
+        put(&f, c->tokens_s_chip);
+        put(&f, c->prefill_share);
+        put(&f, c->usd_per_mtok);
+    }
+    char title[600], ttft[32], tpot[32];
+    ic_report_time(ttft, sizeof ttft, req.ttft_s);
+    ic_report_time(tpot, sizeof tpot, req.tpot_s);
+    snprintf(title, sizeof title,
+             "%s, prompt %llu, output %llu tokens; SLOs: TTFT <= %s, TPOT <= %s\n"
+             "%zu chips searched in %.0f ms; %zu configurations meet the SLOs%s",
+             m->name, (unsigned long long)req.prompt, (unsigned long long)req.output, ttft, tpot,
+             n_hw, ms, n_ok, n_ok ? "" : ": none does (relax the SLOs or shorten the request)");
+    if (!n_ok && fmt != IC_FMT_TABLE)
+        fprintf(errf, "infcalc: no configuration meets TTFT <= %s and TPOT <= %s\n", ttft, tpot);
+    rc = write_rows(out, errf, fmt, &r, title, true);
+    ic_rows_free(&r);
+    if (!rc && a->val[IC_OPT_PLOT]) {
+        char sub[200];
+        snprintf(sub, sizeof sub, "prompt %llu, output %llu tokens; prefill at its cheapest "
+                                  "replica meeting TTFT <= %s; ideal bound",
+                 (unsigned long long)req.prompt, (unsigned long long)req.output, ttft);
+        char t2[200];
+        snprintf(t2, sizeof t2, "%s: cheapest $ per million output tokens at each TPOT",
+                 m->name);
+        rc = plot_optimize(a->val[IC_OPT_PLOT], a->val[IC_OPT_PLOT_SIZE], hws, n_hw, fr, n_fr,
+                           t2, sub, req.tpot_s, errf);
+    }
+out:
+    free(fr);
+    free(cands);
+    free(hws);
+    free(m);
+    ic_db_paths_free(paths, n_paths);
+    return rc;
+}
+
+static int cmp_point(const void *a, const void *b)
+{
+    const struct ic_opt_point *x = a, *y = b;
+    if (x->hw != y->hw)
+        return x->hw - y->hw;
+    return (x->tpot_s > y->tpot_s) - (x->tpot_s < y->tpot_s);
+}
+
+/* Per chip type, the cheapest cost at each TPOT: points sorted by TPOT, kept
+ * when cheaper than every faster one. */
+static int plot_optimize(const char *path, const char *size, const struct ic_hw *hws,
+                         size_t n_hw, const struct ic_opt_point *pts, size_t n, const char *title,
+                         const char *sub, double tpot_slo, FILE *errf)
+{
+    int w = 1600, h = 1000, rc;
+    if (size && (rc = ic_cli_plot_size(size, &w, &h, errf)))
+        return rc;
+    struct ic_opt_point *v = malloc((n ? n : 1) * sizeof *v);
+    double *xs = malloc((n ? n : 1) * sizeof *xs), *ys = malloc((n ? n : 1) * sizeof *ys);
+    struct ic_plot_series *ser = calloc(n_hw ? n_hw : 1, sizeof *ser);
+    if (!v || !xs || !ys || !ser) {
+        free(v);
+        free(xs);
+        free(ys);
+        free(ser);
+        return oom(errf);
+    }
+    memcpy(v, pts, n * sizeof *v);
+    qsort(v, n, sizeof *v, cmp_point);
+    size_t k = 0, ns = 0;
+    for (size_t i = 0; i < n;) {
+        int hw = v[i].hw;
+        size_t first = k;
+        double best = INFINITY;
+        for (; i < n && v[i].hw == hw; i++)
+            if (v[i].usd_per_mtok < best) {
+                best = v[i].usd_per_mtok;
+                xs[k] = v[i].tpot_s;
+                ys[k] = v[i].usd_per_mtok;
+                k++;
+            }
+        ser[ns++] = (struct ic_plot_series){hws[hw].name, xs + first, ys + first, k - first,
+                                            false};
+    }
+    struct ic_err e = {0};
+    struct ic_plot_lines L = {.title = title, .subtitle = sub,
+                              .x_label = "time per output token (s)",
+                              .y_label = "$ per million output tokens", .xlog = true,
+                              .ylog = true, .series = ser, .n_series = ns, .vline = tpot_slo,
+                              .vline_label = "TPOT SLO"};
+    int lrc = ic_plot_lines_write(path, w, h, &L, &e);
+    free(v);
+    free(xs);
+    free(ys);
+    free(ser);
+    if (lrc)
+        return ic_cli_report(errf, lrc, &e);
+    return 0;
+}

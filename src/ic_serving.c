@@ -1,0 +1,700 @@
+/* ic_serving: prefill, chunked prefill, speculative decoding, prefix
+ * caching, disaggregation, best-of-N and the SLO search. */
+#include "ic_serving.h"
+
+#include "ic_comm.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const attn_names[IC_ATTN_COUNT] = {[IC_ATTN_FLASH] = "flash",
+                                                      [IC_ATTN_UNFUSED] = "unfused"};
+const char *ic_attn_impl_name(enum ic_attn_impl a) { return attn_names[a]; }
+
+static const char *const pf_bound_names[IC_PF_COUNT] = {
+    [IC_PF_COMPUTE] = "compute", [IC_PF_MEMORY] = "memory", [IC_PF_COMM] = "comm"};
+const char *ic_prefill_bound_name(enum ic_prefill_bound b) { return pf_bound_names[b]; }
+
+struct ic_prefill_cfg ic_prefill_defaults(void)
+{
+    struct ic_prefill_cfg c = {
+        .chips = 1, .prompt = 2048, .prompts = 1, .prefix = 0,
+        .weights = IC_DT_BF16, .kv = IC_DT_BF16, .compute = IC_DT_BF16,
+        .mfu = 0, .queue_s = 0, .attn = IC_ATTN_FLASH, .comm = IC_COMM_OVERLAP,
+    };
+    return c;
+}
+
+static double bytes_of(enum ic_dtype t) { return ic_dtype_traits(t)->bits / 8.0; }
+
+/* activations travel in 16 bits unless the math is fp32 (as in ic_decode) */
+static double act_bytes(enum ic_dtype compute) { return compute == IC_DT_FP32 ? 4.0 : 2.0; }
+
+/* Ways tensor parallelism splits the attention heads over N chips. */
+static double head_ways(const struct ic_model_stats *m, uint64_t chips)
+{
+    return m->n_heads && m->n_heads < chips ? (double)m->n_heads : (double)chips;
+}
+
+static bool all_finite_nonneg(const double *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!isfinite(v[i]) || v[i] < 0)
+            return false;
+    return true;
+}
+
+static int not_finite(struct ic_err *err)
+{
+    return ic_err_set(err, IC_EINVAL, NULL, 0, 0,
+                      "the result is not a finite number for these inputs (absurd hardware or "
+                      "model figures?)");
+}
+
+/* The MFU a prefill uses: the given one, else the measured matmul rate of
+ * the compute type (or of the weight type, as the CPU bench names its
+ * rates) over the chip's peak, else IC_PREFILL_MFU. */
+static double pick_mfu(const struct ic_hw *hw, const struct ic_prefill_cfg *c, bool *measured)
+{
+    *measured = false;
+    if (c->mfu > 0)
+        return c->mfu;
+    const struct ic_hw_measured *ms = &hw->measured;
+    double peak = ic_hw_peak(hw, c->compute);
+    if (ms->present && peak > 0) {
+        double rate = ms->gemm_flop_s[c->compute] > 0 ? ms->gemm_flop_s[c->compute]
+                                                      : ms->gemm_flop_s[c->weights];
+        if (rate > 0) {
+            *measured = true;
+            return fmin(1.0, rate / peak);
+        }
+    }
+    return IC_PREFILL_MFU;
+}
+
+int ic_prefill(const struct ic_model_stats *m, const struct ic_hw *hw,
+               const struct ic_prefill_cfg *cfg, struct ic_prefill *out, struct ic_err *err)
+{
+    const uint64_t N = cfg->chips, T = cfg->prompt, R = cfg->prompts, P = cfg->prefix;
+    if (!N || !T || !R)
+        return ic_err_set(err, IC_EINVAL, NULL, 0, 0, "%s must be at least 1",
+                          !N ? "chips" : !T ? "the prompt" : "prompts");
+    if (T > IC_PREFILL_MAX_TOKENS || R > IC_PREFILL_MAX_TOKENS / T)
+        return ic_err_set(err, IC_EINVAL, NULL, 0, 0,
+                          "%llu prompts of %llu tokens are more than 2^24 tokens in one prefill",
+                          (unsigned long long)R, (unsigned long long)T);
+    if (P > IC_MODEL_MAX_CONTEXT - T)
+        return ic_err_set(err, IC_EINVAL, NULL, 0, 0,
+                          "prefix + prompt is %llu tokens; expected at most 2^26",
+                          (unsigned long long)(P + T));
+    if (!(cfg->mfu >= 0 && cfg->mfu <= 1))
+        return ic_err_set(err, IC_EINVAL, NULL, 0, 0, "MFU %g is outside 0 to 1", cfg->mfu);
+    if (!(cfg->queue_s >= 0) || !isfinite(cfg->queue_s))
+        return ic_err_set(err, IC_EINVAL, NULL, 0, 0,
+                          "the queueing time must be a finite time >= 0");
+
+    /* The weights read, the collectives and the memory checks are those of
+     * a decode step whose batch is every prompt token. */
+    struct ic_decode_cfg d = ic_decode_defaults();
+    d.chips = N;
+    d.batch = T * R;
+    d.context = P + T;
+    d.weights = cfg->weights;
+    d.kv = cfg->kv;
+    d.compute = cfg->compute;
+    d.comm = cfg->comm;
+    struct ic_point pt;
+    int rc = ic_decode(m, hw, &d, &pt, err);
+    if (rc)
+        return rc;
+
+    struct ic_prefill p;
+    memset(&p, 0, sizeof p);
+    p.cfg = *cfg;
+    p.mfu = pick_mfu(hw, cfg, &p.mfu_measured);
+    const double C = ic_hw_peak(hw, cfg->compute), W = hw->hbm_bandwidth_B_s;
+    const double ways = head_ways(m, N), bact = act_bytes(cfg->compute);
+    const double bkv = bytes_of(cfg->kv);
+    const double layers = (double)(m->n_global_layers + m->n_window_layers);
+
+    p.linear_flops = 2.0 * (double)m->params_active * (double)T * (double)R;
+    if (cfg->attn == IC_ATTN_FLASH)
+        p.attn_flops = (double)R * ic_model_prefill_attn_flop(m, P, T);
+    else /* the whole T x (P+T) products, masked afterwards */
+        p.attn_flops = (double)R * (double)m->prefill_attn_flop_per_ctx_token_layer * layers *
+                       (double)T * (double)(P + T);
+    p.flops = p.linear_flops + p.attn_flops;
+    /* pt.compute_s is this chip's linear FLOPs at peak (replicated groups
+     * and uneven splits included) */
+    p.compute_s = pt.compute_s / p.mfu + p.attn_flops / (ways * C * p.mfu);
+
+    /* Attention's HBM traffic, per prompt per layer: Q read and O written
+     * (T * H * head_dim activations each), the cached and new K and V read
+     * once; unfused also the four passes over the T x (P+T) scores. */
+    double qo = 2.0 * (double)T * (double)m->n_heads * (double)m->head_dim * bact;
+    double kv_read = (double)(P + T) * (double)m->kv_values_per_layer_token * bkv;
+    double per_layer = qo + kv_read;
+    if (cfg->attn == IC_ATTN_UNFUSED)
+        per_layer += 4.0 * (double)T * (double)(P + T) * (double)m->n_heads * bact;
+    p.attn_hbm_bytes = (double)R * layers * per_layer;
+    p.kv_write_bytes = (double)R * (double)(ic_model_kv_values(m, P + T) - ic_model_kv_values(m, P)) *
+                       bkv;
+    p.weight_bytes = pt.weight_bytes;
+    p.memory_s = pt.weights_s + (p.attn_hbm_bytes + p.kv_write_bytes) / (ways * W);
+    p.comm_s = pt.comm_s;
+
+    double local = fmax(p.compute_s, p.memory_s);
+    p.prefill_s = cfg->comm == IC_COMM_OVERLAP ? fmax(local, p.comm_s) : local + p.comm_s;
+    if ((cfg->comm == IC_COMM_OVERLAP && p.comm_s > local) ||
+        (cfg->comm == IC_COMM_SERIAL && p.comm_s > local))
+        p.bound = IC_PF_COMM;
+    else
+        p.bound = p.compute_s >= p.memory_s ? IC_PF_COMPUTE : IC_PF_MEMORY;
+    p.ttft_s = cfg->queue_s + p.prefill_s;
+    p.tokens_s = (double)T * (double)R / p.prefill_s;
+    p.usd_per_mtok = hw->usd_per_chip_hour * (double)N / 3600.0 / p.tokens_s * 1e6;
+    const double chk[] = {p.flops, p.compute_s, p.memory_s, p.comm_s, p.prefill_s,
+                          p.ttft_s, p.tokens_s, p.usd_per_mtok};
+    if (!all_finite_nonneg(chk, sizeof chk / sizeof chk[0]) || !(p.prefill_s > 0))
+        return not_finite(err);
+    *out = p;
+    return IC_OK;
+}
+
+/* Two all-reduces of `tokens` activations per layer (ic_decode's collectives). */
+static double comm_for(const struct ic_model_stats *m, const struct ic_hw *hw, uint64_t chips,
+                       double tokens, enum ic_dtype compute)
+{
+    if (chips < 2)
+        return 0;
+    double a = tokens * (double)m->hidden_size * act_bytes(compute);
+    return 2.0 * (double)m->n_layers * ic_comm_allreduce_s(hw, chips, a);
+}
+
+static double combine(double lin, double att, double comm, enum ic_comm_mode mode)
+{
+    double local = lin + att;
+    return mode == IC_COMM_OVERLAP ? fmax(local, comm) : local + comm;
+}
+
+int ic_chunked(const struct ic_model_stats *m, const struct ic_hw *hw,
+               const struct ic_decode_cfg *dec, const struct ic_prefill_cfg *pf,
+               uint64_t chunk, struct ic_chunked *out, struct ic_err *err)
+{
+    if (!chunk)
+        return ic_err_set(err, IC_EINVAL, NULL, 0, 0, "the chunk must be at least 1 token");
+    struct ic_decode_cfg dc = *dec;
+    dc.estimate = IC_EST_IDEAL;
+    struct ic_point d;
+    struct ic_prefill alone;
+    int rc;
+    if ((rc = ic_decode(m, hw, &dc, &d, err)) || (rc = ic_prefill(m, hw, pf, &alone, err)))
+        return rc;
+    const uint64_t N = dc.chips, B = dc.batch, T = pf->prompt;
+    const double C = ic_hw_peak(hw, dc.compute), W = hw->hbm_bandwidth_B_s, mfu = alone.mfu;
+    const double ways = head_ways(m, N), bkv = bytes_of(dc.kv);
+    /* this chip's linear FLOP time per token at peak, from the decode step */
+    const double lin_per_token = d.compute_s / (double)B;
+    struct ic_chunked c;
+    memset(&c, 0, sizeof c);
+    c.decode_s = d.step_s;
+    c.prefill_alone_s = alone.prefill_s;
+    c.steps = (T + chunk - 1) / chunk;
+    double sum = 0;
+    for (uint64_t i = 0; i < c.steps; i++) {
+        uint64_t pre = pf->prefix + i * chunk;
+        uint64_t n = i + 1 < c.steps ? chunk : T - i * chunk;
+        double lin = fmax(d.weights_s, d.compute_s + lin_per_token * (double)n / mfu);
+        double attn_s = ic_model_prefill_attn_flop(m, pre, n) / (ways * C * mfu);
+        double kv_s = (double)ic_model_kv_values(m, pre + n) * bkv / (double)d.kv_split_heads / W;
+        double att = fmax(d.kv_s + kv_s, d.attn_s + attn_s);
+        double step = combine(lin, att, comm_for(m, hw, N, (double)(B + n), dc.compute), dc.comm);
+        sum += step;
+        if (step > c.max_step_s)
+            c.max_step_s = step;
+    }
+    c.chunk_step_s = sum / (double)c.steps;
+    c.ttft_s = pf->queue_s + sum;
+    c.slowdown = c.chunk_step_s / c.decode_s - 1;
+    const double chk[] = {c.chunk_step_s, c.ttft_s, c.max_step_s, c.slowdown + 1};
+    if (!all_finite_nonneg(chk, 4))
+        return not_finite(err);
+    *out = c;
+    return IC_OK;
+}
+
+/* ---- speculative decoding ---------------------------------------------- */
+
+double ic_spec_tokens(double a, uint64_t k)
+{
+    if (a >= 1)
+        return (double)k + 1;
+    if (a <= 0)
+        return 1;
+    /* 1 - a^(k+1) over 1 - a; expm1 keeps the numerator exact near a = 1 */
+    return -expm1((double)(k + 1) * log(a)) / (1 - a);
+}
+
+double ic_spec_speedup(double a, uint64_t k, double c) { return ic_spec_tokens(a, k) / ((double)k * c + 1); }
+
+uint64_t ic_spec_best_k(double a, double c, uint64_t kmax, double *speedup)
+{
+    uint64_t best = 1;
+    double bs = ic_spec_speedup(a, 1, c);
+    for (uint64_t k = 2; k <= kmax; k++) {
+        double s = ic_spec_speedup(a, k, c);
+        if (s > bs * (1 + 1e-12)) {
+            bs = s;
+            best = k;
+        }
+    }
+    if (speedup)
+        *speedup = bs;
+    return best;
+}
+
+static int check_dist(const double *p, size_t n, const char *which, struct ic_err *err)
+{
+    double sum = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!isfinite(p[i]) || p[i] < 0)
+            return ic_err_set(err, IC_EINVAL, NULL, 0, 0,
+                              "%s: entry %zu is %g; probabilities are finite and >= 0", which,
+                              i + 1, p[i]);
+        sum += p[i];
+    }
+    if (fabs(sum - 1) > 1e-6)
+        return ic_err_set(err, IC_EINVAL, NULL, 0, 0,
+                          "%s sums to %.9g; a distribution sums to 1", which, sum);
+    return IC_OK;
+}
+
+int ic_spec_accept(const double *p, const double *q, size_t n, double *a, struct ic_err *err)
+{
+    int rc;
+    if (!n)
+        return ic_err_set(err, IC_EINVAL, NULL, 0, 0, "the distributions are empty");
+    if ((rc = check_dist(p, n, "the target distribution", err)) ||
+        (rc = check_dist(q, n, "the draft distribution", err)))
+        return rc;
+    double s = 0;
+    for (size_t i = 0; i < n; i++)
+        s += fmin(p[i], q[i]);
+    *a = fmin(1.0, s);
+    return IC_OK;
+}
+
+/* An index drawn from weights w (sum > 0) by inverse CDF. */
+static size_t draw(gsl_rng *r, const double *w, size_t n, double sum)
+{
+    double u = gsl_rng_uniform(r) * sum, acc = 0;
+    size_t last = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (w[i] <= 0)
+            continue;
+        last = i;
+        acc += w[i];
+        if (u < acc)
+            return i;
+    }
+    return last;
+}
+
+size_t ic_spec_sample(gsl_rng *r, const double *p, const double *q, size_t n, bool *accepted)
+{
+    size_t x = draw(r, q, n, 1.0);
+    if (gsl_rng_uniform(r) * q[x] < p[x]) { /* u < p/q, without dividing */
+        if (accepted)
+            *accepted = true;
+        return x;
+    }
+    if (accepted)
+        *accepted = false;
+    /* the residual max(0, p - q), drawn without allocating */
+    double sum = 0;
+    for (size_t i = 0; i < n; i++)
+        sum += fmax(0.0, p[i] - q[i]);
+    double u = gsl_rng_uniform(r) * sum, acc = 0;
+    size_t last = 0;
+    for (size_t i = 0; i < n; i++) {
+        double w = fmax(0.0, p[i] - q[i]);
+        if (w <= 0)
+            continue;
+        last = i;
+        acc += w;
+        if (u < acc)
+            return i;
+    }
+    return last;
+}
+
+int ic_spec_costed(const struct ic_model_stats *target, const struct ic_model_stats *draft,
+                   const struct ic_hw *hw, const struct ic_decode_cfg *cfg, double a,
+                   uint64_t k, struct ic_spec_costed *out, struct ic_err *err)
+{
+    if (!(a >= 0 && a <= 1))
+        return ic_err_set(err, IC_EINVAL, NULL, 0, 0, "acceptance %g is outside 0 to 1", a);
+    if (k < 1 || k > 64)
+        return ic_err_set(err, IC_EINVAL, NULL, 0, 0,
+                          "the draft length k is %llu; expected 1 to 64", (unsigned long long)k);
+    struct ic_decode_cfg c = *cfg;
+    c.estimate = IC_EST_IDEAL;
+    struct ic_point t, d;
+    int rc;
+    if ((rc = ic_decode(target, hw, &c, &t, err)) || (rc = ic_decode(draft, hw, &c, &d, err)))
+        return rc;
+    struct ic_spec_costed s;
+    memset(&s, 0, sizeof s);
+    const double q = (double)k + 1;
+    s.k = k;
+    s.draft_s = d.step_s;
+    s.target_s = t.step_s;
+    s.verify_s = combine(fmax(t.weights_s, t.compute_s * q), fmax(t.kv_s, t.attn_s * q),
+                         comm_for(target, hw, c.chips, (double)c.batch * q, c.compute), c.comm);
+    s.cost_ratio = s.draft_s / s.target_s;
+    s.tokens = ic_spec_tokens(a, k);
+    s.round_s = (double)k * s.draft_s + s.verify_s;
+    s.speedup = s.tokens * s.target_s / s.round_s;
+    s.tokens_s = (double)c.batch * s.tokens / s.round_s;
+    *out = s;
+    return IC_OK;
+}
+
+/* ---- prefix caching ----------------------------------------------------- */
+
+int ic_prefix(const struct ic_model_stats *m, const struct ic_hw *hw,
+              const struct ic_prefix_cfg *cfg, struct ic_prefix *out, struct ic_err *err)
+{
+    const uint64_t T = cfg->pf.prompt, P = cfg->prefix;
+    if (!P || P >= T)
+        return ic_err_set(err, IC_EINVAL, NULL, 0, 0,
+                          "the prefix is %llu tokens; expected 1 to the prompt minus 1 (%llu)",
+                          (unsigned long long)P, (unsigned long long)(T ? T - 1 : 0));
+    if (!(cfg->hit_rate >= 0 && cfg->hit_rate <= 1))
+        return ic_err_set(err, IC_EINVAL, NULL, 0, 0, "the hit rate %g is outside 0 to 1",
+                          cfg->hit_rate);
+    if (!cfg->n_prefixes)
+        return ic_err_set(err, IC_EINVAL, NULL, 0, 0, "at least one prefix is cached");
+    if (!(hw->host_B_s > 0))
+        return ic_err_set(err, IC_EINVAL, hw->path, hw->locs[IC_HWF_HOST].line,
+                          hw->locs[IC_HWF_HOST].col,
+                          "%s has no host link: cached prefixes cannot be offloaded to host "
+                          "memory", hw->name);
+    struct ic_prefill_cfg c = cfg->pf;
+    struct ic_prefill full, hit, pre;
+    int rc;
+    c.prefix = 0;
+    if ((rc = ic_prefill(m, hw, &c, &full, err)))
+        return rc;
+    c.prefix = P;
+    c.prompt = T - P;
+    if ((rc = ic_prefill(m, hw, &c, &hit, err)))
+        return rc;
+    c.prefix = 0;
+    c.prompt = P;
+    c.prompts = 1;
+    c.queue_s = 0;
+    if ((rc = ic_prefill(m, hw, &c, &pre, err)))
+        return rc;
+    struct ic_decode_cfg d = ic_decode_defaults();
+    d.chips = c.chips;
+    d.context = P;
+    d.weights = c.weights;
+    d.kv = c.kv;
+    d.compute = c.compute;
+    struct ic_point pt;
+    if ((rc = ic_decode(m, hw, &d, &pt, err)))
+        return rc;
+    struct ic_prefix x;
+    memset(&x, 0, sizeof x);
+    const double h = cfg->hit_rate;
+    x.full_flops = full.flops;
+    x.hit_flops = hit.flops;
+    x.full_s = full.ttft_s;
+    x.hit_s = hit.ttft_s;
+    x.expected_s = h * hit.ttft_s + (1 - h) * full.ttft_s;
+    x.flops_saved = h * (full.flops - hit.flops) / full.flops;
+    x.ttft_saved_s = full.ttft_s - x.expected_s;
+    double one = (double)ic_model_kv_values(m, P) * bytes_of(c.kv);
+    x.held_bytes = (double)cfg->n_prefixes * one;
+    /* a prefix sits on the chips its heads split over */
+    x.held_per_chip_bytes = x.held_bytes / (double)pt.kv_split_heads;
+    x.host_read_s = one / (double)pt.kv_split_heads / hw->host_B_s;
+    x.recompute_s = pre.prefill_s;
+    *out = x;
+    return IC_OK;
+}
+
+/* ---- disaggregation ------------------------------------------------------ */
+
+int ic_disagg(const struct ic_model_stats *m, const struct ic_hw *hw,
+              const struct ic_prefill_cfg *pf, const struct ic_decode_cfg *dec, uint64_t output,
+              struct ic_disagg *out, struct ic_err *err)
+{
+    if (!output)
+        return ic_err_set(err, IC_EINVAL, NULL, 0, 0, "the output must be at least 1 token");
+    if (output > IC_MODEL_MAX_CONTEXT - pf->prompt)
+        return ic_err_set(err, IC_EINVAL, NULL, 0, 0,
+                          "prompt + output is beyond 2^26 tokens");
+    struct ic_prefill p;
+    int rc = ic_prefill(m, hw, pf, &p, err);
+    if (rc)
+        return rc;
+    struct ic_decode_cfg dc = *dec;
+    dc.estimate = IC_EST_IDEAL;
+    dc.context = pf->prompt + output / 2; /* a running sequence's mean context */
+    if (!dc.context)
+        dc.context = 1;
+    struct ic_point d;
+    if ((rc = ic_decode(m, hw, &dc, &d, err)))
+        return rc;
+    struct ic_disagg x;
+    memset(&x, 0, sizeof x);
+    x.prefill_s = p.prefill_s;
+    x.prefill_seq_s = (double)pf->prompts / p.prefill_s;
+    x.decode_step_s = d.step_s;
+    x.decode_seq_s = (double)dc.batch / ((double)output * d.step_s);
+    x.ratio = x.prefill_seq_s / x.decode_seq_s;
+    /* the smallest whole split within 10% of the ratio (else the closest
+     * with up to 64 servers of the rarer kind) */
+    double best_err = INFINITY;
+    for (uint64_t k = 1; k <= 64; k++) {
+        uint64_t np, nd;
+        if (x.ratio >= 1) {
+            np = k;
+            nd = (uint64_t)fmax(1, llround((double)k * x.ratio));
+        } else {
+            nd = k;
+            np = (uint64_t)fmax(1, llround((double)k / x.ratio));
+        }
+        double e = fabs((double)nd / (double)np / x.ratio - 1);
+        if (e < best_err - 1e-12) {
+            best_err = e;
+            x.n_prefill = np;
+            x.n_decode = nd;
+        }
+        if (e <= 0.1)
+            break;
+    }
+    double seq_s = fmin((double)x.n_prefill * x.prefill_seq_s, (double)x.n_decode * x.decode_seq_s);
+    x.tokens_s_chip = seq_s * (double)output /
+                      ((double)x.n_prefill * (double)pf->chips + (double)x.n_decode * (double)dc.chips);
+    x.kv_bytes = (double)ic_model_kv_values(m, pf->prompt) * bytes_of(pf->kv);
+    /* each prefill chip sends its shard; the scale-out network carries it
+     * (within one fabric domain when there is none) */
+    double link = hw->dcn_B_s > 0 ? hw->dcn_B_s : hw->ici_link_B_s;
+    double lat = hw->dcn_B_s > 0 ? hw->dcn_latency_s : hw->ici_hop_latency_s;
+    double senders = (double)(pf->chips < dc.chips ? pf->chips : dc.chips);
+    x.kv_transfer_s = x.kv_bytes / (senders * link) + lat;
+    const double chk[] = {x.ratio, x.tokens_s_chip, x.kv_transfer_s, x.decode_seq_s};
+    if (!all_finite_nonneg(chk, 4) || !(x.ratio > 0))
+        return not_finite(err);
+    *out = x;
+    return IC_OK;
+}
+
+/* ---- best-of-N ---------------------------------------------------------- */
+
+double ic_bestofn(double p, uint64_t n)
+{
+    if (p >= 1)
+        return n ? 1 : 0;
+    return -expm1((double)n * log1p(-p));
+}
+
+uint64_t ic_bestofn_needed(double p, double target)
+{
+    const uint64_t cap = UINT64_C(1) << 24;
+    if (p >= 1 || target <= 0)
+        return 1;
+    double n = ceil(log1p(-target) / log1p(-p) - 1e-9);
+    uint64_t k = n < 1 ? 1 : n > (double)cap ? cap : (uint64_t)n;
+    while (k > 1 && ic_bestofn(p, k - 1) >= target)
+        k--;
+    while (k < cap && ic_bestofn(p, k) < target)
+        k++;
+    return k;
+}
+
+/* ---- the SLO search ------------------------------------------------------ */
+
+static int cand_cmp(const void *a, const void *b)
+{
+    const struct ic_opt_cand *x = a, *y = b;
+    return (x->usd_per_mtok > y->usd_per_mtok) - (x->usd_per_mtok < y->usd_per_mtok);
+}
+
+/* The decode step at batch B, or a huge time when it cannot be evaluated. */
+static bool step_at(const struct ic_model_stats *m, const struct ic_hw *hw,
+                    struct ic_decode_cfg c, uint64_t batch, uint64_t context, struct ic_point *pt)
+{
+    c.batch = batch;
+    c.context = context;
+    return ic_decode(m, hw, &c, pt, NULL) == IC_OK;
+}
+
+struct frontier_buf {
+    struct ic_opt_point *v;
+    size_t n, cap;
+    bool failed;
+};
+
+static void frontier_add(struct frontier_buf *f, int hw, double tpot, double usd)
+{
+    if (f->failed)
+        return;
+    if (f->n == f->cap) {
+        size_t cap = f->cap ? 2 * f->cap : 1024;
+        struct ic_opt_point *v = realloc(f->v, cap * sizeof *v);
+        if (!v) {
+            f->failed = true;
+            return;
+        }
+        f->v = v;
+        f->cap = cap;
+    }
+    f->v[f->n++] = (struct ic_opt_point){hw, tpot, usd};
+}
+
+int ic_optimize(const struct ic_model_stats *m, const struct ic_hw *hws, size_t n_hw,
+                const struct ic_opt_req *req, struct ic_opt_cand *out, size_t cap,
+                size_t *n_ok, struct ic_opt_point **frontier, size_t *n_frontier,
+                struct ic_err *err)
+{
+    const uint64_t T = req->prompt, L = req->output;
+    if (!T || !L || T > IC_PREFILL_MAX_TOKENS || L > IC_MODEL_MAX_CONTEXT - T)
+        return ic_err_set(err, IC_EINVAL, NULL, 0, 0,
+                          "prompt and output must be at least 1 token and prompt <= 2^24");
+    if (!(req->ttft_s > 0) || !(req->tpot_s > 0) || !isfinite(req->ttft_s) ||
+        !isfinite(req->tpot_s))
+        return ic_err_set(err, IC_EINVAL, NULL, 0, 0, "the SLOs must be positive times");
+    if (!(req->mfu >= 0 && req->mfu <= 1))
+        return ic_err_set(err, IC_EINVAL, NULL, 0, 0, "MFU %g is outside 0 to 1", req->mfu);
+    static const enum ic_dtype wts[] = {IC_DT_BF16, IC_DT_FP8, IC_DT_INT8, IC_DT_INT4};
+    static const enum ic_dtype kvs[] = {IC_DT_BF16, IC_DT_FP8};
+    const uint64_t max_chips = req->max_chips ? req->max_chips : 64;
+    struct frontier_buf fb = {0};
+    size_t kept = 0, ok = 0;
+    /* the worst candidate kept, for a bounded top list */
+    for (size_t h = 0; h < n_hw; h++) {
+        const struct ic_hw *hw = &hws[h];
+        for (size_t wi = 0; wi < sizeof wts / sizeof wts[0]; wi++)
+            for (size_t ki = 0; ki < sizeof kvs / sizeof kvs[0]; ki++)
+                for (int ci = 0; ci < 3; ci++) {
+                    /* compute: bf16 (fp16 on chips without it), or the low
+                     * type the weights are stored in where the chip has it */
+                    enum ic_dtype comp = ci == 0 ? (ic_hw_peak(hw, IC_DT_BF16) > 0 ? IC_DT_BF16
+                                                                                   : IC_DT_FP16)
+                                         : ci == 1 ? IC_DT_FP8
+                                                   : IC_DT_INT8;
+                    if (ci > 0 && wts[wi] != comp)
+                        continue;
+                    if (!(ic_hw_peak(hw, comp) > 0))
+                        continue;
+                    /* prefill: the replica with the lowest chip-time that meets the TTFT */
+                    double pf_chip_s = INFINITY, pf_ttft = 0;
+                    uint64_t pf_chips = 0;
+                    for (uint64_t n = 1; n <= max_chips; n *= 2) {
+                        struct ic_prefill_cfg pc = ic_prefill_defaults();
+                        pc.chips = n;
+                        pc.prompt = T;
+                        pc.weights = wts[wi];
+                        pc.kv = kvs[ki];
+                        pc.compute = comp;
+                        pc.mfu = req->mfu;
+                        struct ic_prefill p;
+                        struct ic_point fit;
+                        struct ic_decode_cfg dc = ic_decode_defaults();
+                        dc.chips = n;
+                        dc.weights = wts[wi];
+                        dc.kv = kvs[ki];
+                        dc.compute = comp;
+                        if (ic_prefill(m, hw, &pc, &p, NULL) || !step_at(m, hw, dc, 1, T, &fit) ||
+                            !fit.fits || p.ttft_s > req->ttft_s)
+                            continue;
+                        if ((double)n * p.prefill_s < pf_chip_s) {
+                            pf_chip_s = (double)n * p.prefill_s;
+                            pf_chips = n;
+                            pf_ttft = p.ttft_s;
+                        }
+                    }
+                    if (!pf_chips)
+                        continue;
+                    for (uint64_t n = 1; n <= max_chips; n *= 2) {
+                        struct ic_decode_cfg dc = ic_decode_defaults();
+                        dc.chips = n;
+                        dc.weights = wts[wi];
+                        dc.kv = kvs[ki];
+                        dc.compute = comp;
+                        struct ic_point end, mean;
+                        if (!step_at(m, hw, dc, 1, T + L, &end) || !end.fits)
+                            continue;
+                        /* the picture: every power-of-2 batch that fits */
+                        if (frontier)
+                            for (uint64_t b = 1; b <= end.max_batch; b *= 2)
+                                if (step_at(m, hw, dc, b, T + L, &end) &&
+                                    step_at(m, hw, dc, b, T + L / 2, &mean)) {
+                                    double dec = (double)n * (double)L * mean.step_s / (double)b;
+                                    frontier_add(&fb, (int)h, end.step_s,
+                                                 hw->usd_per_chip_hour / 3600.0 *
+                                                     (pf_chip_s + dec) / (double)L * 1e6);
+                                }
+                        if (!step_at(m, hw, dc, 1, T + L, &end) || end.step_s > req->tpot_s)
+                            continue;
+                        /* the largest batch that fits and meets the TPOT
+                         * (the step time grows with the batch) */
+                        uint64_t lo = 1, hi = end.max_batch + 1;
+                        while (hi - lo > 1) {
+                            uint64_t mid = lo + (hi - lo) / 2;
+                            if (step_at(m, hw, dc, mid, T + L, &end) && end.step_s <= req->tpot_s)
+                                lo = mid;
+                            else
+                                hi = mid;
+                        }
+                        if (!step_at(m, hw, dc, lo, T + L, &end) ||
+                            !step_at(m, hw, dc, lo, T + L / 2, &mean))
+                            continue;
+                        double dec_chip_s = (double)n * (double)L * mean.step_s / (double)lo;
+                        struct ic_opt_cand c = {
+                            .hw = hw, .weights = wts[wi], .kv = kvs[ki], .compute = comp,
+                            .prefill_chips = pf_chips, .decode_chips = n, .batch = lo,
+                            .ttft_s = pf_ttft, .tpot_s = end.step_s,
+                            .tokens_s_chip = mean.tokens_s_chip,
+                            .prefill_share = pf_chip_s / (pf_chip_s + dec_chip_s),
+                            .usd_per_mtok = hw->usd_per_chip_hour / 3600.0 *
+                                            (pf_chip_s + dec_chip_s) / (double)L * 1e6,
+                        };
+                        ok++;
+                        /* a type that changes nothing here (fp8 and int8 of the
+                         * same width and peak) repeats a kept row: skip it */
+                        bool dup = false;
+                        for (size_t i = 0; i < kept && !dup; i++)
+                            dup = out[i].hw == hw && out[i].decode_chips == n &&
+                                  out[i].prefill_chips == pf_chips && out[i].batch == lo &&
+                                  out[i].usd_per_mtok == c.usd_per_mtok;
+                        if (dup)
+                            continue;
+                        if (kept < cap) {
+                            out[kept++] = c;
+                            qsort(out, kept, sizeof *out, cand_cmp);
+                        } else if (cap && c.usd_per_mtok < out[cap - 1].usd_per_mtok) {
+                            out[cap - 1] = c;
+                            qsort(out, kept, sizeof *out, cand_cmp);
+                        }
+                    }
+                }
+    }
+    if (fb.failed) {
+        free(fb.v);
+        return ic_err_set(err, IC_ENOMEM, NULL, 0, 0, "out of memory");
+    }
+    if (frontier) {
+        *frontier = fb.v;
+        *n_frontier = fb.n;
+    } else {
+        free(fb.v);
+    }
+    *n_ok = ok;
+    return IC_OK;
+}

@@ -1,0 +1,238 @@
+/* ic_serving: the serving questions past one decode step (DESIGN.md, issue
+ * 6): prefill and time to first token, chunked prefill riding on decode
+ * steps, speculative decoding, prefix caching, prefill/decode
+ * disaggregation, cost, best-of-N and the SLO search.
+ *
+ * Everything here is the ideal arithmetic of ic_decode (spec-sheet peaks),
+ * with prefill's compute derated by an explicit MFU. Functions are pure: no
+ * I/O, no allocation except where stated, errors through ic_err. */
+#ifndef IC_SERVING_H
+#define IC_SERVING_H
+
+#include "ic_decode.h"
+#include "ic_err.h"
+#include "ic_hw.h"
+#include "ic_model.h"
+
+#include <gsl/gsl_rng.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* ---- prefill ----------------------------------------------------------- */
+
+/* How attention runs in prefill. Fused (FlashAttention): scores stay on
+ * chip, HBM sees Q, K, V read and O written once, and causal masking skips
+ * the masked half. Unfused (the textbook kernel sequence): S = QK^T is
+ * written to HBM, softmax reads S and writes P, AV reads P: 4 passes over a
+ * T x (P+T) matrix per head per layer in the activation type, and the full
+ * matrix products are computed before the mask is applied. */
+enum ic_attn_impl { IC_ATTN_FLASH, IC_ATTN_UNFUSED, IC_ATTN_COUNT };
+const char *ic_attn_impl_name(enum ic_attn_impl a);
+
+#define IC_PREFILL_MFU 0.4
+#define IC_PREFILL_MAX_TOKENS (UINT64_C(1) << 24) /* prompt x prompts per prefill */
+
+struct ic_prefill_cfg {
+    uint64_t chips;          /* N: one tensor-parallel replica */
+    uint64_t prompt;         /* T: new prompt tokens per sequence */
+    uint64_t prompts;        /* sequences prefilled together (>= 1) */
+    uint64_t prefix;         /* tokens already cached ahead of the prompt (0) */
+    enum ic_dtype weights, kv, compute;
+    double mfu;              /* 0: the hw entry's measured figure, else 0.4 */
+    double queue_s;          /* waiting before the prefill starts */
+    enum ic_attn_impl attn;
+    enum ic_comm_mode comm;
+};
+
+struct ic_prefill_cfg ic_prefill_defaults(void);
+
+enum ic_prefill_bound { IC_PF_COMPUTE, IC_PF_MEMORY, IC_PF_COMM, IC_PF_COUNT };
+const char *ic_prefill_bound_name(enum ic_prefill_bound b);
+
+struct ic_prefill {
+    struct ic_prefill_cfg cfg;
+    double mfu;              /* the MFU used */
+    bool mfu_measured;       /* from the hw entry's measured matmul rate */
+    double linear_flops;     /* 2 * P_act * T * prompts */
+    double attn_flops;       /* QK^T and AV, causal unless unfused */
+    double flops;            /* their sum, all chips */
+    double compute_s;        /* flops / (N * C * mfu) */
+    double weight_bytes;     /* weights read once (MoE: the experts the tokens touch) */
+    double attn_hbm_bytes;   /* attention's HBM traffic, all chips */
+    double kv_write_bytes;   /* the new tokens' KV written to the cache */
+    double memory_s;         /* what this chip reads and writes / W */
+    double comm_s;           /* 2 all-reduces of the activations per layer */
+    double prefill_s;        /* max(compute, memory), with comm as in decode */
+    double ttft_s;           /* queue + prefill */
+    double tokens_s;         /* prompt tokens per second */
+    double usd_per_mtok;     /* dollars per million prompt tokens */
+    enum ic_prefill_bound bound;
+};
+
+/* Prefill of cfg->prompts prompts of T tokens each on N chips. Fails with
+ * IC_EINVAL on zero chips or prompt, an MFU outside (0, 1], more than
+ * IC_PREFILL_MAX_TOKENS tokens, a compute type the chip lacks. */
+int ic_prefill(const struct ic_model_stats *m, const struct ic_hw *hw,
+               const struct ic_prefill_cfg *cfg, struct ic_prefill *out, struct ic_err *err);
+
+/* Chunked prefill: a prompt of T tokens split into chunks of c tokens, each
+ * riding on one decode step of a running batch (dec: chips, batch, context,
+ * types). A step with a chunk reads the weights once for both; it adds the
+ * chunk's linear and attention FLOPs (at the prefill MFU, it is prefill
+ * work), the read of the prompt's KV cached so far, and the chunk's tokens
+ * to the collectives. */
+struct ic_chunked {
+    double decode_s;         /* the decode step alone */
+    double chunk_step_s;     /* mean step with a chunk */
+    double max_step_s;       /* the slowest (the last full chunk, longest prefix) */
+    uint64_t steps;          /* ceil(T / c) */
+    double ttft_s;           /* queue + the steps' sum */
+    double prefill_alone_s;  /* the same prompt prefilled by itself */
+    double slowdown;         /* chunk_step_s / decode_s - 1: what decoding pays */
+};
+
+int ic_chunked(const struct ic_model_stats *m, const struct ic_hw *hw,
+               const struct ic_decode_cfg *dec, const struct ic_prefill_cfg *pf,
+               uint64_t chunk, struct ic_chunked *out, struct ic_err *err);
+
+/* ---- speculative decoding --------------------------------------------- */
+
+/* Expected tokens per verification with per-token acceptance a (0 <= a <= 1)
+ * and k drafted tokens: 1 + a + ... + a^k = (1 - a^(k+1)) / (1 - a). */
+double ic_spec_tokens(double a, uint64_t k);
+
+/* Speedup over plain decoding with draft/target step cost ratio c: the
+ * expected tokens over the cost of k draft steps and one verification,
+ * tokens / (k * c + 1). */
+double ic_spec_speedup(double a, uint64_t k, double c);
+
+/* The k in 1 .. kmax with the largest speedup (the smallest such k on a
+ * tie); its speedup in *speedup. */
+uint64_t ic_spec_best_k(double a, double c, uint64_t kmax, double *speedup);
+
+/* Acceptance rate of a draft distribution q for a target p over n tokens:
+ * a = sum of min(p_i, q_i). Both must be non-negative, finite and sum to 1
+ * within 1e-6; else IC_EINVAL naming `which` entry is wrong. */
+int ic_spec_accept(const double *p, const double *q, size_t n, double *a, struct ic_err *err);
+
+/* One token by the speculative sampling rule: x ~ q; accepted with
+ * probability min(1, p_x / q_x); else a token from the residual
+ * max(0, p - q) renormalised. The output is distributed exactly as p.
+ * *accepted (may be NULL) says which branch produced it. */
+size_t ic_spec_sample(gsl_rng *r, const double *p, const double *q, size_t n, bool *accepted);
+
+/* Costed speculative decoding with a draft model on the same chips: the
+ * draft decodes k steps one token at a time; the target verifies k + 1
+ * tokens per sequence in one step (weights and KV read once, linear and
+ * attention FLOPs and collectives k + 1 times). */
+struct ic_spec_costed {
+    uint64_t k;
+    double draft_s;          /* one draft step */
+    double target_s;         /* one plain target step */
+    double verify_s;         /* the target step over k + 1 tokens */
+    double cost_ratio;       /* draft_s / target_s */
+    double tokens;           /* expected tokens per round */
+    double round_s;          /* k * draft_s + verify_s */
+    double speedup;          /* tokens * target_s / round_s */
+    double tokens_s;         /* batch * tokens / round_s */
+};
+
+int ic_spec_costed(const struct ic_model_stats *target, const struct ic_model_stats *draft,
+                   const struct ic_hw *hw, const struct ic_decode_cfg *cfg, double a,
+                   uint64_t k, struct ic_spec_costed *out, struct ic_err *err);
+
+/* ---- prefix caching ---------------------------------------------------- */
+
+struct ic_prefix_cfg {
+    struct ic_prefill_cfg pf; /* pf.prompt: the whole prompt T, prefix included */
+    uint64_t prefix;          /* P: shared prefix tokens (P < T) */
+    double hit_rate;          /* share of requests whose prefix is cached */
+    uint64_t n_prefixes;      /* distinct prefixes kept (>= 1) */
+};
+
+struct ic_prefix {
+    double full_flops, hit_flops;   /* prefill of T; of T - P after a cached P */
+    double full_s, hit_s;           /* their TTFT (with the queue) */
+    double expected_s;              /* hit_rate * hit + (1 - hit_rate) * full */
+    double flops_saved;             /* expected share of prefill FLOPs saved */
+    double ttft_saved_s;            /* full_s - expected_s */
+    double held_bytes;              /* KV of n_prefixes prefixes, all chips */
+    double held_per_chip_bytes;
+    double host_read_s;             /* one prefix's KV back over the host links */
+    double recompute_s;             /* prefilling the prefix instead */
+};
+
+int ic_prefix(const struct ic_model_stats *m, const struct ic_hw *hw,
+              const struct ic_prefix_cfg *cfg, struct ic_prefix *out, struct ic_err *err);
+
+/* ---- disaggregation ---------------------------------------------------- */
+
+struct ic_disagg {
+    double prefill_s;        /* one prefill batch on a prefill server */
+    double prefill_seq_s;    /* sequences a prefill server produces per second */
+    double decode_step_s;    /* decode step at batch B, context T + L/2 */
+    double decode_seq_s;     /* sequences a decode server finishes per second: B / (L * step) */
+    double ratio;            /* decode servers per prefill server that keep both busy */
+    uint64_t n_prefill, n_decode; /* smallest whole split within 10% of the ratio */
+    double tokens_s_chip;    /* output tokens per second per chip of that split */
+    double kv_bytes;         /* one sequence's KV handed from prefill to decode */
+    double kv_transfer_s;    /* over the scale-out network, chip to chip */
+};
+
+/* pf: the prefill servers (chips, prompt T, prompts per batch); dec: the
+ * decode servers (chips, batch B; context ignored); output: L tokens. */
+int ic_disagg(const struct ic_model_stats *m, const struct ic_hw *hw,
+              const struct ic_prefill_cfg *pf, const struct ic_decode_cfg *dec, uint64_t output,
+              struct ic_disagg *out, struct ic_err *err);
+
+/* ---- best-of-N --------------------------------------------------------- */
+
+/* Chance that n independent candidates include a success of probability p:
+ * 1 - (1 - p)^n. */
+double ic_bestofn(double p, uint64_t n);
+
+/* Smallest n with ic_bestofn(p, n) >= target (0 < p, target < 1), capped at
+ * 2^24. */
+uint64_t ic_bestofn_needed(double p, double target);
+
+/* ---- the SLO search ---------------------------------------------------- */
+
+struct ic_opt_req {
+    uint64_t prompt, output;      /* request shape, tokens */
+    double ttft_s, tpot_s;        /* SLOs: time to first token, time per output token */
+    double mfu;                   /* prefill MFU (0: default or measured) */
+    uint64_t max_chips;           /* largest replica tried (powers of 2 up to it) */
+};
+
+struct ic_opt_cand {
+    const struct ic_hw *hw;
+    enum ic_dtype weights, kv, compute;
+    uint64_t prefill_chips, decode_chips, batch;
+    double ttft_s, tpot_s;        /* tpot at the last output token's context */
+    double tokens_s_chip;         /* decode servers' output tokens/s per chip */
+    double prefill_share;         /* prefill chip-time over all chip-time */
+    double usd_per_mtok;          /* prefill and decode chip-time per output token */
+};
+
+/* Searches hws x replica sizes x weight / KV / compute types x batch for
+ * the lowest dollars per million output tokens meeting both SLOs. For each
+ * chip and types, prefill runs on its own servers (the cheapest replica
+ * whose TTFT meets the SLO), decode on the replica and batch that serve the
+ * most tokens per dollar within the TPOT SLO. Writes up to `cap` best
+ * candidates into out (sorted, cheapest first) and returns how many met the
+ * SLOs in *n_ok; frontier (may be NULL) receives, per chip and replica size
+ * and types, every batch's (tpot, cost) for the picture: see
+ * ic_opt_frontier. Fails only on bad requests (zero lengths, non-positive
+ * SLOs). */
+struct ic_opt_point {
+    int hw;                       /* index into hws */
+    double tpot_s, usd_per_mtok;
+};
+
+int ic_optimize(const struct ic_model_stats *m, const struct ic_hw *hws, size_t n_hw,
+                const struct ic_opt_req *req, struct ic_opt_cand *out, size_t cap,
+                size_t *n_ok, struct ic_opt_point **frontier, size_t *n_frontier,
+                struct ic_err *err);
+
+#endif

@@ -1,0 +1,625 @@
+/* The serving analyses (ic_serving and their commands): prefill and TTFT,
+ * chunked prefill, speculative decoding (with a sampling check of its
+ * accept / resample rule), prefix caching, disaggregation, best-of-N and the
+ * SLO search. Expectations are hand arithmetic, stated beside each. */
+#include "ic_cli.h"
+#include "ic_serving.h"
+#include "ic_test.h"
+
+#include <gsl/gsl_cdf.h>
+#include <gsl/gsl_rng.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* CASES.md's spec values for TPU v5e: 1.97e14 bf16 FLOP/s, 8.2e11 B/s. */
+
+START_TEST(test_prefill_70b_v5e)
+{
+    struct ic_test_pair *t = ic_test_pair("llama3-70b", "v5e");
+    struct ic_prefill_cfg c = ic_prefill_defaults();
+    c.chips = 16;
+    c.prompt = 2048;
+    c.mfu = 0.4;
+    struct ic_prefill p;
+    struct ic_err e = {0};
+    ck_assert_int_eq(ic_prefill(&t->st, &t->h, &c, &p, &e), IC_OK);
+    /* Linear: 2 x 69,503,033,344 active parameters x 2048 tokens. */
+    ck_assert_double_eq_tol(p.linear_flops, 284684424577024.0, 1);
+    /* Causal attention: 4 H d = 4 * 64 * 128 = 32768 FLOPs per (query, key)
+     * pair per layer; pairs sum_j j = 2048 * 2049 / 2 = 2,098,176; 80 layers:
+     * 32768 * 80 * 2,098,176 = 5,500,242,493,440 (DESIGN.md's ~2 L H d T^2
+     * = 5.50e12). */
+    ck_assert_double_eq_tol(p.attn_flops, 5500242493440.0, 1);
+    /* Per chip over 16: lm_head 1,050,673,152/16 + q/o 10,737,418,240/16 +
+     * k/v 1,342,177,280/8 (8 KV heads: split 8 ways only) + norms 1,318,912 +
+     * MLP 56,371,445,760/16 = 4,429,062,144 parameters.
+     * compute = 2 * 2048 * 4,429,062,144 / (1.97e14 * 0.4)
+     *         + 5.5002e12 / (16 * 1.97e14 * 0.4) = 0.230221 + 0.004362 s. */
+    ck_assert_double_le(ic_test_rel(p.compute_s, 0.234583), 1e-4);
+    /* Compute-bound: the weights (8.86 GB per chip / 8.2e11 B/s = 10.8 ms)
+     * and the collectives are far below it. */
+    ck_assert_int_eq(p.bound, IC_PF_COMPUTE);
+    ck_assert_double_le(ic_test_rel(p.prefill_s, 0.234583), 1e-4);
+    /* DESIGN.md's rule of thumb, 2 P T / (N C MFU) = 2 * 70.55e9 * 2048 /
+     * (16 * 1.97e14 * 0.4) = 0.2292 s, within 3% (it ignores attention and
+     * the replicated k/v projections). */
+    ck_assert_double_le(ic_test_rel(p.prefill_s, 0.2292), 0.03);
+    /* Queueing adds to the TTFT only. */
+    c.queue_s = 0.1;
+    struct ic_prefill q;
+    ck_assert_int_eq(ic_prefill(&t->st, &t->h, &c, &q, &e), IC_OK);
+    ck_assert_double_eq_tol(q.ttft_s, p.prefill_s + 0.1, 1e-12);
+    ck_assert_double_eq_tol(q.prefill_s, p.prefill_s, 1e-15);
+    free(t);
+}
+END_TEST
+
+START_TEST(test_prefill_unfused_and_floor)
+{
+    struct ic_test_pair *t = ic_test_pair("llama3-8b", "h100");
+    struct ic_prefill_cfg c = ic_prefill_defaults();
+    c.prompt = 8192;
+    struct ic_prefill f, u;
+    struct ic_err e = {0};
+    ck_assert_int_eq(ic_prefill(&t->st, &t->h, &c, &f, &e), IC_OK);
+    c.attn = IC_ATTN_UNFUSED;
+    ck_assert_int_eq(ic_prefill(&t->st, &t->h, &c, &u, &e), IC_OK);
+    /* Unfused: 4 passes over the 8192 x 8192 scores per head per layer in
+     * bf16, 4 * 8192^2 * 32 heads * 2 B * 32 layers = 549.8 GB more than
+     * fused. */
+    ck_assert_double_le(ic_test_rel(u.attn_hbm_bytes - f.attn_hbm_bytes,
+                                    4.0 * 8192 * 8192 * 32 * 2 * 32),
+                        1e-12);
+    /* and the whole product, 4 H d = 4 * 32 * 128 = 16384 FLOPs per pair per
+     * layer over 8192^2 pairs and 32 layers, where fused does the causal
+     * half plus the diagonal: 16384 * 32 * 8192 * 8193 / 2 */
+    ck_assert_double_eq_tol(u.attn_flops, 16384.0 * 32 * 8192 * 8192, 1);
+    ck_assert_double_eq_tol(f.attn_flops, 16384.0 * 32 * 8192 * 8193 / 2, 1);
+    ck_assert_double_gt(u.prefill_s, f.prefill_s);
+    /* A one-token prompt is never faster than one read of the weights:
+     * 15.0 GB (all but the input embedding) / 3.35e12 B/s = 4.48 ms. */
+    c.attn = IC_ATTN_FLASH;
+    c.prompt = 1;
+    ck_assert_int_eq(ic_prefill(&t->st, &t->h, &c, &f, &e), IC_OK);
+    ck_assert_int_eq(f.bound, IC_PF_MEMORY);
+    double w = (double)(t->st.params_total - t->st.group_params[IC_PG_EMBED]) * 2 / 3.35e12;
+    ck_assert_double_ge(f.prefill_s, w);
+    ck_assert_double_le(ic_test_rel(f.prefill_s, w), 0.01);
+    free(t);
+}
+END_TEST
+
+START_TEST(test_prefill_measured_mfu)
+{
+    /* The fixture's chip peaks at 200 GFLOP/s fp32 and its benched matmul
+     * reaches 100 GFLOP/s: without --mfu the prefill runs at 0.5. */
+    struct ic_test_pair *t = ic_test_pair("llama3-8b", IC_TEST_DIR "/fixtures/measured-cpu.yaml");
+    struct ic_prefill_cfg c = ic_prefill_defaults();
+    c.weights = c.kv = c.compute = IC_DT_FP32;
+    struct ic_prefill p;
+    struct ic_err e = {0};
+    ck_assert_int_eq(ic_prefill(&t->st, &t->h, &c, &p, &e), IC_OK);
+    ck_assert(p.mfu_measured);
+    ck_assert_double_eq_tol(p.mfu, 0.5, 1e-12);
+    c.mfu = 0.25; /* an explicit figure wins */
+    ck_assert_int_eq(ic_prefill(&t->st, &t->h, &c, &p, &e), IC_OK);
+    ck_assert(!p.mfu_measured);
+    ck_assert_double_eq(p.mfu, 0.25);
+    free(t);
+}
+END_TEST
+
+START_TEST(test_prefill_bad_input)
+{
+    struct ic_test_pair *t = ic_test_pair("llama3-8b", "v5e");
+    struct ic_prefill_cfg c = ic_prefill_defaults();
+    struct ic_prefill p;
+    memset(&p, 0x5a, sizeof p);
+    struct ic_prefill before = p;
+    struct ic_err e = {0};
+    c.mfu = 1.5;
+    ck_assert_int_eq(ic_prefill(&t->st, &t->h, &c, &p, &e), IC_EINVAL);
+    ck_assert_ptr_nonnull(strstr(e.msg, "MFU 1.5 is outside 0 to 1"));
+    c.mfu = NAN;
+    ck_assert_int_eq(ic_prefill(&t->st, &t->h, &c, &p, &e), IC_EINVAL);
+    c.mfu = 0.4;
+    c.prompt = 0;
+    ck_assert_int_eq(ic_prefill(&t->st, &t->h, &c, &p, &e), IC_EINVAL);
+    c.prompt = 1u << 20;
+    c.prompts = 64; /* 2^26 tokens in one prefill */
+    ck_assert_int_eq(ic_prefill(&t->st, &t->h, &c, &p, &e), IC_EINVAL);
+    ck_assert_ptr_nonnull(strstr(e.msg, "more than 2^24 tokens"));
+    c.prompts = 1;
+    c.compute = IC_DT_FP8; /* v5e lists no fp8 */
+    ck_assert_int_eq(ic_prefill(&t->st, &t->h, &c, &p, &e), IC_EINVAL);
+    ck_assert_ptr_nonnull(strstr(e.msg, "has no fp8 compute"));
+    ck_assert_mem_eq(&p, &before, sizeof p); /* untouched on failure */
+    free(t);
+}
+END_TEST
+
+START_TEST(test_chunked)
+{
+    struct ic_test_pair *t = ic_test_pair("llama3-70b", "v5e");
+    struct ic_decode_cfg d = ic_decode_defaults();
+    d.chips = 16;
+    d.batch = 32;
+    d.context = 8192;
+    d.weights = d.kv = IC_DT_INT8;
+    struct ic_prefill_cfg pf = ic_prefill_defaults();
+    pf.chips = 16;
+    pf.prompt = 8192;
+    pf.weights = pf.kv = IC_DT_INT8;
+    pf.mfu = 0.4;
+    struct ic_chunked c;
+    struct ic_err e = {0};
+    ck_assert_int_eq(ic_chunked(&t->st, &t->h, &d, &pf, 512, &c, &e), IC_OK);
+    ck_assert_uint_eq(c.steps, 16); /* 8192 / 512 */
+    /* the decode step alone is CASES.md's 8.6 ms */
+    ck_assert_double_le(ic_test_rel(c.decode_s, 8.6e-3), 0.05);
+    /* A chunk adds 512 tokens of linear work at 40% MFU on top of the
+     * batch's 32 at peak: 2 * 4,429,062,144 params/chip * 512 / (1.97e14 *
+     * 0.4) = 57.5 ms more compute, so every step with a chunk is compute-
+     * bound and over 57.5 ms; the prompt's own attention (its cache grows
+     * to 8192 tokens) makes the last one the slowest. */
+    ck_assert_double_gt(c.chunk_step_s, 57.5e-3);
+    ck_assert_double_ge(c.max_step_s, c.chunk_step_s);
+    /* Each chunk re-reads the weights and carries the decode batch: chunked,
+     * the prompt is never done sooner than prefilled alone. */
+    ck_assert_double_ge(c.ttft_s, c.prefill_alone_s);
+    ck_assert_double_gt(c.slowdown, 5); /* the batch's steps are 7x longer */
+    /* one chunk holding the whole prompt: one step */
+    ck_assert_int_eq(ic_chunked(&t->st, &t->h, &d, &pf, 10000, &c, &e), IC_OK);
+    ck_assert_uint_eq(c.steps, 1);
+    ck_assert_int_eq(ic_chunked(&t->st, &t->h, &d, &pf, 0, &c, &e), IC_EINVAL);
+    free(t);
+}
+END_TEST
+
+START_TEST(test_spec_formulas)
+{
+    /* (1 - 0.8^5) / 0.2 = (1 - 0.32768) / 0.2 = 3.3616 tokens for k = 4 */
+    ck_assert_double_eq_tol(ic_spec_tokens(0.8, 4), 3.3616, 1e-12);
+    /* cost ratio 0.05: 3.3616 / (4 * 0.05 + 1) = 2.801333 */
+    ck_assert_double_eq_tol(ic_spec_speedup(0.8, 4, 0.05), 3.3616 / 1.2, 1e-12);
+    /* a = 1 accepts all k + 1; a = 0 only the target's own token */
+    ck_assert_double_eq(ic_spec_tokens(1.0, 7), 8.0);
+    ck_assert_double_eq(ic_spec_tokens(0.0, 7), 1.0);
+    /* near 1 the closed form must not lose digits: sum of 0.999999^i,
+     * i = 0..4, = 5 - 1e-6 * (0+1+2+3+4) + O(1e-12) */
+    ck_assert_double_eq_tol(ic_spec_tokens(0.999999, 4), 5 - 10e-6, 1e-10);
+    /* Best k for a = 0.8, c = 0.05: the speedups for k = 7, 8, 9 are
+     * (1 - 0.8^8)/0.2/1.35 = 3.0793, (1 - 0.8^9)/0.2/1.40 = 3.0921,
+     * (1 - 0.8^10)/0.2/1.45 = 3.0779: k = 8. */
+    double s;
+    ck_assert_uint_eq(ic_spec_best_k(0.8, 0.05, 64, &s), 8);
+    ck_assert_double_eq_tol(s, (1 - pow(0.8, 9)) / 0.2 / 1.4, 1e-12);
+    /* A draft as costly as the target never pays: best k = 1, speedup
+     * (1 + a) / 2 < 1. */
+    ck_assert_uint_eq(ic_spec_best_k(0.5, 1.0, 64, &s), 1);
+    ck_assert_double_eq_tol(s, 0.75, 1e-12);
+}
+END_TEST
+
+START_TEST(test_spec_accept)
+{
+    const double p[] = {0.5, 0.3, 0.2}, q[] = {0.2, 0.3, 0.5};
+    double a;
+    struct ic_err e = {0};
+    ck_assert_int_eq(ic_spec_accept(p, q, 3, &a, &e), IC_OK);
+    ck_assert_double_eq_tol(a, 0.2 + 0.3 + 0.2, 1e-15);
+    ck_assert_int_eq(ic_spec_accept(p, p, 3, &a, &e), IC_OK);
+    ck_assert_double_eq_tol(a, 1.0, 1e-15);
+    const double bad[] = {0.5, 0.3, 0.3}, neg[] = {1.2, -0.2, 0};
+    ck_assert_int_eq(ic_spec_accept(p, bad, 3, &a, &e), IC_EINVAL);
+    ck_assert_ptr_nonnull(strstr(e.msg, "the draft distribution sums to 1.1"));
+    ck_assert_int_eq(ic_spec_accept(neg, q, 3, &a, &e), IC_EINVAL);
+    ck_assert_ptr_nonnull(strstr(e.msg, "entry 2 is -0.2"));
+}
+END_TEST
+
+/* Pearson's statistic of observed counts against n * p over k cells. */
+static double chi2(const unsigned *obs, const double *p, size_t k, double n)
+{
+    double x = 0;
+    for (size_t i = 0; i < k; i++) {
+        double ex = n * p[i];
+        x += (obs[i] - ex) * (obs[i] - ex) / ex;
+    }
+    return x;
+}
+
+START_TEST(test_spec_sampling_is_exact)
+{
+    /* The accept / residual-resample rule turns draws from q into draws
+     * from p. 200,000 samples, 6 tokens, 5 degrees of freedom: the
+     * chi-square p-value must not be tiny (1e-4: a false alarm once in
+     * 10,000 seeds; this seed is fixed). */
+    const double p[] = {0.30, 0.25, 0.20, 0.12, 0.08, 0.05};
+    const double q[] = {0.05, 0.10, 0.15, 0.20, 0.25, 0.25};
+    enum { K = 6, N = 200000 };
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 20261129);
+    unsigned obs[K] = {0}, raw[K] = {0}, accepted = 0;
+    for (int i = 0; i < N; i++) {
+        bool acc;
+        obs[ic_spec_sample(r, p, q, K, &acc)]++;
+        accepted += acc;
+        /* the draft's own proposal, for the test's power below */
+        double u = gsl_rng_uniform(r), c = 0;
+        size_t x = 0;
+        for (x = 0; x < K - 1; x++) {
+            c += q[x];
+            if (u < c)
+                break;
+        }
+        raw[x]++;
+    }
+    gsl_rng_free(r);
+    double stat = chi2(obs, p, K, N);
+    ck_assert_msg(gsl_cdf_chisq_Q(stat, K - 1) > 1e-4, "chi-square %g: not distributed as p",
+                  stat);
+    /* the same test rejects the uncorrected draft outright */
+    ck_assert_double_lt(gsl_cdf_chisq_Q(chi2(raw, p, K, N), K - 1), 1e-12);
+    /* and the acceptance rate is sum min(p, q) = 0.05 + 0.10 + 0.15 + 0.12 +
+     * 0.08 + 0.05 = 0.55, within 5 standard errors (sqrt(.55 .45 / N)) */
+    double a = (double)accepted / N;
+    ck_assert_double_le(fabs(a - 0.55), 5 * sqrt(0.55 * 0.45 / N));
+}
+END_TEST
+
+START_TEST(test_spec_costed)
+{
+    struct ic_test_pair *t = ic_test_pair("llama3-70b", "h100");
+    struct ic_test_pair *d = ic_test_pair("llama3-8b", "h100");
+    struct ic_decode_cfg c = ic_decode_defaults();
+    c.chips = 8;
+    c.batch = 4;
+    struct ic_spec_costed s;
+    struct ic_err e = {0};
+    ck_assert_int_eq(ic_spec_costed(&t->st, &d->st, &t->h, &c, 0.8, 4, &s, &e), IC_OK);
+    struct ic_point tp = ic_test_decode("llama3-70b", "h100", c);
+    struct ic_point dp = ic_test_decode("llama3-8b", "h100", c);
+    /* At batch 4 the verify step over 5 tokens per sequence is still bound
+     * by the weight read: it costs exactly one target step. */
+    ck_assert_double_eq_tol(s.verify_s, tp.step_s, 1e-15);
+    ck_assert_double_eq_tol(s.cost_ratio, dp.step_s / tp.step_s, 1e-15);
+    /* speedup = 3.3616 * T / (4 D + T) with T, D the two steps */
+    ck_assert_double_eq_tol(s.speedup, 3.3616 * tp.step_s / (4 * dp.step_s + tp.step_s), 1e-9);
+    /* At batch 512 the target is compute-bound and verifying 5 tokens costs
+     * ~5x: speculation stops paying. */
+    c.batch = 512;
+    ck_assert_int_eq(ic_spec_costed(&t->st, &d->st, &t->h, &c, 0.8, 4, &s, &e), IC_OK);
+    ck_assert_double_lt(s.speedup, 1);
+    ck_assert_int_eq(ic_spec_costed(&t->st, &d->st, &t->h, &c, 1.2, 4, &s, &e), IC_EINVAL);
+    ck_assert_int_eq(ic_spec_costed(&t->st, &d->st, &t->h, &c, 0.8, 0, &s, &e), IC_EINVAL);
+    free(t);
+    free(d);
+}
+END_TEST
+
+START_TEST(test_prefix)
+{
+    struct ic_test_pair *t = ic_test_pair("llama3-8b", "h100");
+    struct ic_prefix_cfg c = {ic_prefill_defaults(), 3000, 0.9, 4};
+    c.pf.prompt = 4096;
+    c.pf.mfu = 0.4;
+    struct ic_prefix x;
+    struct ic_err e = {0};
+    ck_assert_int_eq(ic_prefix(&t->st, &t->h, &c, &x, &e), IC_OK);
+    /* A hit prefills 1096 tokens attending to all before them:
+     * linear 2 * 7,504,924,672 * 1096; attention 4 H d = 16384 per pair per
+     * layer, 32 layers, sum_{j=3001}^{4096} j = (3001 + 4096) * 1096 / 2. */
+    ck_assert_uint_eq(t->st.params_active, 7504924672);
+    double lin = 2.0 * 7504924672.0 * 1096;
+    double att = 16384.0 * 32 * (3001.0 + 4096) * 1096 / 2;
+    ck_assert_double_le(ic_test_rel(x.hit_flops, lin + att), 1e-12);
+    /* the expected share saved: 0.9 * (full - hit) / full */
+    ck_assert_double_le(ic_test_rel(x.flops_saved, 0.9 * (x.full_flops - x.hit_flops) /
+                                                       x.full_flops),
+                        1e-12);
+    /* Four prefixes of 3000 tokens at 131,072 B/token = 1,572,864,000 B;
+     * one back over PCIe (h100's host link) at its one-way figure. */
+    ck_assert_double_eq_tol(x.held_bytes, 4.0 * 3000 * 131072, 1);
+    ck_assert_double_le(ic_test_rel(x.host_read_s, 3000.0 * 131072 / t->h.host_B_s), 1e-12);
+    ck_assert_double_gt(x.ttft_saved_s, 0);
+    c.prefix = 4096; /* the whole prompt: nothing left to prefill */
+    ck_assert_int_eq(ic_prefix(&t->st, &t->h, &c, &x, &e), IC_EINVAL);
+    c.prefix = 3000;
+    c.hit_rate = -0.1;
+    ck_assert_int_eq(ic_prefix(&t->st, &t->h, &c, &x, &e), IC_EINVAL);
+    free(t);
+}
+END_TEST
+
+START_TEST(test_disagg)
+{
+    struct ic_test_pair *t = ic_test_pair("llama3-70b", "h100");
+    struct ic_prefill_cfg pf = ic_prefill_defaults();
+    pf.chips = 8;
+    pf.prompt = 4096;
+    pf.mfu = 0.4;
+    struct ic_decode_cfg d = ic_decode_defaults();
+    d.chips = 8;
+    d.batch = 64;
+    struct ic_disagg x;
+    struct ic_err e = {0};
+    ck_assert_int_eq(ic_disagg(&t->st, &t->h, &pf, &d, 512, &x, &e), IC_OK);
+    /* By hand, H100 at 9.89e14 FLOP/s and 3.35e12 B/s:
+     * prefill: 2 * 69.5e9 * 4096 + 32768 * 80 * 4096 * 4097 / 2 = 5.914e14
+     *   FLOPs / (8 * 9.89e14 * 0.4) = 0.1869 s: 5.35 prompts/s per server;
+     * decode at context 4096 + 256: weights 141.1e9 B / (8 * 3.35e12) =
+     *   5.26 ms, KV 64 * 4352 * 327,680 B / (8 * 3.35e12) = 3.40 ms,
+     *   step 8.67 ms: 64 / (512 * 8.67 ms) = 14.4 sequences/s per server;
+     * ratio 5.35 / 14.4 = 0.371 decode servers per prefill server. */
+    ck_assert_double_le(ic_test_rel(x.prefill_seq_s, 5.35), 0.03);
+    ck_assert_double_le(ic_test_rel(x.decode_seq_s, 14.4), 0.03);
+    ck_assert_double_le(ic_test_rel(x.ratio, 0.371), 0.03);
+    /* 3 prefill servers per decode server is within 10% of 1 / 0.371 */
+    ck_assert_uint_eq(x.n_prefill, 3);
+    ck_assert_uint_eq(x.n_decode, 1);
+    ck_assert_int_eq(ic_disagg(&t->st, &t->h, &pf, &d, 0, &x, &e), IC_EINVAL);
+    free(t);
+}
+END_TEST
+
+START_TEST(test_bestofn)
+{
+    /* 1 - 0.8^11 = 0.914101; 0.8^10 = 0.107 > 0.1, so 11 reach 90% */
+    ck_assert_double_eq_tol(ic_bestofn(0.2, 11), 1 - pow(0.8, 11), 1e-15);
+    ck_assert_uint_eq(ic_bestofn_needed(0.2, 0.9), 11);
+    ck_assert_uint_eq(ic_bestofn_needed(0.5, 0.5), 1);
+    /* 0.99 with p = 0.01: ln 0.01 / ln 0.99 = 458.2 -> 459 */
+    ck_assert_uint_eq(ic_bestofn_needed(0.01, 0.99), 459);
+    ck_assert_double_eq(ic_bestofn(0.3, 0), 0);
+}
+END_TEST
+
+START_TEST(test_optimize)
+{
+    struct ic_model m;
+    struct ic_model_stats st;
+    ic_test_model("llama3-8b", &m, &st);
+    struct ic_hw *hws = malloc(2 * sizeof *hws);
+    ic_test_hw("h100", &hws[0]);
+    ic_test_hw("l4", &hws[1]);
+    struct ic_opt_req req = {2048, 256, 1.0, 0.030, 0.4, 8};
+    struct ic_opt_cand top[5];
+    size_t n_ok = 0, n_fr = 0;
+    struct ic_opt_point *fr = NULL;
+    struct ic_err e = {0};
+    ck_assert_int_eq(ic_optimize(&st, hws, 2, &req, top, 5, &n_ok, &fr, &n_fr, &e), IC_OK);
+    ck_assert_uint_gt(n_ok, 0);
+    ck_assert_uint_gt(n_fr, 0);
+    free(fr);
+    /* sorted, every one meeting both SLOs, each price a recomputation of
+     * its own chip-time: price * (prefill chip-s + decode chip-s) / L */
+    size_t shown = n_ok < 5 ? n_ok : 5;
+    for (size_t i = 0; i < shown; i++) {
+        ck_assert_double_le(top[i].ttft_s, 1.0);
+        ck_assert_double_le(top[i].tpot_s, 0.030);
+        if (i)
+            ck_assert_double_ge(top[i].usd_per_mtok, top[i - 1].usd_per_mtok);
+        struct ic_decode_cfg d = ic_decode_defaults();
+        d.chips = top[i].decode_chips;
+        d.batch = top[i].batch;
+        d.context = 2048 + 256;
+        d.weights = top[i].weights;
+        d.kv = top[i].kv;
+        d.compute = top[i].compute;
+        struct ic_point p;
+        ck_assert_int_eq(ic_decode(&st, top[i].hw, &d, &p, &e), IC_OK);
+        ck_assert_double_le(ic_test_rel(p.step_s, top[i].tpot_s), 1e-12);
+        /* one more sequence would break the TPOT or not fit */
+        d.batch++;
+        ck_assert(ic_decode(&st, top[i].hw, &d, &p, &e) != IC_OK || p.step_s > 0.030 ||
+                  !p.fits);
+    }
+    /* SLOs nobody meets: no result, not an error */
+    req.tpot_s = 1e-6;
+    ck_assert_int_eq(ic_optimize(&st, hws, 2, &req, top, 5, &n_ok, NULL, NULL, &e), IC_OK);
+    ck_assert_uint_eq(n_ok, 0);
+    req.tpot_s = 0;
+    ck_assert_int_eq(ic_optimize(&st, hws, 2, &req, top, 5, &n_ok, NULL, NULL, &e), IC_EINVAL);
+    free(hws);
+}
+END_TEST
+
+/* ---- the commands ------------------------------------------------------- */
+
+static char out_buf[1 << 18], err_buf[1 << 14];
+
+static int run(const char *first, ...)
+{
+    char *argv[64];
+    int argc = 0;
+    argv[argc++] = (char *)"infcalc";
+    va_list ap;
+    va_start(ap, first);
+    for (const char *a = first; a && argc < 63; a = va_arg(ap, const char *))
+        argv[argc++] = (char *)a;
+    va_end(ap);
+    argv[argc] = NULL;
+    FILE *o = tmpfile(), *e = tmpfile();
+    ck_assert(o && e);
+    int rc = ic_cli_run(argc, argv, o, e);
+    rewind(o);
+    rewind(e);
+    out_buf[fread(out_buf, 1, sizeof out_buf - 1, o)] = '\0';
+    err_buf[fread(err_buf, 1, sizeof err_buf - 1, e)] = '\0';
+    fclose(o);
+    fclose(e);
+    return rc;
+}
+
+#define HAS(buf, s) ck_assert_msg(strstr(buf, s), "lacks '%s':\n%s", s, buf)
+
+START_TEST(test_commands_help)
+{
+    static const char *const cmds[] = {"prefill", "specdec", "moe", "batching", "prefix",
+                                       "disagg", "cost", "optimize", "bestofn"};
+    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
+        ck_assert_int_eq(run(cmds[i], "--help", NULL), 0);
+        char want[64];
+        snprintf(want, sizeof want, "usage: infcalc %s", cmds[i]);
+        HAS(out_buf, want);
+        ck_assert_int_eq(run("help", cmds[i], NULL), 0);
+        HAS(out_buf, want);
+    }
+    ck_assert_int_eq(run("--help", NULL), 0);
+    HAS(out_buf, "optimize");
+}
+END_TEST
+
+START_TEST(test_commands_json)
+{
+    ck_assert_int_eq(run("prefill", "--model", "llama3-70b", "--hw", "v5e", "--chips", "16",
+                         "--prompt", "2048", "--mfu", "0.4", "--attention", "flash",
+                         "--format", "json", NULL),
+                     0);
+    HAS(out_buf, "\"ttft_s\": 0.2345");
+    HAS(out_buf, "\"bound\": \"compute\"");
+    ck_assert_int_eq(run("specdec", "--accept", "0.8", "--cost-ratio", "0.05", "--k", "4",
+                         "--format", "json", NULL),
+                     0);
+    HAS(out_buf, "\"expected_tokens\": 3.3616");
+    ck_assert_int_eq(run("specdec", "--p", "0.5,0.3,0.2", "--q", "0.2,0.3,0.5", "--cost-ratio",
+                         "0", "--k", "1", "--format", "csv", NULL),
+                     0);
+    /* a = 0.7: 1 + 0.7 tokens for free; with a free draft the best k is 64 */
+    HAS(out_buf, "1,0.7,1.7,0,1.7,false");
+    ck_assert_int_eq(run("bestofn", "--success", "0.2", "--target", "0.9", "--format", "json",
+                         NULL),
+                     0);
+    HAS(out_buf, "\"n\": 11");
+    ck_assert_int_eq(run("disagg", "--model", "llama3-70b", "--hw", "h100", "--chips", "8",
+                         "--batch", "64", "--prompt", "4096", "--output", "512", "--format",
+                         "json", NULL),
+                     0);
+    HAS(out_buf, "\"n_prefill\": 3");
+    ck_assert_int_eq(run("cost", "--model", "llama3-70b", "--hw", "v5e", "--chips", "16",
+                         "--batch", "32", "--context", "8192", "--weights", "int8", "--kv",
+                         "int8", "--format", "csv", NULL),
+                     0);
+    HAS(out_buf, "usd_per_million_output_tokens");
+    for (const char *c = "moe"; c; c = NULL) {
+        ck_assert_int_eq(run(c, "--model", "deepseek-v3", "--hw", "h200", "--chips", "8",
+                             "--format", "json", NULL),
+                         0);
+        HAS(out_buf, "\"compute_bound_batch\"");
+    }
+    ck_assert_int_eq(run("batching", "--model", "llama3-8b", "--hw", "h100", "--batch", "64",
+                         "--format", "json", NULL),
+                     0);
+    HAS(out_buf, "\"paged_max_batch\"");
+    ck_assert_int_eq(run("prefix", "--model", "llama3-8b", "--hw", "h100", "--prompt", "4096",
+                         "--prefix", "3000", "--format", "json", NULL),
+                     0);
+    HAS(out_buf, "\"ttft_saved_s\"");
+    ck_assert_int_eq(run("optimize", "--model", "llama3-8b", "--hw", "h100,l4", "--ttft", "1s",
+                         "--tpot", "30ms", "--top", "3", NULL),
+                     0);
+    HAS(out_buf, "configurations meet the SLOs");
+}
+END_TEST
+
+START_TEST(test_commands_bad_input)
+{
+    ck_assert_int_eq(run("specdec", "--accept", "1.5", "--cost-ratio", "0.1", NULL), 2);
+    HAS(err_buf, "--accept: 1.5 is out of range; expected 0 to 1");
+    ck_assert_int_eq(run("specdec", "--accept", "0.5", "--cost-ratio", "0.1", "--k", "0", NULL),
+                     2);
+    HAS(err_buf, "--k: 0 is out of range");
+    ck_assert_int_eq(run("specdec", "--accept", "0.5x", "--cost-ratio", "0.1", NULL), 2);
+    HAS(err_buf, "--accept: '0.5x' is not a number");
+    ck_assert_int_eq(run("specdec", "--p", "0.5,0.5", "--q", "0.2,0.3,0.5", "--cost-ratio", "0",
+                         NULL),
+                     2);
+    HAS(err_buf, "--p has 2 probabilities and --q 3");
+    ck_assert_int_eq(run("specdec", "--accept", "0.5", NULL), 2);
+    HAS(err_buf, "--cost-ratio C or --draft MODEL");
+    ck_assert_int_eq(run("prefill", "--model", "llama3-8b", "--hw", "h100", "--mfu", "0", NULL),
+                     2);
+    HAS(err_buf, "--mfu");
+    ck_assert_int_eq(run("prefill", "--model", "llama3-8b", "--hw", "h100", "--attention",
+                         "flashy", NULL),
+                     2);
+    HAS(err_buf, "expected flash or unfused");
+    ck_assert_int_eq(run("prefill", "--model", "llama3-8b", "--hw", "h100", "--queue", "5 parsecs",
+                         NULL),
+                     2);
+    HAS(err_buf, "--queue");
+    ck_assert_int_eq(run("prefill", "--model", "llama3-8b", "--hw", "h100", "--batch", "8",
+                         NULL),
+                     2);
+    HAS(err_buf, "add --chunk C");
+    ck_assert_int_eq(run("prefix", "--model", "llama3-8b", "--hw", "h100", "--prompt", "100",
+                         "--prefix", "100", NULL),
+                     2);
+    HAS(err_buf, "expected 1 to the prompt minus 1 (99)");
+    ck_assert_int_eq(run("bestofn", "--success", "1", "--n", "4", NULL), 2);
+    HAS(err_buf, "strictly between 0 and 1");
+    ck_assert_int_eq(run("moe", "--model", "llama3-8b", "--hw", "h100", "--ep", "2", NULL), 2);
+    ck_assert_int_eq(run("batching", "--model", "llama3-8b", "--hw", "h100", "--block", "0",
+                         NULL),
+                     2);
+    HAS(err_buf, "--block: 0 is out of range");
+    ck_assert_int_eq(run("optimize", "--model", "llama3-8b", "--ttft", "1s", NULL), 2);
+    HAS(err_buf, "optimize needs --model, --ttft and --tpot");
+    ck_assert_int_eq(run("optimize", "--model", "llama3-8b", "--ttft", "1s", "--tpot", "0",
+                         NULL),
+                     2);
+    ck_assert_int_eq(run("disagg", "--model", "llama3-8b", "--hw", "h100", "--output", "0",
+                         NULL),
+                     2);
+    HAS(err_buf, "--output: 0 is out of range");
+    ck_assert_int_eq(run("disagg", "--model", "llama3-8b", "--hw", "h100", "--prefill-chips",
+                         "two", NULL),
+                     2);
+    HAS(err_buf, "--prefill-chips: 'two' is not a whole number");
+    ck_assert_int_eq(run("cost", "--model", "llama3-8b", "--hw", "h100", "--price", "0", NULL),
+                     2);
+    HAS(err_buf, "--price: 0 is out of range");
+    ck_assert_int_eq(run("cost", "--model", "llama3-8b", "--hw", "h100", "--price", "inf", NULL),
+                     2);
+    HAS(err_buf, "--price: 'inf' is not a number");
+    ck_assert_int_eq(run("moe", "--model", "deepseek-v3", "--hw", "h200", "--ep", "3", NULL), 2);
+    HAS(err_buf, "ep");
+    /* SLOs nobody meets: said, exit 0, an empty result */
+    ck_assert_int_eq(run("optimize", "--model", "llama3-70b", "--ttft", "1ms", "--tpot", "1ms",
+                         "--format", "json", NULL),
+                     0);
+    HAS(out_buf, "[\n]");
+    HAS(err_buf, "no configuration meets");
+    ck_assert_int_eq(run("prefill", "--model", "llama3-8b", "--hw", "h100", "--ep", "2", NULL),
+                     2);
+    HAS(err_buf, "option '--ep' does not apply to 'prefill'");
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("serving");
+    TCase *tc = tcase_create("serving");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, test_prefill_70b_v5e);
+    tcase_add_test(tc, test_prefill_unfused_and_floor);
+    tcase_add_test(tc, test_prefill_measured_mfu);
+    tcase_add_test(tc, test_prefill_bad_input);
+    tcase_add_test(tc, test_chunked);
+    tcase_add_test(tc, test_spec_formulas);
+    tcase_add_test(tc, test_spec_accept);
+    tcase_add_test(tc, test_spec_sampling_is_exact);
+    tcase_add_test(tc, test_spec_costed);
+    tcase_add_test(tc, test_prefix);
+    tcase_add_test(tc, test_disagg);
+    tcase_add_test(tc, test_bestofn);
+    tcase_add_test(tc, test_optimize);
+    tcase_add_test(tc, test_commands_help);
+    tcase_add_test(tc, test_commands_json);
+    tcase_add_test(tc, test_commands_bad_input);
+    suite_add_tcase(s, tc);
+    return ic_test_run(s);
+}
