@@ -10,31 +10,34 @@
 
 /* ---- output-length distribution ---- */
 
+/* Whether x lies left of the root of P(x) = target (upper false) or
+ * Q(x) = target (upper true) for Gamma(k, theta). */
+static bool left_of(double x, double k, double theta, double target, bool upper)
+{
+    return upper ? gsl_cdf_gamma_Q(x, k, theta) > target : gsl_cdf_gamma_P(x, k, theta) < target;
+}
+
 /* x with P(x) = target (upper false) or Q(x) = target (upper true) for
  * Gamma(k, theta), by bisection in ln x to a relative 1e-13. Bisection on
  * the CDF, not gsl_cdf_gamma_Pinv: the latter fails to converge for small
  * shapes and small probabilities (and GSL's default handler aborts). Targets
- * in (0, 1); returns DBL_MIN when the root underflows. */
+ * in (0, 1); returns about DBL_MIN when the root underflows. */
 static double gamma_invert(double k, double theta, double target, bool upper)
 {
-    /* below(x): x is left of the root */
-    #define BELOW(x) (upper ? gsl_cdf_gamma_Q((x), k, theta) > target \
-                            : gsl_cdf_gamma_P((x), k, theta) < target)
     double lo = k * theta, hi = k * theta; /* the mean, then widened */
-    while (BELOW(hi) && hi < DBL_MAX / 4)
+    while (left_of(hi, k, theta, target, upper) && hi < DBL_MAX / 4)
         hi *= 2;
-    while (!BELOW(lo) && lo > DBL_MIN * 4)
+    while (!left_of(lo, k, theta, target, upper) && lo > DBL_MIN * 4)
         lo /= 2;
-    if (!BELOW(lo))
+    if (!left_of(lo, k, theta, target, upper))
         return lo; /* the root is below the smallest normal double */
     for (int i = 0; i < 200 && hi / lo - 1 > 1e-13; i++) {
         double mid = sqrt(lo * hi);
-        if (BELOW(mid))
+        if (left_of(mid, k, theta, target, upper))
             lo = mid;
         else
             hi = mid;
     }
-    #undef BELOW
     return sqrt(lo * hi);
 }
 
