@@ -5,7 +5,7 @@
 # unit suites under valgrind memcheck. Exits non-zero on any failure.
 set -eu
 cd "$(dirname "$0")/.."
-sh scripts/install-deps.sh
+sh scripts/install-deps.sh --browser
 jobs=$(nproc 2>/dev/null || echo 2)
 
 [ -f build-ci/build.ninja ] || meson setup build-ci -Dwerror=true

@@ -8,6 +8,7 @@
 #include "ic_plot.h"
 #include "ic_report.h"
 #include "ic_selfcheck.h"
+#include "ic_serve.h"
 #include "ic_sweep.h"
 #include "ic_units.h"
 
@@ -39,6 +40,7 @@ static const char *const cmd_names[IC_CMD_COUNT] = {
     [IC_CMD_COST] = "cost",
     [IC_CMD_OPTIMIZE] = "optimize",
     [IC_CMD_BESTOFN] = "bestofn",
+    [IC_CMD_SERVE] = "serve",
     [IC_CMD_HELP] = "help",
 };
 _Static_assert(sizeof cmd_names / sizeof cmd_names[0] == IC_CMD_COUNT, "names");
@@ -76,6 +78,7 @@ static const struct {
     [IC_OPT_TARGET] = {"--target", true},   [IC_OPT_SHAPE] = {"--shape", true},
     [IC_OPT_RESERVE] = {"--reserve", true}, [IC_OPT_BLOCK] = {"--block", true},
     [IC_OPT_EP] = {"--ep", true},
+    [IC_OPT_PORT] = {"--port", true},       [IC_OPT_BIND] = {"--bind", true},
 };
 _Static_assert(sizeof opt_table / sizeof opt_table[0] == IC_OPT_COUNT, "options");
 
@@ -136,6 +139,7 @@ static const char usage_main[] =
     "  cost               dollars per million tokens and FLOPs per dollar\n"
     "  optimize           cheapest hardware, chips, precision and batch meeting SLOs\n"
     "  bestofn            chance that N candidates include a success, and its cost\n"
+    "  serve              the calculator in a browser: infcalc serve, then open the address\n"
     "  help [COMMAND]     this text, or a command's\n"
     "\n"
     "  --version          print the version\n"
@@ -656,7 +660,7 @@ static int cmd_decode(const struct ic_args *a, const struct ic_db *db, FILE *out
         append(sub, sizeof sub, "; ",
                k->cfg.estimate == IC_EST_EXPECTED ? "expected time from measured figures"
                                                   : "ideal bound from spec-sheet peaks");
-        struct ic_plot_set set = {t, sub, curves, n_cfg};
+        struct ic_plot_set set = {t, sub, curves, n_cfg, NULL};
         lrc = ic_plot_write(plot, axes[0] == IC_AXIS_CONTEXT ? IC_PLOT_CONTEXT : IC_PLOT_DECODE,
                             plot_w, plot_h, &set, &e);
         if (lrc) {
@@ -931,6 +935,35 @@ static int cmd_validate(const struct ic_args *a, FILE *out, FILE *errf)
     return lrc ? ic_cli_report(errf, lrc, &e) : 0;
 }
 
+static const char usage_serve[] =
+    "usage: infcalc serve [--port N] [--bind ADDR] [--db DIR]\n"
+    "\n"
+    "Serves the decode calculator as a web page (libmicrohttpd): selectors for\n"
+    "model, hardware, chips and the three types, sliders for batch and context\n"
+    "(log scale), the step-time and Pareto chart and the context chart drawn by\n"
+    "infcalc's own cairo code, and the current point's table. The address holds\n"
+    "the state: copy it to share a configuration. GET /api/decode?model=..&hw=..\n"
+    "answers the JSON of --format json; bad values get HTTP 400 with the message\n"
+    "the command line prints. Names only: nothing outside hwdb/ and modeldb/ is\n"
+    "read. Runs until Ctrl-C.\n"
+    "\n"
+    "  --port N           TCP port (default 8080; 0 picks a free one and says which)\n"
+    "  --bind ADDR        IPv4 address to listen on (default 127.0.0.1, this machine)\n"
+    "  --db DIR           folder holding hwdb/ and modeldb/\n";
+
+static int cmd_serve(const struct ic_args *a, const struct ic_db *db, FILE *out, FILE *errf)
+{
+    if (a->n_pos)
+        return ic_cli_usage(errf, "unexpected argument '%s'", a->pos[0]);
+    uint64_t port = 8080;
+    int rc;
+    if (a->val[IC_OPT_PORT] &&
+        (rc = ic_cli_u64("--port", a->val[IC_OPT_PORT], 0, 65535, &port, errf)))
+        return rc;
+    return ic_serve_run(db, a->val[IC_OPT_BIND] ? a->val[IC_OPT_BIND] : "127.0.0.1",
+                        (unsigned)port, out, errf);
+}
+
 /* Which options each command takes; any other is a usage error. */
 #define OPT(o) (UINT64_C(1) << (o))
 #define OPTS_DEC (OPT(IC_OPT_MODEL) | OPT(IC_OPT_HW) | OPT(IC_OPT_CHIPS) | OPT(IC_OPT_WEIGHTS) | \
@@ -969,6 +1002,7 @@ static const uint64_t cmd_opts[IC_CMD_COUNT] = {
                         OPT(IC_OPT_PLOT_SIZE),
     [IC_CMD_BESTOFN] = OPTS_DEC | OPT(IC_OPT_SUCCESS) | OPT(IC_OPT_N) | OPT(IC_OPT_TARGET) |
                        OPT(IC_OPT_PROMPT) | OPT(IC_OPT_OUTPUT) | OPT(IC_OPT_MFU),
+    [IC_CMD_SERVE] = OPT(IC_OPT_PORT) | OPT(IC_OPT_BIND) | OPT(IC_OPT_DB),
     [IC_CMD_HELP] = 0,
 };
 _Static_assert(IC_OPT_COUNT <= 64, "option masks are 64 bits");
@@ -981,7 +1015,7 @@ static const char *const usages[IC_CMD_COUNT] = {
     [IC_CMD_BATCHING] = ic_usage_batching, [IC_CMD_PREFIX] = ic_usage_prefix,
     [IC_CMD_DISAGG] = ic_usage_disagg,  [IC_CMD_COST] = ic_usage_cost,
     [IC_CMD_OPTIMIZE] = ic_usage_optimize, [IC_CMD_BESTOFN] = ic_usage_bestofn,
-    [IC_CMD_HELP] = NULL,
+    [IC_CMD_SERVE] = usage_serve,       [IC_CMD_HELP] = NULL,
 };
 
 typedef int (*cmd_fn)(const struct ic_args *, const struct ic_db *, FILE *, FILE *);
@@ -1036,6 +1070,7 @@ int ic_cli_run(int argc, char **argv, FILE *out, FILE *errf)
         [IC_CMD_BATCHING] = ic_cmd_batching,  [IC_CMD_PREFIX] = ic_cmd_prefix,
         [IC_CMD_DISAGG] = ic_cmd_disagg,      [IC_CMD_COST] = ic_cmd_cost,
         [IC_CMD_OPTIMIZE] = ic_cmd_optimize,  [IC_CMD_BESTOFN] = ic_cmd_bestofn,
+        [IC_CMD_SERVE] = cmd_serve,
     };
     cmd_fn f = a.cmd < IC_CMD_COUNT && fns[a.cmd] ? fns[a.cmd] : cmd_decode;
     return f(&a, &db, out, errf);

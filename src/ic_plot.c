@@ -511,6 +511,29 @@ static void time_panel(cairo_t *cr, struct ic_plot_panel *p, const struct ic_plo
             ni++;
         }
     }
+    if (set->mark) {
+        /* the current point: a line at its batch (context), a ring on the step */
+        const struct ic_point *m = set->mark;
+        double mx = by_context ? (double)m->cfg.context : (double)m->cfg.batch;
+        if (mx >= p->xmin && mx <= p->xmax) {
+            double x = ic_plot_px(p, mx), y = ic_plot_py(p, m->step_s * 1e3);
+            cairo_set_source_rgba(cr, 0, 0, 0, 0.7);
+            cairo_set_line_width(cr, 1.5);
+            cairo_move_to(cr, x, p->y0);
+            cairo_line_to(cr, x, p->y0 + p->h);
+            cairo_stroke(cr);
+            cairo_new_path(cr);
+            cairo_arc(cr, x, y, 8, 0, 2 * PI);
+            cairo_set_line_width(cr, 3);
+            cairo_stroke(cr);
+            char buf[96], ts[32];
+            snprintf(ts, sizeof ts, "%.3g ms", m->step_s * 1e3);
+            snprintf(buf, sizeof buf, "%s %llu: %s", by_context ? "context" : "batch",
+                     (unsigned long long)(by_context ? m->cfg.context : m->cfg.batch), ts);
+            font(cr, 14, true);
+            text(cr, x + 8, p->y0 + 18, 0, 0.5, buf);
+        }
+    }
     cairo_restore(cr);
     frame(cr, p, xlabel, "time per decode step (ms)");
     legend(cr, p, items, ni, false);
@@ -631,6 +654,15 @@ static void pareto_panel(cairo_t *cr, struct ic_plot_panel *p, const struct ic_p
     items[ni] = (struct legend_item){.color = 7, .patch = true, .alpha = 0.3};
     snprintf(items[ni].label, sizeof items[ni].label, "hollow: does not fit in HBM");
     ni++;
+    if (set->mark && set->mark->latency_s > 0 && set->mark->tokens_s_chip > 0) {
+        double x = ic_plot_px(p, set->mark->latency_s * 1e3);
+        double y = ic_plot_py(p, set->mark->tokens_s_chip);
+        cairo_new_path(cr);
+        cairo_set_source_rgba(cr, 0, 0, 0, 0.8);
+        cairo_set_line_width(cr, 3);
+        cairo_arc(cr, x, y, 10, 0, 2 * PI);
+        cairo_stroke(cr);
+    }
     cairo_restore(cr);
     frame(cr, p, "time per output token (ms)", "throughput per chip (tokens/s)");
     legend(cr, p, items, ni, true);
@@ -983,6 +1015,57 @@ int ic_plot_write(const char *path, enum ic_plot_kind kind, int width, int heigh
 {
     return write_surface(path, width, height, kind == IC_PLOT_CONTEXT ? draw_context : draw_decode,
                          set, err);
+}
+
+struct membuf {
+    unsigned char *p;
+    size_t n, cap;
+};
+
+static cairo_status_t membuf_write(void *closure, const unsigned char *data, unsigned int len)
+{
+    struct membuf *b = closure;
+    if (b->n + len > b->cap) {
+        size_t cap = b->cap ? b->cap : 65536;
+        while (cap < b->n + len)
+            cap *= 2;
+        unsigned char *q = realloc(b->p, cap);
+        if (!q)
+            return CAIRO_STATUS_NO_MEMORY;
+        b->p = q;
+        b->cap = cap;
+    }
+    memcpy(b->p + b->n, data, len);
+    b->n += len;
+    return CAIRO_STATUS_SUCCESS;
+}
+
+int ic_plot_png(enum ic_plot_kind kind, int width, int height, const struct ic_plot_set *set,
+                unsigned char **png, size_t *n, struct ic_err *err)
+{
+    cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, width, height);
+    if (cairo_surface_status(s) != CAIRO_STATUS_SUCCESS) {
+        cairo_surface_destroy(s);
+        return ic_err_set(err, IC_ENOMEM, NULL, 0, 0, "cannot create a %dx%d picture", width,
+                          height);
+    }
+    cairo_t *cr = cairo_create(s);
+    int rc = kind == IC_PLOT_CONTEXT ? ic_plot_context(cr, width, height, set, NULL, err)
+                                     : ic_plot_decode(cr, width, height, set, NULL, err);
+    cairo_destroy(cr);
+    struct membuf b = {0};
+    if (rc == IC_OK && cairo_surface_write_to_png_stream(s, membuf_write, &b) !=
+                           CAIRO_STATUS_SUCCESS) {
+        free(b.p);
+        b.p = NULL;
+        rc = ic_err_set(err, IC_ENOMEM, NULL, 0, 0, "cannot encode the picture");
+    }
+    cairo_surface_destroy(s);
+    if (rc == IC_OK) {
+        *png = b.p;
+        *n = b.n;
+    }
+    return rc;
 }
 
 int ic_plot_lines_write(const char *path, int width, int height, const struct ic_plot_lines *l,

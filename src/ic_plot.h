@@ -36,6 +36,8 @@ struct ic_plot_set {
     const char *subtitle; /* second line, may be NULL */
     const struct ic_plot_curve *curves;
     size_t n_curves;
+    const struct ic_point *mark; /* optional: the current point, ringed on every panel
+                                    with a line at its batch (or context) */
 };
 
 /* Where a panel sits and what it shows, so tests can probe pixels. */
@@ -80,6 +82,9 @@ int ic_plot_validation(cairo_t *cr, double width, double height, const char *tit
                        const struct ic_plot_vseries *series, size_t n_series,
                        struct ic_plot_layout *layout, struct ic_err *err);
 
+/* Which figure a file holds. */
+enum ic_plot_kind { IC_PLOT_DECODE, IC_PLOT_CONTEXT, IC_PLOT_KIND_COUNT };
+
 /* A generic one-panel line chart (log axes by default): the serving
  * analyses' pictures (TTFT against prompt length, the SLO search's cost
  * frontier per chip). Dashed series are secondary terms. */
@@ -103,12 +108,14 @@ struct ic_plot_lines {
 int ic_plot_lines(cairo_t *cr, double width, double height, const struct ic_plot_lines *l,
                   struct ic_plot_layout *layout, struct ic_err *err);
 
+/* Renders a figure as PNG into a malloc'd buffer (*png, *n; free() it). */
+int ic_plot_png(enum ic_plot_kind kind, int width, int height, const struct ic_plot_set *set,
+                unsigned char **png, size_t *n, struct ic_err *err);
+
 /* Writes ic_plot_lines to path (.png, .svg or .pdf). */
 int ic_plot_lines_write(const char *path, int width, int height, const struct ic_plot_lines *l,
                         struct ic_err *err);
 
-/* Which figure a file holds. */
-enum ic_plot_kind { IC_PLOT_DECODE, IC_PLOT_CONTEXT, IC_PLOT_KIND_COUNT };
 
 /* Writes a figure to path; the extension picks the surface: .png (image),
  * .svg or .pdf (vector, one unit per pixel). */

@@ -68,7 +68,7 @@ START_TEST(test_decode_figure)
 {
     size_t n = main_sweep(pts, 16, IC_DT_BF16);
     struct ic_plot_curve cv = {"16 chips", pts, n};
-    struct ic_plot_set set = {"llama3-70b on 16 x tpu-v5e", "bf16", &cv, 1};
+    struct ic_plot_set set = {"llama3-70b on 16 x tpu-v5e", "bf16", &cv, 1, NULL};
     cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, W, H);
     cairo_t *cr = cairo_create(s);
     struct ic_plot_layout lay;
@@ -119,7 +119,7 @@ START_TEST(test_overlay_figure)
         memcpy(all[i], pts, n * sizeof pts[0]);
         cv[i] = (struct ic_plot_curve){labels[i], all[i], n};
     }
-    struct ic_plot_set set = {"overlay", NULL, cv, 4};
+    struct ic_plot_set set = {"overlay", NULL, cv, 4, NULL};
     cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, W, H);
     cairo_t *cr = cairo_create(s);
     struct ic_plot_layout lay;
@@ -147,7 +147,7 @@ START_TEST(test_context_and_validation_figures)
     struct ic_err e = {0};
     ck_assert_int_eq(ic_sweep_run(&t->st, &t->h, &c, &ax, 1, pts, &n, &e), 0);
     struct ic_plot_curve cv = {"", pts, n};
-    struct ic_plot_set set = {"context", NULL, &cv, 1};
+    struct ic_plot_set set = {"context", NULL, &cv, 1, NULL};
     cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, W, H);
     cairo_t *cr = cairo_create(s);
     struct ic_plot_layout lay;
@@ -180,7 +180,7 @@ START_TEST(test_files)
 {
     size_t n = main_sweep(pts, 16, IC_DT_BF16);
     struct ic_plot_curve cv = {"", pts, n};
-    struct ic_plot_set set = {"files", NULL, &cv, 1};
+    struct ic_plot_set set = {"files", NULL, &cv, 1, NULL};
     static const char *const ext[] = {"png", "svg", "pdf"};
     for (int i = 0; i < 3; i++) {
         char path[64];
@@ -197,7 +197,7 @@ START_TEST(test_files)
     ck_assert_ptr_nonnull(strstr(e.msg, ".png, .svg or .pdf"));
     ck_assert_int_eq(ic_plot_write("/nonexistent-dir/x.png", IC_PLOT_DECODE, 800, 500, &set, &e),
                      IC_EIO);
-    struct ic_plot_set empty = {"", NULL, NULL, 0};
+    struct ic_plot_set empty = {"", NULL, NULL, 0, NULL};
     ck_assert_int_eq(ic_plot_write("x.png", IC_PLOT_DECODE, 800, 500, &empty, &e), IC_EINVAL);
 }
 END_TEST

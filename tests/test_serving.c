@@ -459,7 +459,7 @@ static int run(const char *first, ...)
 START_TEST(test_commands_help)
 {
     static const char *const cmds[] = {"prefill", "specdec", "moe", "batching", "prefix",
-                                       "disagg", "cost", "optimize", "bestofn"};
+                                       "disagg", "cost", "optimize", "bestofn", "serve"};
     for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
         ck_assert_int_eq(run(cmds[i], "--help", NULL), 0);
         char want[64];

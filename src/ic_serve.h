@@ -1,0 +1,55 @@
+/* ic_serve: `infcalc serve`, the decode calculator in a browser.
+ *
+ * The request handler is a plain function from a path and its query
+ * parameters to a response, so it is tested without a socket; the HTTP
+ * server (libmicrohttpd, ic_serve_mhd.c) only moves bytes. Routes:
+ *   /                   the page: selectors, sliders, two charts, a table
+ *   /api/options        the databases' names (models, chips with their compute
+ *                       types, storage types) as JSON
+ *   /api/decode         one decode point: the JSON of `infcalc --format json`
+ *   /chart/batch.png    the decode figure (step time against batch, Pareto
+ *                       frontier) at the chosen context, the chosen point ringed
+ *   /chart/context.png  step time against context at the chosen batch
+ * The parameters are model, hw, chips, batch, context, weights, kv and
+ * compute, one value each. They become the same command line the CLI
+ * parses, run through the CLI's own code: a value the CLI rejects is a 400
+ * with the message the CLI prints. Names only, never paths: the server reads
+ * nothing outside hwdb/ and modeldb/. A request computes at most two sweeps
+ * of a few dozen points. */
+#ifndef IC_SERVE_H
+#define IC_SERVE_H
+
+#include "ic_db.h"
+
+#include <stddef.h>
+#include <stdio.h>
+
+struct ic_param {
+    const char *key, *value;
+};
+
+struct ic_serve_resp {
+    unsigned status;     /* 200, 400, 404, 500 */
+    const char *type;    /* content type */
+    unsigned char *body; /* malloc'd; ic_serve_resp_free */
+    size_t len;
+};
+
+enum { IC_SERVE_MAX_PARAMS = 16, IC_SERVE_MAX_VALUE = 64 };
+
+/* Answers a GET of path with n decoded query parameters. Returns 0, or
+ * IC_ENOMEM when no response could be built at all. */
+int ic_serve_handle(const struct ic_db *db, const char *path, const struct ic_param *params,
+                    size_t n, struct ic_serve_resp *r);
+
+void ic_serve_resp_free(struct ic_serve_resp *r);
+
+/* The page (HTML with its script), served at /. */
+extern const char ic_serve_page[];
+
+/* Runs the HTTP server on bind:port (port 0: any free port) until SIGINT or
+ * SIGTERM; prints the address it serves on `out`. Returns the exit status
+ * (0, or 1 when the server cannot start, saying why on err). */
+int ic_serve_run(const struct ic_db *db, const char *bind, unsigned port, FILE *out, FILE *err);
+
+#endif

@@ -1,0 +1,189 @@
+/* `infcalc serve`'s request handler, without a socket: parameters in,
+ * status, type and body out. The JSON must be the command line's, byte for
+ * byte; a bad value must get the command line's message with a 400; nothing
+ * that looks like a path may reach the databases. */
+#include "ic_cli.h"
+#include "ic_serve.h"
+#include "ic_test.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static struct ic_db db;
+
+static void setup(void)
+{
+    struct ic_err e = {0};
+    ck_assert_int_eq(ic_db_init(&db, IC_SRC_DIR, &e), IC_OK);
+}
+
+#define P(k, v) ((struct ic_param){k, v})
+#define PI(k, v) {k, v} /* the same, in a static initializer */
+
+static struct ic_serve_resp get(const char *path, const struct ic_param *p, size_t n)
+{
+    struct ic_serve_resp r;
+    ck_assert_int_eq(ic_serve_handle(&db, path, p, n, &r), IC_OK);
+    return r;
+}
+
+static bool body_has(const struct ic_serve_resp *r, const char *s)
+{
+    /* bodies are not NUL-terminated in general: search a copy */
+    char *t = malloc(r->len + 1);
+    memcpy(t, r->body, r->len);
+    t[r->len] = '\0';
+    bool ok = strstr(t, s) != NULL;
+    free(t);
+    return ok;
+}
+
+START_TEST(test_page)
+{
+    struct ic_serve_resp r = get("/", NULL, 0);
+    ck_assert_uint_eq(r.status, 200);
+    ck_assert_str_eq(r.type, "text/html; charset=utf-8");
+    ck_assert(body_has(&r, "<select id=\"model\">"));
+    ck_assert(body_has(&r, "id=\"batch\""));
+    ck_assert(body_has(&r, "/chart/batch.png?"));
+    ic_serve_resp_free(&r);
+    /* the address's query is the page's state, not an error */
+    const struct ic_param q[] = {P("model", "llama3-8b"), P("batch", "64")};
+    r = get("/", q, 2);
+    ck_assert_uint_eq(r.status, 200);
+    ic_serve_resp_free(&r);
+    r = get("/nothing-here", NULL, 0);
+    ck_assert_uint_eq(r.status, 404);
+    ic_serve_resp_free(&r);
+}
+END_TEST
+
+START_TEST(test_decode_json_is_the_cli_json)
+{
+    const struct ic_param q[] = {P("model", "llama3-70b"), P("hw", "v5e"), P("chips", "16"),
+                                 P("batch", "32"), P("context", "8192"), P("weights", "int8"),
+                                 P("kv", "int8")};
+    struct ic_serve_resp r = get("/api/decode", q, 7);
+    ck_assert_uint_eq(r.status, 200);
+    ck_assert_str_eq(r.type, "application/json");
+    /* the same command line, its stdout captured */
+    const char *argv[] = {"infcalc", "--model", "llama3-70b", "--hw", "v5e", "--chips", "16",
+                    "--batch", "32", "--context", "8192", "--weights", "int8", "--kv", "int8",
+                    "--format", "json", NULL};
+    FILE *o = tmpfile(), *e = tmpfile();
+    ck_assert_int_eq(ic_cli_run(17, (char **)argv, o, e), 0);
+    long n = ftell(o);
+    rewind(o);
+    char *want = malloc((size_t)n);
+    ck_assert_uint_eq(fread(want, 1, (size_t)n, o), (size_t)n);
+    ck_assert_uint_eq(r.len, (size_t)n);
+    ck_assert(memcmp(r.body, want, (size_t)n) == 0);
+    /* and it is CASES.md's 8.6 ms step */
+    ck_assert(body_has(&r, "\"step_s\": 0.0086"));
+    free(want);
+    fclose(o);
+    fclose(e);
+    ic_serve_resp_free(&r);
+}
+END_TEST
+
+START_TEST(test_bad_requests)
+{
+    static const struct {
+        struct ic_param p[3];
+        size_t n;
+        const char *msg;
+    } cases[] = {
+        {{PI("model", "llama3-7b"), PI("hw", "h100")}, 2, "unknown model 'llama3-7b'"},
+        {{PI("model", "llama3-8b"), PI("hw", "h100"), PI("batch", "0")}, 3,
+         "infcalc: error: --batch: 0 is out of range; expected 1 to 16777216"},
+        {{PI("model", "llama3-8b"), PI("hw", "h100"), PI("batch", "12abc")}, 3,
+         "--batch: '12abc' is not a whole number"},
+        {{PI("model", "llama3-8b"), PI("hw", "h100"), PI("bach", "4")}, 3,
+         "unknown parameter 'bach'; did you mean 'batch'?"},
+        {{PI("model", "llama3-8b"), PI("hw", "a100"), PI("compute", "fp8")}, 3,
+         "has no fp8 compute"},
+        {{PI("model", "../../etc/passwd"), PI("hw", "h100")}, 2, "is not a database name"},
+        {{PI("model", "/etc/passwd"), PI("hw", "h100")}, 2, "is not a database name"},
+        {{PI("model", "llama3-8b"), PI("hw", "x.yaml")}, 2, "is not a database name"},
+        {{PI("model", "llama3-8b"), PI("hw", "h100"), PI("chips", "4,8,16")}, 3,
+         "one value, not a list"},
+        {{PI("model", "llama3-8b"), PI("hw", "h100"), PI("weights", "\x01\xff")}, 3,
+         "--weights: unknown type"},
+        {{PI("model", "llama3-8b"), PI("hw", "h100"), PI("model", "llama3-70b")}, 3, "given twice"},
+        {{PI("model", "llama3-8b")}, 1, "needs --model and --hw"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        for (int path = 0; path < 2; path++) {
+            struct ic_serve_resp r =
+                get(path ? "/chart/batch.png" : "/api/decode", cases[i].p, cases[i].n);
+            ck_assert_msg(r.status == 400, "case %zu: status %u", i, r.status);
+            ck_assert_msg(body_has(&r, cases[i].msg), "case %zu: body lacks '%s'", i,
+                          cases[i].msg);
+            ic_serve_resp_free(&r);
+        }
+    /* too many parameters, too long a value */
+    struct ic_param many[IC_SERVE_MAX_PARAMS + 1];
+    for (size_t i = 0; i < IC_SERVE_MAX_PARAMS + 1; i++)
+        many[i] = P("batch", "1");
+    struct ic_serve_resp r = get("/api/decode", many, IC_SERVE_MAX_PARAMS + 1);
+    ck_assert_uint_eq(r.status, 400);
+    ic_serve_resp_free(&r);
+    char longv[200];
+    memset(longv, '1', sizeof longv - 1);
+    longv[sizeof longv - 1] = '\0';
+    const struct ic_param l[] = {P("model", "llama3-8b"), P("hw", "h100"), P("batch", longv)};
+    r = get("/api/decode", l, 3);
+    ck_assert_uint_eq(r.status, 400);
+    ck_assert(body_has(&r, "longer than 64 characters"));
+    ic_serve_resp_free(&r);
+}
+END_TEST
+
+START_TEST(test_charts_follow_the_sliders)
+{
+    struct ic_param q[] = {P("model", "llama3-70b"), P("hw", "v5e"), P("chips", "16"),
+                           P("batch", "8")};
+    struct ic_serve_resp a = get("/chart/batch.png", q, 4);
+    ck_assert_uint_eq(a.status, 200);
+    ck_assert_str_eq(a.type, "image/png");
+    ck_assert_uint_gt(a.len, 1000);
+    ck_assert(memcmp(a.body, "\x89PNG\r\n\x1a\n", 8) == 0);
+    q[3] = P("batch", "64"); /* the ring and its label move */
+    struct ic_serve_resp b = get("/chart/batch.png", q, 4);
+    ck_assert_uint_eq(b.status, 200);
+    ck_assert(a.len != b.len || memcmp(a.body, b.body, a.len) != 0);
+    struct ic_serve_resp c = get("/chart/context.png", q, 4);
+    ck_assert_uint_eq(c.status, 200);
+    ck_assert(memcmp(c.body, "\x89PNG", 4) == 0);
+    ic_serve_resp_free(&a);
+    ic_serve_resp_free(&b);
+    ic_serve_resp_free(&c);
+}
+END_TEST
+
+START_TEST(test_options)
+{
+    struct ic_serve_resp r = get("/api/options", NULL, 0);
+    ck_assert_uint_eq(r.status, 200);
+    ck_assert(body_has(&r, "{\"name\": \"llama3-70b\", \"params\": 70553706496"));
+    ck_assert(body_has(&r, "{\"name\": \"tpu-v5e\""));
+    ck_assert(body_has(&r, "\"types\": [\"fp32\", \"bf16\""));
+    ic_serve_resp_free(&r);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("serve");
+    TCase *tc = tcase_create("serve");
+    tcase_add_checked_fixture(tc, setup, NULL);
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, test_page);
+    tcase_add_test(tc, test_decode_json_is_the_cli_json);
+    tcase_add_test(tc, test_bad_requests);
+    tcase_add_test(tc, test_charts_follow_the_sliders);
+    tcase_add_test(tc, test_options);
+    suite_add_tcase(s, tc);
+    return ic_test_run(s);
+}
