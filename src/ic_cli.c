@@ -313,7 +313,8 @@ int ic_cli_num(const char *opt, const char *text, double lo, double hi, double *
     char *end = NULL;
     errno = 0;
     double v = strtod(text, &end);
-    if (end == text || *end || !isfinite(v) || strpbrk(text, "xXpP") || isspace((unsigned char)*text))
+    if (end == text || *end || !isfinite(v) || strpbrk(text, "xXpP") ||
+        isspace((unsigned char)*text))
         return ic_cli_usage(err, "%s: '%s' is not a number; expected %g to %g", opt, text, lo, hi);
     if (errno == ERANGE || v < lo || v > hi)
         return ic_cli_usage(err, "%s: %s is out of range; expected %g to %g", opt, text, lo, hi);

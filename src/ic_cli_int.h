@@ -5,6 +5,9 @@
 #define IC_CLI_INT_H
 
 #include "ic_db.h"
+#include "ic_decode.h"
+#include "ic_report.h"
+#include "ic_rows.h"
 #include "ic_err.h"
 #include "ic_units.h"
 
@@ -75,7 +78,34 @@ int ic_cli_plot_size(const char *text, int *w, int *h, FILE *err);
  * I/O, else 2). */
 int ic_cli_report(FILE *errf, int rc, const struct ic_err *e);
 
-/* The serving commands (ic_cli_serving.c) and their --help texts. */
+/* A model and a chip with the decode options the serving commands share
+ * (--chips --batch --context --weights --kv --compute --comm --format). */
+struct ic_cli_setup {
+    struct ic_model *m;
+    struct ic_model_stats st;
+    struct ic_hw *h;
+    struct ic_decode_cfg dec;
+    enum ic_format fmt;
+};
+
+/* Parses those options into s->dec and s->fmt (no model or chip). */
+int ic_cli_decode_opts(const struct ic_args *a, struct ic_cli_setup *s, FILE *errf);
+
+/* Parses them, then loads --model and --hw (both required for `cmd`).
+ * Returns 0 or an exit status (the message printed); free with
+ * ic_cli_setup_free either way. */
+int ic_cli_setup(const struct ic_args *a, const struct ic_db *db, const char *cmd,
+                 struct ic_cli_setup *s, FILE *errf);
+void ic_cli_setup_free(struct ic_cli_setup *s);
+
+/* "out of memory" on errf; returns 1. */
+int ic_cli_oom(FILE *errf);
+
+/* Writes rows (ic_rows_write); returns 0, or 1 saying the output failed. */
+int ic_cli_write_rows(FILE *out, FILE *errf, enum ic_format fmt, const struct ic_rows *r,
+                      const char *title, bool array);
+
+/* The serving commands (ic_cli_serving.c, ic_cli_sched.c) and their --help texts. */
 int ic_cmd_prefill(const struct ic_args *a, const struct ic_db *db, FILE *out, FILE *errf);
 int ic_cmd_specdec(const struct ic_args *a, const struct ic_db *db, FILE *out, FILE *errf);
 int ic_cmd_moe(const struct ic_args *a, const struct ic_db *db, FILE *out, FILE *errf);

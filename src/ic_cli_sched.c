@@ -8,90 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int oom(FILE *errf)
-{
-    fputs("infcalc: error: out of memory\n", errf);
-    return 1;
-}
-
-/* Loads --model and --hw and the decode options both commands take. */
-struct loaded {
-    struct ic_model *m;
-    struct ic_model_stats st;
-    struct ic_hw *h;
-    struct ic_decode_cfg dec;
-    enum ic_format fmt;
-};
-
-static void loaded_free(struct loaded *l)
-{
-    free(l->m);
-    free(l->h);
-}
-
-static int load(const struct ic_args *a, const struct ic_db *db, const char *cmd,
-                struct loaded *l, FILE *errf)
-{
-    memset(l, 0, sizeof *l);
-    int rc;
-    if (a->n_pos)
-        return ic_cli_usage(errf, "unexpected argument '%s' (options start with --)", a->pos[0]);
-    l->dec = ic_decode_defaults();
-    l->fmt = IC_FMT_TABLE;
-    if ((a->val[IC_OPT_CHIPS] &&
-         (rc = ic_cli_u64("--chips", a->val[IC_OPT_CHIPS], 1, 1u << 20, &l->dec.chips, errf))) ||
-        (a->val[IC_OPT_BATCH] &&
-         (rc = ic_cli_u64("--batch", a->val[IC_OPT_BATCH], 1, 1u << 24, &l->dec.batch, errf))) ||
-        (a->val[IC_OPT_CONTEXT] && (rc = ic_cli_u64("--context", a->val[IC_OPT_CONTEXT], 1,
-                                                    1u << 26, &l->dec.context, errf))) ||
-        (a->val[IC_OPT_WEIGHTS] &&
-         (rc = ic_cli_dtype("--weights", a->val[IC_OPT_WEIGHTS], &l->dec.weights, errf))) ||
-        (a->val[IC_OPT_KV] && (rc = ic_cli_dtype("--kv", a->val[IC_OPT_KV], &l->dec.kv, errf))) ||
-        (a->val[IC_OPT_COMPUTE] &&
-         (rc = ic_cli_dtype("--compute", a->val[IC_OPT_COMPUTE], &l->dec.compute, errf))))
-        return rc;
-    if (a->val[IC_OPT_COMM]) {
-        if (strcmp(a->val[IC_OPT_COMM], "overlap") == 0)
-            l->dec.comm = IC_COMM_OVERLAP;
-        else if (strcmp(a->val[IC_OPT_COMM], "serial") == 0)
-            l->dec.comm = IC_COMM_SERIAL;
-        else
-            return ic_cli_usage(errf, "--comm: unknown mode '%s'; expected overlap or serial",
-                                a->val[IC_OPT_COMM]);
-    }
-    if (a->val[IC_OPT_FORMAT] && ic_format_parse(a->val[IC_OPT_FORMAT], &l->fmt))
-        return ic_cli_usage(errf, "--format: unknown format '%s'; expected table, csv or json",
-                            a->val[IC_OPT_FORMAT]);
-    if (!a->val[IC_OPT_MODEL] || !a->val[IC_OPT_HW])
-        return ic_cli_usage(errf, "%s needs --model and --hw ('infcalc %s --help' for usage)",
-                            cmd, cmd);
-    l->m = malloc(sizeof *l->m);
-    l->h = malloc(sizeof *l->h);
-    if (!l->m || !l->h) {
-        loaded_free(l);
-        return oom(errf);
-    }
-    struct ic_err e = {0};
-    int lrc;
-    if ((lrc = ic_db_model(db, a->val[IC_OPT_MODEL], l->m, &e)) ||
-        (lrc = ic_model_derive(l->m, &l->st, &e)) ||
-        (lrc = ic_db_hw(db, a->val[IC_OPT_HW], l->h, &e))) {
-        loaded_free(l);
-        return ic_cli_report(errf, lrc, &e);
-    }
-    return 0;
-}
-
-static int emit(FILE *out, FILE *errf, enum ic_format fmt, const struct ic_rows *r,
-                const char *title, bool array)
-{
-    if (ic_rows_write(out, fmt, r, title, array)) {
-        fputs("infcalc: error: writing the output failed\n", errf);
-        return 1;
-    }
-    return 0;
-}
-
 static const char *dtn(enum ic_dtype t) { return ic_dtype_traits(t)->name; }
 
 /* ---- moe ------------------------------------------------------------------- */
@@ -147,14 +63,14 @@ static const struct ic_col moe_sum_cols[] = {
 
 int ic_cmd_moe(const struct ic_args *a, const struct ic_db *db, FILE *out, FILE *errf)
 {
-    struct loaded l;
-    int rc = load(a, db, "moe", &l, errf);
+    struct ic_cli_setup l;
+    int rc = ic_cli_setup(a, db, "moe", &l, errf);
     if (rc)
         return rc;
     struct ic_moe_cfg c = {l.dec, 1};
     if (a->val[IC_OPT_EP] &&
         (rc = ic_cli_u64("--ep", a->val[IC_OPT_EP], 1, 1u << 16, &c.ep, errf))) {
-        loaded_free(&l);
+        ic_cli_setup_free(&l);
         return rc;
     }
     struct ic_err e = {0};
@@ -174,7 +90,7 @@ int ic_cmd_moe(const struct ic_args *a, const struct ic_db *db, FILE *out, FILE 
             first = x;
         union ic_cell *row = ic_rows_add(&r);
         if (!row) {
-            rc = oom(errf);
+            rc = ic_cli_oom(errf);
             goto out;
         }
         int i = 0;
@@ -191,7 +107,7 @@ int ic_cmd_moe(const struct ic_args *a, const struct ic_db *db, FILE *out, FILE 
     }
     union ic_cell *s = ic_rows_add(&sum);
     if (!s) {
-        rc = oom(errf);
+        rc = ic_cli_oom(errf);
         goto out;
     }
     int i = 0;
@@ -215,26 +131,26 @@ int ic_cmd_moe(const struct ic_args *a, const struct ic_db *db, FILE *out, FILE 
              c.ep > 1 ? " per expert-parallel group" : "", dtn(l.dec.weights), dtn(l.dec.kv),
              dtn(l.dec.compute), (unsigned long long)l.dec.context);
     if (l.fmt == IC_FMT_TABLE) {
-        rc = emit(out, errf, l.fmt, &sum, title, false);
+        rc = ic_cli_write_rows(out, errf, l.fmt, &sum, title, false);
         if (!rc) {
             fputc('\n', out);
-            rc = emit(out, errf, l.fmt, &r, NULL, true);
+            rc = ic_cli_write_rows(out, errf, l.fmt, &r, NULL, true);
         }
     } else if (l.fmt == IC_FMT_CSV) {
-        rc = emit(out, errf, l.fmt, &r, NULL, true);
+        rc = ic_cli_write_rows(out, errf, l.fmt, &r, NULL, true);
     } else {
         /* one object: the summary's fields and the batch rows */
         fputs("{\"summary\": ", out);
-        rc = emit(out, errf, l.fmt, &sum, NULL, false);
+        rc = ic_cli_write_rows(out, errf, l.fmt, &sum, NULL, false);
         fputs(", \"batches\": ", out);
         if (!rc)
-            rc = emit(out, errf, l.fmt, &r, NULL, true);
+            rc = ic_cli_write_rows(out, errf, l.fmt, &r, NULL, true);
         fputs("}\n", out);
     }
 out:
     ic_rows_free(&r);
     ic_rows_free(&sum);
-    loaded_free(&l);
+    ic_cli_setup_free(&l);
     return rc;
 }
 
@@ -295,8 +211,8 @@ static const struct ic_col batching_cols[] = {
 
 int ic_cmd_batching(const struct ic_args *a, const struct ic_db *db, FILE *out, FILE *errf)
 {
-    struct loaded l;
-    int rc = load(a, db, "batching", &l, errf);
+    struct ic_cli_setup l;
+    int rc = ic_cli_setup(a, db, "batching", &l, errf);
     if (rc)
         return rc;
     struct ic_batching_cfg c = {l.dec, 512, {256, 1}, 0, 16};
@@ -311,7 +227,7 @@ int ic_cmd_batching(const struct ic_args *a, const struct ic_db *db, FILE *out, 
          (rc = ic_cli_u64("--reserve", a->val[IC_OPT_RESERVE], 1, 1u << 26, &c.reserve, errf))) ||
         (a->val[IC_OPT_BLOCK] &&
          (rc = ic_cli_u64("--block", a->val[IC_OPT_BLOCK], 1, 1u << 20, &c.block, errf)))) {
-        loaded_free(&l);
+        ic_cli_setup_free(&l);
         return rc;
     }
     c.out.mean = mean;
@@ -319,15 +235,15 @@ int ic_cmd_batching(const struct ic_args *a, const struct ic_db *db, FILE *out, 
     struct ic_err e = {0};
     int lrc = ic_batching(&l.st, l.h, &c, &x, &e);
     if (lrc) {
-        loaded_free(&l);
+        ic_cli_setup_free(&l);
         return ic_cli_report(errf, lrc, &e);
     }
     struct ic_rows r;
     ic_rows_init(&r, batching_cols, (int)(sizeof batching_cols / sizeof batching_cols[0]));
     union ic_cell *row = ic_rows_add(&r);
     if (!row) {
-        loaded_free(&l);
-        return oom(errf);
+        ic_cli_setup_free(&l);
+        return ic_cli_oom(errf);
     }
     int i = 0;
     ic_cell_text(&row[i++], l.m->name);
@@ -363,8 +279,8 @@ int ic_cmd_batching(const struct ic_args *a, const struct ic_db *db, FILE *out, 
              dtn(l.dec.kv), dtn(l.dec.compute),
              x.contiguous_max_batch ? "" : "\nnote: not one sequence fits with the contiguous "
                                            "reservation");
-    rc = emit(out, errf, l.fmt, &r, title, false);
+    rc = ic_cli_write_rows(out, errf, l.fmt, &r, title, false);
     ic_rows_free(&r);
-    loaded_free(&l);
+    ic_cli_setup_free(&l);
     return rc;
 }

@@ -16,16 +16,7 @@
 
 /* ---- shared parsing ------------------------------------------------------ */
 
-/* A model and a chip with the decode options every serving command takes. */
-struct setup {
-    struct ic_model *m;
-    struct ic_model_stats st;
-    struct ic_hw *h;
-    struct ic_decode_cfg dec;
-    enum ic_format fmt;
-};
-
-static void setup_free(struct setup *s)
+void ic_cli_setup_free(struct ic_cli_setup *s)
 {
     free(s->m);
     free(s->h);
@@ -33,14 +24,13 @@ static void setup_free(struct setup *s)
     s->h = NULL;
 }
 
-static int oom(FILE *errf)
+int ic_cli_oom(FILE *errf)
 {
     fputs("infcalc: error: out of memory\n", errf);
     return 1;
 }
 
-/* Options without a model or chip: types, chips, batch, context, comm, format. */
-static int parse_decode_opts(const struct ic_args *a, struct setup *s, FILE *errf)
+int ic_cli_decode_opts(const struct ic_args *a, struct ic_cli_setup *s, FILE *errf)
 {
     int rc;
     s->dec = ic_decode_defaults();
@@ -76,15 +66,14 @@ static int parse_decode_opts(const struct ic_args *a, struct setup *s, FILE *err
     return 0;
 }
 
-/* Parses the options, then loads --model and --hw (both required). */
-static int setup(const struct ic_args *a, const struct ic_db *db, const char *cmd,
-                 struct setup *s, FILE *errf)
+int ic_cli_setup(const struct ic_args *a, const struct ic_db *db, const char *cmd,
+                 struct ic_cli_setup *s, FILE *errf)
 {
     memset(s, 0, sizeof *s);
     int rc;
     if (a->n_pos)
         return ic_cli_usage(errf, "unexpected argument '%s' (options start with --)", a->pos[0]);
-    if ((rc = parse_decode_opts(a, s, errf)))
+    if ((rc = ic_cli_decode_opts(a, s, errf)))
         return rc;
     if (!a->val[IC_OPT_MODEL] || !a->val[IC_OPT_HW])
         return ic_cli_usage(errf, "%s needs --model and --hw ('infcalc %s --help' for usage)",
@@ -92,22 +81,32 @@ static int setup(const struct ic_args *a, const struct ic_db *db, const char *cm
     s->m = malloc(sizeof *s->m);
     s->h = malloc(sizeof *s->h);
     if (!s->m || !s->h) {
-        setup_free(s);
-        return oom(errf);
+        ic_cli_setup_free(s);
+        return ic_cli_oom(errf);
     }
     struct ic_err e = {0};
     int lrc;
     if ((lrc = ic_db_model(db, a->val[IC_OPT_MODEL], s->m, &e)) ||
         (lrc = ic_model_derive(s->m, &s->st, &e)) ||
         (lrc = ic_db_hw(db, a->val[IC_OPT_HW], s->h, &e))) {
-        setup_free(s);
+        ic_cli_setup_free(s);
         return ic_cli_report(errf, lrc, &e);
     }
     return 0;
 }
 
+int ic_cli_write_rows(FILE *out, FILE *errf, enum ic_format fmt, const struct ic_rows *r,
+                      const char *title, bool array)
+{
+    if (ic_rows_write(out, fmt, r, title, array)) {
+        fputs("infcalc: error: writing the output failed\n", errf);
+        return 1;
+    }
+    return 0;
+}
+
 /* The prefill options shared by prefill, prefix, disagg, cost and bestofn. */
-static int parse_prefill(const struct ic_args *a, const struct setup *s,
+static int parse_prefill(const struct ic_args *a, const struct ic_cli_setup *s,
                          struct ic_prefill_cfg *pf, FILE *errf)
 {
     int rc;
@@ -143,24 +142,22 @@ static int parse_prefill(const struct ic_args *a, const struct setup *s,
     return 0;
 }
 
+/* ic_cli_setup, then the prefill options; free s either way. */
+static int setup_prefill(const struct ic_args *a, const struct ic_db *db, const char *cmd,
+                         struct ic_cli_setup *s, struct ic_prefill_cfg *pf, FILE *errf)
+{
+    int rc = ic_cli_setup(a, db, cmd, s, errf);
+    return rc ? rc : parse_prefill(a, s, pf, errf);
+}
+
 static const char *dtn(enum ic_dtype t) { return ic_dtype_traits(t)->name; }
 
 /* "llama3-70b on 16 x v5e, weights int8, KV int8, compute bf16" */
-static void title_of(char *buf, size_t n, const struct setup *s, uint64_t chips)
+static void title_of(char *buf, size_t n, const struct ic_cli_setup *s, uint64_t chips)
 {
     snprintf(buf, n, "%s on %llu x %s, weights %s, KV %s, compute %s", s->m->name,
              (unsigned long long)chips, s->h->name, dtn(s->dec.weights), dtn(s->dec.kv),
              dtn(s->dec.compute));
-}
-
-static int write_rows(FILE *out, FILE *errf, enum ic_format fmt, const struct ic_rows *r,
-                      const char *title, bool array)
-{
-    if (ic_rows_write(out, fmt, r, title, array)) {
-        fputs("infcalc: error: writing the output failed\n", errf);
-        return 1;
-    }
-    return 0;
 }
 
 /* Cells of a row in column order. */
@@ -171,6 +168,35 @@ struct filler {
 
 static void put(struct filler *f, double v) { f->c[f->i++].v = v; }
 static void put_s(struct filler *f, const char *s) { ic_cell_text(&f->c[f->i++], s); }
+
+/* Starts rows over cols with one row whose first cells are the model's
+ * and the chip's names; 0 or the out-of-memory status. */
+static int one_row(struct ic_rows *r, const struct ic_col *cols, size_t n_cols,
+                   struct filler *f, const struct ic_cli_setup *s, FILE *errf)
+{
+    ic_rows_init(r, cols, (int)n_cols);
+    f->c = ic_rows_add(r);
+    f->i = 0;
+    if (!f->c)
+        return ic_cli_oom(errf);
+    put_s(f, s->m->name);
+    put_s(f, s->h->name);
+    return 0;
+}
+
+/* Writes one configuration's rows under its title and `what`, then frees them. */
+static int write_one(FILE *out, FILE *errf, const struct ic_cli_setup *s, uint64_t chips,
+                     const char *what, struct ic_rows *r)
+{
+    char title[400];
+    title_of(title, sizeof title, s, chips);
+    size_t l = strlen(title);
+    snprintf(title + l, sizeof title - l, "\n%s", what);
+    int rc = ic_cli_write_rows(out, errf, s->fmt, r, title, false);
+    ic_rows_free(r);
+    return rc;
+}
+
 
 /* ---- prefill -------------------------------------------------------------- */
 
@@ -226,7 +252,7 @@ static const struct ic_col prefill_cols[] = {
     {"usd_per_million_tokens", "$/M prompt tokens", IC_K_USD},
 };
 
-static void prefill_row(struct filler *f, const struct setup *s, const struct ic_prefill *p)
+static void prefill_row(struct filler *f, const struct ic_cli_setup *s, const struct ic_prefill *p)
 {
     put_s(f, s->m->name);
     put_s(f, s->h->name);
@@ -271,18 +297,16 @@ static const struct ic_col chunk_cols[] = {
     {"prefill_alone_s", "prefill alone", IC_K_S},
 };
 
-static int plot_prefill(const struct ic_args *a, const struct setup *s,
+static int plot_prefill(const struct ic_args *a, const struct ic_cli_setup *s,
                         const struct ic_prefill_cfg *base, FILE *errf);
 
 int ic_cmd_prefill(const struct ic_args *a, const struct ic_db *db, FILE *out, FILE *errf)
 {
-    struct setup s;
-    int rc = setup(a, db, "prefill", &s, errf);
-    if (rc)
-        return rc;
+    struct ic_cli_setup s;
     struct ic_prefill_cfg pf;
     uint64_t chunk = 0;
-    if ((rc = parse_prefill(a, &s, &pf, errf)))
+    int rc = setup_prefill(a, db, "prefill", &s, &pf, errf);
+    if (rc)
         goto out;
     if (a->val[IC_OPT_PREFIX] &&
         (rc = ic_cli_u64("--prefix", a->val[IC_OPT_PREFIX], 0, 1u << 26, &pf.prefix, errf)))
@@ -322,7 +346,7 @@ int ic_cmd_prefill(const struct ic_args *a, const struct ic_db *db, FILE *out, F
         ic_rows_init(&r, chunk_cols, (int)(sizeof chunk_cols / sizeof chunk_cols[0]));
         struct filler f = {ic_rows_add(&r), 0};
         if (!f.c) {
-            rc = oom(errf);
+            rc = ic_cli_oom(errf);
             goto out;
         }
         put_s(&f, s.m->name);
@@ -359,7 +383,7 @@ int ic_cmd_prefill(const struct ic_args *a, const struct ic_db *db, FILE *out, F
             struct filler f = {ic_rows_add(&r), 0};
             if (!f.c) {
                 ic_rows_free(&r);
-                rc = oom(errf);
+                rc = ic_cli_oom(errf);
                 goto out;
             }
             prefill_row(&f, &s, &p);
@@ -367,18 +391,18 @@ int ic_cmd_prefill(const struct ic_args *a, const struct ic_db *db, FILE *out, F
         strncat(title, "\nprefill, ideal bound from spec-sheet peaks at the MFU stated",
                 sizeof title - strlen(title) - 1);
     }
-    rc = write_rows(out, errf, s.fmt, &r, title, !chunk);
+    rc = ic_cli_write_rows(out, errf, s.fmt, &r, title, !chunk);
     ic_rows_free(&r);
     if (!rc && a->val[IC_OPT_PLOT])
         rc = plot_prefill(a, &s, &pf, errf);
 out:
-    setup_free(&s);
+    ic_cli_setup_free(&s);
     return rc;
 }
 
 /* TTFT against the prompt length, fused and unfused, with the compute and
  * memory terms of the fused kernel. */
-static int plot_prefill(const struct ic_args *a, const struct setup *s,
+static int plot_prefill(const struct ic_args *a, const struct ic_cli_setup *s,
                         const struct ic_prefill_cfg *base, FILE *errf)
 {
     enum { NP = 15 };
@@ -484,7 +508,7 @@ static int parse_dist(const char *opt, const char *text, double **out, size_t *n
     if (!v || !buf) {
         free(v);
         free(buf);
-        return oom(errf);
+        return ic_cli_oom(errf);
     }
     size_t k = 0;
     char *p = buf;
@@ -513,7 +537,7 @@ static int parse_dist(const char *opt, const char *text, double **out, size_t *n
 int ic_cmd_specdec(const struct ic_args *a, const struct ic_db *db, FILE *out, FILE *errf)
 {
     int rc;
-    struct setup s;
+    struct ic_cli_setup s;
     memset(&s, 0, sizeof s);
     if (a->n_pos)
         return ic_cli_usage(errf, "unexpected argument '%s' (options start with --)", a->pos[0]);
@@ -579,7 +603,7 @@ int ic_cmd_specdec(const struct ic_args *a, const struct ic_db *db, FILE *out, F
             struct filler f = {ic_rows_add(&r), 0};
             if (!f.c) {
                 ic_rows_free(&r);
-                return oom(errf);
+                return ic_cli_oom(errf);
             }
             put(&f, (double)k);
             put(&f, acc);
@@ -593,21 +617,21 @@ int ic_cmd_specdec(const struct ic_args *a, const struct ic_db *db, FILE *out, F
                  "best k (1-64): %llu, speedup %.3fx%s",
                  acc, c, (unsigned long long)best, best_s,
                  best_s < 1 ? " (slower than plain decoding: do not speculate)" : "");
-        rc = write_rows(out, errf, fmt, &r, title, !k_only);
+        rc = ic_cli_write_rows(out, errf, fmt, &r, title, !k_only);
         ic_rows_free(&r);
         return rc;
     }
-    struct ic_args b = *a; /* setup() rejects nothing specdec-specific */
+    struct ic_args b = *a; /* ic_cli_setup() rejects nothing specdec-specific */
     b.n_pos = 0;
-    if ((rc = setup(&b, db, "specdec", &s, errf)))
+    if ((rc = ic_cli_setup(&b, db, "specdec", &s, errf)))
         return rc;
     struct ic_model *dm = malloc(sizeof *dm);
     struct ic_model_stats dst;
     struct ic_err e = {0};
     int lrc;
     if (!dm) {
-        setup_free(&s);
-        return oom(errf);
+        ic_cli_setup_free(&s);
+        return ic_cli_oom(errf);
     }
     if ((lrc = ic_db_model(db, a->val[IC_OPT_DRAFT], dm, &e)) ||
         (lrc = ic_model_derive(dm, &dst, &e))) {
@@ -631,7 +655,7 @@ int ic_cmd_specdec(const struct ic_args *a, const struct ic_db *db, FILE *out, F
         struct filler f = {ic_rows_add(&r), 0};
         if (!f.c) {
             ic_rows_free(&r);
-            rc = oom(errf);
+            rc = ic_cli_oom(errf);
             goto out;
         }
         put(&f, (double)k);
@@ -654,11 +678,11 @@ int ic_cmd_specdec(const struct ic_args *a, const struct ic_db *db, FILE *out, F
              head, dm->name, (unsigned long long)s.dec.batch, (unsigned long long)s.dec.context,
              acc, (unsigned long long)best, all[best - 1].speedup,
              all[best - 1].speedup < 1 ? " (slower than plain decoding)" : "");
-    rc = write_rows(out, errf, s.fmt, &r, title, !k_only);
+    rc = ic_cli_write_rows(out, errf, s.fmt, &r, title, !k_only);
     ic_rows_free(&r);
 out:
     free(dm);
-    setup_free(&s);
+    ic_cli_setup_free(&s);
     return rc;
 }
 
@@ -708,8 +732,8 @@ static const struct ic_col prefix_cols[] = {
 
 int ic_cmd_prefix(const struct ic_args *a, const struct ic_db *db, FILE *out, FILE *errf)
 {
-    struct setup s;
-    int rc = setup(a, db, "prefix", &s, errf);
+    struct ic_cli_setup s;
+    int rc = ic_cli_setup(a, db, "prefix", &s, errf);
     if (rc)
         return rc;
     struct ic_prefix_cfg pc = {0};
@@ -736,14 +760,10 @@ int ic_cmd_prefix(const struct ic_args *a, const struct ic_db *db, FILE *out, FI
         goto out;
     }
     struct ic_rows r;
-    ic_rows_init(&r, prefix_cols, (int)(sizeof prefix_cols / sizeof prefix_cols[0]));
-    struct filler f = {ic_rows_add(&r), 0};
-    if (!f.c) {
-        rc = oom(errf);
+    struct filler f;
+    if ((rc = one_row(&r, prefix_cols, sizeof prefix_cols / sizeof prefix_cols[0], &f, &s,
+                      errf)))
         goto out;
-    }
-    put_s(&f, s.m->name);
-    put_s(&f, s.h->name);
     put(&f, (double)pc.pf.chips);
     put(&f, (double)pc.pf.prompt);
     put(&f, (double)pc.prefix);
@@ -761,14 +781,10 @@ int ic_cmd_prefix(const struct ic_args *a, const struct ic_db *db, FILE *out, FI
     put(&f, x.host_read_s);
     put(&f, x.recompute_s);
     put_s(&f, x.host_read_s < x.recompute_s ? "reload from host" : "recompute");
-    char title[320];
-    title_of(title, sizeof title, &s, pc.pf.chips);
-    strncat(title, "\nprefix caching (ideal bound; host reads over each chip's host link)",
-            sizeof title - strlen(title) - 1);
-    rc = write_rows(out, errf, s.fmt, &r, title, false);
-    ic_rows_free(&r);
+    rc = write_one(out, errf, &s, pc.pf.chips,
+                   "prefix caching (ideal bound; host reads over each chip's host link)", &r);
 out:
-    setup_free(&s);
+    ic_cli_setup_free(&s);
     return rc;
 }
 
@@ -817,13 +833,11 @@ static const struct ic_col disagg_cols[] = {
 
 int ic_cmd_disagg(const struct ic_args *a, const struct ic_db *db, FILE *out, FILE *errf)
 {
-    struct setup s;
-    int rc = setup(a, db, "disagg", &s, errf);
-    if (rc)
-        return rc;
+    struct ic_cli_setup s;
     struct ic_prefill_cfg pf;
     uint64_t L = 256;
-    if ((rc = parse_prefill(a, &s, &pf, errf)))
+    int rc = setup_prefill(a, db, "disagg", &s, &pf, errf);
+    if (rc)
         goto out;
     if ((a->val[IC_OPT_OUTPUT] &&
          (rc = ic_cli_u64("--output", a->val[IC_OPT_OUTPUT], 1, 1u << 26, &L, errf))) ||
@@ -839,14 +853,10 @@ int ic_cmd_disagg(const struct ic_args *a, const struct ic_db *db, FILE *out, FI
         goto out;
     }
     struct ic_rows r;
-    ic_rows_init(&r, disagg_cols, (int)(sizeof disagg_cols / sizeof disagg_cols[0]));
-    struct filler f = {ic_rows_add(&r), 0};
-    if (!f.c) {
-        rc = oom(errf);
+    struct filler f;
+    if ((rc = one_row(&r, disagg_cols, sizeof disagg_cols / sizeof disagg_cols[0], &f, &s,
+                      errf)))
         goto out;
-    }
-    put_s(&f, s.m->name);
-    put_s(&f, s.h->name);
     put(&f, (double)pf.prompt);
     put(&f, (double)L);
     put(&f, (double)pf.chips);
@@ -863,14 +873,9 @@ int ic_cmd_disagg(const struct ic_args *a, const struct ic_db *db, FILE *out, FI
     put(&f, x.tokens_s_chip);
     put(&f, x.kv_bytes);
     put(&f, x.kv_transfer_s);
-    char title[320];
-    title_of(title, sizeof title, &s, s.dec.chips);
-    strncat(title, "\nprefill/decode disaggregation (ideal bound)",
-            sizeof title - strlen(title) - 1);
-    rc = write_rows(out, errf, s.fmt, &r, title, false);
-    ic_rows_free(&r);
+    rc = write_one(out, errf, &s, s.dec.chips, "prefill/decode disaggregation (ideal bound)", &r);
 out:
-    setup_free(&s);
+    ic_cli_setup_free(&s);
     return rc;
 }
 
@@ -912,12 +917,10 @@ static const struct ic_col cost_cols[] = {
 
 int ic_cmd_cost(const struct ic_args *a, const struct ic_db *db, FILE *out, FILE *errf)
 {
-    struct setup s;
-    int rc = setup(a, db, "cost", &s, errf);
-    if (rc)
-        return rc;
+    struct ic_cli_setup s;
     struct ic_prefill_cfg pf;
-    if ((rc = parse_prefill(a, &s, &pf, errf)))
+    int rc = setup_prefill(a, db, "cost", &s, &pf, errf);
+    if (rc)
         goto out;
     double price = s.h->usd_per_chip_hour;
     if (a->val[IC_OPT_PRICE] &&
@@ -937,14 +940,10 @@ int ic_cmd_cost(const struct ic_args *a, const struct ic_db *db, FILE *out, FILE
     const double N = (double)s.dec.chips, C = ic_hw_peak(s.h, s.dec.compute);
     const double usd_s = price * N / 3600.0; /* dollars per second, all chips */
     struct ic_rows r;
-    ic_rows_init(&r, cost_cols, (int)(sizeof cost_cols / sizeof cost_cols[0]));
-    struct filler f = {ic_rows_add(&r), 0};
-    if (!f.c) {
-        rc = oom(errf);
+    struct filler f;
+    if ((rc = one_row(&r, cost_cols, sizeof cost_cols / sizeof cost_cols[0], &f, &s,
+                      errf)))
         goto out;
-    }
-    put_s(&f, s.m->name);
-    put_s(&f, s.h->name);
     put(&f, N);
     put(&f, (double)s.dec.batch);
     put(&f, (double)s.dec.context);
@@ -958,16 +957,11 @@ int ic_cmd_cost(const struct ic_args *a, const struct ic_db *db, FILE *out, FILE
     put(&f, p.flops / p.step_s / usd_s);
     put(&f, p.flops / p.step_s / (N * C));
     put(&f, q.flops / q.prefill_s / usd_s);
-    char title[320];
-    title_of(title, sizeof title, &s, s.dec.chips);
-    strncat(title, "\ncost (ideal bound; price from the hw entry unless --price)",
-            sizeof title - strlen(title) - 1);
-    if (!(price > 0))
-        strncat(title, "\nnote: the entry's price is 0", sizeof title - strlen(title) - 1);
-    rc = write_rows(out, errf, s.fmt, &r, title, false);
-    ic_rows_free(&r);
+    rc = write_one(out, errf, &s, s.dec.chips,
+                   price > 0 ? "cost (ideal bound; price from the hw entry unless --price)"
+                             : "cost (ideal bound)\nnote: the entry's price is 0", &r);
 out:
-    setup_free(&s);
+    ic_cli_setup_free(&s);
     return rc;
 }
 
@@ -1003,7 +997,7 @@ static const struct ic_col bon_cols[] = {
 int ic_cmd_bestofn(const struct ic_args *a, const struct ic_db *db, FILE *out, FILE *errf)
 {
     int rc;
-    struct setup s;
+    struct ic_cli_setup s;
     memset(&s, 0, sizeof s);
     if (a->n_pos)
         return ic_cli_usage(errf, "unexpected argument '%s' (options start with --)", a->pos[0]);
@@ -1039,12 +1033,12 @@ int ic_cmd_bestofn(const struct ic_args *a, const struct ic_db *db, FILE *out, F
     bool timed = a->given[IC_OPT_MODEL] || a->given[IC_OPT_HW];
     struct ic_prefill_cfg pf = ic_prefill_defaults();
     if (timed) {
-        if ((rc = setup(a, db, "bestofn", &s, errf)))
+        if ((rc = ic_cli_setup(a, db, "bestofn", &s, errf)))
             return rc;
         if ((rc = parse_prefill(a, &s, &pf, errf)))
             goto out;
     } else {
-        if ((rc = parse_decode_opts(a, &s, errf)))
+        if ((rc = ic_cli_decode_opts(a, &s, errf)))
             return rc;
         for (int o = 0; o < IC_OPT_COUNT; o++)
             if (a->given[o] && o != IC_OPT_SUCCESS && o != IC_OPT_N && o != IC_OPT_TARGET &&
@@ -1080,7 +1074,7 @@ int ic_cmd_bestofn(const struct ic_args *a, const struct ic_db *db, FILE *out, F
         struct filler f = {ic_rows_add(&r), 0};
         if (!f.c) {
             ic_rows_free(&r);
-            rc = oom(errf);
+            rc = ic_cli_oom(errf);
             goto out;
         }
         put(&f, (double)n);
@@ -1116,19 +1110,19 @@ int ic_cmd_bestofn(const struct ic_args *a, const struct ic_db *db, FILE *out, F
         union ic_cell *c = malloc(r.n * 4 * sizeof *c);
         if (!c) {
             ic_rows_free(&r);
-            return oom(errf);
+            return ic_cli_oom(errf);
         }
         for (size_t i = 0; i < r.n; i++)
             memcpy(c + i * 4, r.cells + i * 6, 4 * sizeof *c);
         t.cells = c;
-        rc = write_rows(out, errf, s.fmt, &t, title, !n_only);
+        rc = ic_cli_write_rows(out, errf, s.fmt, &t, title, !n_only);
         free(c);
     } else {
-        rc = write_rows(out, errf, s.fmt, &r, title, !n_only);
+        rc = ic_cli_write_rows(out, errf, s.fmt, &r, title, !n_only);
     }
     ic_rows_free(&r);
 out:
-    setup_free(&s);
+    ic_cli_setup_free(&s);
     return rc;
 }
 
@@ -1229,7 +1223,7 @@ int ic_cmd_optimize(const struct ic_args *a, const struct ic_db *db, FILE *out, 
     int lrc;
     rc = 0;
     if (!m || !cands) {
-        rc = oom(errf);
+        rc = ic_cli_oom(errf);
         goto out;
     }
     if ((lrc = ic_db_model(db, a->val[IC_OPT_MODEL], m, &e)) ||
@@ -1243,7 +1237,7 @@ int ic_cmd_optimize(const struct ic_args *a, const struct ic_db *db, FILE *out, 
             goto out;
         hws = calloc((size_t)l.n, sizeof *hws);
         if (!hws) {
-            rc = oom(errf);
+            rc = ic_cli_oom(errf);
             goto out;
         }
         for (int i = 0; i < l.n; i++, n_hw++)
@@ -1258,7 +1252,7 @@ int ic_cmd_optimize(const struct ic_args *a, const struct ic_db *db, FILE *out, 
         }
         hws = calloc(n_paths ? n_paths : 1, sizeof *hws);
         if (!hws) {
-            rc = oom(errf);
+            rc = ic_cli_oom(errf);
             goto out;
         }
         for (size_t i = 0; i < n_paths; i++, n_hw++)
@@ -1282,7 +1276,7 @@ int ic_cmd_optimize(const struct ic_args *a, const struct ic_db *db, FILE *out, 
         struct filler f = {ic_rows_add(&r), 0};
         if (!f.c) {
             ic_rows_free(&r);
-            rc = oom(errf);
+            rc = ic_cli_oom(errf);
             goto out;
         }
         put(&f, (double)(i + 1));
@@ -1309,7 +1303,7 @@ int ic_cmd_optimize(const struct ic_args *a, const struct ic_db *db, FILE *out, 
              n_hw, ms, n_ok, n_ok ? "" : ": none does (relax the SLOs or shorten the request)");
     if (!n_ok && fmt != IC_FMT_TABLE)
         fprintf(errf, "infcalc: no configuration meets TTFT <= %s and TPOT <= %s\n", ttft, tpot);
-    rc = write_rows(out, errf, fmt, &r, title, true);
+    rc = ic_cli_write_rows(out, errf, fmt, &r, title, true);
     ic_rows_free(&r);
     if (!rc && a->val[IC_OPT_PLOT]) {
         char sub[200];
@@ -1356,7 +1350,7 @@ static int plot_optimize(const char *path, const char *size, const struct ic_hw 
         free(xs);
         free(ys);
         free(ser);
-        return oom(errf);
+        return ic_cli_oom(errf);
     }
     memcpy(v, pts, n * sizeof *v);
     qsort(v, n, sizeof *v, cmp_point);

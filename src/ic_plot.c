@@ -315,6 +315,19 @@ static void polyline(cairo_t *cr, const struct ic_plot_panel *p, const double *x
     cairo_stroke(cr);
 }
 
+/* A dashed line across a panel at device x (a crossing, B_crit, an SLO), in
+ * the current colour. */
+static void marker_line(cairo_t *cr, const struct ic_plot_panel *p, double x, double width)
+{
+    cairo_set_line_width(cr, width);
+    double d[] = {3, 3};
+    cairo_set_dash(cr, d, 2, 0);
+    cairo_move_to(cr, x, p->y0);
+    cairo_line_to(cr, x, p->y0 + p->h);
+    cairo_stroke(cr);
+    cairo_set_dash(cr, NULL, 0, 0);
+}
+
 /* Range of a positive series (log axes ignore zeros). */
 static void grow(double *lo, double *hi, double v)
 {
@@ -462,13 +475,7 @@ static void time_panel(cairo_t *cr, struct ic_plot_panel *p, const struct ic_plo
         if (!by_context && bc >= p->xmin && bc <= p->xmax) {
             double x = ic_plot_px(p, bc);
             color(cr, 2, 1);
-            cairo_set_line_width(cr, 1.5);
-            double d[] = {3, 3};
-            cairo_set_dash(cr, d, 2, 0);
-            cairo_move_to(cr, x, p->y0);
-            cairo_line_to(cr, x, p->y0 + p->h);
-            cairo_stroke(cr);
-            cairo_set_dash(cr, NULL, 0, 0);
+            marker_line(cr, p, x, 1.5);
             char buf[96];
             if (first->b_crit_moe != first->b_crit) /* MoE: say how it differs */
                 snprintf(buf, sizeof buf, "compute-bound from B = %.0f (dense B_crit %.0f)", bc,
@@ -723,13 +730,7 @@ int ic_plot_context(cairo_t *cr, double width, double height, const struct ic_pl
                            f * (log((double)p1->cfg.context) - log((double)p0->cfg.context)));
             double x = ic_plot_px(&a, s);
             cairo_set_source_rgb(cr, 0.1, 0.1, 0.1);
-            cairo_set_line_width(cr, 1.2);
-            double d[] = {3, 3};
-            cairo_set_dash(cr, d, 2, 0);
-            cairo_move_to(cr, x, a.y0);
-            cairo_line_to(cr, x, a.y0 + a.h);
-            cairo_stroke(cr);
-            cairo_set_dash(cr, NULL, 0, 0);
+            marker_line(cr, &a, x, 1.2);
             char buf[200];
             if (set->n_curves > 1 && cv->label && cv->label[0])
                 snprintf(buf, sizeof buf, "KV read overtakes weight read at S = %.0f (%s)", s,
@@ -928,13 +929,7 @@ int ic_plot_lines(cairo_t *cr, double width, double height, const struct ic_plot
     if (l->vline > 0) {
         double x = ic_plot_px(&a, l->vline);
         cairo_set_source_rgb(cr, 0.1, 0.1, 0.1);
-        cairo_set_line_width(cr, 1.2);
-        double d[] = {3, 3};
-        cairo_set_dash(cr, d, 2, 0);
-        cairo_move_to(cr, x, a.y0);
-        cairo_line_to(cr, x, a.y0 + a.h);
-        cairo_stroke(cr);
-        cairo_set_dash(cr, NULL, 0, 0);
+        marker_line(cr, &a, x, 1.2);
         if (l->vline_label) {
             font(cr, 14, false);
             text(cr, x + 6, a.y0 + 16, 0, 0.5, l->vline_label);

@@ -58,7 +58,7 @@ static void jnum(FILE *out, double v)
 static const char *dt(enum ic_dtype t) { return ic_dtype_traits(t)->name; }
 
 /* JSON string with the escapes names could need. */
-static void jstr(FILE *out, const char *s)
+void ic_report_json_str(FILE *out, const char *s)
 {
     fputc('"', out);
     for (; *s; s++) {
@@ -72,6 +72,8 @@ static void jstr(FILE *out, const char *s)
     }
     fputc('"', out);
 }
+
+static void jstr(FILE *out, const char *s) { ic_report_json_str(out, s); }
 
 static void json_point(FILE *out, const struct ic_report_group *r, const struct ic_point *p,
                        const char *ind)

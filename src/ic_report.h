@@ -42,6 +42,9 @@ struct ic_report {
 int ic_report_write(FILE *out, enum ic_format fmt, const struct ic_report *r,
                     const struct ic_report_group *groups, size_t n_groups);
 
+/* A JSON string with the escapes names and messages could need. */
+void ic_report_json_str(FILE *out, const char *s);
+
 /* Human-readable size and time: "70.6 GB", "8.65 ms". */
 void ic_report_bytes(char *buf, size_t n, double bytes);
 void ic_report_time(char *buf, size_t n, double s);

@@ -37,30 +37,15 @@ void ic_rows_free(struct ic_rows *r)
     memset(r, 0, sizeof *r);
 }
 
-static void json_text(FILE *out, const char *s)
-{
-    fputc('"', out);
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            fprintf(out, "\\%c", c);
-        else if (c < 0x20)
-            fprintf(out, "\\u%04x", c);
-        else
-            fputc(c, out);
-    }
-    fputc('"', out);
-}
-
 /* A cell in its SI form for JSON (json) or CSV. */
 static void raw(FILE *out, const struct ic_col *c, const union ic_cell *v, bool json)
 {
     switch (c->kind) {
     case IC_K_TEXT:
         if (json)
-            json_text(out, v->s);
+            ic_report_json_str(out, v->s);
         else if (strpbrk(v->s, ",\"\n"))
-            json_text(out, v->s); /* quoted; names never hold quotes */
+            ic_report_json_str(out, v->s); /* quoted; names never hold quotes */
         else
             fputs(v->s, out);
         return;

@@ -5,6 +5,7 @@
 #include "ic_cli_int.h"
 #include "ic_decode.h"
 #include "ic_plot.h"
+#include "ic_report.h"
 #include "ic_sweep.h"
 
 #include <stdarg.h>
@@ -282,22 +283,6 @@ out:
     return rc;
 }
 
-/* Appends a JSON string to a memstream. */
-static void jstr(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; *s; s++) {
-        unsigned char ch = (unsigned char)*s;
-        if (ch == '"' || ch == '\\')
-            fprintf(f, "\\%c", ch);
-        else if (ch < 0x20)
-            fprintf(f, "\\u%04x", ch);
-        else
-            fputc(ch, f);
-    }
-    fputc('"', f);
-}
-
 /* {"models": [{"name", "params", "max_context"}], "hw": [{"name", "compute":
  * [...], "hbm_bytes"}], "types": [...]} */
 static int options(const struct ic_db *db, struct ic_serve_resp *r)
@@ -325,13 +310,13 @@ static int options(const struct ic_db *db, struct ic_serve_resp *r)
                 if (ic_hw_load(paths[i], h, &e))
                     continue; /* a broken entry is left out, not served */
                 fprintf(f, "%s{\"name\": ", first ? "" : ", ");
-                jstr(f, h->name);
+                ic_report_json_str(f, h->name);
                 fprintf(f, ", \"hbm_bytes\": %.0f, \"compute\": [", h->hbm_capacity_B);
                 bool fc = true;
                 for (int t = 0; t < IC_DT_COUNT; t++)
                     if (h->peak_flop_s[t] > 0) {
                         fprintf(f, "%s", fc ? "" : ", ");
-                        jstr(f, ic_dtype_traits((enum ic_dtype)t)->name);
+                        ic_report_json_str(f, ic_dtype_traits((enum ic_dtype)t)->name);
                         fc = false;
                     }
                 fputs("]}", f);
@@ -341,7 +326,7 @@ static int options(const struct ic_db *db, struct ic_serve_resp *r)
                 if (ic_model_load(paths[i], m, &e) || ic_model_derive(m, &st, &e))
                     continue;
                 fprintf(f, "%s{\"name\": ", first ? "" : ", ");
-                jstr(f, m->name);
+                ic_report_json_str(f, m->name);
                 fprintf(f, ", \"params\": %llu, \"max_context\": %llu}",
                         (unsigned long long)st.params_total, (unsigned long long)st.max_context);
             }
@@ -356,7 +341,7 @@ static int options(const struct ic_db *db, struct ic_serve_resp *r)
     fputs(", \"types\": [", f);
     for (int t = 0; t < IC_DT_COUNT; t++) {
         fputs(t ? ", " : "", f);
-        jstr(f, ic_dtype_traits((enum ic_dtype)t)->name);
+        ic_report_json_str(f, ic_dtype_traits((enum ic_dtype)t)->name);
     }
     fputs("]}\n", f);
     fclose(f);
