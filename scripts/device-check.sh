@@ -13,9 +13,11 @@
 #
 # Needs meson, ninja, nvcc and the -dev packages of GSL, libyaml, cairo and
 # Check. Where the machine lacks the libraries, put their .deb files (made
-# here with `apt-get download`) in DEVDEPS (default .devdeps/ in the
+# here by scripts/device-deps.sh) in DEVDEPS (default .devdeps/ in the
 # repository): they are unpacked under /tmp/ic-sysroot, never into /, and
-# found through PKG_CONFIG_SYSROOT_DIR and LD_LIBRARY_PATH.
+# found through PKG_CONFIG_SYSROOT_DIR / PKG_CONFIG_LIBDIR and
+# LD_LIBRARY_PATH. Setting DEVDEPS uses them even where pkg-config finds
+# system copies.
 set -eu
 [ $# -ge 1 ] || { echo "usage: sh scripts/device-check.sh OUTDIR [NAME]" >&2; exit 2; }
 cd "$(dirname "$0")/.."
@@ -48,17 +50,23 @@ head -n 15 "$out/nvidia-smi.txt" || true
 
 # libraries the build needs, from the system or from carried .debs
 deps="gsl yaml-0.1 cairo check"
-if ! pkg-config --exists $deps 2> /dev/null; then
+if ! pkg-config --exists $deps 2> /dev/null || [ -n "${DEVDEPS:-}" ]; then
     devdeps=${DEVDEPS:-.devdeps}
     if ls "$devdeps"/*.deb > /dev/null 2>&1; then
         root=/tmp/ic-sysroot
         mkdir -p "$root"
         for f in "$devdeps"/*.deb; do dpkg -x "$f" "$root"; done
         multi=$(gcc -print-multiarch 2> /dev/null || echo x86_64-linux-gnu)
+        # infcalc links these dynamically: the private requirements (glib for
+        # cairo, say) only matter to static links, and are not carried
+        sed -i '/^Requires.private/d' "$root"/usr/lib/"$multi"/pkgconfig/*.pc \
+            "$root"/usr/share/pkgconfig/*.pc 2> /dev/null || true
         export PKG_CONFIG_SYSROOT_DIR="$root"
-        export PKG_CONFIG_PATH="$root/usr/lib/$multi/pkgconfig:$root/usr/share/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
+        export PKG_CONFIG_LIBDIR="$root/usr/lib/$multi/pkgconfig:$root/usr/share/pkgconfig"
         export LD_LIBRARY_PATH="$root/usr/lib/$multi${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
         export LIBRARY_PATH="$root/usr/lib/$multi${LIBRARY_PATH:+:$LIBRARY_PATH}"
+        command -v pkg-config > /dev/null || export PKG_CONFIG="$root/usr/bin/pkgconf"
+        command -v pkg-config > /dev/null || export PATH="$PATH:$root/usr/bin"
         note "libraries: unpacked $(ls "$devdeps"/*.deb | wc -l) packages from $devdeps into $root"
     fi
     for d in $deps; do
