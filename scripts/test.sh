@@ -16,6 +16,10 @@ meson test -C build-ci --print-errorlogs --num-processes "$jobs"
 [ -f build-asan/build.ninja ] || meson setup build-asan -Dwerror=true \
     -Db_sanitize=address,undefined -Db_lundef=false -Dbuildtype=debug \
     -Dc_args=-fsanitize=float-cast-overflow -Dc_link_args=-fsanitize=float-cast-overflow
+# CUDA stays out of the sanitized and valgrind builds (the CUDA runtime's own
+# allocations are not ours to police, and nvcc does not take -fsanitize); the
+# plain build above compiles and links it, and its tests skip without a GPU.
+meson configure build-asan -Dcuda=disabled
 meson compile -C build-asan
 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ASAN_OPTIONS=detect_leaks=1 \
 LSAN_OPTIONS=suppressions="$PWD/tests/lsan.supp" \
@@ -24,6 +28,7 @@ LSAN_OPTIONS=suppressions="$PWD/tests/lsan.supp" \
 # valgrind 3.19 does not decode AVX-512: memcheck runs on a build without
 # -march=native (the kernel's portable path), the unit suites only.
 [ -f build-valgrind/build.ninja ] || meson setup build-valgrind -Dwerror=true -Dnative=false
+meson configure build-valgrind -Dcuda=disabled
 meson compile -C build-valgrind
 meson test -C build-valgrind --setup valgrind --suite unit --print-errorlogs \
     --num-processes "$jobs"

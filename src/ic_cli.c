@@ -1,6 +1,7 @@
 /* ic_cli: option parsing and the decode, list and show commands. */
 #include "ic_cli.h"
 #include "ic_cli_int.h"
+#include "cuda/ic_cuda.h"
 
 #include "ic_db.h"
 #include "ic_decode.h"
@@ -79,6 +80,7 @@ static const struct {
     [IC_OPT_RESERVE] = {"--reserve", true}, [IC_OPT_BLOCK] = {"--block", true},
     [IC_OPT_EP] = {"--ep", true},
     [IC_OPT_PORT] = {"--port", true},       [IC_OPT_BIND] = {"--bind", true},
+    [IC_OPT_DEVICE] = {"--device", true},
 };
 _Static_assert(sizeof opt_table / sizeof opt_table[0] == IC_OPT_COUNT, "options");
 
@@ -160,7 +162,8 @@ static const char usage_show[] =
     "totals they are checked against.\n";
 
 static const char usage_bench[] =
-    "usage: infcalc bench [--threads N] [--quick] [--out FILE] [--name NAME]\n"
+    "usage: infcalc bench [--device cpu|cuda] [--threads N] [--quick] [--out FILE]\n"
+    "                     [--name NAME]\n"
     "\n"
     "Measures this machine: read-only memory bandwidth over a buffer >= 4x the\n"
     "last-level cache (all threads and one), STREAM copy and triad (for reference),\n"
@@ -170,11 +173,18 @@ static const char usage_bench[] =
     "1-256 from DRAM for the memory/compute transition). Medians of repeats after\n"
     "a warm-up; progress on stderr; about a minute (--quick: seconds).\n"
     "Writes a hardware entry with a measured section (default this-machine.yaml,\n"
-    "named this-machine) for --hw FILE and 'infcalc validate'.\n";
+    "named this-machine) for --hw FILE and 'infcalc validate'.\n"
+    "\n"
+    "--device cuda measures CUDA device 0 instead: HBM read bandwidth over >= 1 GiB\n"
+    "(L2 flushed between repeats), cuBLAS bf16 GEMM at 8192^3, the kernel launch\n"
+    "floor plain and from a CUDA graph, the CUDA decode step's matmul for bf16 and\n"
+    "int8 weights (batch 1 from HBM and from the L2, batches 1-256) and its split-K\n"
+    "attention; CUDA-event timings after warm-up (default this-gpu.yaml, named\n"
+    "this-gpu). A build without CUDA exits 2; a machine without a device, 1.\n";
 
 static const char usage_validate[] =
-    "usage: infcalc validate --hw FILE [--threads N] [--quick] [--rounds R] [--seed S]\n"
-    "                        [--csv FILE] [--plot-prefix PREFIX]\n"
+    "usage: infcalc validate --hw FILE [--device cpu|cuda] [--threads N] [--quick]\n"
+    "                        [--rounds R] [--seed S] [--csv FILE] [--plot-prefix PREFIX]\n"
     "\n"
     "Times the reference decode kernel over batch 1-256 x context 128-16384 (the KV\n"
     "cache capped at 2 GiB) x fp32/bf16/int8 weights, plus a model small enough to\n"
@@ -183,7 +193,14 @@ static const char usage_validate[] =
     "FILE (an entry written by 'infcalc bench') and reports median absolute, signed\n"
     "median and 90th-percentile error and the share within 10%, per regime. Writes\n"
     "the CSV (default plots/validate-cpu.csv) and measured-vs-predicted charts\n"
-    "(default PREFIX plots/validate-cpu). --quick: a small sweep, one round (< 60 s).\n";
+    "(default PREFIX plots/validate-cpu). --quick: a small sweep, one round (< 60 s).\n"
+    "\n"
+    "--device cuda times the CUDA decode kernel on device 0 against an entry from\n"
+    "'infcalc bench --device cuda': a 1.0 B-parameter model (bf16 and int8 weights,\n"
+    "batch 1-256 x context 128-16384, KV cache capped at 16 GiB) and one whose\n"
+    "weights sit in the L2; each point's step is a replayed CUDA graph timed with\n"
+    "events; no bandwidth probe (default CSV plots/validate-cuda.csv, charts\n"
+    "plots/validate-cuda). A build without CUDA exits 2; a machine without a device, 1.\n";
 
 
 int ic_cli_usage(FILE *err, const char *fmt, ...)
@@ -889,14 +906,39 @@ static int parse_threads(const struct ic_args *a, int *threads, FILE *errf)
     return 0;
 }
 
+/* --device cpu|cuda into *cuda (false when not given); 0 or a usage status.
+ * cuda in a build without CUDA is a usage error here, before any work. */
+static int parse_device(const struct ic_args *a, bool *cuda, FILE *errf)
+{
+    const char *v = a->val[IC_OPT_DEVICE];
+    *cuda = false;
+    if (!v || strcmp(v, "cpu") == 0)
+        return 0;
+    if (strcmp(v, "cuda") != 0)
+        return ic_cli_usage(errf, "--device: '%s'; expected cpu or cuda", v);
+    if (!ic_cuda_built())
+        return ic_cli_usage(errf, "--device cuda: this build has no CUDA support (meson "
+                                  "-Dcuda=enabled with nvcc)");
+    if (a->val[IC_OPT_THREADS])
+        return ic_cli_usage(errf, "--threads: not with --device cuda");
+    *cuda = true;
+    return 0;
+}
+
 static int cmd_bench(const struct ic_args *a, FILE *out, FILE *errf)
 {
     if (a->n_pos)
         return ic_cli_usage(errf, "unexpected argument '%s'", a->pos[0]);
-    struct ic_bench_opts o = {0, a->given[IC_OPT_QUICK],
-                              a->val[IC_OPT_OUT] ? a->val[IC_OPT_OUT] : "this-machine.yaml",
-                              a->val[IC_OPT_NAME] ? a->val[IC_OPT_NAME] : "this-machine"};
+    bool cuda;
     int rc;
+    if ((rc = parse_device(a, &cuda, errf)))
+        return rc;
+    struct ic_bench_opts o = {0, a->given[IC_OPT_QUICK],
+                              a->val[IC_OPT_OUT] ? a->val[IC_OPT_OUT]
+                                                 : cuda ? "this-gpu.yaml" : "this-machine.yaml",
+                              a->val[IC_OPT_NAME] ? a->val[IC_OPT_NAME]
+                                                  : cuda ? "this-gpu" : "this-machine",
+                              cuda};
     if ((rc = parse_threads(a, &o.threads, errf)))
         return rc;
     if (strspn(o.name, "abcdefghijklmnopqrstuvwxyz0123456789-.") != strlen(o.name))
@@ -914,13 +956,19 @@ static int cmd_validate(const struct ic_args *a, FILE *out, FILE *errf)
     if (!a->val[IC_OPT_HW])
         return ic_cli_usage(errf, "validate needs --hw FILE (an entry written by 'infcalc "
                                  "bench')");
+    bool cuda;
+    int rc;
+    if ((rc = parse_device(a, &cuda, errf)))
+        return rc;
     struct ic_validate_opts o = {a->val[IC_OPT_HW], 0, a->given[IC_OPT_QUICK], 3, 0, 0,
                                  a->val[IC_OPT_CSV] ? a->val[IC_OPT_CSV]
+                                 : cuda             ? "plots/validate-cuda.csv"
                                                     : "plots/validate-cpu.csv",
                                  a->val[IC_OPT_PLOT_PREFIX] ? a->val[IC_OPT_PLOT_PREFIX]
-                                                            : "plots/validate-cpu"};
+                                 : cuda                     ? "plots/validate-cuda"
+                                                            : "plots/validate-cpu",
+                                 cuda};
     uint64_t v;
-    int rc;
     if ((rc = parse_threads(a, &o.threads, errf)))
         return rc;
     if (a->val[IC_OPT_ROUNDS]) {
@@ -975,8 +1023,9 @@ static const uint64_t cmd_opts[IC_CMD_COUNT] = {
                       OPT(IC_OPT_PLOT) | OPT(IC_OPT_PLOT_SIZE) | OPT(IC_OPT_ESTIMATE),
     [IC_CMD_LIST] = OPT(IC_OPT_DB),
     [IC_CMD_SHOW] = OPT(IC_OPT_DB),
-    [IC_CMD_BENCH] = OPT(IC_OPT_THREADS) | OPT(IC_OPT_QUICK) | OPT(IC_OPT_OUT) | OPT(IC_OPT_NAME),
-    [IC_CMD_VALIDATE] = OPT(IC_OPT_HW) | OPT(IC_OPT_THREADS) | OPT(IC_OPT_QUICK) |
+    [IC_CMD_BENCH] = OPT(IC_OPT_THREADS) | OPT(IC_OPT_QUICK) | OPT(IC_OPT_OUT) | OPT(IC_OPT_NAME) |
+                     OPT(IC_OPT_DEVICE),
+    [IC_CMD_VALIDATE] = OPT(IC_OPT_HW) | OPT(IC_OPT_THREADS) | OPT(IC_OPT_QUICK) | OPT(IC_OPT_DEVICE) |
                         OPT(IC_OPT_ROUNDS) | OPT(IC_OPT_SEED) | OPT(IC_OPT_CSV) |
                         OPT(IC_OPT_PLOT_PREFIX),
     [IC_CMD_PREFILL] = OPTS_DEC | OPT(IC_OPT_PROMPT) | OPT(IC_OPT_PROMPTS) | OPT(IC_OPT_MFU) |

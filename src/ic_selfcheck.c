@@ -8,6 +8,7 @@
 #include "ic_units.h"
 #include "kernels/ic_kern.h"
 #include "kernels/ic_mbench.h"
+#include "cuda/ic_cuda.h"
 
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_min.h>
@@ -259,8 +260,12 @@ static int write_entry(const struct ic_bench_opts *o, const struct bench_results
     return IC_OK;
 }
 
+static int bench_cuda(const struct ic_bench_opts *o, FILE *out, FILE *prog, struct ic_err *err);
+
 int ic_selfcheck_bench(const struct ic_bench_opts *o, FILE *out, FILE *prog, struct ic_err *err)
 {
+    if (o->cuda)
+        return bench_cuda(o, out, prog, err);
     struct bench_results r;
     memset(&r, 0, sizeof r);
     char cpu[128], date[16];
@@ -470,6 +475,269 @@ out:
     return rc;
 }
 
+/* ---- bench on a CUDA device ------------------------------------------------
+ * The same calibration as on the CPU, mapped onto the same measured keys so
+ * that ic_decode's expected time needs no new physics for a GPU:
+ * read_bandwidth = HBM read over >= 1 GiB (L2 flushed between repeats),
+ * cache_read_bandwidth = a quarter of the L2 re-read, llc = the L2,
+ * fork_join = one kernel's floor inside a replayed CUDA graph (the step
+ * replays one), gemv_dram / gemv_cache = the CUDA step's matmul at batch 1
+ * from HBM / from the L2, gemm_by_batch = that matmul at batches 1-256 on an
+ * L2-resident matrix, attention = the step's split-K attention over a cache
+ * >= 4x the L2, transition_p fitted as on the CPU, compute.bf16 = cuBLAS's
+ * bf16 GEMM at 8192^3 (the chip's achievable matrix rate). Types: bf16 and
+ * int8 (the CUDA kernel's weights). */
+
+static const enum ic_kern_wtype cuda_types[] = {IC_KW_BF16, IC_KW_INT8};
+static const enum ic_dtype cuda_dtypes[] = {IC_DT_BF16, IC_DT_INT8};
+enum { N_CUDA_TYPES = 2 };
+
+struct cuda_results {
+    struct ic_cuda_info info;
+    double read, cache_read, gemm_peak, launch_graph, launch_plain, p, attn;
+    double gemv[N_CUDA_TYPES], gemv_cache[N_CUDA_TYPES], gemm_b[N_CUDA_TYPES][9];
+    struct ic_mb_stats read_s, gemv_s[N_CUDA_TYPES], lg_s, lp_s, peak_s;
+    double dram_B, mat_B[N_CUDA_TYPES];
+};
+
+/* Median (and spread) of n figures from one of the ic_cuda_mb_* calls. */
+static int cuda_stat(int rc, double *v, int n, struct ic_mb_stats *s)
+{
+    if (rc == IC_OK)
+        *s = ic_mb_summary(v, n);
+    return rc;
+}
+
+static int write_entry_cuda(const struct ic_bench_opts *o, const struct cuda_results *r,
+                            const char *date, struct ic_err *err)
+{
+    FILE *f = fopen(o->out_path, "w");
+    if (!f)
+        return ic_err_set(err, IC_EIO, o->out_path, 0, 0, "cannot write the entry");
+    const struct ic_cuda_info *in = &r->info;
+    const char *src = "measured by infcalc bench --device cuda";
+    fprintf(f, "# %s: CUDA device 0 (%s) as `infcalc bench --device cuda` measured it on %s.\n",
+            o->name, in->name, date);
+    fprintf(f, "# memory.bandwidth and compute.bf16 are measured (what the ideal bound uses);\n"
+               "# the measured section is what the expected time uses (llc = the L2,\n"
+               "# fork_join = one kernel of a replayed CUDA graph, threads = 1 device).\n");
+    fprintf(f, "name: %s\nvendor: \"NVIDIA\"\ndescription: \"%s (sm_%d%d, %d SMs), measured\"\n",
+            o->name, in->name, in->cc_major, in->cc_minor, in->sms);
+    fprintf(f, "memory:\n  capacity: %.0f B\n  bandwidth: %.6g GB/s\n", in->mem_B, r->read / 1e9);
+    fprintf(f, "  source: \"capacity: cudaGetDeviceProperties totalGlobalMem; bandwidth: %s, "
+               "read-only sum over %.0f MiB, L2 flushed between repeats, median\"\n",
+            src, r->dram_B / 1048576);
+    fprintf(f, "compute:\n  bf16: %.6g GFLOP/s\n", r->gemm_peak / 1e9);
+    fprintf(f, "  source: \"%s: cuBLAS bf16 GEMM 8192 x 8192 x 8192, fp32 accumulation, "
+               "random inputs, median; other types not measured\"\n", src);
+    fprintf(f, "interconnect:\n  kind: none\n  topology: none\n  link_bandwidth_one_way: 0 B/s\n"
+               "  links_per_chip: 0\n  domain_chips: 1\n  hop_latency: 0 s\n"
+               "  source: \"one GPU measured alone: its fabric is not benchmarked\"\n");
+    fprintf(f, "scale_out:\n  kind: none\n  bandwidth_one_way: 0 B/s\n  latency: 0 s\n"
+               "  source: \"not measured: infcalc's self-check runs on one device\"\n");
+    fprintf(f, "host_link:\n  kind: none\n  bandwidth_one_way: 0 B/s\n"
+               "  source: \"not measured by the self-check\"\n");
+    fprintf(f, "price:\n  usd_per_chip_hour: 0\n  as_of: %.7s\n"
+               "  source: \"not known for this machine\"\n", date);
+    fprintf(f, "sources:\n  - \"infcalc bench --device cuda (src/cuda/ic_cuda_bench.cu), %s\"\n",
+            date);
+    fprintf(f, "notes: \"Kernel launch floor: %.3g us per kernel launched one by one, %.3g us "
+               "per kernel replayed from a CUDA graph (chains of 1000 empty kernels). Driver / "
+               "runtime %s; memory clock %.0f MHz, bus %d bits.\"\n",
+            r->launch_plain * 1e6, r->launch_graph * 1e6, in->driver, in->mem_clock_hz / 1e6,
+            in->bus_width_bits);
+    fprintf(f, "measured:\n  date: %s\n  cpu: \"%s\"\n  threads: 1\n  llc: %.0f B\n", date,
+            in->name, in->l2_B);
+    fprintf(f, "  read_bandwidth: %.6g GB/s\n  cache_read_bandwidth: %.6g GB/s\n",
+            r->read / 1e9, r->cache_read / 1e9);
+    fprintf(f, "  fork_join: %.6g us\n  transition_p: %.4g\n", r->launch_graph * 1e6, r->p);
+    static const char *const sec[4] = {"gemv_dram", "gemv_cache", "gemm", "gemm_by_batch"};
+    for (int s = 0; s < 4; s++) {
+        fprintf(f, "  %s:\n", sec[s]);
+        for (int t = 0; t < N_CUDA_TYPES; t++) {
+            const char *name = ic_dtype_traits(cuda_dtypes[t])->name;
+            if (s == 0)
+                fprintf(f, "    %s: %.6g GB/s\n", name, r->gemv[t] / 1e9);
+            else if (s == 1)
+                fprintf(f, "    %s: %.6g GB/s\n", name, r->gemv_cache[t] / 1e9);
+            else if (s == 2)
+                fprintf(f, "    %s: %.6g GFLOP/s\n", name, r->gemm_b[t][8] / 1e9);
+            else
+                for (int i = 0; i < 9; i++)
+                    fprintf(f, "%s%s%s%.6g GFLOP/s%s", i ? ", " : "    ", i ? "" : name,
+                            i ? "" : ": [", r->gemm_b[t][i] / 1e9, i == 8 ? "]\n" : "");
+        }
+    }
+    fprintf(f, "  attention:\n    bf16: %.6g GFLOP/s\n", r->attn / 1e9);
+    fprintf(f, "  source: \"infcalc bench --device cuda %s: medians of CUDA-event timings "
+               "after warm-up; gemv = the CUDA step's matmul at batch 1 (weight bytes per "
+               "second; GEMV kernel up to batch %d, tensor cores above), gemm = at batch 256 on "
+               "an L2-resident matrix, gemm_by_batch the same at batches 1, 2, 4 ... 256, "
+               "attention = the step's split-K attention (32 query heads on 8 KV heads of 128) "
+               "over a cache >= 4x the L2, fork_join = one kernel of a replayed CUDA graph, "
+               "transition_p fitted to the matmul at batches 1-256 from HBM\"\n",
+            date, IC_CUDA_GEMV_MAX);
+    int bad = ferror(f);
+    if (fclose(f) != 0 || bad)
+        return ic_err_set(err, IC_EIO, o->out_path, 0, 0, "writing the entry failed");
+    return IC_OK;
+}
+
+static int bench_cuda(const struct ic_bench_opts *o, FILE *out, FILE *prog, struct ic_err *err)
+{
+    struct cuda_results r;
+    memset(&r, 0, sizeof r);
+    char date[16];
+    today(date, sizeof date);
+    int rc = ic_cuda_info(&r.info, err);
+    if (rc)
+        return rc;
+    const int reps = o->quick ? 5 : 15;
+    double v[64];
+    uint32_t dims[N_CUDA_TYPES][2][2];
+    const int steps = 7;
+    int step = 0;
+    /* HBM: >= 1 GiB and >= 8x the L2 (quick too: a GPU streams 1 GiB in well
+     * under a millisecond) */
+    r.dram_B = fmax(8 * r.info.l2_B, 1073741824.0);
+    progress_line(prog, ++step, steps, "HBM read bandwidth");
+    if ((rc = cuda_stat(ic_cuda_mb_read(r.dram_B, 1, reps, v, err), v, reps, &r.read_s)))
+        return rc;
+    r.read = r.read_s.median;
+    if ((rc = ic_cuda_mb_read(r.info.l2_B / 4, 64, reps, v, err)))
+        return rc;
+    r.cache_read = ic_mb_summary(v, reps).median;
+    progress_line(prog, ++step, steps, "cuBLAS bf16 GEMM 8192^3");
+    if ((rc = cuda_stat(ic_cuda_mb_gemm(8192, 8192, 8192, reps, v, err), v, reps, &r.peak_s)))
+        return rc;
+    r.gemm_peak = r.peak_s.median;
+    progress_line(prog, ++step, steps, "kernel launch floor, plain and from a CUDA graph");
+    if ((rc = cuda_stat(ic_cuda_mb_launch(false, 1000, reps, v, err), v, reps, &r.lp_s)) ||
+        (rc = cuda_stat(ic_cuda_mb_launch(true, 1000, reps, v, err), v, reps, &r.lg_s)))
+        return rc;
+    r.launch_plain = r.lp_s.median;
+    r.launch_graph = r.lg_s.median;
+    progress_line(prog, ++step, steps, "the step's matmul at batch 1, from HBM and from the L2");
+    for (int t = 0; t < N_CUDA_TYPES; t++)
+        for (int k = 0; k < 2; k++) {
+            double bytes = k == 0 ? r.dram_B : r.info.l2_B / 4;
+            matrix_dims(cuda_types[t], bytes, &dims[t][k][0], &dims[t][k][1]);
+        }
+    for (int t = 0; t < N_CUDA_TYPES; t++) {
+        const double mb = (double)dims[t][0][0] * dims[t][0][1] * ic_kern_wtype_bits(cuda_types[t]) /
+                          8 + (cuda_types[t] == IC_KW_INT8 ? 4.0 * dims[t][0][0] : 0);
+        const double cb = (double)dims[t][1][0] * dims[t][1][1] * ic_kern_wtype_bits(cuda_types[t]) /
+                          8 + (cuda_types[t] == IC_KW_INT8 ? 4.0 * dims[t][1][0] : 0);
+        r.mat_B[t] = mb;
+        if ((rc = cuda_stat(ic_cuda_mb_matmul(cuda_types[t], dims[t][0][0], dims[t][0][1], 1, true,
+                                              reps, v, err),
+                            v, reps, &r.gemv_s[t])))
+            return rc;
+        r.gemv[t] = mb / r.gemv_s[t].median;
+        if ((rc = ic_cuda_mb_matmul(cuda_types[t], dims[t][1][0], dims[t][1][1], 1, false, reps,
+                                    v, err)))
+            return rc;
+        r.gemv_cache[t] = cb / ic_mb_summary(v, reps).median;
+    }
+    progress_line(prog, ++step, steps, "the step's matmul at batches 1-256 in the L2");
+    for (int t = 0; t < N_CUDA_TYPES; t++)
+        for (int i = 0; i < 9; i++) {
+            if ((rc = ic_cuda_mb_matmul(cuda_types[t], dims[t][1][0], dims[t][1][1], 1u << i,
+                                        false, reps, v, err)))
+                return rc;
+            r.gemm_b[t][i] = 2.0 * (1 << i) * dims[t][1][0] * (double)dims[t][1][1] /
+                             ic_mb_summary(v, reps).median;
+        }
+    progress_line(prog, ++step, steps, "split-K attention over a cache >= 4x the L2");
+    {
+        /* the step with next to no weights: 32 query heads on 8 KV heads of
+         * 128 (the validation model's attention), 16 sequences; FLOPs as
+         * infcalc counts them, 4 H d per cached token */
+        const uint32_t B = 16;
+        uint32_t S = 256;
+        const double kv_tok = 2.0 * 8 * 128 * 2;
+        while (B * (S + 1) * kv_tok < fmax(4 * r.info.l2_B, 1073741824.0))
+            S *= 2;
+        struct ic_kern_shape as = {64, 64, 1, 32, 8, 128, 64, B, S + 1};
+        struct ic_cuda_kern *ak = NULL;
+        uint32_t tok[16] = {0}, posv[16];
+        uint64_t kernels = 0;
+        if ((rc = ic_cuda_kern_create(&as, IC_KW_BF16, 5, &ak, err)))
+            return rc;
+        for (uint32_t b = 0; b < B && !rc; b++) {
+            rc = ic_cuda_kern_fill_cache(ak, b, S, 11 + b, err);
+            posv[b] = S;
+        }
+        if (!rc)
+            rc = ic_cuda_kern_time(ak, B, tok, posv, reps, v, &kernels, err);
+        ic_cuda_kern_free(ak);
+        if (rc)
+            return rc;
+        r.attn = (double)B * (S + 1) * 4.0 * 32 * 128 / ic_mb_summary(v, reps).median;
+    }
+    progress_line(prog, ++step, steps, "the step's matmul at batches 1-256 from HBM (transition)");
+    {
+        static const uint32_t batches[] = {1, 4, 16, 64, 128, 256};
+        enum { NB = sizeof batches / sizeof batches[0] };
+        double tm[N_CUDA_TYPES * NB], tc[N_CUDA_TYPES * NB], tt[N_CUDA_TYPES * NB];
+        struct ic_hw_measured table;
+        memset(&table, 0, sizeof table);
+        for (int t = 0; t < N_CUDA_TYPES; t++) {
+            table.gemm_flop_s[cuda_dtypes[t]] = r.gemm_b[t][8];
+            memcpy(table.gemm_by_batch[cuda_dtypes[t]], r.gemm_b[t], sizeof r.gemm_b[t]);
+        }
+        size_t k = 0;
+        for (int t = 0; t < N_CUDA_TYPES; t++)
+            for (size_t b = 0; b < NB; b++) {
+                const double flops = 2.0 * batches[b] * dims[t][0][0] * (double)dims[t][0][1];
+                tm[k] = r.mat_B[t] / r.gemv[t];
+                tc[k] = flops / ic_decode_gemm_rate(&table, cuda_dtypes[t], batches[b]);
+                if ((rc = ic_cuda_mb_matmul(cuda_types[t], dims[t][0][0], dims[t][0][1],
+                                            batches[b], true, o->quick ? 3 : 5, v, err)))
+                    return rc;
+                tt[k] = ic_mb_summary(v, o->quick ? 3 : 5).median;
+                k++;
+            }
+        struct fit_data fd = {tm, tc, tt, k};
+        if ((rc = fit_transition(&fd, &r.p, err)))
+            return rc;
+    }
+    if ((rc = write_entry_cuda(o, &r, date, err)))
+        return rc;
+
+    fprintf(out, "infcalc bench --device cuda: %s (sm_%d%d, %d SMs, L2 %.0f MiB, %.0f GiB), "
+                 "%s\n\n",
+            r.info.name, r.info.cc_major, r.info.cc_minor, r.info.sms, r.info.l2_B / 1048576,
+            r.info.mem_B / 1073741824.0, date);
+    fprintf(out, "HBM read bandwidth (%.0f MiB, L2 flushed), median [min, max] of %d: %.1f GB/s "
+                 "[%.1f, %.1f]\n",
+            r.dram_B / 1048576, reps, r.read / 1e9, r.read_s.lo / 1e9, r.read_s.hi / 1e9);
+    fprintf(out, "L2 read bandwidth (%.0f MiB re-read): %.1f GB/s\n", r.info.l2_B / 4 / 1048576,
+            r.cache_read / 1e9);
+    fprintf(out, "cuBLAS bf16 GEMM 8192^3: %.1f TFLOP/s [%.1f, %.1f]\n", r.gemm_peak / 1e12,
+            r.peak_s.lo / 1e12, r.peak_s.hi / 1e12);
+    fprintf(out, "kernel launch floor: %.2f us plain, %.2f us per kernel from a CUDA graph\n",
+            r.launch_plain * 1e6, r.launch_graph * 1e6);
+    fprintf(out, "step matmul:      HBM GB/s (of read)  (matrix)     L2 GB/s   batch-256 "
+                 "GFLOP/s\n");
+    for (int t = 0; t < N_CUDA_TYPES; t++)
+        fprintf(out, "  %-5s        %9.1f (%5.1f%%)  (%4.0f MiB)  %9.1f   %9.0f\n",
+                ic_dtype_traits(cuda_dtypes[t])->name, r.gemv[t] / 1e9, 100 * r.gemv[t] / r.read,
+                r.mat_B[t] / 1048576, r.gemv_cache[t] / 1e9, r.gemm_b[t][8] / 1e9);
+    fprintf(out, "step matmul in the L2, GFLOP/s at batch 1, 2, 4 ... 256:\n");
+    for (int t = 0; t < N_CUDA_TYPES; t++) {
+        fprintf(out, "  %-5s", ic_dtype_traits(cuda_dtypes[t])->name);
+        for (int i = 0; i < 9; i++)
+            fprintf(out, " %7.0f", r.gemm_b[t][i] / 1e9);
+        fputc('\n', out);
+    }
+    fprintf(out, "split-K attention (32 q / 8 KV heads of 128, bf16 KV): %.1f GFLOP/s\n",
+            r.attn / 1e9);
+    fprintf(out, "transition exponent p = %.3g\n", r.p);
+    fprintf(out, "\nwrote %s (use it with --hw %s --device cuda)\n", o->out_path, o->out_path);
+    return IC_OK;
+}
+
 /* ---- validate --------------------------------------------------------------- */
 
 struct vmodel {
@@ -498,6 +766,27 @@ static const struct vmodel full_models[] = {
 static const struct vmodel quick_models[] = {
     {"ref-31m", {1024, 2816, 2, 8, 2, 128, 8192, 0, 0},
      {IC_KW_FP32, IC_KW_INT8, IC_KW_BF16}, 2,
+     {1, 16}, 2,
+     {128, 2048}, 2},
+};
+
+/* On a GPU: weights of ~1.0 B parameters (2 GB in bf16, 1 GB in int8:
+ * >= 16x a 60 MB L2) in a Llama-like shape (GQA 32/8 of 128), and a model
+ * whose weights sit in the L2. Sized so that three rounds take about a
+ * minute on an H200; the KV cache is capped at 16 GiB. */
+static const struct vmodel cuda_full_models[] = {
+    {"gpu-1b", {4096, 14336, 4, 32, 8, 128, 32000, 0, 0},
+     {IC_KW_BF16, IC_KW_INT8}, 2,
+     {1, 2, 4, 8, 16, 32, 64, 128, 256}, 9,
+     {128, 1024, 4096, 16384}, 4},
+    {"gpu-8m", {512, 1408, 2, 8, 2, 64, 4096, 0, 0},
+     {IC_KW_BF16, IC_KW_INT8}, 2,
+     {1, 4, 16, 64}, 4,
+     {128, 1024}, 2},
+};
+static const struct vmodel cuda_quick_models[] = {
+    {"gpu-31m", {1024, 2816, 2, 8, 2, 128, 8192, 0, 0},
+     {IC_KW_BF16, IC_KW_INT8}, 2,
      {1, 16}, 2,
      {128, 2048}, 2},
 };
@@ -675,12 +964,17 @@ static int write_charts(const struct ic_validate_opts *o, const struct vmodel *m
         }
         char path[600], title[300], sub[400];
         snprintf(path, sizeof path, "%s-%s.png", o->plot_prefix, chart == 0 ? "batch" : "context");
-        snprintf(title, sizeof title, "Reference decode kernel (%s) on %s, %d threads: measured "
-                 "vs predicted", m->name, cpu, threads);
+        if (o->cuda)
+            snprintf(title, sizeof title, "CUDA decode kernel (%s) on %s: measured vs predicted",
+                     m->name, cpu);
+        else
+            snprintf(title, sizeof title, "Reference decode kernel (%s) on %s, %d threads: "
+                     "measured vs predicted", m->name, cpu, threads);
         snprintf(sub, sizeof sub,
-                 "%s %u; all DRAM-resident points: median |error| %.1f%%, 90th percentile "
+                 "%s %u; all %s-resident points: median |error| %.1f%%, 90th percentile "
                  "%.1f%%, %.0f%% within 10%% (n = %d)",
-                 chart == 0 ? "context" : "batch", fixed, 100 * dram->med_abs,
+                 chart == 0 ? "context" : "batch", fixed, o->cuda ? "HBM" : "DRAM",
+                 100 * dram->med_abs,
                  100 * dram->p90_abs, 100 * dram->within10, dram->n);
         cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, 1600, 1000);
         cairo_t *cr = cairo_create(s);
@@ -723,6 +1017,29 @@ static double time_steps(struct ic_kern_pool *pool, struct ic_kern *k, uint32_t 
     return s.median;
 }
 
+/* The same on the GPU: replays of the step's CUDA graph, each timed with
+ * events, as many as fit budget_s (at least min_steps, at most 64).
+ * *kernels: kernel nodes in one step (the fixed costs the model counts). */
+static int time_steps_cuda(struct ic_cuda_kern *k, uint32_t b, const uint32_t *tok,
+                           const uint32_t *pos, double budget_s, int min_steps, double *lo,
+                           double *hi, uint64_t *kernels, double *median, struct ic_err *err)
+{
+    double v[64];
+    int rc = ic_cuda_kern_time(k, b, tok, pos, min_steps, v, kernels, err);
+    if (rc)
+        return rc;
+    double first = ic_mb_summary(v, min_steps).median;
+    int n = (int)fmin(64, fmax(min_steps, budget_s / fmax(first, 1e-7)));
+    if (n > min_steps && (rc = ic_cuda_kern_time(k, b, tok, pos, n, v, kernels, err)))
+        return rc;
+    n = n > min_steps ? n : min_steps;
+    struct ic_mb_stats s = ic_mb_summary(v, n);
+    *lo = fmin(*lo, s.lo);
+    *hi = fmax(*hi, s.hi);
+    *median = s.median;
+    return IC_OK;
+}
+
 int ic_selfcheck_validate(const struct ic_validate_opts *o, FILE *out, FILE *prog,
                           struct ic_err *err)
 {
@@ -741,13 +1058,18 @@ int ic_selfcheck_validate(const struct ic_validate_opts *o, FILE *out, FILE *pro
         free(hw);
         return rc;
     }
-    const struct vmodel *models = o->quick ? quick_models : full_models;
-    const size_t n_models = o->quick ? sizeof quick_models / sizeof quick_models[0]
-                                     : sizeof full_models / sizeof full_models[0];
+    const struct vmodel *models = o->cuda ? (o->quick ? cuda_quick_models : cuda_full_models)
+                                          : (o->quick ? quick_models : full_models);
+    const size_t n_models =
+        o->cuda ? (o->quick ? sizeof cuda_quick_models / sizeof cuda_quick_models[0]
+                            : sizeof cuda_full_models / sizeof cuda_full_models[0])
+                : (o->quick ? sizeof quick_models / sizeof quick_models[0]
+                            : sizeof full_models / sizeof full_models[0]);
     const int rounds = o->quick ? 1 : (o->rounds > 0 ? (o->rounds > 8 ? 8 : o->rounds) : 3);
-    const double cap = o->kv_cap_B > 0 ? o->kv_cap_B : 2.0 * 1073741824.0;
+    const double cap = o->kv_cap_B > 0 ? o->kv_cap_B : (o->cuda ? 16.0 : 2.0) * 1073741824.0;
     struct ic_kern_pool *pool = NULL;
     struct ic_kern *kerns[4][N_TYPES] = {{NULL}};
+    struct ic_cuda_kern *gkerns[4][N_TYPES] = {{NULL}};
     struct vpoint *pts = NULL;
     size_t *order = NULL;
     float *probe = NULL;
@@ -759,10 +1081,13 @@ int ic_selfcheck_validate(const struct ic_validate_opts *o, FILE *out, FILE *pro
         goto out;
     }
     int threads = o->threads ? o->threads : (int)hw->measured.threads;
-    if ((rc = ic_kern_pool_create(threads, &pool, err)))
+    if (o->cuda)
+        threads = 1; /* the GPU; no CPU pool */
+    else if ((rc = ic_kern_pool_create(threads, &pool, err)))
         goto out;
-    threads = ic_kern_pool_threads(pool);
-    if ((uint64_t)threads != hw->measured.threads && prog)
+    if (!o->cuda)
+        threads = ic_kern_pool_threads(pool);
+    if (!o->cuda && (uint64_t)threads != hw->measured.threads && prog)
         fprintf(prog, "validate: warning: %s was benched with %llu threads, timing with %d\n",
                 o->hw_path, (unsigned long long)hw->measured.threads, threads);
 
@@ -795,8 +1120,10 @@ int ic_selfcheck_validate(const struct ic_validate_opts *o, FILE *out, FILE *pro
                     n++;
                 }
     }
-    /* probe buffer: 4x the LLC, read once per probe */
-    size_t probe_n = (size_t)(4 * hw->measured.llc_B / sizeof(float));
+    /* probe buffer: 4x the LLC, read once per probe (the CPU only: a GPU's
+     * HBM bandwidth does not drift with its neighbours' load as the shared
+     * CPU's does, and its bench figure stands) */
+    size_t probe_n = o->cuda ? 1 : (size_t)(4 * hw->measured.llc_B / sizeof(float));
     probe = malloc(probe_n * sizeof(float)); /* [probe_n] */
     if (!probe) {
         rc = ic_err_set(err, IC_ENOMEM, NULL, 0, 0, "out of memory");
@@ -815,8 +1142,13 @@ int ic_selfcheck_validate(const struct ic_validate_opts *o, FILE *out, FILE *pro
             if (prog)
                 fprintf(prog, "validate: making %s %s weights\n", models[m].name,
                         ic_kern_wtype_name(models[m].wtypes[w]));
-            if ((rc = ic_kern_create(&s, models[m].wtypes[w], IC_KKV_BF16,
-                                     (o->seed ? o->seed : 7) + m, pool, &kerns[m][w], err)))
+            if (o->cuda) {
+                if ((rc = ic_cuda_kern_create(&s, models[m].wtypes[w], (o->seed ? o->seed : 7) + m,
+                                              &gkerns[m][w], err)))
+                    goto out;
+            } else if ((rc = ic_kern_create(&s, models[m].wtypes[w], IC_KKV_BF16,
+                                            (o->seed ? o->seed : 7) + m, pool, &kerns[m][w],
+                                            err)))
                 goto out;
         }
 
@@ -844,15 +1176,36 @@ int ic_selfcheck_validate(const struct ic_validate_opts *o, FILE *out, FILE *pro
             for (size_t i = done; i < end; i++)
                 maxb = pts[order[i]].batch > maxb ? pts[order[i]].batch : maxb;
             struct ic_kern *k = kerns[lead->model][lead->wt];
-            if ((rc = ic_kern_set_cache(k, maxb, lead->context + 1, err)))
+            struct ic_cuda_kern *gk = gkerns[lead->model][lead->wt];
+            if ((rc = o->cuda ? ic_cuda_kern_set_cache(gk, maxb, lead->context + 1, err)
+                              : ic_kern_set_cache(k, maxb, lead->context + 1, err)))
                 goto out;
             for (uint32_t b = 0; b < maxb; b++) {
-                ic_kern_fill_cache(k, b, lead->context, 99 + b);
+                if (o->cuda) {
+                    if ((rc = ic_cuda_kern_fill_cache(gk, b, lead->context, 99 + b, err)))
+                        goto out;
+                } else {
+                    ic_kern_fill_cache(k, b, lead->context, 99 + b);
+                }
                 tok[b] = (b * 7919u) % models[lead->model].shape.vocab;
                 pos[b] = lead->context;
             }
             for (size_t i = done; i < end; i++) {
                 struct vpoint *p = &pts[order[i]];
+                if (o->cuda) {
+                    if ((rc = time_steps_cuda(gk, p->batch, tok, pos, o->quick ? 0.02 : 0.1, 3,
+                                              &p->tlo, &p->thi, &p->regions, &p->t[r], err)))
+                        goto out;
+                    p->probe[r] = hw->measured.read_B_s;
+                    p->rounds = r + 1;
+                    if (prog)
+                        fprintf(prog, "validate [round %d/%d] %s %-4s batch %3u context %5u: "
+                                      "%8.4f ms (%llu kernels)\n",
+                                r + 1, rounds, models[p->model].name,
+                                ic_kern_wtype_name(models[p->model].wtypes[p->wt]), p->batch,
+                                p->context, p->t[r] * 1e3, (unsigned long long)p->regions);
+                    continue;
+                }
                 double bw0 = ic_mb_read(pool, probe, probe_n, 1, 1).median;
                 p->t[r] = time_steps(pool, k, p->batch, tok, pos, o->quick ? 0.05 : 0.25,
                                      o->quick ? 2 : 3, &p->tlo, &p->thi, &p->regions);
@@ -889,7 +1242,7 @@ int ic_selfcheck_validate(const struct ic_validate_opts *o, FILE *out, FILE *pro
         c.context = p->context + 1; /* the step attends over its own token too */
         c.weights = dtype_of(vm->wtypes[p->wt]);
         c.kv = IC_DT_BF16;
-        c.compute = IC_DT_FP32;
+        c.compute = o->cuda ? IC_DT_BF16 : IC_DT_FP32;
         c.estimate = IC_EST_EXPECTED;
         c.bw_scale = p->probe_bw / hw->measured.read_B_s;
         c.regions = p->regions; /* counted, not timed: structure, not calibration */
@@ -904,17 +1257,23 @@ int ic_selfcheck_validate(const struct ic_validate_opts *o, FILE *out, FILE *pro
     snprintf(cpu, sizeof cpu, "%s", hw->measured.cpu);
     const int dram_mask = (1 << R_MEMORY) | (1 << R_TRANSITION) | (1 << R_COMPUTE);
     struct err_stats dram = error_stats(pts, n, dram_mask, -1);
-    fprintf(out, "infcalc validate: reference decode kernel on %s, %d threads, %d round%s, "
-                 "%zu points\npredicted: expected time on %s (bench of %s), DRAM figures "
-                 "rescaled by a read probe beside each point\n\n",
-            cpu, threads, rounds, rounds > 1 ? "s" : "", n, o->hw_path, hw->measured.date);
+    if (o->cuda)
+        fprintf(out, "infcalc validate --device cuda: CUDA decode kernel on %s, %d round%s, "
+                     "%zu points\npredicted: expected time on %s (bench of %s), kernels per "
+                     "step counted from the step's CUDA graph\n\n",
+                cpu, rounds, rounds > 1 ? "s" : "", n, o->hw_path, hw->measured.date);
+    else
+        fprintf(out, "infcalc validate: reference decode kernel on %s, %d threads, %d round%s, "
+                     "%zu points\npredicted: expected time on %s (bench of %s), DRAM figures "
+                     "rescaled by a read probe beside each point\n\n",
+                cpu, threads, rounds, rounds > 1 ? "s" : "", n, o->hw_path, hw->measured.date);
     fprintf(out, "  %-26s %6s %13s %14s %11s %12s\n", "regime", "points", "median |err|",
             "signed median", "p90 |err|", "within 10%");
     for (int g = 0; g < R_COUNT; g++)
         print_stats(out, regime_names[g], error_stats(pts, n, 1 << g, -1));
-    print_stats(out, "DRAM-resident (all above)", dram);
+    print_stats(out, o->cuda ? "HBM-resident (all above)" : "DRAM-resident (all above)", dram);
     print_stats(out, "all points", error_stats(pts, n, (1 << R_COUNT) - 1, -1));
-    fprintf(out, "\n  by weight type, DRAM-resident:\n");
+    fprintf(out, "\n  by weight type, %s-resident:\n", o->cuda ? "HBM" : "DRAM");
     for (int t = 0; t < N_TYPES; t++) {
         char label[64];
         snprintf(label, sizeof label, "%s", ic_dtype_traits(bench_dtypes[t])->name);
@@ -932,8 +1291,10 @@ int ic_selfcheck_validate(const struct ic_validate_opts *o, FILE *out, FILE *pro
     }
 out:
     for (size_t m = 0; m < 4; m++)
-        for (int w = 0; w < N_TYPES; w++)
+        for (int w = 0; w < N_TYPES; w++) {
             ic_kern_free(kerns[m][w]);
+            ic_cuda_kern_free(gkerns[m][w]);
+        }
     ic_kern_pool_free(pool);
     gsl_rng_free(rng);
     free(probe);

@@ -7,7 +7,15 @@
  * probe beside every point, and judges infcalc's expected time for the same
  * shapes on that entry against the timings: the validation. Nothing
  * validate measures feeds a prediction; the probe only rescales the bench's
- * DRAM figures to the bandwidth of the moment, as MEASURING.md asks. */
+ * DRAM figures to the bandwidth of the moment, as MEASURING.md asks.
+ *
+ * With cuda set, both do the same for CUDA device 0: bench runs the GPU
+ * microbenchmarks (src/cuda/) and writes an entry whose measured section
+ * holds the GPU's figures under the same keys (read_bandwidth = HBM,
+ * llc = L2, fork_join = one kernel of a replayed CUDA graph, gemv/gemm =
+ * the CUDA step's matmuls); validate times the CUDA decode step over a
+ * sweep sized for a large GPU. A build without CUDA fails with IC_EINVAL,
+ * a machine without a device with IC_EIO. */
 #ifndef IC_SELFCHECK_H
 #define IC_SELFCHECK_H
 
@@ -22,6 +30,7 @@ struct ic_bench_opts {
     bool quick;           /* fewer repeats and smaller buffers (tests) */
     const char *out_path; /* the hwdb YAML to write */
     const char *name;     /* entry name, e.g. "this-machine" */
+    bool cuda;            /* measure CUDA device 0 instead of the CPU */
 };
 
 /* Runs the microbenchmarks, prints a summary to out and progress to
@@ -38,6 +47,7 @@ struct ic_validate_opts {
     double kv_cap_B;      /* largest KV cache a point may use */
     const char *csv_path; /* per-point results */
     const char *plot_prefix; /* charts: PREFIX-batch.png, PREFIX-context.png; NULL: none */
+    bool cuda;            /* time the CUDA kernel on device 0 (an entry from bench --device cuda) */
 };
 
 int ic_selfcheck_validate(const struct ic_validate_opts *o, FILE *out, FILE *progress,
