@@ -1037,6 +1037,14 @@ static int ensure_graph(struct ic_cuda_kern *k, uint32_t batch, struct ic_err *e
         CU(cudaFuncSetAttribute(attn_split_k<8>, cudaFuncAttributeMaxDynamicSharedMemorySize, sm),
            "attention shared memory");
     }
+    /* One eager step first (the same tokens and positions, so the cache
+     * slots it writes are the ones the graph rewrites with the same values):
+     * module loading and cuBLAS's first-call setup then happen outside the
+     * capture, and a failing kernel is reported by name here rather than as
+     * an invalidated capture. */
+    if ((rc = enqueue_step(k, batch, err)))
+        goto out;
+    CU(cudaStreamSynchronize(k->stream), "running the step before capturing it");
     CU(cudaStreamBeginCapture(k->stream, cudaStreamCaptureModeThreadLocal), "starting a capture");
     rc = enqueue_step(k, batch, err);
     {
