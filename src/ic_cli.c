@@ -186,7 +186,21 @@ static const char *nearest(const char *word, const char *const *cands, int n)
             best = cands[i];
         }
     }
-    return bd <= 3 ? best : NULL;
+    /* a short word is near only a word one or two edits away ('-x' is not
+     * a typo of '--hw') */
+    size_t len = strlen(word);
+    unsigned limit = len <= 3 ? 1 : len < 9 ? 2 : 3;
+    return bd <= limit ? best : NULL;
+}
+
+static int unknown_command(const char *word, FILE *err)
+{
+    const char *near = nearest(word, cmd_names, IC_CMD_COUNT);
+    usage_error(err, "unknown command '%s'", word);
+    if (near)
+        fprintf(err, "  did you mean '%s'?\n", near);
+    fputs("  'infcalc --help' lists the commands\n", err);
+    return 2;
 }
 
 static int parse_args(int argc, char **argv, struct args *a, FILE *err)
@@ -198,14 +212,8 @@ static int parse_args(int argc, char **argv, struct args *a, FILE *err)
         for (int c = 0; c < IC_CMD_COUNT; c++)
             if (strcmp(argv[i], cmd_names[c]) == 0)
                 found = c;
-        if (found < 0) {
-            const char *near = nearest(argv[i], cmd_names, IC_CMD_COUNT);
-            usage_error(err, "unknown command '%s'", argv[i]);
-            if (near)
-                fprintf(err, "  did you mean '%s'?\n", near);
-            fputs("  'infcalc --help' lists the commands\n", err);
-            return 2;
-        }
+        if (found < 0)
+            return unknown_command(argv[i], err);
         a->cmd = (enum ic_cmd)found;
         i++;
     }
@@ -926,6 +934,8 @@ int ic_cli_run(int argc, char **argv, FILE *out, FILE *errf)
             for (int c = 0; c < IC_CMD_COUNT; c++)
                 if (strcmp(a.pos[0], cmd_names[c]) == 0)
                     which = (enum ic_cmd)c;
+        if (a.cmd == IC_CMD_HELP && a.n_pos == 1 && which == IC_CMD_COUNT)
+            return unknown_command(a.pos[0], errf);
         FILE *dst = argc == 1 ? errf : out;
         switch (which) {
         case IC_CMD_DECODE:
