@@ -641,10 +641,23 @@ out:
 
 static void gb(char *buf, size_t n, double v) { ic_report_bytes(buf, n, v); }
 
+/* list/show without a known kind: the usage error, and the nearest kind
+ * to the word given ('list modles': did you mean 'models'?). */
+static int kind_error(FILE *errf, const char *what, const struct args *a, const char *k1,
+                      const char *k2)
+{
+    const char *const kinds[2] = {k1, k2};
+    const char *near = a->n_pos ? nearest(a->pos[0], kinds, 2) : NULL;
+    usage_error(errf, "%s", what);
+    if (near && strcmp(near, a->pos[0]))
+        fprintf(errf, "  did you mean '%s'?\n", near);
+    return 2;
+}
+
 static int cmd_list(const struct args *a, const struct ic_db *db, FILE *out, FILE *errf)
 {
     if (a->n_pos != 1 || (strcmp(a->pos[0], "hw") && strcmp(a->pos[0], "models")))
-        return usage_error(errf, "list needs 'hw' or 'models'");
+        return kind_error(errf, "list needs 'hw' or 'models'", a, "hw", "models");
     bool hw_kind = strcmp(a->pos[0], "hw") == 0;
     char **paths = NULL;
     size_t n = 0;
@@ -813,7 +826,7 @@ static void show_model(FILE *out, const struct ic_model *m, const struct ic_mode
 static int cmd_show(const struct args *a, const struct ic_db *db, FILE *out, FILE *errf)
 {
     if (a->n_pos != 2 || (strcmp(a->pos[0], "hw") && strcmp(a->pos[0], "model")))
-        return usage_error(errf, "show needs 'hw NAME' or 'model NAME'");
+        return kind_error(errf, "show needs 'hw NAME' or 'model NAME'", a, "hw", "model");
     struct ic_err e = {0};
     int rc = 0, lrc;
     if (strcmp(a->pos[0], "hw") == 0) {
