@@ -8,6 +8,7 @@
 #define IC_TEST_BROKEN_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 struct broken {
     const char *file; /* under tests/fixtures/bad */
