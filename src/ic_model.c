@@ -223,6 +223,19 @@ static int derive_totals(struct ctx *c, struct ic_model_stats *s)
         return at(c, IC_MF_PARAMETERS,
                   "a model stating 'parameters' must also state 'hidden_size' and "
                   "'num_hidden_layers' (collectives need them)");
+    /* the same limits as an architecture's: absurd sizes are refused here
+     * too, not carried into the collectives and the workspace */
+    int rc;
+    const uint64_t H = m->num_attention_heads;
+    if ((rc = check_range(c, IC_MF_HIDDEN, "hidden_size", m->hidden_size, 1, 1u << 20)) ||
+        (rc = check_range(c, IC_MF_LAYERS, "num_hidden_layers", m->num_hidden_layers, 1,
+                          IC_MODEL_MAX_LAYERS)) ||
+        (has(m, IC_MF_HEADS) &&
+         (rc = check_range(c, IC_MF_HEADS, "num_attention_heads", H, 1, 1u << 14))) ||
+        (has(m, IC_MF_KV_HEADS) &&
+         (rc = check_range(c, IC_MF_KV_HEADS, "num_key_value_heads", m->num_key_value_heads, 1,
+                           has(m, IC_MF_HEADS) ? H : 1u << 14))))
+        return rc;
     for (int g = 0; g < IC_PG_COUNT; g++)
         s->group_ways[g] = UINT64_MAX;
     /* All parameters sit in one group that shards any number of ways. */

@@ -173,6 +173,8 @@ static const struct broken broken[] = {
      "'sliding_window_pattern' needs a sliding_window", NULL},
     {"model-totals-no-kv.yaml", true, 5, 13,
      "a model stating 'parameters' must also state 'kv_values_per_token'", NULL},
+    {"model-totals-huge.yaml", true, 6, 14,
+     "'hidden_size' is 1000000000000000000; expected 1 to 1048576", NULL},
     {"model-active-exceeds.yaml", true, 6, 20,
      "'active_parameters' (8000000000) exceeds 'parameters' (7000000000)", NULL},
 };
