@@ -19,12 +19,15 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     return 0;
 }
 
-static void check_why(int rc, const char *why, const char *what, const char *text)
+static void check_why(int rc, const char *why, unsigned why_len, const char *what,
+                      const char *text)
 {
     if (rc != IC_OK && rc != IC_EINVAL)
         ic_fuzz_fail("%s('%s'): code %d", what, text, rc);
     if (rc && !why[0])
         ic_fuzz_fail("%s('%s'): refused without a reason", what, text);
+    if (rc && strnlen(why, why_len) == why_len)
+        ic_fuzz_fail("%s('%s'): the reason overran its %u bytes", what, text, why_len);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -44,27 +47,29 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     const char *text = buf;
     char why[256];
-    /* a short reason buffer must truncate, never overflow */
-    unsigned why_len = size ? 1u + (unsigned)data[size - 1] % (unsigned)sizeof why : sizeof why;
+    /* a short reason buffer (room for one character or more) must
+     * truncate, never overflow */
+    unsigned why_len = size ? 2u + (unsigned)data[size - 1] % (unsigned)(sizeof why - 1)
+                            : (unsigned)sizeof why;
 
     for (int q = 0; q < IC_QTY_COUNT; q++) {
         double v = -1;
         why[0] = '\0';
         int rc = ic_qty_parse(text, (enum ic_qty)q, &v, why, why_len);
-        check_why(rc, why, "ic_qty_parse", text);
+        check_why(rc, why, why_len, "ic_qty_parse", text);
         if (rc == IC_OK && !(isfinite(v) && v >= 0))
             ic_fuzz_fail("ic_qty_parse('%s', %s) = %g", text, ic_qty_name((enum ic_qty)q), v);
     }
     double num = -1;
     why[0] = '\0';
     int nrc = ic_number_parse(text, &num, why, why_len);
-    check_why(nrc, why, "ic_number_parse", text);
+    check_why(nrc, why, why_len, "ic_number_parse", text);
     if (nrc == IC_OK && !(isfinite(num) && num >= 0))
         ic_fuzz_fail("ic_number_parse('%s') = %g", text, num);
     uint64_t cnt = 0;
     why[0] = '\0';
     int crc = ic_count_parse(text, &cnt, why, why_len);
-    check_why(crc, why, "ic_count_parse", text);
+    check_why(crc, why, why_len, "ic_count_parse", text);
     if (crc == IC_OK) {
         if (cnt > (UINT64_C(1) << 63))
             ic_fuzz_fail("ic_count_parse('%s') = %llu, above 2^63", text,
