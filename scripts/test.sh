@@ -1,8 +1,9 @@
 #!/bin/sh
 # README quick start, part 2: build with warnings as errors and run the whole
 # test suite (unit suites, whole-grid sanity, examples, the quick self-check),
-# then again under AddressSanitizer + UndefinedBehaviorSanitizer, then the
-# unit suites under valgrind memcheck. Exits non-zero on any failure.
+# then again under AddressSanitizer + UndefinedBehaviorSanitizer (meson test
+# --setup asan), then the unit suites under valgrind memcheck (--setup
+# valgrind). Exits non-zero on any failure.
 set -eu
 cd "$(dirname "$0")/.."
 sh scripts/install-deps.sh --browser
@@ -21,9 +22,7 @@ meson test -C build-ci --print-errorlogs --num-processes "$jobs"
 # plain build above compiles and links it, and its tests skip without a GPU.
 meson configure build-asan -Dcuda=disabled
 meson compile -C build-asan
-UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ASAN_OPTIONS=detect_leaks=1 \
-LSAN_OPTIONS=suppressions="$PWD/tests/lsan.supp" \
-    meson test -C build-asan --print-errorlogs --num-processes "$jobs"
+meson test -C build-asan --setup asan --print-errorlogs --num-processes "$jobs"
 
 # valgrind 3.19 does not decode AVX-512: memcheck runs on a build without
 # -march=native (the kernel's portable path), the unit suites only.
@@ -36,7 +35,7 @@ meson test -C build-valgrind --setup valgrind --suite unit --print-errorlogs \
 # One closing line over the three runs, from meson's logs.
 passed=0
 failed=0
-for log in build-ci/meson-logs/testlog.json build-asan/meson-logs/testlog.json \
+for log in build-ci/meson-logs/testlog.json build-asan/meson-logs/testlog-asan.json \
            build-valgrind/meson-logs/testlog-valgrind.json; do
     [ -f "$log" ] || continue
     p=$(grep -c '"result": "OK"' "$log" || true)

@@ -225,7 +225,21 @@ const char *ic_cli_nearest(const char *word, const char *const *cands, int n)
             best = cands[i];
         }
     }
-    return bd <= 3 ? best : NULL;
+    /* a short word is near only a word one or two edits away ('-x' is not
+     * a typo of '--hw') */
+    size_t len = strlen(word);
+    unsigned limit = len <= 3 ? 1 : len < 9 ? 2 : 3;
+    return bd <= limit ? best : NULL;
+}
+
+static int unknown_command(const char *word, FILE *err)
+{
+    const char *near = ic_cli_nearest(word, cmd_names, IC_CMD_COUNT);
+    ic_cli_usage(err, "unknown command '%s'", word);
+    if (near)
+        fprintf(err, "  did you mean '%s'?\n", near);
+    fputs("  'infcalc --help' lists the commands\n", err);
+    return 2;
 }
 
 static int parse_args(int argc, char **argv, struct ic_args *a, FILE *err)
@@ -237,14 +251,8 @@ static int parse_args(int argc, char **argv, struct ic_args *a, FILE *err)
         for (int c = 0; c < IC_CMD_COUNT; c++)
             if (strcmp(argv[i], cmd_names[c]) == 0)
                 found = c;
-        if (found < 0) {
-            const char *near = ic_cli_nearest(argv[i], cmd_names, IC_CMD_COUNT);
-            ic_cli_usage(err, "unknown command '%s'", argv[i]);
-            if (near)
-                fprintf(err, "  did you mean '%s'?\n", near);
-            fputs("  'infcalc --help' lists the commands\n", err);
-            return 2;
-        }
+        if (found < 0)
+            return unknown_command(argv[i], err);
         a->cmd = (enum ic_cmd)found;
         i++;
     }
@@ -695,10 +703,23 @@ out:
 
 static void gb(char *buf, size_t n, double v) { ic_report_bytes(buf, n, v); }
 
+/* list/show without a known kind: the usage error, and the nearest kind
+ * to the word given ('list modles': did you mean 'models'?). */
+static int kind_error(FILE *errf, const char *what, const struct ic_args *a, const char *k1,
+                      const char *k2)
+{
+    const char *const kinds[2] = {k1, k2};
+    const char *near = a->n_pos ? ic_cli_nearest(a->pos[0], kinds, 2) : NULL;
+    ic_cli_usage(errf, "%s", what);
+    if (near && strcmp(near, a->pos[0]))
+        fprintf(errf, "  did you mean '%s'?\n", near);
+    return 2;
+}
+
 static int cmd_list(const struct ic_args *a, const struct ic_db *db, FILE *out, FILE *errf)
 {
     if (a->n_pos != 1 || (strcmp(a->pos[0], "hw") && strcmp(a->pos[0], "models")))
-        return ic_cli_usage(errf, "list needs 'hw' or 'models'");
+        return kind_error(errf, "list needs 'hw' or 'models'", a, "hw", "models");
     bool hw_kind = strcmp(a->pos[0], "hw") == 0;
     char **paths = NULL;
     size_t n = 0;
@@ -867,7 +888,7 @@ static void show_model(FILE *out, const struct ic_model *m, const struct ic_mode
 static int cmd_show(const struct ic_args *a, const struct ic_db *db, FILE *out, FILE *errf)
 {
     if (a->n_pos != 2 || (strcmp(a->pos[0], "hw") && strcmp(a->pos[0], "model")))
-        return ic_cli_usage(errf, "show needs 'hw NAME' or 'model NAME'");
+        return kind_error(errf, "show needs 'hw NAME' or 'model NAME'", a, "hw", "model");
     struct ic_err e = {0};
     int rc = 0, lrc;
     if (strcmp(a->pos[0], "hw") == 0) {
@@ -1086,6 +1107,8 @@ int ic_cli_run(int argc, char **argv, FILE *out, FILE *errf)
             for (int c = 0; c < IC_CMD_COUNT; c++)
                 if (strcmp(a.pos[0], cmd_names[c]) == 0)
                     which = (enum ic_cmd)c;
+        if (a.cmd == IC_CMD_HELP && a.n_pos == 1 && which == IC_CMD_COUNT)
+            return unknown_command(a.pos[0], errf);
         FILE *dst = argc == 1 ? errf : out;
         if (which < IC_CMD_COUNT && usages[which]) {
             fputs(usages[which], dst);

@@ -281,10 +281,13 @@ static int check_values(struct ic_hw *hw, const char *path, struct ic_err *err)
     int any = 0;
     for (int t = 0; t < IC_DT_COUNT; t++) {
         if (hw->locs[IC_HWF_COMPUTE_FIRST + t].line &&
-            !(hw->peak_flop_s[t] >= 1e6 && hw->peak_flop_s[t] <= 1e19))
-            return field_error(hw, path, IC_HWF_COMPUTE_FIRST + t, err,
-                               "a compute peak must be between 1 MFLOP/s and 10 EFLOP/s; "
-                               "leave out a type the chip lacks");
+            !(hw->peak_flop_s[t] >= 1e6 && hw->peak_flop_s[t] <= 1e19)) {
+            snprintf(msg, sizeof msg,
+                     "'%s' is %g FLOP/s; a compute peak must be between 1 MFLOP/s and "
+                     "10 EFLOP/s (leave out a type the chip lacks)",
+                     ic_dtype_traits((enum ic_dtype)t)->name, hw->peak_flop_s[t]);
+            return field_error(hw, path, IC_HWF_COMPUTE_FIRST + t, err, msg);
+        }
         any |= hw->peak_flop_s[t] > 0;
     }
     if (!any)

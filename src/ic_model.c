@@ -223,6 +223,19 @@ static int derive_totals(struct ctx *c, struct ic_model_stats *s)
         return at(c, IC_MF_PARAMETERS,
                   "a model stating 'parameters' must also state 'hidden_size' and "
                   "'num_hidden_layers' (collectives need them)");
+    /* the same limits as an architecture's: absurd sizes are refused here
+     * too, not carried into the collectives and the workspace */
+    int rc;
+    const uint64_t H = m->num_attention_heads;
+    if ((rc = check_range(c, IC_MF_HIDDEN, "hidden_size", m->hidden_size, 1, 1u << 20)) ||
+        (rc = check_range(c, IC_MF_LAYERS, "num_hidden_layers", m->num_hidden_layers, 1,
+                          IC_MODEL_MAX_LAYERS)) ||
+        (has(m, IC_MF_HEADS) &&
+         (rc = check_range(c, IC_MF_HEADS, "num_attention_heads", H, 1, 1u << 14))) ||
+        (has(m, IC_MF_KV_HEADS) &&
+         (rc = check_range(c, IC_MF_KV_HEADS, "num_key_value_heads", m->num_key_value_heads, 1,
+                           has(m, IC_MF_HEADS) ? H : 1u << 14))))
+        return rc;
     for (int g = 0; g < IC_PG_COUNT; g++)
         s->group_ways[g] = UINT64_MAX;
     /* All parameters sit in one group that shards any number of ways. */
@@ -329,17 +342,21 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
 
     /* MoE: one of the three spellings of the expert count. */
     uint64_t E = 0;
-    int e_id = -1;
+    int e_id = -1, e_key = 0;
     static const int e_ids[3] = {IC_MF_NUM_LOCAL_EXPERTS, IC_MF_N_ROUTED_EXPERTS,
                                  IC_MF_NUM_EXPERTS};
+    static const char *const e_keys[3] = {"num_local_experts", "n_routed_experts",
+                                          "num_experts"};
     for (int i = 0; i < 3; i++)
         if (has(m, e_ids[i]) && m->n_experts_field[i]) {
             if (e_id >= 0 && m->n_experts_field[i] != E)
-                return at(&c, e_ids[i], "the expert count is given twice with different "
-                                        "values (%llu and %llu)",
-                          (unsigned long long)E, (unsigned long long)m->n_experts_field[i]);
+                return at(&c, e_ids[i],
+                          "'%s' (%llu) contradicts '%s' (%llu); expected one expert count",
+                          e_keys[i], (unsigned long long)m->n_experts_field[i],
+                          e_keys[e_key], (unsigned long long)E);
             E = m->n_experts_field[i];
             e_id = e_ids[i];
+            e_key = i;
         }
     uint64_t k = 0, Fe = 0;
     if (E) {
@@ -383,7 +400,10 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
     } else if (has(m, IC_MF_SLIDING_PATTERN) || (sliding && fam->sliding_pattern)) {
         const uint64_t p = has(m, IC_MF_SLIDING_PATTERN) ? m->sliding_window_pattern
                                                          : fam->sliding_pattern;
-        if ((rc = check_range(&c, IC_MF_SLIDING_PATTERN, "sliding_window_pattern", p, 1, L)))
+        /* only a pattern the file gives can be wrong (and has a line to
+         * point at); the family's default of 2 on one layer slides it */
+        if (has(m, IC_MF_SLIDING_PATTERN) &&
+            (rc = check_range(&c, IC_MF_SLIDING_PATTERN, "sliding_window_pattern", p, 1, L)))
             return rc;
         if (!sliding)
             return at(&c, IC_MF_SLIDING_PATTERN,
@@ -474,11 +494,14 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
     s.n_moe_layers = n_moe;
     s.mla = mla;
     s.kv_values_per_layer_token = mla ? m->kv_lora_rank + rope : mul(&c, 2, mul(&c, Hkv, hd));
-    if (mul(&c, s.kv_values_per_layer_token, L) > IC_MODEL_MAX_KV_VALUES)
-        return at(&c, mla ? IC_MF_KV_LORA : IC_MF_KV_HEADS,
+    if (mul(&c, s.kv_values_per_layer_token, L) > IC_MODEL_MAX_KV_VALUES) {
+        /* without num_key_value_heads the query heads are the KV heads */
+        const int id = mla ? IC_MF_KV_LORA : has(m, IC_MF_KV_HEADS) ? IC_MF_KV_HEADS : IC_MF_HEADS;
+        return at(&c, id,
                   "the KV cache holds %llu values per token; expected at most 2^34 (the "
                   "sizes are absurd)",
                   (unsigned long long)mul(&c, s.kv_values_per_layer_token, L));
+    }
     s.kv_ways = mla ? 1 : Hkv;
     s.n_window_layers = n_window;
     s.n_global_layers = L - n_window;

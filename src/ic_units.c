@@ -146,8 +146,14 @@ int ic_qty_parse(const char *text, enum ic_qty q, double *out, char *why,
 {
     double v;
     const char *p = parse_decimal(text, &v, why, why_len);
-    if (!p)
+    if (!p) {
+        /* the number's fault; say what the whole value should look like */
+        size_t n = why_len ? strlen(why) : 0;
+        if (n + 1 < why_len)
+            snprintf(why + n, why_len - n, "; expected %s, e.g. %s", qty_table[q].name,
+                     qty_table[q].example);
         return IC_EINVAL;
+    }
     while (*p == ' ')
         p++;
     if (!*p) {
@@ -170,7 +176,8 @@ int ic_qty_parse(const char *text, enum ic_qty q, double *out, char *why,
         if (strcmp(u->sym, sym) == 0) {
             double r = v * u->scale;
             if (!isfinite(r)) {
-                snprintf(why, why_len, "'%s' is out of range", text);
+                snprintf(why, why_len, "'%s' is out of range; expected %s, e.g. %s", text,
+                         qty_table[q].name, qty_table[q].example);
                 return IC_EINVAL;
             }
             *out = r;

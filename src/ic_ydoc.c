@@ -44,6 +44,49 @@ static int check_depth(FILE *f, const char *path, struct ic_err *err)
     return rc;
 }
 
+/* libyaml's reader (encoding) errors carry a byte offset, not a mark:
+ * turns it into a 1-based line and a column in characters, as libyaml's
+ * marks count them (UTF-8 continuation bytes do not start a character). */
+static void offset_to_mark(FILE *f, size_t offset, unsigned *line, unsigned *col)
+{
+    *line = 1;
+    *col = 1;
+    if (fseek(f, 0, SEEK_SET) != 0)
+        return;
+    for (size_t i = 0; i < offset; i++) {
+        int c = fgetc(f);
+        if (c == EOF)
+            break;
+        if (c == '\n') {
+            ++*line;
+            *col = 1;
+        } else if ((c & 0xc0) != 0x80) {
+            ++*col;
+        }
+    }
+}
+
+/* What libyaml's terse problems usually mean in a hand-written file. */
+static const struct {
+    const char *problem; /* substring of libyaml's problem text */
+    const char *hint;
+} syntax_hints[] = {
+    {"found character that cannot start any token",
+     "expected a key, a value or a list item here; YAML indents with spaces, never tabs"},
+    {"found undefined alias", "an alias (*name) must name an anchor (&name) defined above it"},
+    {"mapping values are not allowed",
+     "expected a value, not a new 'key: value' here: check the indentation and that a "
+     "value with ': ' in it is quoted"},
+    {"did not find expected key",
+     "expected a key at this indentation: check the indentation, and that every quote "
+     "opened above is closed"},
+    {"did not find expected ',' or ']'", "expected ',' or ']': a list is not closed"},
+    {"did not find expected ',' or '}'", "expected ',' or '}': a mapping is not closed"},
+    {"found unexpected end of stream",
+     "the file ends too early: a quote, bracket or brace is not closed"},
+    {"found duplicate anchor", "expected each anchor (&name) once"},
+};
+
 int ic_ydoc_load(struct ic_ydoc *d, const char *path, struct ic_err *err)
 {
     FILE *f = fopen(path, "rb");
@@ -77,15 +120,23 @@ int ic_ydoc_load(struct ic_ydoc *d, const char *path, struct ic_err *err)
         /* libyaml marks are 0-based. */
         const yaml_mark_t *m = parser.problem ? &parser.problem_mark : &parser.context_mark;
         const char *what = parser.problem ? parser.problem : "malformed document";
+        unsigned line = (unsigned)m->line + 1, col = (unsigned)m->column + 1;
+        if (parser.error == YAML_READER_ERROR)
+            offset_to_mark(f, parser.problem_offset, &line, &col);
         if (parser.context)
-            rc = ic_err_set(err, IC_EINVAL, path, (unsigned)m->line + 1,
-                            (unsigned)m->column + 1, "malformed YAML/JSON: %s %s",
+            rc = ic_err_set(err, IC_EINVAL, path, line, col, "malformed YAML/JSON: %s %s",
                             parser.context, what);
         else
-            rc = ic_err_set(err, IC_EINVAL, path, (unsigned)m->line + 1,
-                            (unsigned)m->column + 1, "malformed YAML/JSON: %s", what);
-        if (parser.error == YAML_READER_ERROR)
+            rc = ic_err_set(err, IC_EINVAL, path, line, col, "malformed YAML/JSON: %s", what);
+        if (parser.error == YAML_READER_ERROR) {
             ic_err_hint(err, "the file is not UTF-8 text");
+        } else {
+            for (size_t i = 0; i < sizeof syntax_hints / sizeof syntax_hints[0]; i++)
+                if (strstr(what, syntax_hints[i].problem)) {
+                    ic_err_hint(err, "%s", syntax_hints[i].hint);
+                    break;
+                }
+        }
         goto out;
     }
     /* A second document in the stream is almost always a mistake. */
@@ -147,6 +198,9 @@ bool ic_ydoc_is_null(const yaml_node_t *node)
            strcmp(s, "Null") == 0 || strcmp(s, "NULL") == 0;
 }
 
+static int vfail(const struct ic_ydoc *d, const yaml_node_t *node,
+                 struct ic_err *err, const char *fmt, va_list ap)
+    __attribute__((format(printf, 4, 0)));
 static int vfail(const struct ic_ydoc *d, const yaml_node_t *node,
                  struct ic_err *err, const char *fmt, va_list ap)
 {
@@ -292,6 +346,8 @@ int ic_ydoc_read(const struct ic_ydoc *d, yaml_node_t *map, const struct ic_sche
             const char *near = nearest_key(s, key);
             if (near)
                 ic_err_hint(err, "did you mean '%s'?", near);
+            else if (strcmp(key, "<<") == 0)
+                ic_err_hint(err, "YAML merge keys are not read; write the keys out");
             return rc;
         }
         struct ic_loc *loc = &locs[f->id];

@@ -1,6 +1,7 @@
 /* Command line: exit statuses (0 success, 2 bad usage or input), messages
  * that name the option and suggest the nearest names, --help on every
  * command, and outputs that agree with the library they print. */
+#include "broken_fixtures.h"
 #include "ic_cli.h"
 #include "ic_test.h"
 
@@ -190,6 +191,180 @@ START_TEST(test_bad_files)
 }
 END_TEST
 
+/* Every case of the broken-input corpus through the command line: exit
+ * status 2, nothing on stdout, and "path:line:col: error: message" (with
+ * the hint) on stderr. Hardware fixtures go with a good model and model
+ * fixtures with a good chip, so the fixture's is the only error. */
+START_TEST(test_corpus)
+{
+    const struct broken *b = &broken[_i];
+    char path[600], want[800];
+    snprintf(path, sizeof path, "%s/fixtures/bad/%s", IC_TEST_DIR, b->file);
+    int rc = b->model ? run("--model", path, "--hw", "h100", NULL)
+                      : run("--model", "llama3-8b", "--hw", path, NULL);
+    ck_assert_msg(rc == 2, "%s: exit status %d", b->file, rc);
+    ck_assert_str_eq(out_buf, "");
+    snprintf(want, sizeof want, "%s:%u:%u: error: ", path, b->line, b->col);
+    ck_assert_msg(strncmp(err_buf, want, strlen(want)) == 0, "%s: stderr does not start '%s':\n%s",
+                  b->file, want, err_buf);
+    has_err(b->msg);
+    if (b->hint)
+        has_err(b->hint);
+}
+END_TEST
+
+/* The command-line half of issue 7's corpus: what only the command line
+ * can get wrong. */
+START_TEST(test_compute_type_missing)
+{
+    /* a type the chip does not list is an error naming what it lists */
+    ck_assert_int_eq(run("--model", "llama3-8b", "--hw", "v5e", "--compute", "fp8", NULL), 2);
+    has_err("infcalc: error: --compute fp8: tpu-v5e has no fp8 compute (it lists: bf16 int8)");
+    ck_assert_int_eq(run("--model", "llama3-8b", "--hw", IC_TEST_DIR "/fixtures/good-hw.yaml",
+                         "--compute", "int8", NULL),
+                     2);
+    has_err("--compute int8: test-chip has no int8 compute (it lists: bf16)");
+    ck_assert_int_eq(run("--model", "llama3-8b", "--hw", "h100", "--compute", "fp4", NULL), 2);
+    has_err("--compute fp4: h100-sxm has no fp4 compute (it lists: fp32 bf16 fp16 fp8 int8)");
+    /* in a list, the one chip that lacks it fails the run before any output */
+    ck_assert_int_eq(run("--model", "llama3-8b", "--hw", "h100,a100", "--compute", "fp8", NULL),
+                     2);
+    has_err("a100-80gb-sxm has no fp8 compute");
+    ck_assert_str_eq(out_buf, "");
+    /* the types it does list work */
+    ck_assert_int_eq(run("--model", "llama3-8b", "--hw", "v5e", "--compute", "int8", NULL), 0);
+    has_out("compute int8");
+}
+END_TEST
+
+START_TEST(test_kv_heads_unshardable)
+{
+    /* Llama-3-8B has 8 KV heads. 3 chips cannot split them: the cache splits
+     * by batch instead (the design's "by KV heads first, then by batch"), and
+     * the output says so. Batch 4 on 3 chips: the busiest holds 2 sequences
+     * of 2048 tokens x 131072 B = 536870912 B, read at 3.35 TB/s = 160.26 us. */
+    ck_assert_int_eq(run("--model", "llama3-8b", "--hw", "h100", "--chips", "3", "--batch", "4",
+                         NULL),
+                     0);
+    has_out("split 1 ways by head, 3 by batch");
+    has_out("3 chips do not split the query heads evenly");
+    ck_assert_int_eq(run("--model", "llama3-8b", "--hw", "h100", "--chips", "3", "--batch", "4",
+                         "--format", "json", NULL),
+                     0);
+    has_out("\"kv_split\": {\"heads\": 1, \"batch\": 3}");
+    has_out("\"uneven_split\": true");
+    ck_assert(ic_test_rel(json_num(out_buf, "kv_s"), 536870912.0 / 3.35e12) < 1e-3);
+    /* 16 chips: 8 ways by head, then 2 by batch */
+    ck_assert_int_eq(run("--model", "llama3-8b", "--hw", "h100", "--chips", "16", "--batch", "4",
+                         "--format", "json", NULL),
+                     0);
+    has_out("\"kv_split\": {\"heads\": 8, \"batch\": 2}");
+    /* MLA's one latent cannot split by head at all */
+    ck_assert_int_eq(run("--model", "deepseek-v3", "--hw", "h200", "--chips", "8", "--format",
+                         "json", NULL),
+                     0);
+    has_out("\"kv_split\": {\"heads\": 1, \"batch\": 8}");
+    ck_assert_str_eq(err_buf, "");
+}
+END_TEST
+
+START_TEST(test_context_warning)
+{
+    /* past max_position_embeddings: computed, with a warning, exit 0 */
+    ck_assert_int_eq(run("--model", "llama3-8b", "--hw", "h100", "--context", "16384", NULL), 0);
+    ck_assert_str_eq(err_buf, "infcalc: warning: --context 16384 exceeds llama3-8b's "
+                              "max_position_embeddings (8192)\n");
+    has_out("llama3-8b on 1 x h100-sxm, context 16384");
+    /* at the limit: no warning */
+    ck_assert_int_eq(run("--model", "llama3-8b", "--hw", "h100", "--context", "8192", NULL), 0);
+    ck_assert_str_eq(err_buf, "");
+    /* a list warns for the one value past it only */
+    ck_assert_int_eq(run("--model", "llama3-8b", "--hw", "h100", "--context", "4096,1000000",
+                         "--format", "json", NULL),
+                     0);
+    ck_assert_str_eq(err_buf, "infcalc: warning: --context 1000000 exceeds llama3-8b's "
+                              "max_position_embeddings (8192)\n");
+    ck_assert(!strstr(out_buf, "nan") && !strstr(out_buf, "inf"));
+}
+END_TEST
+
+START_TEST(test_numbers_rejected)
+{
+    /* trailing garbage, signs, fractions, exponents, spaces: each names the
+     * option and the range */
+    static const struct {
+        const char *opt, *val, *msg;
+    } bad[] = {
+        {"--batch", "4x", "--batch: '4x' is not a whole number; expected 1 to 16777216"},
+        {"--batch", " 4", "--batch: ' 4' is not a whole number"},
+        {"--chips", "8abc", "--chips: '8abc' is not a whole number; expected 1 to 1048576"},
+        {"--chips", "+8", "--chips: '+8' is not a whole number"},
+        {"--context", "2048.5", "--context: '2048.5' is not a whole number; expected 1 to 67108864"},
+        {"--context", "1e5", "--context: '1e5' is not a whole number"},
+        {"--context", "0x800", "--context: '0x800' is not a whole number"},
+        {"--batch", "0", "--batch: 0 is out of range; expected 1 to 16777216"},
+        {"--batch", "16777217", "--batch: 16777217 is out of range; expected 1 to 16777216"},
+        {"--batch", "18446744073709551616", "--batch: 18446744073709551616 is out of range"},
+        {"--chips", "0", "--chips: 0 is out of range; expected 1 to 1048576"},
+        {"--chips", "1048577", "--chips: 1048577 is out of range"},
+        {"--context", "67108865", "--context: 67108865 is out of range; expected 1 to 67108864"},
+        {"--chips", "4,x", "--chips: 'x' is not a whole number"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        ck_assert_msg(run("--model", "llama3-8b", "--hw", "h100", bad[i].opt, bad[i].val, NULL) ==
+                          2,
+                      "%s %s", bad[i].opt, bad[i].val);
+        has_err(bad[i].msg);
+        ck_assert_str_eq(out_buf, "");
+    }
+    /* --opt=value is read the same way */
+    ck_assert_int_eq(run("--model", "llama3-8b", "--hw", "h100", "--batch=4x", NULL), 2);
+    has_err("--batch: '4x' is not a whole number");
+    /* bench and validate: their numbers too (rejected before any timing) */
+    ck_assert_int_eq(run("bench", "--threads", "4x", NULL), 2);
+    has_err("--threads: '4x' is not a whole number; expected 1 to 256");
+    ck_assert_int_eq(run("bench", "--threads", "257", NULL), 2);
+    has_err("--threads: 257 is out of range; expected 1 to 256");
+    ck_assert_int_eq(run("validate", "--hw", "x", "--rounds", "3x", NULL), 2);
+    has_err("--rounds: '3x' is not a whole number; expected 1 to 8");
+    ck_assert_int_eq(run("validate", "--hw", "x", "--seed", "99999999999999999999999", NULL), 2);
+    has_err("--seed: 99999999999999999999999 is out of range; expected 1 to 4294967295");
+    ck_assert_int_eq(run("--model", "llama3-8b", "--hw", "h100", "--sweep", "batch", "--plot",
+                         "x.png", "--plot-size", "800x600x", NULL),
+                     2);
+    has_err("--plot-size: '800x600x' is not WIDTHxHEIGHT");
+}
+END_TEST
+
+START_TEST(test_suggestions)
+{
+    ck_assert_int_eq(run("help", "shwo", NULL), 2);
+    has_err("unknown command 'shwo'");
+    has_err("did you mean 'show'?");
+    ck_assert_str_eq(out_buf, "");
+    ck_assert_int_eq(run("bnch", NULL), 2);
+    has_err("did you mean 'bench'?");
+    ck_assert_int_eq(run("list", "modles", NULL), 2);
+    has_err("list needs 'hw' or 'models'");
+    has_err("did you mean 'models'?");
+    ck_assert_int_eq(run("show", "modle", "llama3-8b", NULL), 2);
+    has_err("did you mean 'model'?");
+    ck_assert_int_eq(run("bench", "--thread", "2", NULL), 2);
+    has_err("unknown option '--thread'");
+    has_err("did you mean '--threads'?");
+    ck_assert_int_eq(run("--model", "llama3-8b", "--hw", "h100", "--plotsize", "800x600", NULL),
+                     2);
+    has_err("did you mean '--plot-size'?");
+    /* nothing is near a two-letter typo of nothing */
+    ck_assert_int_eq(run("--model", "llama3-8b", "--hw", "h100", "-x", NULL), 2);
+    has_err("unknown option '-x'");
+    ck_assert(!strstr(err_buf, "did you mean"));
+    /* an option another command takes */
+    ck_assert_int_eq(run("list", "hw", "--chips", "4", NULL), 2);
+    has_err("option '--chips' does not apply to 'list'");
+}
+END_TEST
+
 START_TEST(test_help_everywhere)
 {
     ck_assert_int_eq(run("--help", NULL), 0);
@@ -202,6 +377,25 @@ START_TEST(test_help_everywhere)
     has_out("usage: infcalc show");
     ck_assert_int_eq(run("help", "show", NULL), 0);
     has_out("usage: infcalc show");
+    ck_assert_int_eq(run("-h", NULL), 0);
+    has_out("usage: infcalc");
+    ck_assert_int_eq(run("help", NULL), 0);
+    has_out("usage: infcalc");
+    /* every command's --help, -h and 'help COMMAND': exit 0, its usage on
+     * stdout, nothing on stderr */
+    static const char *const cmds[] = {"decode", "list", "show", "bench", "validate"};
+    static const char *const usage[] = {"--sweep", "usage: infcalc list", "usage: infcalc show",
+                                        "usage: infcalc bench", "usage: infcalc validate"};
+    for (int i = 0; i < 5; i++) {
+        ck_assert_int_eq(run(cmds[i], "--help", NULL), 0);
+        has_out(usage[i]);
+        ck_assert_str_eq(err_buf, "");
+        ck_assert_int_eq(run(cmds[i], "-h", NULL), 0);
+        has_out(usage[i]);
+        ck_assert_int_eq(run("help", cmds[i], NULL), 0);
+        has_out(usage[i]);
+        ck_assert_str_eq(err_buf, "");
+    }
     ck_assert_int_eq(run("--version", NULL), 0);
     has_out("infcalc ");
 }
@@ -304,6 +498,12 @@ int main(void)
     tcase_add_test(tc, test_sweeps);
     tcase_add_test(tc, test_bad_usage);
     tcase_add_test(tc, test_bad_files);
+    tcase_add_loop_test(tc, test_corpus, 0, N_BROKEN);
+    tcase_add_test(tc, test_compute_type_missing);
+    tcase_add_test(tc, test_kv_heads_unshardable);
+    tcase_add_test(tc, test_context_warning);
+    tcase_add_test(tc, test_numbers_rejected);
+    tcase_add_test(tc, test_suggestions);
     tcase_add_test(tc, test_help_everywhere);
     tcase_add_test(tc, test_list_and_show);
     tcase_add_test(tc, test_config_json_and_warning);
