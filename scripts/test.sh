@@ -14,20 +14,28 @@ meson compile -C build-ci
 meson test -C build-ci --print-errorlogs --num-processes "$jobs"
 
 # GCC's -fsanitize=undefined leaves out float-cast-overflow; ask for it.
-[ -f build-asan/build.ninja ] || meson setup build-asan -Dwerror=true \
-    -Db_sanitize=address,undefined -Db_lundef=false -Dbuildtype=debug \
-    -Dc_args=-fsanitize=float-cast-overflow -Dc_link_args=-fsanitize=float-cast-overflow
 # CUDA stays out of the sanitized and valgrind builds (the CUDA runtime's own
 # allocations are not ours to police, and nvcc does not take -fsanitize); the
 # plain build above compiles and links it, and its tests skip without a GPU.
-meson configure build-asan -Dcuda=disabled
+# (A build folder made before an option existed is set up again to learn it.)
+setup() {
+    dir=$1
+    shift
+    if [ -f "$dir/build.ninja" ]; then
+        meson setup --reconfigure "$dir" "$@" > /dev/null
+    else
+        meson setup "$dir" "$@"
+    fi
+}
+setup build-asan -Dwerror=true -Dcuda=disabled \
+    -Db_sanitize=address,undefined -Db_lundef=false -Dbuildtype=debug \
+    -Dc_args=-fsanitize=float-cast-overflow -Dc_link_args=-fsanitize=float-cast-overflow
 meson compile -C build-asan
 meson test -C build-asan --setup asan --print-errorlogs --num-processes "$jobs"
 
 # valgrind 3.19 does not decode AVX-512: memcheck runs on a build without
 # -march=native (the kernel's portable path), the unit suites only.
-[ -f build-valgrind/build.ninja ] || meson setup build-valgrind -Dwerror=true -Dnative=false
-meson configure build-valgrind -Dcuda=disabled
+setup build-valgrind -Dwerror=true -Dnative=false -Dcuda=disabled
 meson compile -C build-valgrind
 meson test -C build-valgrind --setup valgrind --suite unit --print-errorlogs \
     --num-processes "$jobs"
