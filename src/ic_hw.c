@@ -190,6 +190,7 @@ static const struct ic_field measured_fields[] = {
         false),
     QTY("cache_read_bandwidth", IC_HWF_M_CACHE_READ, measured.cache_read_B_s, IC_QTY_BANDWIDTH,
         true),
+    QTY("probe_bandwidth", IC_HWF_M_PROBE, measured.probe_B_s, IC_QTY_BANDWIDTH, false),
     QTY("fork_join", IC_HWF_M_FORK_JOIN, measured.fork_join_s, IC_QTY_TIME, true),
     NUM("transition_p", IC_HWF_M_TRANSITION_P, measured.transition_p, true),
     MAP("gemv_dram", IC_HWF_M_GEMV, &gemv_schema, true),
@@ -352,6 +353,9 @@ static int check_values(struct ic_hw *hw, const char *path, struct ic_err *err)
             !(ms->cache_read_B_s >= 1e6 && ms->cache_read_B_s <= 1e16))
             return field_error(hw, path, IC_HWF_M_READ, err,
                                "measured bandwidths must be between 1 MB/s and 10 PB/s");
+        if (ms->probe_B_s != 0 && !(ms->probe_B_s >= 1e6 && ms->probe_B_s <= 1e16))
+            return field_error(hw, path, IC_HWF_M_PROBE, err,
+                               "'probe_bandwidth' must be between 1 MB/s and 10 PB/s");
         if (!(ms->llc_B >= 1e3 && ms->llc_B <= 1e12) || ms->fork_join_s > 1)
             return field_error(hw, path, IC_HWF_M_LLC, err,
                                "'llc' must be between 1 kB and 1 TB and 'fork_join' at most 1 s");

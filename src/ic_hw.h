@@ -56,7 +56,7 @@ enum ic_hw_field {
     IC_HWF_PRICE, IC_HWF_PRICE_USD, IC_HWF_PRICE_AS_OF, IC_HWF_PRICE_SOURCE,
     IC_HWF_SOURCES, IC_HWF_NOTES,
     IC_HWF_MEASURED, IC_HWF_M_DATE, IC_HWF_M_CPU, IC_HWF_M_THREADS, IC_HWF_M_LLC,
-    IC_HWF_M_READ, IC_HWF_M_READ_1T, IC_HWF_M_CACHE_READ, IC_HWF_M_FORK_JOIN,
+    IC_HWF_M_READ, IC_HWF_M_READ_1T, IC_HWF_M_CACHE_READ, IC_HWF_M_PROBE, IC_HWF_M_FORK_JOIN,
     IC_HWF_M_TRANSITION_P, IC_HWF_M_SOURCE,
     IC_HWF_M_GEMV, IC_HWF_M_GEMV_FIRST,
     IC_HWF_M_GEMV_CACHE = IC_HWF_M_GEMV_FIRST + IC_DT_COUNT, IC_HWF_M_GEMV_CACHE_FIRST,
@@ -78,6 +78,9 @@ struct ic_hw_measured {
     double read_B_s;                    /* read-only bandwidth, buffer >= 4x LLC */
     double read_1t_B_s;                 /* the same on one thread */
     double cache_read_B_s;              /* read-only bandwidth, buffer within the LLC */
+    /* validate's bandwidth probe (one read of 4x the LLC) at bench time: the
+     * reference a probe beside a timing is divided by (0: read_B_s is) */
+    double probe_B_s;
     double fork_join_s;                 /* one parallel region's fixed cost */
     double transition_p;                /* p of (T_mem^p + T_compute^p)^(1/p) */
     double gemv_B_s[IC_DT_COUNT];       /* matmul at batch 1, weights in DRAM: bytes/s */

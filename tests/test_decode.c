@@ -303,6 +303,8 @@ START_TEST(test_expected_from_measured)
     struct ic_hw *h = &t->h;
     struct ic_err e = {0};
     ck_assert(h->measured.present);
+    /* validate's probe reference, as written (27 GB/s), beside the read figure */
+    ck_assert_double_eq_tol(h->measured.probe_B_s, 27e9, 1);
     struct ic_decode_cfg c = cfg(1, 1, 1, IC_DT_FP32, IC_DT_BF16, IC_DT_FP32);
     c.estimate = IC_EST_EXPECTED;
     struct ic_point p;
