@@ -175,6 +175,7 @@ static void matrix_dims(enum ic_kern_wtype t, double bytes, uint32_t *rows, uint
 
 struct bench_results {
     double read, read_1t, copy, triad, cache_read, probe, fma, fork_join, llc;
+    double gemv_level[3]; /* the probe beside each DRAM matmul (one per type) */
     double gemv[N_TYPES], gemv_cache[N_TYPES], gemm[N_TYPES], p;
     double gemm_b[N_TYPES][9]; /* in-cache matmul FLOP/s at batch 1, 2, 4, ... 256 */
     double attn[2];            /* attention FLOP/s, bf16 and int8 KV */
@@ -310,11 +311,13 @@ int ic_selfcheck_bench(const struct ic_bench_opts *o, FILE *out, FILE *prog, str
      * reference its probes are divided by, so a probe's own bias (it reads
      * a smaller buffer than the figure above) is not taken for a change in
      * the machine's bandwidth */
+    const size_t probe_n = (size_t)(4 * r.llc / sizeof(float)) < n
+                               ? (size_t)(4 * r.llc / sizeof(float))
+                               : n;
     {
         double v[16];
-        size_t pn = (size_t)(4 * r.llc / sizeof(float));
         for (int i = 0; i < reps && i < 16; i++)
-            v[i] = ic_mb_read(pool, buf, pn < n ? pn : n, 1, 1).median;
+            v[i] = ic_mb_read(pool, buf, probe_n, 1, 1).median;
         r.probe = ic_mb_summary(v, reps < 16 ? reps : 16).median;
     }
     progress_line(prog, ++step, steps, "STREAM copy and triad (reference only)");
@@ -355,8 +358,17 @@ int ic_selfcheck_bench(const struct ic_bench_opts *o, FILE *out, FILE *prog, str
                 goto out;
         }
     for (int t = 0; t < N_TYPES; t++) {
+        /* The machine's bandwidth level moves while the bench runs (up to
+         * ~1.45x from minute to minute, MEASURING.md): a probe on each side
+         * of the matmul says the level it ran at, and the rate is stated at
+         * the level of the reference probe above, which validate's probes
+         * are divided by. */
+        double b0 = ic_mb_read(pool, buf, probe_n, 1, 1).median;
         r.gemv_s[t] = ic_mb_matmul(pool, mats[t][0], dims[t][0][0], dims[t][0][1], 1, reps);
-        r.gemv[t] = (double)ic_kern_matrix_bytes(mats[t][0]) / r.gemv_s[t].median;
+        double b1 = ic_mb_read(pool, buf, probe_n, 1, 1).median;
+        r.gemv_level[t] = 0.5 * (b0 + b1);
+        r.gemv[t] = (double)ic_kern_matrix_bytes(mats[t][0]) / r.gemv_s[t].median * r.probe /
+                    r.gemv_level[t];
     }
     progress_line(prog, ++step, steps, "matmul: weights in the LLC, batch 1");
     for (int t = 0; t < N_TYPES; t++)
@@ -426,11 +438,14 @@ int ic_selfcheck_bench(const struct ic_bench_opts *o, FILE *out, FILE *prog, str
                     continue;
                 double bytes = (double)ic_kern_matrix_bytes(mats[t][0]);
                 double flops = 2.0 * batches[b] * dims[t][0][0] * (double)dims[t][0][1];
-                tm[k] = bytes / r.gemv[t];
+                /* the memory time at the level this matmul runs at */
+                double b0 = ic_mb_read(pool, buf, probe_n, 1, 1).median;
                 tc[k] = flops / ic_decode_gemm_rate(&table, bench_dtypes[t], batches[b]);
                 tt[k] = ic_mb_matmul(pool, mats[t][0], dims[t][0][0], dims[t][0][1], batches[b],
                                      o->quick ? 2 : 3)
                             .median;
+                double b1 = ic_mb_read(pool, buf, probe_n, 1, 1).median;
+                tm[k] = bytes / (r.gemv[t] * 0.5 * (b0 + b1) / r.probe);
                 k++;
             }
         struct fit_data fd = {tm, tc, tt, k};
@@ -466,6 +481,10 @@ int ic_selfcheck_bench(const struct ic_bench_opts *o, FILE *out, FILE *prog, str
         fprintf(out, "  %-5s                    %9.2f  (%5.1f%%)   %9.2f   %9.1f\n",
                 ic_dtype_traits(bench_dtypes[t])->name, r.gemv[t] / 1e9,
                 100 * r.gemv[t] / r.read, r.gemv_cache[t] / 1e9, r.gemm[t] / 1e9);
+    fprintf(out, "  (DRAM rates stated at the reference probe; the probe beside each matmul read");
+    for (int t = 0; t < N_TYPES; t++)
+        fprintf(out, " %s %.2f", ic_dtype_traits(bench_dtypes[t])->name, r.gemv_level[t] / 1e9);
+    fprintf(out, " GB/s)\n");
     fprintf(out, "in-cache matmul GFLOP/s at batch 1, 2, 4 ... 256:\n");
     for (int t = 0; t < N_TYPES; t++) {
         fprintf(out, "  %-5s", ic_dtype_traits(bench_dtypes[t])->name);
