@@ -4,41 +4,15 @@
 #include "broken_fixtures.h"
 #include "ic_cli.h"
 #include "ic_test.h"
+#include "ic_test_cli.h"
 
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
-static char out_buf[1 << 20], err_buf[1 << 16];
-
-/* Runs infcalc with the given arguments (NULL-terminated), capturing both
- * streams into out_buf / err_buf; returns the exit status. */
-static int run(const char *first, ...)
-{
-    char *argv[64];
-    int argc = 0;
-    argv[argc++] = (char *)"infcalc";
-    va_list ap;
-    va_start(ap, first);
-    for (const char *a = first; a && argc < 63; a = va_arg(ap, const char *))
-        argv[argc++] = (char *)a;
-    va_end(ap);
-    argv[argc] = NULL;
-    FILE *o = tmpfile(), *e = tmpfile();
-    ck_assert(o && e);
-    int rc = ic_cli_run(argc, argv, o, e);
-    fflush(o);
-    fflush(e);
-    rewind(o);
-    rewind(e);
-    size_t no = fread(out_buf, 1, sizeof out_buf - 1, o);
-    size_t ne = fread(err_buf, 1, sizeof err_buf - 1, e);
-    out_buf[no] = '\0';
-    err_buf[ne] = '\0';
-    fclose(o);
-    fclose(e);
-    return rc;
-}
+/* the captured streams and the runner, by the names this file uses */
+#define out_buf ic_test_out
+#define err_buf ic_test_err
+#define run ic_test_cli
 
 static void has_err(const char *s)
 {

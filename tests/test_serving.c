@@ -5,11 +5,11 @@
 #include "ic_cli.h"
 #include "ic_serving.h"
 #include "ic_test.h"
+#include "ic_test_cli.h"
 
 #include <gsl/gsl_cdf.h>
 #include <gsl/gsl_rng.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -429,30 +429,9 @@ END_TEST
 
 /* ---- the commands ------------------------------------------------------- */
 
-static char out_buf[1 << 18], err_buf[1 << 14];
-
-static int run(const char *first, ...)
-{
-    char *argv[64];
-    int argc = 0;
-    argv[argc++] = (char *)"infcalc";
-    va_list ap;
-    va_start(ap, first);
-    for (const char *a = first; a && argc < 63; a = va_arg(ap, const char *))
-        argv[argc++] = (char *)a;
-    va_end(ap);
-    argv[argc] = NULL;
-    FILE *o = tmpfile(), *e = tmpfile();
-    ck_assert(o && e);
-    int rc = ic_cli_run(argc, argv, o, e);
-    rewind(o);
-    rewind(e);
-    out_buf[fread(out_buf, 1, sizeof out_buf - 1, o)] = '\0';
-    err_buf[fread(err_buf, 1, sizeof err_buf - 1, e)] = '\0';
-    fclose(o);
-    fclose(e);
-    return rc;
-}
+#define out_buf ic_test_out
+#define err_buf ic_test_err
+#define run ic_test_cli
 
 #define HAS(buf, s) ck_assert_msg(strstr(buf, s), "lacks '%s':\n%s", s, buf)
 
