@@ -402,8 +402,12 @@ int ic_cli_plot_size(const char *text, int *w, int *h, FILE *err)
 {
     unsigned long a, b;
     char tail;
-    if (sscanf(text, "%lux%lu%c", &a, &b, &tail) != 2 || a < 320 || b < 240 || a > 10000 ||
-        b > 10000)
+    /* digits, 'x', digits: sscanf alone would take " 800x600" and "+800x600" */
+    size_t d1 = strspn(text, "0123456789");
+    bool shape = d1 && text[d1] == 'x' && strspn(text + d1 + 1, "0123456789") &&
+                 !text[d1 + 1 + strspn(text + d1 + 1, "0123456789")];
+    if (!shape || sscanf(text, "%lux%lu%c", &a, &b, &tail) != 2 || a < 320 || b < 240 ||
+        a > 10000 || b > 10000)
         return ic_cli_usage(err, "--plot-size: '%s' is not WIDTHxHEIGHT with 320x240 to "
                                 "10000x10000 pixels, e.g. 1600x1000", text);
     *w = (int)a;

@@ -327,8 +327,12 @@ static void table_point(FILE *out, const struct ic_report_group *r, const struct
     fprintf(out, "    linear compute     %-12s (%.3g FLOP per step)\n", a, p->flops);
     ic_report_time(a, sizeof a, p->kv_s);
     ic_report_bytes(b, sizeof b, p->kv_bytes);
-    fprintf(out, "    KV read            %-12s (%s; split %llu ways by head, %llu by batch)\n", a,
-            b, (unsigned long long)p->kv_split_heads, (unsigned long long)p->kv_split_batch);
+    if (p->cfg.chips == 1)
+        fprintf(out, "    KV read            %-12s (%s)\n", a, b);
+    else
+        fprintf(out, "    KV read            %-12s (%s; split %llu way%s by head, %llu by batch)\n",
+                a, b, (unsigned long long)p->kv_split_heads, p->kv_split_heads == 1 ? "" : "s",
+                (unsigned long long)p->kv_split_batch);
     ic_report_time(a, sizeof a, p->attn_s);
     fprintf(out, "    attention compute  %s\n", a);
     ic_report_time(a, sizeof a, p->comm_s);

@@ -220,7 +220,7 @@ START_TEST(test_kv_heads_unshardable)
     ck_assert_int_eq(run("--model", "llama3-8b", "--hw", "h100", "--chips", "3", "--batch", "4",
                          NULL),
                      0);
-    has_out("split 1 ways by head, 3 by batch");
+    has_out("split 1 way by head, 3 by batch");
     has_out("3 chips do not split the query heads evenly");
     ck_assert_int_eq(run("--model", "llama3-8b", "--hw", "h100", "--chips", "3", "--batch", "4",
                          "--format", "json", NULL),
@@ -307,6 +307,14 @@ START_TEST(test_numbers_rejected)
                          "x.png", "--plot-size", "800x600x", NULL),
                      2);
     has_err("--plot-size: '800x600x' is not WIDTHxHEIGHT");
+    /* sscanf would read past a sign or a leading space: the shape is checked first */
+    static const char *const sizes[] = {" 800x600", "+800x600", "800x+600", "800 x600"};
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        ck_assert_int_eq(run("--model", "llama3-8b", "--hw", "h100", "--sweep", "batch",
+                             "--plot", "x.png", "--plot-size", sizes[i], NULL),
+                         2);
+        has_err("is not WIDTHxHEIGHT");
+    }
 }
 END_TEST
 
