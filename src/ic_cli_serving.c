@@ -1043,11 +1043,12 @@ int ic_cmd_bestofn(const struct ic_args *a, const struct ic_db *db, FILE *out, F
         for (int o = 0; o < IC_OPT_COUNT; o++)
             if (a->given[o] && o != IC_OPT_SUCCESS && o != IC_OPT_N && o != IC_OPT_TARGET &&
                 o != IC_OPT_OUTPUT && o != IC_OPT_FORMAT && o != IC_OPT_DB)
-                return ic_cli_usage(errf, "'%s' costs the candidates on hardware: add --model "
-                                          "and --hw", "the option given");
+                return ic_cli_usage(errf, "--chips, --prompt, --mfu and the type options cost "
+                                          "the candidates on hardware: add --model and --hw");
     }
     struct ic_rows r;
-    ic_rows_init(&r, bon_cols, (int)(sizeof bon_cols / sizeof bon_cols[0]));
+    /* without hardware, no time or cost columns: the first four */
+    ic_rows_init(&r, bon_cols, timed ? (int)(sizeof bon_cols / sizeof bon_cols[0]) : 4);
     struct ic_err e = {0};
     struct ic_prefill q;
     int lrc = 0;
@@ -1081,8 +1082,10 @@ int ic_cmd_bestofn(const struct ic_args *a, const struct ic_db *db, FILE *out, F
         put(&f, p);
         put(&f, ic_bestofn(p, n));
         put(&f, (double)(n * L));
-        put(&f, timed ? t : NAN);
-        put(&f, timed ? usd : NAN);
+        if (timed) {
+            put(&f, t);
+            put(&f, usd);
+        }
         if (n_only)
             break;
     }
@@ -1103,23 +1106,7 @@ int ic_cmd_bestofn(const struct ic_args *a, const struct ic_db *db, FILE *out, F
         snprintf(title + l, sizeof title - l, "\nN for a %.4g chance: %llu", target,
                  (unsigned long long)n_only);
     }
-    if (!timed) {
-        /* no time or cost columns without hardware */
-        r.n_cols = 4;
-        struct ic_rows t = r;
-        union ic_cell *c = malloc(r.n * 4 * sizeof *c);
-        if (!c) {
-            ic_rows_free(&r);
-            return ic_cli_oom(errf);
-        }
-        for (size_t i = 0; i < r.n; i++)
-            memcpy(c + i * 4, r.cells + i * 6, 4 * sizeof *c);
-        t.cells = c;
-        rc = ic_cli_write_rows(out, errf, s.fmt, &t, title, !n_only);
-        free(c);
-    } else {
-        rc = ic_cli_write_rows(out, errf, s.fmt, &r, title, !n_only);
-    }
+    rc = ic_cli_write_rows(out, errf, s.fmt, &r, title, !n_only);
     ic_rows_free(&r);
 out:
     ic_cli_setup_free(&s);

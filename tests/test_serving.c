@@ -538,6 +538,8 @@ START_TEST(test_commands_bad_input)
                          "--prefix", "100", NULL),
                      2);
     HAS(err_buf, "expected 1 to the prompt minus 1 (99)");
+    ck_assert_int_eq(run("bestofn", "--success", "0.5", "--n", "4", "--chips", "8", NULL), 2);
+    HAS(err_buf, "add --model and --hw");
     ck_assert_int_eq(run("bestofn", "--success", "1", "--n", "4", NULL), 2);
     HAS(err_buf, "strictly between 0 and 1");
     ck_assert_int_eq(run("moe", "--model", "llama3-8b", "--hw", "h100", "--ep", "2", NULL), 2);
