@@ -341,8 +341,6 @@ int ic_cmd_prefill(const struct ic_args *a, const struct ic_db *db, FILE *out, F
             rc = ic_cli_report(errf, lrc, &e);
             goto out;
         }
-        struct ic_prefill alone;
-        (void)ic_prefill(&s.st, s.h, &pf, &alone, &e); /* succeeded inside ic_chunked */
         ic_rows_init(&r, chunk_cols, (int)(sizeof chunk_cols / sizeof chunk_cols[0]));
         struct filler f = {ic_rows_add(&r), 0};
         if (!f.c) {
@@ -356,7 +354,7 @@ int ic_cmd_prefill(const struct ic_args *a, const struct ic_db *db, FILE *out, F
         put(&f, (double)chunk);
         put(&f, (double)s.dec.batch);
         put(&f, (double)s.dec.context);
-        put(&f, alone.mfu);
+        put(&f, c.mfu);
         put(&f, c.decode_s);
         put(&f, c.chunk_step_s);
         put(&f, c.max_step_s);
@@ -733,13 +731,11 @@ static const struct ic_col prefix_cols[] = {
 int ic_cmd_prefix(const struct ic_args *a, const struct ic_db *db, FILE *out, FILE *errf)
 {
     struct ic_cli_setup s;
-    int rc = ic_cli_setup(a, db, "prefix", &s, errf);
-    if (rc)
-        return rc;
     struct ic_prefix_cfg pc = {0};
     pc.hit_rate = 0.5;
     pc.n_prefixes = 1;
-    if ((rc = parse_prefill(a, &s, &pc.pf, errf)))
+    int rc = setup_prefill(a, db, "prefix", &s, &pc.pf, errf);
+    if (rc)
         goto out;
     if (!a->val[IC_OPT_PREFIX]) {
         rc = ic_cli_usage(errf, "prefix needs --prefix P (the shared prefix tokens)");

@@ -184,6 +184,31 @@ struct bench_results {
     struct ic_mb_stats read_s, read_1t_s, fj_s, gemv_s[N_TYPES];
 };
 
+/* The measured section's rate maps, per weight type: gemv_dram and
+ * gemv_cache (bytes/s), gemm (the batch-256 rate) and gemm_by_batch (batches
+ * 1, 2, 4 ... 256), as the CPU and the CUDA bench both write them. */
+static void write_rates(FILE *f, const enum ic_dtype *types, int n, const double *gemv,
+                        const double *gemv_cache, const double (*gemm_b)[9])
+{
+    static const char *const sec[4] = {"gemv_dram", "gemv_cache", "gemm", "gemm_by_batch"};
+    for (int s = 0; s < 4; s++) {
+        fprintf(f, "  %s:\n", sec[s]);
+        for (int t = 0; t < n; t++) {
+            const char *name = ic_dtype_traits(types[t])->name;
+            if (s == 0)
+                fprintf(f, "    %s: %.6g GB/s\n", name, gemv[t] / 1e9);
+            else if (s == 1)
+                fprintf(f, "    %s: %.6g GB/s\n", name, gemv_cache[t] / 1e9);
+            else if (s == 2)
+                fprintf(f, "    %s: %.6g GFLOP/s\n", name, gemm_b[t][8] / 1e9);
+            else
+                for (int i = 0; i < 9; i++)
+                    fprintf(f, "%s%s%s%.6g GFLOP/s%s", i ? ", " : "    ", i ? "" : name,
+                            i ? "" : ": [", gemm_b[t][i] / 1e9, i == 8 ? "]\n" : "");
+        }
+    }
+}
+
 static int write_entry(const struct ic_bench_opts *o, const struct bench_results *r,
                        const char *cpu, const char *date, int threads, struct ic_err *err)
 {
@@ -230,24 +255,7 @@ static int write_entry(const struct ic_bench_opts *o, const struct bench_results
             r->cache_read / 1e9, r->probe / 1e9);
     fprintf(f, "  fork_join: %.6g us\n", r->fork_join * 1e6);
     fprintf(f, "  transition_p: %.4g\n", r->p);
-    static const char *const sec[4] = {"gemv_dram", "gemv_cache", "gemm", "gemm_by_batch"};
-    for (int s = 0; s < 4; s++) {
-        fprintf(f, "  %s:\n", sec[s]);
-        for (int t = 0; t < N_TYPES; t++) {
-            const char *name = ic_dtype_traits(bench_dtypes[t])->name;
-            if (s == 0)
-                fprintf(f, "    %s: %.6g GB/s\n", name, r->gemv[t] / 1e9);
-            else if (s == 1)
-                fprintf(f, "    %s: %.6g GB/s\n", name, r->gemv_cache[t] / 1e9);
-            else if (s == 2)
-                fprintf(f, "    %s: %.6g GFLOP/s\n", name, r->gemm[t] / 1e9);
-            else
-                for (int i = 0; i < 9; i++)
-                    fprintf(f, "%s%s%s%.6g GFLOP/s%s", i ? ", " : "    ", i ? "" : name,
-                            i ? "" : ": [",
-                            r->gemm_b[t][i] / 1e9, i == 8 ? "]\n" : "");
-        }
-    }
+    write_rates(f, bench_dtypes, N_TYPES, r->gemv, r->gemv_cache, r->gemm_b);
     fprintf(f, "  attention:\n    bf16: %.6g GFLOP/s\n    int8: %.6g GFLOP/s\n", r->attn[0] / 1e9,
             r->attn[1] / 1e9);
     fprintf(f, "  source: \"infcalc bench %s: medians; gemv = the reference kernel's matmul at "
@@ -584,23 +592,7 @@ static int write_entry_cuda(const struct ic_bench_opts *o, const struct cuda_res
     fprintf(f, "  read_bandwidth: %.6g GB/s\n  cache_read_bandwidth: %.6g GB/s\n",
             r->read / 1e9, r->cache_read / 1e9);
     fprintf(f, "  fork_join: %.6g us\n  transition_p: %.4g\n", r->launch_graph * 1e6, r->p);
-    static const char *const sec[4] = {"gemv_dram", "gemv_cache", "gemm", "gemm_by_batch"};
-    for (int s = 0; s < 4; s++) {
-        fprintf(f, "  %s:\n", sec[s]);
-        for (int t = 0; t < N_CUDA_TYPES; t++) {
-            const char *name = ic_dtype_traits(cuda_dtypes[t])->name;
-            if (s == 0)
-                fprintf(f, "    %s: %.6g GB/s\n", name, r->gemv[t] / 1e9);
-            else if (s == 1)
-                fprintf(f, "    %s: %.6g GB/s\n", name, r->gemv_cache[t] / 1e9);
-            else if (s == 2)
-                fprintf(f, "    %s: %.6g GFLOP/s\n", name, r->gemm_b[t][8] / 1e9);
-            else
-                for (int i = 0; i < 9; i++)
-                    fprintf(f, "%s%s%s%.6g GFLOP/s%s", i ? ", " : "    ", i ? "" : name,
-                            i ? "" : ": [", r->gemm_b[t][i] / 1e9, i == 8 ? "]\n" : "");
-        }
-    }
+    write_rates(f, cuda_dtypes, N_CUDA_TYPES, r->gemv, r->gemv_cache, r->gemm_b);
     fprintf(f, "  attention:\n    bf16: %.6g GFLOP/s\n", r->attn / 1e9);
     fprintf(f, "  source: \"infcalc bench --device cuda %s: medians of CUDA-event timings "
                "after warm-up; gemv = the CUDA step's matmul at batch 1 (weight bytes per "

@@ -200,6 +200,7 @@ int ic_chunked(const struct ic_model_stats *m, const struct ic_hw *hw,
     memset(&c, 0, sizeof c);
     c.decode_s = d.step_s;
     c.prefill_alone_s = alone.prefill_s;
+    c.mfu = mfu;
     c.steps = (T + chunk - 1) / chunk;
     double sum = 0;
     for (uint64_t i = 0; i < c.steps; i++) {

@@ -89,6 +89,7 @@ struct ic_chunked {
     uint64_t steps;          /* ceil(T / c) */
     double ttft_s;           /* queue + the steps' sum */
     double prefill_alone_s;  /* the same prompt prefilled by itself */
+    double mfu;              /* the MFU the chunks' prefill work ran at */
     double slowdown;         /* chunk_step_s / decode_s - 1: what decoding pays */
 };
 
