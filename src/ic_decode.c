@@ -35,7 +35,7 @@ const char *ic_estimate_name(enum ic_estimate e) { return estimate_names[e]; }
 struct ic_decode_cfg ic_decode_defaults(void)
 {
     return (struct ic_decode_cfg){1, 1, 2048, IC_DT_BF16, IC_DT_BF16, IC_DT_BF16,
-                                  IC_COMM_OVERLAP, IC_EST_IDEAL, 1.0, 0};
+                                  IC_COMM_OVERLAP, IC_EST_IDEAL, 1.0, 0, 1.0};
 }
 
 double ic_decode_gemm_rate(const struct ic_hw_measured *ms, enum ic_dtype t, double b)
@@ -269,15 +269,19 @@ int ic_decode(const struct ic_model_stats *m, const struct ic_hw *hw,
         const double *rate = resident ? ms->gemv_cache_B_s : ms->gemv_B_s;
         const double scale = resident ? 1.0 : cfg->bw_scale;
         p.weights_s = read_params * bw / (rate[wt] * scale);
-        p.compute_s = lin_flop_chip / ic_decode_gemm_rate(ms, wt, (double)B);
+        const double cs = cfg->compute_scale > 0 ? cfg->compute_scale : 1.0;
+        p.compute_s = lin_flop_chip / (ic_decode_gemm_rate(ms, wt, (double)B) * cs);
         p.kv_s = (double)seqs * kv_seq / (double)hw_ways / (rate[kt] * scale);
         /* attention at its measured rate; without one, as a matmul whose
          * batch is the query heads sharing a KV head */
         double group = m->n_kv_heads ? (double)m->n_heads / (double)m->n_kv_heads : 1;
         double arate = ms->attn_flop_s[kt] > 0 ? ms->attn_flop_s[kt]
                                                : ic_decode_gemm_rate(ms, kt, group < 1 ? 1 : group);
-        p.attn_s = attn_chip / arate;
-        lin = pnorm(p.weights_s, p.compute_s, ms->transition_p);
+        p.attn_s = attn_chip / (arate * cs);
+        /* the weight type's own exponent where bench fitted one */
+        const double pl = ms->transition_p_type[wt] >= 1 ? ms->transition_p_type[wt]
+                                                         : ms->transition_p;
+        lin = pnorm(p.weights_s, p.compute_s, pl);
         att = pnorm(p.kv_s, p.attn_s, ms->transition_p);
         uint64_t regions = cfg->regions ? cfg->regions : 8 * m->n_layers + 2;
         fixed = (double)regions * ms->fork_join_s;

@@ -47,11 +47,16 @@ struct ic_decode_cfg {
     enum ic_dtype compute;  /* the type the matmuls run in (picks C) */
     enum ic_comm_mode comm;
     enum ic_estimate estimate;
-    /* expected only: DRAM bandwidth right now over the bench's read_bandwidth
-     * (a probe taken beside a timing; 1 = as benched) */
+    /* expected only: DRAM bandwidth right now over the bench's (a memory
+     * probe taken beside a timing over the entry's probe_bandwidth, else its
+     * read_bandwidth; 1 = as benched) */
     double bw_scale;
     /* expected only: parallel regions (fork/join) per step; 0 = 8 per layer + 2 */
     uint64_t regions;
+    /* expected only: compute rate right now over the bench's (a compute probe
+     * taken beside a timing over the entry's probe_gemm; 1 = as benched):
+     * scales the GEMM and attention rates */
+    double compute_scale;
 };
 
 /* The expected time (cfg.estimate = IC_EST_EXPECTED) uses what `infcalc
@@ -62,7 +67,10 @@ struct ic_decode_cfg {
  *                  T_cmp = 2 * B * active params / gemm rate of that type at
  *                  batch B (the benched rates at 1, 2, 4 ... 256, interpolated);
  *                  joined softly, (T_mem^p + T_cmp^p)^(1/p), p measured
- *                  (a plain max() is optimistic near the ridge);
+ *                  (a plain max() is optimistic near the ridge), the weight
+ *                  type's own p where the entry has one;
+ *                  the DRAM rates scaled by bw_scale, the GEMM rates by
+ *                  compute_scale;
  *   attention      the same with the KV bytes (at the KV type's gemv rate)
  *                  and the attention FLOPs at the measured attention rate
  *                  (else the matmul rate with the query heads per KV head

@@ -172,6 +172,12 @@ static const struct ic_field attn_fields[] = {
 };
 static const struct ic_schema attn_schema = {"measured attention section", attn_fields,
                                              N(attn_fields), false};
+#define TPN(k, t) NUM(k, IC_HWF_M_TP_FIRST + t, measured.transition_p_type[t], false)
+static const struct ic_field tp_fields[] = {
+    TPN("fp32", IC_DT_FP32), TPN("bf16", IC_DT_BF16), TPN("int8", IC_DT_INT8),
+};
+static const struct ic_schema tp_schema = {"measured transition_p_by_type section", tp_fields,
+                                           N(tp_fields), false};
 static const struct ic_schema gemv_schema = {"measured gemv_dram section", gemv_fields,
                                              N(gemv_fields), false};
 static const struct ic_schema gemv_cache_schema = {"measured gemv_cache section",
@@ -191,8 +197,10 @@ static const struct ic_field measured_fields[] = {
     QTY("cache_read_bandwidth", IC_HWF_M_CACHE_READ, measured.cache_read_B_s, IC_QTY_BANDWIDTH,
         true),
     QTY("probe_bandwidth", IC_HWF_M_PROBE, measured.probe_B_s, IC_QTY_BANDWIDTH, false),
+    QTY("probe_gemm", IC_HWF_M_PROBE_GEMM, measured.probe_gemm_flop_s, IC_QTY_RATE, false),
     QTY("fork_join", IC_HWF_M_FORK_JOIN, measured.fork_join_s, IC_QTY_TIME, true),
     NUM("transition_p", IC_HWF_M_TRANSITION_P, measured.transition_p, true),
+    MAP("transition_p_by_type", IC_HWF_M_TP, &tp_schema, false),
     MAP("gemv_dram", IC_HWF_M_GEMV, &gemv_schema, true),
     MAP("gemv_cache", IC_HWF_M_GEMV_CACHE, &gemv_cache_schema, true),
     MAP("gemm", IC_HWF_M_GEMM, &gemm_schema, true),
@@ -349,6 +357,12 @@ static int check_values(struct ic_hw *hw, const char *path, struct ic_err *err)
         if (!(ms->transition_p >= 1 && ms->transition_p <= 64))
             return field_error(hw, path, IC_HWF_M_TRANSITION_P, err,
                                "'transition_p' must be between 1 (times add) and 64 (max)");
+        for (int dt = 0; dt < IC_DT_COUNT; dt++)
+            if (hw->locs[IC_HWF_M_TP_FIRST + dt].line &&
+                !(ms->transition_p_type[dt] >= 1 && ms->transition_p_type[dt] <= 64))
+                return field_error(hw, path, IC_HWF_M_TP_FIRST + dt, err,
+                                   "a transition exponent must be between 1 (times add) and "
+                                   "64 (max)");
         if (!(ms->read_B_s >= 1e6 && ms->read_B_s <= 1e16) ||
             !(ms->cache_read_B_s >= 1e6 && ms->cache_read_B_s <= 1e16))
             return field_error(hw, path, IC_HWF_M_READ, err,
@@ -356,6 +370,10 @@ static int check_values(struct ic_hw *hw, const char *path, struct ic_err *err)
         if (ms->probe_B_s != 0 && !(ms->probe_B_s >= 1e6 && ms->probe_B_s <= 1e16))
             return field_error(hw, path, IC_HWF_M_PROBE, err,
                                "'probe_bandwidth' must be between 1 MB/s and 10 PB/s");
+        if (ms->probe_gemm_flop_s != 0 &&
+            !(ms->probe_gemm_flop_s >= 1e6 && ms->probe_gemm_flop_s <= 1e19))
+            return field_error(hw, path, IC_HWF_M_PROBE_GEMM, err,
+                               "'probe_gemm' must be between 1 MFLOP/s and 10 EFLOP/s");
         if (!(ms->llc_B >= 1e3 && ms->llc_B <= 1e12) || ms->fork_join_s > 1)
             return field_error(hw, path, IC_HWF_M_LLC, err,
                                "'llc' must be between 1 kB and 1 TB and 'fork_join' at most 1 s");

@@ -56,14 +56,15 @@ enum ic_hw_field {
     IC_HWF_PRICE, IC_HWF_PRICE_USD, IC_HWF_PRICE_AS_OF, IC_HWF_PRICE_SOURCE,
     IC_HWF_SOURCES, IC_HWF_NOTES,
     IC_HWF_MEASURED, IC_HWF_M_DATE, IC_HWF_M_CPU, IC_HWF_M_THREADS, IC_HWF_M_LLC,
-    IC_HWF_M_READ, IC_HWF_M_READ_1T, IC_HWF_M_CACHE_READ, IC_HWF_M_PROBE, IC_HWF_M_FORK_JOIN,
+    IC_HWF_M_READ, IC_HWF_M_READ_1T, IC_HWF_M_CACHE_READ, IC_HWF_M_PROBE, IC_HWF_M_PROBE_GEMM, IC_HWF_M_FORK_JOIN,
     IC_HWF_M_TRANSITION_P, IC_HWF_M_SOURCE,
     IC_HWF_M_GEMV, IC_HWF_M_GEMV_FIRST,
     IC_HWF_M_GEMV_CACHE = IC_HWF_M_GEMV_FIRST + IC_DT_COUNT, IC_HWF_M_GEMV_CACHE_FIRST,
     IC_HWF_M_GEMM = IC_HWF_M_GEMV_CACHE_FIRST + IC_DT_COUNT, IC_HWF_M_GEMM_FIRST,
     IC_HWF_M_GEMM_LIST = IC_HWF_M_GEMM_FIRST + IC_DT_COUNT, IC_HWF_M_GEMM_LIST_FIRST,
     IC_HWF_M_ATTN = IC_HWF_M_GEMM_LIST_FIRST + IC_DT_COUNT, IC_HWF_M_ATTN_FIRST,
-    IC_HWF_COUNT = IC_HWF_M_ATTN_FIRST + IC_DT_COUNT
+    IC_HWF_M_TP = IC_HWF_M_ATTN_FIRST + IC_DT_COUNT, IC_HWF_M_TP_FIRST,
+    IC_HWF_COUNT = IC_HWF_M_TP_FIRST + IC_DT_COUNT
 };
 
 /* What `infcalc bench` measured on a machine: the figures the expected-time
@@ -78,11 +79,17 @@ struct ic_hw_measured {
     double read_B_s;                    /* read-only bandwidth, buffer >= 4x LLC */
     double read_1t_B_s;                 /* the same on one thread */
     double cache_read_B_s;              /* read-only bandwidth, buffer within the LLC */
-    /* validate's bandwidth probe (one read of 4x the LLC) at bench time: the
-     * reference a probe beside a timing is divided by (0: read_B_s is) */
+    /* validate's memory probe (the kernel's fp32 matmul at batch 1 over 4x
+     * the LLC) at bench time: the reference a probe beside a timing is
+     * divided by (0: read_B_s is) */
     double probe_B_s;
+    /* validate's compute probe (the same at batch 64 over LLC / 4) at bench
+     * time (0: none; compute rates are then taken as benched) */
+    double probe_gemm_flop_s;
     double fork_join_s;                 /* one parallel region's fixed cost */
     double transition_p;                /* p of (T_mem^p + T_compute^p)^(1/p) */
+    /* the same fitted per weight type (0: not given; transition_p stands) */
+    double transition_p_type[IC_DT_COUNT];
     double gemv_B_s[IC_DT_COUNT];       /* matmul at batch 1, weights in DRAM: bytes/s */
     double gemv_cache_B_s[IC_DT_COUNT]; /* matmul at batch 1, weights in the LLC */
     double gemm_flop_s[IC_DT_COUNT];    /* matmul at batch 256, weights in cache */

@@ -167,17 +167,94 @@ enum { N_TYPES = 3 };
 static void matrix_dims(enum ic_kern_wtype t, double bytes, uint32_t *rows, uint32_t *cols)
 {
     double elems = bytes * 8 / ic_kern_wtype_bits(t);
-    uint32_t c = bytes < 64.0 * 1048576 ? 2048 : 4096;
+    /* 2048 columns at every size: a decode projection's input width (the
+     * hidden size of Llama-3.2-1B and of validate's model), so that the
+     * DRAM and in-cache rates are of one shape. (4096 columns above 64 MiB
+     * before: from DRAM the kernel ran batches 8-16 up to ~1.2x faster
+     * there than at 2048, a throwaway diagnostic, README.) */
+    uint32_t c = 2048;
     uint32_t r = (uint32_t)(elems / c);
     *rows = r < 64 ? 64 : r;
     *cols = c;
 }
 
+/* The probes bench and validate take beside their timings, each one call of
+ * the reference kernel's fp32 matmul after one untimed call:
+ *  - memory: batch 1 over a matrix of 4x the LLC, in weight bytes per
+ *    second. A plain read-only sum was this probe before: on this shared
+ *    machine its ratio to the kernel's matmul moved from 0.7 to 1.05
+ *    between runs minutes apart (both read DRAM, the matmul with software
+ *    prefetch), while a decode step over this probe held within 0.92-0.99
+ *    (a throwaway diagnostic, README). A probe that reads as the kernel
+ *    reads follows the kernel.
+ *  - compute: batch 64 over a matrix of a quarter of the LLC, in FLOP/s. The
+ *    vCPUs' compute rate moves too (the same in-cache matmul ran at 175-210
+ *    GFLOP/s in one afternoon), and nothing caught it. */
+struct probe {
+    struct ic_kern_matrix *w;
+    uint32_t rows, cols, batch;
+    float *x; /* [batch][cols] */
+    float *y; /* [batch][rows] */
+};
+
+static void probe_free(struct probe *p)
+{
+    ic_kern_matrix_free(p->w);
+    free(p->x);
+    free(p->y);
+    memset(p, 0, sizeof *p);
+}
+
+static int probe_init(struct probe *p, double bytes, uint32_t batch, struct ic_err *err)
+{
+    memset(p, 0, sizeof *p);
+    matrix_dims(IC_KW_FP32, bytes, &p->rows, &p->cols);
+    p->batch = batch;
+    int rc = ic_kern_matrix_create(IC_KW_FP32, p->rows, p->cols, 4242, &p->w, err);
+    if (rc)
+        return rc;
+    p->x = malloc(sizeof(float) * p->cols * batch);
+    p->y = malloc(sizeof(float) * p->rows * batch);
+    if (!p->x || !p->y) {
+        probe_free(p);
+        return ic_err_set(err, IC_ENOMEM, NULL, 0, 0, "out of memory");
+    }
+    for (size_t k = 0; k < (size_t)p->cols * batch; k++)
+        p->x[k] = (float)(k % 1000) / 1000.0f - 0.5f;
+    return IC_OK;
+}
+
+/* The probe's rate now: weight bytes/s at batch 1, FLOP/s above (four
+ * calls back to back, ~5 ms: one call of ~1.3 ms read 0.75x what the fourth
+ * did, the cores still ramping up). */
+static double probe_take(struct ic_kern_pool *pool, const struct probe *p)
+{
+    const int calls = p->batch == 1 ? 1 : 4;
+    ic_kern_matmul(pool, p->w, p->x, p->batch, p->y);
+    double t0 = ic_mb_now();
+    for (int i = 0; i < calls; i++)
+        ic_kern_matmul(pool, p->w, p->x, p->batch, p->y);
+    double t = (ic_mb_now() - t0) / calls;
+    return p->batch == 1 ? (double)ic_kern_matrix_bytes(p->w) / t
+                         : 2.0 * p->batch * p->rows * (double)p->cols / t;
+}
+
+/* The median of n probes (n <= 16). */
+static double probe_median(struct ic_kern_pool *pool, const struct probe *p, int n)
+{
+    double v[16];
+    n = n > 16 ? 16 : n;
+    for (int i = 0; i < n; i++)
+        v[i] = probe_take(pool, p);
+    return ic_mb_summary(v, n).median;
+}
+
 struct bench_results {
-    double read, read_1t, copy, triad, cache_read, probe, fma, fork_join, llc;
+    double read, read_1t, copy, triad, cache_read, probe, cprobe, fma, fork_join, llc;
     double gemv_level[3]; /* the probe beside each DRAM matmul (one per type) */
     double gemv[N_TYPES], gemv_cache[N_TYPES], gemm[N_TYPES], p;
     double gemm_b[N_TYPES][9]; /* in-cache matmul FLOP/s at batch 1, 2, 4, ... 256 */
+    double p_type[N_TYPES];
     double attn[2];            /* attention FLOP/s, bf16 and int8 KV */
     double ladder_bytes[24], ladder_bw[24];
     int ladder_n;
@@ -253,8 +330,11 @@ static int write_entry(const struct ic_bench_opts *o, const struct bench_results
             r->read / 1e9, r->read_1t / 1e9);
     fprintf(f, "  cache_read_bandwidth: %.6g GB/s\n  probe_bandwidth: %.6g GB/s\n",
             r->cache_read / 1e9, r->probe / 1e9);
+    fprintf(f, "  probe_gemm: %.6g GFLOP/s\n", r->cprobe / 1e9);
     fprintf(f, "  fork_join: %.6g us\n", r->fork_join * 1e6);
-    fprintf(f, "  transition_p: %.4g\n", r->p);
+    fprintf(f, "  transition_p: %.4g\n  transition_p_by_type:\n", r->p);
+    for (int t = 0; t < N_TYPES; t++)
+        fprintf(f, "    %s: %.4g\n", ic_dtype_traits(bench_dtypes[t])->name, r->p_type[t]);
     write_rates(f, bench_dtypes, N_TYPES, r->gemv, r->gemv_cache, r->gemm_b);
     fprintf(f, "  attention:\n    bf16: %.6g GFLOP/s\n    int8: %.6g GFLOP/s\n", r->attn[0] / 1e9,
             r->attn[1] / 1e9);
@@ -289,9 +369,12 @@ int ic_selfcheck_bench(const struct ic_bench_opts *o, FILE *out, FILE *prog, str
     struct ic_kern_pool *pool = NULL, *pool1 = NULL;
     float *buf = NULL, *buf2 = NULL, *buf3 = NULL;
     struct ic_kern_matrix *mats[N_TYPES][2] = {{NULL}};
+    struct ic_kern_matrix *gmats[N_TYPES] = {NULL};
+    struct probe pr = {0}, cpr = {0};
     int rc;
     if ((rc = ic_kern_pool_create(o->threads, &pool, err)) ||
-        (rc = ic_kern_pool_create(1, &pool1, err)))
+        (rc = ic_kern_pool_create(1, &pool1, err)) ||
+        (rc = probe_init(&pr, 4 * r.llc, 1, err)) || (rc = probe_init(&cpr, r.llc / 4, 64, err)))
         goto out;
     const int threads = ic_kern_pool_threads(pool);
     const int reps = o->quick ? 3 : 9;
@@ -315,19 +398,11 @@ int ic_selfcheck_bench(const struct ic_bench_opts *o, FILE *out, FILE *prog, str
     r.read_1t_s = ic_mb_read(pool1, buf, n, 1, reps);
     r.read = r.read_s.median;
     r.read_1t = r.read_1t_s.median;
-    /* validate's probe, as validate takes it (one read of 4x the LLC): the
-     * reference its probes are divided by, so a probe's own bias (it reads
-     * a smaller buffer than the figure above) is not taken for a change in
-     * the machine's bandwidth */
-    const size_t probe_n = (size_t)(4 * r.llc / sizeof(float)) < n
-                               ? (size_t)(4 * r.llc / sizeof(float))
-                               : n;
-    {
-        double v[16];
-        for (int i = 0; i < reps && i < 16; i++)
-            v[i] = ic_mb_read(pool, buf, probe_n, 1, 1).median;
-        r.probe = ic_mb_summary(v, reps < 16 ? reps : 16).median;
-    }
+    /* validate's probe, as validate takes it (struct probe): the reference
+     * its probes are divided by, so that what the probe reads differently
+     * from the figure above is not taken for a change in the machine */
+    r.probe = probe_median(pool, &pr, reps);
+    r.cprobe = probe_median(pool, &cpr, reps);
     progress_line(prog, ++step, steps, "STREAM copy and triad (reference only)");
     r.copy = ic_mb_copy(pool, buf2, buf, n, reps).median;
     r.triad = ic_mb_triad(pool, buf3, buf, buf2, n, reps).median;
@@ -367,16 +442,22 @@ int ic_selfcheck_bench(const struct ic_bench_opts *o, FILE *out, FILE *prog, str
         }
     for (int t = 0; t < N_TYPES; t++) {
         /* The machine's bandwidth level moves while the bench runs (up to
-         * ~1.45x from minute to minute, MEASURING.md): a probe on each side
-         * of the matmul says the level it ran at, and the rate is stated at
-         * the level of the reference probe above, which validate's probes
-         * are divided by. */
-        double b0 = ic_mb_read(pool, buf, probe_n, 1, 1).median;
-        r.gemv_s[t] = ic_mb_matmul(pool, mats[t][0], dims[t][0][0], dims[t][0][1], 1, reps);
-        double b1 = ic_mb_read(pool, buf, probe_n, 1, 1).median;
-        r.gemv_level[t] = 0.5 * (b0 + b1);
-        r.gemv[t] = (double)ic_kern_matrix_bytes(mats[t][0]) / r.gemv_s[t].median * r.probe /
-                    r.gemv_level[t];
+         * ~1.45x from minute to minute, MEASURING.md, and 34 to 50 GB/s
+         * within a minute on 2026-11-29): each timing has a probe just
+         * before it, and the rate is the median ratio of matmul to probe
+         * over the pairs, stated at the level of the reference probe
+         * above, which validate's probes are divided by. */
+        double tv[16], lv[16], ratio[16];
+        const int np = reps < 16 ? reps : 16;
+        const double bytes = (double)ic_kern_matrix_bytes(mats[t][0]);
+        for (int i = 0; i < np; i++) {
+            lv[i] = probe_take(pool, &pr);
+            tv[i] = ic_mb_matmul(pool, mats[t][0], dims[t][0][0], dims[t][0][1], 1, 1).median;
+            ratio[i] = bytes / tv[i] / lv[i];
+        }
+        r.gemv_s[t] = ic_mb_summary(tv, np);
+        r.gemv_level[t] = ic_mb_summary(lv, np).median;
+        r.gemv[t] = ic_mb_summary(ratio, np).median * r.probe;
     }
     progress_line(prog, ++step, steps, "matmul: weights in the LLC, batch 1");
     for (int t = 0; t < N_TYPES; t++)
@@ -385,13 +466,37 @@ int ic_selfcheck_bench(const struct ic_bench_opts *o, FILE *out, FILE *prog, str
                                        reps * 3)
                               .median;
     progress_line(prog, ++step, steps, "matmul: batches 1-256 in cache (GEMM rates)");
-    for (int t = 0; t < N_TYPES; t++) {
-        for (int i = 0; i < 9; i++)
-            r.gemm_b[t][i] = 2.0 * (1 << i) * dims[t][1][0] * (double)dims[t][1][1] /
-                             ic_mb_matmul(pool, mats[t][1], dims[t][1][0], dims[t][1][1],
-                                          1u << i, o->quick ? 2 : 5)
-                                 .median;
-        r.gemm[t] = r.gemm_b[t][8];
+    {
+        /* On a 2048 x 2048 matrix of each type (a decode projection's shape;
+         * 16 MiB in fp32): on the LLC / 4 matrix, 1024 x 2048 in fp32, the
+         * kernel ran batches 128-256 at ~150 GFLOP/s against ~210 on every
+         * shape of 2048 rows or more, the step's among them (a throwaway
+         * diagnostic, README). Each rate is stated at the reference compute
+         * probe's level, as the DRAM rates are at the memory probe's, and is
+         * the median of three passes over the batches (one pass read
+         * 1.4x apart on neighbouring batches). */
+        const uint32_t gr = 2048, gc = 2048;
+        const int passes = o->quick ? 1 : 3;
+        double gv[N_TYPES][9][3];
+        for (int t = 0; t < N_TYPES && !rc; t++)
+            rc = ic_kern_matrix_create(bench_types[t], gr, gc, 77 + (uint64_t)t, &gmats[t], err);
+        if (rc)
+            goto out;
+        for (int ps = 0; ps < passes; ps++)
+            for (int t = 0; t < N_TYPES; t++)
+                for (int i = 0; i < 9; i++) {
+                    double c0 = probe_take(pool, &cpr);
+                    double tg = ic_mb_matmul(pool, gmats[t], gr, gc, 1u << i, o->quick ? 2 : 5)
+                                    .median;
+                    double c1 = probe_take(pool, &cpr);
+                    gv[t][i][ps] = 2.0 * (1 << i) * gr * (double)gc / tg * r.cprobe /
+                                   (0.5 * (c0 + c1));
+                }
+        for (int t = 0; t < N_TYPES; t++) {
+            for (int i = 0; i < 9; i++)
+                r.gemm_b[t][i] = ic_mb_summary(gv[t][i], passes).median;
+            r.gemm[t] = r.gemm_b[t][8];
+        }
     }
     progress_line(prog, ++step, steps, "attention: a cache >= 4x the LLC, bf16 and int8");
     {
@@ -416,13 +521,18 @@ int ic_selfcheck_bench(const struct ic_bench_opts *o, FILE *out, FILE *prog, str
                 ic_kern_fill_cache(ak, b, S, 11 + b);
                 posv[b] = S;
             }
+            /* 15 timings (one of 9 read 1.4x off on this machine) */
             double v[16];
-            int na = o->quick ? 3 : 9;
+            int na = o->quick ? 3 : 15;
             ic_kern_step(ak, B, tok, posv, NULL);
             for (int i = 0; i < na; i++) {
+                /* the time at the reference compute probe's level */
+                double c0 = probe_take(pool, &cpr);
                 double t0 = ic_mb_now();
                 ic_kern_step(ak, B, tok, posv, NULL);
-                v[i] = ic_mb_now() - t0;
+                double ta = ic_mb_now() - t0;
+                double c1 = probe_take(pool, &cpr);
+                v[i] = ta * 0.5 * (c0 + c1) / r.cprobe;
             }
             r.attn[kt] = (double)B * (S + 1) * 4.0 * 16 * 128 / ic_mb_summary(v, na).median;
             ic_kern_free(ak);
@@ -430,7 +540,7 @@ int ic_selfcheck_bench(const struct ic_bench_opts *o, FILE *out, FILE *prog, str
     }
     progress_line(prog, ++step, steps, "matmul: batches 1-256 from DRAM (transition)");
     {
-        static const uint32_t batches[] = {1, 4, 16, 64, 128, 256};
+        static const uint32_t batches[] = {1, 2, 4, 8, 16, 32, 64, 128, 256};
         enum { NB = sizeof batches / sizeof batches[0] };
         double tm[N_TYPES * NB], tc[N_TYPES * NB], tt[N_TYPES * NB];
         struct ic_hw_measured table; /* the rates just measured, as the model reads them */
@@ -446,19 +556,28 @@ int ic_selfcheck_bench(const struct ic_bench_opts *o, FILE *out, FILE *prog, str
                     continue;
                 double bytes = (double)ic_kern_matrix_bytes(mats[t][0]);
                 double flops = 2.0 * batches[b] * dims[t][0][0] * (double)dims[t][0][1];
-                /* the memory time at the level this matmul runs at */
-                double b0 = ic_mb_read(pool, buf, probe_n, 1, 1).median;
-                tc[k] = flops / ic_decode_gemm_rate(&table, bench_dtypes[t], batches[b]);
+                /* the memory and compute times at the levels this matmul
+                 * runs at */
+                double b0 = probe_take(pool, &pr), c0 = probe_take(pool, &cpr);
                 tt[k] = ic_mb_matmul(pool, mats[t][0], dims[t][0][0], dims[t][0][1], batches[b],
                                      o->quick ? 2 : 3)
                             .median;
-                double b1 = ic_mb_read(pool, buf, probe_n, 1, 1).median;
+                double b1 = probe_take(pool, &pr), c1 = probe_take(pool, &cpr);
                 tm[k] = bytes / (r.gemv[t] * 0.5 * (b0 + b1) / r.probe);
+                tc[k] = flops / (ic_decode_gemm_rate(&table, bench_dtypes[t], batches[b]) *
+                                 0.5 * (c0 + c1) / r.cprobe);
                 k++;
             }
         struct fit_data fd = {tm, tc, tt, k};
         if ((rc = fit_transition(&fd, &r.p, err)))
             goto out;
+        /* and per weight type (each type's nine batches) */
+        size_t per = k / N_TYPES;
+        for (int t = 0; t < N_TYPES; t++) {
+            struct fit_data ft = {tm + t * per, tc + t * per, tt + t * per, per};
+            if ((rc = fit_transition(&ft, &r.p_type[t], err)))
+                goto out;
+        }
     }
     if ((rc = write_entry(o, &r, cpu, date, threads, err)))
         goto out;
@@ -472,8 +591,10 @@ int ic_selfcheck_bench(const struct ic_bench_opts *o, FILE *out, FILE *prog, str
     fprintf(out, "  1 thread    %7.2f GB/s  [%.2f, %.2f]\n", r.read_1t / 1e9,
             r.read_1t_s.lo / 1e9, r.read_1t_s.hi / 1e9);
     fprintf(out, "  in the LLC  %7.2f GB/s (%.0f MiB)\n", r.cache_read / 1e9, r.llc / 4 / 1048576);
-    fprintf(out, "  validate's probe %.2f GB/s (one read of %.0f MiB)\n", r.probe / 1e9,
-            4 * r.llc / 1048576);
+    fprintf(out, "  validate's probe %.2f GB/s (the kernel's fp32 matmul at batch 1, %.0f MiB)\n",
+            r.probe / 1e9, (double)ic_kern_matrix_bytes(pr.w) / 1048576);
+    fprintf(out, "  validate's compute probe %.1f GFLOP/s (the same at batch 64, %.0f MiB)\n",
+            r.cprobe / 1e9, (double)ic_kern_matrix_bytes(cpr.w) / 1048576);
     fprintf(out, "STREAM copy %.2f GB/s, triad %.2f GB/s (as STREAM counts; reference only)\n",
             r.copy / 1e9, r.triad / 1e9);
     fprintf(out, "working-set ladder (GB/s):");
@@ -502,9 +623,17 @@ int ic_selfcheck_bench(const struct ic_bench_opts *o, FILE *out, FILE *prog, str
     }
     fprintf(out, "decode attention (16 q / 4 KV heads of 128, cache >= 4x LLC): bf16 KV %.1f "
                  "GFLOP/s, int8 KV %.1f GFLOP/s\n", r.attn[0] / 1e9, r.attn[1] / 1e9);
-    fprintf(out, "transition exponent p = %.3g (T = (T_mem^p + T_cmp^p)^(1/p))\n", r.p);
+    fprintf(out, "transition exponent p = %.3g (T = (T_mem^p + T_cmp^p)^(1/p)); per weight type:",
+            r.p);
+    for (int t = 0; t < N_TYPES; t++)
+        fprintf(out, " %s %.3g", ic_dtype_traits(bench_dtypes[t])->name, r.p_type[t]);
+    fputc('\n', out);
     fprintf(out, "\nwrote %s (use it with --hw %s)\n", o->out_path, o->out_path);
 out:
+    probe_free(&pr);
+    probe_free(&cpr);
+    for (int t = 0; t < N_TYPES; t++)
+        ic_kern_matrix_free(gmats[t]);
     for (int t = 0; t < N_TYPES; t++)
         for (int k = 0; k < 2; k++)
             ic_kern_matrix_free(mats[t][k]);
@@ -847,11 +976,12 @@ struct vpoint {
     uint32_t batch, context;
     double t[8];          /* per round: median step seconds */
     double tlo, thi;      /* min and max single step over all rounds */
-    double probe[8];      /* per round: read bandwidth beside the timing */
+    double probe[8];      /* per round: memory probe beside the timing (bytes/s) */
+    double cprobe[8];     /* per round: compute probe beside the timing (FLOP/s) */
     int rounds;
     uint64_t regions;     /* parallel regions one step ran */
     /* results */
-    double measured, probe_bw, predicted, err;
+    double measured, probe_bw, probe_flop, predicted, err;
     struct ic_point pred;
     int regime;
 };
@@ -933,14 +1063,17 @@ static int write_csv(const char *path, const struct vmodel *models, const struct
     if (!f)
         return ic_err_set(err, IC_EIO, path, 0, 0, "cannot write the CSV");
     fprintf(f, "model,weights,kv,batch,context,rounds,measured_s,measured_min_s,measured_max_s,"
-               "probe_B_s,predicted_s,error_pct,regime,pred_weights_s,pred_compute_s,"
-               "pred_kv_s,pred_attn_s,pred_fixed_s\n");
+               "probe_B_s,probe_flop_s,predicted_s,error_pct,regime,pred_weights_s,"
+               "pred_compute_s,pred_kv_s,pred_attn_s,pred_fixed_s\n");
     for (size_t i = 0; i < n; i++) {
         const struct vpoint *p = &v[i];
-        fprintf(f, "%s,%s,bf16,%u,%u,%d,%.6g,%.6g,%.6g,%.6g,%.6g,%.3f,%s,%.6g,%.6g,%.6g,%.6g,%.6g\n",
+        fprintf(f,
+                "%s,%s,bf16,%u,%u,%d,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.3f,%s,%.6g,%.6g,%.6g,%.6g,"
+                "%.6g\n",
                 models[p->model].name,
                 ic_kern_wtype_name(models[p->model].wtypes[p->wt]), p->batch, p->context,
-                p->rounds, p->measured, p->tlo, p->thi, p->probe_bw, p->predicted, 100 * p->err,
+                p->rounds, p->measured, p->tlo, p->thi, p->probe_bw, p->probe_flop, p->predicted,
+                100 * p->err,
                 regime_names[p->regime], p->pred.weights_s, p->pred.compute_s, p->pred.kv_s,
                 p->pred.attn_s, p->pred.fixed_s);
     }
@@ -1097,7 +1230,7 @@ int ic_selfcheck_validate(const struct ic_validate_opts *o, FILE *out, FILE *pro
     struct ic_cuda_kern *gkerns[4][N_TYPES] = {{NULL}};
     struct vpoint *pts = NULL;
     size_t *order = NULL;
-    float *probe = NULL;
+    struct probe vprobe = {0}, cprobe = {0};
     gsl_rng *rng = NULL;
     struct ic_model *im = calloc(1, sizeof *im);
     uint32_t *tok = NULL, *pos = NULL;
@@ -1145,17 +1278,12 @@ int ic_selfcheck_validate(const struct ic_validate_opts *o, FILE *out, FILE *pro
                     n++;
                 }
     }
-    /* probe buffer: 4x the LLC, read once per probe (the CPU only: a GPU's
-     * HBM bandwidth does not drift with its neighbours' load as the shared
-     * CPU's does, and its bench figure stands) */
-    size_t probe_n = o->cuda ? 1 : (size_t)(4 * hw->measured.llc_B / sizeof(float));
-    probe = malloc(probe_n * sizeof(float)); /* [probe_n] */
-    if (!probe) {
-        rc = ic_err_set(err, IC_ENOMEM, NULL, 0, 0, "out of memory");
+    /* the probe (struct probe), on the CPU only: a GPU's HBM bandwidth does
+     * not drift with its neighbours' load as the shared CPU's does, and its
+     * bench figure stands */
+    if (!o->cuda && ((rc = probe_init(&vprobe, 4 * (double)hw->measured.llc_B, 1, err)) ||
+                     (rc = probe_init(&cprobe, (double)hw->measured.llc_B / 4, 64, err))))
         goto out;
-    }
-    for (size_t i = 0; i < probe_n; i++)
-        probe[i] = (float)(i & 1023);
 
     /* kernels: one per model and type, created once; the cache is sized per
      * context block */
@@ -1231,11 +1359,12 @@ int ic_selfcheck_validate(const struct ic_validate_opts *o, FILE *out, FILE *pro
                                 p->context, p->t[r] * 1e3, (unsigned long long)p->regions);
                     continue;
                 }
-                double bw0 = ic_mb_read(pool, probe, probe_n, 1, 1).median;
+                double bw0 = probe_take(pool, &vprobe), c0 = probe_take(pool, &cprobe);
                 p->t[r] = time_steps(pool, k, p->batch, tok, pos, o->quick ? 0.05 : 0.25,
                                      o->quick ? 2 : 3, &p->tlo, &p->thi, &p->regions);
-                double bw1 = ic_mb_read(pool, probe, probe_n, 1, 1).median;
+                double bw1 = probe_take(pool, &vprobe), c1 = probe_take(pool, &cprobe);
                 p->probe[r] = 0.5 * (bw0 + bw1);
+                p->cprobe[r] = 0.5 * (c0 + c1);
                 p->rounds = r + 1;
                 if (prog)
                     fprintf(prog, "validate [round %d/%d] %s %-4s batch %3u context %5u: "
@@ -1253,11 +1382,13 @@ int ic_selfcheck_validate(const struct ic_validate_opts *o, FILE *out, FILE *pro
     for (size_t i = 0; i < n; i++) {
         struct vpoint *p = &pts[i];
         const struct vmodel *vm = &models[p->model];
-        double tv[8], pv[8];
+        double tv[8], pv[8], cv[8];
         memcpy(tv, p->t, sizeof tv);
         memcpy(pv, p->probe, sizeof pv);
+        memcpy(cv, p->cprobe, sizeof cv);
         p->measured = ic_mb_summary(tv, p->rounds).median;
         p->probe_bw = ic_mb_summary(pv, p->rounds).median;
+        p->probe_flop = ic_mb_summary(cv, p->rounds).median;
         shape_model(&vm->shape, vm->name, im);
         struct ic_model_stats st;
         if ((rc = ic_model_derive(im, &st, err)))
@@ -1273,6 +1404,11 @@ int ic_selfcheck_validate(const struct ic_validate_opts *o, FILE *out, FILE *pro
          * against the bandwidth figure) */
         c.bw_scale = p->probe_bw / (hw->measured.probe_B_s > 0 ? hw->measured.probe_B_s
                                                                 : hw->measured.read_B_s);
+        /* the compute probe against the same at bench time (entries without
+         * one, and the GPU: as benched) */
+        c.compute_scale = p->probe_flop > 0 && hw->measured.probe_gemm_flop_s > 0
+                              ? p->probe_flop / hw->measured.probe_gemm_flop_s
+                              : 1.0;
         c.regions = p->regions; /* counted, not timed: structure, not calibration */
         if ((rc = ic_decode(&st, hw, &c, &p->pred, err)))
             goto out;
@@ -1293,7 +1429,7 @@ int ic_selfcheck_validate(const struct ic_validate_opts *o, FILE *out, FILE *pro
     else
         fprintf(out, "infcalc validate: reference decode kernel on %s, %d threads, %d round%s, "
                      "%zu points\npredicted: expected time on %s (bench of %s), DRAM figures "
-                     "rescaled by a read probe beside each point\n\n",
+                     "and GEMM rates rescaled by probes beside each point\n\n",
                 cpu, threads, rounds, rounds > 1 ? "s" : "", n, o->hw_path, hw->measured.date);
     fprintf(out, "  %-26s %6s %13s %14s %11s %12s\n", "regime", "points", "median |err|",
             "signed median", "p90 |err|", "within 10%");
@@ -1325,7 +1461,8 @@ out:
         }
     ic_kern_pool_free(pool);
     gsl_rng_free(rng);
-    free(probe);
+    probe_free(&vprobe);
+    probe_free(&cprobe);
     free(pts);
     free(order);
     free(tok);

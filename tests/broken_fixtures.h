@@ -22,6 +22,8 @@ static const struct broken broken[] = {
     {"hw-typo-key.yaml", false, 6, 3, "unknown key 'bandwith' in the memory section",
      "did you mean 'bandwidth'?"},
     {"hw-no-unit.yaml", false, 6, 14, "'bandwidth': '1e12' has no unit", NULL},
+    {"hw-measured-p-type.yaml", false, 46, 11,
+     "a transition exponent must be between 1 (times add) and 64 (max)", NULL},
     {"hw-wrong-unit.yaml", false, 6, 14, "'GB' is a size, but a bandwidth is expected", NULL},
     {"hw-duplicate.yaml", false, 6, 3, "duplicate key 'capacity'", "first given at line 5"},
     {"hw-missing-source.yaml", false, 4, 1, "missing required key 'source' in the memory section",

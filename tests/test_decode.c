@@ -336,6 +336,46 @@ START_TEST(test_expected_from_measured)
 }
 END_TEST
 
+START_TEST(test_expected_probes_and_types)
+{
+    /* tests/fixtures/measured-cpu-types.yaml: measured-cpu.yaml plus
+     * probe_gemm 50 GFLOP/s and transition_p_by_type {fp32: 1}.
+     * llama3-8b, batch 1, context 1, bf16 KV (figures of
+     * test_expected_from_measured):
+     *   fp32 weights: p = 1, the times add:
+     *     linear 1.200788 + 0.150098 = 1.350886 s; attention (global p = 2)
+     *     9.268 us; fixed 516 us; step 1.351412 s
+     *   compute_scale 0.5 (a compute probe at half the benched one): the
+     *     compute terms double, memory stays:
+     *     linear 1.200788 + 0.300197 = 1.500985 s; attention
+     *     sqrt(6.5536^2 + 13.1072^2) = 14.654 us; step 1.501516 s
+     *   bf16 weights (no exponent of its own: the global p = 2):
+     *     sqrt(0.750492^2 + 0.187623^2) = 0.773590 s; step 0.774115 s */
+    struct ic_test_pair *t =
+        ic_test_pair("llama3-8b", IC_TEST_DIR "/fixtures/measured-cpu-types.yaml");
+    struct ic_hw *h = &t->h;
+    struct ic_err e = {0};
+    ck_assert_double_eq_tol(h->measured.probe_gemm_flop_s, 50e9, 1);
+    ck_assert_double_eq(h->measured.transition_p_type[IC_DT_FP32], 1);
+    ck_assert_double_eq(h->measured.transition_p_type[IC_DT_BF16], 0); /* not given */
+    struct ic_decode_cfg c = cfg(1, 1, 1, IC_DT_FP32, IC_DT_BF16, IC_DT_FP32);
+    c.estimate = IC_EST_EXPECTED;
+    struct ic_point p;
+    ck_assert_int_eq(ic_decode(&t->st, h, &c, &p, &e), 0);
+    ck_assert_double_eq_tol(p.step_s, 1.351412, 2e-6);
+    c.compute_scale = 0.5;
+    ck_assert_int_eq(ic_decode(&t->st, h, &c, &p, &e), 0);
+    ck_assert_double_eq_tol(p.compute_s, 2 * 0.150098, 2e-6);
+    ck_assert_double_eq_tol(p.weights_s, 1.200788, 2e-6);
+    ck_assert_double_eq_tol(p.step_s, 1.501516, 2e-6);
+    c = cfg(1, 1, 1, IC_DT_BF16, IC_DT_BF16, IC_DT_FP32);
+    c.estimate = IC_EST_EXPECTED;
+    ck_assert_int_eq(ic_decode(&t->st, h, &c, &p, &e), 0);
+    ck_assert_double_eq_tol(p.step_s, 0.774115, 2e-6);
+    free(t);
+}
+END_TEST
+
 START_TEST(test_missing_compute_type)
 {
     struct ic_test_pair *t = ic_test_pair("llama3-8b", "a100");
@@ -372,6 +412,7 @@ int main(void)
     tcase_add_test(tc, test_mla_intensity);
     tcase_add_test(tc, test_uneven_split);
     tcase_add_test(tc, test_expected_from_measured);
+    tcase_add_test(tc, test_expected_probes_and_types);
     tcase_add_test(tc, test_missing_compute_type);
     suite_add_tcase(s, tc);
     return ic_test_run(s);
