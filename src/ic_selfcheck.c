@@ -163,19 +163,24 @@ static const enum ic_kern_wtype bench_types[] = {IC_KW_FP32, IC_KW_BF16, IC_KW_I
 static const enum ic_dtype bench_dtypes[] = {IC_DT_FP32, IC_DT_BF16, IC_DT_INT8};
 enum { N_TYPES = 3 };
 
-/* A matrix of about `bytes` in type t: rows x cols with cols a multiple of 64. */
-static void matrix_dims(enum ic_kern_wtype t, double bytes, uint32_t *rows, uint32_t *cols)
+/* A matrix of about `bytes` in type t: rows x c. */
+static void matrix_dims_c(enum ic_kern_wtype t, double bytes, uint32_t c, uint32_t *rows,
+                          uint32_t *cols)
 {
     double elems = bytes * 8 / ic_kern_wtype_bits(t);
-    /* 2048 columns at every size: a decode projection's input width (the
-     * hidden size of Llama-3.2-1B and of validate's model), so that the
-     * DRAM and in-cache rates are of one shape. (4096 columns above 64 MiB
-     * before: from DRAM the kernel ran batches 8-16 up to ~1.2x faster
-     * there than at 2048, a throwaway diagnostic, README.) */
-    uint32_t c = 2048;
     uint32_t r = (uint32_t)(elems / c);
     *rows = r < 64 ? 64 : r;
     *cols = c;
+}
+
+/* The CPU bench's matrices: 2048 columns at every size, a decode
+ * projection's input width (the hidden size of Llama-3.2-1B and of
+ * validate's model), so that the DRAM and in-cache rates are of one shape.
+ * (4096 columns above 64 MiB before: from DRAM the kernel ran batches 8-16
+ * up to ~1.2x faster there than at 2048, a throwaway diagnostic, README.) */
+static void matrix_dims(enum ic_kern_wtype t, double bytes, uint32_t *rows, uint32_t *cols)
+{
+    matrix_dims_c(t, bytes, 2048, rows, cols);
 }
 
 /* The probes bench and validate take beside their timings, each one call of
@@ -775,7 +780,9 @@ static int bench_cuda(const struct ic_bench_opts *o, FILE *out, FILE *prog, stru
     for (int t = 0; t < N_CUDA_TYPES; t++)
         for (int k = 0; k < 2; k++) {
             double bytes = k == 0 ? r.dram_B : r.info.l2_B / 4;
-            matrix_dims(cuda_types[t], bytes, &dims[t][k][0], &dims[t][k][1]);
+            /* 4096 columns from HBM (the GPU model's hidden size) */
+            matrix_dims_c(cuda_types[t], bytes, bytes < 64.0 * 1048576 ? 2048 : 4096,
+                          &dims[t][k][0], &dims[t][k][1]);
         }
     for (int t = 0; t < N_CUDA_TYPES; t++) {
         const double mb = (double)dims[t][0][0] * dims[t][0][1] * ic_kern_wtype_bits(cuda_types[t]) /
@@ -971,11 +978,21 @@ static void shape_model(const struct ic_kern_shape *s, const char *name, struct 
         m->locs[given[i]] = (struct ic_loc){1, 1};
 }
 
+enum { VSTEPS = 32 }; /* steps timed per point and round, at most */
+
+/* One timed step and the mean of the probes on its two sides. */
+struct vstep {
+    double t, bw, c;
+};
+
 struct vpoint {
     int model, wt;        /* indices into the models table and its wtypes */
     uint32_t batch, context;
     double t[8];          /* per round: median step seconds */
     double tlo, thi;      /* min and max single step over all rounds */
+    /* per round, per step where probes ran between steps */
+    struct vstep steps[8][VSTEPS];
+    int nsteps[8];
     double probe[8];      /* per round: memory probe beside the timing (bytes/s) */
     double cprobe[8];     /* per round: compute probe beside the timing (FLOP/s) */
     int rounds;
@@ -1154,6 +1171,41 @@ static int write_charts(const struct ic_validate_opts *o, const struct vmodel *m
 /* Times `steps` decode steps of k at batch b, every sequence at position pos
  * (re-running the same position keeps the context fixed); returns the median
  * step and widens [*lo, *hi] by every single step. */
+/* The same with both probes between the steps (and before the first and
+ * after the last): each step's sample carries the mean of the probes on its
+ * two sides, the machine's state at its own moment (steps of 0.7-0.9 s at
+ * one point ran 1.3x apart on this machine, so two probes around the whole
+ * point missed what moved in between). At most VSTEPS steps. */
+static double time_steps_probed(struct ic_kern_pool *pool, struct ic_kern *k, uint32_t b,
+                                const uint32_t *tok, const uint32_t *pos, double budget_s,
+                                int min_steps, const struct probe *mp, const struct probe *cp,
+                                struct vstep *out, int *n_out, double *lo, double *hi,
+                                uint64_t *regions)
+{
+    double v[VSTEPS];
+    int n = 0;
+    uint64_t r0 = ic_kern_pool_runs(pool);
+    ic_kern_step(k, b, tok, pos, NULL); /* warm-up, and a count of its parallel regions */
+    *regions = ic_kern_pool_runs(pool) - r0;
+    double bw = probe_take(pool, mp), c = probe_take(pool, cp);
+    double start = ic_mb_now();
+    while (n < VSTEPS && (n < min_steps || ic_mb_now() - start < budget_s)) {
+        double t0 = ic_mb_now();
+        ic_kern_step(k, b, tok, pos, NULL);
+        double t = ic_mb_now() - t0;
+        double bw1 = probe_take(pool, mp), c1 = probe_take(pool, cp);
+        out[n] = (struct vstep){t, 0.5 * (bw + bw1), 0.5 * (c + c1)};
+        v[n++] = t;
+        bw = bw1;
+        c = c1;
+    }
+    *n_out = n;
+    struct ic_mb_stats s = ic_mb_summary(v, n);
+    *lo = fmin(*lo, s.lo);
+    *hi = fmax(*hi, s.hi);
+    return s.median;
+}
+
 static double time_steps(struct ic_kern_pool *pool, struct ic_kern *k, uint32_t b,
                          const uint32_t *tok, const uint32_t *pos, double budget_s,
                          int min_steps, double *lo, double *hi, uint64_t *regions)
@@ -1359,12 +1411,32 @@ int ic_selfcheck_validate(const struct ic_validate_opts *o, FILE *out, FILE *pro
                                 p->context, p->t[r] * 1e3, (unsigned long long)p->regions);
                     continue;
                 }
-                double bw0 = probe_take(pool, &vprobe), c0 = probe_take(pool, &cprobe);
-                p->t[r] = time_steps(pool, k, p->batch, tok, pos, o->quick ? 0.05 : 0.25,
-                                     o->quick ? 2 : 3, &p->tlo, &p->thi, &p->regions);
-                double bw1 = probe_take(pool, &vprobe), c1 = probe_take(pool, &cprobe);
-                p->probe[r] = 0.5 * (bw0 + bw1);
-                p->cprobe[r] = 0.5 * (c0 + c1);
+                /* Probes between the steps, except where weights and cache
+                 * fit the LLC: there a probe would evict what the step
+                 * reads from the LLC, and two probes go around the point. */
+                const struct ic_kern_shape *ks = &models[p->model].shape;
+                double kv_B = 2.0 * ks->n_layers * ks->n_kv_heads * ks->head_dim * 2 *
+                              (double)p->batch * (p->context + 1);
+                if ((double)ic_kern_weight_bytes(k) + kv_B > hw->measured.llc_B) {
+                    p->t[r] = time_steps_probed(pool, k, p->batch, tok, pos,
+                                                o->quick ? 0.05 : 0.25, o->quick ? 2 : 3,
+                                                &vprobe, &cprobe, p->steps[r], &p->nsteps[r],
+                                                &p->tlo, &p->thi, &p->regions);
+                    double bv[VSTEPS], cv[VSTEPS];
+                    for (int s = 0; s < p->nsteps[r]; s++) {
+                        bv[s] = p->steps[r][s].bw;
+                        cv[s] = p->steps[r][s].c;
+                    }
+                    p->probe[r] = ic_mb_summary(bv, p->nsteps[r]).median;
+                    p->cprobe[r] = ic_mb_summary(cv, p->nsteps[r]).median;
+                } else {
+                    double bw0 = probe_take(pool, &vprobe), c0 = probe_take(pool, &cprobe);
+                    p->t[r] = time_steps(pool, k, p->batch, tok, pos, o->quick ? 0.05 : 0.25,
+                                         o->quick ? 2 : 3, &p->tlo, &p->thi, &p->regions);
+                    double bw1 = probe_take(pool, &vprobe), c1 = probe_take(pool, &cprobe);
+                    p->probe[r] = 0.5 * (bw0 + bw1);
+                    p->cprobe[r] = 0.5 * (c0 + c1);
+                }
                 p->rounds = r + 1;
                 if (prog)
                     fprintf(prog, "validate [round %d/%d] %s %-4s batch %3u context %5u: "
@@ -1415,6 +1487,27 @@ int ic_selfcheck_validate(const struct ic_validate_opts *o, FILE *out, FILE *pro
         p->predicted = p->pred.step_s;
         p->err = (p->predicted - p->measured) / p->measured;
         p->regime = regime_of(&p->pred);
+        /* where each step has its own probes: each step predicted at its own
+         * moment, and the point's error the median of the steps' */
+        double ratio[8 * VSTEPS];
+        int nr = 0;
+        for (int r = 0; r < p->rounds; r++)
+            for (int s = 0; s < p->nsteps[r]; s++) {
+                struct ic_point q;
+                c.bw_scale = p->steps[r][s].bw /
+                             (hw->measured.probe_B_s > 0 ? hw->measured.probe_B_s
+                                                         : hw->measured.read_B_s);
+                c.compute_scale = hw->measured.probe_gemm_flop_s > 0
+                                      ? p->steps[r][s].c / hw->measured.probe_gemm_flop_s
+                                      : 1.0;
+                if ((rc = ic_decode(&st, hw, &c, &q, err)))
+                    goto out;
+                ratio[nr++] = q.step_s / p->steps[r][s].t;
+            }
+        if (nr) {
+            p->err = ic_mb_summary(ratio, nr).median - 1;
+            p->predicted = p->measured * (1 + p->err);
+        }
     }
 
     char cpu[128];
