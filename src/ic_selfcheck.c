@@ -345,11 +345,12 @@ static int write_entry(const struct ic_bench_opts *o, const struct bench_results
     fprintf(f, "  attention:\n    bf16: %.6g GFLOP/s\n    int8: %.6g GFLOP/s\n", r->attn[0] / 1e9,
             r->attn[1] / 1e9);
     fprintf(f, "  source: \"infcalc bench %s: medians; gemv = the reference kernel's matmul at "
-               "batch 1 (weight bytes per second), gemm = at batch 256 in cache (FLOP/s), "
-               "gemm_by_batch the same at batches 1, 2, 4 ... 256, attention = the kernel's "
-               "decode attention alone (16 query heads on 4 KV heads of 128) over a cache >= 4x "
-               "the LLC, transition_p fitted "
-               "to the matmul at batches 1-256 from DRAM\"\n", date);
+               "batch 1 (B/s), gemm = at batch 256 on 2048x2048 (FLOP/s), gemm_by_batch at "
+               "batches 1-256, attention = the kernel's attention alone over a cache >= 4x the "
+               "LLC; DRAM rates at probe_bandwidth's level, GEMM and attention at probe_gemm's; "
+               "transition_p fitted to the matmul at batches 1-256 from DRAM, "
+               "transition_p_by_type per type\"\n",
+            date);
     int bad = ferror(f);
     if (fclose(f) != 0 || bad)
         return ic_err_set(err, IC_EIO, o->out_path, 0, 0, "writing the entry failed");
