@@ -454,7 +454,8 @@ int ic_selfcheck_bench(const struct ic_bench_opts *o, FILE *out, FILE *prog, str
          * before it, and the rate is the median ratio of matmul to probe
          * over the pairs, stated at the level of the reference probe
          * above, which validate's probes are divided by. */
-        /* and a read of the 1 GiB buffer beside each, for the kernel's
+        /* and a read of the DRAM buffer (1 GiB; 4x the LLC with --quick)
+         * beside each, for the kernel's
          * share of the read bandwidth at the same moment (the read figure
          * above was taken minutes before, at its own level) */
         double tv[16], lv[16], ratio[16], of_read[16];
@@ -486,8 +487,8 @@ int ic_selfcheck_bench(const struct ic_bench_opts *o, FILE *out, FILE *prog, str
          * shape of 2048 rows or more, the step's among them (a throwaway
          * diagnostic, README). Each rate is stated at the reference compute
          * probe's level, as the DRAM rates are at the memory probe's, and is
-         * the median of three passes over the batches (one pass read
-         * 1.4x apart on neighbouring batches). */
+         * the median of three passes over the batches (one with --quick; a
+         * single pass read 1.4x apart on neighbouring batches). */
         const uint32_t gr = 2048, gc = 2048;
         const int passes = o->quick ? 1 : 3;
         double gv[N_TYPES][9][3];
@@ -584,7 +585,7 @@ int ic_selfcheck_bench(const struct ic_bench_opts *o, FILE *out, FILE *prog, str
         struct fit_data fd = {tm, tc, tt, k};
         if ((rc = fit_transition(&fd, &r.p, err)))
             goto out;
-        /* and per weight type (each type's nine batches) */
+        /* and per weight type (each type's batches: nine, five with --quick) */
         size_t per = k / N_TYPES;
         for (int t = 0; t < N_TYPES; t++) {
             struct fit_data ft = {tm + t * per, tc + t * per, tt + t * per, per};
@@ -1178,10 +1179,7 @@ static int write_charts(const struct ic_validate_opts *o, const struct vmodel *m
     return IC_OK;
 }
 
-/* Times `steps` decode steps of k at batch b, every sequence at position pos
- * (re-running the same position keeps the context fixed); returns the median
- * step and widens [*lo, *hi] by every single step. */
-/* The same with both probes between the steps (and before the first and
+/* time_steps (below) with both probes between the steps (and before the first and
  * after the last): each step's sample carries the mean of the probes on its
  * two sides, the machine's state at its own moment (steps of 0.7-0.9 s at
  * one point ran 1.3x apart on this machine, so two probes around the whole
@@ -1216,6 +1214,10 @@ static double time_steps_probed(struct ic_kern_pool *pool, struct ic_kern *k, ui
     return s.median;
 }
 
+/* Times decode steps of k at batch b, every sequence at position pos
+ * (re-running the same position keeps the context fixed), for budget_s and
+ * at least min_steps (at most 64); returns the median step and widens
+ * [*lo, *hi] by every single step. */
 static double time_steps(struct ic_kern_pool *pool, struct ic_kern *k, uint32_t b,
                          const uint32_t *tok, const uint32_t *pos, double budget_s,
                          int min_steps, double *lo, double *hi, uint64_t *regions)
@@ -1310,6 +1312,21 @@ int ic_selfcheck_validate(const struct ic_validate_opts *o, FILE *out, FILE *pro
     if (!o->cuda && (uint64_t)threads != hw->measured.threads && prog)
         fprintf(prog, "validate: warning: %s was benched with %llu threads, timing with %d\n",
                 o->hw_path, (unsigned long long)hw->measured.threads, threads);
+    /* What the memory probe is divided by. An entry with probe_gemm holds
+     * the matmul probe of this version under probe_bandwidth; an older one
+     * holds a plain read probe there, which the matmul probe must not be
+     * divided by (their ratio moved 0.7-1.05 between runs): against its
+     * fp32 batch-1 DRAM matmul instead, the same operation, with a warning. */
+    const struct ic_hw_measured *hm = &hw->measured;
+    const bool new_probes = hm->probe_gemm_flop_s > 0 && hm->probe_B_s > 0;
+    const double bw_ref = new_probes              ? hm->probe_B_s
+                          : hm->gemv_B_s[IC_DT_FP32] > 0 ? hm->gemv_B_s[IC_DT_FP32]
+                                                          : hm->read_B_s;
+    if (!o->cuda && !new_probes && prog)
+        fprintf(prog, "validate: warning: %s has no probe_gemm (benched by an older infcalc): "
+                      "DRAM rates are rescaled against its gemv_dram.fp32 and compute rates "
+                      "are taken as benched; run 'infcalc bench' again\n",
+                o->hw_path);
 
     /* the points: every model x type x batch x context within the KV cap */
     size_t n = 0, cap_pts = 0;
@@ -1482,10 +1499,8 @@ int ic_selfcheck_validate(const struct ic_validate_opts *o, FILE *out, FILE *pro
         c.kv = IC_DT_BF16;
         c.compute = o->cuda ? IC_DT_BF16 : IC_DT_FP32;
         c.estimate = IC_EST_EXPECTED;
-        /* the probe against the same probe at bench time (older entries:
-         * against the bandwidth figure) */
-        c.bw_scale = p->probe_bw / (hw->measured.probe_B_s > 0 ? hw->measured.probe_B_s
-                                                                : hw->measured.read_B_s);
+        /* the probe against the same probe at bench time */
+        c.bw_scale = o->cuda ? 1.0 : p->probe_bw / bw_ref;
         /* the compute probe against the same at bench time (entries without
          * one, and the GPU: as benched) */
         c.compute_scale = p->probe_flop > 0 && hw->measured.probe_gemm_flop_s > 0
@@ -1504,9 +1519,7 @@ int ic_selfcheck_validate(const struct ic_validate_opts *o, FILE *out, FILE *pro
         for (int r = 0; r < p->rounds; r++)
             for (int s = 0; s < p->nsteps[r]; s++) {
                 struct ic_point q;
-                c.bw_scale = p->steps[r][s].bw /
-                             (hw->measured.probe_B_s > 0 ? hw->measured.probe_B_s
-                                                         : hw->measured.read_B_s);
+                c.bw_scale = p->steps[r][s].bw / bw_ref;
                 c.compute_scale = hw->measured.probe_gemm_flop_s > 0
                                       ? p->steps[r][s].c / hw->measured.probe_gemm_flop_s
                                       : 1.0;

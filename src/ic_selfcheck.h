@@ -3,11 +3,13 @@
  * bench measures this machine with microbenchmarks (ic_mbench) and writes a
  * hwdb entry for it with a `measured:` section: the calibration. validate
  * times the reference decode kernel (ic_kern) over a batch x context x
- * weight-type sweep, in random order and repeated, with a read-bandwidth
- * probe beside every point, and judges infcalc's expected time for the same
- * shapes on that entry against the timings: the validation. Nothing
- * validate measures feeds a prediction; the probe only rescales the bench's
- * DRAM figures to the bandwidth of the moment, as MEASURING.md asks.
+ * weight-type sweep, in random order and repeated, with a memory and a
+ * compute probe (the kernel's own matmul) between the timed steps, and
+ * judges infcalc's expected time for the same shapes on that entry against
+ * the timings: the validation. Nothing validate measures feeds a
+ * prediction; the probes, microbenchmarks taken as the bench took them, only
+ * rescale the bench's DRAM, GEMM and attention rates to the machine of the
+ * moment, as MEASURING.md asks.
  *
  * With cuda set, both do the same for CUDA device 0: bench runs the GPU
  * microbenchmarks (src/cuda/) and writes an entry whose measured section
