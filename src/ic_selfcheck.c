@@ -991,6 +991,12 @@ static void shape_model(const struct ic_kern_shape *s, const char *name, struct 
 
 enum { VSTEPS = 32 }; /* steps timed per point and round, at most */
 
+/* Bytes of a bf16 KV cache of B sequences of S cached tokens plus the new one. */
+static double kv_cache_B(const struct ic_kern_shape *s, uint32_t B, uint32_t S)
+{
+    return 2.0 * s->n_layers * s->n_kv_heads * s->head_dim * 2 * (double)B * (S + 1);
+}
+
 /* One timed step and the mean of the probes on its two sides. */
 struct vstep {
     double t, bw, c;
@@ -1179,60 +1185,54 @@ static int write_charts(const struct ic_validate_opts *o, const struct vmodel *m
     return IC_OK;
 }
 
-/* time_steps (below) with both probes between the steps (and before the first and
- * after the last): each step's sample carries the mean of the probes on its
- * two sides, the machine's state at its own moment (steps of 0.7-0.9 s at
- * one point ran 1.3x apart on this machine, so two probes around the whole
- * point missed what moved in between). At most VSTEPS steps. */
-static double time_steps_probed(struct ic_kern_pool *pool, struct ic_kern *k, uint32_t b,
-                                const uint32_t *tok, const uint32_t *pos, double budget_s,
-                                int min_steps, const struct probe *mp, const struct probe *cp,
-                                struct vstep *out, int *n_out, double *lo, double *hi,
-                                uint64_t *regions)
+/* The expected time's rates at the probes bw (bytes/s) and flop (FLOP/s):
+ * each probe over the same probe at bench time (bw over bw_ref); a probe of
+ * 0 (the GPU takes none), or an entry without probe_gemm: as benched. */
+static void at_probes(struct ic_decode_cfg *c, const struct ic_hw_measured *hm, double bw_ref,
+                      double bw, double flop)
 {
-    double v[VSTEPS];
-    int n = 0;
-    uint64_t r0 = ic_kern_pool_runs(pool);
-    ic_kern_step(k, b, tok, pos, NULL); /* warm-up, and a count of its parallel regions */
-    *regions = ic_kern_pool_runs(pool) - r0;
-    double bw = probe_take(pool, mp), c = probe_take(pool, cp);
-    double start = ic_mb_now();
-    while (n < VSTEPS && (n < min_steps || ic_mb_now() - start < budget_s)) {
-        double t0 = ic_mb_now();
-        ic_kern_step(k, b, tok, pos, NULL);
-        double t = ic_mb_now() - t0;
-        double bw1 = probe_take(pool, mp), c1 = probe_take(pool, cp);
-        out[n] = (struct vstep){t, 0.5 * (bw + bw1), 0.5 * (c + c1)};
-        v[n++] = t;
-        bw = bw1;
-        c = c1;
-    }
-    *n_out = n;
-    struct ic_mb_stats s = ic_mb_summary(v, n);
-    *lo = fmin(*lo, s.lo);
-    *hi = fmax(*hi, s.hi);
-    return s.median;
+    c->bw_scale = bw > 0 ? bw / bw_ref : 1.0;
+    c->compute_scale = flop > 0 && hm->probe_gemm_flop_s > 0 ? flop / hm->probe_gemm_flop_s : 1.0;
 }
 
 /* Times decode steps of k at batch b, every sequence at position pos
  * (re-running the same position keeps the context fixed), for budget_s and
  * at least min_steps (at most 64); returns the median step and widens
- * [*lo, *hi] by every single step. */
+ * [*lo, *hi] by every single step.
+ *
+ * With probes (mp and cp not NULL) it also takes both before the first step
+ * and after every step, and records each step in out[] with the mean of the
+ * probes on its two sides, the machine's state at its own moment (steps of
+ * 0.7-0.9 s at one point ran 1.3x apart on this machine, so two probes
+ * around the whole point missed what moved in between); at most VSTEPS
+ * steps then, *n_out of them. */
 static double time_steps(struct ic_kern_pool *pool, struct ic_kern *k, uint32_t b,
                          const uint32_t *tok, const uint32_t *pos, double budget_s,
-                         int min_steps, double *lo, double *hi, uint64_t *regions)
+                         int min_steps, const struct probe *mp, const struct probe *cp,
+                         struct vstep *out, int *n_out, double *lo, double *hi,
+                         uint64_t *regions)
 {
+    const int most = mp ? VSTEPS : 64;
     double v[64];
     int n = 0;
     uint64_t r0 = ic_kern_pool_runs(pool);
     ic_kern_step(k, b, tok, pos, NULL); /* warm-up, and a count of its parallel regions */
     *regions = ic_kern_pool_runs(pool) - r0;
+    double bw = mp ? probe_take(pool, mp) : 0, c = mp ? probe_take(pool, cp) : 0;
     double start = ic_mb_now();
-    while (n < 64 && (n < min_steps || ic_mb_now() - start < budget_s)) {
+    while (n < most && (n < min_steps || ic_mb_now() - start < budget_s)) {
         double t0 = ic_mb_now();
         ic_kern_step(k, b, tok, pos, NULL);
-        v[n++] = ic_mb_now() - t0;
+        double t = ic_mb_now() - t0;
+        if (mp) {
+            double bw1 = probe_take(pool, mp), c1 = probe_take(pool, cp);
+            out[n] = (struct vstep){t, 0.5 * (bw + bw1), 0.5 * (c + c1)};
+            bw = bw1;
+            c = c1;
+        }
+        v[n++] = t;
     }
+    *n_out = mp ? n : 0;
     struct ic_mb_stats s = ic_mb_summary(v, n);
     *lo = fmin(*lo, s.lo);
     *hi = fmax(*hi, s.hi);
@@ -1345,12 +1345,11 @@ int ic_selfcheck_validate(const struct ic_validate_opts *o, FILE *out, FILE *pro
     gsl_rng_set(rng, o->seed ? o->seed : 20261129);
     for (size_t m = 0; m < n_models; m++) {
         const struct ic_kern_shape *s = &models[m].shape;
-        double kv_tok = 2.0 * s->n_layers * s->n_kv_heads * s->head_dim * 2; /* bf16 */
         for (int w = 0; w < models[m].n_wtypes; w++)
             for (int c = 0; c < models[m].n_contexts; c++)
                 for (int b = 0; b < models[m].n_batches; b++) {
                     uint32_t B = models[m].batches[b], S = models[m].contexts[c];
-                    if ((double)B * (S + 1) * kv_tok > cap)
+                    if (kv_cache_B(s, B, S) > cap)
                         continue;
                     pts[n] = (struct vpoint){.model = (int)m, .wt = w, .batch = B,
                                              .context = S, .tlo = INFINITY, .thi = 0};
@@ -1441,14 +1440,17 @@ int ic_selfcheck_validate(const struct ic_validate_opts *o, FILE *out, FILE *pro
                 /* Probes between the steps, except where weights and cache
                  * fit the LLC: there a probe would evict what the step
                  * reads from the LLC, and two probes go around the point. */
-                const struct ic_kern_shape *ks = &models[p->model].shape;
-                double kv_B = 2.0 * ks->n_layers * ks->n_kv_heads * ks->head_dim * 2 *
-                              (double)p->batch * (p->context + 1);
-                if ((double)ic_kern_weight_bytes(k) + kv_B > hw->measured.llc_B) {
-                    p->t[r] = time_steps_probed(pool, k, p->batch, tok, pos,
-                                                o->quick ? 0.05 : 0.25, o->quick ? 2 : 3,
-                                                &vprobe, &cprobe, p->steps[r], &p->nsteps[r],
-                                                &p->tlo, &p->thi, &p->regions);
+                const bool between =
+                    (double)ic_kern_weight_bytes(k) +
+                        kv_cache_B(&models[p->model].shape, p->batch, p->context) >
+                    hw->measured.llc_B;
+                double bw0 = between ? 0 : probe_take(pool, &vprobe);
+                double c0 = between ? 0 : probe_take(pool, &cprobe);
+                p->t[r] = time_steps(pool, k, p->batch, tok, pos, o->quick ? 0.05 : 0.25,
+                                     o->quick ? 2 : 3, between ? &vprobe : NULL,
+                                     between ? &cprobe : NULL, p->steps[r], &p->nsteps[r],
+                                     &p->tlo, &p->thi, &p->regions);
+                if (between) {
                     double bv[VSTEPS], cv[VSTEPS];
                     for (int s = 0; s < p->nsteps[r]; s++) {
                         bv[s] = p->steps[r][s].bw;
@@ -1457,12 +1459,8 @@ int ic_selfcheck_validate(const struct ic_validate_opts *o, FILE *out, FILE *pro
                     p->probe[r] = ic_mb_summary(bv, p->nsteps[r]).median;
                     p->cprobe[r] = ic_mb_summary(cv, p->nsteps[r]).median;
                 } else {
-                    double bw0 = probe_take(pool, &vprobe), c0 = probe_take(pool, &cprobe);
-                    p->t[r] = time_steps(pool, k, p->batch, tok, pos, o->quick ? 0.05 : 0.25,
-                                         o->quick ? 2 : 3, &p->tlo, &p->thi, &p->regions);
-                    double bw1 = probe_take(pool, &vprobe), c1 = probe_take(pool, &cprobe);
-                    p->probe[r] = 0.5 * (bw0 + bw1);
-                    p->cprobe[r] = 0.5 * (c0 + c1);
+                    p->probe[r] = 0.5 * (bw0 + probe_take(pool, &vprobe));
+                    p->cprobe[r] = 0.5 * (c0 + probe_take(pool, &cprobe));
                 }
                 p->rounds = r + 1;
                 if (prog)
@@ -1499,13 +1497,7 @@ int ic_selfcheck_validate(const struct ic_validate_opts *o, FILE *out, FILE *pro
         c.kv = IC_DT_BF16;
         c.compute = o->cuda ? IC_DT_BF16 : IC_DT_FP32;
         c.estimate = IC_EST_EXPECTED;
-        /* the probe against the same probe at bench time */
-        c.bw_scale = o->cuda ? 1.0 : p->probe_bw / bw_ref;
-        /* the compute probe against the same at bench time (entries without
-         * one, and the GPU: as benched) */
-        c.compute_scale = p->probe_flop > 0 && hw->measured.probe_gemm_flop_s > 0
-                              ? p->probe_flop / hw->measured.probe_gemm_flop_s
-                              : 1.0;
+        at_probes(&c, &hw->measured, bw_ref, o->cuda ? 0 : p->probe_bw, p->probe_flop);
         c.regions = p->regions; /* counted, not timed: structure, not calibration */
         if ((rc = ic_decode(&st, hw, &c, &p->pred, err)))
             goto out;
@@ -1519,10 +1511,7 @@ int ic_selfcheck_validate(const struct ic_validate_opts *o, FILE *out, FILE *pro
         for (int r = 0; r < p->rounds; r++)
             for (int s = 0; s < p->nsteps[r]; s++) {
                 struct ic_point q;
-                c.bw_scale = p->steps[r][s].bw / bw_ref;
-                c.compute_scale = hw->measured.probe_gemm_flop_s > 0
-                                      ? p->steps[r][s].c / hw->measured.probe_gemm_flop_s
-                                      : 1.0;
+                at_probes(&c, &hw->measured, bw_ref, p->steps[r][s].bw, p->steps[r][s].c);
                 if ((rc = ic_decode(&st, hw, &c, &q, err)))
                     goto out;
                 ratio[nr++] = q.step_s / p->steps[r][s].t;
