@@ -1,7 +1,7 @@
 /* ic_cli: option parsing and the decode, list and show commands. */
 #include "ic_cli.h"
 #include "ic_cli_int.h"
-#include "cuda/ic_cuda.h"
+#include "ic_cuda.h"
 
 #include "ic_db.h"
 #include "ic_decode.h"

@@ -6,9 +6,9 @@
 #include "ic_model.h"
 #include "ic_plot.h"
 #include "ic_units.h"
-#include "kernels/ic_kern.h"
-#include "kernels/ic_mbench.h"
-#include "cuda/ic_cuda.h"
+#include "ic_kern.h"
+#include "ic_mbench.h"
+#include "ic_cuda.h"
 
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_min.h>
