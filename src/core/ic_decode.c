@@ -93,7 +93,8 @@ static uint64_t kv_head_ways(const struct ic_model_stats *m, uint64_t chips)
 /* Parameters the busiest chip holds of group g: the group's units (heads,
  * columns) spread over min(N, units) chips, ceil(units / that) on the
  * busiest; past the unit count the group is replicated. */
-static double group_per_chip(const struct ic_model_stats *m, int g, uint64_t chips)
+double ic_decode_group_per_chip(const struct ic_model_stats *m, enum ic_pgroup g,
+                                uint64_t chips)
 {
     uint64_t ways = m->group_ways[g];
     if (ways == UINT64_MAX) /* a model stating totals: splits evenly */
@@ -117,7 +118,7 @@ static double weights_per_chip_B(const struct ic_model_stats *m, const struct ic
 {
     double p = 0;
     for (int g = 0; g < IC_PG_COUNT; g++)
-        p += group_per_chip(m, g, c->chips);
+        p += ic_decode_group_per_chip(m, (enum ic_pgroup)g, c->chips);
     return p * ic_dtype_traits(c->weights)->bits / 8.0;
 }
 
@@ -210,12 +211,12 @@ int ic_decode(const struct ic_model_stats *m, const struct ic_hw *hw,
     for (int g = 0; g < IC_PG_COUNT; g++) {
         if (g == IC_PG_EMBED)
             continue;
-        double per = group_per_chip(m, g, N);
+        double per = ic_decode_group_per_chip(m, (enum ic_pgroup)g, N);
         read_params += g == IC_PG_EXPERTS ? per * frac : per;
         active_params += g == IC_PG_EXPERTS ? 0 : per;
     }
     if (m->n_experts)
-        active_params += group_per_chip(m, IC_PG_EXPERTS, N) * (double)m->top_k /
+        active_params += ic_decode_group_per_chip(m, IC_PG_EXPERTS, N) * (double)m->top_k /
                          (double)m->n_experts;
     else if (m->group_params[IC_PG_EMBED] == 0 && m->group_params[IC_PG_HEAD] == 0)
         /* a model stating totals: its stated active count */

@@ -132,6 +132,13 @@ double ic_decode_mem_per_chip(const struct ic_model_stats *m, const struct ic_de
  * has no gemm_by_batch table. */
 double ic_decode_gemm_rate(const struct ic_hw_measured *ms, enum ic_dtype t, double b);
 
+/* Parameters the busiest of N chips holds of group g: the group's units
+ * (heads, columns) spread over min(N, units) chips, ceil(units / that) on the
+ * busiest; past the unit count the group is replicated (a model stating
+ * totals splits evenly). The one place this split is computed. */
+double ic_decode_group_per_chip(const struct ic_model_stats *m, enum ic_pgroup g,
+                                uint64_t chips);
+
 /* Expected routed experts touched by `tokens` tokens choosing top-k of E
  * uniformly: E * (1 - (1 - k/E)^tokens). */
 double ic_decode_experts_touched(uint64_t n_experts, uint64_t top_k, uint64_t tokens);

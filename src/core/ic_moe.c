@@ -9,16 +9,11 @@
 #include <string.h>
 
 /* Routed expert parameters one chip of a group holds: the group's E/ep
- * experts split over its N chips by ic_decode's rule (group_per_chip: at
- * most `ways` units, ceil(ways / k) of them on the busiest chip). */
+ * experts split over its N chips by ic_decode's rule, i.e. 1/ep of what one
+ * chip holds without EP. */
 static double experts_per_chip(const struct ic_model_stats *m, uint64_t ep, uint64_t chips)
 {
-    const double params = (double)m->group_params[IC_PG_EXPERTS] / (double)ep;
-    const uint64_t ways = m->group_ways[IC_PG_EXPERTS];
-    if (ways == UINT64_MAX)
-        return params / (double)chips;
-    const uint64_t k = chips < ways ? chips : ways;
-    return params * (double)((ways + k - 1) / k) / (double)ways;
+    return ic_decode_group_per_chip(m, IC_PG_EXPERTS, chips) / (double)ep;
 }
 
 /* Linear-layer times on one chip at per-group batch B with EP applied:

@@ -118,7 +118,11 @@ int ic_prefill(const struct ic_model_stats *m, const struct ic_hw *hw,
     const double bkv = bytes_of(cfg->kv);
     const double layers = (double)(m->n_global_layers + m->n_window_layers);
 
-    p.linear_flops = 2.0 * (double)m->params_active * (double)T * (double)R;
+    /* Logits come from the last prompt token only: the LM head multiplies
+     * R tokens, every other active parameter T * R. */
+    const double head = (double)m->group_params[IC_PG_HEAD];
+    p.linear_flops = 2.0 * ((double)m->params_active - head) * (double)T * (double)R +
+                     2.0 * head * (double)R;
     if (cfg->attn == IC_ATTN_FLASH)
         p.attn_flops = (double)R * ic_model_prefill_attn_flop(m, P, T);
     else /* the whole T x (P+T) products, masked afterwards */
@@ -127,7 +131,9 @@ int ic_prefill(const struct ic_model_stats *m, const struct ic_hw *hw,
     p.flops = p.linear_flops + p.attn_flops;
     /* pt.compute_s is this chip's linear FLOPs at peak (replicated groups
      * and uneven splits included) */
-    p.compute_s = pt.compute_s / p.mfu + p.attn_flops / (ways * C * p.mfu);
+    const double head_chip = ic_decode_group_per_chip(m, IC_PG_HEAD, N);
+    p.compute_s = (pt.compute_s - 2.0 * head_chip * (double)(T * R - R) / C) / p.mfu +
+                  p.attn_flops / (ways * C * p.mfu);
 
     /* Attention's HBM traffic, per prompt per layer: Q read and O written
      * (T * H * head_dim activations each), the cached and new K and V read
@@ -196,6 +202,9 @@ int ic_chunked(const struct ic_model_stats *m, const struct ic_hw *hw,
     const double ways = head_ways(m, N), bkv = bytes_of(dc.kv);
     /* this chip's linear FLOP time per token at peak, from the decode step */
     const double lin_per_token = d.compute_s / (double)B;
+    /* a prompt token needs no logits except the prompt's last: its linear
+     * time without the LM head's share */
+    const double head_per_token = 2.0 * ic_decode_group_per_chip(m, IC_PG_HEAD, N) / C;
     struct ic_chunked c;
     memset(&c, 0, sizeof c);
     c.decode_s = d.step_s;
@@ -206,7 +215,9 @@ int ic_chunked(const struct ic_model_stats *m, const struct ic_hw *hw,
     for (uint64_t i = 0; i < c.steps; i++) {
         uint64_t pre = pf->prefix + i * chunk;
         uint64_t n = i + 1 < c.steps ? chunk : T - i * chunk;
-        double lin = fmax(d.weights_s, d.compute_s + lin_per_token * (double)n / mfu);
+        double pf_lin = (lin_per_token - head_per_token) * (double)n +
+                        (i + 1 == c.steps ? head_per_token : 0);
+        double lin = fmax(d.weights_s, d.compute_s + pf_lin / mfu);
         double attn_s = ic_model_prefill_attn_flop(m, pre, n) / (ways * C * mfu);
         double kv_s = (double)ic_model_kv_values(m, pre + n) * bkv / (double)d.kv_split_heads / W;
         double att = fmax(d.kv_s + kv_s, d.attn_s + attn_s);
