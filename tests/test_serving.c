@@ -511,6 +511,35 @@ START_TEST(test_specdec_best_k_range)
 }
 END_TEST
 
+/* A quantity that cannot be negative rejects a minus sign, '-0' included
+ * (it printed "hit_rate": -0), with the message the other number errors get. */
+START_TEST(test_minus_zero)
+{
+    static const char *const cases[][3] = {
+        {"--hit-rate", "-0", "--hit-rate: '-0' has a minus sign; expected 0 to 1"},
+        {"--hit-rate", "-0.0", "--hit-rate: '-0.0' has a minus sign; expected 0 to 1"},
+        {"--mfu", "-1e-300", "--mfu: '-1e-300' has a minus sign; expected 1e-06 to 1"},
+        {"--queue", "-0", "--queue: '-0' has a minus sign; expected 0 to 1e+06"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        ck_assert_int_eq(run("prefix", "--model", "llama3-8b", "--hw", "h100", "--prompt",
+                             "4096", "--prefix", "3000", cases[i][0], cases[i][1], NULL),
+                         2);
+        ck_assert_str_eq(out_buf, "");
+        HAS(err_buf, cases[i][2]);
+    }
+    ck_assert_int_eq(run("specdec", "--accept", "-0", "--cost-ratio", "0.05", NULL), 2);
+    HAS(err_buf, "--accept: '-0' has a minus sign");
+    ck_assert_int_eq(run("specdec", "--accept", "0.8", "--cost-ratio", "-0", NULL), 2);
+    HAS(err_buf, "--cost-ratio: '-0' has a minus sign");
+    /* a plain 0 stays a valid hit rate */
+    ck_assert_int_eq(run("prefix", "--model", "llama3-8b", "--hw", "h100", "--prompt", "4096",
+                         "--prefix", "3000", "--hit-rate", "0", "--format", "json", NULL),
+                     0);
+    HAS(out_buf, "\"hit_rate\": 0,");
+}
+END_TEST
+
 START_TEST(test_commands_help)
 {
     static const char *const cmds[] = {"prefill", "specdec", "moe", "batching", "prefix",
@@ -664,6 +693,7 @@ int main(void)
     tcase_add_test(tc, test_prefill_70b_v5e);
     tcase_add_test(tc, test_prefill_lm_head_once);
     tcase_add_test(tc, test_specdec_best_k_range);
+    tcase_add_test(tc, test_minus_zero);
     tcase_add_test(tc, test_prefill_unfused_and_floor);
     tcase_add_test(tc, test_prefill_measured_mfu);
     tcase_add_test(tc, test_prefill_bad_input);

@@ -343,6 +343,11 @@ int ic_cli_num(const char *opt, const char *text, double lo, double hi, double *
     if (end == text || *end || !isfinite(v) || strpbrk(text, "xXpP") ||
         isspace((unsigned char)*text))
         return ic_cli_usage(err, "%s: '%s' is not a number; expected %g to %g", opt, text, lo, hi);
+    /* a quantity that cannot be negative takes no minus sign: '-0' and
+     * '-1e-300' are not a zero to print as "-0" or round away */
+    if (lo >= 0 && text[0] == '-')
+        return ic_cli_usage(err, "%s: '%s' has a minus sign; expected %g to %g", opt, text, lo,
+                            hi);
     if (errno == ERANGE || v < lo || v > hi)
         return ic_cli_usage(err, "%s: %s is out of range; expected %g to %g", opt, text, lo, hi);
     *out = v;
