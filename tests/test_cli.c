@@ -410,6 +410,32 @@ START_TEST(test_config_json_and_warning)
 }
 END_TEST
 
+/* The picture's path is checked before any work: nothing is printed for a
+ * type infcalc cannot draw (exit 2) or a place it cannot write (exit 1,
+ * with the OS's reason), where the whole sweep used to print first. */
+START_TEST(test_plot_path_checked_first)
+{
+    ck_assert_int_eq(run("--model", "llama3-8b", "--hw", "h100", "--sweep", "batch", "--plot",
+                         "x.gif", NULL),
+                     2);
+    ck_assert_str_eq(out_buf, "");
+    ck_assert_ptr_nonnull(strstr(err_buf, "unknown picture type"));
+    ck_assert_int_eq(run("--model", "llama3-8b", "--hw", "h100", "--sweep", "batch", "--plot",
+                         "/nonexistent-ic-dir/x.png", NULL),
+                     1);
+    ck_assert_str_eq(out_buf, "");
+    ck_assert_ptr_nonnull(strstr(err_buf, "cannot write the picture: No such file or directory"));
+    ck_assert_int_eq(run("prefill", "--model", "llama3-8b", "--hw", "h100", "--plot",
+                         "/nonexistent-ic-dir/x.svg", NULL),
+                     1);
+    ck_assert_str_eq(out_buf, "");
+    ck_assert_int_eq(run("optimize", "--model", "llama3-8b", "--ttft", "2s", "--tpot", "50ms",
+                         "--hw", "h100", "--plot", "x.jpg", NULL),
+                     2);
+    ck_assert_str_eq(out_buf, "");
+}
+END_TEST
+
 START_TEST(test_plot_and_lists)
 {
     /* --plot writes the figure in the format its extension names */
@@ -476,6 +502,7 @@ int main(void)
     TCase *tc = tcase_create("cli");
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, test_main_example);
+    tcase_add_test(tc, test_plot_path_checked_first);
     tcase_add_test(tc, test_json_agrees_with_library);
     tcase_add_test(tc, test_sweeps);
     tcase_add_test(tc, test_bad_usage);

@@ -530,6 +530,12 @@ static int cmd_decode(const struct ic_args *a, const struct ic_db *db, FILE *out
     if (plot && !(n_axes == 1 && (axes[0] == IC_AXIS_BATCH || axes[0] == IC_AXIS_CONTEXT)))
         return ic_cli_usage(errf, "--plot draws a batch or a context sweep; add --sweep batch or "
                                  "--sweep context");
+    if (plot) {
+        struct ic_err pe = {0};
+        int prc = ic_plot_check_path(plot, &pe);
+        if (prc)
+            return ic_cli_report(errf, prc, &pe);
+    }
 
     /* The configurations: every combination of the listed values. */
     size_t n_cfg = 1;

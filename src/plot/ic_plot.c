@@ -1,6 +1,11 @@
 /* ic_plot: cairo drawing of decode, context and validation figures. */
 #include "ic_plot.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include "ic_sweep.h"
 
 #include <cairo-pdf.h>
@@ -949,6 +954,29 @@ static bool ends_with(const char *s, const char *suffix)
 {
     size_t n = strlen(s), k = strlen(suffix);
     return n >= k && strcmp(s + n - k, suffix) == 0;
+}
+
+int ic_plot_check_path(const char *path, struct ic_err *err)
+{
+    if (!ends_with(path, ".png") && !ends_with(path, ".svg") && !ends_with(path, ".pdf"))
+        return ic_err_set(err, IC_EINVAL, NULL, 0, 0,
+                          "--plot %s: unknown picture type; expected a name ending in .png, "
+                          ".svg or .pdf", path);
+    /* open it for writing as the drawing will (access() would let root
+     * through where the write fails); a file made only for this goes again */
+    struct stat st;
+    bool existed = stat(path, &st) == 0;
+    if (existed && S_ISDIR(st.st_mode))
+        return ic_err_set(err, IC_EIO, path, 0, 0, "cannot write the picture: %s",
+                          strerror(EISDIR));
+    int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0666);
+    if (fd < 0)
+        return ic_err_set(err, IC_EIO, path, 0, 0, "cannot write the picture: %s",
+                          strerror(errno));
+    close(fd);
+    if (!existed)
+        unlink(path);
+    return IC_OK;
 }
 
 /* Creates the surface path names, runs draw on it and writes the file. */

@@ -117,6 +117,11 @@ int ic_plot_lines_write(const char *path, int width, int height, const struct ic
                         struct ic_err *err);
 
 
+/* Checks before any work that path names a picture type (.png, .svg,
+ * .pdf) and can be written: an existing file writable, else its folder
+ * open to a new file. IC_EINVAL for the type, IC_EIO with the OS reason. */
+int ic_plot_check_path(const char *path, struct ic_err *err);
+
 /* Writes a figure to path; the extension picks the surface: .png (image),
  * .svg or .pdf (vector, one unit per pixel). */
 int ic_plot_write(const char *path, enum ic_plot_kind kind, int width, int height,
