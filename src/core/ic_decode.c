@@ -122,44 +122,63 @@ static double weights_per_chip_B(const struct ic_model_stats *m, const struct ic
     return p * ic_dtype_traits(c->weights)->bits / 8.0;
 }
 
+/* What memory per chip needs that does not change with the batch: computed
+ * once per point, not once per step of the largest-batch search. */
+struct mem_consts {
+    double weights_B;     /* weights_per_chip_B */
+    double kv_seq_B;      /* one sequence's KV on one chip of a head split */
+    double work_seq_B;    /* workspace_per_seq */
+    uint64_t bw_ways;     /* ways the batch splits */
+};
+
+static struct mem_consts mem_consts_with(const struct ic_model_stats *m,
+                                         const struct ic_decode_cfg *c, double weights_B)
+{
+    uint64_t hw_ways = kv_head_ways(m, c->chips);
+    return (struct mem_consts){
+        weights_B,
+        (double)ic_model_kv_values(m, c->context) / (double)hw_ways *
+            ic_dtype_traits(c->kv)->bits / 8.0,
+        workspace_per_seq(m, c->chips),
+        c->chips / hw_ways,
+    };
+}
+
+static double mem_at(const struct mem_consts *k, uint64_t chips, uint64_t batch)
+{
+    uint64_t seqs = (batch + k->bw_ways - 1) / k->bw_ways;
+    return k->weights_B + (double)seqs * k->kv_seq_B +
+           (double)batch / (double)chips * k->work_seq_B;
+}
+
 double ic_decode_mem_per_chip(const struct ic_model_stats *m, const struct ic_decode_cfg *c,
                               uint64_t batch)
 {
-    uint64_t hw_ways = kv_head_ways(m, c->chips);
-    uint64_t bw_ways = c->chips / hw_ways;
-    uint64_t seqs = (batch + bw_ways - 1) / bw_ways;
-    double kv_seq = (double)ic_model_kv_values(m, c->context) / (double)hw_ways *
-                    ic_dtype_traits(c->kv)->bits / 8.0;
-    return weights_per_chip_B(m, c) + (double)seqs * kv_seq +
-           (double)batch / (double)c->chips * workspace_per_seq(m, c->chips);
+    struct mem_consts k = mem_consts_with(m, c, weights_per_chip_B(m, c));
+    return mem_at(&k, c->chips, batch);
 }
 
 /* Largest batch with memory per chip <= capacity (0 if none). Memory grows
  * with the batch, linearly up to the ceil() of the batch split, so the
  * linear estimate is an upper bound and a short search below it is exact. */
-static uint64_t max_batch(const struct ic_model_stats *m, const struct ic_decode_cfg *c,
-                          double capacity)
+static uint64_t max_batch(const struct mem_consts *k, uint64_t chips, double capacity)
 {
-    if (ic_decode_mem_per_chip(m, c, 1) > capacity)
+    if (mem_at(k, chips, 1) > capacity)
         return 0;
-    uint64_t hw_ways = kv_head_ways(m, c->chips);
-    uint64_t bw_ways = c->chips / hw_ways;
-    double kv_seq = (double)ic_model_kv_values(m, c->context) / (double)hw_ways *
-                    ic_dtype_traits(c->kv)->bits / 8.0;
-    double per_seq = kv_seq / (double)bw_ways + workspace_per_seq(m, c->chips) / (double)c->chips;
-    double room = capacity - weights_per_chip_B(m, c);
+    double per_seq = k->kv_seq_B / (double)k->bw_ways + k->work_seq_B / (double)chips;
+    double room = capacity - k->weights_B;
     const uint64_t cap = UINT64_C(1) << 40;
     uint64_t hi = per_seq > 0 && room / per_seq < (double)cap ? (uint64_t)(room / per_seq) + 1
                                                              : cap;
-    if (ic_decode_mem_per_chip(m, c, hi) <= capacity)
+    if (mem_at(k, chips, hi) <= capacity)
         return hi; /* only when the cap is reached */
-    uint64_t lo = hi > bw_ways + 2 ? hi - bw_ways - 2 : 1;
-    if (ic_decode_mem_per_chip(m, c, lo) > capacity)
+    uint64_t lo = hi > k->bw_ways + 2 ? hi - k->bw_ways - 2 : 1;
+    if (mem_at(k, chips, lo) > capacity)
         lo = 1;
     /* invariant: mem(lo) fits, mem(hi) does not */
     while (hi - lo > 1) {
         uint64_t mid = lo + (hi - lo) / 2;
-        if (ic_decode_mem_per_chip(m, c, mid) <= capacity)
+        if (mem_at(k, chips, mid) <= capacity)
             lo = mid;
         else
             hi = mid;
@@ -207,16 +226,21 @@ int ic_decode(const struct ic_model_stats *m, const struct ic_hw *hw,
      * lookup of B rows); of the routed experts only those touched. */
     double touched = ic_decode_experts_touched(m->n_experts, m->top_k, B);
     double frac = m->n_experts ? touched / (double)m->n_experts : 0;
-    double read_params = 0, active_params = 0;
+    double read_params = 0, active_params = 0, held_params = 0;
+    double per_group[IC_PG_COUNT];
+    for (int g = 0; g < IC_PG_COUNT; g++) {
+        per_group[g] = ic_decode_group_per_chip(m, (enum ic_pgroup)g, N);
+        held_params += per_group[g]; /* in weights_per_chip_B's order */
+    }
     for (int g = 0; g < IC_PG_COUNT; g++) {
         if (g == IC_PG_EMBED)
             continue;
-        double per = ic_decode_group_per_chip(m, (enum ic_pgroup)g, N);
+        double per = per_group[g];
         read_params += g == IC_PG_EXPERTS ? per * frac : per;
         active_params += g == IC_PG_EXPERTS ? 0 : per;
     }
     if (m->n_experts)
-        active_params += ic_decode_group_per_chip(m, IC_PG_EXPERTS, N) * (double)m->top_k /
+        active_params += per_group[IC_PG_EXPERTS] * (double)m->top_k /
                          (double)m->n_experts;
     else if (m->group_params[IC_PG_EMBED] == 0 && m->group_params[IC_PG_HEAD] == 0)
         /* a model stating totals: its stated active count */
@@ -310,13 +334,14 @@ int ic_decode(const struct ic_model_stats *m, const struct ic_hw *hw,
                           ? p.flops / p.step_s / (hw->usd_per_chip_hour * (double)N / 3600.0)
                           : 0;
 
-    p.mem_weights_B = weights_per_chip_B(m, cfg);
+    const struct mem_consts mk = mem_consts_with(m, cfg, held_params * bw);
+    p.mem_weights_B = mk.weights_B;
     p.mem_kv_B = (double)seqs * kv_seq / (double)hw_ways;
-    p.mem_work_B = (double)B / (double)N * workspace_per_seq(m, N);
-    p.mem_per_chip_B = ic_decode_mem_per_chip(m, cfg, B);
+    p.mem_work_B = (double)B / (double)N * mk.work_seq_B;
+    p.mem_per_chip_B = mem_at(&mk, N, B);
     p.capacity_B = hw->hbm_capacity_B;
     p.fits = p.mem_per_chip_B <= p.capacity_B;
-    p.max_batch = max_batch(m, cfg, p.capacity_B);
+    p.max_batch = max_batch(&mk, N, p.capacity_B);
     p.b_crit = bw * C / (2.0 * W);
     p.b_crit_moe = m->n_experts ? p.b_crit * (double)m->n_experts / (double)m->top_k : p.b_crit;
     const double check[] = {p.weights_s, p.compute_s, p.kv_s, p.attn_s, p.comm_s, p.step_s,
