@@ -376,6 +376,13 @@ int ic_cli_report(FILE *errf, int rc, const struct ic_err *e)
     return rc == IC_ENOMEM || rc == IC_EIO ? 1 : 2;
 }
 
+int ic_cli_check_plot(const char *path, FILE *errf)
+{
+    struct ic_err e = {0};
+    int rc = ic_plot_check_path(path, &e);
+    return rc ? ic_cli_report(errf, rc, &e) : 0;
+}
+
 
 int ic_cli_list(const char *opt, const char *text, struct ic_list *l, FILE *err)
 {
@@ -530,12 +537,8 @@ static int cmd_decode(const struct ic_args *a, const struct ic_db *db, FILE *out
     if (plot && !(n_axes == 1 && (axes[0] == IC_AXIS_BATCH || axes[0] == IC_AXIS_CONTEXT)))
         return ic_cli_usage(errf, "--plot draws a batch or a context sweep; add --sweep batch or "
                                  "--sweep context");
-    if (plot) {
-        struct ic_err pe = {0};
-        int prc = ic_plot_check_path(plot, &pe);
-        if (prc)
-            return ic_cli_report(errf, prc, &pe);
-    }
+    if (plot && (rc = ic_cli_check_plot(plot, errf)))
+        return rc;
 
     /* The configurations: every combination of the listed values. */
     size_t n_cfg = 1;

@@ -79,6 +79,11 @@ int ic_cli_plot_size(const char *text, int *w, int *h, FILE *err);
  * I/O, else 2). */
 int ic_cli_report(FILE *errf, int rc, const struct ic_err *e);
 
+/* --plot FILE checked before any work (ic_plot_check_path): 0, or the exit
+ * status with the message printed (2 for the picture type, 1 for a place
+ * that cannot be written). */
+int ic_cli_check_plot(const char *path, FILE *errf);
+
 /* A model and a chip with the decode options the serving commands share
  * (--chips --batch --context --weights --kv --compute --comm --format). */
 struct ic_cli_setup {

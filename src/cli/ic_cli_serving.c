@@ -324,14 +324,8 @@ int ic_cmd_prefill(const struct ic_args *a, const struct ic_db *db, FILE *out, F
         rc = ic_cli_usage(errf, "--plot-size needs --plot FILE");
         goto out;
     }
-    if (a->val[IC_OPT_PLOT]) {
-        struct ic_err pe = {0};
-        int prc = ic_plot_check_path(a->val[IC_OPT_PLOT], &pe);
-        if (prc) {
-            rc = ic_cli_report(errf, prc, &pe);
-            goto out;
-        }
-    }
+    if (a->val[IC_OPT_PLOT] && (rc = ic_cli_check_plot(a->val[IC_OPT_PLOT], errf)))
+        goto out;
     if (s.st.max_context && pf.prefix + pf.prompt > s.st.max_context)
         fprintf(errf, "infcalc: warning: the prompt (%llu tokens with the prefix) exceeds %s's "
                       "max_position_embeddings %llu\n",
@@ -1211,12 +1205,8 @@ int ic_cmd_optimize(const struct ic_args *a, const struct ic_db *db, FILE *out, 
                             a->val[IC_OPT_FORMAT]);
     if (a->val[IC_OPT_PLOT_SIZE] && !a->val[IC_OPT_PLOT])
         return ic_cli_usage(errf, "--plot-size needs --plot FILE");
-    if (a->val[IC_OPT_PLOT]) {
-        struct ic_err pe = {0};
-        int prc = ic_plot_check_path(a->val[IC_OPT_PLOT], &pe);
-        if (prc)
-            return ic_cli_report(errf, prc, &pe);
-    }
+    if (a->val[IC_OPT_PLOT] && (rc = ic_cli_check_plot(a->val[IC_OPT_PLOT], errf)))
+        return rc;
 
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
