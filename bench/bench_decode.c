@@ -4,7 +4,7 @@
  *      context grid (every model in modeldb/ on H100, 8 chips);
  *   2. wall time to load every hwdb and modeldb file and print one point
  *      (the work behind one CLI call), median of repeated runs.
- * Medians over repeats; the machine is shared and noisy (MEASURING.md). */
+ * Medians over repeats; the machine is shared and noisy (docs/measuring.md). */
 #include "ic_cli.h"
 #include "ic_db.h"
 #include "ic_decode.h"

@@ -14,7 +14,7 @@
  *      every weight type (median of 7 steps), with its weight bandwidth and
  *      the same probe.
  * The machine is shared and its 2-thread bandwidth jumps between levels
- * (MEASURING.md), so every figure is paired with a probe taken within
+ * (docs/measuring.md), so every figure is paired with a probe taken within
  * seconds of it and only the ratios are meant to be compared. */
 #include "ic_kern.h"
 

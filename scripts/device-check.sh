@@ -1,5 +1,5 @@
 #!/bin/sh
-# The GPU self-check in one call (issue 5), for a machine with an NVIDIA GPU:
+# The GPU self-check in one call, for a machine with an NVIDIA GPU:
 # builds infcalc with CUDA in a fresh folder, runs the CUDA test suite (the
 # CUDA step against the CPU kernel), `infcalc bench --device cuda` and
 # `infcalc validate --device cuda`, and leaves in OUTDIR six files (the

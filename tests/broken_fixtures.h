@@ -58,7 +58,7 @@ static const struct broken broken[] = {
     {"model-deep.json", true, 1, 48, "nesting deeper than 32 levels", NULL},
     {"model-hex.yaml", true, 6, 20, "hexadecimal numbers are not accepted", NULL},
     {"model-two-docs.yaml", true, 3, 1, "more than one YAML document", NULL},
-    /* issue 7's corpus: YAML syntax */
+    /* the broken-input corpus: YAML syntax */
     {"hw-unclosed-quote.yaml", false, 7, 12, "did not find expected key",
      "every quote opened above is closed"},
     {"hw-bad-indent.yaml", false, 6, 14, "mapping values are not allowed", "check the indentation"},

@@ -187,7 +187,7 @@ START_TEST(test_corpus)
 }
 END_TEST
 
-/* The command-line half of issue 7's corpus: what only the command line
+/* The command-line half of the broken-input corpus: what only the command line
  * can get wrong. */
 START_TEST(test_compute_type_missing)
 {

@@ -1,5 +1,5 @@
-/* CUDA: the CUDA decode step against the CPU reference kernel (ic_kern), the
- * differential test STYLE.md asks for: the same shape and seed on both
+/* CUDA: the CUDA decode step against the CPU reference kernel (ic_kern), a
+ * differential test: the same shape and seed on both
  * sides (so the same bf16 / int8 weights: the device generates them with the
  * CPU's generator), the same tokens at different positions per sequence,
  * several steps so that each side's own KV cache feeds the next, logits

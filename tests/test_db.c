@@ -65,7 +65,7 @@ START_TEST(test_lint_hwdb)
         ck_assert_msg(h->usd_per_chip_hour > 0.05 && h->usd_per_chip_hour < 100, "%s price",
                       h->name);
     }
-    /* The spec values CASES.md assumes. */
+    /* The spec values docs/cases.md assumes. */
     ic_test_hw("v5e", h);
     ck_assert_double_eq(h->hbm_capacity_B, 16e9);
     ck_assert_double_eq(h->hbm_bandwidth_B_s, 8.2e11);
@@ -167,7 +167,7 @@ START_TEST(test_broken_fixtures)
 END_TEST
 
 /* Every file of the corpus is in the table (none sits there untested), and
- * the corpus holds at least the 60 broken inputs issue 7 asks for. */
+ * the corpus holds at least 60 broken inputs. */
 START_TEST(test_corpus_complete)
 {
     DIR *d = opendir(IC_TEST_DIR "/fixtures/bad");

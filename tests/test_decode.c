@@ -1,4 +1,4 @@
-/* Decode step model: every case of CASES.md as a literal expectation with
+/* Decode step model: every case of docs/cases.md as a literal expectation with
  * its hand arithmetic, the collective formulas on three fabrics, memory and
  * the largest batch, MoE weight reads, MLA attention intensity, and the
  * expected time from measured figures (sanity over every model and chip is
@@ -43,7 +43,7 @@ END_TEST
 
 START_TEST(test_llama3_70b_v5e_16)
 {
-    /* CASES.md: int8 weights and KV, bf16 compute, 16 x v5e, batch 32,
+    /* docs/cases.md: int8 weights and KV, bf16 compute, 16 x v5e, batch 32,
      * context 8192: ~8.6 ms per step, ~230 tokens/s per chip.
      * Weights read per chip: 69.50e9 multiplied params (the embedding is a
      * lookup) of which the k/v projections (80 * 2 * 8192 * 1024 = 1.342e9)
@@ -82,7 +82,7 @@ END_TEST
 
 START_TEST(test_7b_a100)
 {
-    /* CASES.md: a 7B model, fp16 weights, batch 1, one A100 80GB:
+    /* docs/cases.md: a 7B model, fp16 weights, batch 1, one A100 80GB:
      * >= 7e9 * 2 B / 2.039e12 B/s = 6.87 ms per token, <= ~145 tokens/s.
      * Context 1 keeps the KV read (524,288 B) negligible. */
     struct ic_model *m = malloc(sizeof *m);

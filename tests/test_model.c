@@ -36,7 +36,7 @@ END_TEST
 
 START_TEST(test_kv_per_token)
 {
-    /* CASES.md: bf16 KV bytes per token over all layers */
+    /* docs/cases.md: bf16 KV bytes per token over all layers */
     load("llama2-7b"); /* 2 * 32 layers * 32 heads * 128 * 2 B = 524,288 */
     ck_assert_uint_eq(ic_model_kv_bytes_per_token(&S, 16), 524288u);
     /* a 4096-token sequence holds 2 GiB */

@@ -78,7 +78,7 @@ START_TEST(test_decode_json_is_the_cli_json)
     ck_assert_uint_eq(fread(want, 1, (size_t)n, o), (size_t)n);
     ck_assert_uint_eq(r.len, (size_t)n);
     ck_assert(memcmp(r.body, want, (size_t)n) == 0);
-    /* and it is CASES.md's 8.6 ms step */
+    /* and it is docs/cases.md's 8.6 ms step */
     ck_assert(body_has(&r, "\"step_s\": 0.0086"));
     free(want);
     fclose(o);

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* CASES.md's spec values for TPU v5e: 1.97e14 bf16 FLOP/s, 8.2e11 B/s. */
+/* docs/cases.md's spec values for TPU v5e: 1.97e14 bf16 FLOP/s, 8.2e11 B/s. */
 
 START_TEST(test_prefill_70b_v5e)
 {
@@ -32,7 +32,7 @@ START_TEST(test_prefill_70b_v5e)
     ck_assert_double_eq_tol(p.linear_flops, 280382968692736.0, 1);
     /* Causal attention: 4 H d = 4 * 64 * 128 = 32768 FLOPs per (query, key)
      * pair per layer; pairs sum_j j = 2048 * 2049 / 2 = 2,098,176; 80 layers:
-     * 32768 * 80 * 2,098,176 = 5,500,242,493,440 (DESIGN.md's ~2 L H d T^2
+     * 32768 * 80 * 2,098,176 = 5,500,242,493,440 (docs/cases.md's ~2 L H d T^2
      * = 5.50e12). */
     ck_assert_double_eq_tol(p.attn_flops, 5500242493440.0, 1);
     /* Per chip over 16: lm_head 1,050,673,152/16 + q/o 10,737,418,240/16 +
@@ -47,7 +47,7 @@ START_TEST(test_prefill_70b_v5e)
      * and the collectives are far below it. */
     ck_assert_int_eq(p.bound, IC_PF_COMPUTE);
     ck_assert_double_le(ic_test_rel(p.prefill_s, 0.231172), 1e-4);
-    /* DESIGN.md's rule of thumb, 2 P T / (N C MFU) = 2 * 70.55e9 * 2048 /
+    /* docs/cases.md's rule of thumb, 2 P T / (N C MFU) = 2 * 70.55e9 * 2048 /
      * (16 * 1.97e14 * 0.4) = 0.2292 s, within 3% (it ignores attention and
      * the replicated k/v projections). */
     ck_assert_double_le(ic_test_rel(p.prefill_s, 0.2292), 0.03);
@@ -186,7 +186,7 @@ START_TEST(test_chunked)
     struct ic_err e = {0};
     ck_assert_int_eq(ic_chunked(&t->st, &t->h, &d, &pf, 512, &c, &e), IC_OK);
     ck_assert_uint_eq(c.steps, 16); /* 8192 / 512 */
-    /* the decode step alone is CASES.md's 8.6 ms */
+    /* the decode step alone is docs/cases.md's 8.6 ms */
     ck_assert_double_le(ic_test_rel(c.decode_s, 8.6e-3), 0.05);
     /* A chunk adds 512 tokens of linear work at 40% MFU on top of the
      * batch's 32 at peak: 2 * 4,429,062,144 params/chip * 512 / (1.97e14 *

@@ -1,6 +1,6 @@
 /* ic_decode: the time of one decode step, and everything reported with it.
  *
- * The ideal bound (DESIGN.md), per chip of N holding one tensor-parallel
+ * The ideal bound (docs/cases.md), per chip of N holding one tensor-parallel
  * replica, with W the HBM bandwidth and C the dense peak of the compute type:
  *   T_weights = weight bytes this chip reads / W   (MoE: experts touched)
  *   T_compute = 2 * B * active params on this chip / C

@@ -1,6 +1,6 @@
 /* ic_err: the small error record every library function fills on failure.
  *
- * Library code never prints and never exits (STYLE.md): it returns a negative
+ * Library code never prints and never exits: it returns a negative
  * IC_E* code and describes the problem here, with the file, line and column
  * of the offending input when there is one, so main() can print a
  * compiler-style message that editors jump to. */

@@ -1,6 +1,6 @@
 /* ic_moe: mixture-of-experts and MLA in serving.
  *
- * Three questions DESIGN.md's rules of thumb raise for a sparse model:
+ * Three questions the rules of thumb (docs/cases.md) raise for a sparse model:
  *   1. How many routed experts does a decode step read, and at what batch do
  *      the linear layers turn compute-bound? Uniform routing of B tokens to
  *      top-k of E touches E * (1 - (1 - k/E)^B) experts, so the weight read
@@ -70,7 +70,7 @@ struct ic_moe {
                                   difference is convex in B and negative at 0, so the
                                   predicate is monotone; 0 if none up to 2^24 */
     double dense_b_crit;       /* ic_point.b_crit = b_w * C / (2 W), tokens */
-    double moe_b_crit;         /* dense_b_crit * E / k (DESIGN.md's rule of thumb);
+    double moe_b_crit;         /* dense_b_crit * E / k (docs/cases.md's rule of thumb);
                                   dense_b_crit for a dense model */
     /* all-to-all per MoE layer with ep > 1 (0 with ep = 1) */
     double a2a_bytes_per_layer;/* A above: bytes each chip sends (and receives) */

@@ -1,5 +1,5 @@
-/* ic_serving: the serving questions past one decode step (DESIGN.md, issue
- * 6): prefill and time to first token, chunked prefill riding on decode
+/* ic_serving: the serving questions past one decode step (docs/cases.md):
+ * prefill and time to first token, chunked prefill riding on decode
  * steps, speculative decoding, prefix caching, prefill/decode
  * disaggregation, cost, best-of-N and the SLO search.
  *

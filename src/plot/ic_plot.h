@@ -1,6 +1,6 @@
 /* ic_plot: the pictures, drawn with cairo on a caller's cairo_t.
  *
- * Plots never compute physics (STYLE.md): they draw arrays of points that
+ * Plots never compute physics: they draw arrays of points that
  * the sweeps computed. Three figures:
  *   decode     left, step time and its terms against batch (log axes), the
  *              compute-bound batches shaded, the batches that do not fit

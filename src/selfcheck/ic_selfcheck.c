@@ -449,7 +449,7 @@ int ic_selfcheck_bench(const struct ic_bench_opts *o, FILE *out, FILE *prog, str
         }
     for (int t = 0; t < N_TYPES; t++) {
         /* The machine's bandwidth level moves while the bench runs (up to
-         * ~1.45x from minute to minute, MEASURING.md, and 34 to 50 GB/s
+         * ~1.45x from minute to minute, docs/measuring.md, and 34 to 50 GB/s
          * within a minute on 2026-11-29): each timing has a probe just
          * before it, and the rate is the median ratio of matmul to probe
          * over the pairs, stated at the level of the reference probe

@@ -9,7 +9,7 @@
  * the timings: the validation. Nothing validate measures feeds a
  * prediction; the probes, microbenchmarks taken as the bench took them, only
  * rescale the bench's DRAM, GEMM and attention rates to the machine of the
- * moment, as MEASURING.md asks.
+ * moment, as docs/measuring.md asks.
  *
  * With cuda set, both do the same for CUDA device 0: bench runs the GPU
  * microbenchmarks (src/cuda/) and writes an entry whose measured section
