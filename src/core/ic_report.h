@@ -1,6 +1,7 @@
 /* ic_report: printing decode points as a table, CSV or JSON.
  *
- * JSON is the machine interface (README.md's JSON contract, SI base units, one
+ * JSON is the machine interface (its fields listed in README.md's "Command
+ * line" section, SI base units, one
  * object per point, an array for a sweep); CSV has the same fields
  * flattened; the table picks readable units and says what it printed. No
  * NaN or Inf is ever written: a non-finite value is a bug, printed as null
