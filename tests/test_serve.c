@@ -6,8 +6,11 @@
 #include "ic_serve.h"
 #include "ic_test.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static struct ic_db db;
 
@@ -37,6 +40,68 @@ static bool body_has(const struct ic_serve_resp *r, const char *s)
     free(t);
     return ok;
 }
+
+/* Copies src to dst, renaming the entry: its `name:` line becomes `name`. */
+static void copy_renamed(const char *src, const char *dst, const char *name)
+{
+    FILE *in = fopen(src, "r"), *out = fopen(dst, "w");
+    ck_assert_ptr_nonnull(in);
+    ck_assert_ptr_nonnull(out);
+    char line[4096];
+    while (fgets(line, sizeof line, in)) {
+        if (strncmp(line, "name:", 5) == 0)
+            fprintf(out, "name: %s\n", name);
+        else if (strncmp(line, "aliases:", 8) != 0)
+            fputs(line, out);
+    }
+    fclose(in);
+    fclose(out);
+}
+
+/* serve --db DIR answers from DIR: a model only DIR holds is listed by
+ * /api/options and decoded by /api/decode (the handler ran the command line
+ * without --db, so the decode read the default folder: "unknown model"). */
+START_TEST(test_db_folder_is_served)
+{
+    char dir[] = "/tmp/ic-serve-db-XXXXXX", p[256], q[256];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(p, sizeof p, "%s/hwdb", dir);
+    ck_assert_int_eq(mkdir(p, 0755), 0);
+    snprintf(p, sizeof p, "%s/modeldb", dir);
+    ck_assert_int_eq(mkdir(p, 0755), 0);
+    snprintf(p, sizeof p, "%s/modeldb/llama3-8b.yaml", IC_SRC_DIR);
+    snprintf(q, sizeof q, "%s/modeldb/only-here.yaml", dir);
+    copy_renamed(p, q, "only-here");
+    char hq[256];
+    snprintf(p, sizeof p, "%s/hwdb/h100-sxm.yaml", IC_SRC_DIR);
+    snprintf(hq, sizeof hq, "%s/hwdb/h100-sxm.yaml", dir);
+    copy_renamed(p, hq, "h100-sxm");
+    struct ic_db own;
+    struct ic_err e = {0};
+    ck_assert_int_eq(ic_db_init(&own, dir, &e), IC_OK);
+    struct ic_serve_resp r;
+    ck_assert_int_eq(ic_serve_handle(&own, "/api/options", NULL, 0, &r), IC_OK);
+    ck_assert_uint_eq(r.status, 200);
+    ck_assert(body_has(&r, "\"only-here\""));
+    ic_serve_resp_free(&r);
+    const struct ic_param ps[] = {P("model", "only-here"), P("hw", "h100-sxm")};
+    ck_assert_int_eq(ic_serve_handle(&own, "/api/decode", ps, 2, &r), IC_OK);
+    ck_assert_msg(r.status == 200, "status %u", r.status);
+    ck_assert(body_has(&r, "\"model\": \"only-here\""));
+    ic_serve_resp_free(&r);
+    /* and the default folder does not know it */
+    r = get("/api/decode", ps, 2);
+    ck_assert_uint_eq(r.status, 400);
+    ic_serve_resp_free(&r);
+    unlink(q);
+    unlink(hq);
+    snprintf(p, sizeof p, "%s/hwdb", dir);
+    rmdir(p);
+    snprintf(p, sizeof p, "%s/modeldb", dir);
+    rmdir(p);
+    rmdir(dir);
+}
+END_TEST
 
 START_TEST(test_page)
 {
@@ -180,6 +245,7 @@ int main(void)
     tcase_add_checked_fixture(tc, setup, NULL);
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_page);
+    tcase_add_test(tc, test_db_folder_is_served);
     tcase_add_test(tc, test_decode_json_is_the_cli_json);
     tcase_add_test(tc, test_bad_requests);
     tcase_add_test(tc, test_charts_follow_the_sliders);

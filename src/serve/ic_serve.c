@@ -145,10 +145,10 @@ static int cli(int argc, const char **argv, char **out, size_t *nout, char **err
 
 /* The decode point as the CLI computes it: 200 with its JSON, or 400 with
  * the CLI's message. *ok says whether it succeeded. */
-static int decode(const struct ic_param *p, size_t n, struct ic_serve_resp *r, bool keep,
-                  bool *ok)
+static int decode(const struct ic_db *db, const struct ic_param *p, size_t n,
+                  struct ic_serve_resp *r, bool keep, bool *ok)
 {
-    const char *argv[2 + 2 * IC_SERVE_MAX_PARAMS + 3] = {"infcalc", "decode"};
+    const char *argv[2 + 2 * IC_SERVE_MAX_PARAMS + 5] = {"infcalc", "decode"};
     int argc = 2, st;
     *ok = false;
     int rc = to_argv(p, n, argv, &argc, r, &st);
@@ -156,6 +156,9 @@ static int decode(const struct ic_param *p, size_t n, struct ic_serve_resp *r, b
         return rc;
     argv[argc++] = "--format";
     argv[argc++] = "json";
+    /* the server's own databases (serve --db DIR), not the default ones */
+    argv[argc++] = "--db";
+    argv[argc++] = db->root;
     argv[argc] = NULL;
     char *out = NULL, *err = NULL;
     size_t nout = 0, nerr = 0;
@@ -367,10 +370,10 @@ int ic_serve_handle(const struct ic_db *db, const char *path, const struct ic_pa
         return options(db, r);
     bool ok;
     if (strcmp(path, "/api/decode") == 0)
-        return decode(params, n, r, true, &ok);
+        return decode(db, params, n, r, true, &ok);
     bool by_ctx = strcmp(path, "/chart/context.png") == 0;
     if (by_ctx || strcmp(path, "/chart/batch.png") == 0) {
-        int rc = decode(params, n, r, false, &ok);
+        int rc = decode(db, params, n, r, false, &ok);
         if (rc || !ok)
             return rc;
         return chart(db, params, n, by_ctx, r);
