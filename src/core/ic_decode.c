@@ -131,13 +131,15 @@ struct mem_consts {
     uint64_t bw_ways;     /* ways the batch splits */
 };
 
+/* weights_B, hw_ways and kv_values (one sequence's, whole model) as the
+ * caller has already computed them for the point */
 static struct mem_consts mem_consts_with(const struct ic_model_stats *m,
-                                         const struct ic_decode_cfg *c, double weights_B)
+                                         const struct ic_decode_cfg *c, double weights_B,
+                                         uint64_t hw_ways, uint64_t kv_values)
 {
-    uint64_t hw_ways = kv_head_ways(m, c->chips);
     return (struct mem_consts){
         weights_B,
-        (double)ic_model_kv_values(m, c->context) / (double)hw_ways *
+        (double)kv_values / (double)hw_ways *
             ic_dtype_traits(c->kv)->bits / 8.0,
         workspace_per_seq(m, c->chips),
         c->chips / hw_ways,
@@ -154,7 +156,9 @@ static double mem_at(const struct mem_consts *k, uint64_t chips, uint64_t batch)
 double ic_decode_mem_per_chip(const struct ic_model_stats *m, const struct ic_decode_cfg *c,
                               uint64_t batch)
 {
-    struct mem_consts k = mem_consts_with(m, c, weights_per_chip_B(m, c));
+    struct mem_consts k = mem_consts_with(m, c, weights_per_chip_B(m, c),
+                                          kv_head_ways(m, c->chips),
+                                          ic_model_kv_values(m, c->context));
     return mem_at(&k, c->chips, batch);
 }
 
@@ -254,7 +258,8 @@ int ic_decode(const struct ic_model_stats *m, const struct ic_hw *hw,
     /* KV: split by heads, then by batch. */
     uint64_t hw_ways = kv_head_ways(m, N), bw_ways = N / hw_ways;
     uint64_t seqs = (B + bw_ways - 1) / bw_ways; /* on the busiest chip */
-    double kv_seq = (double)ic_model_kv_values(m, S) * bkv;
+    const uint64_t kv_values = ic_model_kv_values(m, S);
+    double kv_seq = (double)kv_values * bkv;
     p.kv_split_heads = hw_ways;
     p.kv_split_batch = bw_ways;
     p.kv_bytes = (double)B * kv_seq;
@@ -334,7 +339,7 @@ int ic_decode(const struct ic_model_stats *m, const struct ic_hw *hw,
                           ? p.flops / p.step_s / (hw->usd_per_chip_hour * (double)N / 3600.0)
                           : 0;
 
-    const struct mem_consts mk = mem_consts_with(m, cfg, held_params * bw);
+    const struct mem_consts mk = mem_consts_with(m, cfg, held_params * bw, hw_ways, kv_values);
     p.mem_weights_B = mk.weights_B;
     p.mem_kv_B = (double)seqs * kv_seq / (double)hw_ways;
     p.mem_work_B = (double)B / (double)N * mk.work_seq_B;

@@ -956,12 +956,17 @@ static bool ends_with(const char *s, const char *suffix)
     return n >= k && strcmp(s + n - k, suffix) == 0;
 }
 
+static int unknown_type(const char *path, struct ic_err *err)
+{
+    return ic_err_set(err, IC_EINVAL, NULL, 0, 0,
+                      "--plot %s: unknown picture type; expected a name ending in .png, "
+                      ".svg or .pdf", path);
+}
+
 int ic_plot_check_path(const char *path, struct ic_err *err)
 {
     if (!ends_with(path, ".png") && !ends_with(path, ".svg") && !ends_with(path, ".pdf"))
-        return ic_err_set(err, IC_EINVAL, NULL, 0, 0,
-                          "--plot %s: unknown picture type; expected a name ending in .png, "
-                          ".svg or .pdf", path);
+        return unknown_type(path, err);
     /* open it for writing as the drawing will (access() would let root
      * through where the write fails); a file made only for this goes again */
     struct stat st;
@@ -995,9 +1000,7 @@ static int write_surface(const char *path, int width, int height, draw_fn draw,
     else if (ends_with(path, ".pdf"))
         s = cairo_pdf_surface_create(path, width, height);
     else
-        return ic_err_set(err, IC_EINVAL, NULL, 0, 0,
-                          "--plot %s: unknown picture type; expected a name ending in .png, "
-                          ".svg or .pdf", path);
+        return unknown_type(path, err);
     int rc = IC_OK;
     if (cairo_surface_status(s) != CAIRO_STATUS_SUCCESS) {
         rc = ic_err_set(err, IC_EIO, path, 0, 0, "cannot create the picture: %s",
