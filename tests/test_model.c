@@ -111,9 +111,9 @@ START_TEST(test_moe_counts)
     ck_assert_uint_eq(S.params_total - S.params_active,
                       UINT64_C(32) * 6u * UINT64_C(176160768) + S.group_params[IC_PG_EMBED]);
     /* E(1 - (1 - k/E)^B): B=1 touches k; B=2: 8 * (1 - 0.75^2) = 3.5 */
-    ck_assert_double_eq_tol(ic_decode_experts_touched(8, 2, 1), 2.0, 1e-12);
-    ck_assert_double_eq_tol(ic_decode_experts_touched(8, 2, 2), 3.5, 1e-12);
-    ck_assert_double_eq_tol(ic_decode_experts_touched(256, 8, 1000), 256.0, 1e-6);
+    ck_assert_double_eq_tol(ic_step_experts_touched(8, 2, 1), 2.0, 1e-12);
+    ck_assert_double_eq_tol(ic_step_experts_touched(8, 2, 2), 3.5, 1e-12);
+    ck_assert_double_eq_tol(ic_step_experts_touched(256, 8, 1000), 256.0, 1e-6);
 
     load("deepseek-v3"); /* 3 dense layers, 58 MoE layers */
     ck_assert_uint_eq(S.n_moe_layers, 58);

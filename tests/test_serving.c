@@ -312,18 +312,22 @@ START_TEST(test_spec_costed)
     struct ic_point tp = ic_test_decode("llama3-70b", "h100", c);
     struct ic_point dp = ic_test_decode("llama3-8b", "h100", c);
     /* At batch 4 the verify step over 5 tokens per sequence is still bound
-     * by the weight read: it costs exactly one target step. */
-    ck_assert_double_eq_tol(s.verify_s, tp.step_s, 1e-15);
+     * by the weight read: it costs one target step plus the cache traffic
+     * of its 4 extra tokens, read after being written: per sequence
+     * 8 x 327,680 B (80 layers x 2 x 8 KV heads x 128 x 2 B per token), on
+     * one chip of 8 (8 KV heads, one each) 4 sequences / 8 of that:
+     * 4 x 8 x 327,680 / 8 = 1,310,720 B / 3.35e12 B/s = 0.3913 us. */
+    ck_assert_double_eq_tol(s.verify_s, tp.step_s + 1310720 / 3.35e12, 1e-15);
     ck_assert_double_eq_tol(s.cost_ratio, dp.step_s / tp.step_s, 1e-15);
-    /* speedup = 3.3616 * T / (4 D + T) with T, D the two steps */
-    ck_assert_double_eq_tol(s.speedup, 3.3616 * tp.step_s / (4 * dp.step_s + tp.step_s), 1e-9);
+    /* speedup = 3.3616 * T / (4 D + V) with T, D the two steps, V the verify */
+    ck_assert_double_eq_tol(s.speedup, 3.3616 * tp.step_s / (4 * dp.step_s + s.verify_s), 1e-9);
     /* At batch 512 the target is compute-bound and verifying 5 tokens costs
      * ~5x: speculation stops paying. */
     c.batch = 512;
     ck_assert_int_eq(ic_spec_costed(&t->st, &d->st, &t->h, &c, 0.8, 4, &s, &e), IC_OK);
     ck_assert_double_lt(s.speedup, 1);
     ck_assert_int_eq(ic_spec_costed(&t->st, &d->st, &t->h, &c, 1.2, 4, &s, &e), IC_EINVAL);
-    ck_assert_int_eq(ic_spec_costed(&t->st, &d->st, &t->h, &c, 0.8, 0, &s, &e), IC_EINVAL);
+    ck_assert_int_eq(ic_spec_costed(&t->st, &d->st, &t->h, &c, 0.8, 65, &s, &e), IC_EINVAL);
     free(t);
     free(d);
 }

@@ -101,3 +101,18 @@ double ic_comm_allreduce_s(const struct ic_hw *hw, uint64_t chips, double bytes)
 {
     return 2 * ic_comm_allgather_s(hw, chips, bytes);
 }
+
+double ic_comm_alltoall_s(const struct ic_hw *hw, uint64_t chips, double bytes)
+{
+    if (chips <= 1 || bytes <= 0)
+        return 0;
+    struct ic_comm_path path = ic_comm_path(hw, chips);
+    const double R = (double)path.domains;
+    const double out = (R - 1) / R; /* fraction bound for other domains */
+    double t = 0;
+    if (path.domain > 1)
+        t += bytes * (1 - out) / path.bw_B_s + 2.0 * (double)path.steps * path.step_s;
+    if (path.domains > 1)
+        t += bytes * out / hw->dcn_B_s + 2.0 * hw->dcn_latency_s;
+    return t;
+}

@@ -41,4 +41,11 @@ double ic_comm_allgather_s(const struct ic_hw *hw, uint64_t chips, double bytes)
 /* Seconds for an all-reduce of `bytes` per chip: reduce-scatter + all-gather. */
 double ic_comm_allreduce_s(const struct ic_hw *hw, uint64_t chips, double bytes);
 
+/* Seconds for an all-to-all in which every chip sends (and receives) `bytes`,
+ * dispatch and combine together (MoE expert parallelism): within a fabric
+ * domain bytes / the path's bandwidth + 2 * its steps * the step latency;
+ * past the domain the fraction (R-1)/R of the bytes for R domains goes at
+ * the scale-out bandwidth, plus 2 scale-out latencies. 0 for one chip. */
+double ic_comm_alltoall_s(const struct ic_hw *hw, uint64_t chips, double bytes);
+
 #endif

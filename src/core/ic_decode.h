@@ -1,10 +1,16 @@
 /* ic_decode: the time of one decode step, and everything reported with it.
  *
- * The ideal bound (docs/cases.md), per chip of N holding one tensor-parallel
- * replica, with W the HBM bandwidth and C the dense peak of the compute type:
+ * A decode step is one ic_step (ic_step.h): B sequences, one new token each,
+ * at context S (the sequence's length with the token being decoded: it
+ * attends to S tokens, itself included, reads the cache of S tokens and
+ * writes its own K and V). ic_decode() is its load and time plus the
+ * figures a decode point reports: tokens/s, cost, memory held and the
+ * largest batch that fits. The ideal bound, per chip of N holding one
+ * tensor-parallel replica, with W the HBM bandwidth and C the dense peak of
+ * the compute type:
  *   T_weights = weight bytes this chip reads / W   (MoE: experts touched)
  *   T_compute = 2 * B * active params on this chip / C
- *   T_kv      = KV bytes this chip reads / W        (B sequences, S tokens)
+ *   T_kv      = KV bytes this chip reads and writes / W
  *   T_attn    = attention FLOPs on this chip / C    (QK^T and AV)
  *   T_comm    = 2 all-reduces of B * D * b_act bytes per layer
  *   T_step    = max(T_weights, T_compute) + max(T_kv, T_attn), and with
@@ -13,35 +19,26 @@
  * Tensor parallelism splits each parameter group at most as many ways as it
  * has units (query heads, KV heads, hidden columns); past that the group is
  * replicated. When N does not divide the units, the busiest chip holds
- * ceil(units / N) of them and sets the step time. The KV cache splits by KV heads first (the largest divisor of
- * the KV head count that divides N; MLA's latent cannot split), then by
- * batch: each chip then holds ceil(B / batch ways) sequences. */
+ * ceil(units / N) of them and sets the step time. The KV cache splits by KV
+ * heads first (the largest divisor of the KV head count that divides N;
+ * MLA's latent cannot split), then by batch: each chip then holds
+ * ceil(B / batch ways) sequences. */
 #ifndef IC_DECODE_H
 #define IC_DECODE_H
 
 #include "ic_err.h"
 #include "ic_hw.h"
 #include "ic_model.h"
+#include "ic_step.h"
 #include "ic_units.h"
 
 #include <stdbool.h>
 #include <stdint.h>
 
-enum ic_bound { IC_BOUND_WEIGHTS, IC_BOUND_KV, IC_BOUND_COMPUTE, IC_BOUND_COMM, IC_BOUND_COUNT };
-const char *ic_bound_name(enum ic_bound b);
-
-enum ic_comm_mode { IC_COMM_OVERLAP, IC_COMM_SERIAL, IC_COMM_MODE_COUNT };
-const char *ic_comm_mode_name(enum ic_comm_mode m);
-
-/* Which time a point states: the ideal bound from spec-sheet peaks, or the
- * expected time from a hardware entry's measured figures (see below). */
-enum ic_estimate { IC_EST_IDEAL, IC_EST_EXPECTED, IC_EST_COUNT };
-const char *ic_estimate_name(enum ic_estimate e);
-
 struct ic_decode_cfg {
     uint64_t chips;         /* N: chips holding one replica */
     uint64_t batch;         /* B: sequences, one new token each */
-    uint64_t context;       /* S: tokens already cached per sequence */
+    uint64_t context;       /* S: tokens per sequence, the one being decoded included */
     enum ic_dtype weights;  /* storage of weights */
     enum ic_dtype kv;       /* storage of the KV cache */
     enum ic_dtype compute;  /* the type the matmuls run in (picks C) */
@@ -88,6 +85,7 @@ struct ic_point {
     uint64_t kv_bytes_per_token;  /* all layers, full attention, at the KV dtype */
     double weight_bytes;          /* weights read per step, summed over chips */
     double kv_bytes;              /* KV read per step, whole batch */
+    double kv_write_bytes;        /* KV written per step (the new tokens), whole batch */
     double flops;                 /* per step, all chips (linear + attention) */
     double comm_bytes;            /* all-reduce payload per step, per chip */
     double experts_touched;       /* expected routed experts read per MoE layer */
@@ -113,11 +111,9 @@ struct ic_point {
                                      unevenly): the busiest chip sets the time */
 };
 
-#define IC_DECODE_MAX_BATCH (UINT64_C(1) << 24)
-#define IC_DECODE_MAX_CHIPS (UINT64_C(1) << 20)
-
 /* Evaluates one decode step (pure, no allocation). Fails with IC_EINVAL when
- * chips, batch or context is 0 or the chip lacks the compute type. */
+ * chips, batch or context is 0 or the chip lacks the compute type (*out is
+ * then undefined). */
 int ic_decode(const struct ic_model_stats *m, const struct ic_hw *hw,
               const struct ic_decode_cfg *cfg, struct ic_point *out, struct ic_err *err);
 
@@ -125,22 +121,5 @@ int ic_decode(const struct ic_model_stats *m, const struct ic_hw *hw,
  * function max_batch inverts; exposed for tests. */
 double ic_decode_mem_per_chip(const struct ic_model_stats *m, const struct ic_decode_cfg *cfg,
                               uint64_t batch);
-
-/* The measured in-cache matmul rate (FLOP/s) of type t at batch b:
- * interpolated in log-log between the benched batches 1, 2, 4 ... 256 (the
- * batch-256 rate past it), or the batch-256 rate everywhere when the entry
- * has no gemm_by_batch table. */
-double ic_decode_gemm_rate(const struct ic_hw_measured *ms, enum ic_dtype t, double b);
-
-/* Parameters the busiest of N chips holds of group g: the group's units
- * (heads, columns) spread over min(N, units) chips, ceil(units / that) on the
- * busiest; past the unit count the group is replicated (a model stating
- * totals splits evenly). The one place this split is computed. */
-double ic_decode_group_per_chip(const struct ic_model_stats *m, enum ic_pgroup g,
-                                uint64_t chips);
-
-/* Expected routed experts touched by `tokens` tokens choosing top-k of E
- * uniformly: E * (1 - (1 - k/E)^tokens). */
-double ic_decode_experts_touched(uint64_t n_experts, uint64_t top_k, uint64_t tokens);
 
 #endif

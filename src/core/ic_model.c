@@ -561,16 +561,23 @@ static double sum_min(double a, double b, double w)
     return sum_j(a, w) + (b - w) * w;
 }
 
-double ic_model_prefill_attn_flop(const struct ic_model_stats *s, uint64_t prefix,
-                                  uint64_t tokens)
+double ic_model_attn_flop_span(const struct ic_model_stats *s, uint64_t prefix,
+                               uint64_t tokens, bool absorbed)
 {
     if (!tokens)
         return 0;
     double a = (double)prefix + 1, b = (double)prefix + (double)tokens;
     double w = s->n_window_layers ? (double)s->window : b;
-    return (double)s->prefill_attn_flop_per_ctx_token_layer *
+    return (double)(absorbed ? s->attn_flop_per_ctx_token_layer
+                             : s->prefill_attn_flop_per_ctx_token_layer) *
            ((double)s->n_global_layers * sum_j(a, b) +
             (double)s->n_window_layers * sum_min(a, b, w));
+}
+
+double ic_model_prefill_attn_flop(const struct ic_model_stats *s, uint64_t prefix,
+                                  uint64_t tokens)
+{
+    return ic_model_attn_flop_span(s, prefix, tokens, false);
 }
 
 uint64_t ic_model_active_as_published(const struct ic_model *m, const struct ic_model_stats *s)

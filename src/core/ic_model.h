@@ -157,6 +157,13 @@ double ic_model_attn_flop(const struct ic_model_stats *s, uint64_t context);
 double ic_model_prefill_attn_flop(const struct ic_model_stats *s, uint64_t prefix,
                                   uint64_t tokens);
 
+/* The same over positions prefix+1 .. prefix+tokens with either coefficient:
+ * the decode (MLA: absorbed) one, or the prefill (plain) one. Position j
+ * attends to j tokens, itself included, so one token at prefix S-1 costs
+ * exactly ic_model_attn_flop(s, S) with the decode coefficient. */
+double ic_model_attn_flop_span(const struct ic_model_stats *s, uint64_t prefix,
+                               uint64_t tokens, bool absorbed);
+
 /* Active parameters under a publisher's convention: params_active, plus the
  * input embedding when the publisher counts it and it is a separate matrix. */
 uint64_t ic_model_active_as_published(const struct ic_model *m,

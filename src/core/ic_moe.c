@@ -1,6 +1,6 @@
 /* ic_moe: expert parallelism, experts touched and attention intensity (see
- * the header for the model). Built on ic_decode: each figure is ic_decode's
- * with the routed experts' terms replaced by their EP form. */
+ * the header for the model). The step is an ic_step whose layout holds the
+ * ep groups: its load has the EP weights, expert FLOPs and all-to-all. */
 #include "ic_moe.h"
 
 #include "ic_comm.h"
@@ -8,56 +8,27 @@
 #include <math.h>
 #include <string.h>
 
-/* Routed expert parameters one chip of a group holds: the group's E/ep
- * experts split over its N chips by ic_decode's rule, i.e. 1/ep of what one
- * chip holds without EP. */
-static double experts_per_chip(const struct ic_model_stats *m, uint64_t ep, uint64_t chips)
+/* The step of one group at per-group batch B with expert parallelism: an
+ * ic_step of B decode tokens at the configured context over N chips of ep
+ * groups, timed ideally. */
+static int moe_step(const struct ic_model_stats *m, const struct ic_hw *hw,
+                    const struct ic_moe_cfg *c, uint64_t B, struct ic_load *l, struct ic_time *t,
+                    struct ic_err *err)
 {
-    return ic_decode_group_per_chip(m, IC_PG_EXPERTS, chips) / (double)ep;
-}
-
-/* Linear-layer times on one chip at per-group batch B with EP applied:
- * ic_decode's, less its expert terms (ep = 1), plus the EP ones. */
-static int linear_s(const struct ic_model_stats *m, const struct ic_hw *hw,
-                    const struct ic_moe_cfg *c, uint64_t B, struct ic_point *p,
-                    double *weights_s, double *compute_s, struct ic_err *err)
-{
-    struct ic_decode_cfg d = c->dec;
-    d.batch = B;
-    int rc = ic_decode(m, hw, &d, p, err);
-    if (rc)
-        return rc;
-    *weights_s = p->weights_s;
-    *compute_s = p->compute_s;
-    if (!m->n_experts || c->ep == 1)
-        return IC_OK;
-    const double E = (double)m->n_experts, k = (double)m->top_k, ep = (double)c->ep;
-    const double bw = ic_dtype_traits(d.weights)->bits / 8.0;
-    const double W = hw->hbm_bandwidth_B_s, C = ic_hw_peak(hw, d.compute);
-    const double held1 = experts_per_chip(m, 1, d.chips), held = experts_per_chip(m, c->ep, d.chips);
-    /* read: the touched fraction of the held experts (B tokens vs ep * B) */
-    const double frac1 = ic_decode_experts_touched(m->n_experts, m->top_k, B) / E;
-    const double frac = ic_decode_experts_touched(m->n_experts, m->top_k, B * c->ep) / E;
-    *weights_s += (held * frac - held1 * frac1) * bw / W;
-    /* compute: 2 FLOPs per parameter per token-expert pair; B k pairs reach a
-     * group, each on one of its E/ep experts (held / (E/ep) per chip) */
-    *compute_s += 2.0 * (double)B * (k * ep / E * held - k / E * held1) / C;
-    return IC_OK;
-}
-
-/* All-to-all of A bytes per chip (sent and received) over `chips` chips,
- * dispatch and combine counted in A: see the header. */
-static double a2a_layer_s(const struct ic_hw *hw, uint64_t chips, double A)
-{
-    struct ic_comm_path path = ic_comm_path(hw, chips);
-    const double R = (double)path.domains;
-    const double out = (R - 1) / R; /* fraction bound for other domains */
-    double t = 0;
-    if (path.domain > 1)
-        t += A * (1 - out) / path.bw_B_s + 2.0 * (double)path.steps * path.step_s;
-    if (path.domains > 1)
-        t += A * out / hw->dcn_B_s + 2.0 * hw->dcn_latency_s;
-    return t;
+    const struct ic_decode_cfg *d = &c->dec;
+    const struct ic_step step = {
+        .layout = {d->chips, c->ep},
+        .kind = {{B, 1, d->context ? d->context - 1 : 0, 1, IC_PHASE_DECODE}},
+        .n_kinds = 1,
+        .weights = d->weights,
+        .kv = d->kv,
+        .compute = d->compute,
+        .attn = IC_ATTN_FLASH,
+    };
+    struct ic_rates rates = ic_rates_ideal();
+    rates.comm = d->comm;
+    int rc = ic_step_load(m, &step, l, err);
+    return rc ? rc : ic_step_time(l, hw, &rates, t, err);
 }
 
 static int check_cfg(const struct ic_model_stats *m, const struct ic_hw *hw,
@@ -97,21 +68,21 @@ static int check_cfg(const struct ic_model_stats *m, const struct ic_hw *hw,
 static int compute_bound_batch(const struct ic_model_stats *m, const struct ic_hw *hw,
                                const struct ic_moe_cfg *c, uint64_t *out, struct ic_err *err)
 {
-    struct ic_point p;
-    double w, f;
+    struct ic_load l;
+    struct ic_time t;
     int rc;
     uint64_t lo = 0, hi = IC_DECODE_MAX_BATCH; /* lo: false (0 stands for "none tried") */
-    if ((rc = linear_s(m, hw, c, hi, &p, &w, &f, err)))
+    if ((rc = moe_step(m, hw, c, hi, &l, &t, err)))
         return rc;
-    if (f < w) {
+    if (t.compute_s < t.weights_s) {
         *out = 0;
         return IC_OK;
     }
     while (hi - lo > 1) { /* invariant: hi true, lo false or 0 */
         uint64_t mid = lo + (hi - lo) / 2;
-        if ((rc = linear_s(m, hw, c, mid, &p, &w, &f, err)))
+        if ((rc = moe_step(m, hw, c, mid, &l, &t, err)))
             return rc;
-        if (f >= w)
+        if (t.compute_s >= t.weights_s)
             hi = mid;
         else
             lo = mid;
@@ -128,43 +99,37 @@ int ic_moe(const struct ic_model_stats *m, const struct ic_hw *hw, const struct 
         return rc;
     struct ic_moe r;
     memset(&r, 0, sizeof r);
-    struct ic_point p;
+    struct ic_point p; /* the decode point without EP: B_crit */
+    struct ic_load l;
+    struct ic_time t;
     const uint64_t N = cfg->dec.chips, B = cfg->dec.batch, ep = cfg->ep;
-    if ((rc = linear_s(m, hw, cfg, B, &p, &r.weights_s, &r.compute_s, err)))
+    if ((rc = ic_decode(m, hw, &cfg->dec, &p, err)) ||
+        (rc = moe_step(m, hw, cfg, B, &l, &t, err)))
         return rc;
-    const double bw = ic_dtype_traits(cfg->dec.weights)->bits / 8.0;
     const double bkv = ic_dtype_traits(cfg->dec.kv)->bits / 8.0;
-    const double bact = cfg->dec.compute == IC_DT_FP32 ? 4.0 : 2.0; /* as ic_decode */
     const double C = ic_hw_peak(hw, cfg->dec.compute), W = hw->hbm_bandwidth_B_s;
 
-    r.experts_touched = ic_decode_experts_touched(m->n_experts, m->top_k, B * ep);
+    r.weights_s = t.weights_s;
+    r.compute_s = t.compute_s;
+    r.experts_touched = l.experts_touched;
     r.experts_touched_per_group = r.experts_touched / (double)ep;
     if ((rc = compute_bound_batch(m, hw, cfg, &r.compute_bound_batch, err)))
         return rc;
     r.dense_b_crit = p.b_crit;
     r.moe_b_crit = p.b_crit_moe; /* b_crit * E / k */
-
-    /* all-to-all: each of the group's B tokens sends its D-vector to k
-     * experts, (ep-1)/ep of them elsewhere, and gets as many back; the N
-     * chips of the group share the sending */
-    if (ep > 1) {
-        r.a2a_bytes_per_layer = 2.0 * (double)B * (double)m->top_k * (double)(ep - 1) /
-                                (double)ep * (double)m->hidden_size * bact / (double)N;
-        r.a2a_s_per_layer = a2a_layer_s(hw, N * ep, r.a2a_bytes_per_layer);
-        r.a2a_s = (double)m->n_moe_layers * r.a2a_s_per_layer;
+    if (l.a2as) {
+        r.a2a_bytes_per_layer = l.a2a_bytes;
+        r.a2a_s_per_layer = ic_comm_alltoall_s(hw, N * ep, l.a2a_bytes);
+        r.a2a_s = t.a2a_s;
     }
-
-    /* the step: ic_decode's ideal combination, then the all-to-all */
-    const double local = fmax(r.weights_s, r.compute_s) + fmax(p.kv_s, p.attn_s);
-    const double tp = cfg->dec.comm == IC_COMM_OVERLAP ? fmax(local, p.comm_s)
-                                                       : local + p.comm_s;
-    r.step_s = tp + r.a2a_s;
+    r.step_s = t.step_s;
     r.chips_total = N * ep;
     r.batch_total = B * ep;
     r.tokens_s = (double)r.batch_total / r.step_s;
     r.tokens_s_chip = r.tokens_s / (double)r.chips_total;
-    r.mem_per_chip_B = p.mem_per_chip_B +
-                       (experts_per_chip(m, ep, N) - experts_per_chip(m, 1, N)) * bw;
+    const struct ic_mem mem = ic_step_mem(m, N, l.weights_held_bytes,
+                                          ic_step_kv_seq_bytes(m, cfg->dec.context, cfg->dec.kv));
+    r.mem_per_chip_B = ic_step_mem_at(&mem, B);
     r.fits = r.mem_per_chip_B <= hw->hbm_capacity_B;
 
     /* attention intensity: FLOPs per KV byte read */

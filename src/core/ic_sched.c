@@ -123,37 +123,16 @@ static double windowed(const struct ic_model_stats *m, double tokens)
     return m->n_window_layers ? fmin(tokens, (double)m->window) : tokens;
 }
 
-/* Per-chip bytes at batch b when each sequence holds seq_B bytes of KV over
- * the whole model: ic_decode_mem_per_chip's weights and workspace (its KV
- * term vanishes at context 0) plus the KV with ic_decode's split: by heads
- * (hw_ways), then ceil(b / batch ways) sequences on the busiest chip. */
-static double mem_held(const struct ic_model_stats *m, const struct ic_decode_cfg *c0,
-                       uint64_t hw_ways, uint64_t bw_ways, double seq_B, uint64_t b)
+/* Largest batch, at most IC_DECODE_MAX_BATCH, whose memory fits every chip
+ * when each sequence holds seq_B bytes of KV over the whole model: the
+ * weights and workspace as ic_decode holds them, the cache split as ic_step
+ * splits it (ic_step_mem). */
+static uint64_t held_max_batch(const struct ic_model_stats *m, const struct ic_point *p,
+                               double seq_B, double capacity)
 {
-    uint64_t seqs = (b + bw_ways - 1) / bw_ways;
-    return ic_decode_mem_per_chip(m, c0, b) + (double)seqs * seq_B / (double)hw_ways;
-}
-
-/* Largest batch in [0, IC_DECODE_MAX_BATCH] whose memory fits capacity:
- * memory grows with the batch, so bisection is exact. */
-static uint64_t held_max_batch(const struct ic_model_stats *m, const struct ic_decode_cfg *c0,
-                               uint64_t hw_ways, uint64_t bw_ways, double seq_B,
-                               double capacity)
-{
-    if (mem_held(m, c0, hw_ways, bw_ways, seq_B, 1) > capacity)
-        return 0;
-    uint64_t lo = 1, hi = IC_DECODE_MAX_BATCH;
-    if (mem_held(m, c0, hw_ways, bw_ways, seq_B, hi) <= capacity)
-        return hi;
-    /* invariant: lo fits, hi does not */
-    while (hi - lo > 1) {
-        uint64_t mid = lo + (hi - lo) / 2;
-        if (mem_held(m, c0, hw_ways, bw_ways, seq_B, mid) <= capacity)
-            lo = mid;
-        else
-            hi = mid;
-    }
-    return lo;
+    const struct ic_mem k = ic_step_mem(m, p->cfg.chips, p->mem_weights_B, seq_B);
+    const uint64_t b = ic_step_max_batch(&k, capacity);
+    return b < IC_DECODE_MAX_BATCH ? b : IC_DECODE_MAX_BATCH;
 }
 
 /* ---- validation ---- */
@@ -246,14 +225,9 @@ int ic_batching(const struct ic_model_stats *m, const struct ic_hw *hw,
     r.contiguous_waste = r.contiguous_B > 0 ? 1 - r.used_B / r.contiguous_B : 0;
     r.paged_waste = r.paged_B > 0 ? 1 - r.used_B / r.paged_B : 0;
 
-    /* the batch each layout fits, with ic_decode's split of the cache */
-    struct ic_decode_cfg c0 = dc;
-    c0.context = 0; /* ic_decode_mem_per_chip: weights + workspace only */
-    const uint64_t hw_ways = p.kv_split_heads, bw_ways = p.kv_split_batch;
-    r.contiguous_max_batch = held_max_batch(m, &c0, hw_ways, bw_ways, r.contiguous_B,
-                                            hw->hbm_capacity_B);
-    r.paged_max_batch = held_max_batch(m, &c0, hw_ways, bw_ways, r.paged_B,
-                                       hw->hbm_capacity_B);
+    /* the batch each layout fits, with ic_step's split of the cache */
+    r.contiguous_max_batch = held_max_batch(m, &p, r.contiguous_B, hw->hbm_capacity_B);
+    r.paged_max_batch = held_max_batch(m, &p, r.paged_B, hw->hbm_capacity_B);
     const uint64_t mb[2] = {r.contiguous_max_batch, r.paged_max_batch};
     double tok[2] = {0, 0};
     for (int i = 0; i < 2; i++) {

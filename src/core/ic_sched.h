@@ -87,7 +87,7 @@ struct ic_batching {
     double contiguous_waste, paged_waste;  /* 1 - used / held */
     uint64_t contiguous_max_batch, paged_max_batch; /* largest batch (at most 2^24) whose
                                   weights + held KV + workspace fit every chip, with
-                                  ic_decode's split rules (ic_decode_mem_per_chip with the
+                                  ic_step's split rules (ic_step_mem with the
                                   held bytes in place of a context's); 0 = nothing fits */
     double contiguous_tok_s, paged_tok_s;  /* continuous-batching throughput at each max
                                   batch (ic_decode at that batch and `context`); 0 when the

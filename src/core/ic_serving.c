@@ -8,10 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const attn_names[IC_ATTN_COUNT] = {[IC_ATTN_FLASH] = "flash",
-                                                      [IC_ATTN_UNFUSED] = "unfused"};
-const char *ic_attn_impl_name(enum ic_attn_impl a) { return attn_names[a]; }
-
 static const char *const pf_bound_names[IC_PF_COUNT] = {
     [IC_PF_COMPUTE] = "compute", [IC_PF_MEMORY] = "memory", [IC_PF_COMM] = "comm"};
 const char *ic_prefill_bound_name(enum ic_prefill_bound b) { return pf_bound_names[b]; }
@@ -24,17 +20,6 @@ struct ic_prefill_cfg ic_prefill_defaults(void)
         .mfu = 0, .queue_s = 0, .attn = IC_ATTN_FLASH, .comm = IC_COMM_OVERLAP,
     };
     return c;
-}
-
-static double bytes_of(enum ic_dtype t) { return ic_dtype_traits(t)->bits / 8.0; }
-
-/* activations travel in 16 bits unless the math is fp32 (as in ic_decode) */
-static double act_bytes(enum ic_dtype compute) { return compute == IC_DT_FP32 ? 4.0 : 2.0; }
-
-/* Ways tensor parallelism splits the attention heads over N chips. */
-static double head_ways(const struct ic_model_stats *m, uint64_t chips)
-{
-    return m->n_heads && m->n_heads < chips ? (double)m->n_heads : (double)chips;
 }
 
 static bool all_finite_nonneg(const double *v, size_t n)
@@ -94,69 +79,42 @@ int ic_prefill(const struct ic_model_stats *m, const struct ic_hw *hw,
         return ic_err_set(err, IC_EINVAL, NULL, 0, 0,
                           "the queueing time must be a finite time >= 0");
 
-    /* The weights read, the collectives and the memory checks are those of
-     * a decode step whose batch is every prompt token. */
-    struct ic_decode_cfg d = ic_decode_defaults();
-    d.chips = N;
-    d.batch = T * R;
-    d.context = P + T;
-    d.weights = cfg->weights;
-    d.kv = cfg->kv;
-    d.compute = cfg->compute;
-    d.comm = cfg->comm;
-    struct ic_point pt;
-    int rc = ic_decode(m, hw, &d, &pt, err);
-    if (rc)
-        return rc;
-
+    /* One step: R prompts of T new tokens after P cached, logits for each
+     * prompt's last token, every FLOP at the prefill MFU. */
     struct ic_prefill p;
     memset(&p, 0, sizeof p);
     p.cfg = *cfg;
     p.mfu = pick_mfu(hw, cfg, &p.mfu_measured);
-    const double C = ic_hw_peak(hw, cfg->compute), W = hw->hbm_bandwidth_B_s;
-    const double ways = head_ways(m, N), bact = act_bytes(cfg->compute);
-    const double bkv = bytes_of(cfg->kv);
-    const double layers = (double)(m->n_global_layers + m->n_window_layers);
-
-    /* Logits come from the last prompt token only: the LM head multiplies
-     * R tokens, every other active parameter T * R. */
-    const double head = (double)m->group_params[IC_PG_HEAD];
-    p.linear_flops = 2.0 * ((double)m->params_active - head) * (double)T * (double)R +
-                     2.0 * head * (double)R;
-    if (cfg->attn == IC_ATTN_FLASH)
-        p.attn_flops = (double)R * ic_model_prefill_attn_flop(m, P, T);
-    else /* the whole T x (P+T) products, masked afterwards */
-        p.attn_flops = (double)R * (double)m->prefill_attn_flop_per_ctx_token_layer * layers *
-                       (double)T * (double)(P + T);
-    p.flops = p.linear_flops + p.attn_flops;
-    /* pt.compute_s is this chip's linear FLOPs at peak (replicated groups
-     * and uneven splits included) */
-    const double head_chip = ic_decode_group_per_chip(m, IC_PG_HEAD, N);
-    p.compute_s = (pt.compute_s - 2.0 * head_chip * (double)(T * R - R) / C) / p.mfu +
-                  p.attn_flops / (ways * C * p.mfu);
-
-    /* Attention's HBM traffic, per prompt per layer: Q read and O written
-     * (T * H * head_dim activations each), the cached and new K and V read
-     * once; unfused also the four passes over the T x (P+T) scores. */
-    double qo = 2.0 * (double)T * (double)m->n_heads * (double)m->head_dim * bact;
-    double kv_read = (double)(P + T) * (double)m->kv_values_per_layer_token * bkv;
-    double per_layer = qo + kv_read;
-    if (cfg->attn == IC_ATTN_UNFUSED)
-        per_layer += 4.0 * (double)T * (double)(P + T) * (double)m->n_heads * bact;
-    p.attn_hbm_bytes = (double)R * layers * per_layer;
-    p.kv_write_bytes = (double)R * (double)(ic_model_kv_values(m, P + T) - ic_model_kv_values(m, P)) *
-                       bkv;
-    p.weight_bytes = pt.weight_bytes;
-    p.memory_s = pt.weights_s + (p.attn_hbm_bytes + p.kv_write_bytes) / (ways * W);
-    p.comm_s = pt.comm_s;
-
-    double local = fmax(p.compute_s, p.memory_s);
-    p.prefill_s = cfg->comm == IC_COMM_OVERLAP ? fmax(local, p.comm_s) : local + p.comm_s;
-    if ((cfg->comm == IC_COMM_OVERLAP && p.comm_s > local) ||
-        (cfg->comm == IC_COMM_SERIAL && p.comm_s > local))
-        p.bound = IC_PF_COMM;
-    else
-        p.bound = p.compute_s >= p.memory_s ? IC_PF_COMPUTE : IC_PF_MEMORY;
+    const struct ic_step step = {
+        .layout = {N, 1},
+        .kind = {{R, T, P, 1, IC_PHASE_PREFILL}},
+        .n_kinds = 1,
+        .weights = cfg->weights,
+        .kv = cfg->kv,
+        .compute = cfg->compute,
+        .attn = cfg->attn,
+    };
+    struct ic_rates rates = ic_rates_ideal();
+    rates.comm = cfg->comm;
+    rates.mfu[IC_PHASE_PREFILL] = p.mfu;
+    struct ic_load l;
+    struct ic_time t;
+    int rc;
+    if ((rc = ic_step_load(m, &step, &l, err)) || (rc = ic_step_time(&l, hw, &rates, &t, err)))
+        return rc;
+    p.linear_flops = l.flops_linear;
+    p.attn_flops = l.flops_attn;
+    p.flops = l.flops;
+    p.compute_s = t.compute_s + t.attn_s;
+    p.weight_bytes = l.weight_bytes * (double)N;
+    p.attn_hbm_bytes = l.kv_read_all_bytes + l.scores_all_bytes;
+    p.kv_write_bytes = l.kv_write_all_bytes;
+    p.memory_s = t.weights_s + t.kv_s;
+    p.comm_s = t.comm_s;
+    p.prefill_s = t.step_s;
+    p.bound = t.bound == IC_BOUND_COMM      ? IC_PF_COMM
+              : t.bound == IC_BOUND_COMPUTE ? IC_PF_COMPUTE
+                                            : IC_PF_MEMORY;
     p.ttft_s = cfg->queue_s + p.prefill_s;
     p.tokens_s = (double)T * (double)R / p.prefill_s;
     p.usd_per_mtok = hw->usd_per_chip_hour * (double)N / 3600.0 / p.tokens_s * 1e6;
@@ -166,22 +124,6 @@ int ic_prefill(const struct ic_model_stats *m, const struct ic_hw *hw,
         return not_finite(err);
     *out = p;
     return IC_OK;
-}
-
-/* Two all-reduces of `tokens` activations per layer (ic_decode's collectives). */
-static double comm_for(const struct ic_model_stats *m, const struct ic_hw *hw, uint64_t chips,
-                       double tokens, enum ic_dtype compute)
-{
-    if (chips < 2)
-        return 0;
-    double a = tokens * (double)m->hidden_size * act_bytes(compute);
-    return 2.0 * (double)m->n_layers * ic_comm_allreduce_s(hw, chips, a);
-}
-
-static double combine(double lin, double att, double comm, enum ic_comm_mode mode)
-{
-    double local = lin + att;
-    return mode == IC_COMM_OVERLAP ? fmax(local, comm) : local + comm;
 }
 
 int ic_chunked(const struct ic_model_stats *m, const struct ic_hw *hw,
@@ -195,40 +137,48 @@ int ic_chunked(const struct ic_model_stats *m, const struct ic_hw *hw,
     struct ic_point d;
     struct ic_prefill alone;
     int rc;
-    if ((rc = ic_decode(m, hw, &dc, &d, err)) || (rc = ic_prefill(m, hw, pf, &alone, err)))
+    if ((dc.batch && (rc = ic_decode(m, hw, &dc, &d, err))) ||
+        (rc = ic_prefill(m, hw, pf, &alone, err)))
         return rc;
-    const uint64_t N = dc.chips, B = dc.batch, T = pf->prompt;
-    const double C = ic_hw_peak(hw, dc.compute), W = hw->hbm_bandwidth_B_s, mfu = alone.mfu;
-    const double ways = head_ways(m, N), bkv = bytes_of(dc.kv);
-    /* this chip's linear FLOP time per token at peak, from the decode step */
-    const double lin_per_token = d.compute_s / (double)B;
-    /* a prompt token needs no logits except the prompt's last: its linear
-     * time without the LM head's share */
-    const double head_per_token = 2.0 * ic_decode_group_per_chip(m, IC_PG_HEAD, N) / C;
+    const uint64_t T = pf->prompt;
     struct ic_chunked c;
     memset(&c, 0, sizeof c);
-    c.decode_s = d.step_s;
+    c.decode_s = dc.batch ? d.step_s : 0;
     c.prefill_alone_s = alone.prefill_s;
-    c.mfu = mfu;
+    c.mfu = alone.mfu;
     c.steps = (T + chunk - 1) / chunk;
+    /* each step: the batch's decode tokens (as ic_decode's step) and one
+     * chunk of every prompt, the last chunk with its logits */
+    struct ic_step step = {
+        .layout = {dc.chips, 1},
+        .kind = {{dc.batch, 1, dc.context ? dc.context - 1 : 0, 1, IC_PHASE_DECODE},
+                 {pf->prompts, 0, 0, 0, IC_PHASE_PREFILL}},
+        .n_kinds = 2,
+        .weights = dc.weights,
+        .kv = dc.kv,
+        .compute = dc.compute,
+        .attn = pf->attn,
+    };
+    struct ic_rates rates = ic_rates_ideal();
+    rates.comm = dc.comm;
+    rates.mfu[IC_PHASE_PREFILL] = c.mfu;
     double sum = 0;
     for (uint64_t i = 0; i < c.steps; i++) {
-        uint64_t pre = pf->prefix + i * chunk;
-        uint64_t n = i + 1 < c.steps ? chunk : T - i * chunk;
-        double pf_lin = (lin_per_token - head_per_token) * (double)n +
-                        (i + 1 == c.steps ? head_per_token : 0);
-        double lin = fmax(d.weights_s, d.compute_s + pf_lin / mfu);
-        double attn_s = ic_model_prefill_attn_flop(m, pre, n) / (ways * C * mfu);
-        double kv_s = (double)ic_model_kv_values(m, pre + n) * bkv / (double)d.kv_split_heads / W;
-        double att = fmax(d.kv_s + kv_s, d.attn_s + attn_s);
-        double step = combine(lin, att, comm_for(m, hw, N, (double)(B + n), dc.compute), dc.comm);
-        sum += step;
-        if (step > c.max_step_s)
-            c.max_step_s = step;
+        const bool last = i + 1 == c.steps;
+        step.kind[1].context = pf->prefix + i * chunk;
+        step.kind[1].tokens = last ? T - i * chunk : chunk;
+        step.kind[1].logits = last ? 1 : 0;
+        struct ic_load l;
+        struct ic_time t;
+        if ((rc = ic_step_load(m, &step, &l, err)) || (rc = ic_step_time(&l, hw, &rates, &t, err)))
+            return rc;
+        sum += t.step_s;
+        if (t.step_s > c.max_step_s)
+            c.max_step_s = t.step_s;
     }
     c.chunk_step_s = sum / (double)c.steps;
     c.ttft_s = pf->queue_s + sum;
-    c.slowdown = c.chunk_step_s / c.decode_s - 1;
+    c.slowdown = c.decode_s > 0 ? c.chunk_step_s / c.decode_s - 1 : 0;
     const double chk[] = {c.chunk_step_s, c.ttft_s, c.max_step_s, c.slowdown + 1};
     if (!all_finite_nonneg(chk, 4))
         return not_finite(err);
@@ -347,9 +297,9 @@ int ic_spec_costed(const struct ic_model_stats *target, const struct ic_model_st
 {
     if (!(a >= 0 && a <= 1))
         return ic_err_set(err, IC_EINVAL, NULL, 0, 0, "acceptance %g is outside 0 to 1", a);
-    if (k < 1 || k > 64)
+    if (k > 64)
         return ic_err_set(err, IC_EINVAL, NULL, 0, 0,
-                          "the draft length k is %llu; expected 1 to 64", (unsigned long long)k);
+                          "the draft length k is %llu; expected 0 to 64", (unsigned long long)k);
     struct ic_decode_cfg c = *cfg;
     c.estimate = IC_EST_IDEAL;
     struct ic_point t, d;
@@ -358,12 +308,28 @@ int ic_spec_costed(const struct ic_model_stats *target, const struct ic_model_st
         return rc;
     struct ic_spec_costed s;
     memset(&s, 0, sizeof s);
-    const double q = (double)k + 1;
     s.k = k;
     s.draft_s = d.step_s;
     s.target_s = t.step_s;
-    s.verify_s = combine(fmax(t.weights_s, t.compute_s * q), fmax(t.kv_s, t.attn_s * q),
-                         comm_for(target, hw, c.chips, (double)c.batch * q, c.compute), c.comm);
+    /* the verify step: k + 1 decode-phase tokens per sequence after the
+     * cache the plain step reads, every one of them with logits */
+    const struct ic_step verify = {
+        .layout = {c.chips, 1},
+        .kind = {{c.batch, k + 1, c.context - 1, k + 1, IC_PHASE_DECODE}},
+        .n_kinds = 1,
+        .weights = c.weights,
+        .kv = c.kv,
+        .compute = c.compute,
+        .attn = IC_ATTN_FLASH,
+    };
+    struct ic_rates rates = ic_rates_ideal();
+    rates.comm = c.comm;
+    struct ic_load l;
+    struct ic_time vt;
+    if ((rc = ic_step_load(target, &verify, &l, err)) ||
+        (rc = ic_step_time(&l, hw, &rates, &vt, err)))
+        return rc;
+    s.verify_s = vt.step_s;
     s.cost_ratio = s.draft_s / s.target_s;
     s.tokens = ic_spec_tokens(a, k);
     s.round_s = (double)k * s.draft_s + s.verify_s;
@@ -409,15 +375,6 @@ int ic_prefix(const struct ic_model_stats *m, const struct ic_hw *hw,
     c.queue_s = 0;
     if ((rc = ic_prefill(m, hw, &c, &pre, err)))
         return rc;
-    struct ic_decode_cfg d = ic_decode_defaults();
-    d.chips = c.chips;
-    d.context = P;
-    d.weights = c.weights;
-    d.kv = c.kv;
-    d.compute = c.compute;
-    struct ic_point pt;
-    if ((rc = ic_decode(m, hw, &d, &pt, err)))
-        return rc;
     struct ic_prefix x;
     memset(&x, 0, sizeof x);
     const double h = cfg->hit_rate;
@@ -428,11 +385,13 @@ int ic_prefix(const struct ic_model_stats *m, const struct ic_hw *hw,
     x.expected_s = h * hit.ttft_s + (1 - h) * full.ttft_s;
     x.flops_saved = h * (full.flops - hit.flops) / full.flops;
     x.ttft_saved_s = full.ttft_s - x.expected_s;
-    double one = (double)ic_model_kv_values(m, P) * bytes_of(c.kv);
+    const double one = ic_step_kv_seq_bytes(m, P, c.kv);
+    const double head_ways = (double)ic_step_kv_head_ways(m, c.chips);
     x.held_bytes = (double)cfg->n_prefixes * one;
-    /* a prefix sits on the chips its heads split over */
-    x.held_per_chip_bytes = x.held_bytes / (double)pt.kv_split_heads;
-    x.host_read_s = one / (double)pt.kv_split_heads / hw->host_B_s;
+    /* a prefix sits on the chips its heads split over (on every chip of a
+     * batch split: any of them may serve the next request) */
+    x.held_per_chip_bytes = x.held_bytes / head_ways;
+    x.host_read_s = one / head_ways / hw->host_B_s;
     x.recompute_s = pre.prefill_s;
     *out = x;
     return IC_OK;
@@ -492,7 +451,7 @@ int ic_disagg(const struct ic_model_stats *m, const struct ic_hw *hw,
     double seq_s = fmin((double)x.n_prefill * x.prefill_seq_s, (double)x.n_decode * x.decode_seq_s);
     x.tokens_s_chip = seq_s * (double)output /
                       ((double)x.n_prefill * (double)pf->chips + (double)x.n_decode * (double)dc.chips);
-    x.kv_bytes = (double)ic_model_kv_values(m, pf->prompt) * bytes_of(pf->kv);
+    x.kv_bytes = ic_step_kv_seq_bytes(m, pf->prompt, pf->kv);
     /* each prefill chip sends its shard; the scale-out network carries it
      * (within one fabric domain when there is none) */
     double link = hw->dcn_B_s > 0 ? hw->dcn_B_s : hw->ici_link_B_s;

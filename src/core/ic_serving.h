@@ -3,9 +3,10 @@
  * steps, speculative decoding, prefix caching, prefill/decode
  * disaggregation, cost, best-of-N and the SLO search.
  *
- * Everything here is the ideal arithmetic of ic_decode (spec-sheet peaks),
- * with prefill's compute derated by an explicit MFU. Functions are pure: no
- * I/O, no allocation except where stated, errors through ic_err. */
+ * Every time here is one or more steps of ic_step (a load, then a time at
+ * spec-sheet peaks), prefill's FLOPs derated by an explicit MFU. Functions
+ * are pure: no I/O, no allocation except where stated, errors through
+ * ic_err. */
 #ifndef IC_SERVING_H
 #define IC_SERVING_H
 
@@ -20,15 +21,6 @@
 #include <stdint.h>
 
 /* ---- prefill ----------------------------------------------------------- */
-
-/* How attention runs in prefill. Fused (FlashAttention): scores stay on
- * chip, HBM sees Q, K, V read and O written once, and causal masking skips
- * the masked half. Unfused (the textbook kernel sequence): S = QK^T is
- * written to HBM, softmax reads S and writes P, AV reads P: 4 passes over a
- * T x (P+T) matrix per head per layer in the activation type, and the full
- * matrix products are computed before the mask is applied. */
-enum ic_attn_impl { IC_ATTN_FLASH, IC_ATTN_UNFUSED, IC_ATTN_COUNT };
-const char *ic_attn_impl_name(enum ic_attn_impl a);
 
 #define IC_PREFILL_MFU 0.4
 #define IC_PREFILL_MAX_TOKENS (UINT64_C(1) << 24) /* prompt x prompts per prefill */
@@ -54,16 +46,18 @@ struct ic_prefill {
     struct ic_prefill_cfg cfg;
     double mfu;              /* the MFU used */
     bool mfu_measured;       /* from the hw entry's measured matmul rate */
-    double linear_flops;     /* 2 * P_act * T * prompts */
+    double linear_flops;     /* 2 (P_act - P_head) T prompts + 2 P_head prompts */
     double attn_flops;       /* QK^T and AV, causal unless unfused */
     double flops;            /* their sum, all chips */
-    double compute_s;        /* flops / (N * C * mfu) */
-    double weight_bytes;     /* weights read once (MoE: the experts the tokens touch) */
-    double attn_hbm_bytes;   /* attention's HBM traffic, all chips */
-    double kv_write_bytes;   /* the new tokens' KV written to the cache */
+    double compute_s;        /* this chip's linear and attention FLOPs / (C * mfu) */
+    double weight_bytes;     /* weights read once (MoE: the experts the tokens touch),
+                                summed over chips */
+    double attn_hbm_bytes;   /* attention's HBM reads, all prompts: the cache of prefix +
+                                prompt (and unfused, the scores' four passes) */
+    double kv_write_bytes;   /* the new tokens' KV written to the cache, all prompts */
     double memory_s;         /* what this chip reads and writes / W */
     double comm_s;           /* 2 all-reduces of the activations per layer */
-    double prefill_s;        /* max(compute, memory), with comm as in decode */
+    double prefill_s;        /* the step's time (ic_step_time) */
     double ttft_s;           /* queue + prefill */
     double tokens_s;         /* prompt tokens per second */
     double usd_per_mtok;     /* dollars per million prompt tokens */
@@ -78,19 +72,20 @@ int ic_prefill(const struct ic_model_stats *m, const struct ic_hw *hw,
 
 /* Chunked prefill: a prompt of T tokens split into chunks of c tokens, each
  * riding on one decode step of a running batch (dec: chips, batch, context,
- * types). A step with a chunk reads the weights once for both; it adds the
- * chunk's linear and attention FLOPs (at the prefill MFU, it is prefill
- * work), the read of the prompt's KV cached so far, and the chunk's tokens
- * to the collectives. */
+ * types; batch 0: an idle server, the chunks alone). Each step is one
+ * ic_step with two kinds of sequences: the batch's decode tokens and the
+ * chunk (at the prefill MFU, it is prefill work; logits for the last chunk
+ * only), so the weights are read once for both. */
 struct ic_chunked {
-    double decode_s;         /* the decode step alone */
+    double decode_s;         /* the decode step alone (0 with no batch) */
     double chunk_step_s;     /* mean step with a chunk */
     double max_step_s;       /* the slowest (the last full chunk, longest prefix) */
     uint64_t steps;          /* ceil(T / c) */
     double ttft_s;           /* queue + the steps' sum */
     double prefill_alone_s;  /* the same prompt prefilled by itself */
     double mfu;              /* the MFU the chunks' prefill work ran at */
-    double slowdown;         /* chunk_step_s / decode_s - 1: what decoding pays */
+    double slowdown;         /* chunk_step_s / decode_s - 1: what decoding pays (0 with no
+                                batch) */
 };
 
 int ic_chunked(const struct ic_model_stats *m, const struct ic_hw *hw,
@@ -124,9 +119,11 @@ int ic_spec_accept(const double *p, const double *q, size_t n, double *a, struct
 size_t ic_spec_sample(gsl_rng *r, const double *p, const double *q, size_t n, bool *accepted);
 
 /* Costed speculative decoding with a draft model on the same chips: the
- * draft decodes k steps one token at a time; the target verifies k + 1
- * tokens per sequence in one step (weights and KV read once, linear and
- * attention FLOPs and collectives k + 1 times). */
+ * draft decodes k steps one token at a time (ic_decode); the target verifies
+ * k + 1 tokens per sequence in one step (an ic_step of k + 1 decode-phase
+ * tokens after the same cache: weights read once, the cache read once and
+ * k + 1 tokens written, linear and attention FLOPs and collectives for
+ * every token). k = 0 is plain decoding: the verify step is the decode step. */
 struct ic_spec_costed {
     uint64_t k;
     double draft_s;          /* one draft step */

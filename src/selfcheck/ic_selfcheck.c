@@ -578,7 +578,7 @@ int ic_selfcheck_bench(const struct ic_bench_opts *o, FILE *out, FILE *prog, str
                             .median;
                 double b1 = probe_take(pool, &pr), c1 = probe_take(pool, &cpr);
                 tm[k] = bytes / (r.gemv[t] * 0.5 * (b0 + b1) / r.probe);
-                tc[k] = flops / (ic_decode_gemm_rate(&table, bench_dtypes[t], batches[b]) *
+                tc[k] = flops / (ic_step_gemm_rate(&table, bench_dtypes[t], batches[b]) *
                                  0.5 * (c0 + c1) / r.cprobe);
                 k++;
             }
@@ -863,7 +863,7 @@ static int bench_cuda(const struct ic_bench_opts *o, FILE *out, FILE *prog, stru
             for (size_t b = 0; b < NB; b++) {
                 const double flops = 2.0 * batches[b] * dims[t][0][0] * (double)dims[t][0][1];
                 tm[k] = r.mat_B[t] / r.gemv[t];
-                tc[k] = flops / ic_decode_gemm_rate(&table, cuda_dtypes[t], batches[b]);
+                tc[k] = flops / ic_step_gemm_rate(&table, cuda_dtypes[t], batches[b]);
                 if ((rc = ic_cuda_mb_matmul(cuda_types[t], dims[t][0][0], dims[t][0][1],
                                             batches[b], true, o->quick ? 3 : 5, v, err)))
                     return rc;

@@ -1,0 +1,489 @@
+/* ic_step: the load of one step and its time (see the header for the model). */
+#include "ic_step.h"
+
+#include "ic_comm.h"
+
+#include <math.h>
+#include <string.h>
+
+static const char *const bound_names[IC_BOUND_COUNT] = {
+    [IC_BOUND_WEIGHTS] = "weights",
+    [IC_BOUND_KV] = "kv",
+    [IC_BOUND_COMPUTE] = "compute",
+    [IC_BOUND_COMM] = "comm",
+};
+_Static_assert(sizeof bound_names / sizeof bound_names[0] == IC_BOUND_COUNT, "names");
+
+static const char *const comm_mode_names[IC_COMM_MODE_COUNT] = {
+    [IC_COMM_OVERLAP] = "overlap",
+    [IC_COMM_SERIAL] = "serial",
+};
+_Static_assert(sizeof comm_mode_names / sizeof comm_mode_names[0] == IC_COMM_MODE_COUNT,
+               "names");
+
+static const char *const estimate_names[IC_EST_COUNT] = {
+    [IC_EST_IDEAL] = "ideal",
+    [IC_EST_EXPECTED] = "expected",
+};
+_Static_assert(sizeof estimate_names / sizeof estimate_names[0] == IC_EST_COUNT, "names");
+
+static const char *const attn_names[IC_ATTN_COUNT] = {
+    [IC_ATTN_FLASH] = "flash",
+    [IC_ATTN_UNFUSED] = "unfused",
+};
+_Static_assert(sizeof attn_names / sizeof attn_names[0] == IC_ATTN_COUNT, "names");
+
+const char *ic_bound_name(enum ic_bound b) { return bound_names[b]; }
+const char *ic_comm_mode_name(enum ic_comm_mode m) { return comm_mode_names[m]; }
+const char *ic_estimate_name(enum ic_estimate e) { return estimate_names[e]; }
+const char *ic_attn_impl_name(enum ic_attn_impl a) { return attn_names[a]; }
+
+static uint64_t min_u64(uint64_t a, uint64_t b) { return a < b ? a : b; }
+
+static uint64_t gcd_u64(uint64_t a, uint64_t b)
+{
+    while (b) {
+        uint64_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+static inline double group_per_chip(const struct ic_model_stats *m, enum ic_pgroup g,
+                                     uint64_t chips)
+{
+    uint64_t ways = m->group_ways[g];
+    if (ways == UINT64_MAX) /* a model stating totals: splits evenly */
+        return (double)m->group_params[g] / (double)chips;
+    uint64_t k = min_u64(chips, ways);
+    return (double)m->group_params[g] * (double)((ways + k - 1) / k) / (double)ways;
+}
+
+double ic_step_group_per_chip(const struct ic_model_stats *m, enum ic_pgroup g, uint64_t chips)
+{
+    return group_per_chip(m, g, chips);
+}
+
+uint64_t ic_step_kv_head_ways(const struct ic_model_stats *m, uint64_t chips)
+{
+    return m->kv_ways == UINT64_MAX ? chips : gcd_u64(chips, m->kv_ways);
+}
+
+double ic_step_experts_touched(uint64_t n_experts, uint64_t top_k, double tokens)
+{
+    if (!n_experts)
+        return 0;
+    double E = (double)n_experts;
+    /* each expert is missed by one token with probability 1 - k/E */
+    return E * (1.0 - pow(1.0 - (double)top_k / E, tokens));
+}
+
+/* bytes an activation value travels in: 16 bits unless the math is fp32 */
+static double act_bytes(enum ic_dtype compute) { return compute == IC_DT_FP32 ? 4.0 : 2.0; }
+
+static double bytes_per(enum ic_dtype t) { return ic_dtype_traits(t)->bits / 8.0; }
+
+double ic_step_kv_seq_bytes(const struct ic_model_stats *m, uint64_t context, enum ic_dtype kv)
+{
+    return (double)ic_model_kv_values(m, context) * bytes_per(kv);
+}
+
+/* What a layout makes of a model, whatever the step: each group's
+ * parameters on the busiest chip (the routed experts' share of ep groups),
+ * their sum, the cache's head ways, query heads per KV head share, whether
+ * the query heads split unevenly. */
+struct split {
+    double per_group[IC_PG_COUNT];
+    double held;
+    uint64_t hw, q;
+    bool by_heads, uneven;
+};
+
+static void split_compute(const struct ic_model_stats *m, uint64_t N, uint64_t ep,
+                          struct split *sp)
+{
+    sp->held = 0;
+    for (int g = 0; g < IC_PG_COUNT; g++) {
+        sp->per_group[g] = group_per_chip(m, (enum ic_pgroup)g, N);
+        if (g == IC_PG_EXPERTS)
+            sp->per_group[g] /= (double)ep;
+        sp->held += sp->per_group[g];
+    }
+    sp->hw = ic_step_kv_head_ways(m, N);
+    sp->by_heads = m->kv_ways != UINT64_MAX && m->n_heads > 0;
+    sp->q = sp->by_heads ? m->n_heads / sp->hw : 1;
+    const uint64_t heads = m->group_ways[IC_PG_ATTN_HEADS], kh = min_u64(N, heads);
+    sp->uneven = heads != UINT64_MAX && (heads % kh != 0 || N % kh != 0);
+}
+
+/* The split is the same for every point of a sweep: the last one computed
+ * (per thread) is kept with the model and layout it was computed for, and
+ * reused when the next step has the same (compared byte for byte, so a
+ * model changed in place is never served a stale split). */
+static _Thread_local struct {
+    bool valid;
+    uint64_t N, ep;
+    struct ic_model_stats m;
+    struct split sp;
+} last_split;
+
+static const struct split *split_of(const struct ic_model_stats *m, uint64_t N, uint64_t ep)
+{
+    if (!last_split.valid || last_split.N != N || last_split.ep != ep ||
+        memcmp(&last_split.m, m, sizeof *m) != 0) {
+        split_compute(m, N, ep, &last_split.sp);
+        memcpy(&last_split.m, m, sizeof *m);
+        last_split.N = N;
+        last_split.ep = ep;
+        last_split.valid = true;
+    }
+    return &last_split.sp;
+}
+
+static int check_step(const struct ic_step *s, struct ic_err *err)
+{
+    const uint64_t N = s->layout.chips, ep = s->layout.ep;
+    if (!N || !ep)
+        return ic_err_set(err, IC_EINVAL, NULL, 0, 0, "%s must be at least 1",
+                          !N ? "chips" : "ep (expert-parallel groups)");
+    if (N > IC_DECODE_MAX_CHIPS || ep > IC_DECODE_MAX_CHIPS / N)
+        return ic_err_set(err, IC_EINVAL, NULL, 0, 0,
+                          "chips x ep is too large (at most 2^20 chips in all)");
+    if (s->n_kinds < 1 || s->n_kinds > IC_STEP_MAX_KINDS)
+        return ic_err_set(err, IC_EINVAL, NULL, 0, 0,
+                          "a step holds 1 or 2 kinds of sequences, not %u", s->n_kinds);
+    for (unsigned i = 0; i < s->n_kinds; i++) {
+        const struct ic_seqs *q = &s->kind[i];
+        if (!q->tokens || q->logits > q->tokens)
+            return ic_err_set(err, IC_EINVAL, NULL, 0, 0,
+                              "a sequence brings %llu new tokens with %llu logits; expected "
+                              "at least 1 token and no more logits than tokens",
+                              (unsigned long long)q->tokens, (unsigned long long)q->logits);
+        if (q->tokens > IC_MODEL_MAX_CONTEXT || q->context > IC_MODEL_MAX_CONTEXT - q->tokens)
+            return ic_err_set(err, IC_EINVAL, NULL, 0, 0,
+                              "context + new tokens is beyond 2^26 tokens");
+        if (q->count > IC_DECODE_MAX_BATCH)
+            return ic_err_set(err, IC_EINVAL, NULL, 0, 0,
+                              "%llu sequences in one step; expected at most 2^24",
+                              (unsigned long long)q->count);
+    }
+    return IC_OK;
+}
+
+int ic_step_load(const struct ic_model_stats *m, const struct ic_step *s, struct ic_load *out,
+                 struct ic_err *err)
+{
+    int rc = check_step(s, err);
+    if (rc)
+        return rc;
+    const uint64_t N = s->layout.chips, ep = s->layout.ep;
+    const double bw = bytes_per(s->weights), bkv = bytes_per(s->kv), bact = act_bytes(s->compute);
+    memset(out, 0, sizeof *out); /* written in place: the checks are behind us */
+    out->weights = s->weights;
+    out->kv = s->kv;
+    out->compute = s->compute;
+    out->chips = N;
+    out->ep = ep;
+
+    double tokens = 0, logit_tokens = 0;
+    for (unsigned i = 0; i < s->n_kinds; i++) {
+        tokens += (double)s->kind[i].count * (double)s->kind[i].tokens;
+        logit_tokens += (double)s->kind[i].count * (double)s->kind[i].logits;
+    }
+    out->tokens = tokens;
+
+    /* Weights read by one chip: every group but the input embedding (a
+     * lookup); of the routed experts (E / ep on this group) only those the
+     * tokens of all groups touch; the LM head when some token needs logits. */
+    const double touched = ic_step_experts_touched(m->n_experts, m->top_k, tokens * (double)ep);
+    const double frac = m->n_experts ? touched / (double)m->n_experts : 0;
+    const struct split *sp = split_of(m, N, ep);
+    const double *per_group = sp->per_group;
+    double read = 0, active = 0;
+    for (int g = 0; g < IC_PG_COUNT; g++) {
+        if (g == IC_PG_EMBED || (g == IC_PG_HEAD && !(logit_tokens > 0)))
+            continue;
+        read += g == IC_PG_EXPERTS ? per_group[g] * frac : per_group[g];
+        active += g == IC_PG_EXPERTS ? 0 : per_group[g];
+    }
+    if (m->n_experts) /* a token's k experts; a group's hold ep / E of each */
+        active += per_group[IC_PG_EXPERTS] * (double)(m->top_k * ep) / (double)m->n_experts;
+    else if (m->group_params[IC_PG_EMBED] == 0 && m->group_params[IC_PG_HEAD] == 0)
+        /* a model stating totals: its stated active count */
+        active = (double)m->params_active / (double)N;
+    const double head = logit_tokens > 0 ? per_group[IC_PG_HEAD] : 0;
+    out->experts_touched = touched;
+    out->weight_params = read;
+    out->weight_bytes = read * bw;
+    out->weights_held_bytes = sp->held * bw;
+
+    /* The cache: by KV heads, then by sequence; attention FLOPs by
+     * (sequence, query head) pairs, g chips sharing each KV head. */
+    const uint64_t hw = sp->hw, g = N / hw, q = sp->q;
+    const bool by_heads = sp->by_heads;
+    const double per_token_kv =
+        (double)m->kv_values_per_layer_token * (double)(m->n_global_layers + m->n_window_layers);
+    const double layers = (double)(m->n_global_layers + m->n_window_layers);
+    out->kv_split_heads = hw;
+    out->kv_split_batch = g;
+    double flops_lin = 0, flops_attn = 0;
+    for (unsigned i = 0; i < s->n_kinds; i++) {
+        const struct ic_seqs *k = &s->kind[i];
+        if (!k->count)
+            continue;
+        const double T = (double)k->tokens, cnt = (double)k->count;
+        const uint64_t seqs = (k->count + g - 1) / g; /* whose cache the busiest chip reads */
+        /* the busiest chip's share of the attention work, in sequences */
+        const double share = by_heads ? (double)((k->count * q + g - 1) / g) / (double)m->n_heads
+                                      : cnt / (double)N;
+        const double kv_seq = ic_step_kv_seq_bytes(m, k->context + k->tokens, s->kv);
+        out->kv_read_bytes += (double)seqs * kv_seq / (double)hw;
+        out->kv_write_bytes += (double)seqs * T * per_token_kv * bkv / (double)hw;
+        out->kv_read_all_bytes += cnt * kv_seq;
+        out->kv_write_all_bytes += cnt * T * per_token_kv * bkv;
+        const bool absorbed = k->phase == IC_PHASE_DECODE;
+        double f;
+        if (s->attn == IC_ATTN_UNFUSED) {
+            /* the whole T x (context + T) products, masked afterwards, and
+             * four passes over the scores of every query head */
+            const double ctx = (double)(k->context + k->tokens);
+            f = (double)(absorbed ? m->attn_flop_per_ctx_token_layer
+                                  : m->prefill_attn_flop_per_ctx_token_layer) *
+                layers * T * ctx;
+            const double scores = 4.0 * T * ctx * (double)m->n_heads * bact * layers;
+            out->scores_bytes += share * scores;
+            out->scores_all_bytes += cnt * scores;
+        } else {
+            f = ic_model_attn_flop_span(m, k->context, k->tokens, absorbed);
+        }
+        out->attn_flops[k->phase] += share * f;
+        flops_attn += cnt * f;
+        /* linear: every active parameter per new token, the head per logit */
+        out->lin_flops[k->phase] += 2.0 * cnt * T * active - 2.0 * cnt * (T - (double)k->logits) * head;
+        const double head_model = (double)m->group_params[IC_PG_HEAD];
+        flops_lin += 2.0 * cnt * T * (double)m->params_active -
+                     2.0 * cnt * (T - (double)k->logits) * head_model;
+    }
+    out->flops_linear = flops_lin;
+    out->flops_attn = flops_attn;
+    out->flops = flops_lin + flops_attn;
+    out->uneven_split = sp->uneven;
+
+    /* Collectives: two all-reduces of the activations per layer (after the
+     * attention output and the MLP down projections); with EP, per MoE layer
+     * each token's D-vector goes to its k experts, (ep-1)/ep of them in other
+     * groups, and comes back, the N chips of a group sharing the sending. */
+    if (N > 1) {
+        out->allreduce_bytes = tokens * (double)m->hidden_size * bact;
+        out->allreduces = 2 * m->n_layers;
+    }
+    if (ep > 1 && m->n_experts) {
+        out->a2a_bytes = 2.0 * tokens * (double)m->top_k * (double)(ep - 1) / (double)ep *
+                      (double)m->hidden_size * bact / (double)N;
+        out->a2as = m->n_moe_layers;
+    }
+    out->attn_group = m->n_kv_heads ? (double)m->n_heads / (double)m->n_kv_heads : 1;
+    out->layers = m->n_layers;
+    return IC_OK;
+}
+
+struct ic_rates ic_rates_ideal(void)
+{
+    return (struct ic_rates){IC_EST_IDEAL, IC_COMM_OVERLAP, {1.0, 1.0}, 1.0, 1.0, 0};
+}
+
+double ic_step_gemm_rate(const struct ic_hw_measured *ms, enum ic_dtype t, double b)
+{
+    const double *r = ms->gemm_by_batch[t];
+    if (!(r[0] > 0))
+        return ms->gemm_flop_s[t];
+    if (b <= 1)
+        return r[0];
+    double x = log2(b);
+    if (x >= IC_HW_GEMM_BATCHES - 1)
+        return r[IC_HW_GEMM_BATCHES - 1];
+    int i = (int)x;
+    double f = x - i;
+    return exp(log(r[i]) + f * (log(r[i + 1]) - log(r[i])));
+}
+
+/* (a^p + b^p)^(1/p): p = 1 adds, p -> infinity is max(a, b). */
+static double pnorm(double a, double b, double p)
+{
+    double m = fmax(a, b);
+    if (m <= 0)
+        return 0;
+    return m * pow(pow(a / m, p) + pow(b / m, p), 1.0 / p);
+}
+
+int ic_step_time(const struct ic_load *l, const struct ic_hw *hw, const struct ic_rates *r,
+                 struct ic_time *out, struct ic_err *err)
+{
+    const double C = ic_hw_peak(hw, l->compute);
+    if (C <= 0)
+        return ic_err_set(err, IC_EINVAL, hw->path, hw->locs[IC_HWF_COMPUTE].line,
+                          hw->locs[IC_HWF_COMPUTE].col,
+                          "%s has no %s compute; pick a compute type it lists",
+                          hw->name, ic_dtype_traits(l->compute)->name);
+    if (l->chips * l->ep > hw->ici_domain_chips && !(hw->dcn_B_s > 0))
+        return ic_err_set(err, IC_EINVAL, hw->path, hw->locs[IC_HWF_DCN].line,
+                          hw->locs[IC_HWF_DCN].col,
+                          "%s has no scale-out network: at most %llu chips (its fabric's domain)",
+                          hw->name, (unsigned long long)hw->ici_domain_chips);
+    const double W = hw->hbm_bandwidth_B_s;
+    const double kv_bytes = l->kv_read_bytes + l->kv_write_bytes + l->scores_bytes;
+    struct ic_time *const t = out; /* written in place (undefined on failure) */
+    memset(t, 0, sizeof *t);
+    if (l->allreduces)
+        t->comm_s = (double)l->allreduces * ic_comm_allreduce_s(hw, l->chips, l->allreduce_bytes);
+    if (l->a2as)
+        t->a2a_s = (double)l->a2as * ic_comm_alltoall_s(hw, l->chips * l->ep, l->a2a_bytes);
+
+    double lin, att, fixed = 0;
+    if (r->estimate == IC_EST_EXPECTED) {
+        const struct ic_hw_measured *ms = &hw->measured;
+        if (!ms->present)
+            return ic_err_set(err, IC_EINVAL, hw->path, 0, 0,
+                              "%s has no measured figures (run 'infcalc bench'); only the "
+                              "ideal bound is available", hw->name);
+        const enum ic_dtype wt = l->weights, kt = l->kv;
+        if (!(ms->gemv_B_s[wt] > 0) || !(ms->gemv_B_s[kt] > 0))
+            return ic_err_set(err, IC_EINVAL, hw->path, hw->locs[IC_HWF_MEASURED].line,
+                              hw->locs[IC_HWF_MEASURED].col,
+                              "%s has no measured rates for %s; measured types are those in "
+                              "its gemv_dram section",
+                              hw->name, ic_dtype_traits(ms->gemv_B_s[wt] > 0 ? kt : wt)->name);
+        /* the weights and the cache this chip holds: in the LLC, or in DRAM */
+        t->cache_resident = l->weight_bytes + l->kv_read_bytes <= ms->llc_B;
+        const double *rate = t->cache_resident ? ms->gemv_cache_B_s : ms->gemv_B_s;
+        const double scale = t->cache_resident ? 1.0 : r->bw_scale;
+        const double cs = r->compute_scale > 0 ? r->compute_scale : 1.0;
+        t->weights_s = l->weight_bytes / (rate[wt] * scale);
+        t->compute_s = (l->lin_flops[IC_PHASE_DECODE] + l->lin_flops[IC_PHASE_PREFILL]) /
+                      (ic_step_gemm_rate(ms, wt, l->tokens) * cs);
+        t->kv_s = kv_bytes / (rate[kt] * scale);
+        /* attention at its measured rate; without one, as a matmul whose
+         * batch is the query heads sharing a KV head */
+        const double arate = ms->attn_flop_s[kt] > 0
+                                 ? ms->attn_flop_s[kt]
+                                 : ic_step_gemm_rate(ms, kt, l->attn_group < 1 ? 1 : l->attn_group);
+        t->attn_s = (l->attn_flops[IC_PHASE_DECODE] + l->attn_flops[IC_PHASE_PREFILL]) /
+                   (arate * cs);
+        /* the weight type's own exponent where bench fitted one */
+        const double pl = ms->transition_p_type[wt] >= 1 ? ms->transition_p_type[wt]
+                                                         : ms->transition_p;
+        lin = pnorm(t->weights_s, t->compute_s, pl);
+        att = pnorm(t->kv_s, t->attn_s, ms->transition_p);
+        const uint64_t regions = r->regions ? r->regions : 8 * l->layers + 2;
+        fixed = (double)regions * ms->fork_join_s;
+        t->fixed_s = fixed;
+    } else {
+        double rate[IC_PHASE_COUNT];
+        for (int ph = 0; ph < IC_PHASE_COUNT; ph++)
+            rate[ph] = C * (r->mfu[ph] > 0 ? r->mfu[ph] : 1.0);
+        t->weights_s = l->weight_bytes / W;
+        t->compute_s = l->lin_flops[IC_PHASE_DECODE] / rate[IC_PHASE_DECODE] +
+                      l->lin_flops[IC_PHASE_PREFILL] / rate[IC_PHASE_PREFILL];
+        t->kv_s = kv_bytes / W;
+        t->attn_s = l->attn_flops[IC_PHASE_DECODE] / rate[IC_PHASE_DECODE] +
+                   l->attn_flops[IC_PHASE_PREFILL] / rate[IC_PHASE_PREFILL];
+        lin = fmax(t->weights_s, t->compute_s);
+        att = fmax(t->kv_s, t->attn_s);
+    }
+    /* the kernels run one after the other; collectives beside them or after */
+    const double local = lin + att + fixed;
+    t->step_s = (r->comm == IC_COMM_OVERLAP ? fmax(local, t->comm_s) : local + t->comm_s) + t->a2a_s;
+    if ((r->comm == IC_COMM_OVERLAP && t->comm_s > local) ||
+        (r->comm == IC_COMM_SERIAL && t->comm_s > lin && t->comm_s > att) ||
+        t->a2a_s > fmax(lin, att))
+        t->bound = IC_BOUND_COMM;
+    else if (lin >= att)
+        t->bound = t->compute_s > t->weights_s ? IC_BOUND_COMPUTE : IC_BOUND_WEIGHTS;
+    else
+        t->bound = t->attn_s > t->kv_s ? IC_BOUND_COMPUTE : IC_BOUND_KV;
+    const double check[] = {t->weights_s, t->compute_s, t->kv_s, t->attn_s, t->comm_s, t->a2a_s,
+                            t->step_s};
+    for (size_t i = 0; i < sizeof check / sizeof check[0]; i++)
+        if (!isfinite(check[i]) || check[i] < 0 || !(t->step_s > 0))
+            return ic_err_set(err, IC_EINVAL, NULL, 0, 0,
+                              "the step time is not a finite positive number for these inputs "
+                              "(absurd hardware or model figures?)");
+    return IC_OK;
+}
+
+/* ---- memory held ---------------------------------------------------------- */
+
+/* Workspace: fp32 activations of one sequence on one chip: residual, normed
+ * input, attention output and query (4 * D), the sharded MLP intermediate
+ * (2 * F / N: gate and up) and the sharded logits (V / N). Small next to
+ * weights and KV, but it grows with the batch. */
+static double workspace_per_seq(const struct ic_model_stats *m, uint64_t chips)
+{
+    double f = (double)(m->group_ways[IC_PG_MLP] == UINT64_MAX ? 0 : m->group_ways[IC_PG_MLP]);
+    return 4.0 * (4.0 * (double)m->hidden_size + 2.0 * f / (double)chips +
+                  (double)m->vocab_size / (double)chips);
+}
+
+struct ic_mem ic_step_mem(const struct ic_model_stats *m, uint64_t chips, double weights_bytes,
+                          double kv_seq_bytes)
+{
+    const uint64_t hw = ic_step_kv_head_ways(m, chips);
+    return (struct ic_mem){
+        weights_bytes,
+        kv_seq_bytes / (double)hw,
+        workspace_per_seq(m, chips),
+        chips,
+        chips / hw,
+    };
+}
+
+struct ic_mem ic_step_mem_of(const struct ic_model_stats *m, const struct ic_load *l,
+                            double kv_seq_bytes)
+{
+    return (struct ic_mem){
+        l->weights_held_bytes,
+        kv_seq_bytes / (double)l->kv_split_heads,
+        workspace_per_seq(m, l->chips),
+        l->chips,
+        l->kv_split_batch,
+    };
+}
+
+static inline double mem_at(const struct ic_mem *k, uint64_t batch)
+{
+    /* (no division when the heads take every chip, the common case) */
+    uint64_t seqs = k->batch_ways == 1 ? batch : (batch + k->batch_ways - 1) / k->batch_ways;
+    return k->weights_bytes + (double)seqs * k->kv_seq_bytes +
+           (double)batch / (double)k->chips * k->work_seq_bytes;
+}
+
+double ic_step_mem_at(const struct ic_mem *k, uint64_t batch) { return mem_at(k, batch); }
+
+/* Memory grows with the batch, linearly up to the ceil() of the batch split,
+ * so the linear estimate is an upper bound and a short search below it is
+ * exact. */
+uint64_t ic_step_max_batch(const struct ic_mem *k, double capacity)
+{
+    if (mem_at(k, 1) > capacity)
+        return 0;
+    double per_seq = k->kv_seq_bytes / (double)k->batch_ways + k->work_seq_bytes / (double)k->chips;
+    double room = capacity - k->weights_bytes;
+    const uint64_t cap = UINT64_C(1) << 40;
+    uint64_t hi = per_seq > 0 && room / per_seq < (double)cap ? (uint64_t)(room / per_seq) + 1
+                                                             : cap;
+    if (mem_at(k, hi) <= capacity)
+        return hi; /* only when the cap is reached */
+    uint64_t lo = hi > k->batch_ways + 2 ? hi - k->batch_ways - 2 : 1;
+    if (mem_at(k, lo) > capacity)
+        lo = 1;
+    /* invariant: mem(lo) fits, mem(hi) does not */
+    while (hi - lo > 1) {
+        uint64_t mid = lo + (hi - lo) / 2;
+        if (mem_at(k, mid) <= capacity)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
+}

@@ -1,0 +1,248 @@
+/* ic_step: one step of a served model, as a load and then a time.
+ *
+ * Every question infcalc answers about time (decode, prefill fused and
+ * unfused, chunked prefill, speculative verification, MoE with expert
+ * parallelism, and everything built on them) is one or more steps. A step
+ * is a layout (chips) and the sequences in flight: per kind, how many, how
+ * many new tokens each brings, how many it has cached before the step, how
+ * many of its new tokens need logits, and the phase (which FLOP rate and
+ * which form of MLA attention a server uses for them).
+ *
+ * ic_step_load() says what the busiest chip does in that step, with no
+ * hardware rate in it:
+ *   weights   every parameter group but the input embedding (a lookup) is
+ *             read once; of the routed experts only those the step's tokens
+ *             touch, E * (1 - (1 - k/E)^tokens) expected of E; the LM head
+ *             only when some token needs logits. Each group splits over
+ *             min(N, its units) chips, ceil(units / ways) on the busiest
+ *             (ic_step_group_per_chip); past its units it is replicated.
+ *   linear    2 FLOPs per active parameter the chip holds per new token,
+ *             the LM head's share only for tokens that need logits.
+ *   KV cache  splits by KV heads first (the largest divisor of the KV head
+ *             count that divides N; MLA's latent cannot split), then by
+ *             sequence: the g = N / head-ways chips sharing a KV head take
+ *             the (sequence, query head) pairs of the step, ceil(pairs / g)
+ *             on the busiest, which then reads the cache of ceil(seqs / g)
+ *             sequences. A sequence after the step holds context + tokens
+ *             tokens (window layers: at most the window); the step reads
+ *             them all once (fused attention reads each cached K and V
+ *             once, the step's own just written) and writes its new tokens'
+ *             K and V in every layer.
+ *   attention QK^T and AV: new token j (j = context+1 .. context+tokens)
+ *             attends to j tokens (window layers: min(j, window)), causal;
+ *             decode-phase steps use MLA's absorbed form, prefill-phase ones
+ *             its plain form (ic_model_stats). Unfused attention computes
+ *             the whole tokens x (context+tokens) products and sends the
+ *             scores through HBM four times (S written, read by softmax, P
+ *             written, read by AV) in the activation type.
+ *   comm      two all-reduces per layer of the activations of every new
+ *             token (tokens x D x 2 bytes, 4 for fp32 math) within the N
+ *             chips; with expert parallelism one all-to-all per MoE layer.
+ * Activations entering and leaving kernels (layer inputs, Q, O) are not
+ * counted as HBM traffic: they grow with tokens x D, at ~3D FLOPs per byte
+ * against the linear layers, and never set the bound.
+ *
+ * ic_step_time() turns a load into seconds with a rate source and is the one
+ * place the terms are combined and the bound named (see ic_step_time). */
+#ifndef IC_STEP_H
+#define IC_STEP_H
+
+#include "ic_err.h"
+#include "ic_hw.h"
+#include "ic_model.h"
+#include "ic_units.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* The largest layout and batch a step takes. */
+#define IC_DECODE_MAX_BATCH (UINT64_C(1) << 24)
+#define IC_DECODE_MAX_CHIPS (UINT64_C(1) << 20)
+
+enum ic_bound { IC_BOUND_WEIGHTS, IC_BOUND_KV, IC_BOUND_COMPUTE, IC_BOUND_COMM, IC_BOUND_COUNT };
+const char *ic_bound_name(enum ic_bound b);
+
+enum ic_comm_mode { IC_COMM_OVERLAP, IC_COMM_SERIAL, IC_COMM_MODE_COUNT };
+const char *ic_comm_mode_name(enum ic_comm_mode m);
+
+/* Which time a step states: the ideal bound from spec-sheet peaks (derated
+ * per phase by an MFU where given), or the expected time from a hardware
+ * entry's measured figures. */
+enum ic_estimate { IC_EST_IDEAL, IC_EST_EXPECTED, IC_EST_COUNT };
+const char *ic_estimate_name(enum ic_estimate e);
+
+/* How attention runs. Fused (FlashAttention): scores stay on chip, causal
+ * masking skips the masked half. Unfused (the textbook kernel sequence):
+ * the full products, scores through HBM (see above). */
+enum ic_attn_impl { IC_ATTN_FLASH, IC_ATTN_UNFUSED, IC_ATTN_COUNT };
+const char *ic_attn_impl_name(enum ic_attn_impl a);
+
+/* Decode: tokens generated one (or k + 1 to verify) per sequence; prefill:
+ * prompt tokens. The phase picks the FLOP rate (ic_rates.mfu) and MLA's
+ * attention form. */
+enum ic_phase { IC_PHASE_DECODE, IC_PHASE_PREFILL, IC_PHASE_COUNT };
+
+struct ic_layout {
+    uint64_t chips;   /* N: one tensor-parallel group */
+    uint64_t ep;      /* expert-parallel groups of N chips each (1 = none); the routed
+                         experts split E / ep per group, every group serves its own
+                         sequences (ic_moe.h) */
+};
+
+struct ic_seqs {
+    uint64_t count;   /* sequences of this kind, per group */
+    uint64_t tokens;  /* new tokens each brings this step (>= 1) */
+    uint64_t context; /* tokens each has cached before the step */
+    uint64_t logits;  /* of its new tokens, those that need the LM head (<= tokens) */
+    enum ic_phase phase;
+};
+
+enum { IC_STEP_MAX_KINDS = 2 };
+
+struct ic_step {
+    struct ic_layout layout;
+    struct ic_seqs kind[IC_STEP_MAX_KINDS];
+    unsigned n_kinds;                      /* 1 or 2 */
+    enum ic_dtype weights, kv, compute;    /* storage of weights and cache; the matmul type */
+    enum ic_attn_impl attn;
+};
+
+/* What the busiest chip of a group does in one step. */
+struct ic_load {
+    enum ic_dtype weights, kv, compute;
+    uint64_t chips, ep;
+    double weight_bytes;                   /* weights read */
+    double weight_params;                  /* the same in parameters */
+    double lin_flops[IC_PHASE_COUNT];      /* linear layers */
+    double kv_read_bytes, kv_write_bytes;  /* the cache */
+    double scores_bytes;                   /* unfused attention's score passes */
+    double attn_flops[IC_PHASE_COUNT];     /* QK^T and AV */
+    /* collectives: each one's payload per chip and how many per step */
+    double allreduce_bytes;
+    uint64_t allreduces;                   /* within the N chips */
+    double a2a_bytes;                      /* sent (and received) per chip */
+    uint64_t a2as;                         /* over the N * ep chips */
+    /* the group as a whole (reported, not timed) */
+    double tokens;                         /* new tokens this step */
+    double flops;                          /* the model's FLOPs, not counting work that
+                                              replicated groups repeat on several chips */
+    double flops_linear, flops_attn;       /* its two parts */
+    double kv_read_all_bytes;              /* cache read, all sequences */
+    double kv_write_all_bytes;             /* cache written, all sequences */
+    double scores_all_bytes;               /* unfused scores traffic, all sequences */
+    double experts_touched;                /* expected routed experts read per MoE layer */
+    double weights_held_bytes;             /* weights this chip holds */
+    uint64_t kv_split_heads, kv_split_batch;
+    bool uneven_split;                     /* N does not divide the query heads (or exceeds
+                                              them unevenly): the busiest chip sets the time */
+    /* what the expected time needs of the model */
+    double attn_group;                     /* query heads per KV head */
+    uint64_t layers;
+};
+
+/* Fills *out for step s of model m (pure, no allocation). Fails with
+ * IC_EINVAL, naming the input, on zero chips or ep, no sequence kind, a kind
+ * with no tokens, logits above its tokens, context + tokens beyond 2^26, or
+ * chips x ep beyond IC_DECODE_MAX_CHIPS. A kind with no sequences adds
+ * nothing. */
+int ic_step_load(const struct ic_model_stats *m, const struct ic_step *s, struct ic_load *out,
+                 struct ic_err *err);
+
+/* The rate source: what a FLOP and a byte cost. */
+struct ic_rates {
+    enum ic_estimate estimate;
+    enum ic_comm_mode comm;
+    /* ideal: the share of the peak each phase's FLOPs run at (0 counts as 1) */
+    double mfu[IC_PHASE_COUNT];
+    /* expected only: DRAM bandwidth now over the bench's (1 = as benched) */
+    double bw_scale;
+    /* expected only: compute rate now over the bench's (1 = as benched) */
+    double compute_scale;
+    /* expected only: parallel regions (fork/join) per step; 0 = 8 per layer + 2 */
+    uint64_t regions;
+};
+
+/* Ideal, overlapped collectives, every phase at the peak. */
+struct ic_rates ic_rates_ideal(void);
+
+struct ic_time {
+    double weights_s, compute_s;   /* the linear layers: weight read, FLOPs */
+    double kv_s, attn_s;           /* attention: cache (and scores) traffic, FLOPs */
+    double comm_s;                 /* the all-reduces */
+    double a2a_s;                  /* the all-to-alls (always serial) */
+    double fixed_s;                /* expected: fork/join per region */
+    double step_s;
+    bool cache_resident;           /* expected: weights and cache fit the LLC */
+    enum ic_bound bound;
+};
+
+/* The load in seconds (the one place the terms are combined):
+ *   ideal     each term at the spec-sheet rate: bytes / W, FLOPs / (C * mfu of
+ *             their phase); linear = max(T_weights, T_compute), attention =
+ *             max(T_kv, T_attn), the kernels one after the other;
+ *   expected  the measured rates of hw->measured (ic_decode.h), each pair
+ *             joined softly, (a^p + b^p)^(1/p), plus the fixed cost;
+ *   step      linear + attention (+ fixed), with the all-reduces overlapped,
+ *             max(that, T_comm) (a lower bound), or serial, that + T_comm;
+ *             then + T_a2a (dispatch lands before the expert matmuls).
+ * The bound is comm when the collectives set the step, else the larger term
+ * of the larger kernel. Fails with IC_EINVAL when the chip lacks the compute
+ * type, N exceeds its fabric with no scale-out network, the expected time
+ * has no measured figures, or a figure is not finite (*out is then
+ * undefined). */
+int ic_step_time(const struct ic_load *l, const struct ic_hw *hw, const struct ic_rates *r,
+                 struct ic_time *out, struct ic_err *err);
+
+/* Parameters the busiest of N chips holds of group g: the group's units
+ * (heads, columns) spread over min(N, units) chips, ceil(units / that) on the
+ * busiest; past the unit count the group is replicated (a model stating
+ * totals splits evenly). */
+double ic_step_group_per_chip(const struct ic_model_stats *m, enum ic_pgroup g, uint64_t chips);
+
+/* Ways the cache splits by KV head on N chips: the largest divisor of the KV
+ * head count that divides N (N for a model stating totals). The sequences
+ * split N / that ways. */
+uint64_t ic_step_kv_head_ways(const struct ic_model_stats *m, uint64_t chips);
+
+/* Expected routed experts touched by `tokens` tokens choosing top-k of E
+ * uniformly: E * (1 - (1 - k/E)^tokens). */
+double ic_step_experts_touched(uint64_t n_experts, uint64_t top_k, double tokens);
+
+/* The measured in-cache matmul rate (FLOP/s) of type t at batch b:
+ * interpolated in log-log between the benched batches 1, 2, 4 ... 256 (the
+ * batch-256 rate past it), or the batch-256 rate everywhere when the entry
+ * has no gemm_by_batch table. */
+double ic_step_gemm_rate(const struct ic_hw_measured *ms, enum ic_dtype t, double b);
+
+/* One sequence's cache at `context` tokens over the whole model, bytes of
+ * type kv (window layers hold at most their window). */
+double ic_step_kv_seq_bytes(const struct ic_model_stats *m, uint64_t context, enum ic_dtype kv);
+
+/* ---- memory held ---------------------------------------------------------- */
+
+/* Per-chip bytes with B sequences in flight: the weights held, the cache of
+ * the busiest chip's sequences (ceil(B / batch ways), each kv_seq_bytes over
+ * the head ways) and the workspace (fp32 activations of B / N sequences:
+ * residual, normed input, attention output and query, 4 * D; the sharded
+ * MLP intermediate 2 * F / N and logits V / N). */
+struct ic_mem {
+    double weights_bytes;   /* held per chip */
+    double kv_seq_bytes;    /* one sequence's cache on one chip of a head split */
+    double work_seq_bytes;  /* workspace per sequence */
+    uint64_t chips;
+    uint64_t batch_ways;
+};
+
+/* weights_bytes: the weights one chip holds; kv_seq_bytes: one sequence's
+ * cache over the whole model. */
+struct ic_mem ic_step_mem(const struct ic_model_stats *m, uint64_t chips, double weights_bytes,
+                          double kv_seq_bytes);
+/* The same for the layout and weights of a step's load (no split computed
+ * twice). */
+struct ic_mem ic_step_mem_of(const struct ic_model_stats *m, const struct ic_load *l,
+                            double kv_seq_bytes);
+double ic_step_mem_at(const struct ic_mem *k, uint64_t batch);
+/* The largest batch whose memory is at most capacity (0 if none); exact. */
+uint64_t ic_step_max_batch(const struct ic_mem *k, double capacity);
+
+#endif

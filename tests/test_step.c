@@ -1,0 +1,323 @@
+/* The step model (ic_step): the differential tests that tie every command's
+ * step to the one load and time (a 1-token prefill is a decode step; a
+ * chunked prefill with one chunk is the plain prefill; a verify step of k = 0
+ * is the decode step), and the sharding rule by hand: the cache by KV heads,
+ * then by sequence; attention by (sequence, query head) pairs. */
+#include "ic_comm.h"
+#include "ic_serving.h"
+#include "ic_step.h"
+#include "ic_test.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static struct ic_decode_cfg dcfg(uint64_t chips, uint64_t batch, uint64_t ctx)
+{
+    struct ic_decode_cfg d = ic_decode_defaults();
+    d.chips = chips;
+    d.batch = batch;
+    d.context = ctx;
+    return d;
+}
+
+/* The models and chips the differential tests run over: dense GQA, sliding
+ * windows, MoE, MLA; a torus and a switch. */
+static const char *const models[] = {"llama3-70b", "llama3.2-1b", "gemma2-9b", "mixtral-8x7b",
+                                     "deepseek-v2"};
+static const char *const chips_hw[] = {"v5e", "h100"};
+
+START_TEST(test_one_token_prefill_is_a_decode_step)
+{
+    /* Prefill of R one-token prompts after S - 1 cached tokens is the
+     * decode step of batch R at context S: the same weight bytes, cache
+     * bytes, FLOPs and collectives; at MFU 1 the same time. (The phase
+     * differs only in MLA's attention form, absorbed in decode and plain in
+     * prefill, so MLA compares the load without attention FLOPs.) */
+    static const uint64_t Ns[] = {1, 3, 8, 16}, Bs[] = {1, 3, 32}, Ss[] = {1, 100, 4096};
+    for (size_t mi = 0; mi < sizeof models / sizeof models[0]; mi++)
+        for (size_t hi = 0; hi < 2; hi++) {
+            struct ic_test_pair *t = ic_test_pair(models[mi], chips_hw[hi]);
+            for (size_t a = 0; a < 4; a++)
+                for (size_t b = 0; b < 3; b++)
+                    for (size_t c = 0; c < 3; c++) {
+                        struct ic_decode_cfg d = dcfg(Ns[a], Bs[b], Ss[c]);
+                        struct ic_prefill_cfg pc = ic_prefill_defaults();
+                        pc.chips = Ns[a];
+                        pc.prompts = Bs[b];
+                        pc.prompt = 1;
+                        pc.prefix = Ss[c] - 1;
+                        pc.mfu = 1;
+                        struct ic_point p;
+                        struct ic_prefill f;
+                        struct ic_err e = {0};
+                        ck_assert_int_eq(ic_decode(&t->st, &t->h, &d, &p, &e), IC_OK);
+                        ck_assert_int_eq(ic_prefill(&t->st, &t->h, &pc, &f, &e), IC_OK);
+                        ck_assert_double_eq_tol(f.weight_bytes, p.weight_bytes,
+                                                1e-12 * p.weight_bytes);
+                        ck_assert_double_eq_tol(f.attn_hbm_bytes, p.kv_bytes, 1e-12 * p.kv_bytes);
+                        ck_assert_double_eq_tol(f.kv_write_bytes, p.kv_write_bytes,
+                                                1e-12 * p.kv_write_bytes);
+                        ck_assert_double_eq_tol(f.comm_s, p.comm_s, 1e-12 * p.comm_s + 1e-30);
+                        ck_assert_double_eq_tol(f.linear_flops, 2.0 * (double)Bs[b] *
+                                                                    (double)t->st.params_active,
+                                                1e-12 * f.linear_flops);
+                        if (t->st.mla)
+                            continue;
+                        ck_assert_double_eq_tol(f.flops, p.flops, 1e-12 * p.flops);
+                        ck_assert_double_eq_tol(f.memory_s, p.weights_s + p.kv_s,
+                                                1e-12 * f.memory_s);
+                        ck_assert_double_eq_tol(f.compute_s, p.compute_s + p.attn_s,
+                                                1e-12 * f.compute_s);
+                        ck_assert_msg(ic_test_rel(f.prefill_s, p.step_s) < 1e-12,
+                                      "%s on %llu %s, batch %llu, context %llu: prefill %.17g "
+                                      "decode %.17g",
+                                      models[mi], (unsigned long long)Ns[a], chips_hw[hi],
+                                      (unsigned long long)Bs[b], (unsigned long long)Ss[c],
+                                      f.prefill_s, p.step_s);
+                    }
+            free(t);
+        }
+}
+END_TEST
+
+START_TEST(test_one_chunk_is_the_plain_prefill)
+{
+    /* A chunked prefill on an idle server (no decode batch) whose chunk is
+     * the whole prompt is one step: the plain prefill's, fused and unfused,
+     * with and without a cached prefix, at the same MFU. Smaller fused
+     * chunks read the weights once per chunk: never faster. */
+    static const uint64_t Ts[] = {1, 512, 3000}, Ps[] = {0, 700};
+    for (size_t mi = 0; mi < sizeof models / sizeof models[0]; mi++) {
+        struct ic_test_pair *t = ic_test_pair(models[mi], "h100");
+        for (size_t a = 0; a < 3; a++)
+            for (size_t b = 0; b < 2; b++)
+                for (int impl = 0; impl < IC_ATTN_COUNT; impl++) {
+                    struct ic_prefill_cfg pc = ic_prefill_defaults();
+                    pc.chips = 8;
+                    pc.prompt = Ts[a];
+                    pc.prefix = Ps[b];
+                    pc.attn = (enum ic_attn_impl)impl;
+                    pc.queue_s = 0.25;
+                    struct ic_decode_cfg d = dcfg(8, 1, 1);
+                    d.batch = 0;
+                    struct ic_prefill f;
+                    struct ic_chunked c, c2;
+                    struct ic_err e = {0};
+                    ck_assert_int_eq(ic_prefill(&t->st, &t->h, &pc, &f, &e), IC_OK);
+                    ck_assert_int_eq(ic_chunked(&t->st, &t->h, &d, &pc, Ts[a], &c, &e), IC_OK);
+                    ck_assert_uint_eq(c.steps, 1);
+                    ck_assert_msg(ic_test_rel(c.ttft_s, f.ttft_s) < 1e-12,
+                                  "%s T %llu P %llu %s: chunked %.17g plain %.17g", models[mi],
+                                  (unsigned long long)Ts[a], (unsigned long long)Ps[b],
+                                  ic_attn_impl_name(pc.attn), c.ttft_s, f.ttft_s);
+                    ck_assert_double_eq(c.decode_s, 0);
+                    /* (unfused, a chunk computes its whole rectangle of
+                     * scores: smaller chunks waste less of the masked half
+                     * and can be faster; fused, the FLOPs are the same) */
+                    if (Ts[a] < 4 || pc.attn != IC_ATTN_FLASH)
+                        continue;
+                    ck_assert_int_eq(ic_chunked(&t->st, &t->h, &d, &pc, Ts[a] / 4, &c2, &e),
+                                     IC_OK);
+                    ck_assert_uint_eq(c2.steps, Ts[a] % 4 ? 5 : 4);
+                    ck_assert_msg(c2.ttft_s >= c.ttft_s * (1 - 1e-12),
+                                  "%s T %llu P %llu %s: 4 chunks %.17g, one %.17g", models[mi],
+                                  (unsigned long long)Ts[a], (unsigned long long)Ps[b],
+                                  ic_attn_impl_name(pc.attn), c2.ttft_s, c.ttft_s);
+                }
+        free(t);
+    }
+}
+END_TEST
+
+START_TEST(test_verify_k0_is_decode)
+{
+    /* Speculative verification of k = 0 drafted tokens is one decode step:
+     * the same time, and a speedup of exactly 1 (one token per round). */
+    static const uint64_t Bs[] = {1, 7, 256};
+    for (size_t mi = 0; mi < sizeof models / sizeof models[0]; mi++) {
+        struct ic_test_pair *t = ic_test_pair(models[mi], "h100");
+        for (size_t b = 0; b < 3; b++) {
+            struct ic_decode_cfg d = dcfg(8, Bs[b], 3000);
+            struct ic_spec_costed s;
+            struct ic_point p;
+            struct ic_err e = {0};
+            ck_assert_int_eq(ic_decode(&t->st, &t->h, &d, &p, &e), IC_OK);
+            ck_assert_int_eq(ic_spec_costed(&t->st, &t->st, &t->h, &d, 0.7, 0, &s, &e), IC_OK);
+            ck_assert_double_eq(s.verify_s, p.step_s);
+            ck_assert_double_eq(s.speedup, 1);
+            ck_assert_double_eq(s.tokens_s, p.tokens_s);
+        }
+        free(t);
+    }
+}
+END_TEST
+
+START_TEST(test_prefill_kv_split_by_kv_heads)
+{
+    /* Llama-3-70B (64 query heads, 8 KV heads, 80 layers, head dim 128) on
+     * 16 v5e, one prompt of 2048 tokens, bf16: the cache splits 8 ways by
+     * KV head (not 16), the two chips sharing a KV head split its 8 query
+     * heads 4 and 4.
+     *   cache after the step: 2048 x 80 x 2 x 8 x 128 x 2 B = 671,088,640 B;
+     *     read per chip 1/8 = 83,886,080 B, written the same (every token
+     *     is new): 167,772,160 B / 8.2e11 B/s = 204.6 us.
+     *   attention FLOPs: 4 x 64 x 128 = 32,768 per cached token per layer,
+     *     positions 1..2048: 32,768 x 80 x 2048 x 2049 / 2 = 5.5012e12, a
+     *     sixteenth per chip (4 of 64 heads). */
+    struct ic_test_pair *t = ic_test_pair("llama3-70b", "v5e");
+    const struct ic_step s = {
+        .layout = {16, 1},
+        .kind = {{1, 2048, 0, 1, IC_PHASE_PREFILL}},
+        .n_kinds = 1,
+        .weights = IC_DT_BF16, .kv = IC_DT_BF16, .compute = IC_DT_BF16,
+        .attn = IC_ATTN_FLASH,
+    };
+    struct ic_load l;
+    struct ic_err e = {0};
+    ck_assert_int_eq(ic_step_load(&t->st, &s, &l, &e), IC_OK);
+    ck_assert_uint_eq(l.kv_split_heads, 8);
+    ck_assert_uint_eq(l.kv_split_batch, 2);
+    ck_assert_double_eq_tol(l.kv_read_bytes, 83886080.0, 1e-6);
+    ck_assert_double_eq_tol(l.kv_write_bytes, 83886080.0, 1e-6);
+    ck_assert_double_eq_tol(l.kv_read_all_bytes, 671088640.0, 1e-6);
+    const double F = 32768.0 * 80 * 2048 * 2049 / 2;
+    ck_assert_double_eq_tol(l.attn_flops[IC_PHASE_PREFILL], F / 16, 1e-3);
+    ck_assert_double_eq_tol(l.flops_attn, F, 1e-1);
+    /* linear: 2 (P_act - P_head) T + 2 P_head; the head is 128,256 x 8192 */
+    const double head = 128256.0 * 8192;
+    ck_assert_double_eq_tol(l.flops_linear,
+                            2 * ((double)t->st.params_active - head) * 2048 + 2 * head, 1);
+    struct ic_time tm;
+    const struct ic_rates r = ic_rates_ideal();
+    ck_assert_int_eq(ic_step_time(&l, &t->h, &r, &tm, &e), IC_OK);
+    ck_assert_double_eq_tol(tm.kv_s, 167772160.0 / 8.2e11, 1e-15);
+    /* two sequences: each chip of a KV head's pair reads one */
+    struct ic_step s2 = s;
+    s2.kind[0].count = 2;
+    ck_assert_int_eq(ic_step_load(&t->st, &s2, &l, &e), IC_OK);
+    ck_assert_double_eq_tol(l.kv_read_bytes, 83886080.0, 1e-6);
+    ck_assert_double_eq_tol(l.attn_flops[IC_PHASE_PREFILL], 2 * F / 16, 1e-3);
+    free(t);
+}
+END_TEST
+
+START_TEST(test_mla_attention_by_heads)
+{
+    /* DeepSeek-V2 caches one latent per token (MLA: the cache cannot split
+     * by head). On 8 chips with one sequence every chip reads the whole
+     * latent and does 16 of the 128 heads: an eighth of the attention
+     * FLOPs (not all of them on one chip while seven wait). With 8
+     * sequences each chip reads one sequence's latent and does all its
+     * heads: the same FLOPs per chip as 1/8 of the batch. */
+    struct ic_test_pair *t = ic_test_pair("deepseek-v2", "h100");
+    ck_assert(t->st.mla);
+    ck_assert_uint_eq(t->st.n_heads, 128);
+    struct ic_step s = {
+        .layout = {8, 1},
+        .kind = {{1, 1, 4095, 1, IC_PHASE_DECODE}},
+        .n_kinds = 1,
+        .weights = IC_DT_BF16, .kv = IC_DT_BF16, .compute = IC_DT_BF16,
+        .attn = IC_ATTN_FLASH,
+    };
+    struct ic_load l;
+    struct ic_err e = {0};
+    ck_assert_int_eq(ic_step_load(&t->st, &s, &l, &e), IC_OK);
+    const double F = ic_model_attn_flop(&t->st, 4096); /* one token at context 4096 */
+    const double kv = ic_step_kv_seq_bytes(&t->st, 4096, IC_DT_BF16);
+    ck_assert_uint_eq(l.kv_split_heads, 1);
+    ck_assert_double_eq_tol(l.attn_flops[IC_PHASE_DECODE], F / 8, 1e-9 * F);
+    ck_assert_double_eq_tol(l.kv_read_bytes, kv, 1e-9 * kv);
+    s.kind[0].count = 8;
+    ck_assert_int_eq(ic_step_load(&t->st, &s, &l, &e), IC_OK);
+    ck_assert_double_eq_tol(l.attn_flops[IC_PHASE_DECODE], F, 1e-9 * F);
+    ck_assert_double_eq_tol(l.kv_read_bytes, kv, 1e-9 * kv);
+    /* 9 sequences: 9 x 128 pairs over 8 chips, 144 on the busiest (9/8 of a
+     * sequence's FLOPs), which reads the latents of ceil(9/8) = 2 */
+    s.kind[0].count = 9;
+    ck_assert_int_eq(ic_step_load(&t->st, &s, &l, &e), IC_OK);
+    ck_assert_double_eq_tol(l.attn_flops[IC_PHASE_DECODE], F * 144 / 128, 1e-9 * F);
+    ck_assert_double_eq_tol(l.kv_read_bytes, 2 * kv, 1e-9 * kv);
+    free(t);
+}
+END_TEST
+
+START_TEST(test_two_kinds_add)
+{
+    /* A step of two kinds reads the weights once: its load is the sum of the
+     * two kinds' FLOPs and cache traffic, with the weights of the union. */
+    struct ic_test_pair *t = ic_test_pair("mixtral-8x7b", "h100");
+    const struct ic_seqs dec = {16, 1, 1000, 1, IC_PHASE_DECODE};
+    const struct ic_seqs chunk = {1, 256, 512, 0, IC_PHASE_PREFILL};
+    struct ic_step s = {
+        .layout = {4, 1}, .kind = {dec, chunk}, .n_kinds = 2,
+        .weights = IC_DT_FP8, .kv = IC_DT_FP8, .compute = IC_DT_FP8, .attn = IC_ATTN_FLASH,
+    };
+    struct ic_load both, a, b;
+    struct ic_err e = {0};
+    ck_assert_int_eq(ic_step_load(&t->st, &s, &both, &e), IC_OK);
+    s.n_kinds = 1;
+    ck_assert_int_eq(ic_step_load(&t->st, &s, &a, &e), IC_OK);
+    s.kind[0] = chunk;
+    ck_assert_int_eq(ic_step_load(&t->st, &s, &b, &e), IC_OK);
+    ck_assert_double_eq_tol(both.kv_read_bytes, a.kv_read_bytes + b.kv_read_bytes, 1e-3);
+    ck_assert_double_eq_tol(both.attn_flops[IC_PHASE_DECODE], a.attn_flops[IC_PHASE_DECODE], 1e-3);
+    ck_assert_double_eq_tol(both.attn_flops[IC_PHASE_PREFILL], b.attn_flops[IC_PHASE_PREFILL],
+                            1e-3);
+    ck_assert_double_eq(both.tokens, 16 + 256);
+    ck_assert_double_eq(both.allreduce_bytes, (16 + 256) * 4096.0 * 2);
+    /* experts: 272 tokens touch (nearly) all 8; 16 tokens 8 (1 - (3/4)^16) */
+    ck_assert_double_eq_tol(a.experts_touched, 8 * (1 - pow(0.75, 16)), 1e-12);
+    ck_assert_double_gt(both.weight_bytes, a.weight_bytes);
+    /* the chunk brings no logits: no LM head read or multiplied */
+    ck_assert_double_lt(b.weight_bytes, both.weight_bytes);
+    free(t);
+}
+END_TEST
+
+START_TEST(test_bad_steps)
+{
+    struct ic_test_pair *t = ic_test_pair("llama3-8b", "h100");
+    struct ic_step s = {
+        .layout = {1, 1}, .kind = {{1, 1, 0, 1, IC_PHASE_DECODE}}, .n_kinds = 1,
+        .weights = IC_DT_BF16, .kv = IC_DT_BF16, .compute = IC_DT_BF16, .attn = IC_ATTN_FLASH,
+    };
+    struct ic_load l;
+    struct ic_err e = {0};
+    ck_assert_int_eq(ic_step_load(&t->st, &s, &l, &e), IC_OK);
+    s.kind[0].logits = 2;
+    ck_assert_int_eq(ic_step_load(&t->st, &s, &l, &e), IC_EINVAL);
+    ck_assert_ptr_nonnull(strstr(e.msg, "no more logits than tokens"));
+    s.kind[0].logits = 1;
+    s.kind[0].context = IC_MODEL_MAX_CONTEXT;
+    ck_assert_int_eq(ic_step_load(&t->st, &s, &l, &e), IC_EINVAL);
+    s.kind[0].context = 0;
+    s.layout.chips = 0;
+    ck_assert_int_eq(ic_step_load(&t->st, &s, &l, &e), IC_EINVAL);
+    s.layout.chips = 1024;
+    s.layout.ep = 1025;
+    ck_assert_int_eq(ic_step_load(&t->st, &s, &l, &e), IC_EINVAL);
+    s.layout.ep = 1;
+    s.n_kinds = 0;
+    ck_assert_int_eq(ic_step_load(&t->st, &s, &l, &e), IC_EINVAL);
+    free(t);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+    Suite *s = suite_create("step");
+    TCase *tc = tcase_create("core");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, test_one_token_prefill_is_a_decode_step);
+    tcase_add_test(tc, test_one_chunk_is_the_plain_prefill);
+    tcase_add_test(tc, test_verify_k0_is_decode);
+    tcase_add_test(tc, test_prefill_kv_split_by_kv_heads);
+    tcase_add_test(tc, test_mla_attention_by_heads);
+    tcase_add_test(tc, test_two_kinds_add);
+    tcase_add_test(tc, test_bad_steps);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void) { return ic_test_run(suite()); }
