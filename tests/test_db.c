@@ -65,24 +65,26 @@ START_TEST(test_lint_hwdb)
         ck_assert_msg(h->usd_per_chip_hour > 0.05 && h->usd_per_chip_hour < 100, "%s price",
                       h->name);
     }
-    /* The spec values docs/cases.md assumes. */
-    ic_test_hw("v5e", h);
+    /* The spec values docs/cases.md assumes, read from the live entries: a
+     * sourced correction fails here (and only here, of the library suites,
+     * which read tests/frozen), saying docs/cases.md needs the new figure. */
+    ic_test_live_hw("v5e", h);
     ck_assert_double_eq(h->hbm_capacity_B, 16e9);
     ck_assert_double_eq(h->hbm_bandwidth_B_s, 8.2e11);
     ck_assert_double_eq(h->peak_flop_s[IC_DT_BF16], 1.97e14);
     ck_assert_double_eq(h->peak_flop_s[IC_DT_INT8], 3.94e14);
-    ic_test_hw("h100", h);
+    ic_test_live_hw("h100", h);
     ck_assert_double_eq(h->hbm_capacity_B, 80e9);
     ck_assert_double_eq_tol(h->hbm_bandwidth_B_s, 3.35e12, 1);
     ck_assert_double_eq(h->peak_flop_s[IC_DT_BF16], 9.89e14);
     /* NVLink 4: 900 GB/s is both directions of 18 links: 25 GB/s per link each way */
     ck_assert_double_eq(h->ici_link_B_s, 25e9);
     ck_assert_uint_eq(h->ici_links, 18);
-    ic_test_hw("a100-80gb-sxm", h);
+    ic_test_live_hw("a100-80gb-sxm", h);
     ck_assert_double_eq_tol(h->hbm_bandwidth_B_s, 2.039e12, 1);
     ck_assert_double_eq(h->peak_flop_s[IC_DT_BF16], 3.12e14);
     ck_assert_double_eq(h->peak_flop_s[IC_DT_FP8], 0); /* A100 has no fp8 */
-    ic_test_hw("v5p", h);
+    ic_test_live_hw("v5p", h);
     ck_assert_double_eq(h->peak_flop_s[IC_DT_FP8], h->peak_flop_s[IC_DT_BF16]);
     free(h);
     free(ns);
@@ -129,7 +131,7 @@ START_TEST(test_lint_modeldb)
     }
     /* Llama-3.1-405B has 8 KV heads (early copies of its config said 16). */
     struct ic_model_stats st;
-    ic_test_model("llama3.1-405b", m, &st);
+    ic_test_live_model("llama3.1-405b", m, &st);
     ck_assert_uint_eq(st.n_kv_heads, 8);
     free(m);
     free(ns);
