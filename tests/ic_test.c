@@ -4,31 +4,46 @@
 #include <math.h>
 #include <stdlib.h>
 
-static struct ic_db test_db(void)
+/* The frozen copies (tests/frozen) unless live. */
+static struct ic_db test_db(bool live)
 {
     struct ic_db db;
     struct ic_err e = {0};
-    int rc = ic_db_init(&db, IC_SRC_DIR, &e);
+    int rc = ic_db_init(&db, live ? IC_SRC_DIR : IC_TEST_DIR "/frozen", &e);
     ck_assert_msg(rc == 0, "db: %s", e.msg);
     return db;
 }
 
-void ic_test_hw(const char *name, struct ic_hw *out)
+static void load_hw(bool live, const char *name, struct ic_hw *out)
 {
-    struct ic_db db = test_db();
+    struct ic_db db = test_db(live);
     struct ic_err e = {0};
     int rc = ic_db_hw(&db, name, out, &e);
     ck_assert_msg(rc == 0, "hw %s: %s:%u:%u: %s", name, e.file, e.line, e.col, e.msg);
 }
 
-void ic_test_model(const char *name, struct ic_model *out, struct ic_model_stats *st)
+void ic_test_hw(const char *name, struct ic_hw *out) { load_hw(false, name, out); }
+void ic_test_live_hw(const char *name, struct ic_hw *out) { load_hw(true, name, out); }
+
+static void load_model(bool live, const char *name, struct ic_model *out,
+                       struct ic_model_stats *st)
 {
-    struct ic_db db = test_db();
+    struct ic_db db = test_db(live);
     struct ic_err e = {0};
     int rc = ic_db_model(&db, name, out, &e);
     ck_assert_msg(rc == 0, "model %s: %s:%u:%u: %s", name, e.file, e.line, e.col, e.msg);
     rc = ic_model_derive(out, st, &e);
     ck_assert_msg(rc == 0, "derive %s: %s", name, e.msg);
+}
+
+void ic_test_model(const char *name, struct ic_model *out, struct ic_model_stats *st)
+{
+    load_model(false, name, out, st);
+}
+
+void ic_test_live_model(const char *name, struct ic_model *out, struct ic_model_stats *st)
+{
+    load_model(true, name, out, st);
 }
 
 struct ic_test_pair *ic_test_pair(const char *model, const char *hw)

@@ -11,9 +11,18 @@
 
 #include <check.h>
 
-/* Loads a hwdb / modeldb entry by name from the source tree, or fails the test. */
+/* Loads a hwdb / modeldb entry by name, alias or path from the frozen
+ * copies in tests/frozen, or fails the test. Hand arithmetic on spec numbers
+ * reads these copies, so a sourced correction to the live hwdb/ or modeldb/
+ * does not fail the suites that check the arithmetic (see
+ * tests/frozen/README.md). */
 void ic_test_hw(const char *name, struct ic_hw *out);
 void ic_test_model(const char *name, struct ic_model *out, struct ic_model_stats *st);
+
+/* The same from the live hwdb/ and modeldb/ of the source tree: for the db
+ * suite, which checks the live entries themselves. */
+void ic_test_live_hw(const char *name, struct ic_hw *out);
+void ic_test_live_model(const char *name, struct ic_model *out, struct ic_model_stats *st);
 
 /* A model (with its stats) and a chip, loaded together: the setup most
  * decode and plot tests share. */

@@ -62,9 +62,10 @@ END_TEST
 
 START_TEST(test_json_agrees_with_library)
 {
-    ck_assert_int_eq(run("--model", "llama3-70b", "--hw", "v5e", "--chips", "16", "--batch", "32",
-                         "--context", "8192", "--weights", "int8", "--kv", "int8", "--format",
-                         "json", NULL),
+    /* --db: the same frozen copies ic_test_decode reads (tests/frozen) */
+    ck_assert_int_eq(run("--db", IC_TEST_DIR "/frozen", "--model", "llama3-70b", "--hw", "v5e",
+                         "--chips", "16", "--batch", "32", "--context", "8192", "--weights",
+                         "int8", "--kv", "int8", "--format", "json", NULL),
                      0);
     struct ic_decode_cfg c = ic_decode_defaults();
     c.chips = 16;

@@ -49,13 +49,13 @@ static bool ends_with(const char *s, const char *suffix)
     return n >= k && strcmp(s + n - k, suffix) == 0;
 }
 
-/* A path rather than a name: a file ending, an explicit folder, or an
- * existing file ("org/model" alone is a Hugging Face id, looked up as an
- * alias). */
+/* A path rather than a name: "-" (standard input), a file ending, an
+ * explicit folder, or an existing file ("org/model" alone is a Hugging Face
+ * id, looked up as an alias). */
 static bool is_path(const char *name)
 {
     struct stat st;
-    return ends_with(name, ".yaml") || ends_with(name, ".yml") || ends_with(name, ".json") ||
+    return strcmp(name, "-") == 0 || ends_with(name, ".yaml") || ends_with(name, ".yml") || ends_with(name, ".json") ||
            name[0] == '/' || strncmp(name, "./", 2) == 0 || strncmp(name, "../", 3) == 0 ||
            (strchr(name, '/') && stat(name, &st) == 0 && S_ISREG(st.st_mode));
 }

@@ -2,9 +2,9 @@
  *
  * The databases are folders of YAML files (DATA/hwdb, DATA/modeldb). A name
  * is looked up as the file DATA/hwdb/NAME.yaml first, then by the name and
- * aliases of every file (case-insensitive); an argument with a '/' or a
- * .yaml/.yml/.json ending is a path. An unknown name fails with the nearest
- * known names as the hint. */
+ * aliases of every file (case-insensitive); "-" (standard input), an
+ * argument with a '/' or a .yaml/.yml/.json ending is a path. An unknown
+ * name fails with the nearest known names as the hint. */
 #ifndef IC_DB_H
 #define IC_DB_H
 

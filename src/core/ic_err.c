@@ -2,6 +2,7 @@
 #include "ic_err.h"
 
 #include <string.h>
+#include <sys/stat.h>
 
 int ic_err_set(struct ic_err *err, int code, const char *file, unsigned line,
                unsigned col, const char *fmt, ...)
@@ -29,16 +30,21 @@ void ic_err_hint(struct ic_err *err, const char *fmt, ...)
     va_end(ap);
 }
 
-/* Copies line `line` (1-based) of `path` into buf; returns 0 when found. */
+/* Copies line `line` (1-based) of `path` into buf; returns 0 when found.
+ * Only a regular file, and only its first IC_INPUT_MAX_B bytes: a device
+ * such as /dev/zero has no end and no lines, and a pipe was read already. */
 static int source_line(const char *path, unsigned line, char *buf, size_t n)
 {
+    struct stat st;
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+        return -1; /* before opening: opening a FIFO waits for a writer */
     FILE *f = fopen(path, "rb");
     if (!f)
         return -1;
     unsigned at = 1;
-    size_t len = 0;
-    int c, found = -1;
-    while ((c = fgetc(f)) != EOF) {
+    size_t len = 0, seen = 0;
+    int c = 0, found = -1;
+    while (seen++ < IC_INPUT_MAX_B && (c = fgetc(f)) != EOF) {
         if (at == line) {
             if (c == '\n' || c == '\r') {
                 found = 0;

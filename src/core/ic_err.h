@@ -18,6 +18,10 @@ enum {
     IC_EIO = -4,    /* reading or writing failed */
 };
 
+/* The most bytes an input file may have: the readers stop there, and so
+ * does the error printer looking for the offending line. */
+enum { IC_INPUT_MAX_B = 4 << 20 };
+
 struct ic_err {
     char file[512]; /* path of the input at fault, "" when none */
     unsigned line;  /* 1-based line, 0 when unknown */
@@ -36,8 +40,10 @@ int ic_err_set(struct ic_err *err, int code, const char *file, unsigned line,
 void ic_err_hint(struct ic_err *err, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
-/* Prints "file:line:col: error: msg", then, when the file can be read, the
- * offending source line and a caret under the column, then the hint. */
+/* Prints "file:line:col: error: msg", then, when the file is a regular file
+ * that can be read (not a pipe or a device, which cannot be read again), the
+ * offending source line and a caret under the column, then the hint. Reads at
+ * most IC_INPUT_MAX_B bytes of the file. */
 void ic_err_print(FILE *out, const struct ic_err *err);
 
 #endif

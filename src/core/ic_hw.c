@@ -406,6 +406,7 @@ int ic_hw_load(const char *path, struct ic_hw *out, struct ic_err *err)
     int rc = ic_ydoc_load(&d, path, err);
     if (rc)
         return rc;
+    path = d.path; /* "-" is named IC_STDIN_NAME from here on */
     h = calloc(1, sizeof *h); /* ~20 KiB: keep it off the stack */
     if (!h) {
         rc = ic_err_set(err, IC_ENOMEM, path, 0, 0, "out of memory");

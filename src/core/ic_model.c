@@ -601,13 +601,14 @@ int ic_model_load(const char *path, struct ic_model *out, struct ic_err *err)
     int rc = ic_ydoc_load(&d, path, err);
     if (rc)
         return rc;
+    path = d.path; /* "-" is named IC_STDIN_NAME from here on */
     m = calloc(1, sizeof *m);
     if (!m) {
         rc = ic_err_set(err, IC_ENOMEM, path, 0, 0, "out of memory");
         goto out;
     }
     snprintf(m->path, sizeof m->path, "%s", path);
-    m->from_config_json = ends_with(path, ".json");
+    m->from_config_json = d.json;
     yaml_node_t *root = ic_ydoc_root(&d);
     if (!root) {
         rc = ic_err_set(err, IC_EINVAL, path, 1, 1,
@@ -625,7 +626,8 @@ int ic_model_load(const char *path, struct ic_model *out, struct ic_err *err)
          * config says otherwise (Gemma's configs leave the key out). */
         if (!m->locs[IC_MF_TIE].line)
             m->tie_word_embeddings = true;
-        /* Name a config.json after its folder or file: ".../Qwen2.5-7B/config.json". */
+        /* Name a config.json after its folder or file: ".../Qwen2.5-7B/config.json";
+         * standard input ("-", /dev/stdin) is "stdin". */
         const char *slash = strrchr(path, '/');
         const char *base = slash ? slash + 1 : path;
         char name[IC_MODEL_NAME_LEN];
@@ -634,8 +636,11 @@ int ic_model_load(const char *path, struct ic_model *out, struct ic_err *err)
             while (p > path && p[-1] != '/')
                 p--;
             snprintf(name, sizeof name, "%.*s", (int)(slash - p), p);
+        } else if (strcmp(path, IC_STDIN_NAME) == 0) {
+            snprintf(name, sizeof name, "stdin");
         } else {
-            snprintf(name, sizeof name, "%.*s", (int)(strlen(base) - 5), base);
+            size_t n = strlen(base);
+            snprintf(name, sizeof name, "%.*s", (int)(ends_with(base, ".json") ? n - 5 : n), base);
         }
         snprintf(m->name, sizeof m->name, "%s", name);
         snprintf(m->source, sizeof m->source, "%s", path);

@@ -1,23 +1,30 @@
-/* ic_ydoc: libyaml document API plus schema tables. */
+/* ic_ydoc: reading an input once (bounded), libyaml or the strict JSON
+ * reader into a document, then schema tables over it. */
 #include "ic_ydoc.h"
 
+#include "ic_json.h"
+
+#include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 /* Limits on what a database file may be: far above any real entry, low
  * enough that a hostile file cannot make the loader slow (libyaml's document
  * loader is quadratic in nesting depth). */
-enum { MAX_FILE_BYTES = 4 << 20, MAX_DEPTH = 32 };
+enum { MAX_FILE_BYTES = IC_INPUT_MAX_B, MAX_DEPTH = 32 };
 
 /* Streams the events once to reject too deep nesting before loading. */
-static int check_depth(FILE *f, const char *path, struct ic_err *err)
+static int check_depth(const char *buf, size_t len, const char *path, struct ic_err *err)
 {
     yaml_parser_t parser;
     if (!yaml_parser_initialize(&parser))
         return ic_err_set(err, IC_ENOMEM, path, 0, 0, "out of memory");
-    yaml_parser_set_input_file(&parser, f);
+    yaml_parser_set_input_string(&parser, (const unsigned char *)buf, len);
     int depth = 0, rc = IC_OK;
     for (;;) {
         yaml_event_t ev;
@@ -47,16 +54,13 @@ static int check_depth(FILE *f, const char *path, struct ic_err *err)
 /* libyaml's reader (encoding) errors carry a byte offset, not a mark:
  * turns it into a 1-based line and a column in characters, as libyaml's
  * marks count them (UTF-8 continuation bytes do not start a character). */
-static void offset_to_mark(FILE *f, size_t offset, unsigned *line, unsigned *col)
+static void offset_to_mark(const char *buf, size_t len, size_t offset, unsigned *line,
+                           unsigned *col)
 {
     *line = 1;
     *col = 1;
-    if (fseek(f, 0, SEEK_SET) != 0)
-        return;
-    for (size_t i = 0; i < offset; i++) {
-        int c = fgetc(f);
-        if (c == EOF)
-            break;
+    for (size_t i = 0; i < offset && i < len; i++) {
+        unsigned char c = (unsigned char)buf[i];
         if (c == '\n') {
             ++*line;
             *col = 1;
@@ -87,47 +91,124 @@ static const struct {
     {"found duplicate anchor", "expected each anchor (&name) once"},
 };
 
-int ic_ydoc_load(struct ic_ydoc *d, const char *path, struct ic_err *err)
+static bool ends_with(const char *s, const char *suffix)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return ic_err_set(err, IC_ENOENT, path, 0, 0, "cannot open file");
-    struct stat st;
-    if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
-        fclose(f);
-        return ic_err_set(err, IC_EINVAL, path, 0, 0, "is a folder; expected a YAML or JSON file");
-    }
-    if (fstat(fileno(f), &st) == 0 && st.st_size > MAX_FILE_BYTES) {
-        fclose(f);
-        return ic_err_set(err, IC_EINVAL, path, 0, 0,
-                          "file of %lld bytes; expected at most %d (a database record)",
-                          (long long)st.st_size, MAX_FILE_BYTES);
-    }
-    int drc = check_depth(f, path, err);
-    if (drc || fseek(f, 0, SEEK_SET) != 0) {
-        fclose(f);
-        return drc ? drc : ic_err_set(err, IC_EIO, path, 0, 0, "cannot reread the file");
-    }
-    yaml_parser_t parser;
-    if (!yaml_parser_initialize(&parser)) {
-        fclose(f);
-        return ic_err_set(err, IC_ENOMEM, path, 0, 0, "out of memory");
-    }
-    yaml_parser_set_input_file(&parser, f);
-    yaml_document_t doc;
+    size_t n = strlen(s), k = strlen(suffix);
+    return n >= k && strcmp(s + n - k, suffix) == 0;
+}
+
+/* Reads the whole input once into a malloc'd, NUL-terminated *buf: path,
+ * or standard input for "-". The limit holds while reading, whatever the
+ * input claims to be, so a device (/dev/zero), an endless pipe or a FIFO
+ * ends with an error at MAX_FILE_BYTES; nothing is read twice, so a pipe
+ * works. shown is the name errors carry. */
+static int read_input(const char *path, const char *shown, char **buf, size_t *len,
+                      struct ic_err *err)
+{
+    bool is_stdin = strcmp(path, "-") == 0;
+    int fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return ic_err_set(err, IC_ENOENT, shown, 0, 0, "cannot open file: %s", strerror(errno));
     int rc = IC_OK;
+    char *b = NULL;
+    size_t n = 0, cap = 0;
+    struct stat st;
+    if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+        rc = ic_err_set(err, IC_EINVAL, shown, 0, 0, "is a folder; expected a YAML or JSON file");
+        goto out;
+    }
+    if (S_ISREG(st.st_mode) && st.st_size > MAX_FILE_BYTES) {
+        rc = ic_err_set(err, IC_EINVAL, shown, 0, 0,
+                        "file of %lld bytes; expected at most %d (a database record)",
+                        (long long)st.st_size, MAX_FILE_BYTES);
+        goto out;
+    }
+    for (;;) {
+        if (n == cap) {
+            /* one byte past the limit tells "at the limit" from "over it" */
+            cap = cap ? cap * 2 : 64 << 10;
+            if (cap > (size_t)MAX_FILE_BYTES + 1)
+                cap = (size_t)MAX_FILE_BYTES + 1;
+            char *nb = realloc(b, cap + 1);
+            if (!nb) {
+                rc = ic_err_set(err, IC_ENOMEM, shown, 0, 0, "out of memory");
+                goto out;
+            }
+            b = nb;
+        }
+        ssize_t got = read(fd, b + n, cap - n);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0) {
+            rc = ic_err_set(err, IC_EINVAL, shown, 0, 0, "cannot read: %s", strerror(errno));
+            goto out;
+        }
+        if (got == 0)
+            break;
+        n += (size_t)got;
+        if (n > (size_t)MAX_FILE_BYTES) {
+            rc = ic_err_set(err, IC_EINVAL, shown, 0, 0,
+                            "more than %d bytes; expected at most that (a database record)",
+                            MAX_FILE_BYTES);
+            ic_err_hint(err, "a device or a pipe that does not end is not a record file");
+            goto out;
+        }
+    }
+    if (!b && !(b = malloc(1))) {
+        rc = ic_err_set(err, IC_ENOMEM, shown, 0, 0, "out of memory");
+        goto out;
+    }
+    b[n] = '\0';
+out:
+    if (!is_stdin)
+        close(fd);
+    if (rc) {
+        free(b);
+        return rc;
+    }
+    *buf = b;
+    *len = n;
+    return IC_OK;
+}
+
+/* JSON for a .json path; for a name with no .yaml/.yml ending (standard
+ * input, /dev/stdin, a FIFO) JSON when the text opens with '{' (a block
+ * YAML record never does), else YAML. */
+static bool is_json(const char *path, const char *buf, size_t len)
+{
+    if (ends_with(path, ".json"))
+        return true;
+    if (ends_with(path, ".yaml") || ends_with(path, ".yml"))
+        return false;
+    size_t i = len >= 3 && !memcmp(buf, "\xef\xbb\xbf", 3) ? 3 : 0;
+    while (i < len && strchr(" \t\r\n", buf[i]))
+        i++;
+    return i < len && buf[i] == '{';
+}
+
+static int load_yaml(yaml_document_t *out, const char *buf, size_t len, const char *path,
+                     struct ic_err *err)
+{
+    int rc = check_depth(buf, len, path, err);
+    if (rc)
+        return rc;
+    yaml_parser_t parser;
+    if (!yaml_parser_initialize(&parser))
+        return ic_err_set(err, IC_ENOMEM, path, 0, 0, "out of memory");
+    yaml_parser_set_input_string(&parser, (const unsigned char *)buf, len);
+    yaml_document_t doc;
     if (!yaml_parser_load(&parser, &doc)) {
         /* libyaml marks are 0-based. */
         const yaml_mark_t *m = parser.problem ? &parser.problem_mark : &parser.context_mark;
         const char *what = parser.problem ? parser.problem : "malformed document";
         unsigned line = (unsigned)m->line + 1, col = (unsigned)m->column + 1;
         if (parser.error == YAML_READER_ERROR)
-            offset_to_mark(f, parser.problem_offset, &line, &col);
+            offset_to_mark(buf, len, parser.problem_offset, &line, &col);
         if (parser.context)
-            rc = ic_err_set(err, IC_EINVAL, path, line, col, "malformed YAML/JSON: %s %s",
+            rc = ic_err_set(err, IC_EINVAL, path, line, col, "malformed YAML: %s %s",
                             parser.context, what);
         else
-            rc = ic_err_set(err, IC_EINVAL, path, line, col, "malformed YAML/JSON: %s", what);
+            rc = ic_err_set(err, IC_EINVAL, path, line, col, "malformed YAML: %s", what);
         if (parser.error == YAML_READER_ERROR) {
             ic_err_hint(err, "the file is not UTF-8 text");
         } else {
@@ -155,17 +236,36 @@ int ic_ydoc_load(struct ic_ydoc *d, const char *path, struct ic_err *err)
         const yaml_mark_t *m = &parser.problem_mark;
         yaml_document_delete(&doc);
         rc = ic_err_set(err, IC_EINVAL, path, (unsigned)m->line + 1,
-                        (unsigned)m->column + 1, "malformed YAML/JSON: %s",
+                        (unsigned)m->column + 1, "malformed YAML: %s",
                         parser.problem ? parser.problem : "trailing content");
         goto out;
     }
-    d->doc = doc;
-    snprintf(d->path, sizeof d->path, "%s", path);
-    d->loaded = true;
+    *out = doc;
 out:
     yaml_parser_delete(&parser);
-    fclose(f);
     return rc;
+}
+
+int ic_ydoc_load(struct ic_ydoc *d, const char *path, struct ic_err *err)
+{
+    const char *shown = strcmp(path, "-") == 0 ? IC_STDIN_NAME : path;
+    char *buf = NULL;
+    size_t len = 0;
+    int rc = read_input(path, shown, &buf, &len, err);
+    if (rc)
+        return rc;
+    bool json = is_json(path, buf, len);
+    yaml_document_t doc;
+    rc = json ? ic_json_parse(buf, len, shown, MAX_DEPTH, &doc, err)
+              : load_yaml(&doc, buf, len, shown, err);
+    free(buf);
+    if (rc)
+        return rc;
+    d->doc = doc;
+    snprintf(d->path, sizeof d->path, "%s", shown);
+    d->json = json;
+    d->loaded = true;
+    return IC_OK;
 }
 
 void ic_ydoc_free(struct ic_ydoc *d)

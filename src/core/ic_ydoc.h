@@ -5,8 +5,9 @@
  * every record gets the same checks: unknown keys (with the nearest known one
  * suggested), duplicate keys, missing required keys, wrong node types,
  * negative or non-finite numbers and values without units, each reported at
- * the node's own file:line:column. A Hugging Face config.json is read with the
- * same machinery (JSON is YAML flow syntax) with unknown keys ignored. */
+ * the node's own file:line:column. A Hugging Face config.json is read by the
+ * strict JSON reader (ic_json) into the same document and walked by the same
+ * machinery, with unknown keys ignored. */
 #ifndef IC_YDOC_H
 #define IC_YDOC_H
 
@@ -25,9 +26,13 @@ struct ic_loc {
 
 struct ic_ydoc {
     yaml_document_t doc;
-    char path[512];
+    char path[512]; /* the name errors carry: the path, or IC_STDIN_NAME */
+    bool json;      /* read as JSON (RFC 8259), not YAML */
     bool loaded;
 };
+
+/* The name errors give standard input, read for the path "-". */
+#define IC_STDIN_NAME "<stdin>"
 
 enum ic_fkind {
     IC_F_STR,     /* char[size]; any scalar */
@@ -64,8 +69,13 @@ struct ic_schema {
     bool ignore_unknown; /* config.json: tolerate keys infcalc does not use */
 };
 
-/* Loads and parses path; on failure fills err with the parser's
- * line:column. d is written only on success. Free with ic_ydoc_free. */
+/* Reads path ("-": standard input) once, at most IC_INPUT_MAX_B bytes
+ * whatever it is (a file, a device, a pipe, a FIFO), and parses it: as
+ * strict JSON when path ends in .json, or when it has no .yaml/.yml ending
+ * and the text opens with '{'; as YAML otherwise. On failure returns
+ * IC_EINVAL for any problem with the input (IC_ENOENT when it cannot be
+ * opened, IC_ENOMEM) and fills err with the parser's line:column. d is
+ * written only on success. Free with ic_ydoc_free. */
 int ic_ydoc_load(struct ic_ydoc *d, const char *path, struct ic_err *err);
 void ic_ydoc_free(struct ic_ydoc *d);
 
