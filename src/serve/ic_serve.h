@@ -47,6 +47,32 @@ void ic_serve_resp_free(struct ic_serve_resp *r);
 /* The page (HTML with its script), served at /. */
 extern const char ic_serve_page[];
 
+/* The server's connection policy (ic_serve_mhd.c), so that slow or silent
+ * sockets, however many, cannot keep a normal request out:
+ *   IC_SERVE_HEADER_S    a request's headers must all arrive within this many
+ *                        seconds of its first byte being awaited (the
+ *                        connection's start, or the end of the previous
+ *                        request on it), however steadily they trickle in;
+ *                        past it the connection is closed
+ *   IC_SERVE_IDLE_S      a connection silent this long is closed
+ *   IC_SERVE_MAX_CONN    connections open at once (fewer where the file
+ *                        limit, RLIMIT_NOFILE, is low); one event loop (epoll)
+ *                        watches them all
+ *   IC_SERVE_SPARE_CONN  once only this many are left, each new connection
+ *                        closes the one that has waited longest for its
+ *                        headers, so a new client always gets in
+ *   IC_SERVE_CONN_MEM_B  memory per connection, which bounds a request's size
+ * A request with a body (Content-Length above 0, or any Transfer-Encoding)
+ * is answered 413 and the connection closed; the handler answers one request
+ * at a time. */
+enum {
+    IC_SERVE_HEADER_S = 10,
+    IC_SERVE_IDLE_S = 10,
+    IC_SERVE_MAX_CONN = 512,
+    IC_SERVE_SPARE_CONN = 64,
+    IC_SERVE_CONN_MEM_B = 32768,
+};
+
 /* Runs the HTTP server on bind:port (port 0: any free port) until SIGINT or
  * SIGTERM; prints the address it serves on `out`. Returns the exit status
  * (0, or 1 when the server cannot start, saying why on err). */

@@ -1,19 +1,196 @@
 /* ic_serve_mhd: the HTTP side of `infcalc serve`, on libmicrohttpd.
  *
- * One internal polling thread answers every request in turn (the handler is
- * not re-entrant and a request's work is bounded), connections are limited
- * in number, per address, in memory (which bounds the request size) and in
- * idle time; only GET and HEAD without a body are answered. */
+ * One thread does everything: it polls libmicrohttpd's epoll set and a
+ * signalfd for SIGINT / SIGTERM, and answers each request in turn (the
+ * handler is not re-entrant and a request's work is bounded). Being event
+ * driven, it holds hundreds of slow or silent connections at no cost to the
+ * others; the policy that keeps them from filling it (ic_serve.h) is:
+ *   - a total deadline for a request's headers, not only an idle timeout: a
+ *     client sending a byte a second is closed at IC_SERVE_HEADER_S; the
+ *     loop wakes at least once a second while any connection waits for
+ *     headers, and closes the late ones by shutdown(2) on their socket
+ *     (libmicrohttpd then reads the end of stream and frees the connection:
+ *     it has no call to close one from outside);
+ *   - no limit per address (the client that must get in is on the same
+ *     loopback address as the ones that would keep it out), but a total
+ *     limit with room kept spare: near the limit each new connection closes
+ *     the one that has waited longest for its headers;
+ *   - a request with a body is answered 413 as soon as its headers are in,
+ *     and libmicrohttpd closes the connection after the reply; only GET and
+ *     HEAD are served.
+ * libmicrohttpd's own messages are printed at most one a second.
+ * Connections are tracked in a list of our own, filled and emptied by
+ * libmicrohttpd's connection notifications (called in this same thread, and
+ * before it closes a socket, so a socket in the list is always open). */
 #include "ic_serve.h"
 
 #include <arpa/inet.h>
+#include <errno.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+/* One open connection. */
+struct conn {
+    struct conn *prev, *next; /* in opening order */
+    int fd;
+    double wait_s;            /* when it began waiting for headers (monotonic) */
+    bool in_headers;          /* waiting for a request's headers */
+    bool cut;                 /* shut down by us; libmicrohttpd will free it */
+};
+
+struct server {
+    const struct ic_db *db;
+    FILE *err;
+    double logged_s;   /* when libmicrohttpd's last message was printed */
+    unsigned unlogged; /* its messages left out since */
+    struct conn *head, *tail; /* every open connection */
+    unsigned kept;    /* of them, not cut */
+    unsigned keep_at; /* most kept before the oldest waiting one is cut */
+};
+
+static double mono_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static void cut(struct server *s, struct conn *k)
+{
+    shutdown(k->fd, SHUT_RDWR);
+    k->cut = true;
+    s->kept--;
+}
+
+/* Closes the connection that has waited longest for its headers; false when
+ * none is waiting. */
+static bool cut_oldest(struct server *s)
+{
+    struct conn *old = NULL;
+    for (struct conn *k = s->head; k; k = k->next)
+        if (k->in_headers && !k->cut && (!old || k->wait_s < old->wait_s))
+            old = k;
+    if (old)
+        cut(s, old);
+    return old != NULL;
+}
+
+/* Closes the connections past the header deadline; returns how many still
+ * wait for headers. */
+static unsigned cut_late(struct server *s, double now_s)
+{
+    unsigned waiting = 0;
+    for (struct conn *k = s->head; k; k = k->next) {
+        if (!k->in_headers || k->cut)
+            continue;
+        if (now_s - k->wait_s >= IC_SERVE_HEADER_S)
+            cut(s, k);
+        else
+            waiting++;
+    }
+    return waiting;
+}
+
+/* libmicrohttpd's messages (a connection cut, the limit reached), at most
+ * one a second: slow or hostile clients must not flood the terminal. */
+static void log_mhd(void *cls, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
+static void log_mhd(void *cls, const char *fmt, va_list ap)
+{
+    struct server *s = cls;
+    double now_s = mono_s();
+    if (s->logged_s > 0 && now_s - s->logged_s < 1.0) {
+        s->unlogged++;
+        return;
+    }
+    if (s->unlogged)
+        fprintf(s->err, "infcalc: serve: (%u messages left out)\n", s->unlogged);
+    fputs("infcalc: serve: ", s->err);
+    vfprintf(s->err, fmt, ap);
+    s->logged_s = now_s;
+    s->unlogged = 0;
+}
+
+static void notify_conn(void *cls, struct MHD_Connection *c, void **ctx,
+                        enum MHD_ConnectionNotificationCode code)
+{
+    struct server *s = cls;
+    if (code == MHD_CONNECTION_NOTIFY_STARTED) {
+        const union MHD_ConnectionInfo *fi =
+            MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+        struct conn *k = calloc(1, sizeof *k);
+        if (!k || !fi) {
+            /* untracked, it still has the idle timeout; cut it rather than
+             * let it outlive the deadline */
+            free(k);
+            if (fi)
+                shutdown(fi->connect_fd, SHUT_RDWR);
+            *ctx = NULL;
+            return;
+        }
+        k->fd = fi->connect_fd;
+        k->wait_s = mono_s();
+        k->in_headers = true;
+        k->prev = s->tail;
+        if (s->tail)
+            s->tail->next = k;
+        else
+            s->head = k;
+        s->tail = k;
+        s->kept++;
+        *ctx = k;
+        while (s->kept > s->keep_at && cut_oldest(s))
+            ;
+        return;
+    }
+    struct conn *k = *ctx; /* MHD_CONNECTION_NOTIFY_CLOSED */
+    if (!k)
+        return;
+    if (k->prev)
+        k->prev->next = k->next;
+    else
+        s->head = k->next;
+    if (k->next)
+        k->next->prev = k->prev;
+    else
+        s->tail = k->prev;
+    if (!k->cut)
+        s->kept--;
+    free(k);
+    *ctx = NULL;
+}
+
+static struct conn *conn_of(struct MHD_Connection *c)
+{
+    const union MHD_ConnectionInfo *i =
+        MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    return i ? i->socket_context : NULL;
+}
+
+/* A request done: the connection waits for the next one's headers. */
+static void request_done(void *cls, struct MHD_Connection *c, void **state,
+                         enum MHD_RequestTerminationCode toe)
+{
+    (void)cls;
+    (void)state;
+    (void)toe;
+    struct conn *k = conn_of(c);
+    if (k) {
+        k->in_headers = true;
+        k->wait_s = mono_s();
+    }
+}
 
 struct params {
     struct ic_param p[IC_SERVE_MAX_PARAMS + 1];
@@ -42,28 +219,45 @@ static enum MHD_Result send_text(struct MHD_Connection *c, unsigned status, cons
     return ok;
 }
 
+/* Whether the request's headers announce a body: a Content-Length other than
+ * 0, or any Transfer-Encoding (chunked). */
+static bool has_body(struct MHD_Connection *c)
+{
+    const char *len = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Length");
+    const char *te = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Transfer-Encoding");
+    return te || (len && strspn(len, "0") != strlen(len));
+}
+
 static enum MHD_Result answer(void *cls, struct MHD_Connection *c, const char *url,
                               const char *method, const char *version, const char *upload,
                               size_t *upload_size, void **state)
 {
     (void)version;
     (void)upload;
-    const struct ic_db *db = cls;
-    static int first_call;
-    if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0)
-        return send_text(c, 405, "infcalc: error: only GET is served\n");
-    if (*state == NULL) { /* headers only so far: wait for any body */
-        *state = &first_call;
+    (void)upload_size; /* always 0: a request with a body is refused on the first call */
+    const struct server *s = cls;
+    static int headers_in;
+    if (*state == NULL) {
+        /* the first call has the headers and nothing else: the deadline no
+         * longer applies, and a body is refused before it is read (an answer
+         * queued now makes libmicrohttpd skip the rest of the request and
+         * close the connection after the reply) */
+        struct conn *k = conn_of(c);
+        if (k)
+            k->in_headers = false;
+        if (has_body(c))
+            return send_text(c, 413, "infcalc: error: requests carry no body\n");
+        if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0)
+            return send_text(c, 405, "infcalc: error: only GET is served\n");
+        /* answered on the second call, at the end of the request, so that
+         * the connection stays open for the next one */
+        *state = &headers_in;
         return MHD_YES;
-    }
-    if (*upload_size) {
-        *upload_size = 0;
-        return send_text(c, 413, "infcalc: error: requests carry no body\n");
     }
     struct params ps = {.n = 0};
     MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, collect, &ps);
     struct ic_serve_resp r;
-    if (ic_serve_handle(db, url, ps.p, ps.n, &r))
+    if (ic_serve_handle(s->db, url, ps.p, ps.n, &r))
         return send_text(c, 500, "infcalc: error: out of memory\n");
     struct MHD_Response *resp =
         MHD_create_response_from_buffer(r.len, r.body, MHD_RESPMEM_MUST_FREE);
@@ -79,6 +273,56 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *c, const char *u
     return ok;
 }
 
+/* IC_SERVE_MAX_CONN, or fewer where the process may not open that many
+ * files (a few dozen kept for the listening socket, epoll and the
+ * databases). */
+static unsigned conn_limit(void)
+{
+    struct rlimit rl;
+    unsigned n = IC_SERVE_MAX_CONN;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+        rl.rlim_cur < (rlim_t)n + 64)
+        n = rl.rlim_cur > 64 + 2 * IC_SERVE_SPARE_CONN ? (unsigned)(rl.rlim_cur - 64)
+                                                       : 2 * IC_SERVE_SPARE_CONN;
+    return n;
+}
+
+/* Polls the server and the signals until SIGINT or SIGTERM; 0, or 1 when
+ * polling fails. */
+static int loop(struct MHD_Daemon *d, struct server *s, int sig_fd, FILE *err)
+{
+    const union MHD_DaemonInfo *ei = MHD_get_daemon_info(d, MHD_DAEMON_INFO_EPOLL_FD);
+    if (!ei) {
+        fputs("infcalc: error: serve: libmicrohttpd gave no epoll descriptor\n", err);
+        return 1;
+    }
+    unsigned waiting = 0;
+    for (;;) {
+        /* libmicrohttpd's own timeouts, and once a second while the
+         * header deadline may fall due */
+        MHD_UNSIGNED_LONG_LONG mhd_ms = 0;
+        int wait_ms = -1;
+        if (MHD_get_timeout(d, &mhd_ms) == MHD_YES)
+            wait_ms = mhd_ms > 1000 ? 1000 : (int)mhd_ms;
+        if (waiting && (wait_ms < 0 || wait_ms > 1000))
+            wait_ms = 1000;
+        struct pollfd p[2] = {{ei->epoll_fd, POLLIN, 0}, {sig_fd, POLLIN, 0}};
+        if (poll(p, 2, wait_ms) < 0 && errno != EINTR) {
+            fprintf(err, "infcalc: error: serve: poll: %s\n", strerror(errno));
+            return 1;
+        }
+        if (p[1].revents) {
+            /* taken, or it would be delivered when unblocked: killed */
+            struct signalfd_siginfo si;
+            if (read(sig_fd, &si, sizeof si) != (ssize_t)sizeof si)
+                fprintf(err, "infcalc: warning: serve: signalfd: %s\n", strerror(errno));
+            return 0;
+        }
+        MHD_run(d);
+        waiting = cut_late(s, mono_s());
+    }
+}
+
 int ic_serve_run(const struct ic_db *db, const char *bind, unsigned port, FILE *out, FILE *err)
 {
     struct sockaddr_in addr;
@@ -90,36 +334,51 @@ int ic_serve_run(const struct ic_db *db, const char *bind, unsigned port, FILE *
                 bind);
         return 2;
     }
+    if (MHD_is_feature_supported(MHD_FEATURE_EPOLL) != MHD_YES) {
+        fputs("infcalc: error: serve needs libmicrohttpd built with epoll (Linux)\n", err);
+        return 1;
+    }
     bool loopback = (ntohl(addr.sin_addr.s_addr) >> 24) == 127;
     if (!loopback)
         fprintf(err, "infcalc: warning: serving on %s: reachable from other machines\n", bind);
-    /* SIGINT and SIGTERM are waited for below; the server thread must not
-     * take them, so they are blocked before it starts */
-    sigset_t sigs;
+    /* SIGINT and SIGTERM arrive through a signalfd, polled with the sockets */
+    sigset_t sigs, old;
     sigemptyset(&sigs);
     sigaddset(&sigs, SIGINT);
     sigaddset(&sigs, SIGTERM);
-    pthread_sigmask(SIG_BLOCK, &sigs, NULL);
+    pthread_sigmask(SIG_BLOCK, &sigs, &old);
+    int sig_fd = signalfd(-1, &sigs, SFD_CLOEXEC);
+    if (sig_fd < 0) {
+        fprintf(err, "infcalc: error: serve: signalfd: %s\n", strerror(errno));
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
+        return 1;
+    }
+    unsigned limit = conn_limit();
+    struct server s = {.db = db, .err = err, .keep_at = limit - IC_SERVE_SPARE_CONN};
     struct MHD_Daemon *d = MHD_start_daemon(
-        MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG, (uint16_t)port, NULL, NULL, answer,
-        (void *)db, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&addr,
-        MHD_OPTION_CONNECTION_LIMIT, (unsigned)64, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
-        (unsigned)32, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)15,
-        MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)32768, MHD_OPTION_END);
+        MHD_USE_EPOLL | MHD_USE_ERROR_LOG, (uint16_t)port, NULL, NULL, answer, &s,
+        MHD_OPTION_EXTERNAL_LOGGER, log_mhd, &s, /* first, or some go to stderr */
+        MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&addr, MHD_OPTION_CONNECTION_LIMIT, limit,
+        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)IC_SERVE_IDLE_S,
+        MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)IC_SERVE_CONN_MEM_B,
+        MHD_OPTION_NOTIFY_CONNECTION, notify_conn, &s, MHD_OPTION_NOTIFY_COMPLETED,
+        request_done, &s, MHD_OPTION_END);
     if (!d) {
         fprintf(err, "infcalc: error: cannot serve on %s:%u (the port in use, or not allowed?)\n",
                 bind, port);
-        pthread_sigmask(SIG_UNBLOCK, &sigs, NULL);
+        close(sig_fd);
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
         return 1;
     }
     const union MHD_DaemonInfo *info = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
     unsigned bound = info ? info->port : port;
     fprintf(out, "infcalc: serving http://%s:%u/ (Ctrl-C stops)\n", bind, bound);
     fflush(out);
-    int sig = 0;
-    sigwait(&sigs, &sig);
-    MHD_stop_daemon(d);
-    pthread_sigmask(SIG_UNBLOCK, &sigs, NULL);
-    fprintf(out, "infcalc: stopped\n");
-    return 0;
+    int rc = loop(d, &s, sig_fd, err);
+    MHD_stop_daemon(d); /* closes every connection, each one notified */
+    close(sig_fd);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (rc == 0)
+        fprintf(out, "infcalc: stopped\n");
+    return rc;
 }
