@@ -160,7 +160,11 @@ static int gl_int8(const struct ic_ydoc *d, yaml_node_t *n, void *r, struct ic_e
 {
     return read_gemm_list(d, n, r, IC_DT_INT8, e);
 }
-#define GL(k, t, fn) {k, IC_F_CUSTOM, IC_HWF_M_GEMM_LIST_FIRST + t, 0, 0, 0, 0, 0, false, NULL, fn}
+/* offset, size2 and qty are not read by ic_ydoc (fn fills the list): they
+ * describe the list to ic_hwwrite, which writes what this table names */
+#define GL(k, t, fn)                                                                   \
+    {k, IC_F_CUSTOM, IC_HWF_M_GEMM_LIST_FIRST + t, OFF(measured.gemm_by_batch[t]), 0, \
+     IC_HW_GEMM_BATCHES, 0, IC_QTY_RATE, false, NULL, fn}
 static const struct ic_field gemm_list_fields[] = {
     GL("fp32", IC_DT_FP32, gl_fp32), GL("bf16", IC_DT_BF16, gl_bf16), GL("int8", IC_DT_INT8, gl_int8),
 };
@@ -228,6 +232,8 @@ static const struct ic_field hw_fields[] = {
 };
 static const struct ic_schema hw_schema = {"hardware entry", hw_fields, N(hw_fields),
                                            false};
+
+const struct ic_schema *ic_hw_schema(void) { return &hw_schema; }
 
 /* Error at the recorded location of field id. */
 static int field_error(const struct ic_hw *hw, const char *path, int id,

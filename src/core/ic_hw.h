@@ -150,6 +150,13 @@ struct ic_hw {
  * and topology consistent with the link figures, a YYYY-MM price date. */
 int ic_hw_load(const char *path, struct ic_hw *out, struct ic_err *err);
 
+/* The schema ic_hw_load reads an entry with (its sections through each
+ * field's sub), offsets into struct ic_hw: the one list of the entry's keys,
+ * which ic_hwwrite walks to write an entry. Its one IC_F_CUSTOM kind, the
+ * measured gemm_by_batch lists, also gives offset (a double[size2]) and qty
+ * for the writer. */
+const struct ic_schema *ic_hw_schema(void);
+
 /* Dense peak FLOP/s of dtype on hw; 0 when the chip lacks it. */
 double ic_hw_peak(const struct ic_hw *hw, enum ic_dtype t);
 

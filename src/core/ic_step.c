@@ -308,8 +308,7 @@ double ic_step_gemm_rate(const struct ic_hw_measured *ms, enum ic_dtype t, doubl
     return exp(log(r[i]) + f * (log(r[i + 1]) - log(r[i])));
 }
 
-/* (a^p + b^p)^(1/p): p = 1 adds, p -> infinity is max(a, b). */
-static double pnorm(double a, double b, double p)
+double ic_step_pnorm(double a, double b, double p)
 {
     double m = fmax(a, b);
     if (m <= 0)
@@ -373,8 +372,8 @@ int ic_step_time(const struct ic_load *l, const struct ic_hw *hw, const struct i
         /* the weight type's own exponent where bench fitted one */
         const double pl = ms->transition_p_type[wt] >= 1 ? ms->transition_p_type[wt]
                                                          : ms->transition_p;
-        lin = pnorm(t->weights_s, t->compute_s, pl);
-        att = pnorm(t->kv_s, t->attn_s, ms->transition_p);
+        lin = ic_step_pnorm(t->weights_s, t->compute_s, pl);
+        att = ic_step_pnorm(t->kv_s, t->attn_s, ms->transition_p);
         const uint64_t regions = r->regions ? r->regions : 8 * l->layers + 2;
         fixed = (double)regions * ms->fork_join_s;
         t->fixed_s = fixed;

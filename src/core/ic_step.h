@@ -208,6 +208,11 @@ uint64_t ic_step_kv_head_ways(const struct ic_model_stats *m, uint64_t chips);
  * uniformly: E * (1 - (1 - k/E)^tokens). */
 double ic_step_experts_touched(uint64_t n_experts, uint64_t top_k, double tokens);
 
+/* The soft transition between two terms that overlap: (a^p + b^p)^(1/p);
+ * p = 1 adds them, p -> infinity is max(a, b); 0 when both are 0.  The
+ * one combination ic_step_time uses, and the one the self-check fits p to. */
+double ic_step_pnorm(double a, double b, double p);
+
 /* The measured in-cache matmul rate (FLOP/s) of type t at batch b:
  * interpolated in log-log between the benched batches 1, 2, 4 ... 256 (the
  * batch-256 rate past it), or the batch-256 rate everywhere when the entry

@@ -1,0 +1,788 @@
+/* ic_dev_cpu: the self-check on this machine's CPU (ic_dev.h): the
+ * microbenchmarks and the reference decode kernel of src/kernels/, with a
+ * memory and a compute probe beside the timings. */
+#include "ic_dev.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* ---- machine facts ------------------------------------------------------ */
+
+static void cpu_model(char *buf, size_t n)
+{
+    snprintf(buf, n, "unknown CPU");
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    if (!f)
+        return;
+    char line[512];
+    while (fgets(line, sizeof line, f))
+        if (strncmp(line, "model name", 10) == 0) {
+            const char *c = strchr(line, ':');
+            if (c) {
+                c++;
+                while (*c == ' ' || *c == '\t')
+                    c++;
+                snprintf(buf, n, "%s", c);
+                buf[strcspn(buf, "\n\"")] = '\0';
+            }
+            break;
+        }
+    fclose(f);
+}
+
+/* Size of the last-level cache from sysfs (index3, else the highest index). */
+static double llc_bytes(void)
+{
+    for (int idx = 4; idx >= 2; idx--) {
+        char path[128], text[64];
+        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/size", idx);
+        FILE *f = fopen(path, "r");
+        if (!f)
+            continue;
+        char *ok = fgets(text, sizeof text, f);
+        fclose(f);
+        if (!ok)
+            continue;
+        char *end;
+        double v = strtod(text, &end);
+        if (*end == 'K')
+            v *= 1024;
+        else if (*end == 'M')
+            v *= 1048576;
+        if (v > 0)
+            return v;
+    }
+    return 0;
+}
+
+/* The CPU bench's matrices: 2048 columns at every size, a decode
+ * projection's input width (the hidden size of Llama-3.2-1B and of
+ * validate's model), so that the DRAM and in-cache rates are of one shape.
+ * (4096 columns above 64 MiB before: from DRAM the kernel ran batches 8-16
+ * up to ~1.2x faster there than at 2048, a throwaway diagnostic, README.) */
+static void matrix_dims(enum ic_kern_wtype t, double bytes, uint32_t *rows, uint32_t *cols)
+{
+    ic_dev_matrix_dims(t, bytes, 2048, rows, cols);
+}
+
+/* ---- the probes -------------------------------------------------------------
+ * The probes bench and validate take beside their timings, each one call of
+ * the reference kernel's fp32 matmul after one untimed call:
+ *  - memory: batch 1 over a matrix of 4x the LLC, in weight bytes per
+ *    second. A plain read-only sum was this probe before: on this shared
+ *    machine its ratio to the kernel's matmul moved from 0.7 to 1.05
+ *    between runs minutes apart (both read DRAM, the matmul with software
+ *    prefetch), while a decode step over this probe held within 0.92-0.99
+ *    (a throwaway diagnostic, README). A probe that reads as the kernel
+ *    reads follows the kernel.
+ *  - compute: batch 64 over a matrix of a quarter of the LLC, in FLOP/s. The
+ *    vCPUs' compute rate moves too (the same in-cache matmul ran at 175-210
+ *    GFLOP/s in one afternoon), and nothing caught it. */
+struct probe {
+    struct ic_kern_matrix *w;
+    uint32_t rows, cols, batch;
+    float *x; /* [batch][cols] */
+    float *y; /* [batch][rows] */
+};
+
+static void probe_free(struct probe *p)
+{
+    ic_kern_matrix_free(p->w);
+    free(p->x);
+    free(p->y);
+    memset(p, 0, sizeof *p);
+}
+
+static int probe_init(struct probe *p, double bytes, uint32_t batch, struct ic_err *err)
+{
+    memset(p, 0, sizeof *p);
+    matrix_dims(IC_KW_FP32, bytes, &p->rows, &p->cols);
+    p->batch = batch;
+    int rc = ic_kern_matrix_create(IC_KW_FP32, p->rows, p->cols, 4242, &p->w, err);
+    if (rc)
+        return rc;
+    p->x = malloc(sizeof(float) * p->cols * batch);
+    p->y = malloc(sizeof(float) * p->rows * batch);
+    if (!p->x || !p->y) {
+        probe_free(p);
+        return ic_err_set(err, IC_ENOMEM, NULL, 0, 0, "out of memory");
+    }
+    for (size_t k = 0; k < (size_t)p->cols * batch; k++)
+        p->x[k] = (float)(k % 1000) / 1000.0f - 0.5f;
+    return IC_OK;
+}
+
+/* The probe's rate now: weight bytes/s at batch 1, FLOP/s above (four
+ * calls back to back, ~5 ms: one call of ~1.3 ms read 0.75x what the fourth
+ * did, the cores still ramping up). */
+static double probe_take(struct ic_kern_pool *pool, const struct probe *p)
+{
+    const int calls = p->batch == 1 ? 1 : 4;
+    ic_kern_matmul(pool, p->w, p->x, p->batch, p->y);
+    double t0 = ic_mb_now();
+    for (int i = 0; i < calls; i++)
+        ic_kern_matmul(pool, p->w, p->x, p->batch, p->y);
+    double t = (ic_mb_now() - t0) / calls;
+    return p->batch == 1 ? (double)ic_kern_matrix_bytes(p->w) / t
+                         : 2.0 * p->batch * p->rows * (double)p->cols / t;
+}
+
+/* The median of n probes (n <= 16). */
+static double probe_median(struct ic_kern_pool *pool, const struct probe *p, int n)
+{
+    double v[16];
+    n = n > 16 ? 16 : n;
+    for (int i = 0; i < n; i++)
+        v[i] = probe_take(pool, p);
+    return ic_mb_summary(v, n).median;
+}
+
+/* ---- the device's state ----------------------------------------------------- */
+
+struct ic_dev {
+    bool quick;
+    struct ic_kern_pool *pool, *pool1;   /* every thread asked for; one */
+    struct probe pr, cpr;                /* memory and compute probes */
+    float *buf, *buf2, *buf3;            /* [n] each: the DRAM buffers */
+    size_t n;
+    struct ic_kern_matrix *mats[IC_DEV_TYPES][2]; /* per type: DRAM, in-cache */
+    uint32_t dims[IC_DEV_TYPES][2][2];            /* their rows, cols */
+};
+
+static void cpu_close(struct ic_dev *d)
+{
+    if (!d)
+        return;
+    probe_free(&d->pr);
+    probe_free(&d->cpr);
+    for (int t = 0; t < IC_DEV_TYPES; t++)
+        for (int k = 0; k < 2; k++)
+            ic_kern_matrix_free(d->mats[t][k]);
+    free(d->buf);
+    free(d->buf2);
+    free(d->buf3);
+    ic_kern_pool_free(d->pool1);
+    ic_kern_pool_free(d->pool);
+    free(d);
+}
+
+/* ---- bench ------------------------------------------------------------------- */
+
+static int cpu_bench_open(const struct ic_bench_opts *o, struct ic_bench_res *r,
+                          struct ic_dev **out, struct ic_err *err)
+{
+    cpu_model(r->chip, sizeof r->chip);
+    r->llc_B = llc_bytes();
+    if (!(r->llc_B > 0))
+        return ic_err_set(err, IC_EIO, NULL, 0, 0,
+                          "cannot read the last-level cache size from "
+                          "/sys/devices/system/cpu/cpu0/cache");
+    struct ic_dev *d = calloc(1, sizeof *d);
+    if (!d)
+        return ic_err_set(err, IC_ENOMEM, NULL, 0, 0, "out of memory");
+    d->quick = o->quick;
+    int rc;
+    if ((rc = ic_kern_pool_create(o->threads, &d->pool, err)) ||
+        (rc = ic_kern_pool_create(1, &d->pool1, err)) ||
+        (rc = probe_init(&d->pr, 4 * r->llc_B, 1, err)) ||
+        (rc = probe_init(&d->cpr, r->llc_B / 4, 64, err)))
+        goto fail;
+    r->threads = ic_kern_pool_threads(d->pool);
+    r->reps = o->quick ? 3 : 9;
+    /* DRAM buffer: 1 GiB, and at least 4x the LLC (quick: just 4x the LLC) */
+    r->dram_B = fmax(4 * r->llc_B, o->quick ? 4 * r->llc_B : 1073741824.0);
+    d->n = (size_t)(r->dram_B / sizeof(float));
+    d->buf = malloc(d->n * sizeof(float));  /* [n] */
+    d->buf2 = malloc(d->n * sizeof(float)); /* [n] */
+    d->buf3 = malloc(d->n * sizeof(float)); /* [n] */
+    if (!d->buf || !d->buf2 || !d->buf3) {
+        rc = ic_err_set(err, IC_ENOMEM, NULL, 0, 0, "out of memory for a %.0f MB buffer",
+                        r->dram_B / 1e6);
+        goto fail;
+    }
+    for (size_t i = 0; i < d->n; i++)
+        d->buf[i] = d->buf2[i] = d->buf3[i] = (float)(i % 1000) * 1e-3f;
+    *out = d;
+    return IC_OK;
+fail:
+    cpu_close(d);
+    return rc;
+}
+
+static int cpu_read(struct ic_dev *d, struct ic_bench_res *r, struct ic_err *err)
+{
+    (void)err;
+    r->read_s = ic_mb_read(d->pool, d->buf, d->n, 1, r->reps);
+    r->read_1t_s = ic_mb_read(d->pool1, d->buf, d->n, 1, r->reps);
+    r->read_B_s = r->read_s.median;
+    r->read_1t_B_s = r->read_1t_s.median;
+    /* validate's probe, as validate takes it (struct probe): the reference
+     * its probes are divided by, so that what the probe reads differently
+     * from the figure above is not taken for a change in the machine */
+    r->probe_B_s = probe_median(d->pool, &d->pr, r->reps);
+    r->probe_flop_s = probe_median(d->pool, &d->cpr, r->reps);
+    return IC_OK;
+}
+
+static int cpu_stream(struct ic_dev *d, struct ic_bench_res *r, struct ic_err *err)
+{
+    (void)err;
+    r->copy_B_s = ic_mb_copy(d->pool, d->buf2, d->buf, d->n, r->reps).median;
+    r->triad_B_s = ic_mb_triad(d->pool, d->buf3, d->buf, d->buf2, d->n, r->reps).median;
+    return IC_OK;
+}
+
+static int cpu_ladder(struct ic_dev *d, struct ic_bench_res *r, struct ic_err *err)
+{
+    (void)err;
+    for (double ws = 256.0 * 1024;
+         ws <= fmin(r->dram_B, d->quick ? 64.0 * 1048576 : 1073741824.0) &&
+         r->ladder_n < IC_DEV_LADDER;
+         ws *= 2) {
+        size_t m = (size_t)(ws / sizeof(float));
+        if (m > d->n)
+            break;
+        int passes = (int)fmax(1, 256.0 * 1048576 / ws);
+        r->ladder_B[r->ladder_n] = ws;
+        r->ladder_B_s[r->ladder_n] =
+            ic_mb_read(d->pool, d->buf, m, passes, d->quick ? 2 : 5).median;
+        r->ladder_n++;
+    }
+    /* "in cache": a quarter of the LLC, clear of the cliff */
+    r->cache_read_B_s = ic_mb_read(d->pool, d->buf, (size_t)(r->llc_B / 4 / sizeof(float)),
+                                   (int)fmax(1, 512.0 * 1048576 / (r->llc_B / 4)), r->reps)
+                            .median;
+    return IC_OK;
+}
+
+static int cpu_peak(struct ic_dev *d, struct ic_bench_res *r, struct ic_err *err)
+{
+    (void)err;
+    r->peak_s = ic_mb_fma_peak(d->pool, d->quick ? 2 : 5);
+    r->peak_flop_s = r->peak_s.median;
+    return IC_OK;
+}
+
+static int cpu_fork_join(struct ic_dev *d, struct ic_bench_res *r, struct ic_err *err)
+{
+    (void)err;
+    r->fork_join_stats = ic_mb_fork_join(d->pool, r->reps);
+    r->fork_join_s = r->fork_join_stats.median;
+    return IC_OK;
+}
+
+static int cpu_gemv_dram(struct ic_dev *d, struct ic_bench_res *r, struct ic_err *err)
+{
+    /* matrices: DRAM-resident (>= 4x LLC) and cache-resident (LLC / 4) */
+    const enum ic_kern_wtype *types = ic_dev_cpu.types;
+    for (int t = 0; t < ic_dev_cpu.n_types; t++)
+        for (int k = 0; k < 2; k++) {
+            double bytes = k == 0 ? fmax(4 * r->llc_B, d->quick ? 4 * r->llc_B : 256.0 * 1048576)
+                                  : r->llc_B / 4;
+            matrix_dims(types[t], bytes, &d->dims[t][k][0], &d->dims[t][k][1]);
+            int rc = ic_kern_matrix_create(types[t], d->dims[t][k][0], d->dims[t][k][1],
+                                           1234 + (uint64_t)t, &d->mats[t][k], err);
+            if (rc)
+                return rc;
+        }
+    for (int t = 0; t < ic_dev_cpu.n_types; t++) {
+        /* The machine's bandwidth level moves while the bench runs (up to
+         * ~1.45x from minute to minute, docs/measuring.md, and 34 to 50 GB/s
+         * within a minute on 2026-11-29): each timing has a probe just
+         * before it, and the rate is the median ratio of matmul to probe
+         * over the pairs, stated at the level of the reference probe
+         * above, which validate's probes are divided by. */
+        /* and a read of the DRAM buffer (1 GiB; 4x the LLC with --quick)
+         * beside each, for the kernel's
+         * share of the read bandwidth at the same moment (the read figure
+         * above was taken minutes before, at its own level) */
+        double tv[16], lv[16], ratio[16], of_read[16];
+        const int np = r->reps < 16 ? r->reps : 16;
+        const double bytes = (double)ic_kern_matrix_bytes(d->mats[t][0]);
+        r->mat_B[t] = bytes;
+        for (int i = 0; i < np; i++) {
+            double rd = ic_mb_read(d->pool, d->buf, d->n, 1, 1).median;
+            lv[i] = probe_take(d->pool, &d->pr);
+            tv[i] = ic_mb_matmul(d->pool, d->mats[t][0], d->dims[t][0][0], d->dims[t][0][1], 1,
+                                 1)
+                        .median;
+            ratio[i] = bytes / tv[i] / lv[i];
+            of_read[i] = bytes / tv[i] / rd;
+        }
+        r->gemv_level_B_s[t] = ic_mb_summary(lv, np).median;
+        r->gemv_B_s[t] = ic_mb_summary(ratio, np).median * r->probe_B_s;
+        r->gemv_of_read[t] = ic_mb_summary(of_read, np).median;
+    }
+    return IC_OK;
+}
+
+static int cpu_gemv_cache(struct ic_dev *d, struct ic_bench_res *r, struct ic_err *err)
+{
+    (void)err;
+    for (int t = 0; t < ic_dev_cpu.n_types; t++)
+        r->gemv_cache_B_s[t] = (double)ic_kern_matrix_bytes(d->mats[t][1]) /
+                               ic_mb_matmul(d->pool, d->mats[t][1], d->dims[t][1][0],
+                                            d->dims[t][1][1], 1, r->reps * 3)
+                                   .median;
+    return IC_OK;
+}
+
+static int cpu_gemm(struct ic_dev *d, struct ic_bench_res *r, struct ic_err *err)
+{
+    /* On a 2048 x 2048 matrix of each type (a decode projection's shape;
+     * 16 MiB in fp32): on the LLC / 4 matrix, 1024 x 2048 in fp32, the
+     * kernel ran batches 128-256 at ~150 GFLOP/s against ~210 on every
+     * shape of 2048 rows or more, the step's among them (a throwaway
+     * diagnostic, README). Each rate is stated at the reference compute
+     * probe's level, as the DRAM rates are at the memory probe's, and is
+     * the median of three passes over the batches (one with --quick; a
+     * single pass read 1.4x apart on neighbouring batches). */
+    const uint32_t gr = 2048, gc = 2048;
+    const int passes = d->quick ? 1 : 3, nt = ic_dev_cpu.n_types;
+    double gv[IC_DEV_TYPES][IC_DEV_BATCHES][3];
+    struct ic_kern_matrix *gmats[IC_DEV_TYPES] = {NULL};
+    int rc = IC_OK;
+    for (int t = 0; t < nt && !rc; t++)
+        rc = ic_kern_matrix_create(ic_dev_cpu.types[t], gr, gc, 77 + (uint64_t)t, &gmats[t],
+                                   err);
+    if (rc == IC_OK) {
+        for (int ps = 0; ps < passes; ps++)
+            for (int t = 0; t < nt; t++)
+                for (int i = 0; i < IC_DEV_BATCHES; i++) {
+                    double c0 = probe_take(d->pool, &d->cpr);
+                    double tg = ic_mb_matmul(d->pool, gmats[t], gr, gc, 1u << i,
+                                             d->quick ? 2 : 5)
+                                    .median;
+                    double c1 = probe_take(d->pool, &d->cpr);
+                    gv[t][i][ps] = 2.0 * (1 << i) * gr * (double)gc / tg * r->probe_flop_s /
+                                   (0.5 * (c0 + c1));
+                }
+        for (int t = 0; t < nt; t++)
+            for (int i = 0; i < IC_DEV_BATCHES; i++)
+                r->gemm_b[t][i] = ic_mb_summary(gv[t][i], passes).median;
+    }
+    for (int t = 0; t < nt; t++)
+        ic_kern_matrix_free(gmats[t]);
+    return rc;
+}
+
+static int cpu_attention(struct ic_dev *d, struct ic_bench_res *r, struct ic_err *err)
+{
+    /* The kernel with next to no weights (dim 64, one layer, vocab 64):
+     * its step is the attention of B sequences over S cached tokens, 16
+     * query heads over 4 KV heads of 128 (the validation models' group
+     * and head size). FLOPs as infcalc counts them: 4 * H * d per cached
+     * token (QK^T and AV). */
+    const uint32_t B = 8;
+    uint32_t S = 64;
+    double kv_tok = 2.0 * 4 * 128 * 2; /* bf16 bytes per token, K and V */
+    while (B * (S + 1) * kv_tok < 4 * r->llc_B)
+        S *= 2;
+    struct ic_kern_shape as = {64, 64, 1, 16, 4, 128, 64, B, S + 1};
+    static const enum ic_kern_kvtype kvts[2] = {IC_KKV_BF16, IC_KKV_INT8};
+    uint32_t tok[8] = {0}, posv[8];
+    for (int kt = 0; kt < 2; kt++) {
+        struct ic_kern *ak = NULL;
+        int rc = ic_kern_create(&as, IC_KW_FP32, kvts[kt], 5, d->pool, &ak, err);
+        if (rc)
+            return rc;
+        for (uint32_t b = 0; b < B; b++) {
+            ic_kern_fill_cache(ak, b, S, 11 + b);
+            posv[b] = S;
+        }
+        /* 15 timings (one of 9 read 1.4x off on this machine) */
+        double v[16];
+        int na = d->quick ? 3 : 15;
+        ic_kern_step(ak, B, tok, posv, NULL);
+        for (int i = 0; i < na; i++) {
+            /* the time at the reference compute probe's level */
+            double c0 = probe_take(d->pool, &d->cpr);
+            double t0 = ic_mb_now();
+            ic_kern_step(ak, B, tok, posv, NULL);
+            double ta = ic_mb_now() - t0;
+            double c1 = probe_take(d->pool, &d->cpr);
+            v[i] = ta * 0.5 * (c0 + c1) / r->probe_flop_s;
+        }
+        r->attn_flop_s[kt] = (double)B * (S + 1) * 4.0 * 16 * 128 / ic_mb_summary(v, na).median;
+        ic_kern_free(ak);
+    }
+    return IC_OK;
+}
+
+static int cpu_transition(struct ic_dev *d, struct ic_bench_res *r, struct ic_err *err)
+{
+    (void)err;
+    static const uint32_t batches[] = {1, 2, 4, 8, 16, 32, 64, 128, 256};
+    enum { NB = sizeof batches / sizeof batches[0] };
+    _Static_assert(NB * IC_DEV_TYPES <= IC_DEV_FIT, "room for the fit's timings");
+    struct ic_hw_measured table; /* the rates just measured, as the model reads them */
+    ic_dev_gemm_table(&ic_dev_cpu, r, &table);
+    size_t k = 0;
+    for (int t = 0; t < ic_dev_cpu.n_types; t++)
+        for (size_t b = 0; b < NB; b++) {
+            if (d->quick && batches[b] > 16)
+                continue;
+            double bytes = (double)ic_kern_matrix_bytes(d->mats[t][0]);
+            double flops = 2.0 * batches[b] * d->dims[t][0][0] * (double)d->dims[t][0][1];
+            /* the memory and compute times at the levels this matmul
+             * runs at */
+            double b0 = probe_take(d->pool, &d->pr), c0 = probe_take(d->pool, &d->cpr);
+            r->fit_t[k] = ic_mb_matmul(d->pool, d->mats[t][0], d->dims[t][0][0],
+                                       d->dims[t][0][1], batches[b], d->quick ? 2 : 3)
+                              .median;
+            double b1 = probe_take(d->pool, &d->pr), c1 = probe_take(d->pool, &d->cpr);
+            r->fit_tm[k] = bytes / (r->gemv_B_s[t] * 0.5 * (b0 + b1) / r->probe_B_s);
+            r->fit_tc[k] = flops / (ic_step_gemm_rate(&table, ic_dev_cpu.dtypes[t], batches[b]) *
+                                    0.5 * (c0 + c1) / r->probe_flop_s);
+            k++;
+        }
+    r->n_fit = k;
+    return IC_OK;
+}
+
+static int cpu_bench_entry(const struct ic_dev *d, const struct ic_bench_opts *o,
+                           const struct ic_bench_res *r, struct ic_hw *hw, char *comment,
+                           size_t comment_len, struct ic_err *err)
+{
+    (void)d;
+    const char *src = "measured by infcalc bench", *date = r->date;
+    const int th = r->threads;
+    snprintf(comment, comment_len,
+             "%s: this machine as `infcalc bench` measured it on %s.\n"
+             "The memory and compute sections hold measured figures (what the ideal\n"
+             "bound uses); the measured section, what the expected time uses.",
+             o->name, date);
+    hw->hbm_capacity_B = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
+    hw->hbm_bandwidth_B_s = r->read_B_s;
+    hw->peak_flop_s[IC_DT_FP32] = r->peak_flop_s;
+    char notes[sizeof hw->notes], *np = notes;
+    np += snprintf(notes, sizeof notes,
+                   "STREAM copy %.4g GB/s and triad %.4g GB/s (as STREAM counts them), for "
+                   "reference only: a decode step reads, it does not copy. Working-set ladder "
+                   "(GB/s):",
+                   r->copy_B_s / 1e9, r->triad_B_s / 1e9);
+    for (int i = 0; i < r->ladder_n && np < notes + sizeof notes; i++)
+        np += snprintf(np, (size_t)(notes + sizeof notes - np), " %.0f KiB %.0f%s",
+                       r->ladder_B[i] / 1024, r->ladder_B_s[i] / 1e9,
+                       i + 1 < r->ladder_n ? "," : "");
+    int rc;
+    if ((rc = ic_dev_text(hw->description, sizeof hw->description, "description", err,
+                          "%s, %d threads, measured", r->chip, th)) ||
+        (rc = ic_dev_text(hw->vendor, sizeof hw->vendor, "vendor", err, "%s", r->chip)) ||
+        (rc = ic_dev_text(hw->section_source[0], sizeof hw->section_source[0], "memory source",
+                          err,
+                          "capacity: sysconf physical pages; bandwidth: %s, read-only sum over "
+                          "a buffer >= 4x the LLC, %d threads, median",
+                          src, th)) ||
+        (rc = ic_dev_text(hw->section_source[1], sizeof hw->section_source[1], "compute source",
+                          err,
+                          "%s: fp32 FMA peak on register operands, %d threads; other types are "
+                          "not listed (the reference kernel computes in fp32)",
+                          src, th)) ||
+        (rc = ic_dev_text(hw->section_source[2], sizeof hw->section_source[2], "source", err,
+                          "one CPU socket: no chip-to-chip fabric")) ||
+        (rc = ic_dev_text(hw->section_source[3], sizeof hw->section_source[3], "source", err,
+                          "not measured: infcalc's self-check runs on one machine")) ||
+        (rc = ic_dev_text(hw->section_source[4], sizeof hw->section_source[4], "source", err,
+                          "the CPU's memory is the host memory")) ||
+        (rc = ic_dev_text(hw->sources[0], sizeof hw->sources[0], "sources", err,
+                          "infcalc bench (src/kernels/ic_mbench.c), %s", date)) ||
+        (rc = ic_dev_text(hw->notes, sizeof hw->notes, "notes", err, "%s.", notes)) ||
+        (rc = ic_dev_text(hw->measured.source, sizeof hw->measured.source, "measured source",
+                          err,
+                          "infcalc bench %s: medians; gemv = the reference kernel's matmul at "
+                          "batch 1 (B/s), gemm = at batch 256 on 2048x2048 (FLOP/s), "
+                          "gemm_by_batch at batches 1-256, attention = the kernel's attention "
+                          "alone over a cache >= 4x the LLC; DRAM rates at probe_bandwidth's "
+                          "level, GEMM and attention at probe_gemm's; transition_p fitted to "
+                          "the matmul at batches 1-256 from DRAM, transition_p_by_type per type",
+                          date)))
+        return rc;
+    hw->n_sources = 1;
+    return IC_OK;
+}
+
+static void cpu_bench_report(const struct ic_dev *d, const struct ic_bench_opts *o,
+                             const struct ic_bench_res *r, FILE *out)
+{
+    const int nt = ic_dev_cpu.n_types;
+    const enum ic_dtype *dts = ic_dev_cpu.dtypes;
+    fprintf(out, "infcalc bench: %s, %d threads, LLC %.0f MiB, %s\n\n", r->chip, r->threads,
+            r->llc_B / 1048576, r->date);
+    fprintf(out, "read-only bandwidth (DRAM, %.0f MiB buffer), median [min, max] of %d:\n",
+            r->dram_B / 1048576, r->reps);
+    fprintf(out, "  %d threads   %7.2f GB/s  [%.2f, %.2f]\n", r->threads, r->read_B_s / 1e9,
+            r->read_s.lo / 1e9, r->read_s.hi / 1e9);
+    fprintf(out, "  1 thread    %7.2f GB/s  [%.2f, %.2f]\n", r->read_1t_B_s / 1e9,
+            r->read_1t_s.lo / 1e9, r->read_1t_s.hi / 1e9);
+    fprintf(out, "  in the LLC  %7.2f GB/s (%.0f MiB)\n", r->cache_read_B_s / 1e9,
+            r->llc_B / 4 / 1048576);
+    fprintf(out, "  validate's probe %.2f GB/s (the kernel's fp32 matmul at batch 1, %.0f MiB)\n",
+            r->probe_B_s / 1e9, (double)ic_kern_matrix_bytes(d->pr.w) / 1048576);
+    fprintf(out, "  validate's compute probe %.1f GFLOP/s (the same at batch 64, %.0f MiB)\n",
+            r->probe_flop_s / 1e9, (double)ic_kern_matrix_bytes(d->cpr.w) / 1048576);
+    fprintf(out, "STREAM copy %.2f GB/s, triad %.2f GB/s (as STREAM counts; reference only)\n",
+            r->copy_B_s / 1e9, r->triad_B_s / 1e9);
+    fprintf(out, "working-set ladder (GB/s):");
+    for (int i = 0; i < r->ladder_n; i++)
+        fprintf(out, "%s %.0f%s %.0f", i % 6 ? "," : "\n ",
+                r->ladder_B[i] >= 1048576 ? r->ladder_B[i] / 1048576 : r->ladder_B[i] / 1024,
+                r->ladder_B[i] >= 1048576 ? "M" : "K", r->ladder_B_s[i] / 1e9);
+    fprintf(out, "\nFMA peak fp32 %.1f GFLOP/s; fork/join %.2f us [%.2f, %.2f]\n",
+            r->peak_flop_s / 1e9, r->fork_join_s * 1e6, r->fork_join_stats.lo * 1e6,
+            r->fork_join_stats.hi * 1e6);
+    fprintf(out, "matmul (reference kernel):   DRAM GB/s  (of read)   LLC GB/s   GEMM GFLOP/s\n");
+    for (int t = 0; t < nt; t++)
+        fprintf(out, "  %-5s                    %9.2f  (%5.1f%%)   %9.2f   %9.1f\n",
+                ic_dtype_traits(dts[t])->name, r->gemv_B_s[t] / 1e9, 100 * r->gemv_of_read[t],
+                r->gemv_cache_B_s[t] / 1e9, r->gemm_b[t][IC_DEV_BATCHES - 1] / 1e9);
+    fprintf(out, "  (of read: over a read of the %.0f MiB buffer just before each matmul, median;\n"
+                 "  DRAM rates stated at the reference probe; the probe beside each matmul read",
+            r->dram_B / 1048576);
+    for (int t = 0; t < nt; t++)
+        fprintf(out, " %s %.2f", ic_dtype_traits(dts[t])->name, r->gemv_level_B_s[t] / 1e9);
+    fprintf(out, " GB/s)\n");
+    fprintf(out, "in-cache matmul GFLOP/s at batch 1, 2, 4 ... 256:\n");
+    for (int t = 0; t < nt; t++) {
+        fprintf(out, "  %-5s", ic_dtype_traits(dts[t])->name);
+        for (int i = 0; i < IC_DEV_BATCHES; i++)
+            fprintf(out, " %6.1f", r->gemm_b[t][i] / 1e9);
+        fputc('\n', out);
+    }
+    fprintf(out, "decode attention (16 q / 4 KV heads of 128, cache >= 4x LLC): bf16 KV %.1f "
+                 "GFLOP/s, int8 KV %.1f GFLOP/s\n",
+            r->attn_flop_s[0] / 1e9, r->attn_flop_s[1] / 1e9);
+    fprintf(out, "transition exponent p = %.3g (T = (T_mem^p + T_cmp^p)^(1/p)); per weight type:",
+            r->p);
+    for (int t = 0; t < nt; t++)
+        fprintf(out, " %s %.3g", ic_dtype_traits(dts[t])->name, r->p_type[t]);
+    fputc('\n', out);
+    fprintf(out, "\nwrote %s (use it with --hw %s)\n", o->out_path, o->out_path);
+}
+
+/* ---- validate ---------------------------------------------------------------- */
+
+/* The full sweep: weights of 246M parameters (>= 4x a 32 MiB LLC even in
+ * int8) and a small model whose weights fit the LLC (cache-resident). */
+static const struct ic_vmodel full_models[] = {
+    {"ref-246m", {2048, 5632, 4, 16, 4, 128, 32000, 0, 0},
+     {IC_KW_FP32, IC_KW_BF16, IC_KW_INT8}, 3,
+     {1, 2, 4, 8, 16, 32, 64, 128, 256}, 9,
+     {128, 512, 2048, 8192, 16384}, 5},
+    {"ref-8m", {512, 1408, 2, 8, 2, 64, 4096, 0, 0},
+     {IC_KW_BF16, IC_KW_INT8, IC_KW_FP32}, 2,
+     {1, 4, 16, 64}, 4,
+     {128, 1024}, 2},
+};
+static const struct ic_vmodel quick_models[] = {
+    {"ref-31m", {1024, 2816, 2, 8, 2, 128, 8192, 0, 0},
+     {IC_KW_FP32, IC_KW_INT8, IC_KW_BF16}, 2,
+     {1, 16}, 2,
+     {128, 2048}, 2},
+};
+
+static int cpu_validate_open(const struct ic_validate_opts *o, const struct ic_hw *hw, FILE *prog,
+                             struct ic_dev **out, int *threads, struct ic_err *err)
+{
+    struct ic_dev *d = calloc(1, sizeof *d);
+    if (!d)
+        return ic_err_set(err, IC_ENOMEM, NULL, 0, 0, "out of memory");
+    const struct ic_hw_measured *hm = &hw->measured;
+    int rc = ic_kern_pool_create(o->threads ? o->threads : (int)hm->threads, &d->pool, err);
+    if (rc)
+        goto fail;
+    *threads = ic_kern_pool_threads(d->pool);
+    if ((uint64_t)*threads != hm->threads && prog)
+        fprintf(prog, "validate: warning: %s was benched with %llu threads, timing with %d\n",
+                o->hw_path, (unsigned long long)hm->threads, *threads);
+    if (!(hm->probe_gemm_flop_s > 0 && hm->probe_B_s > 0) && prog)
+        fprintf(prog, "validate: warning: %s has no probe_gemm (benched by an older infcalc): "
+                      "DRAM rates are rescaled against its gemv_dram.fp32 and compute rates "
+                      "are taken as benched; run 'infcalc bench' again\n",
+                o->hw_path);
+    /* the probes (struct probe), as bench took them */
+    if ((rc = probe_init(&d->pr, 4 * hm->llc_B, 1, err)) ||
+        (rc = probe_init(&d->cpr, hm->llc_B / 4, 64, err)))
+        goto fail;
+    *out = d;
+    return IC_OK;
+fail:
+    cpu_close(d);
+    return rc;
+}
+
+static int cpu_kern_create(struct ic_dev *d, const struct ic_kern_shape *s, enum ic_kern_wtype wt,
+                           uint64_t seed, void **out, struct ic_err *err)
+{
+    struct ic_kern *k = NULL;
+    int rc = ic_kern_create(s, wt, IC_KKV_BF16, seed, d->pool, &k, err);
+    if (rc == IC_OK)
+        *out = k;
+    return rc;
+}
+
+static void cpu_kern_free(void *k) { ic_kern_free(k); }
+
+static int cpu_kern_cache(void *k, uint32_t max_batch, uint32_t max_seq, struct ic_err *err)
+{
+    return ic_kern_set_cache(k, max_batch, max_seq, err);
+}
+
+static int cpu_kern_fill(void *k, uint32_t b, uint32_t len, uint64_t seed, struct ic_err *err)
+{
+    (void)err;
+    ic_kern_fill_cache(k, b, len, seed);
+    return IC_OK;
+}
+
+/* Times decode steps of k at batch b, every sequence at position pos
+ * (re-running the same position keeps the context fixed), for budget_s and
+ * at least min_steps (at most 64); returns the median step and widens
+ * [*lo, *hi] by every single step.
+ *
+ * With probes (mp and cp not NULL) it also takes both before the first step
+ * and after every step, and records each step in out[] with the mean of the
+ * probes on its two sides, the machine's state at its own moment (steps of
+ * 0.7-0.9 s at one point ran 1.3x apart on this machine, so two probes
+ * around the whole point missed what moved in between); at most
+ * IC_DEV_VSTEPS steps then, *n_out of them. */
+static double time_steps(struct ic_kern_pool *pool, struct ic_kern *k, uint32_t b,
+                         const uint32_t *tok, const uint32_t *pos, double budget_s,
+                         int min_steps, const struct probe *mp, const struct probe *cp,
+                         struct ic_vstep *out, int *n_out, double *lo, double *hi,
+                         uint64_t *regions)
+{
+    const int most = mp ? IC_DEV_VSTEPS : 64;
+    double v[64];
+    int n = 0;
+    uint64_t r0 = ic_kern_pool_runs(pool);
+    ic_kern_step(k, b, tok, pos, NULL); /* warm-up, and a count of its parallel regions */
+    *regions = ic_kern_pool_runs(pool) - r0;
+    double bw = mp ? probe_take(pool, mp) : 0, c = mp ? probe_take(pool, cp) : 0;
+    double start = ic_mb_now();
+    while (n < most && (n < min_steps || ic_mb_now() - start < budget_s)) {
+        double t0 = ic_mb_now();
+        ic_kern_step(k, b, tok, pos, NULL);
+        double t = ic_mb_now() - t0;
+        if (mp) {
+            double bw1 = probe_take(pool, mp), c1 = probe_take(pool, cp);
+            out[n] = (struct ic_vstep){t, 0.5 * (bw + bw1), 0.5 * (c + c1)};
+            bw = bw1;
+            c = c1;
+        }
+        v[n++] = t;
+    }
+    *n_out = mp ? n : 0;
+    struct ic_mb_stats s = ic_mb_summary(v, n);
+    *lo = fmin(*lo, s.lo);
+    *hi = fmax(*hi, s.hi);
+    return s.median;
+}
+
+static int cpu_time_point(struct ic_dev *d, void *kv, const struct ic_vmodel *m,
+                          struct ic_vpoint *p, int r, int rounds, const uint32_t *tok,
+                          const uint32_t *pos, bool quick, const struct ic_hw *hw, FILE *prog,
+                          struct ic_err *err)
+{
+    (void)err;
+    struct ic_kern *k = kv;
+    struct ic_kern_pool *pool = d->pool;
+    /* Probes between the steps, except where weights and cache fit the
+     * LLC: there a probe would evict what the step reads from the LLC, and
+     * two probes go around the point. */
+    const bool between = (double)ic_kern_weight_bytes(k) +
+                             ic_dev_kv_cache_B(&m->shape, p->batch, p->context) >
+                         hw->measured.llc_B;
+    double bw0 = between ? 0 : probe_take(pool, &d->pr);
+    double c0 = between ? 0 : probe_take(pool, &d->cpr);
+    p->t[r] = time_steps(pool, k, p->batch, tok, pos, quick ? 0.05 : 0.25, quick ? 2 : 3,
+                         between ? &d->pr : NULL, between ? &d->cpr : NULL, p->steps[r],
+                         &p->nsteps[r], &p->tlo, &p->thi, &p->regions);
+    if (between) {
+        double bv[IC_DEV_VSTEPS], cv[IC_DEV_VSTEPS];
+        for (int s = 0; s < p->nsteps[r]; s++) {
+            bv[s] = p->steps[r][s].bw;
+            cv[s] = p->steps[r][s].c;
+        }
+        p->probe[r] = ic_mb_summary(bv, p->nsteps[r]).median;
+        p->cprobe[r] = ic_mb_summary(cv, p->nsteps[r]).median;
+    } else {
+        p->probe[r] = 0.5 * (bw0 + probe_take(pool, &d->pr));
+        p->cprobe[r] = 0.5 * (c0 + probe_take(pool, &d->cpr));
+    }
+    if (prog)
+        fprintf(prog, "validate [round %d/%d] %s %-4s batch %3u context %5u: "
+                      "%8.3f ms (probe %.1f GB/s)\n",
+                r + 1, rounds, m->name, ic_kern_wtype_name(m->wtypes[p->wt]), p->batch,
+                p->context, p->t[r] * 1e3, p->probe[r] / 1e9);
+    return IC_OK;
+}
+
+static void cpu_validate_head(FILE *out, const char *chip, int threads, int rounds, size_t n,
+                              const char *hw_path, const char *bench_date)
+{
+    fprintf(out, "infcalc validate: reference decode kernel on %s, %d threads, %d round%s, "
+                 "%zu points\npredicted: expected time on %s (bench of %s), DRAM figures "
+                 "and GEMM rates rescaled by probes beside each point\n\n",
+            chip, threads, rounds, rounds > 1 ? "s" : "", n, hw_path, bench_date);
+}
+
+static void cpu_chart_title(char *buf, size_t n, const char *model, const char *chip, int threads)
+{
+    snprintf(buf, n, "Reference decode kernel (%s) on %s, %d threads: measured vs predicted",
+             model, chip, threads);
+}
+
+const struct ic_dev_ops ic_dev_cpu = {
+    .name = "cpu",
+    .n_types = 3,
+    .types = {IC_KW_FP32, IC_KW_BF16, IC_KW_INT8},
+    .dtypes = {IC_DT_FP32, IC_DT_BF16, IC_DT_INT8},
+    .bench_open = cpu_bench_open,
+    .bench = {
+        [IC_BS_READ] = cpu_read,
+        [IC_BS_STREAM] = cpu_stream,
+        [IC_BS_LADDER] = cpu_ladder,
+        [IC_BS_PEAK] = cpu_peak,
+        [IC_BS_FORK_JOIN] = cpu_fork_join,
+        [IC_BS_GEMV_DRAM] = cpu_gemv_dram,
+        [IC_BS_GEMV_CACHE] = cpu_gemv_cache,
+        [IC_BS_GEMM] = cpu_gemm,
+        [IC_BS_ATTENTION] = cpu_attention,
+        [IC_BS_TRANSITION] = cpu_transition,
+    },
+    .step_name = {
+        [IC_BS_READ] = "read-only bandwidth, DRAM",
+        [IC_BS_STREAM] = "STREAM copy and triad (reference only)",
+        [IC_BS_LADDER] = "working-set ladder",
+        [IC_BS_PEAK] = "FMA peak",
+        [IC_BS_FORK_JOIN] = "fork/join",
+        [IC_BS_GEMV_DRAM] = "matmul: weights from DRAM, batch 1",
+        [IC_BS_GEMV_CACHE] = "matmul: weights in the LLC, batch 1",
+        [IC_BS_GEMM] = "matmul: batches 1-256 in cache (GEMM rates)",
+        [IC_BS_ATTENTION] = "attention: a cache >= 4x the LLC, bf16 and int8",
+        [IC_BS_TRANSITION] = "matmul: batches 1-256 from DRAM (transition)",
+    },
+    .fit_per_type = true,
+    .bench_entry = cpu_bench_entry,
+    .bench_report = cpu_bench_report,
+    .models_full = full_models,
+    .models_quick = quick_models,
+    .n_full = sizeof full_models / sizeof full_models[0],
+    .n_quick = sizeof quick_models / sizeof quick_models[0],
+    .kv_cap_B = 2.0 * 1073741824.0,
+    .compute = IC_DT_FP32,
+    .rescale = true,
+    .memory = "DRAM",
+    .validate_open = cpu_validate_open,
+    .kern_create = cpu_kern_create,
+    .kern_free = cpu_kern_free,
+    .kern_cache = cpu_kern_cache,
+    .kern_fill = cpu_kern_fill,
+    .time_point = cpu_time_point,
+    .validate_head = cpu_validate_head,
+    .chart_title = cpu_chart_title,
+    .close = cpu_close,
+};
