@@ -4,10 +4,13 @@
 #include "broken_fixtures.h"
 #include "ic_cli.h"
 #include "ic_test.h"
+#include "ic_rows.h"
 #include "ic_test_cli.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* the captured streams and the runner, by the names this file uses */
 #define out_buf ic_test_out
@@ -497,6 +500,217 @@ START_TEST(test_plot_and_lists)
 }
 END_TEST
 
+/* ---- the output record: one set of fields, three renderings ---------------- */
+
+enum { MAX_KEYS = 128, KEY_LEN = 64 };
+struct keys {
+    char k[MAX_KEYS][KEY_LEN];
+    int n;
+};
+
+static void skip_ws(const char **p)
+{
+    while (**p == ' ' || **p == '\n' || **p == '\t' || **p == '\r')
+        (*p)++;
+}
+
+/* A JSON string at *p (no escapes in keys) into buf; *p moves past it. */
+static void json_key(const char **p, char *buf)
+{
+    ck_assert_int_eq(**p, '"');
+    const char *end = strchr(*p + 1, '"');
+    ck_assert_ptr_nonnull(end);
+    ck_assert_int_lt(end - *p - 1, KEY_LEN);
+    memcpy(buf, *p + 1, (size_t)(end - *p - 1));
+    buf[end - *p - 1] = '\0';
+    *p = end + 1;
+}
+
+/* The keys of the JSON object at *p, a nested object's keys as
+ * "outer.inner" (a naive reader of what infcalc prints: objects, strings
+ * without escapes, numbers, true, false, null); *p moves past it. */
+static void json_flat_keys(const char **p, const char *prefix, struct keys *out)
+{
+    skip_ws(p);
+    ck_assert_int_eq(**p, '{');
+    (*p)++;
+    for (;;) {
+        skip_ws(p);
+        if (**p == '}') {
+            (*p)++;
+            return;
+        }
+        char key[KEY_LEN], full[2 * KEY_LEN];
+        json_key(p, key);
+        snprintf(full, sizeof full, "%s%s", prefix, key);
+        skip_ws(p);
+        ck_assert_int_eq(**p, ':');
+        (*p)++;
+        skip_ws(p);
+        if (**p == '{') {
+            char pre[2 * KEY_LEN + 1];
+            snprintf(pre, sizeof pre, "%s.", full);
+            json_flat_keys(p, pre, out);
+        } else {
+            if (**p == '"') {
+                char ignored[KEY_LEN];
+                json_key(p, ignored);
+            } else {
+                *p += strcspn(*p, ",}");
+            }
+            ck_assert_int_lt(out->n, MAX_KEYS);
+            ck_assert_uint_lt(strlen(full), KEY_LEN);
+            strcpy(out->k[out->n++], full);
+        }
+        skip_ws(p);
+        if (**p == ',')
+            (*p)++;
+    }
+}
+
+/* The comma-separated names of the first line of text. */
+static void csv_header_keys(const char *text, struct keys *out)
+{
+    const char *eol = strchr(text, '\n');
+    ck_assert_ptr_nonnull(eol);
+    for (const char *p = text; p < eol;) {
+        size_t n = strcspn(p, ",\n");
+        ck_assert_uint_lt(n, KEY_LEN);
+        ck_assert_int_lt(out->n, MAX_KEYS);
+        memcpy(out->k[out->n], p, n);
+        out->k[out->n++][n] = '\0';
+        p += n + (p[n] == ',');
+    }
+}
+
+static int cmp_key(const void *a, const void *b) { return strcmp(a, b); }
+
+static bool has_key(const struct keys *k, const char *key)
+{
+    for (int i = 0; i < k->n; i++)
+        if (strcmp(k->k[i], key) == 0)
+            return true;
+    return false;
+}
+
+START_TEST(test_csv_carries_every_json_field)
+{
+    /* an MoE model on 8 chips, so experts_touched and the KV split are not 0 */
+    static struct keys js, cs;
+    memset(&js, 0, sizeof js);
+    memset(&cs, 0, sizeof cs);
+    const char *args[] = {"--model", "mixtral-8x7b", "--hw", "h100", "--chips", "8", "--batch",
+                          "16"};
+    ck_assert_int_eq(run(args[0], args[1], args[2], args[3], args[4], args[5], args[6], args[7],
+                         "--format", "json", NULL),
+                     0);
+    const char *p = out_buf;
+    json_flat_keys(&p, "", &js);
+    skip_ws(&p);
+    ck_assert_int_eq(*p, '\0'); /* one object, nothing after it */
+    ck_assert_int_eq(run(args[0], args[1], args[2], args[3], args[4], args[5], args[6], args[7],
+                         "--format", "csv", NULL),
+                     0);
+    csv_header_keys(out_buf, &cs);
+    /* the data row has as many cells as the header (no field quoted here) */
+    const char *row = strchr(out_buf, '\n') + 1;
+    int cells = 1;
+    for (const char *q = row; *q && *q != '\n'; q++)
+        cells += *q == ',';
+    ck_assert_int_eq(cells, cs.n);
+    /* the same set: sorted, equal one for one, no name twice */
+    ck_assert_int_eq(js.n, cs.n);
+    qsort(js.k, (size_t)js.n, KEY_LEN, cmp_key);
+    qsort(cs.k, (size_t)cs.n, KEY_LEN, cmp_key);
+    for (int i = 0; i < js.n; i++) {
+        ck_assert_str_eq(js.k[i], cs.k[i]);
+        if (i)
+            ck_assert_str_ne(js.k[i], js.k[i - 1]);
+    }
+    /* the fields the CSV used to lack, and the two KV byte counts apart */
+    static const char *const once_missing[] = {
+        "experts_touched", "kv_split.heads", "kv_split.batch", "flops_per_usd",
+        "comm_bytes_per_chip", "time.fixed_s", "memory.weights_bytes", "memory.kv_bytes",
+        "memory.workspace_bytes", "kv_read_bytes"};
+    for (size_t i = 0; i < sizeof once_missing / sizeof once_missing[0]; i++)
+        ck_assert_msg(has_key(&cs, once_missing[i]), "CSV lacks %s", once_missing[i]);
+    ck_assert(!has_key(&cs, "kv_bytes"));
+}
+END_TEST
+
+START_TEST(test_rows_filled_by_name)
+{
+    static const struct ic_col cols[] = {
+        {"name", "name", IC_K_TEXT},
+        {"ttft_s", "TTFT", IC_K_S},
+        {"time.step_s", "step", IC_K_S},
+    };
+    struct ic_rows r;
+    struct ic_err e = {0};
+    FILE *f = tmpfile();
+    ck_assert_ptr_nonnull(f);
+
+    /* set in any order: each value lands under its own key */
+    char longname[120];
+    memset(longname, 'm', sizeof longname - 1);
+    longname[sizeof longname - 1] = '\0';
+    ic_rows_init(&r, cols, 3);
+    ck_assert_int_eq(ic_rows_add(&r), 0);
+    ck_assert_int_eq(ic_rows_num(&r, "time.step_s", 0.25), 0);
+    ck_assert_int_eq(ic_rows_num(&r, "ttft_s", 2), 0);
+    ck_assert_int_eq(ic_rows_text(&r, "name", longname), 0);
+    ck_assert_int_eq(ic_rows_write(f, IC_FMT_JSON, &r, NULL, false, &e), 0);
+    char buf[512];
+    rewind(f);
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    buf[n] = '\0';
+    char want[512];
+    /* the 119-character name whole, not cut at 47 */
+    snprintf(want, sizeof want, "{\"name\": \"%s\", \"ttft_s\": 2, \"time\": {\"step_s\": 0.25}}\n",
+             longname);
+    ck_assert_str_eq(buf, want);
+
+    /* over-filling the row: a second value for a field, a key that is no
+     * column, a number for a text field: each an error, the cell unchanged */
+    ck_assert_int_eq(ic_rows_num(&r, "ttft_s", 3), IC_EINVAL);
+    ck_assert_double_eq(r.cells[1].v, 2);
+    ck_assert_int_eq(ic_rows_num(&r, "extra_s", 1), IC_EINVAL);
+    ck_assert_int_eq(ic_rows_num(&r, "name", 1), IC_EINVAL);
+    ck_assert_str_eq(r.cells[0].s, longname);
+    /* the first misuse is kept, and the writer refuses the rows */
+    ck_assert_int_eq(ic_rows_check(&r, &e), IC_EINVAL);
+    ck_assert_str_eq(e.msg, "rows: field 'ttft_s' set twice in row 1");
+    rewind(f);
+    ck_assert_int_eq(ftruncate(fileno(f), 0), 0);
+    ck_assert_int_eq(ic_rows_write(f, IC_FMT_CSV, &r, NULL, false, &e), IC_EINVAL);
+    fflush(f);
+    ck_assert_int_eq(ftell(f), 0); /* nothing written */
+    ic_rows_free(&r);
+
+    /* a field never set is an error too, not a silent zero */
+    ic_rows_init(&r, cols, 3);
+    ck_assert_int_eq(ic_rows_num(&r, "ttft_s", 1), IC_EINVAL); /* no row yet */
+    ic_rows_free(&r);
+    ic_rows_init(&r, cols, 3);
+    ck_assert_int_eq(ic_rows_add(&r), 0);
+    ck_assert_int_eq(ic_rows_text(&r, "name", "a,b"), 0);
+    ck_assert_int_eq(ic_rows_num(&r, "ttft_s", 1), 0);
+    ck_assert_int_eq(ic_rows_check(&r, &e), IC_EINVAL);
+    ck_assert_str_eq(e.msg, "rows: field 'time.step_s' of row 1 was never set");
+    ck_assert_int_eq(ic_rows_num(&r, "time.step_s", 0.5), 0);
+    /* CSV: the dotted name in the header, the comma quoted (RFC 4180) */
+    rewind(f);
+    ck_assert_int_eq(ftruncate(fileno(f), 0), 0);
+    ck_assert_int_eq(ic_rows_write(f, IC_FMT_CSV, &r, NULL, false, &e), 0);
+    rewind(f);
+    n = fread(buf, 1, sizeof buf - 1, f);
+    buf[n] = '\0';
+    ck_assert_str_eq(buf, "name,ttft_s,time.step_s\n\"a,b\",1,0.5\n");
+    ic_rows_free(&r);
+    fclose(f);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("cli");
@@ -518,6 +732,8 @@ int main(void)
     tcase_add_test(tc, test_list_and_show);
     tcase_add_test(tc, test_config_json_and_warning);
     tcase_add_test(tc, test_plot_and_lists);
+    tcase_add_test(tc, test_csv_carries_every_json_field);
+    tcase_add_test(tc, test_rows_filled_by_name);
     suite_add_tcase(s, tc);
     return ic_test_run(s);
 }

@@ -495,7 +495,7 @@ static int cmd_decode(const struct ic_args *a, const struct ic_db *db, FILE *out
                                a->val[IC_OPT_ESTIMATE]);
     }
     enum ic_format fmt = IC_FMT_TABLE;
-    if (a->val[IC_OPT_FORMAT] && ic_format_parse(a->val[IC_OPT_FORMAT], &fmt))
+    if (a->val[IC_OPT_FORMAT] && ic_report_format_parse(a->val[IC_OPT_FORMAT], &fmt))
         return ic_cli_usage(errf, "--format: unknown format '%s'; expected table, csv or json",
                            a->val[IC_OPT_FORMAT]);
     enum ic_axis axes[2] = {IC_AXIS_BATCH, IC_AXIS_BATCH};
@@ -664,8 +664,10 @@ static int cmd_decode(const struct ic_args *a, const struct ic_db *db, FILE *out
         curves[c] = (struct ic_plot_curve){k->label, pts + k->first, n};
     }
     struct ic_report r = {n_axes > 0 || n_cfg > 1, n_axes > 0, {axes[0], axes[1]}, n_axes};
-    if (ic_report_write(out, fmt, &r, groups, n_cfg)) {
-        fputs("infcalc: error: writing the output failed\n", errf);
+    if ((lrc = ic_report_write(out, fmt, &r, groups, n_cfg))) {
+        fputs(lrc == IC_EIO ? "infcalc: error: writing the output failed\n"
+                            : "infcalc: error: out of memory\n",
+              errf);
         rc = 1;
         goto out;
     }
@@ -1101,11 +1103,11 @@ _Static_assert(IC_OPT_COUNT <= 64, "option masks are 64 bits");
 static const char *const usages[IC_CMD_COUNT] = {
     [IC_CMD_DECODE] = usage_decode,     [IC_CMD_LIST] = usage_list,
     [IC_CMD_SHOW] = usage_show,         [IC_CMD_BENCH] = usage_bench,
-    [IC_CMD_VALIDATE] = usage_validate, [IC_CMD_PREFILL] = ic_usage_prefill,
-    [IC_CMD_SPECDEC] = ic_usage_specdec, [IC_CMD_MOE] = ic_usage_moe,
-    [IC_CMD_BATCHING] = ic_usage_batching, [IC_CMD_PREFIX] = ic_usage_prefix,
-    [IC_CMD_DISAGG] = ic_usage_disagg,  [IC_CMD_COST] = ic_usage_cost,
-    [IC_CMD_OPTIMIZE] = ic_usage_optimize, [IC_CMD_BESTOFN] = ic_usage_bestofn,
+    [IC_CMD_VALIDATE] = usage_validate, [IC_CMD_PREFILL] = ic_cli_help_prefill,
+    [IC_CMD_SPECDEC] = ic_cli_help_specdec, [IC_CMD_MOE] = ic_cli_help_moe,
+    [IC_CMD_BATCHING] = ic_cli_help_batching, [IC_CMD_PREFIX] = ic_cli_help_prefix,
+    [IC_CMD_DISAGG] = ic_cli_help_disagg,  [IC_CMD_COST] = ic_cli_help_cost,
+    [IC_CMD_OPTIMIZE] = ic_cli_help_optimize, [IC_CMD_BESTOFN] = ic_cli_help_bestofn,
     [IC_CMD_SERVE] = usage_serve,       [IC_CMD_HELP] = NULL,
 };
 
@@ -1158,11 +1160,11 @@ int ic_cli_run(int argc, char **argv, FILE *out, FILE *errf)
         return ic_cli_report(errf, lrc, &e);
     static const cmd_fn fns[IC_CMD_COUNT] = {
         [IC_CMD_DECODE] = cmd_decode,         [IC_CMD_LIST] = cmd_list,
-        [IC_CMD_SHOW] = cmd_show,             [IC_CMD_PREFILL] = ic_cmd_prefill,
-        [IC_CMD_SPECDEC] = ic_cmd_specdec,    [IC_CMD_MOE] = ic_cmd_moe,
-        [IC_CMD_BATCHING] = ic_cmd_batching,  [IC_CMD_PREFIX] = ic_cmd_prefix,
-        [IC_CMD_DISAGG] = ic_cmd_disagg,      [IC_CMD_COST] = ic_cmd_cost,
-        [IC_CMD_OPTIMIZE] = ic_cmd_optimize,  [IC_CMD_BESTOFN] = ic_cmd_bestofn,
+        [IC_CMD_SHOW] = cmd_show,             [IC_CMD_PREFILL] = ic_cli_cmd_prefill,
+        [IC_CMD_SPECDEC] = ic_cli_cmd_specdec,    [IC_CMD_MOE] = ic_cli_cmd_moe,
+        [IC_CMD_BATCHING] = ic_cli_cmd_batching,  [IC_CMD_PREFIX] = ic_cli_cmd_prefix,
+        [IC_CMD_DISAGG] = ic_cli_cmd_disagg,      [IC_CMD_COST] = ic_cli_cmd_cost,
+        [IC_CMD_OPTIMIZE] = ic_cli_cmd_optimize,  [IC_CMD_BESTOFN] = ic_cli_cmd_bestofn,
         [IC_CMD_SERVE] = cmd_serve,
     };
     cmd_fn f = a.cmd < IC_CMD_COUNT && fns[a.cmd] ? fns[a.cmd] : cmd_decode;

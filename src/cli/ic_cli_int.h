@@ -107,22 +107,23 @@ void ic_cli_setup_free(struct ic_cli_setup *s);
 /* "out of memory" on errf; returns 1. */
 int ic_cli_oom(FILE *errf);
 
-/* Writes rows (ic_rows_write); returns 0, or 1 saying the output failed. */
+/* Writes rows (ic_rows_write); returns 0, or 1 saying the output failed or
+ * the rows were filled wrongly (an internal error). */
 int ic_cli_write_rows(FILE *out, FILE *errf, enum ic_format fmt, const struct ic_rows *r,
                       const char *title, bool array);
 
 /* The serving commands (ic_cli_serving.c, ic_cli_sched.c) and their --help texts. */
-int ic_cmd_prefill(const struct ic_args *a, const struct ic_db *db, FILE *out, FILE *errf);
-int ic_cmd_specdec(const struct ic_args *a, const struct ic_db *db, FILE *out, FILE *errf);
-int ic_cmd_moe(const struct ic_args *a, const struct ic_db *db, FILE *out, FILE *errf);
-int ic_cmd_batching(const struct ic_args *a, const struct ic_db *db, FILE *out, FILE *errf);
-int ic_cmd_prefix(const struct ic_args *a, const struct ic_db *db, FILE *out, FILE *errf);
-int ic_cmd_disagg(const struct ic_args *a, const struct ic_db *db, FILE *out, FILE *errf);
-int ic_cmd_cost(const struct ic_args *a, const struct ic_db *db, FILE *out, FILE *errf);
-int ic_cmd_optimize(const struct ic_args *a, const struct ic_db *db, FILE *out, FILE *errf);
-int ic_cmd_bestofn(const struct ic_args *a, const struct ic_db *db, FILE *out, FILE *errf);
-extern const char ic_usage_prefill[], ic_usage_specdec[], ic_usage_moe[], ic_usage_batching[],
-    ic_usage_prefix[], ic_usage_disagg[], ic_usage_cost[], ic_usage_optimize[],
-    ic_usage_bestofn[];
+int ic_cli_cmd_prefill(const struct ic_args *a, const struct ic_db *db, FILE *out, FILE *errf);
+int ic_cli_cmd_specdec(const struct ic_args *a, const struct ic_db *db, FILE *out, FILE *errf);
+int ic_cli_cmd_moe(const struct ic_args *a, const struct ic_db *db, FILE *out, FILE *errf);
+int ic_cli_cmd_batching(const struct ic_args *a, const struct ic_db *db, FILE *out, FILE *errf);
+int ic_cli_cmd_prefix(const struct ic_args *a, const struct ic_db *db, FILE *out, FILE *errf);
+int ic_cli_cmd_disagg(const struct ic_args *a, const struct ic_db *db, FILE *out, FILE *errf);
+int ic_cli_cmd_cost(const struct ic_args *a, const struct ic_db *db, FILE *out, FILE *errf);
+int ic_cli_cmd_optimize(const struct ic_args *a, const struct ic_db *db, FILE *out, FILE *errf);
+int ic_cli_cmd_bestofn(const struct ic_args *a, const struct ic_db *db, FILE *out, FILE *errf);
+extern const char ic_cli_help_prefill[], ic_cli_help_specdec[], ic_cli_help_moe[], ic_cli_help_batching[],
+    ic_cli_help_prefix[], ic_cli_help_disagg[], ic_cli_help_cost[], ic_cli_help_optimize[],
+    ic_cli_help_bestofn[];
 
 #endif

@@ -12,7 +12,7 @@ static const char *dtn(enum ic_dtype t) { return ic_dtype_traits(t)->name; }
 
 /* ---- moe ------------------------------------------------------------------- */
 
-const char ic_usage_moe[] =
+const char ic_cli_help_moe[] =
     "usage: infcalc moe --model M --hw H [--chips N] [--ep E] [options]\n"
     "\n"
     "Mixture-of-experts decode against batch 1, 2, 4 ... 4096: the routed experts\n"
@@ -61,7 +61,7 @@ static const struct ic_col moe_sum_cols[] = {
     {"ridge", "chip ridge, FLOP per byte", IC_K_NUM},
 };
 
-int ic_cmd_moe(const struct ic_args *a, const struct ic_db *db, FILE *out, FILE *errf)
+int ic_cli_cmd_moe(const struct ic_args *a, const struct ic_db *db, FILE *out, FILE *errf)
 {
     struct ic_cli_setup l;
     int rc = ic_cli_setup(a, db, "moe", &l, errf);
@@ -88,42 +88,38 @@ int ic_cmd_moe(const struct ic_args *a, const struct ic_db *db, FILE *out, FILE 
         }
         if (b == 1)
             first = x;
-        union ic_cell *row = ic_rows_add(&r);
-        if (!row) {
+        if (ic_rows_add(&r)) {
             rc = ic_cli_oom(errf);
             goto out;
         }
-        int i = 0;
-        row[i++].v = (double)b;
-        row[i++].v = x.experts_touched;
-        row[i++].v = x.experts_touched_per_group;
-        row[i++].v = x.weights_s;
-        row[i++].v = x.compute_s;
-        row[i++].v = x.a2a_s;
-        row[i++].v = x.step_s;
-        ic_cell_text(&row[i++], x.compute_s >= x.weights_s ? "compute" : "weights");
-        row[i++].v = x.tokens_s_chip;
-        row[i++].v = x.fits;
+        ic_rows_num(&r, "batch", (double)b);
+        ic_rows_num(&r, "experts_touched", x.experts_touched);
+        ic_rows_num(&r, "experts_touched_per_group", x.experts_touched_per_group);
+        ic_rows_num(&r, "weights_s", x.weights_s);
+        ic_rows_num(&r, "compute_s", x.compute_s);
+        ic_rows_num(&r, "a2a_s", x.a2a_s);
+        ic_rows_num(&r, "step_s", x.step_s);
+        ic_rows_text(&r, "linear_bound", x.compute_s >= x.weights_s ? "compute" : "weights");
+        ic_rows_num(&r, "tokens_per_s_per_chip", x.tokens_s_chip);
+        ic_rows_num(&r, "fits", x.fits);
     }
-    union ic_cell *s = ic_rows_add(&sum);
-    if (!s) {
+    if (ic_rows_add(&sum)) {
         rc = ic_cli_oom(errf);
         goto out;
     }
-    int i = 0;
-    ic_cell_text(&s[i++], l.m->name);
-    ic_cell_text(&s[i++], l.h->name);
-    s[i++].v = (double)l.dec.chips;
-    s[i++].v = (double)c.ep;
-    s[i++].v = (double)l.st.n_experts;
-    s[i++].v = (double)l.st.top_k;
-    s[i++].v = first.dense_b_crit;
-    s[i++].v = first.moe_b_crit;
-    s[i++].v = (double)first.compute_bound_batch;
-    s[i++].v = first.a2a_bytes_per_layer;
-    s[i++].v = first.attn_intensity;
-    s[i++].v = first.mla_naive_intensity;
-    s[i++].v = first.ridge;
+    ic_rows_text(&sum, "model", l.m->name);
+    ic_rows_text(&sum, "hw", l.h->name);
+    ic_rows_num(&sum, "chips_per_group", (double)l.dec.chips);
+    ic_rows_num(&sum, "ep", (double)c.ep);
+    ic_rows_num(&sum, "experts", (double)l.st.n_experts);
+    ic_rows_num(&sum, "top_k", (double)l.st.top_k);
+    ic_rows_num(&sum, "dense_b_crit", first.dense_b_crit);
+    ic_rows_num(&sum, "moe_b_crit", first.moe_b_crit);
+    ic_rows_num(&sum, "compute_bound_batch", (double)first.compute_bound_batch);
+    ic_rows_num(&sum, "a2a_bytes_per_layer", first.a2a_bytes_per_layer);
+    ic_rows_num(&sum, "attention_intensity", first.attn_intensity);
+    ic_rows_num(&sum, "mla_naive_intensity", first.mla_naive_intensity);
+    ic_rows_num(&sum, "ridge", first.ridge);
     char title[400];
     snprintf(title, sizeof title,
              "%s on %llu x %s%s, weights %s, KV %s, compute %s, context %llu (ideal bound)",
@@ -156,7 +152,7 @@ out:
 
 /* ---- batching ------------------------------------------------------------------ */
 
-const char ic_usage_batching[] =
+const char ic_cli_help_batching[] =
     "usage: infcalc batching --model M --hw H [--batch B] [--prompt T] [--output MEAN]\n"
     "                        [--shape K] [--reserve R] [--block b] [options]\n"
     "\n"
@@ -209,7 +205,7 @@ static const struct ic_col batching_cols[] = {
     {"paged_gain", "paged / contiguous", IC_K_NUM},
 };
 
-int ic_cmd_batching(const struct ic_args *a, const struct ic_db *db, FILE *out, FILE *errf)
+int ic_cli_cmd_batching(const struct ic_args *a, const struct ic_db *db, FILE *out, FILE *errf)
 {
     struct ic_cli_setup l;
     int rc = ic_cli_setup(a, db, "batching", &l, errf);
@@ -240,37 +236,35 @@ int ic_cmd_batching(const struct ic_args *a, const struct ic_db *db, FILE *out, 
     }
     struct ic_rows r;
     ic_rows_init(&r, batching_cols, (int)(sizeof batching_cols / sizeof batching_cols[0]));
-    union ic_cell *row = ic_rows_add(&r);
-    if (!row) {
+    if (ic_rows_add(&r)) {
         ic_cli_setup_free(&l);
         return ic_cli_oom(errf);
     }
-    int i = 0;
-    ic_cell_text(&row[i++], l.m->name);
-    ic_cell_text(&row[i++], l.h->name);
-    row[i++].v = (double)l.dec.chips;
-    row[i++].v = (double)l.dec.batch;
-    row[i++].v = (double)c.prompt;
-    row[i++].v = c.out.mean;
-    row[i++].v = c.out.shape;
-    row[i++].v = x.mean_context;
-    row[i++].v = x.step_s;
-    row[i++].v = x.expected_max;
-    row[i++].v = x.static_tok_s;
-    row[i++].v = x.continuous_tok_s;
-    row[i++].v = x.continuous_gain;
-    row[i++].v = (double)x.reserve;
-    row[i++].v = (double)c.block;
-    row[i++].v = x.used_B;
-    row[i++].v = x.contiguous_B;
-    row[i++].v = x.paged_B;
-    row[i++].v = x.contiguous_waste;
-    row[i++].v = x.paged_waste;
-    row[i++].v = (double)x.contiguous_max_batch;
-    row[i++].v = (double)x.paged_max_batch;
-    row[i++].v = x.contiguous_tok_s;
-    row[i++].v = x.paged_tok_s;
-    row[i++].v = x.paged_gain;
+    ic_rows_text(&r, "model", l.m->name);
+    ic_rows_text(&r, "hw", l.h->name);
+    ic_rows_num(&r, "chips", (double)l.dec.chips);
+    ic_rows_num(&r, "batch", (double)l.dec.batch);
+    ic_rows_num(&r, "prompt", (double)c.prompt);
+    ic_rows_num(&r, "output_mean", c.out.mean);
+    ic_rows_num(&r, "output_shape", c.out.shape);
+    ic_rows_num(&r, "mean_context", x.mean_context);
+    ic_rows_num(&r, "step_s", x.step_s);
+    ic_rows_num(&r, "expected_max", x.expected_max);
+    ic_rows_num(&r, "static_tokens_per_s", x.static_tok_s);
+    ic_rows_num(&r, "continuous_tokens_per_s", x.continuous_tok_s);
+    ic_rows_num(&r, "continuous_gain", x.continuous_gain);
+    ic_rows_num(&r, "reserve", (double)x.reserve);
+    ic_rows_num(&r, "block", (double)c.block);
+    ic_rows_num(&r, "used_bytes", x.used_B);
+    ic_rows_num(&r, "contiguous_bytes", x.contiguous_B);
+    ic_rows_num(&r, "paged_bytes", x.paged_B);
+    ic_rows_num(&r, "contiguous_waste", x.contiguous_waste);
+    ic_rows_num(&r, "paged_waste", x.paged_waste);
+    ic_rows_num(&r, "contiguous_max_batch", (double)x.contiguous_max_batch);
+    ic_rows_num(&r, "paged_max_batch", (double)x.paged_max_batch);
+    ic_rows_num(&r, "contiguous_tokens_per_s", x.contiguous_tok_s);
+    ic_rows_num(&r, "paged_tokens_per_s", x.paged_tok_s);
+    ic_rows_num(&r, "paged_gain", x.paged_gain);
     char title[400];
     snprintf(title, sizeof title,
              "%s on %llu x %s, weights %s, KV %s, compute %s (ideal bound)\n"

@@ -60,7 +60,7 @@ int ic_cli_decode_opts(const struct ic_args *a, struct ic_cli_setup *s, FILE *er
             return ic_cli_usage(errf, "--comm: unknown mode '%s'; expected overlap or serial",
                                 a->val[IC_OPT_COMM]);
     }
-    if (a->val[IC_OPT_FORMAT] && ic_format_parse(a->val[IC_OPT_FORMAT], &s->fmt))
+    if (a->val[IC_OPT_FORMAT] && ic_report_format_parse(a->val[IC_OPT_FORMAT], &s->fmt))
         return ic_cli_usage(errf, "--format: unknown format '%s'; expected table, csv or json",
                             a->val[IC_OPT_FORMAT]);
     return 0;
@@ -98,11 +98,16 @@ int ic_cli_setup(const struct ic_args *a, const struct ic_db *db, const char *cm
 int ic_cli_write_rows(FILE *out, FILE *errf, enum ic_format fmt, const struct ic_rows *r,
                       const char *title, bool array)
 {
-    if (ic_rows_write(out, fmt, r, title, array)) {
-        fputs("infcalc: error: writing the output failed\n", errf);
-        return 1;
-    }
-    return 0;
+    struct ic_err e = {0};
+    int rc = ic_rows_write(out, fmt, r, title, array, &e);
+    if (!rc)
+        return 0;
+    /* a field left unset or set twice is this program's bug, not the user's */
+    if (rc == IC_EINVAL)
+        fprintf(errf, "infcalc: internal error: %s\n", e.msg);
+    else
+        ic_err_print(errf, &e);
+    return 1;
 }
 
 /* The prefill options shared by prefill, prefix, disagg, cost and bestofn. */
@@ -160,27 +165,16 @@ static void title_of(char *buf, size_t n, const struct ic_cli_setup *s, uint64_t
              dtn(s->dec.compute));
 }
 
-/* Cells of a row in column order. */
-struct filler {
-    union ic_cell *c;
-    int i;
-};
-
-static void put(struct filler *f, double v) { f->c[f->i++].v = v; }
-static void put_s(struct filler *f, const char *s) { ic_cell_text(&f->c[f->i++], s); }
-
-/* Starts rows over cols with one row whose first cells are the model's
- * and the chip's names; 0 or the out-of-memory status. */
+/* Starts rows over cols with one row whose model and hw fields are the
+ * model's and the chip's names; 0 or the out-of-memory status. */
 static int one_row(struct ic_rows *r, const struct ic_col *cols, size_t n_cols,
-                   struct filler *f, const struct ic_cli_setup *s, FILE *errf)
+                   const struct ic_cli_setup *s, FILE *errf)
 {
     ic_rows_init(r, cols, (int)n_cols);
-    f->c = ic_rows_add(r);
-    f->i = 0;
-    if (!f->c)
+    if (ic_rows_add(r))
         return ic_cli_oom(errf);
-    put_s(f, s->m->name);
-    put_s(f, s->h->name);
+    ic_rows_text(r, "model", s->m->name);
+    ic_rows_text(r, "hw", s->h->name);
     return 0;
 }
 
@@ -200,7 +194,7 @@ static int write_one(FILE *out, FILE *errf, const struct ic_cli_setup *s, uint64
 
 /* ---- prefill -------------------------------------------------------------- */
 
-const char ic_usage_prefill[] =
+const char ic_cli_help_prefill[] =
     "usage: infcalc prefill --model M --hw H [--prompt T] [options]\n"
     "\n"
     "Time to first token for a prompt of T tokens (default 2048) on N chips:\n"
@@ -239,7 +233,7 @@ static const struct ic_col prefill_cols[] = {
     {"mfu_measured", "MFU measured", IC_K_BOOL},
     {"linear_flops", "linear FLOPs", IC_K_FLOP},
     {"attention_flops", "attention FLOPs", IC_K_FLOP},
-    {"weight_bytes", "weights read", IC_K_BYTES},
+    {"weight_read_bytes", "weights read", IC_K_BYTES},
     {"attention_hbm_bytes", "attention HBM", IC_K_BYTES},
     {"kv_write_bytes", "KV written", IC_K_BYTES},
     {"compute_s", "compute", IC_K_S},
@@ -253,31 +247,31 @@ static const struct ic_col prefill_cols[] = {
     {"usd_per_million_tokens", "$/M prompt tokens", IC_K_USD},
 };
 
-static void prefill_row(struct filler *f, const struct ic_cli_setup *s, const struct ic_prefill *p)
+static void prefill_row(struct ic_rows *r, const struct ic_cli_setup *s, const struct ic_prefill *p)
 {
-    put_s(f, s->m->name);
-    put_s(f, s->h->name);
-    put(f, (double)p->cfg.chips);
-    put(f, (double)p->cfg.prompt);
-    put(f, (double)p->cfg.prompts);
-    put(f, (double)p->cfg.prefix);
-    put_s(f, ic_attn_impl_name(p->cfg.attn));
-    put(f, p->mfu);
-    put(f, p->mfu_measured);
-    put(f, p->linear_flops);
-    put(f, p->attn_flops);
-    put(f, p->weight_bytes);
-    put(f, p->attn_hbm_bytes);
-    put(f, p->kv_write_bytes);
-    put(f, p->compute_s);
-    put(f, p->memory_s);
-    put(f, p->comm_s);
-    put(f, p->prefill_s);
-    put(f, p->cfg.queue_s);
-    put(f, p->ttft_s);
-    put_s(f, ic_prefill_bound_name(p->bound));
-    put(f, p->tokens_s);
-    put(f, p->usd_per_mtok);
+    ic_rows_text(r, "model", s->m->name);
+    ic_rows_text(r, "hw", s->h->name);
+    ic_rows_num(r, "chips", (double)p->cfg.chips);
+    ic_rows_num(r, "prompt", (double)p->cfg.prompt);
+    ic_rows_num(r, "prompts", (double)p->cfg.prompts);
+    ic_rows_num(r, "prefix", (double)p->cfg.prefix);
+    ic_rows_text(r, "attention", ic_attn_impl_name(p->cfg.attn));
+    ic_rows_num(r, "mfu", p->mfu);
+    ic_rows_num(r, "mfu_measured", p->mfu_measured);
+    ic_rows_num(r, "linear_flops", p->linear_flops);
+    ic_rows_num(r, "attention_flops", p->attn_flops);
+    ic_rows_num(r, "weight_read_bytes", p->weight_bytes);
+    ic_rows_num(r, "attention_hbm_bytes", p->attn_hbm_bytes);
+    ic_rows_num(r, "kv_write_bytes", p->kv_write_bytes);
+    ic_rows_num(r, "compute_s", p->compute_s);
+    ic_rows_num(r, "memory_s", p->memory_s);
+    ic_rows_num(r, "comm_s", p->comm_s);
+    ic_rows_num(r, "prefill_s", p->prefill_s);
+    ic_rows_num(r, "queue_s", p->cfg.queue_s);
+    ic_rows_num(r, "ttft_s", p->ttft_s);
+    ic_rows_text(r, "bound", ic_prefill_bound_name(p->bound));
+    ic_rows_num(r, "tokens_per_s", p->tokens_s);
+    ic_rows_num(r, "usd_per_million_tokens", p->usd_per_mtok);
 }
 
 static const struct ic_col chunk_cols[] = {
@@ -301,7 +295,7 @@ static const struct ic_col chunk_cols[] = {
 static int plot_prefill(const struct ic_args *a, const struct ic_cli_setup *s,
                         const struct ic_prefill_cfg *base, FILE *errf);
 
-int ic_cmd_prefill(const struct ic_args *a, const struct ic_db *db, FILE *out, FILE *errf)
+int ic_cli_cmd_prefill(const struct ic_args *a, const struct ic_db *db, FILE *out, FILE *errf)
 {
     struct ic_cli_setup s;
     struct ic_prefill_cfg pf;
@@ -345,26 +339,25 @@ int ic_cmd_prefill(const struct ic_args *a, const struct ic_db *db, FILE *out, F
             goto out;
         }
         ic_rows_init(&r, chunk_cols, (int)(sizeof chunk_cols / sizeof chunk_cols[0]));
-        struct filler f = {ic_rows_add(&r), 0};
-        if (!f.c) {
+        if (ic_rows_add(&r)) {
             rc = ic_cli_oom(errf);
             goto out;
         }
-        put_s(&f, s.m->name);
-        put_s(&f, s.h->name);
-        put(&f, (double)s.dec.chips);
-        put(&f, (double)pf.prompt);
-        put(&f, (double)chunk);
-        put(&f, (double)s.dec.batch);
-        put(&f, (double)s.dec.context);
-        put(&f, c.mfu);
-        put(&f, c.decode_s);
-        put(&f, c.chunk_step_s);
-        put(&f, c.max_step_s);
-        put(&f, c.slowdown);
-        put(&f, (double)c.steps);
-        put(&f, c.ttft_s);
-        put(&f, c.prefill_alone_s);
+        ic_rows_text(&r, "model", s.m->name);
+        ic_rows_text(&r, "hw", s.h->name);
+        ic_rows_num(&r, "chips", (double)s.dec.chips);
+        ic_rows_num(&r, "prompt", (double)pf.prompt);
+        ic_rows_num(&r, "chunk", (double)chunk);
+        ic_rows_num(&r, "batch", (double)s.dec.batch);
+        ic_rows_num(&r, "context", (double)s.dec.context);
+        ic_rows_num(&r, "mfu", c.mfu);
+        ic_rows_num(&r, "decode_step_s", c.decode_s);
+        ic_rows_num(&r, "chunk_step_s", c.chunk_step_s);
+        ic_rows_num(&r, "max_step_s", c.max_step_s);
+        ic_rows_num(&r, "decode_slowdown", c.slowdown);
+        ic_rows_num(&r, "steps", (double)c.steps);
+        ic_rows_num(&r, "ttft_s", c.ttft_s);
+        ic_rows_num(&r, "prefill_alone_s", c.prefill_alone_s);
         strncat(title, "\nchunked prefill on a running decode batch (ideal bound)",
                 sizeof title - strlen(title) - 1);
     } else {
@@ -381,13 +374,12 @@ int ic_cmd_prefill(const struct ic_args *a, const struct ic_db *db, FILE *out, F
                 rc = ic_cli_report(errf, lrc, &e);
                 goto out;
             }
-            struct filler f = {ic_rows_add(&r), 0};
-            if (!f.c) {
+            if (ic_rows_add(&r)) {
                 ic_rows_free(&r);
                 rc = ic_cli_oom(errf);
                 goto out;
             }
-            prefill_row(&f, &s, &p);
+            prefill_row(&r, &s, &p);
         }
         strncat(title, "\nprefill, ideal bound from spec-sheet peaks at the MFU stated",
                 sizeof title - strlen(title) - 1);
@@ -449,7 +441,7 @@ static int plot_prefill(const struct ic_args *a, const struct ic_cli_setup *s,
 
 /* ---- specdec ---------------------------------------------------------------- */
 
-const char ic_usage_specdec[] =
+const char ic_cli_help_specdec[] =
     "usage: infcalc specdec (--accept A | --p LIST --q LIST)\n"
     "                       (--cost-ratio C | --draft MODEL --model M --hw H) [--k K]\n"
     "\n"
@@ -536,7 +528,7 @@ static int parse_dist(const char *opt, const char *text, double **out, size_t *n
     return 0;
 }
 
-int ic_cmd_specdec(const struct ic_args *a, const struct ic_db *db, FILE *out, FILE *errf)
+int ic_cli_cmd_specdec(const struct ic_args *a, const struct ic_db *db, FILE *out, FILE *errf)
 {
     int rc;
     struct ic_cli_setup s;
@@ -589,7 +581,7 @@ int ic_cmd_specdec(const struct ic_args *a, const struct ic_db *db, FILE *out, F
     uint64_t k0 = k_only ? k_only : 1, k1 = k_only ? k_only : 16;
     if (!draft) {
         enum ic_format fmt = IC_FMT_TABLE;
-        if (a->val[IC_OPT_FORMAT] && ic_format_parse(a->val[IC_OPT_FORMAT], &fmt))
+        if (a->val[IC_OPT_FORMAT] && ic_report_format_parse(a->val[IC_OPT_FORMAT], &fmt))
             return ic_cli_usage(errf, "--format: unknown format '%s'; expected table, csv or "
                                       "json", a->val[IC_OPT_FORMAT]);
         for (int o = 0; o < IC_OPT_COUNT; o++)
@@ -602,17 +594,16 @@ int ic_cmd_specdec(const struct ic_args *a, const struct ic_db *db, FILE *out, F
         uint64_t best = ic_spec_best_k(acc, c, 64, &best_s);
         ic_rows_init(&r, spec_cols, (int)(sizeof spec_cols / sizeof spec_cols[0]));
         for (uint64_t k = k0; k <= k1; k++) {
-            struct filler f = {ic_rows_add(&r), 0};
-            if (!f.c) {
+            if (ic_rows_add(&r)) {
                 ic_rows_free(&r);
                 return ic_cli_oom(errf);
             }
-            put(&f, (double)k);
-            put(&f, acc);
-            put(&f, ic_spec_tokens(acc, k));
-            put(&f, c);
-            put(&f, ic_spec_speedup(acc, k, c));
-            put(&f, k == best);
+            ic_rows_num(&r, "k", (double)k);
+            ic_rows_num(&r, "acceptance", acc);
+            ic_rows_num(&r, "expected_tokens", ic_spec_tokens(acc, k));
+            ic_rows_num(&r, "cost_ratio", c);
+            ic_rows_num(&r, "speedup", ic_spec_speedup(acc, k, c));
+            ic_rows_num(&r, "best", k == best);
         }
         snprintf(title, sizeof title,
                  "speculative decoding, acceptance %.4g, draft/target cost %.4g\n"
@@ -661,23 +652,22 @@ int ic_cmd_specdec(const struct ic_args *a, const struct ic_db *db, FILE *out, F
         if (k_only ? k != k_only && k != best : k > k1)
             continue;
         const struct ic_spec_costed *x = &all[k - 1];
-        struct filler f = {ic_rows_add(&r), 0};
-        if (!f.c) {
+        if (ic_rows_add(&r)) {
             ic_rows_free(&r);
             rc = ic_cli_oom(errf);
             goto out;
         }
-        put(&f, (double)k);
-        put(&f, acc);
-        put(&f, x->tokens);
-        put(&f, x->draft_s);
-        put(&f, x->target_s);
-        put(&f, x->verify_s);
-        put(&f, x->cost_ratio);
-        put(&f, x->round_s);
-        put(&f, x->speedup);
-        put(&f, x->tokens_s);
-        put(&f, k == best);
+        ic_rows_num(&r, "k", (double)k);
+        ic_rows_num(&r, "acceptance", acc);
+        ic_rows_num(&r, "expected_tokens", x->tokens);
+        ic_rows_num(&r, "draft_step_s", x->draft_s);
+        ic_rows_num(&r, "target_step_s", x->target_s);
+        ic_rows_num(&r, "verify_step_s", x->verify_s);
+        ic_rows_num(&r, "cost_ratio", x->cost_ratio);
+        ic_rows_num(&r, "round_s", x->round_s);
+        ic_rows_num(&r, "speedup", x->speedup);
+        ic_rows_num(&r, "tokens_per_s", x->tokens_s);
+        ic_rows_num(&r, "best", k == best);
     }
     char head[320];
     title_of(head, sizeof head, &s, s.dec.chips);
@@ -702,7 +692,7 @@ out:
 
 /* ---- prefix ------------------------------------------------------------------ */
 
-const char ic_usage_prefix[] =
+const char ic_cli_help_prefix[] =
     "usage: infcalc prefix --model M --hw H --prompt T --prefix P [--hit-rate H] [options]\n"
     "\n"
     "Prefix caching: requests share a prefix of P of their T prompt tokens (a system\n"
@@ -744,7 +734,7 @@ static const struct ic_col prefix_cols[] = {
     {"reload", "faster to", IC_K_TEXT},
 };
 
-int ic_cmd_prefix(const struct ic_args *a, const struct ic_db *db, FILE *out, FILE *errf)
+int ic_cli_cmd_prefix(const struct ic_args *a, const struct ic_db *db, FILE *out, FILE *errf)
 {
     struct ic_cli_setup s;
     struct ic_prefix_cfg pc = {0};
@@ -772,27 +762,26 @@ int ic_cmd_prefix(const struct ic_args *a, const struct ic_db *db, FILE *out, FI
         goto out;
     }
     struct ic_rows r;
-    struct filler f;
-    if ((rc = one_row(&r, prefix_cols, sizeof prefix_cols / sizeof prefix_cols[0], &f, &s,
+    if ((rc = one_row(&r, prefix_cols, sizeof prefix_cols / sizeof prefix_cols[0], &s,
                       errf)))
         goto out;
-    put(&f, (double)pc.pf.chips);
-    put(&f, (double)pc.pf.prompt);
-    put(&f, (double)pc.prefix);
-    put(&f, pc.hit_rate);
-    put(&f, (double)pc.n_prefixes);
-    put(&f, x.full_flops);
-    put(&f, x.hit_flops);
-    put(&f, x.flops_saved);
-    put(&f, x.full_s);
-    put(&f, x.hit_s);
-    put(&f, x.expected_s);
-    put(&f, x.ttft_saved_s);
-    put(&f, x.held_bytes);
-    put(&f, x.held_per_chip_bytes);
-    put(&f, x.host_read_s);
-    put(&f, x.recompute_s);
-    put_s(&f, x.host_read_s < x.recompute_s ? "reload from host" : "recompute");
+    ic_rows_num(&r, "chips", (double)pc.pf.chips);
+    ic_rows_num(&r, "prompt", (double)pc.pf.prompt);
+    ic_rows_num(&r, "prefix", (double)pc.prefix);
+    ic_rows_num(&r, "hit_rate", pc.hit_rate);
+    ic_rows_num(&r, "prefixes", (double)pc.n_prefixes);
+    ic_rows_num(&r, "full_flops", x.full_flops);
+    ic_rows_num(&r, "hit_flops", x.hit_flops);
+    ic_rows_num(&r, "flops_saved", x.flops_saved);
+    ic_rows_num(&r, "ttft_miss_s", x.full_s);
+    ic_rows_num(&r, "ttft_hit_s", x.hit_s);
+    ic_rows_num(&r, "ttft_expected_s", x.expected_s);
+    ic_rows_num(&r, "ttft_saved_s", x.ttft_saved_s);
+    ic_rows_num(&r, "held_bytes", x.held_bytes);
+    ic_rows_num(&r, "held_per_chip_bytes", x.held_per_chip_bytes);
+    ic_rows_num(&r, "host_read_s", x.host_read_s);
+    ic_rows_num(&r, "recompute_s", x.recompute_s);
+    ic_rows_text(&r, "reload", x.host_read_s < x.recompute_s ? "reload from host" : "recompute");
     rc = write_one(out, errf, &s, pc.pf.chips,
                    "prefix caching (ideal bound; host reads over each chip's host link)", &r);
 out:
@@ -802,7 +791,7 @@ out:
 
 /* ---- disagg ------------------------------------------------------------------ */
 
-const char ic_usage_disagg[] =
+const char ic_cli_help_disagg[] =
     "usage: infcalc disagg --model M --hw H --prompt T --output L [options]\n"
     "\n"
     "Prefill/decode disaggregation: prefill servers (--prefill-chips each) turn\n"
@@ -839,11 +828,11 @@ static const struct ic_col disagg_cols[] = {
     {"n_prefill", "split: prefill servers", IC_K_INT},
     {"n_decode", "split: decode servers", IC_K_INT},
     {"tokens_per_s_per_chip", "output tokens/s per chip", IC_K_NUM},
-    {"kv_bytes", "KV handed over per sequence", IC_K_BYTES},
+    {"kv_transfer_bytes", "KV handed over per sequence", IC_K_BYTES},
     {"kv_transfer_s", "KV hand-off time", IC_K_S},
 };
 
-int ic_cmd_disagg(const struct ic_args *a, const struct ic_db *db, FILE *out, FILE *errf)
+int ic_cli_cmd_disagg(const struct ic_args *a, const struct ic_db *db, FILE *out, FILE *errf)
 {
     struct ic_cli_setup s;
     struct ic_prefill_cfg pf;
@@ -865,26 +854,25 @@ int ic_cmd_disagg(const struct ic_args *a, const struct ic_db *db, FILE *out, FI
         goto out;
     }
     struct ic_rows r;
-    struct filler f;
-    if ((rc = one_row(&r, disagg_cols, sizeof disagg_cols / sizeof disagg_cols[0], &f, &s,
+    if ((rc = one_row(&r, disagg_cols, sizeof disagg_cols / sizeof disagg_cols[0], &s,
                       errf)))
         goto out;
-    put(&f, (double)pf.prompt);
-    put(&f, (double)L);
-    put(&f, (double)pf.chips);
-    put(&f, (double)pf.prompts);
-    put(&f, (double)s.dec.chips);
-    put(&f, (double)s.dec.batch);
-    put(&f, x.prefill_s);
-    put(&f, x.prefill_seq_s);
-    put(&f, x.decode_step_s);
-    put(&f, x.decode_seq_s);
-    put(&f, x.ratio);
-    put(&f, (double)x.n_prefill);
-    put(&f, (double)x.n_decode);
-    put(&f, x.tokens_s_chip);
-    put(&f, x.kv_bytes);
-    put(&f, x.kv_transfer_s);
+    ic_rows_num(&r, "prompt", (double)pf.prompt);
+    ic_rows_num(&r, "output", (double)L);
+    ic_rows_num(&r, "prefill_chips", (double)pf.chips);
+    ic_rows_num(&r, "prompts", (double)pf.prompts);
+    ic_rows_num(&r, "decode_chips", (double)s.dec.chips);
+    ic_rows_num(&r, "batch", (double)s.dec.batch);
+    ic_rows_num(&r, "prefill_s", x.prefill_s);
+    ic_rows_num(&r, "prefill_seq_per_s", x.prefill_seq_s);
+    ic_rows_num(&r, "decode_step_s", x.decode_step_s);
+    ic_rows_num(&r, "decode_seq_per_s", x.decode_seq_s);
+    ic_rows_num(&r, "ratio", x.ratio);
+    ic_rows_num(&r, "n_prefill", (double)x.n_prefill);
+    ic_rows_num(&r, "n_decode", (double)x.n_decode);
+    ic_rows_num(&r, "tokens_per_s_per_chip", x.tokens_s_chip);
+    ic_rows_num(&r, "kv_transfer_bytes", x.kv_bytes);
+    ic_rows_num(&r, "kv_transfer_s", x.kv_transfer_s);
     rc = write_one(out, errf, &s, s.dec.chips, "prefill/decode disaggregation (ideal bound)", &r);
 out:
     ic_cli_setup_free(&s);
@@ -893,7 +881,7 @@ out:
 
 /* ---- cost ----------------------------------------------------------------------- */
 
-const char ic_usage_cost[] =
+const char ic_cli_help_cost[] =
     "usage: infcalc cost --model M --hw H [options]\n"
     "\n"
     "Dollars per million output tokens of a decode configuration (price per\n"
@@ -927,7 +915,7 @@ static const struct ic_col cost_cols[] = {
     {"prefill_flops_per_usd", "prefill FLOPs per $", IC_K_FLOP},
 };
 
-int ic_cmd_cost(const struct ic_args *a, const struct ic_db *db, FILE *out, FILE *errf)
+int ic_cli_cmd_cost(const struct ic_args *a, const struct ic_db *db, FILE *out, FILE *errf)
 {
     struct ic_cli_setup s;
     struct ic_prefill_cfg pf;
@@ -952,23 +940,22 @@ int ic_cmd_cost(const struct ic_args *a, const struct ic_db *db, FILE *out, FILE
     const double N = (double)s.dec.chips, C = ic_hw_peak(s.h, s.dec.compute);
     const double usd_s = price * N / 3600.0; /* dollars per second, all chips */
     struct ic_rows r;
-    struct filler f;
-    if ((rc = one_row(&r, cost_cols, sizeof cost_cols / sizeof cost_cols[0], &f, &s,
+    if ((rc = one_row(&r, cost_cols, sizeof cost_cols / sizeof cost_cols[0], &s,
                       errf)))
         goto out;
-    put(&f, N);
-    put(&f, (double)s.dec.batch);
-    put(&f, (double)s.dec.context);
-    put(&f, price);
-    put(&f, price * N);
-    put(&f, p.tokens_s);
-    put(&f, p.usd_per_mtok);
-    put(&f, (double)pf.prompt);
-    put(&f, q.usd_per_mtok);
-    put(&f, C * 3600.0 / price);
-    put(&f, p.flops / p.step_s / usd_s);
-    put(&f, p.flops / p.step_s / (N * C));
-    put(&f, q.flops / q.prefill_s / usd_s);
+    ic_rows_num(&r, "chips", N);
+    ic_rows_num(&r, "batch", (double)s.dec.batch);
+    ic_rows_num(&r, "context", (double)s.dec.context);
+    ic_rows_num(&r, "usd_per_chip_hour", price);
+    ic_rows_num(&r, "usd_per_hour", price * N);
+    ic_rows_num(&r, "tokens_per_s", p.tokens_s);
+    ic_rows_num(&r, "usd_per_million_output_tokens", p.usd_per_mtok);
+    ic_rows_num(&r, "prompt", (double)pf.prompt);
+    ic_rows_num(&r, "usd_per_million_prompt_tokens", q.usd_per_mtok);
+    ic_rows_num(&r, "peak_flops_per_usd", C * 3600.0 / price);
+    ic_rows_num(&r, "decode_flops_per_usd", p.flops / p.step_s / usd_s);
+    ic_rows_num(&r, "decode_mfu", p.flops / p.step_s / (N * C));
+    ic_rows_num(&r, "prefill_flops_per_usd", q.flops / q.prefill_s / usd_s);
     rc = write_one(out, errf, &s, s.dec.chips,
                    price > 0 ? "cost (ideal bound; price from the hw entry unless --price)"
                              : "cost (ideal bound)\nnote: the entry's price is 0", &r);
@@ -979,7 +966,7 @@ out:
 
 /* ---- bestofn -------------------------------------------------------------------- */
 
-const char ic_usage_bestofn[] =
+const char ic_cli_help_bestofn[] =
     "usage: infcalc bestofn --success P (--n N | --target Q) [--model M --hw H] [options]\n"
     "\n"
     "Best-of-N sampling: the chance that N independent candidates include a\n"
@@ -1006,7 +993,7 @@ static const struct ic_col bon_cols[] = {
     {"usd_per_request", "$ per request", IC_K_USD},
 };
 
-int ic_cmd_bestofn(const struct ic_args *a, const struct ic_db *db, FILE *out, FILE *errf)
+int ic_cli_cmd_bestofn(const struct ic_args *a, const struct ic_db *db, FILE *out, FILE *errf)
 {
     int rc;
     struct ic_cli_setup s;
@@ -1084,19 +1071,18 @@ int ic_cmd_bestofn(const struct ic_args *a, const struct ic_db *db, FILE *out, F
             t = q.ttft_s + (double)L * pt.step_s;
             usd = s.h->usd_per_chip_hour * (double)d.chips / 3600.0 * t;
         }
-        struct filler f = {ic_rows_add(&r), 0};
-        if (!f.c) {
+        if (ic_rows_add(&r)) {
             ic_rows_free(&r);
             rc = ic_cli_oom(errf);
             goto out;
         }
-        put(&f, (double)n);
-        put(&f, p);
-        put(&f, ic_bestofn(p, n));
-        put(&f, (double)(n * L));
+        ic_rows_num(&r, "n", (double)n);
+        ic_rows_num(&r, "success", p);
+        ic_rows_num(&r, "p_any", ic_bestofn(p, n));
+        ic_rows_num(&r, "output_tokens", (double)(n * L));
         if (timed) {
-            put(&f, t);
-            put(&f, usd);
+            ic_rows_num(&r, "time_s", t);
+            ic_rows_num(&r, "usd_per_request", usd);
         }
         if (n_only)
             break;
@@ -1127,7 +1113,7 @@ out:
 
 /* ---- optimize ---------------------------------------------------------------------- */
 
-const char ic_usage_optimize[] =
+const char ic_cli_help_optimize[] =
     "usage: infcalc optimize --model M --ttft TIME --tpot TIME [--prompt T] [--output L]\n"
     "                        [--hw LIST] [--top N] [--plot FILE]\n"
     "\n"
@@ -1175,7 +1161,7 @@ static int plot_optimize(const char *path, const char *size, const struct ic_hw 
                          size_t n_hw, const struct ic_opt_point *pts, size_t n, const char *title,
                          const char *sub, double tpot_slo, FILE *errf);
 
-int ic_cmd_optimize(const struct ic_args *a, const struct ic_db *db, FILE *out, FILE *errf)
+int ic_cli_cmd_optimize(const struct ic_args *a, const struct ic_db *db, FILE *out, FILE *errf)
 {
     int rc;
     if (a->n_pos)
@@ -1202,7 +1188,7 @@ int ic_cmd_optimize(const struct ic_args *a, const struct ic_db *db, FILE *out, 
         return rc;
     if (!(req.ttft_s > 0) || !(req.tpot_s > 0))
         return ic_cli_usage(errf, "--ttft and --tpot must be positive times");
-    if (a->val[IC_OPT_FORMAT] && ic_format_parse(a->val[IC_OPT_FORMAT], &fmt))
+    if (a->val[IC_OPT_FORMAT] && ic_report_format_parse(a->val[IC_OPT_FORMAT], &fmt))
         return ic_cli_usage(errf, "--format: unknown format '%s'; expected table, csv or json",
                             a->val[IC_OPT_FORMAT]);
     if (a->val[IC_OPT_PLOT_SIZE] && !a->val[IC_OPT_PLOT])
@@ -1274,25 +1260,24 @@ int ic_cmd_optimize(const struct ic_args *a, const struct ic_db *db, FILE *out, 
     size_t shown = n_ok < top ? n_ok : top;
     for (size_t i = 0; i < shown; i++) {
         const struct ic_opt_cand *c = &cands[i];
-        struct filler f = {ic_rows_add(&r), 0};
-        if (!f.c) {
+        if (ic_rows_add(&r)) {
             ic_rows_free(&r);
             rc = ic_cli_oom(errf);
             goto out;
         }
-        put(&f, (double)(i + 1));
-        put_s(&f, c->hw->name);
-        put_s(&f, dtn(c->weights));
-        put_s(&f, dtn(c->kv));
-        put_s(&f, dtn(c->compute));
-        put(&f, (double)c->prefill_chips);
-        put(&f, (double)c->decode_chips);
-        put(&f, (double)c->batch);
-        put(&f, c->ttft_s);
-        put(&f, c->tpot_s);
-        put(&f, c->tokens_s_chip);
-        put(&f, c->prefill_share);
-        put(&f, c->usd_per_mtok);
+        ic_rows_num(&r, "rank", (double)(i + 1));
+        ic_rows_text(&r, "hw", c->hw->name);
+        ic_rows_text(&r, "weights", dtn(c->weights));
+        ic_rows_text(&r, "kv", dtn(c->kv));
+        ic_rows_text(&r, "compute", dtn(c->compute));
+        ic_rows_num(&r, "prefill_chips", (double)c->prefill_chips);
+        ic_rows_num(&r, "decode_chips", (double)c->decode_chips);
+        ic_rows_num(&r, "batch", (double)c->batch);
+        ic_rows_num(&r, "ttft_s", c->ttft_s);
+        ic_rows_num(&r, "tpot_s", c->tpot_s);
+        ic_rows_num(&r, "tokens_per_s_per_chip", c->tokens_s_chip);
+        ic_rows_num(&r, "prefill_share", c->prefill_share);
+        ic_rows_num(&r, "usd_per_million_tokens", c->usd_per_mtok);
     }
     char title[600], ttft[32], tpot[32];
     ic_report_time(ttft, sizeof ttft, req.ttft_s);

@@ -1,6 +1,8 @@
 /* ic_report: tables, CSV and JSON for decode points. */
 #include "ic_report.h"
 
+#include "ic_rows.h"
+
 #include <math.h>
 #include <string.h>
 
@@ -11,9 +13,9 @@ static const char *const format_names[IC_FMT_COUNT] = {
 };
 _Static_assert(sizeof format_names / sizeof format_names[0] == IC_FMT_COUNT, "names");
 
-const char *ic_format_name(enum ic_format f) { return format_names[f]; }
+const char *ic_report_format_name(enum ic_format f) { return format_names[f]; }
 
-int ic_format_parse(const char *name, enum ic_format *out)
+int ic_report_format_parse(const char *name, enum ic_format *out)
 {
     for (int f = 0; f < IC_FMT_COUNT; f++)
         if (strcmp(name, format_names[f]) == 0) {
@@ -46,15 +48,6 @@ void ic_report_time(char *buf, size_t n, double s)
         snprintf(buf, n, "%.3g ns", s * 1e9);
 }
 
-/* A finite double in JSON (shortest round-trip-ish form), else null. */
-static void jnum(FILE *out, double v)
-{
-    if (isfinite(v))
-        fprintf(out, "%.10g", v);
-    else
-        fputs("null", out);
-}
-
 static const char *dt(enum ic_dtype t) { return ic_dtype_traits(t)->name; }
 
 /* JSON string with the escapes names could need. */
@@ -73,140 +66,107 @@ void ic_report_json_str(FILE *out, const char *s)
     fputc('"', out);
 }
 
-static void jstr(FILE *out, const char *s) { ic_report_json_str(out, s); }
+/* The decode record: every field of a point, in the order JSON and CSV
+ * print them; a dotted key is a field of a nested JSON object and a dotted
+ * CSV column. README.md's "Command line" section lists them. */
+static const struct ic_col point_cols[] = {
+    {"model", "model", IC_K_TEXT},
+    {"hw", "hardware", IC_K_TEXT},
+    {"chips", "chips", IC_K_INT},
+    {"batch", "batch", IC_K_INT},
+    {"context", "context", IC_K_INT},
+    {"precision.weights", "weights", IC_K_TEXT},
+    {"precision.kv", "KV", IC_K_TEXT},
+    {"precision.compute", "compute", IC_K_TEXT},
+    {"estimate", "estimate", IC_K_TEXT},
+    {"comm_mode", "collectives", IC_K_TEXT},
+    {"params", "parameters", IC_K_INT},
+    {"params_active", "active parameters", IC_K_INT},
+    {"kv_bytes_per_token", "KV per token", IC_K_INT},
+    {"weight_read_bytes", "weights read per step", IC_K_BYTES},
+    {"kv_read_bytes", "KV read per step", IC_K_BYTES},
+    {"flops", "FLOPs per step", IC_K_FLOP},
+    {"comm_bytes_per_chip", "all-reduced per chip", IC_K_BYTES},
+    {"experts_touched", "experts touched per MoE layer", IC_K_NUM},
+    {"kv_split.heads", "KV split by head", IC_K_INT},
+    {"kv_split.batch", "KV split by batch", IC_K_INT},
+    {"time.weights_s", "weight read", IC_K_S},
+    {"time.kv_s", "KV read", IC_K_S},
+    {"time.compute_s", "linear compute", IC_K_S},
+    {"time.attn_compute_s", "attention compute", IC_K_S},
+    {"time.comm_s", "collectives", IC_K_S},
+    {"time.fixed_s", "fixed cost", IC_K_S},
+    {"time.step_s", "step time", IC_K_S},
+    {"bound", "bound", IC_K_TEXT},
+    {"tokens_per_s", "tokens/s", IC_K_NUM},
+    {"tokens_per_s_per_chip", "tokens/s per chip", IC_K_NUM},
+    {"latency_per_token_s", "latency per token", IC_K_S},
+    {"usd_per_million_tokens", "$ per million tokens", IC_K_USD},
+    {"flops_per_usd", "FLOPs per dollar", IC_K_NUM},
+    {"memory.per_chip_bytes", "memory per chip", IC_K_BYTES},
+    {"memory.capacity_bytes", "HBM per chip", IC_K_BYTES},
+    {"memory.fits", "fits", IC_K_BOOL},
+    {"memory.max_batch", "largest batch that fits", IC_K_INT},
+    {"memory.weights_bytes", "weights held per chip", IC_K_BYTES},
+    {"memory.kv_bytes", "KV held per chip", IC_K_BYTES},
+    {"memory.workspace_bytes", "workspace per chip", IC_K_BYTES},
+    {"b_crit", "B_crit", IC_K_NUM},
+    {"b_crit_moe", "B_crit with every expert busy", IC_K_NUM},
+    {"uneven_split", "heads split unevenly", IC_K_BOOL},
+};
+enum { N_POINT_COLS = sizeof point_cols / sizeof point_cols[0] };
 
-static void json_point(FILE *out, const struct ic_report_group *r, const struct ic_point *p,
-                       const char *ind)
+/* Appends point p of group g as a row of r (over point_cols); errors are
+ * kept in r (ic_rows_check). */
+static void point_row(struct ic_rows *r, const struct ic_report_group *g,
+                      const struct ic_point *p)
 {
     const struct ic_decode_cfg *c = &p->cfg;
-    fprintf(out, "%s{\n%s  \"model\": ", ind, ind);
-    jstr(out, r->model);
-    fprintf(out, ",\n%s  \"hw\": ", ind);
-    jstr(out, r->hw);
-    fprintf(out, ",\n%s  \"chips\": %llu,\n%s  \"batch\": %llu,\n%s  \"context\": %llu,\n", ind,
-            (unsigned long long)c->chips, ind, (unsigned long long)c->batch, ind,
-            (unsigned long long)c->context);
-    fprintf(out,
-            "%s  \"precision\": {\"weights\": \"%s\", \"kv\": \"%s\", \"compute\": \"%s\"},\n",
-            ind, dt(c->weights), dt(c->kv), dt(c->compute));
-    fprintf(out, "%s  \"estimate\": \"%s\",\n%s  \"comm_mode\": \"%s\",\n", ind,
-            ic_estimate_name(c->estimate), ind, ic_comm_mode_name(c->comm));
-    fprintf(out, "%s  \"params\": %llu,\n%s  \"params_active\": %llu,\n", ind,
-            (unsigned long long)p->params, ind, (unsigned long long)p->params_active);
-    fprintf(out, "%s  \"kv_bytes_per_token\": %llu,\n", ind,
-            (unsigned long long)p->kv_bytes_per_token);
-    fprintf(out, "%s  \"weight_bytes\": ", ind);
-    jnum(out, p->weight_bytes);
-    fprintf(out, ",\n%s  \"kv_bytes\": ", ind);
-    jnum(out, p->kv_bytes);
-    fprintf(out, ",\n%s  \"flops\": ", ind);
-    jnum(out, p->flops);
-    fprintf(out, ",\n%s  \"comm_bytes_per_chip\": ", ind);
-    jnum(out, p->comm_bytes);
-    fprintf(out, ",\n%s  \"experts_touched\": ", ind);
-    jnum(out, p->experts_touched);
-    fprintf(out, ",\n%s  \"kv_split\": {\"heads\": %llu, \"batch\": %llu},\n", ind,
-            (unsigned long long)p->kv_split_heads, (unsigned long long)p->kv_split_batch);
-    fprintf(out, "%s  \"time\": {\"weights_s\": ", ind);
-    jnum(out, p->weights_s);
-    fputs(", \"kv_s\": ", out);
-    jnum(out, p->kv_s);
-    fputs(", \"compute_s\": ", out);
-    jnum(out, p->compute_s);
-    fputs(", \"attn_compute_s\": ", out);
-    jnum(out, p->attn_s);
-    fputs(", \"comm_s\": ", out);
-    jnum(out, p->comm_s);
-    fputs(", \"fixed_s\": ", out);
-    jnum(out, p->fixed_s);
-    fputs(", \"step_s\": ", out);
-    jnum(out, p->step_s);
-    fprintf(out, "},\n%s  \"bound\": \"%s\",\n%s  \"tokens_per_s\": ", ind,
-            ic_bound_name(p->bound), ind);
-    jnum(out, p->tokens_s);
-    fprintf(out, ",\n%s  \"tokens_per_s_per_chip\": ", ind);
-    jnum(out, p->tokens_s_chip);
-    fprintf(out, ",\n%s  \"latency_per_token_s\": ", ind);
-    jnum(out, p->latency_s);
-    fprintf(out, ",\n%s  \"usd_per_million_tokens\": ", ind);
-    jnum(out, p->usd_per_mtok);
-    fprintf(out, ",\n%s  \"flops_per_usd\": ", ind);
-    jnum(out, p->flops_per_usd);
-    fprintf(out, ",\n%s  \"memory\": {\"per_chip_bytes\": ", ind);
-    jnum(out, p->mem_per_chip_B);
-    fputs(", \"capacity_bytes\": ", out);
-    jnum(out, p->capacity_B);
-    fprintf(out, ", \"fits\": %s, \"max_batch\": %llu, \"weights_bytes\": ",
-            p->fits ? "true" : "false", (unsigned long long)p->max_batch);
-    jnum(out, p->mem_weights_B);
-    fputs(", \"kv_bytes\": ", out);
-    jnum(out, p->mem_kv_B);
-    fputs(", \"workspace_bytes\": ", out);
-    jnum(out, p->mem_work_B);
-    fprintf(out, "},\n%s  \"b_crit\": ", ind);
-    jnum(out, p->b_crit);
-    fprintf(out, ",\n%s  \"b_crit_moe\": ", ind);
-    jnum(out, p->b_crit_moe);
-    fprintf(out, ",\n%s  \"uneven_split\": %s\n%s}", ind, p->uneven_split ? "true" : "false",
-            ind);
-}
-
-static const char csv_header[] =
-    "model,hw,chips,batch,context,weights,kv,compute,comm_mode,estimate,params,params_active,"
-    "kv_bytes_per_token,weight_bytes,kv_bytes,flops,weights_s,kv_s,compute_s,"
-    "attn_compute_s,comm_s,step_s,bound,tokens_per_s,tokens_per_s_per_chip,"
-    "latency_per_token_s,usd_per_million_tokens,per_chip_bytes,capacity_bytes,fits,"
-    "max_batch,b_crit,b_crit_moe,uneven_split\n";
-
-static void csv_num(FILE *out, double v)
-{
-    if (isfinite(v))
-        fprintf(out, ",%.10g", v);
-    else
-        fputs(",", out);
-}
-
-/* A CSV field, quoted when it holds a comma, quote or line break (RFC 4180). */
-static void csv_str(FILE *out, const char *s)
-{
-    if (!strpbrk(s, ",\"\r\n")) {
-        fputs(s, out);
+    if (ic_rows_add(r))
         return;
-    }
-    fputc('"', out);
-    for (; *s; s++) {
-        if (*s == '"')
-            fputc('"', out);
-        fputc(*s, out);
-    }
-    fputc('"', out);
-}
-
-static void csv_point(FILE *out, const struct ic_report_group *r, const struct ic_point *p)
-{
-    const struct ic_decode_cfg *c = &p->cfg;
-    csv_str(out, r->model);
-    fputc(',', out);
-    csv_str(out, r->hw);
-    fprintf(out, ",%llu,%llu,%llu,%s,%s,%s,%s,%s,%llu,%llu,%llu",
-            (unsigned long long)c->chips, (unsigned long long)c->batch,
-            (unsigned long long)c->context, dt(c->weights), dt(c->kv), dt(c->compute),
-            ic_comm_mode_name(c->comm), ic_estimate_name(c->estimate),
-            (unsigned long long)p->params,
-            (unsigned long long)p->params_active, (unsigned long long)p->kv_bytes_per_token);
-    const double v1[] = {p->weight_bytes, p->kv_bytes, p->flops, p->weights_s, p->kv_s,
-                         p->compute_s, p->attn_s, p->comm_s, p->step_s};
-    for (size_t i = 0; i < sizeof v1 / sizeof v1[0]; i++)
-        csv_num(out, v1[i]);
-    fprintf(out, ",%s", ic_bound_name(p->bound));
-    const double v2[] = {p->tokens_s, p->tokens_s_chip, p->latency_s, p->usd_per_mtok,
-                         p->mem_per_chip_B, p->capacity_B};
-    for (size_t i = 0; i < sizeof v2 / sizeof v2[0]; i++)
-        csv_num(out, v2[i]);
-    fprintf(out, ",%s,%llu", p->fits ? "true" : "false", (unsigned long long)p->max_batch);
-    csv_num(out, p->b_crit);
-    csv_num(out, p->b_crit_moe);
-    fprintf(out, ",%s\n", p->uneven_split ? "true" : "false");
+    ic_rows_text(r, "model", g->model);
+    ic_rows_text(r, "hw", g->hw);
+    ic_rows_num(r, "chips", (double)c->chips);
+    ic_rows_num(r, "batch", (double)c->batch);
+    ic_rows_num(r, "context", (double)c->context);
+    ic_rows_text(r, "precision.weights", dt(c->weights));
+    ic_rows_text(r, "precision.kv", dt(c->kv));
+    ic_rows_text(r, "precision.compute", dt(c->compute));
+    ic_rows_text(r, "estimate", ic_estimate_name(c->estimate));
+    ic_rows_text(r, "comm_mode", ic_comm_mode_name(c->comm));
+    ic_rows_num(r, "params", (double)p->params);
+    ic_rows_num(r, "params_active", (double)p->params_active);
+    ic_rows_num(r, "kv_bytes_per_token", (double)p->kv_bytes_per_token);
+    ic_rows_num(r, "weight_read_bytes", p->weight_bytes);
+    ic_rows_num(r, "kv_read_bytes", p->kv_bytes);
+    ic_rows_num(r, "flops", p->flops);
+    ic_rows_num(r, "comm_bytes_per_chip", p->comm_bytes);
+    ic_rows_num(r, "experts_touched", p->experts_touched);
+    ic_rows_num(r, "kv_split.heads", (double)p->kv_split_heads);
+    ic_rows_num(r, "kv_split.batch", (double)p->kv_split_batch);
+    ic_rows_num(r, "time.weights_s", p->weights_s);
+    ic_rows_num(r, "time.kv_s", p->kv_s);
+    ic_rows_num(r, "time.compute_s", p->compute_s);
+    ic_rows_num(r, "time.attn_compute_s", p->attn_s);
+    ic_rows_num(r, "time.comm_s", p->comm_s);
+    ic_rows_num(r, "time.fixed_s", p->fixed_s);
+    ic_rows_num(r, "time.step_s", p->step_s);
+    ic_rows_text(r, "bound", ic_bound_name(p->bound));
+    ic_rows_num(r, "tokens_per_s", p->tokens_s);
+    ic_rows_num(r, "tokens_per_s_per_chip", p->tokens_s_chip);
+    ic_rows_num(r, "latency_per_token_s", p->latency_s);
+    ic_rows_num(r, "usd_per_million_tokens", p->usd_per_mtok);
+    ic_rows_num(r, "flops_per_usd", p->flops_per_usd);
+    ic_rows_num(r, "memory.per_chip_bytes", p->mem_per_chip_B);
+    ic_rows_num(r, "memory.capacity_bytes", p->capacity_B);
+    ic_rows_num(r, "memory.fits", p->fits);
+    ic_rows_num(r, "memory.max_batch", (double)p->max_batch);
+    ic_rows_num(r, "memory.weights_bytes", p->mem_weights_B);
+    ic_rows_num(r, "memory.kv_bytes", p->mem_kv_B);
+    ic_rows_num(r, "memory.workspace_bytes", p->mem_work_B);
+    ic_rows_num(r, "b_crit", p->b_crit);
+    ic_rows_num(r, "b_crit_moe", p->b_crit_moe);
+    ic_rows_num(r, "uneven_split", p->uneven_split);
 }
 
 /* Milliseconds with three significant figures in a fixed-width column. */
@@ -354,43 +314,51 @@ static void table_point(FILE *out, const struct ic_report_group *r, const struct
         fprintf(out, "  experts touched per MoE layer  %.1f\n", p->experts_touched);
 }
 
+/* JSON or CSV: every group's points as rows of the decode record. */
+static int write_record(FILE *out, enum ic_format fmt, const struct ic_report *r,
+                        const struct ic_report_group *groups, size_t n_groups)
+{
+    struct ic_rows rows;
+    struct ic_err e = {0};
+    ic_rows_init(&rows, point_cols, N_POINT_COLS);
+    for (size_t g = 0; g < n_groups; g++)
+        for (size_t i = 0; i < groups[g].n; i++)
+            point_row(&rows, &groups[g], &groups[g].pts[i]);
+    int rc = ic_rows_check(&rows, &e);
+    if (!rc && fmt == IC_FMT_CSV) {
+        rc = ic_rows_write(out, fmt, &rows, NULL, true, &e);
+    } else if (!rc) {
+        if (r->array)
+            fputs("[\n", out);
+        for (size_t i = 0; i < rows.n; i++) {
+            ic_rows_json_row(out, &rows, i, r->array ? "  " : "");
+            fputs(r->array && i + 1 < rows.n ? ",\n" : "\n", out);
+        }
+        if (r->array)
+            fputs("]\n", out);
+    }
+    ic_rows_free(&rows);
+    return rc;
+}
+
 int ic_report_write(FILE *out, enum ic_format fmt, const struct ic_report *r,
                     const struct ic_report_group *groups, size_t n_groups)
 {
-    size_t total = 0;
-    for (size_t g = 0; g < n_groups; g++)
-        total += groups[g].n;
-    size_t k = 0;
-    if (fmt == IC_FMT_JSON && r->array)
-        fputs("[\n", out);
-    if (fmt == IC_FMT_CSV)
-        fputs(csv_header, out);
-    for (size_t g = 0; g < n_groups; g++) {
-        const struct ic_report_group *gr = &groups[g];
-        switch (fmt) {
-        case IC_FMT_JSON:
-            for (size_t i = 0; i < gr->n; i++, k++) {
-                json_point(out, gr, &gr->pts[i], r->array ? "  " : "");
-                fputs(r->array && k + 1 < total ? ",\n" : "\n", out);
-            }
-            break;
-        case IC_FMT_CSV:
-            for (size_t i = 0; i < gr->n; i++)
-                csv_point(out, gr, &gr->pts[i]);
-            break;
-        case IC_FMT_TABLE:
-        case IC_FMT_COUNT:
-        default:
+    if (fmt == IC_FMT_JSON || fmt == IC_FMT_CSV) {
+        int rc = write_record(out, fmt, r, groups, n_groups);
+        if (rc)
+            return rc;
+    } else {
+        for (size_t g = 0; g < n_groups; g++) {
+            const struct ic_report_group *gr = &groups[g];
             if (g)
                 fputc('\n', out);
             if (r->sweep)
                 table_sweep(out, r, gr, gr->pts, gr->n);
             else
                 table_point(out, gr, &gr->pts[0]);
-            break;
         }
     }
-    if (fmt == IC_FMT_JSON && r->array)
-        fputs("]\n", out);
+    fflush(out);
     return ferror(out) ? IC_EIO : IC_OK;
 }

@@ -1,11 +1,13 @@
 /* ic_report: printing decode points as a table, CSV or JSON.
  *
- * JSON is the machine interface (its fields listed in README.md's "Command
- * line" section, SI base units, one
- * object per point, an array for a sweep); CSV has the same fields
- * flattened; the table picks readable units and says what it printed. No
- * NaN or Inf is ever written: a non-finite value is a bug, printed as null
- * in JSON and "nan" nowhere. */
+ * JSON and CSV are two renderings of one record per point (ic_rows, its
+ * fields listed in README.md's "Command line" section, SI base units): JSON
+ * one object per point, an array for a sweep, with nested objects
+ * (precision, kv_split, time, memory); CSV every one of those fields under
+ * one header, a nested field by its dotted name ("time.step_s"). The table
+ * picks readable units and says what it printed. No NaN or Inf is ever
+ * written: a non-finite value is a bug, printed as null in JSON, an empty
+ * CSV cell and "nan" nowhere. */
 #ifndef IC_REPORT_H
 #define IC_REPORT_H
 
@@ -19,8 +21,11 @@
 #include <stdio.h>
 
 enum ic_format { IC_FMT_TABLE, IC_FMT_CSV, IC_FMT_JSON, IC_FMT_COUNT };
-const char *ic_format_name(enum ic_format f);
-int ic_format_parse(const char *name, enum ic_format *out);
+/* "table", "csv", "json". */
+const char *ic_report_format_name(enum ic_format f);
+
+/* The format named `name`; 0, or IC_ENOENT leaving *out as it was. */
+int ic_report_format_parse(const char *name, enum ic_format *out);
 
 /* The points of one configuration (model on hardware). */
 struct ic_report_group {
@@ -38,8 +43,8 @@ struct ic_report {
 };
 
 /* Writes every group's points: JSON objects (in one array when r->array),
- * CSV rows under one header, or a table per group. Returns 0, or IC_EIO
- * when writing failed. */
+ * CSV rows under one header, or a table per group. Returns 0, IC_ENOMEM
+ * (nothing written), or IC_EIO when writing failed. */
 int ic_report_write(FILE *out, enum ic_format fmt, const struct ic_report *r,
                     const struct ic_report_group *groups, size_t n_groups);
 

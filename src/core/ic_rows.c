@@ -1,9 +1,8 @@
-/* ic_rows: one writer for the serving analyses' tables, CSV and JSON. */
+/* ic_rows: one writer for the tables, CSV and JSON of named fields. */
 #include "ic_rows.h"
 
-#include "ic_err.h"
-
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,40 +13,135 @@ void ic_rows_init(struct ic_rows *r, const struct ic_col *cols, int n_cols)
     r->n_cols = n_cols;
 }
 
-union ic_cell *ic_rows_add(struct ic_rows *r)
+/* Keeps the first error; returns code. */
+static int fail(struct ic_rows *r, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int fail(struct ic_rows *r, int code, const char *fmt, ...)
+{
+    if (!r->err) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(r->why, sizeof r->why, fmt, ap);
+        va_end(ap);
+        r->err = code;
+    }
+    return code;
+}
+
+int ic_rows_add(struct ic_rows *r)
 {
     if (r->n == r->cap) {
         size_t cap = r->cap ? 2 * r->cap : 16;
-        union ic_cell *c = realloc(r->cells, cap * (size_t)r->n_cols * sizeof *c);
+        struct ic_cell *c = realloc(r->cells, cap * (size_t)r->n_cols * sizeof *c);
         if (!c)
-            return NULL;
+            return fail(r, IC_ENOMEM, "out of memory");
         r->cells = c;
         r->cap = cap;
     }
-    union ic_cell *row = r->cells + r->n++ * (size_t)r->n_cols;
-    memset(row, 0, (size_t)r->n_cols * sizeof *row);
-    return row;
+    struct ic_cell *row = r->cells + r->n++ * (size_t)r->n_cols;
+    for (int c = 0; c < r->n_cols; c++)
+        row[c] = (struct ic_cell){0, NULL, false};
+    return IC_OK;
 }
 
-void ic_cell_text(union ic_cell *c, const char *s) { snprintf(c->s, sizeof c->s, "%s", s); }
+/* The cell of `key` in the last row, when it may take a value of that kind
+ * (text or not); else NULL with the error kept. */
+static struct ic_cell *cell(struct ic_rows *r, const char *key, bool text)
+{
+    if (!r->n) {
+        fail(r, IC_EINVAL, "field '%s' set before any row was added", key);
+        return NULL;
+    }
+    for (int c = 0; c < r->n_cols; c++) {
+        if (strcmp(r->cols[c].key, key) != 0)
+            continue;
+        struct ic_cell *v = &r->cells[(r->n - 1) * (size_t)r->n_cols + (size_t)c];
+        if ((r->cols[c].kind == IC_K_TEXT) != text) {
+            fail(r, IC_EINVAL, "field '%s' holds %s, given %s", key, text ? "a number" : "text",
+                 text ? "text" : "a number");
+            return NULL;
+        }
+        if (v->set) {
+            fail(r, IC_EINVAL, "field '%s' set twice in row %zu", key, r->n);
+            return NULL;
+        }
+        return v;
+    }
+    fail(r, IC_EINVAL, "no field '%s' among the %d columns", key, r->n_cols);
+    return NULL;
+}
+
+int ic_rows_num(struct ic_rows *r, const char *key, double v)
+{
+    struct ic_cell *c = cell(r, key, false);
+    if (!c)
+        return IC_EINVAL;
+    c->v = v;
+    c->set = true;
+    return IC_OK;
+}
+
+int ic_rows_text(struct ic_rows *r, const char *key, const char *s)
+{
+    struct ic_cell *c = cell(r, key, true);
+    if (!c)
+        return IC_EINVAL;
+    size_t n = strlen(s);
+    char *copy = malloc(n + 1);
+    if (!copy)
+        return fail(r, IC_ENOMEM, "out of memory");
+    memcpy(copy, s, n + 1);
+    c->s = copy;
+    c->set = true;
+    return IC_OK;
+}
+
+int ic_rows_check(const struct ic_rows *r, struct ic_err *e)
+{
+    if (r->err)
+        return ic_err_set(e, r->err, NULL, 0, 0, "rows: %s", r->why);
+    for (size_t i = 0; i < r->n; i++)
+        for (int c = 0; c < r->n_cols; c++)
+            if (!r->cells[i * (size_t)r->n_cols + (size_t)c].set)
+                return ic_err_set(e, IC_EINVAL, NULL, 0, 0,
+                                  "rows: field '%s' of row %zu was never set", r->cols[c].key,
+                                  i + 1);
+    return IC_OK;
+}
 
 void ic_rows_free(struct ic_rows *r)
 {
+    if (r->cells)
+        for (size_t i = 0; i < r->n * (size_t)r->n_cols; i++)
+            free(r->cells[i].s);
     free(r->cells);
     memset(r, 0, sizeof *r);
 }
 
+void ic_rows_csv_str(FILE *out, const char *s)
+{
+    if (!strpbrk(s, ",\"\r\n")) {
+        fputs(s, out);
+        return;
+    }
+    fputc('"', out);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', out);
+        fputc(*s, out);
+    }
+    fputc('"', out);
+}
+
 /* A cell in its SI form for JSON (json) or CSV. */
-static void raw(FILE *out, const struct ic_col *c, const union ic_cell *v, bool json)
+static void raw(FILE *out, const struct ic_col *c, const struct ic_cell *v, bool json)
 {
     switch (c->kind) {
     case IC_K_TEXT:
         if (json)
             ic_report_json_str(out, v->s);
-        else if (strpbrk(v->s, ",\"\n"))
-            ic_report_json_str(out, v->s); /* quoted; names never hold quotes */
         else
-            fputs(v->s, out);
+            ic_rows_csv_str(out, v->s);
         return;
     case IC_K_BOOL:
         fputs(v->v != 0 ? "true" : "false", out);
@@ -67,8 +161,57 @@ static void raw(FILE *out, const struct ic_col *c, const union ic_cell *v, bool 
         fputs("null", out);
 }
 
+/* The length of key's nesting prefix ("time" of "time.step_s"), 0 when flat. */
+static size_t prefix_len(const char *key)
+{
+    const char *dot = strchr(key, '.');
+    return dot ? (size_t)(dot - key) : 0;
+}
+
+static bool same_prefix(const char *a, const char *b)
+{
+    size_t n = prefix_len(a);
+    return n && n == prefix_len(b) && memcmp(a, b, n) == 0;
+}
+
+void ic_rows_json_row(FILE *out, const struct ic_rows *r, size_t i, const char *ind)
+{
+    const int nc = r->n_cols;
+    const struct ic_cell *row = r->cells + i * (size_t)nc;
+    if (ind)
+        fprintf(out, "%s{\n", ind);
+    else
+        fputc('{', out);
+    for (int c = 0; c < nc;) {
+        const char *key = r->cols[c].key;
+        size_t pl = prefix_len(key);
+        if (c)
+            fputs(ind ? ",\n" : ", ", out);
+        if (ind)
+            fprintf(out, "%s  ", ind);
+        if (!pl) {
+            fprintf(out, "\"%s\": ", key);
+            raw(out, &r->cols[c], &row[c], true);
+            c++;
+            continue;
+        }
+        /* a nested object: the run of keys sharing this prefix */
+        fprintf(out, "\"%.*s\": {", (int)pl, key);
+        int first = c;
+        for (; c < nc && (c == first || same_prefix(r->cols[first].key, r->cols[c].key)); c++) {
+            fprintf(out, "%s\"%s\": ", c > first ? ", " : "", r->cols[c].key + pl + 1);
+            raw(out, &r->cols[c], &row[c], true);
+        }
+        fputc('}', out);
+    }
+    if (ind)
+        fprintf(out, "\n%s}", ind);
+    else
+        fputc('}', out);
+}
+
 /* A cell in readable units for the table. */
-static void pretty(char *buf, size_t n, const struct ic_col *c, const union ic_cell *v)
+static void pretty(char *buf, size_t n, const struct ic_col *c, const struct ic_cell *v)
 {
     double x = c->kind == IC_K_TEXT ? 0 : v->v;
     if (c->kind != IC_K_TEXT && !isfinite(x)) {
@@ -116,21 +259,44 @@ static void pretty(char *buf, size_t n, const struct ic_col *c, const union ic_c
     }
 }
 
-int ic_rows_write(FILE *out, enum ic_format fmt, const struct ic_rows *r, const char *title,
-                  bool array)
+/* The table's width of a cell: its readable form's length. */
+static int width(const struct ic_col *c, const struct ic_cell *v)
 {
+    char buf[64];
+    if (c->kind == IC_K_TEXT)
+        return (int)strlen(v->s);
+    pretty(buf, sizeof buf, c, v);
+    return (int)strlen(buf);
+}
+
+/* Prints a cell right-aligned in w columns (0: as it is). */
+static void put_cell(FILE *out, int w, const struct ic_col *c, const struct ic_cell *v)
+{
+    char buf[64];
+    if (c->kind == IC_K_TEXT) {
+        fprintf(out, "%*s", w, v->s);
+        return;
+    }
+    pretty(buf, sizeof buf, c, v);
+    fprintf(out, "%*s", w, buf);
+}
+
+int ic_rows_write(FILE *out, enum ic_format fmt, const struct ic_rows *r, const char *title,
+                  bool array, struct ic_err *e)
+{
+    int rc = ic_rows_check(r, e);
+    if (rc)
+        return rc;
     const int nc = r->n_cols;
     if (fmt == IC_FMT_JSON) {
         bool arr = array || r->n != 1;
         if (arr)
             fputs("[\n", out);
         for (size_t i = 0; i < r->n; i++) {
-            fputs(arr ? "  {" : "{", out);
-            for (int c = 0; c < nc; c++) {
-                fprintf(out, "%s\"%s\": ", c ? ", " : "", r->cols[c].key);
-                raw(out, &r->cols[c], &r->cells[i * (size_t)nc + (size_t)c], true);
-            }
-            fputs(i + 1 < r->n ? "},\n" : "}\n", out);
+            if (arr)
+                fputs("  ", out);
+            ic_rows_json_row(out, r, i, NULL);
+            fputs(i + 1 < r->n ? ",\n" : "\n", out);
         }
         if (arr)
             fputs("]\n", out);
@@ -149,62 +315,55 @@ int ic_rows_write(FILE *out, enum ic_format fmt, const struct ic_rows *r, const 
     } else {
         if (title)
             fprintf(out, "%s\n", title);
-        char buf[64];
         if (!r->n)
             goto done;
+        int hw = 0;
+        for (int c = 0; c < nc; c++)
+            if ((int)strlen(r->cols[c].head) > hw)
+                hw = (int)strlen(r->cols[c].head);
         if (r->n == 1 || (r->n <= 4 && nc > 14)) {
             /* one row, or a few wide ones: a field per line, a column per row */
-            int w = 0;
-            for (int c = 0; c < nc; c++)
-                if ((int)strlen(r->cols[c].head) > w)
-                    w = (int)strlen(r->cols[c].head);
             int cw[4] = {0};
             for (size_t i = 0; i < r->n; i++)
                 for (int c = 0; c < nc; c++) {
-                    pretty(buf, sizeof buf, &r->cols[c], &r->cells[i * (size_t)nc + (size_t)c]);
-                    if ((int)strlen(buf) > cw[i])
-                        cw[i] = (int)strlen(buf);
+                    int w = width(&r->cols[c], &r->cells[i * (size_t)nc + (size_t)c]);
+                    if (w > cw[i])
+                        cw[i] = w;
                 }
             for (int c = 0; c < nc; c++) {
-                fprintf(out, "  %-*s", w, r->cols[c].head);
+                fprintf(out, "  %-*s", hw, r->cols[c].head);
                 for (size_t i = 0; i < r->n; i++) {
-                    pretty(buf, sizeof buf, &r->cols[c], &r->cells[i * (size_t)nc + (size_t)c]);
-                    fprintf(out, "  %*s", r->n == 1 ? 0 : cw[i], buf);
+                    fputs("  ", out);
+                    put_cell(out, r->n == 1 ? 0 : cw[i], &r->cols[c],
+                             &r->cells[i * (size_t)nc + (size_t)c]);
                 }
                 fputc('\n', out);
-            }
-        } else if (false) {
-            int w = 0;
-            for (int c = 0; c < nc; c++)
-                if ((int)strlen(r->cols[c].head) > w)
-                    w = (int)strlen(r->cols[c].head);
-            for (int c = 0; c < nc; c++) {
-                pretty(buf, sizeof buf, &r->cols[c], &r->cells[c]);
-                fprintf(out, "  %-*s  %s\n", w, r->cols[c].head, buf);
             }
         } else {
-            int w[64];
-            for (int c = 0; c < nc && c < 64; c++) {
+            int *w = malloc((size_t)nc * sizeof *w);
+            if (!w)
+                return ic_err_set(e, IC_ENOMEM, NULL, 0, 0, "out of memory");
+            for (int c = 0; c < nc; c++) {
                 w[c] = (int)strlen(r->cols[c].head);
                 for (size_t i = 0; i < r->n; i++) {
-                    pretty(buf, sizeof buf, &r->cols[c], &r->cells[i * (size_t)nc + (size_t)c]);
-                    if ((int)strlen(buf) > w[c])
-                        w[c] = (int)strlen(buf);
+                    int x = width(&r->cols[c], &r->cells[i * (size_t)nc + (size_t)c]);
+                    if (x > w[c])
+                        w[c] = x;
                 }
-            }
-            for (int c = 0; c < nc && c < 64; c++)
                 fprintf(out, "%s%*s", c ? "  " : "", w[c], r->cols[c].head);
+            }
             fputc('\n', out);
             for (size_t i = 0; i < r->n; i++) {
-                for (int c = 0; c < nc && c < 64; c++) {
-                    pretty(buf, sizeof buf, &r->cols[c], &r->cells[i * (size_t)nc + (size_t)c]);
-                    fprintf(out, "%s%*s", c ? "  " : "", w[c], buf);
+                for (int c = 0; c < nc; c++) {
+                    fputs(c ? "  " : "", out);
+                    put_cell(out, w[c], &r->cols[c], &r->cells[i * (size_t)nc + (size_t)c]);
                 }
                 fputc('\n', out);
             }
+            free(w);
         }
     }
 done:
     fflush(out);
-    return ferror(out) ? IC_EIO : IC_OK;
+    return ferror(out) ? ic_err_set(e, IC_EIO, NULL, 0, 0, "writing the output failed") : IC_OK;
 }
