@@ -4,6 +4,7 @@
  * expected time from measured figures (sanity over every model and chip is
  * test_grid.c). */
 #include "ic_comm.h"
+#include "ic_report.h"
 #include "ic_test.h"
 
 #include <math.h>
@@ -381,6 +382,50 @@ START_TEST(test_expected_probes_and_types)
 }
 END_TEST
 
+/* ic_decode writes every field of its point (it does not clear the point
+ * first): a point computed over a buffer of 0xA5 bytes reports exactly what
+ * one computed over zeros does, in JSON and in the CSV that carries every
+ * JSON field, for a dense, an MoE and an MLA model. */
+static char *report(const struct ic_point *p, enum ic_format f)
+{
+    char *buf = NULL;
+    size_t n = 0;
+    FILE *out = open_memstream(&buf, &n);
+    ck_assert_ptr_nonnull(out);
+    const struct ic_report r = {.array = false};
+    const struct ic_report_group g = {"m", "h", p, 1};
+    ck_assert_int_eq(ic_report_write(out, f, &r, &g, 1), 0);
+    fclose(out);
+    return buf;
+}
+
+START_TEST(test_every_field_written)
+{
+    static const char *const models[] = {"llama3-70b", "mixtral-8x7b", "deepseek-v3"};
+    for (size_t i = 0; i < sizeof models / sizeof models[0]; i++) {
+        struct ic_test_pair *t = ic_test_pair(models[i], "h100");
+        struct ic_decode_cfg c = cfg(8, 3, 1000, IC_DT_BF16, IC_DT_BF16, IC_DT_BF16);
+        struct ic_point *a = malloc(sizeof *a), *b = malloc(sizeof *b);
+        ck_assert_ptr_nonnull(a);
+        ck_assert_ptr_nonnull(b);
+        memset(a, 0, sizeof *a);
+        memset(b, 0xA5, sizeof *b);
+        struct ic_err e = {0};
+        ck_assert_int_eq(ic_decode(&t->st, &t->h, &c, a, &e), IC_OK);
+        ck_assert_int_eq(ic_decode(&t->st, &t->h, &c, b, &e), IC_OK);
+        for (int f = IC_FMT_TABLE; f < IC_FMT_COUNT; f++) {
+            char *ra = report(a, (enum ic_format)f), *rb = report(b, (enum ic_format)f);
+            ck_assert_str_eq(ra, rb);
+            free(ra);
+            free(rb);
+        }
+        free(a);
+        free(b);
+        free(t);
+    }
+}
+END_TEST
+
 START_TEST(test_missing_compute_type)
 {
     struct ic_test_pair *t = ic_test_pair("llama3-8b", "a100");
@@ -419,6 +464,7 @@ int main(void)
     tcase_add_test(tc, test_expected_from_measured);
     tcase_add_test(tc, test_expected_probes_and_types);
     tcase_add_test(tc, test_missing_compute_type);
+    tcase_add_test(tc, test_every_field_written);
     suite_add_tcase(s, tc);
     return ic_test_run(s);
 }

@@ -89,13 +89,24 @@ double ic_step_kv_seq_bytes(const struct ic_model_stats *m, uint64_t context, en
     return (double)ic_model_kv_values(m, context) * bytes_per(kv);
 }
 
+/* Workspace: fp32 activations of one sequence on one chip: residual, normed
+ * input, attention output and query (4 * D), the sharded MLP intermediate
+ * (2 * F / N: gate and up) and the sharded logits (V / N). Small next to
+ * weights and KV, but it grows with the batch. */
+static double workspace_per_seq(const struct ic_model_stats *m, uint64_t chips)
+{
+    double f = (double)(m->group_ways[IC_PG_MLP] == UINT64_MAX ? 0 : m->group_ways[IC_PG_MLP]);
+    return 4.0 * (4.0 * (double)m->hidden_size + 2.0 * f / (double)chips +
+                  (double)m->vocab_size / (double)chips);
+}
+
 /* What a layout makes of a model, whatever the step: each group's
  * parameters on the busiest chip (the routed experts' share of ep groups),
  * their sum, the cache's head ways, query heads per KV head share, whether
  * the query heads split unevenly. */
 struct split {
     double per_group[IC_PG_COUNT];
-    double held;
+    double held, work_seq;
     uint64_t hw, q;
     bool by_heads, uneven;
 };
@@ -111,6 +122,7 @@ static void split_compute(const struct ic_model_stats *m, uint64_t N, uint64_t e
         sp->held += sp->per_group[g];
     }
     sp->hw = ic_step_kv_head_ways(m, N);
+    sp->work_seq = workspace_per_seq(m, N);
     sp->by_heads = m->kv_ways != UINT64_MAX && m->n_heads > 0;
     sp->q = sp->by_heads ? m->n_heads / sp->hw : 1;
     const uint64_t heads = m->group_ways[IC_PG_ATTN_HEADS], kh = min_u64(N, heads);
@@ -217,6 +229,7 @@ int ic_step_load(const struct ic_model_stats *m, const struct ic_step *s, struct
     out->weight_params = read;
     out->weight_bytes = read * bw;
     out->weights_held_bytes = sp->held * bw;
+    out->work_seq_bytes = sp->work_seq;
 
     /* The cache: by KV heads, then by sequence; attention FLOPs by
      * (sequence, query head) pairs, g chips sharing each KV head. */
@@ -238,6 +251,7 @@ int ic_step_load(const struct ic_model_stats *m, const struct ic_step *s, struct
         const double share = by_heads ? (double)((k->count * q + g - 1) / g) / (double)m->n_heads
                                       : cnt / (double)N;
         const double kv_seq = ic_step_kv_seq_bytes(m, k->context + k->tokens, s->kv);
+        out->kv_seq_bytes[i] = kv_seq;
         out->kv_read_bytes += (double)seqs * kv_seq / (double)hw;
         out->kv_write_bytes += (double)seqs * T * per_token_kv * bkv / (double)hw;
         out->kv_read_all_bytes += cnt * kv_seq;
@@ -308,9 +322,13 @@ double ic_step_gemm_rate(const struct ic_hw_measured *ms, enum ic_dtype t, doubl
     return exp(log(r[i]) + f * (log(r[i + 1]) - log(r[i])));
 }
 
+/* max(a, b) for the terms below, which are checked finite afterwards (libm's
+ * fmax is an out-of-line call for its NaN rule) */
+static inline double max2(double a, double b) { return a > b ? a : b; }
+
 double ic_step_pnorm(double a, double b, double p)
 {
-    double m = fmax(a, b);
+    double m = max2(a, b);
     if (m <= 0)
         return 0;
     return m * pow(pow(a / m, p) + pow(b / m, p), 1.0 / p);
@@ -387,15 +405,15 @@ int ic_step_time(const struct ic_load *l, const struct ic_hw *hw, const struct i
         t->kv_s = kv_bytes / W;
         t->attn_s = l->attn_flops[IC_PHASE_DECODE] / rate[IC_PHASE_DECODE] +
                    l->attn_flops[IC_PHASE_PREFILL] / rate[IC_PHASE_PREFILL];
-        lin = fmax(t->weights_s, t->compute_s);
-        att = fmax(t->kv_s, t->attn_s);
+        lin = max2(t->weights_s, t->compute_s);
+        att = max2(t->kv_s, t->attn_s);
     }
     /* the kernels run one after the other; collectives beside them or after */
     const double local = lin + att + fixed;
-    t->step_s = (r->comm == IC_COMM_OVERLAP ? fmax(local, t->comm_s) : local + t->comm_s) + t->a2a_s;
+    t->step_s = (r->comm == IC_COMM_OVERLAP ? max2(local, t->comm_s) : local + t->comm_s) + t->a2a_s;
     if ((r->comm == IC_COMM_OVERLAP && t->comm_s > local) ||
         (r->comm == IC_COMM_SERIAL && t->comm_s > lin && t->comm_s > att) ||
-        t->a2a_s > fmax(lin, att))
+        t->a2a_s > max2(lin, att))
         t->bound = IC_BOUND_COMM;
     else if (lin >= att)
         t->bound = t->compute_s > t->weights_s ? IC_BOUND_COMPUTE : IC_BOUND_WEIGHTS;
@@ -413,17 +431,6 @@ int ic_step_time(const struct ic_load *l, const struct ic_hw *hw, const struct i
 
 /* ---- memory held ---------------------------------------------------------- */
 
-/* Workspace: fp32 activations of one sequence on one chip: residual, normed
- * input, attention output and query (4 * D), the sharded MLP intermediate
- * (2 * F / N: gate and up) and the sharded logits (V / N). Small next to
- * weights and KV, but it grows with the batch. */
-static double workspace_per_seq(const struct ic_model_stats *m, uint64_t chips)
-{
-    double f = (double)(m->group_ways[IC_PG_MLP] == UINT64_MAX ? 0 : m->group_ways[IC_PG_MLP]);
-    return 4.0 * (4.0 * (double)m->hidden_size + 2.0 * f / (double)chips +
-                  (double)m->vocab_size / (double)chips);
-}
-
 struct ic_mem ic_step_mem(const struct ic_model_stats *m, uint64_t chips, double weights_bytes,
                           double kv_seq_bytes)
 {
@@ -437,13 +444,12 @@ struct ic_mem ic_step_mem(const struct ic_model_stats *m, uint64_t chips, double
     };
 }
 
-struct ic_mem ic_step_mem_of(const struct ic_model_stats *m, const struct ic_load *l,
-                            double kv_seq_bytes)
+struct ic_mem ic_step_mem_of(const struct ic_load *l, unsigned kind)
 {
     return (struct ic_mem){
         l->weights_held_bytes,
-        kv_seq_bytes / (double)l->kv_split_heads,
-        workspace_per_seq(m, l->chips),
+        l->kv_seq_bytes[kind < IC_STEP_MAX_KINDS ? kind : 0] / (double)l->kv_split_heads,
+        l->work_seq_bytes,
         l->chips,
         l->kv_split_batch,
     };
@@ -473,6 +479,10 @@ uint64_t ic_step_max_batch(const struct ic_mem *k, double capacity)
                                                              : cap;
     if (mem_at(k, hi) <= capacity)
         return hi; /* only when the cap is reached */
+    /* one sequence per chip group: linear, so the estimate's rounding is
+     * all there is to correct (hi - 1 nearly always fits) */
+    if (k->batch_ways == 1 && hi > 1 && mem_at(k, hi - 1) <= capacity)
+        return hi - 1;
     uint64_t lo = hi > k->batch_ways + 2 ? hi - k->batch_ways - 2 : 1;
     if (mem_at(k, lo) > capacity)
         lo = 1;

@@ -132,6 +132,9 @@ struct ic_load {
     double scores_all_bytes;               /* unfused scores traffic, all sequences */
     double experts_touched;                /* expected routed experts read per MoE layer */
     double weights_held_bytes;             /* weights this chip holds */
+    double kv_seq_bytes[IC_STEP_MAX_KINDS]; /* one sequence of each kind: its cache after
+                                              the step (context + tokens), whole model */
+    double work_seq_bytes;                 /* workspace per sequence on one chip */
     uint64_t kv_split_heads, kv_split_batch;
     bool uneven_split;                     /* N does not divide the query heads (or exceeds
                                               them unevenly): the busiest chip sets the time */
@@ -242,10 +245,9 @@ struct ic_mem {
  * cache over the whole model. */
 struct ic_mem ic_step_mem(const struct ic_model_stats *m, uint64_t chips, double weights_bytes,
                           double kv_seq_bytes);
-/* The same for the layout and weights of a step's load (no split computed
- * twice). */
-struct ic_mem ic_step_mem_of(const struct ic_model_stats *m, const struct ic_load *l,
-                            double kv_seq_bytes);
+/* The same for the layout, weights and the sequences of kind `kind` of a
+ * step's load (nothing computed twice). */
+struct ic_mem ic_step_mem_of(const struct ic_load *l, unsigned kind);
 double ic_step_mem_at(const struct ic_mem *k, uint64_t batch);
 /* The largest batch whose memory is at most capacity (0 if none); exact. */
 uint64_t ic_step_max_batch(const struct ic_mem *k, double capacity);
