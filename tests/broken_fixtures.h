@@ -133,6 +133,12 @@ static const struct broken broken[] = {
     {"model-zero-layers.yaml", true, 6, 20, "'num_hidden_layers' is 0; expected 1 to 1024", NULL},
     {"model-zero-kv-heads.yaml", true, 8, 22, "'num_key_value_heads' is 0; expected 1 to 16", NULL},
     {"config-head-dim-zero.json", true, 6, 15, "'head_dim' is 0; expected 1 to 16384", NULL},
+    {"hw-achieved-over-spec.yaml", false, 35, 13,
+     "'hbm_read' must be at least 1 MB/s and at most the spec bandwidth (memory: bandwidth) "
+     "plus 5%", "check the unit"},
+    {"hw-achieved-type.yaml", false, 38, 10,
+     "an achieved GEMM rate must be at least 1 GFLOP/s and at most the spec peak of that type",
+     "a type the compute section lacks cannot be achieved"},
     {"hw-compute-zero.yaml", false, 10, 9,
      "'int8' is 0 FLOP/s; a compute peak must be between 1 MFLOP/s and 10 EFLOP/s", NULL},
     {"hw-inf.yaml", false, 6, 14,

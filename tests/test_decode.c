@@ -426,6 +426,100 @@ START_TEST(test_every_field_written)
 }
 END_TEST
 
+/* Every compute type is a key of every measured section: a benched entry
+ * with fp16, fp8, int8, int4 and fp4 rates (tests/fixtures/
+ * measured-cpu-all-types.yaml: gemv_dram 31..35 GB/s, gemv_cache 101..105,
+ * gemm 201..205 GFLOP/s, gemm_by_batch 10(k+1)+i, attention 301..305,
+ * transition_p 3..7, i the type's place in fp16 fp8 int8 int4 fp4) loads
+ * with each figure where it was written. */
+START_TEST(test_measured_every_type)
+{
+    struct ic_hw *h = malloc(sizeof *h);
+    ck_assert_ptr_nonnull(h);
+    struct ic_err e = {0};
+    ck_assert_int_eq(ic_hw_load(IC_TEST_DIR "/fixtures/measured-cpu-all-types.yaml", h, &e), 0);
+    static const enum ic_dtype types[] = {IC_DT_FP16, IC_DT_FP8, IC_DT_INT8, IC_DT_INT4,
+                                          IC_DT_FP4};
+    for (int i = 0; i < 5; i++) {
+        const enum ic_dtype t = types[i];
+        ck_assert_double_eq_tol(h->measured.gemv_B_s[t], (31 + i) * 1e9, 1);
+        ck_assert_double_eq_tol(h->measured.gemv_cache_B_s[t], (101 + i) * 1e9, 1);
+        ck_assert_double_eq_tol(h->measured.gemm_flop_s[t], (201 + i) * 1e9, 1);
+        ck_assert_double_eq_tol(h->measured.attn_flop_s[t], (301 + i) * 1e9, 1);
+        ck_assert_double_eq_tol(h->measured.transition_p_type[t], 3 + i, 1e-12);
+        for (int k = 0; k < IC_HW_GEMM_BATCHES; k++)
+            ck_assert_double_eq_tol(h->measured.gemm_by_batch[t][k], (10.0 * (k + 1) + i) * 1e9, 1);
+    }
+    free(h);
+}
+END_TEST
+
+/* The expected time from an accelerator's achieved rates
+ * (tests/fixtures/achieved-h100.yaml: the frozen H100 with hbm_read 3.0
+ * TB/s at GEMV efficiency 0.9, bf16 GEMM 700 TFLOP/s, all-reduce 20 us +
+ * bus bandwidth 360 GB/s on 8 chips, 2 us per kernel in a graph, 10
+ * kernels per layer).
+ * Llama-3-8B, one chip, batch 1, context 1024, bf16:
+ *   weights read = 8,030,261,248 - 525,336,576 (embedding) = 7,504,924,672
+ *     params x 2 B = 15,009,849,344 B / (3.0e12 x 0.9) = 5.559203461 ms
+ *   cache = 1024 tokens read + 1 written, 32 layers x 8 heads x 128 x 2
+ *     (K, V) x 2 B = 131,072 B a token: 134,348,800 B / 2.7e12 = 49.7588 us
+ *   linear FLOPs 2 x 7,504,924,672 / 700e12 = 21.44 us (under the weights)
+ *   launches 10 x 32 layers x 2 us = 640 us
+ *   step = 5.559203461 + 0.0497588 + 0.640 = 6.248962 ms. */
+START_TEST(test_expected_from_achieved)
+{
+    struct ic_test_pair *t = ic_test_pair("llama3-8b", IC_TEST_DIR "/fixtures/achieved-h100.yaml");
+    ck_assert(t->h.achieved.present);
+    struct ic_decode_cfg c = cfg(1, 1, 1024, IC_DT_BF16, IC_DT_BF16, IC_DT_BF16);
+    c.estimate = IC_EST_EXPECTED;
+    struct ic_point p;
+    struct ic_err e = {0};
+    ck_assert_int_eq(ic_decode(&t->st, &t->h, &c, &p, &e), IC_OK);
+    ck_assert_double_eq_tol(p.weight_bytes, 15009849344.0, 1);
+    ck_assert_double_eq_tol(p.weights_s, 15009849344.0 / 2.7e12, 1e-12);
+    ck_assert_double_eq_tol(p.kv_s, 134348800.0 / 2.7e12, 1e-12);
+    ck_assert_double_eq_tol(p.fixed_s, 640e-6, 1e-12);
+    ck_assert_double_eq_tol(p.step_s, 6.248962e-3, 1e-9);
+    ck_assert_int_eq(p.bound, IC_BOUND_WEIGHTS);
+    /* the ideal bound on the same entry: 15,009,849,344 / 3.35e12 + cache
+     * 134,348,800 / 3.35e12 = 4.5206 ms, no floor */
+    c.estimate = IC_EST_IDEAL;
+    ck_assert_int_eq(ic_decode(&t->st, &t->h, &c, &p, &e), IC_OK);
+    ck_assert_double_eq_tol(p.step_s, (15009849344.0 + 134348800.0) / 3.35e12, 1e-9);
+
+    /* Tensor parallel over 8 chips, batch 1: 64 all-reduces of 4096 x 2 =
+     * 8,192 B, each 20 us + 2 x 7/8 x 8,192 / 360e9 = 20.0398 us: 1.282549
+     * ms, more than the weights: the step is collective-latency bound and
+     * the collectives come after the kernels. Weights per chip: an eighth
+     * of 15,009,849,344 B = 1,876,231,168 B plus the norms every chip holds
+     * whole (2 x 32 x 4096 + 4096 = 266,240 params = 532,480 B, of which
+     * an eighth was counted): + 465,920 = 1,876,697,088 B / 2.7e12 =
+     * 0.695073 ms.
+     *   weights 0.695073 + cache (8 heads, 8 ways: 134,348,800 / 8 /
+     *   2.7e12 = 6.2199 us) + launches 0.640 + all-reduces 1.282549
+     *   = 2.623841 ms. */
+    c = cfg(8, 1, 1024, IC_DT_BF16, IC_DT_BF16, IC_DT_BF16);
+    c.estimate = IC_EST_EXPECTED;
+    ck_assert_int_eq(ic_decode(&t->st, &t->h, &c, &p, &e), IC_OK);
+    const double ar = 20e-6 + 2.0 * 7.0 / 8.0 * 8192.0 / 360e9;
+    ck_assert_double_eq_tol(p.comm_s, 64 * ar, 1e-12);
+    ck_assert_int_eq(p.bound, IC_BOUND_COMM);
+    ck_assert_double_eq_tol(p.weights_s, 1876697088.0 / 2.7e12, 1e-12);
+    ck_assert_double_eq_tol(p.step_s,
+                            1876697088.0 / 2.7e12 + 134348800.0 / 8.0 / 2.7e12 + 640e-6 + 64 * ar,
+                            1e-12);
+    ck_assert_double_eq_tol(p.step_s, 2.623841e-3, 1e-9);
+
+    /* a compute type the section lacks is refused with the reason */
+    c = cfg(1, 1, 1024, IC_DT_BF16, IC_DT_BF16, IC_DT_FP16);
+    c.estimate = IC_EST_EXPECTED;
+    ck_assert_int_eq(ic_decode(&t->st, &t->h, &c, &p, &e), IC_EINVAL);
+    ck_assert_ptr_nonnull(strstr(e.msg, "no achieved fp16 GEMM rate"));
+    free(t);
+}
+END_TEST
+
 START_TEST(test_missing_compute_type)
 {
     struct ic_test_pair *t = ic_test_pair("llama3-8b", "a100");
@@ -465,6 +559,8 @@ int main(void)
     tcase_add_test(tc, test_expected_probes_and_types);
     tcase_add_test(tc, test_missing_compute_type);
     tcase_add_test(tc, test_every_field_written);
+    tcase_add_test(tc, test_measured_every_type);
+    tcase_add_test(tc, test_expected_from_achieved);
     suite_add_tcase(s, tc);
     return ic_test_run(s);
 }

@@ -241,6 +241,36 @@ START_TEST(test_hwdb_round_trips)
 }
 END_TEST
 
+/* The achieved section (tests/fixtures/achieved-h100.yaml) is written and
+ * read back with every figure and source. */
+START_TEST(test_achieved_round_trips)
+{
+    struct ic_hw *h = malloc(sizeof *h), *b = malloc(sizeof *b);
+    ck_assert(h && b);
+    struct ic_err e = {0};
+    ck_assert_int_eq(ic_hw_load(IC_TEST_DIR "/fixtures/achieved-h100.yaml", h, &e), IC_OK);
+    round_trip(h, b, NULL);
+    const struct ic_hw_achieved *a = &b->achieved;
+    ck_assert(a->present);
+    close_to(a->hbm_read_B_s, 3.0e12, "hbm_read");
+    close_to(a->gemv_eff, 0.9, "gemv_efficiency");
+    close_to(a->gemm_flop_s[IC_DT_BF16], 700e12, "gemm bf16");
+    close_to(a->gemm_flop_s[IC_DT_FP8], 1300e12, "gemm fp8");
+    ck_assert(a->gemm_flop_s[IC_DT_FP16] == 0);
+    close_to(a->allreduce_latency_s, 20e-6, "allreduce_latency");
+    close_to(a->allreduce_busbw_B_s, 360e9, "allreduce_bus_bandwidth");
+    ck_assert_uint_eq(a->allreduce_chips, 8);
+    close_to(a->launch_s, 5e-6, "launch");
+    close_to(a->launch_graph_s, 2e-6, "launch_graph");
+    close_to(a->kernels_per_layer, 10, "kernels_per_layer");
+    ck_assert_str_eq(a->mem_source, h->achieved.mem_source);
+    ck_assert_str_eq(a->launch_source, h->achieved.launch_source);
+    ck_assert_str_eq(a->derived_from, "");
+    free(h);
+    free(b);
+}
+END_TEST
+
 /* A figure the loader would refuse is refused here, naming the key. */
 START_TEST(test_bad_value_refused)
 {
@@ -272,6 +302,7 @@ int main(void)
     tcase_add_test(tc, test_unset_stays_unset);
     tcase_add_test(tc, test_hwdb_round_trips);
     tcase_add_test(tc, test_bad_value_refused);
+    tcase_add_test(tc, test_achieved_round_trips);
     suite_add_tcase(s, tc);
     return ic_test_run(s);
 }

@@ -78,6 +78,19 @@ struct ic_comm_path ic_comm_path(const struct ic_hw *hw, uint64_t chips)
     return p;
 }
 
+/* The scale-out part of an all-gather: across domains each chip exchanges
+ * its domain's share, bytes/domain, with its peers in the other domains over
+ * the scale-out network. */
+static double across_domains_s(const struct ic_hw *hw, const struct ic_comm_path *p,
+                               double bytes)
+{
+    if (p->domains <= 1)
+        return 0;
+    double share = bytes / (double)p->domain;
+    double R = (double)p->domains;
+    return (R - 1) / R * share / hw->dcn_B_s + (R - 1) * hw->dcn_latency_s;
+}
+
 double ic_comm_allgather_s(const struct ic_hw *hw, uint64_t chips, double bytes)
 {
     if (chips <= 1 || bytes <= 0)
@@ -87,14 +100,7 @@ double ic_comm_allgather_s(const struct ic_hw *hw, uint64_t chips, double bytes)
     if (p.domain > 1)
         t += (double)(p.domain - 1) / (double)p.domain * bytes / p.bw_B_s +
              (double)p.steps * p.step_s;
-    if (p.domains > 1) {
-        /* Across domains each chip exchanges its domain's share, bytes/domain,
-         * with its peers in the other domains over the scale-out network. */
-        double share = bytes / (double)p.domain;
-        double R = (double)p.domains;
-        t += (R - 1) / R * share / hw->dcn_B_s + (R - 1) * hw->dcn_latency_s;
-    }
-    return t;
+    return t + across_domains_s(hw, &p, bytes);
 }
 
 double ic_comm_allreduce_s(const struct ic_hw *hw, uint64_t chips, double bytes)
@@ -115,4 +121,20 @@ double ic_comm_alltoall_s(const struct ic_hw *hw, uint64_t chips, double bytes)
     if (path.domains > 1)
         t += bytes * out / hw->dcn_B_s + 2.0 * hw->dcn_latency_s;
     return t;
+}
+
+double ic_comm_allreduce_achieved_s(const struct ic_hw *hw, uint64_t chips, double bytes)
+{
+    const struct ic_hw_achieved *a = &hw->achieved;
+    if (chips <= 1 || bytes <= 0)
+        return 0;
+    if (!a->present)
+        return ic_comm_allreduce_s(hw, chips, bytes);
+    struct ic_comm_path p = ic_comm_path(hw, chips);
+    double t = 0;
+    if (p.domain > 1) {
+        const double Y = (double)p.domain;
+        t += a->allreduce_latency_s + 2.0 * (Y - 1) / Y * bytes / a->allreduce_busbw_B_s;
+    }
+    return t + 2.0 * across_domains_s(hw, &p, bytes);
 }

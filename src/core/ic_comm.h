@@ -41,6 +41,15 @@ double ic_comm_allgather_s(const struct ic_hw *hw, uint64_t chips, double bytes)
 /* Seconds for an all-reduce of `bytes` per chip: reduce-scatter + all-gather. */
 double ic_comm_allreduce_s(const struct ic_hw *hw, uint64_t chips, double bytes);
 
+/* Seconds for an all-reduce of `bytes` per chip at the rates the entry's
+ * `achieved:` section publishes (nccl-tests style): within the fabric
+ * domain the small-message latency plus 2 (Y-1)/Y * bytes / bus bandwidth
+ * (busbw = algbw * 2 (Y-1)/Y, so this is bytes / algbw); past the domain
+ * the scale-out part of ic_comm_allreduce_s added. The latency is the one
+ * measured on allreduce_chips chips, used for any Y within the domain.
+ * Without an achieved section, ic_comm_allreduce_s. */
+double ic_comm_allreduce_achieved_s(const struct ic_hw *hw, uint64_t chips, double bytes);
+
 /* Seconds for an all-to-all in which every chip sends (and receives) `bytes`,
  * dispatch and combine together (MoE expert parallelism): within a fabric
  * domain bytes / the path's bandwidth + 2 * its steps * the step latency;

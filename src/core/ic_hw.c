@@ -106,17 +106,29 @@ static const struct ic_schema price_schema = {"price section", price_fields,
 static const struct ic_field gemv_fields[] = {
     DTQ("fp32", IC_HWF_M_GEMV_FIRST, gemv_B_s, IC_DT_FP32, IC_QTY_BANDWIDTH),
     DTQ("bf16", IC_HWF_M_GEMV_FIRST, gemv_B_s, IC_DT_BF16, IC_QTY_BANDWIDTH),
+    DTQ("fp16", IC_HWF_M_GEMV_FIRST, gemv_B_s, IC_DT_FP16, IC_QTY_BANDWIDTH),
+    DTQ("fp8", IC_HWF_M_GEMV_FIRST, gemv_B_s, IC_DT_FP8, IC_QTY_BANDWIDTH),
     DTQ("int8", IC_HWF_M_GEMV_FIRST, gemv_B_s, IC_DT_INT8, IC_QTY_BANDWIDTH),
+    DTQ("int4", IC_HWF_M_GEMV_FIRST, gemv_B_s, IC_DT_INT4, IC_QTY_BANDWIDTH),
+    DTQ("fp4", IC_HWF_M_GEMV_FIRST, gemv_B_s, IC_DT_FP4, IC_QTY_BANDWIDTH),
 };
 static const struct ic_field gemv_cache_fields[] = {
     DTQ("fp32", IC_HWF_M_GEMV_CACHE_FIRST, gemv_cache_B_s, IC_DT_FP32, IC_QTY_BANDWIDTH),
     DTQ("bf16", IC_HWF_M_GEMV_CACHE_FIRST, gemv_cache_B_s, IC_DT_BF16, IC_QTY_BANDWIDTH),
+    DTQ("fp16", IC_HWF_M_GEMV_CACHE_FIRST, gemv_cache_B_s, IC_DT_FP16, IC_QTY_BANDWIDTH),
+    DTQ("fp8", IC_HWF_M_GEMV_CACHE_FIRST, gemv_cache_B_s, IC_DT_FP8, IC_QTY_BANDWIDTH),
     DTQ("int8", IC_HWF_M_GEMV_CACHE_FIRST, gemv_cache_B_s, IC_DT_INT8, IC_QTY_BANDWIDTH),
+    DTQ("int4", IC_HWF_M_GEMV_CACHE_FIRST, gemv_cache_B_s, IC_DT_INT4, IC_QTY_BANDWIDTH),
+    DTQ("fp4", IC_HWF_M_GEMV_CACHE_FIRST, gemv_cache_B_s, IC_DT_FP4, IC_QTY_BANDWIDTH),
 };
 static const struct ic_field gemm_fields[] = {
     DTQ("fp32", IC_HWF_M_GEMM_FIRST, gemm_flop_s, IC_DT_FP32, IC_QTY_RATE),
     DTQ("bf16", IC_HWF_M_GEMM_FIRST, gemm_flop_s, IC_DT_BF16, IC_QTY_RATE),
+    DTQ("fp16", IC_HWF_M_GEMM_FIRST, gemm_flop_s, IC_DT_FP16, IC_QTY_RATE),
+    DTQ("fp8", IC_HWF_M_GEMM_FIRST, gemm_flop_s, IC_DT_FP8, IC_QTY_RATE),
     DTQ("int8", IC_HWF_M_GEMM_FIRST, gemm_flop_s, IC_DT_INT8, IC_QTY_RATE),
+    DTQ("int4", IC_HWF_M_GEMM_FIRST, gemm_flop_s, IC_DT_INT4, IC_QTY_RATE),
+    DTQ("fp4", IC_HWF_M_GEMM_FIRST, gemm_flop_s, IC_DT_FP4, IC_QTY_RATE),
 };
 /* gemm_by_batch: {fp32: [r1, r2, ... r256], ...}: nine rates per type. */
 static int read_gemm_list(const struct ic_ydoc *d, yaml_node_t *node, void *rec, int dt,
@@ -160,25 +172,51 @@ static int gl_int8(const struct ic_ydoc *d, yaml_node_t *n, void *r, struct ic_e
 {
     return read_gemm_list(d, n, r, IC_DT_INT8, e);
 }
+static int gl_fp16(const struct ic_ydoc *d, yaml_node_t *n, void *r, struct ic_err *e)
+{
+    return read_gemm_list(d, n, r, IC_DT_FP16, e);
+}
+static int gl_fp8(const struct ic_ydoc *d, yaml_node_t *n, void *r, struct ic_err *e)
+{
+    return read_gemm_list(d, n, r, IC_DT_FP8, e);
+}
+static int gl_int4(const struct ic_ydoc *d, yaml_node_t *n, void *r, struct ic_err *e)
+{
+    return read_gemm_list(d, n, r, IC_DT_INT4, e);
+}
+static int gl_fp4(const struct ic_ydoc *d, yaml_node_t *n, void *r, struct ic_err *e)
+{
+    return read_gemm_list(d, n, r, IC_DT_FP4, e);
+}
 /* offset, size2 and qty are not read by ic_ydoc (fn fills the list): they
  * describe the list to ic_hwwrite, which writes what this table names */
 #define GL(k, t, fn)                                                                   \
     {k, IC_F_CUSTOM, IC_HWF_M_GEMM_LIST_FIRST + t, OFF(measured.gemm_by_batch[t]), 0, \
      IC_HW_GEMM_BATCHES, 0, IC_QTY_RATE, false, NULL, fn}
 static const struct ic_field gemm_list_fields[] = {
-    GL("fp32", IC_DT_FP32, gl_fp32), GL("bf16", IC_DT_BF16, gl_bf16), GL("int8", IC_DT_INT8, gl_int8),
+    GL("fp32", IC_DT_FP32, gl_fp32), GL("bf16", IC_DT_BF16, gl_bf16),
+    GL("fp16", IC_DT_FP16, gl_fp16), GL("fp8", IC_DT_FP8, gl_fp8),
+    GL("int8", IC_DT_INT8, gl_int8), GL("int4", IC_DT_INT4, gl_int4),
+    GL("fp4", IC_DT_FP4, gl_fp4),
 };
 static const struct ic_schema gemm_list_schema = {"measured gemm_by_batch section",
                                                   gemm_list_fields, N(gemm_list_fields), false};
 static const struct ic_field attn_fields[] = {
+    DTQ("fp32", IC_HWF_M_ATTN_FIRST, attn_flop_s, IC_DT_FP32, IC_QTY_RATE),
     DTQ("bf16", IC_HWF_M_ATTN_FIRST, attn_flop_s, IC_DT_BF16, IC_QTY_RATE),
+    DTQ("fp16", IC_HWF_M_ATTN_FIRST, attn_flop_s, IC_DT_FP16, IC_QTY_RATE),
+    DTQ("fp8", IC_HWF_M_ATTN_FIRST, attn_flop_s, IC_DT_FP8, IC_QTY_RATE),
     DTQ("int8", IC_HWF_M_ATTN_FIRST, attn_flop_s, IC_DT_INT8, IC_QTY_RATE),
+    DTQ("int4", IC_HWF_M_ATTN_FIRST, attn_flop_s, IC_DT_INT4, IC_QTY_RATE),
+    DTQ("fp4", IC_HWF_M_ATTN_FIRST, attn_flop_s, IC_DT_FP4, IC_QTY_RATE),
 };
 static const struct ic_schema attn_schema = {"measured attention section", attn_fields,
                                              N(attn_fields), false};
 #define TPN(k, t) NUM(k, IC_HWF_M_TP_FIRST + t, measured.transition_p_type[t], false)
 static const struct ic_field tp_fields[] = {
-    TPN("fp32", IC_DT_FP32), TPN("bf16", IC_DT_BF16), TPN("int8", IC_DT_INT8),
+    TPN("fp32", IC_DT_FP32), TPN("bf16", IC_DT_BF16), TPN("fp16", IC_DT_FP16),
+    TPN("fp8", IC_DT_FP8),   TPN("int8", IC_DT_INT8), TPN("int4", IC_DT_INT4),
+    TPN("fp4", IC_DT_FP4),
 };
 static const struct ic_schema tp_schema = {"measured transition_p_by_type section", tp_fields,
                                            N(tp_fields), false};
@@ -215,6 +253,38 @@ static const struct ic_field measured_fields[] = {
 static const struct ic_schema measured_schema = {"measured section", measured_fields,
                                                  N(measured_fields), false};
 
+static const struct ic_field achieved_gemm_fields[] = {
+    QTY("fp32", IC_HWF_A_GEMM_FIRST + IC_DT_FP32, achieved.gemm_flop_s[IC_DT_FP32], IC_QTY_RATE, false),
+    QTY("bf16", IC_HWF_A_GEMM_FIRST + IC_DT_BF16, achieved.gemm_flop_s[IC_DT_BF16], IC_QTY_RATE, false),
+    QTY("fp16", IC_HWF_A_GEMM_FIRST + IC_DT_FP16, achieved.gemm_flop_s[IC_DT_FP16], IC_QTY_RATE, false),
+    QTY("fp8", IC_HWF_A_GEMM_FIRST + IC_DT_FP8, achieved.gemm_flop_s[IC_DT_FP8], IC_QTY_RATE, false),
+    QTY("int8", IC_HWF_A_GEMM_FIRST + IC_DT_INT8, achieved.gemm_flop_s[IC_DT_INT8], IC_QTY_RATE, false),
+    QTY("int4", IC_HWF_A_GEMM_FIRST + IC_DT_INT4, achieved.gemm_flop_s[IC_DT_INT4], IC_QTY_RATE, false),
+    QTY("fp4", IC_HWF_A_GEMM_FIRST + IC_DT_FP4, achieved.gemm_flop_s[IC_DT_FP4], IC_QTY_RATE, false),
+};
+static const struct ic_schema achieved_gemm_schema = {"achieved gemm section",
+                                                      achieved_gemm_fields,
+                                                      N(achieved_gemm_fields), false};
+static const struct ic_field achieved_fields[] = {
+    QTY("hbm_read", IC_HWF_A_HBM_READ, achieved.hbm_read_B_s, IC_QTY_BANDWIDTH, true),
+    NUM("gemv_efficiency", IC_HWF_A_GEMV_EFF, achieved.gemv_eff, false),
+    STR("memory_source", IC_HWF_A_MEM_SOURCE, achieved.mem_source, true),
+    MAP("gemm", IC_HWF_A_GEMM, &achieved_gemm_schema, true),
+    STR("gemm_source", IC_HWF_A_GEMM_SOURCE, achieved.gemm_source, true),
+    QTY("allreduce_latency", IC_HWF_A_AR_LATENCY, achieved.allreduce_latency_s, IC_QTY_TIME, true),
+    QTY("allreduce_bus_bandwidth", IC_HWF_A_AR_BUSBW, achieved.allreduce_busbw_B_s,
+        IC_QTY_BANDWIDTH, true),
+    CNT("allreduce_chips", IC_HWF_A_AR_CHIPS, achieved.allreduce_chips, true),
+    STR("collective_source", IC_HWF_A_COMM_SOURCE, achieved.comm_source, true),
+    QTY("launch", IC_HWF_A_LAUNCH, achieved.launch_s, IC_QTY_TIME, true),
+    QTY("launch_graph", IC_HWF_A_LAUNCH_GRAPH, achieved.launch_graph_s, IC_QTY_TIME, true),
+    NUM("kernels_per_layer", IC_HWF_A_KERNELS, achieved.kernels_per_layer, true),
+    STR("launch_source", IC_HWF_A_LAUNCH_SOURCE, achieved.launch_source, true),
+    STR("derived_from", IC_HWF_A_DERIVED, achieved.derived_from, false),
+};
+static const struct ic_schema achieved_schema = {"achieved section", achieved_fields,
+                                                 N(achieved_fields), false};
+
 static const struct ic_field hw_fields[] = {
     STR("name", IC_HWF_NAME, name, true),
     LIST("aliases", IC_HWF_ALIASES, aliases, n_aliases, false),
@@ -229,11 +299,21 @@ static const struct ic_field hw_fields[] = {
     LIST("sources", IC_HWF_SOURCES, sources, n_sources, true),
     STR("notes", IC_HWF_NOTES, notes, false),
     MAP("measured", IC_HWF_MEASURED, &measured_schema, false),
+    MAP("achieved", IC_HWF_ACHIEVED, &achieved_schema, false),
 };
 static const struct ic_schema hw_schema = {"hardware entry", hw_fields, N(hw_fields),
                                            false};
 
 const struct ic_schema *ic_hw_schema(void) { return &hw_schema; }
+
+/* Error at the recorded location of field id, with a hint line. */
+static int field_error_hint(const struct ic_hw *hw, const char *path, int id,
+                            struct ic_err *err, const char *msg, const char *hint)
+{
+    int rc = ic_err_set(err, IC_EINVAL, path, hw->locs[id].line, hw->locs[id].col, "%s", msg);
+    ic_err_hint(err, "%s", hint);
+    return rc;
+}
 
 /* Error at the recorded location of field id. */
 static int field_error(const struct ic_hw *hw, const char *path, int id,
@@ -401,6 +481,59 @@ static int check_values(struct ic_hw *hw, const char *path, struct ic_err *err)
                                    "a weight type measured in one of gemv_dram, gemv_cache and "
                                    "gemm must be measured in all three");
         }
+    }
+    struct ic_hw_achieved *a = &hw->achieved;
+    a->present = hw->locs[IC_HWF_ACHIEVED].line != 0;
+    if (a->present) {
+        if (!(a->hbm_read_B_s >= 1e6 && a->hbm_read_B_s <= hw->hbm_bandwidth_B_s * 1.05))
+            return field_error_hint(hw, path, IC_HWF_A_HBM_READ, err,
+                                    "'hbm_read' must be at least 1 MB/s and at most the spec "
+                                    "bandwidth (memory: bandwidth) plus 5%",
+                                    "an achieved figure is what a streaming kernel measured; "
+                                    "check the unit (GB/s, TB/s) and the spec figure");
+        if (hw->locs[IC_HWF_A_GEMV_EFF].line && !(a->gemv_eff > 0 && a->gemv_eff <= 1))
+            return field_error_hint(hw, path, IC_HWF_A_GEMV_EFF, err,
+                                    "'gemv_efficiency' must be above 0 and at most 1",
+                                    "it is the decode-shaped GEMV's bandwidth over hbm_read, "
+                                    "e.g. 0.85");
+        int given = 0;
+        for (int dt = 0; dt < IC_DT_COUNT; dt++) {
+            if (!hw->locs[IC_HWF_A_GEMM_FIRST + dt].line)
+                continue;
+            given++;
+            if (!(a->gemm_flop_s[dt] >= 1e9 && a->gemm_flop_s[dt] <= hw->peak_flop_s[dt] * 1.05))
+                return field_error_hint(hw, path, IC_HWF_A_GEMM_FIRST + dt, err,
+                                        "an achieved GEMM rate must be at least 1 GFLOP/s and "
+                                        "at most the spec peak of that type plus 5%",
+                                        "a type the compute section lacks cannot be achieved; "
+                                        "dense peaks, not sparse ones");
+        }
+        if (!given)
+            return field_error_hint(hw, path, IC_HWF_A_GEMM, err,
+                                    "'gemm' gives no compute type's achieved rate",
+                                    "e.g. gemm: {bf16: 700 TFLOP/s}");
+        if (a->allreduce_latency_s > 1e-2 || !(a->allreduce_busbw_B_s >= 1e6) ||
+            a->allreduce_chips < 1 || a->allreduce_chips > hw->ici_domain_chips)
+            return field_error_hint(hw, path, IC_HWF_A_AR_LATENCY, err,
+                                    "collectives: latency at most 10 ms, bus bandwidth at least "
+                                    "1 MB/s, allreduce_chips between 1 and domain_chips",
+                                    "the figures of nccl-tests' all_reduce_perf: the small-"
+                                    "message time and the large-message busbw");
+        if (a->launch_s > 1e-3 || a->launch_graph_s > a->launch_s ||
+            !(a->kernels_per_layer >= 1 && a->kernels_per_layer <= 1000))
+            return field_error_hint(hw, path, IC_HWF_A_LAUNCH, err,
+                                    "launch at most 1 ms, launch_graph at most launch, "
+                                    "kernels_per_layer between 1 and 1000",
+                                    "per kernel launch, in microseconds, e.g. 'launch: 4 us'");
+        static const int a_src[4] = {IC_HWF_A_MEM_SOURCE, IC_HWF_A_GEMM_SOURCE,
+                                     IC_HWF_A_COMM_SOURCE, IC_HWF_A_LAUNCH_SOURCE};
+        const char *a_txt[4] = {a->mem_source, a->gemm_source, a->comm_source,
+                                a->launch_source};
+        for (int i = 0; i < 4; i++)
+            if (strlen(a_txt[i]) < 4)
+                return field_error_hint(hw, path, a_src[i], err,
+                                        "every achieved figure needs its source",
+                                        "name the document, its table or figure, and the date");
     }
     return IC_OK;
 }

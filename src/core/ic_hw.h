@@ -65,7 +65,12 @@ enum ic_hw_field {
     IC_HWF_M_GEMM_LIST = IC_HWF_M_GEMM_FIRST + IC_DT_COUNT, IC_HWF_M_GEMM_LIST_FIRST,
     IC_HWF_M_ATTN = IC_HWF_M_GEMM_LIST_FIRST + IC_DT_COUNT, IC_HWF_M_ATTN_FIRST,
     IC_HWF_M_TP = IC_HWF_M_ATTN_FIRST + IC_DT_COUNT, IC_HWF_M_TP_FIRST,
-    IC_HWF_COUNT = IC_HWF_M_TP_FIRST + IC_DT_COUNT
+    IC_HWF_ACHIEVED = IC_HWF_M_TP_FIRST + IC_DT_COUNT, IC_HWF_A_HBM_READ, IC_HWF_A_GEMV_EFF,
+    IC_HWF_A_MEM_SOURCE, IC_HWF_A_GEMM, IC_HWF_A_GEMM_FIRST,
+    IC_HWF_A_GEMM_SOURCE = IC_HWF_A_GEMM_FIRST + IC_DT_COUNT, IC_HWF_A_AR_LATENCY,
+    IC_HWF_A_AR_BUSBW, IC_HWF_A_AR_CHIPS, IC_HWF_A_COMM_SOURCE, IC_HWF_A_LAUNCH,
+    IC_HWF_A_LAUNCH_GRAPH, IC_HWF_A_KERNELS, IC_HWF_A_LAUNCH_SOURCE, IC_HWF_A_DERIVED,
+    IC_HWF_COUNT
 };
 
 /* What `infcalc bench` measured on a machine: the figures the expected-time
@@ -104,6 +109,29 @@ struct ic_hw_measured {
     char source[IC_HW_TEXT_LEN];
 };
 
+/* What good kernels achieve on the chip, from published microbenchmarks
+ * (the optional `achieved:` section of an accelerator's entry; a machine
+ * infcalc benched itself has `measured:` instead). Every figure is per chip
+ * and sourced in the entry; `derived_from` names the sibling an entry's
+ * figures were scaled from when none were published for it. */
+struct ic_hw_achieved {
+    bool present;
+    double hbm_read_B_s;         /* a streaming read kernel's bandwidth */
+    double gemv_eff;             /* decode-shaped GEMV (batch 1-8) over hbm_read; 0: 1 */
+    double gemm_flop_s[IC_DT_COUNT]; /* large dense GEMM per compute type; 0: not given */
+    double allreduce_latency_s;  /* a small all-reduce over allreduce_chips */
+    double allreduce_busbw_B_s;  /* large all-reduce bus bandwidth (nccl-tests busbw) */
+    uint64_t allreduce_chips;    /* chips the collective figures were taken on */
+    double launch_s;             /* one kernel launch, no graph */
+    double launch_graph_s;       /* one kernel inside a captured graph */
+    double kernels_per_layer;    /* kernels one decoder layer launches per step */
+    char mem_source[IC_HW_TEXT_LEN];
+    char gemm_source[IC_HW_TEXT_LEN];
+    char comm_source[IC_HW_TEXT_LEN];
+    char launch_source[IC_HW_TEXT_LEN];
+    char derived_from[IC_HW_TEXT_LEN];
+};
+
 struct ic_hw {
     char name[IC_HW_NAME_LEN];
     char aliases[IC_HW_MAX_ALIASES][IC_HW_NAME_LEN];
@@ -140,6 +168,7 @@ struct ic_hw {
     char section_source[6][IC_HW_TEXT_LEN]; /* memory compute ici dcn host price */
     char notes[IC_HW_TEXT_LEN * 2];
     struct ic_hw_measured measured; /* optional `measured:` section */
+    struct ic_hw_achieved achieved; /* optional `achieved:` section */
 
     struct ic_loc locs[IC_HWF_COUNT];
 };

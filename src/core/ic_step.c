@@ -358,12 +358,44 @@ int ic_step_time(const struct ic_load *l, const struct ic_hw *hw, const struct i
         t->a2a_s = (double)l->a2as * ic_comm_alltoall_s(hw, l->chips * l->ep, l->a2a_bytes);
 
     double lin, att, fixed = 0;
-    if (r->estimate == IC_EST_EXPECTED) {
+    bool serial_comm = r->comm == IC_COMM_SERIAL;
+    if (r->estimate == IC_EST_EXPECTED && !hw->measured.present && hw->achieved.present) {
+        /* An accelerator at the rates good kernels achieve on it (published
+         * microbenchmarks): the ideal rule over achieved bandwidth and GEMM
+         * rates, a launch floor per kernel, and the all-reduces at their
+         * measured latency and bus bandwidth, after the kernels (engines
+         * run the tensor-parallel all-reduce between the layers' kernels,
+         * not beside them). */
+        const struct ic_hw_achieved *a = &hw->achieved;
+        const double ca = a->gemm_flop_s[l->compute];
+        if (!(ca > 0))
+            return ic_err_set(err, IC_EINVAL, hw->path, hw->locs[IC_HWF_A_GEMM].line,
+                              hw->locs[IC_HWF_A_GEMM].col,
+                              "%s has no achieved %s GEMM rate; the expected time needs one "
+                              "for the compute type (or use --estimate ideal)",
+                              hw->name, ic_dtype_traits(l->compute)->name);
+        const double wa = a->hbm_read_B_s * (a->gemv_eff > 0 ? a->gemv_eff : 1.0);
+        const double cs = r->compute_scale > 0 ? r->compute_scale : 1.0;
+        const double bs = r->bw_scale > 0 ? r->bw_scale : 1.0;
+        t->weights_s = l->weight_bytes / (wa * bs);
+        t->compute_s = (l->lin_flops[IC_PHASE_DECODE] + l->lin_flops[IC_PHASE_PREFILL]) / (ca * cs);
+        t->kv_s = kv_bytes / (wa * bs);
+        t->attn_s = (l->attn_flops[IC_PHASE_DECODE] + l->attn_flops[IC_PHASE_PREFILL]) / (ca * cs);
+        lin = max2(t->weights_s, t->compute_s);
+        att = max2(t->kv_s, t->attn_s);
+        fixed = a->kernels_per_layer * (double)l->layers * a->launch_graph_s;
+        t->fixed_s = fixed;
+        if (l->allreduces)
+            t->comm_s = (double)l->allreduces *
+                        ic_comm_allreduce_achieved_s(hw, l->chips, l->allreduce_bytes);
+        serial_comm = true;
+    } else if (r->estimate == IC_EST_EXPECTED) {
         const struct ic_hw_measured *ms = &hw->measured;
         if (!ms->present)
             return ic_err_set(err, IC_EINVAL, hw->path, 0, 0,
-                              "%s has no measured figures (run 'infcalc bench'); only the "
-                              "ideal bound is available", hw->name);
+                              "%s has neither measured figures (run 'infcalc bench' on the "
+                              "machine) nor an achieved section (published microbenchmarks); "
+                              "only the ideal bound is available", hw->name);
         const enum ic_dtype wt = l->weights, kt = l->kv;
         if (!(ms->gemv_B_s[wt] > 0) || !(ms->gemv_B_s[kt] > 0))
             return ic_err_set(err, IC_EINVAL, hw->path, hw->locs[IC_HWF_MEASURED].line,
@@ -410,9 +442,9 @@ int ic_step_time(const struct ic_load *l, const struct ic_hw *hw, const struct i
     }
     /* the kernels run one after the other; collectives beside them or after */
     const double local = lin + att + fixed;
-    t->step_s = (r->comm == IC_COMM_OVERLAP ? max2(local, t->comm_s) : local + t->comm_s) + t->a2a_s;
-    if ((r->comm == IC_COMM_OVERLAP && t->comm_s > local) ||
-        (r->comm == IC_COMM_SERIAL && t->comm_s > lin && t->comm_s > att) ||
+    t->step_s = (serial_comm ? local + t->comm_s : max2(local, t->comm_s)) + t->a2a_s;
+    if ((!serial_comm && t->comm_s > local) ||
+        (serial_comm && t->comm_s > lin && t->comm_s > att) ||
         t->a2a_s > max2(lin, att))
         t->bound = IC_BOUND_COMM;
     else if (lin >= att)

@@ -183,15 +183,23 @@ struct ic_time {
  *   ideal     each term at the spec-sheet rate: bytes / W, FLOPs / (C * mfu of
  *             their phase); linear = max(T_weights, T_compute), attention =
  *             max(T_kv, T_attn), the kernels one after the other;
- *   expected  the measured rates of hw->measured (ic_decode.h), each pair
- *             joined softly, (a^p + b^p)^(1/p), plus the fixed cost;
+ *   expected  on a machine infcalc benched (hw->measured): the measured
+ *             rates (ic_decode.h), each pair joined softly, (a^p + b^p)^(1/p),
+ *             plus the fixed cost; on an accelerator with an achieved section
+ *             (published microbenchmarks): the ideal rule over the achieved
+ *             HBM read (times the GEMV efficiency) and GEMM rate of the
+ *             compute type, plus kernels_per_layer x layers launches inside
+ *             a graph, and the all-reduces at their achieved latency and bus
+ *             bandwidth (ic_comm_allreduce_achieved_s), always after the
+ *             kernels (serial, as serving engines run them);
  *   step      linear + attention (+ fixed), with the all-reduces overlapped,
  *             max(that, T_comm) (a lower bound), or serial, that + T_comm;
  *             then + T_a2a (dispatch lands before the expert matmuls).
  * The bound is comm when the collectives set the step, else the larger term
  * of the larger kernel. Fails with IC_EINVAL when the chip lacks the compute
  * type, N exceeds its fabric with no scale-out network, the expected time
- * has no measured figures, or a figure is not finite (*out is then
+ * has neither measured nor achieved figures (or no achieved GEMM rate for
+ * the compute type), or a figure is not finite (*out is then
  * undefined). */
 int ic_step_time(const struct ic_load *l, const struct ic_hw *hw, const struct ic_rates *r,
                  struct ic_time *out, struct ic_err *err);
