@@ -486,3 +486,8 @@ int ic_ydoc_read(const struct ic_ydoc *d, yaml_node_t *map, const struct ic_sche
     }
     return IC_OK;
 }
+
+int ic_ydoc_read_text(const char *path, char **buf, size_t *len, struct ic_err *err)
+{
+    return read_input(path, strcmp(path, "-") == 0 ? IC_STDIN_NAME : path, buf, len, err);
+}

@@ -79,6 +79,12 @@ struct ic_schema {
 int ic_ydoc_load(struct ic_ydoc *d, const char *path, struct ic_err *err);
 void ic_ydoc_free(struct ic_ydoc *d);
 
+/* The bounded single read ic_ydoc_load does, for other text inputs (CSV):
+ * path ("-": standard input) into a malloc'd NUL-terminated *buf of *len
+ * bytes, at most IC_INPUT_MAX_B whatever the input is. Errors name path
+ * ("<stdin>" for "-"). */
+int ic_ydoc_read_text(const char *path, char **buf, size_t *len, struct ic_err *err);
+
 /* Root node, or NULL for an empty document (caller reports it). */
 yaml_node_t *ic_ydoc_root(const struct ic_ydoc *d);
 

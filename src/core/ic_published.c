@@ -1,0 +1,441 @@
+/* ic_published: the published-measurement CSV and the error statistics (see
+ * the header). */
+#include "ic_published.h"
+
+#include "ic_decode.h"
+#include "ic_ydoc.h"
+
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const kind_names[IC_PUB_KIND_COUNT] = {
+    [IC_PUB_DECODE_B1] = "decode_b1",
+    [IC_PUB_DECODE_CONCURRENCY] = "decode_concurrency",
+    [IC_PUB_STEP] = "step",
+    [IC_PUB_THROUGHPUT_OFFLINE] = "throughput_offline",
+    [IC_PUB_THROUGHPUT_SERVER] = "throughput_server",
+};
+static const char *const quantity_names[IC_PUBQ_COUNT] = {
+    [IC_PUBQ_TOKENS_PER_S_PER_SEQ] = "tokens_per_s_per_seq",
+    [IC_PUBQ_TPOT] = "tpot",
+    [IC_PUBQ_STEP_TIME] = "step_time",
+    [IC_PUBQ_OUTPUT_TOKENS_PER_S] = "output_tokens_per_s",
+};
+
+const char *ic_pub_kind_name(enum ic_pub_kind k) { return kind_names[k]; }
+const char *ic_pub_quantity_name(enum ic_pub_quantity q) { return quantity_names[q]; }
+
+/* ---- CSV ------------------------------------------------------------------ */
+
+enum { MAX_COLS = 64 };
+
+struct field {
+    char *text;        /* NUL-terminated, unquoted, in the record buffer */
+    unsigned line, col; /* where it starts */
+};
+
+struct csv {
+    const char *path;
+    const char *p, *end;
+    unsigned line, col;
+};
+
+/* Reads one record into f (at most MAX_COLS fields) with its text copied
+ * into buf (at least as long as the input). Returns the number of fields, 0
+ * at the end of input, or -1 with err filled. */
+static int record(struct csv *c, struct field *f, char **buf, struct ic_err *err)
+{
+    if (c->p >= c->end)
+        return 0;
+    int n = 0;
+    for (;;) {
+        if (n == MAX_COLS)
+            return ic_err_set(err, IC_EINVAL, c->path, c->line, c->col,
+                              "more than %d columns in a row", MAX_COLS),
+                   -1;
+        f[n].text = *buf;
+        f[n].line = c->line;
+        f[n].col = c->col;
+        char *o = *buf;
+        if (c->p < c->end && *c->p == '"') {
+            const unsigned ql = c->line, qc = c->col;
+            c->p++, c->col++;
+            for (;;) {
+                if (c->p >= c->end) {
+                    ic_err_set(err, IC_EINVAL, c->path, ql, qc, "a quoted field never ends");
+                    ic_err_hint(err, "a quote inside a field is written twice (\"\")");
+                    return -1;
+                }
+                if (*c->p == '"') {
+                    if (c->p + 1 < c->end && c->p[1] == '"') {
+                        *o++ = '"';
+                        c->p += 2, c->col += 2;
+                        continue;
+                    }
+                    c->p++, c->col++;
+                    break;
+                }
+                if (*c->p == '\n')
+                    c->line++, c->col = 0;
+                if (*c->p == '\0') {
+                    ic_err_set(err, IC_EINVAL, c->path, c->line, c->col, "a NUL byte in the file");
+                    ic_err_hint(err, "the measurement file is UTF-8 text");
+                    return -1;
+                }
+                *o++ = *c->p++;
+                c->col++;
+            }
+            if (c->p < c->end && *c->p != ',' && *c->p != '\n' && *c->p != '\r') {
+                ic_err_set(err, IC_EINVAL, c->path, c->line, c->col,
+                           "text after a quoted field's closing quote");
+                ic_err_hint(err, "quote the whole field; a quote inside it is written twice");
+                return -1;
+            }
+        } else {
+            while (c->p < c->end && *c->p != ',' && *c->p != '\n' && *c->p != '\r') {
+                if (*c->p == '"' || *c->p == '\0') {
+                    ic_err_set(err, IC_EINVAL, c->path, c->line, c->col, "%s inside an unquoted field",
+                               *c->p == '"' ? "a quote" : "a NUL byte");
+                    ic_err_hint(err, "quote the whole field: \"like \"\"this\"\"\"");
+                    return -1;
+                }
+                *o++ = *c->p++;
+                c->col++;
+            }
+        }
+        *o++ = '\0';
+        *buf = o;
+        n++;
+        if (c->p >= c->end)
+            return n;
+        if (*c->p == ',') {
+            c->p++, c->col++;
+            continue;
+        }
+        if (*c->p == '\r')
+            c->p++;
+        if (c->p < c->end && *c->p == '\n')
+            c->p++;
+        c->line++, c->col = 1;
+        return n;
+    }
+}
+
+/* ---- rows ----------------------------------------------------------------- */
+
+enum col {
+    C_ID, C_USE, C_KIND, C_ENGINE, C_ENGINE_VERSION, C_HW, C_CHIPS, C_TP, C_MODEL, C_WEIGHTS,
+    C_KV, C_COMPUTE, C_CONCURRENCY, C_INPUT, C_OUTPUT, C_QUANTITY, C_VALUE, C_UNIT, C_SOURCE,
+    C_SOURCE_WHERE, C_SOURCE_DATE, C_COUNT
+};
+static const char *const col_names[C_COUNT] = {
+    "id", "use", "kind", "engine", "engine_version", "hw", "chips", "tp", "model", "weights",
+    "kv", "compute", "concurrency", "input_tokens", "output_tokens", "quantity", "value", "unit",
+    "source", "source_where", "source_date",
+};
+
+static int bad(const char *path, const struct field *f, struct ic_err *err, const char *what,
+               const char *hint)
+{
+    ic_err_set(err, IC_EINVAL, path, f->line, f->col, "%s", what);
+    ic_err_hint(err, "%s", hint);
+    return IC_EINVAL;
+}
+
+static int pick(const char *const *names, int n, const char *text)
+{
+    for (int i = 0; i < n; i++)
+        if (strcmp(names[i], text) == 0)
+            return i;
+    return -1;
+}
+
+static int count_field(const char *path, const struct field *f, uint64_t lo, uint64_t hi,
+                       uint64_t *out, struct ic_err *err)
+{
+    char why[256], msg[400];
+    if (ic_count_parse(f->text, out, why, sizeof why)) {
+        snprintf(msg, sizeof msg, "'%s': %s", f->text, why);
+        return bad(path, f, err, msg, "a whole number without sign or unit, e.g. 8");
+    }
+    if (*out < lo || *out > hi) {
+        snprintf(msg, sizeof msg, "%llu is out of range; expected %llu to %llu",
+                 (unsigned long long)*out, (unsigned long long)lo, (unsigned long long)hi);
+        return bad(path, f, err, msg, "chips, tp, concurrency and lengths are per row");
+    }
+    return IC_OK;
+}
+
+static int dtype_field(const char *path, const struct field *f, enum ic_dtype *out,
+                       struct ic_err *err)
+{
+    if (ic_dtype_parse(f->text, out) == 0)
+        return IC_OK;
+    char msg[400];
+    snprintf(msg, sizeof msg, "unknown number type '%s'", f->text);
+    return bad(path, f, err, msg, "one of fp32 bf16 fp16 fp8 int8 int4 fp4");
+}
+
+static void copy(char *dst, size_t n, const char *src)
+{
+    snprintf(dst, n, "%s", src);
+}
+
+static int parse_row(const char *path, const struct field *f, const int *at, struct ic_pub_row *r,
+                     struct ic_err *err)
+{
+    int rc;
+    copy(r->id, sizeof r->id, f[at[C_ID]].text);
+    const struct field *use = &f[at[C_USE]];
+    if (strcmp(use->text, "validation") && strcmp(use->text, "calibration"))
+        return bad(path, use, err, "'use' must be validation or calibration",
+                   "validation rows judge the estimates; calibration rows tuned them");
+    r->calibration = strcmp(use->text, "calibration") == 0;
+    const struct field *k = &f[at[C_KIND]];
+    int ki = pick(kind_names, IC_PUB_KIND_COUNT, k->text);
+    if (ki < 0)
+        return bad(path, k, err, "unknown kind",
+                   "decode_b1, decode_concurrency, step, throughput_offline or "
+                   "throughput_server");
+    r->kind = (enum ic_pub_kind)ki;
+    copy(r->engine, sizeof r->engine, f[at[C_ENGINE]].text);
+    copy(r->engine_version, sizeof r->engine_version, f[at[C_ENGINE_VERSION]].text);
+    copy(r->hw, sizeof r->hw, f[at[C_HW]].text);
+    copy(r->model, sizeof r->model, f[at[C_MODEL]].text);
+    copy(r->source, sizeof r->source, f[at[C_SOURCE]].text);
+    if (!r->hw[0] || !r->model[0] || !r->engine[0])
+        return bad(path, &f[at[!r->hw[0] ? C_HW : !r->model[0] ? C_MODEL : C_ENGINE]], err,
+                   "hw, model and engine must be given", "names as hwdb/ and modeldb/ spell them");
+    if (strlen(r->source) < 4)
+        return bad(path, &f[at[C_SOURCE]], err, "every row needs its source",
+                   "the document's title or address; the table or figure in source_where");
+    if ((rc = count_field(path, &f[at[C_CHIPS]], 1, 1u << 20, &r->chips, err)) ||
+        (rc = count_field(path, &f[at[C_TP]], 1, 1u << 20, &r->tp, err)) ||
+        (rc = count_field(path, &f[at[C_CONCURRENCY]], 1, 1u << 24, &r->concurrency, err)) ||
+        (rc = count_field(path, &f[at[C_INPUT]], 0, 1u << 26, &r->input_tokens, err)) ||
+        (rc = count_field(path, &f[at[C_OUTPUT]], 1, 1u << 26, &r->output_tokens, err)))
+        return rc;
+    if (r->chips % r->tp)
+        return bad(path, &f[at[C_TP]], err, "tp must divide chips",
+                   "chips is every chip of the run; tp the chips of one replica");
+    if ((rc = dtype_field(path, &f[at[C_WEIGHTS]], &r->weights, err)) ||
+        (rc = dtype_field(path, &f[at[C_KV]], &r->kv, err)) ||
+        (rc = dtype_field(path, &f[at[C_COMPUTE]], &r->compute, err)))
+        return rc;
+    const struct field *q = &f[at[C_QUANTITY]];
+    int qi = pick(quantity_names, IC_PUBQ_COUNT, q->text);
+    if (qi < 0)
+        return bad(path, q, err, "unknown quantity",
+                   "tokens_per_s_per_seq, tpot, step_time or output_tokens_per_s");
+    r->quantity = (enum ic_pub_quantity)qi;
+    const struct field *v = &f[at[C_VALUE]], *u = &f[at[C_UNIT]];
+    char why[256], text[300], msg[600];
+    double x;
+    if (r->quantity == IC_PUBQ_TPOT || r->quantity == IC_PUBQ_STEP_TIME) {
+        snprintf(text, sizeof text, "%s %s", v->text, u->text);
+        if (ic_qty_parse(text, IC_QTY_TIME, &x, why, sizeof why)) {
+            snprintf(msg, sizeof msg, "'%s': %s", text, why);
+            return bad(path, v, err, msg, "a time: value 12.5 with unit ms (or s, us)");
+        }
+    } else {
+        if (strcmp(u->text, "tokens/s"))
+            return bad(path, u, err, "a rate of tokens is given in tokens/s",
+                       "write the unit as tokens/s");
+        if (ic_number_parse(v->text, &x, why, sizeof why)) {
+            snprintf(msg, sizeof msg, "'%s': %s", v->text, why);
+            return bad(path, v, err, msg, "a plain positive number, e.g. 38.5");
+        }
+    }
+    if (!(x > 0) || !isfinite(x))
+        return bad(path, v, err, "a measured value must be positive", "the figure as published");
+    r->value = x;
+    return IC_OK;
+}
+
+int ic_pub_load(const char *path, struct ic_pub_row **rows, size_t *n, struct ic_err *err)
+{
+    char *text = NULL, *buf = NULL;
+    size_t len = 0, cap = 0, count = 0;
+    struct ic_pub_row *out = NULL;
+    int rc = ic_ydoc_read_text(path, &text, &len, err);
+    if (rc)
+        return rc;
+    const char *shown = strcmp(path, "-") == 0 ? IC_STDIN_NAME : path;
+    buf = malloc(len + MAX_COLS + 1);
+    if (!buf) {
+        rc = ic_err_set(err, IC_ENOMEM, shown, 0, 0, "out of memory");
+        goto out;
+    }
+    struct csv c = {shown, text, text + len, 1, 1};
+    struct field f[MAX_COLS];
+    char *b = buf;
+    int nf = record(&c, f, &b, err);
+    if (nf < 0) {
+        rc = IC_EINVAL;
+        goto out;
+    }
+    if (nf == 0) {
+        rc = ic_err_set(err, IC_EINVAL, shown, 1, 1, "empty file");
+        ic_err_hint(err, "the first line names the columns: id,use,kind,engine,...");
+        goto out;
+    }
+    int at[C_COUNT];
+    for (int i = 0; i < C_COUNT; i++)
+        at[i] = -1;
+    for (int i = 0; i < nf; i++) {
+        int k = pick(col_names, C_COUNT, f[i].text);
+        if (k >= 0) {
+            if (at[k] >= 0) {
+                rc = bad(shown, &f[i], err, "a column named twice", "each column once");
+                goto out;
+            }
+            at[k] = i;
+        }
+    }
+    for (int i = 0; i < C_COUNT; i++)
+        if (at[i] < 0 && i != C_SOURCE_WHERE && i != C_SOURCE_DATE) {
+            rc = ic_err_set(err, IC_EINVAL, shown, 1, 1, "no column '%s'", col_names[i]);
+            ic_err_hint(err, "published/README.md lists the columns");
+            goto out;
+        }
+    for (;;) {
+        b = buf;
+        const unsigned line = c.line;
+        nf = record(&c, f, &b, err);
+        if (nf < 0) {
+            rc = IC_EINVAL;
+            goto out;
+        }
+        if (nf == 0)
+            break;
+        if (nf == 1 && !f[0].text[0])
+            continue; /* a blank line */
+        int need = 0;
+        for (int i = 0; i < C_COUNT; i++)
+            if (at[i] >= need)
+                need = at[i] + 1;
+        if (nf < need) {
+            rc = ic_err_set(err, IC_EINVAL, shown, line, 1,
+                            "%d fields; the header names %d or more", nf, need);
+            ic_err_hint(err, "a comma inside a field needs the field quoted");
+            goto out;
+        }
+        if (count == cap) {
+            cap = cap ? 2 * cap : 64;
+            struct ic_pub_row *nr = realloc(out, cap * sizeof *nr);
+            if (!nr) {
+                rc = ic_err_set(err, IC_ENOMEM, shown, 0, 0, "out of memory");
+                goto out;
+            }
+            out = nr;
+        }
+        memset(&out[count], 0, sizeof out[count]);
+        out[count].line = line;
+        if ((rc = parse_row(shown, f, at, &out[count], err)))
+            goto out;
+        count++;
+    }
+    *rows = out;
+    *n = count;
+    out = NULL;
+out:
+    free(out);
+    free(buf);
+    free(text);
+    return rc;
+}
+
+/* ---- errors --------------------------------------------------------------- */
+
+double ic_pub_measured_tpot_s(const struct ic_pub_row *r)
+{
+    switch (r->quantity) {
+    case IC_PUBQ_TOKENS_PER_S_PER_SEQ:
+        return 1.0 / r->value;
+    case IC_PUBQ_TPOT:
+    case IC_PUBQ_STEP_TIME:
+        return r->value;
+    case IC_PUBQ_OUTPUT_TOKENS_PER_S:
+        /* every sequence in flight gets one token a step */
+        return (double)r->concurrency / r->value;
+    case IC_PUBQ_COUNT:
+        break;
+    }
+    return 0;
+}
+
+double ic_pub_error(const struct ic_pub_row *r, double step_s)
+{
+    const double t = ic_pub_measured_tpot_s(r);
+    return t > 0 ? step_s / t - 1.0 : NAN;
+}
+
+int ic_pub_stats(const double *e, size_t n, struct ic_pub_stats *out)
+{
+    *out = (struct ic_pub_stats){n, 0, 0, 0};
+    if (!n)
+        return IC_OK;
+    double *a = malloc(2 * n * sizeof *a);
+    if (!a)
+        return IC_ENOMEM;
+    double *s = a + n;
+    for (size_t i = 0; i < n; i++) {
+        a[i] = fabs(e[i]);
+        s[i] = e[i];
+    }
+    gsl_sort(a, 1, n);
+    gsl_sort(s, 1, n);
+    out->median_abs = gsl_stats_median_from_sorted_data(a, 1, n);
+    out->p90_abs = gsl_stats_quantile_from_sorted_data(a, 1, n, 0.9);
+    out->median_signed = gsl_stats_median_from_sorted_data(s, 1, n);
+    free(a);
+    return IC_OK;
+}
+
+int ic_pub_predict(const struct ic_pub_row *r, const struct ic_model_stats *m,
+                   const struct ic_hw *hw, struct ic_pub_eval *out, struct ic_err *err)
+{
+    *out = (struct ic_pub_eval){0};
+    if (r->kind == IC_PUB_THROUGHPUT_OFFLINE || r->kind == IC_PUB_THROUGHPUT_SERVER)
+        return IC_OK;
+    const uint64_t replicas = r->chips / r->tp;
+    struct ic_decode_cfg c = ic_decode_defaults();
+    c.chips = r->tp;
+    c.batch = (r->concurrency + replicas - 1) / replicas;
+    c.context = r->input_tokens + (r->output_tokens + 1) / 2;
+    if (c.context < 1)
+        c.context = 1;
+    c.weights = r->weights;
+    c.kv = r->kv;
+    c.compute = r->compute;
+    struct ic_point p;
+    int rc;
+    c.estimate = IC_EST_IDEAL;
+    if ((rc = ic_decode(m, hw, &c, &p, err)))
+        return rc;
+    out->evaluated = true;
+    out->batch = c.batch;
+    out->context = c.context;
+    out->measured_s = ic_pub_measured_tpot_s(r);
+    out->ideal_s = p.step_s;
+    out->e_ideal = ic_pub_error(r, p.step_s);
+    if (hw->measured.present || hw->achieved.present) {
+        c.estimate = IC_EST_EXPECTED;
+        struct ic_err e2 = {0};
+        if (ic_decode(m, hw, &c, &p, &e2) == IC_OK) {
+            out->has_expected = true;
+            out->expected_s = p.step_s;
+            out->e_expected = ic_pub_error(r, p.step_s);
+        } else {
+            snprintf(out->no_expected, sizeof out->no_expected, "%s", e2.msg);
+        }
+    } else {
+        snprintf(out->no_expected, sizeof out->no_expected,
+                 "%s has no measured or achieved figures", hw->name);
+    }
+    return IC_OK;
+}

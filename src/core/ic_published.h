@@ -1,0 +1,117 @@
+/* ic_published: public end-to-end measurements of LLM decode, and how far
+ * infcalc's estimates land from them.
+ *
+ * The measurements are a CSV (published/decode.csv; its README says what
+ * each column holds and where every row comes from). One row is one figure
+ * read in one public source: an engine serving a model on tp chips at a
+ * concurrency, with prompt and output lengths, and what was measured:
+ *   tokens_per_s_per_seq  decode tokens/s of one sequence (batch 1: 1/TPOT)
+ *   tpot                  time per output token (or inter-token latency)
+ *   step_time             one decode step
+ *   output_tokens_per_s   output tokens/s of the whole run at that
+ *                         concurrency (the sequences in flight over all
+ *                         chips / tp replicas)
+ * Throughput rows at high load (kind throughput_offline / throughput_server)
+ * are kept in the same file but need a serving simulation; they are counted
+ * and left out of the decode statistics here.
+ *
+ * A row is predicted as one decode step at batch = concurrency / replicas
+ * (rounded up) and context
+ * = input + output / 2 (the mean context over the output) on tp chips, with
+ * the row's precisions, once with the ideal bound and once with the expected
+ * estimate (where the entry has measured or achieved figures). The error is
+ * on time per output token: e = t_predicted / t_measured - 1, so a negative
+ * error is a prediction faster than the measurement. Rows marked
+ * `calibration` are shown but never enter the statistics. */
+#ifndef IC_PUBLISHED_H
+#define IC_PUBLISHED_H
+
+#include "ic_err.h"
+#include "ic_units.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum ic_pub_kind {
+    IC_PUB_DECODE_B1,          /* batch-1 decode */
+    IC_PUB_DECODE_CONCURRENCY, /* decode at a fixed concurrency */
+    IC_PUB_STEP,               /* a per-step time */
+    IC_PUB_THROUGHPUT_OFFLINE, /* high load, all requests at once */
+    IC_PUB_THROUGHPUT_SERVER,  /* high load at an arrival rate */
+    IC_PUB_KIND_COUNT
+};
+
+enum ic_pub_quantity {
+    IC_PUBQ_TOKENS_PER_S_PER_SEQ,
+    IC_PUBQ_TPOT,
+    IC_PUBQ_STEP_TIME,
+    IC_PUBQ_OUTPUT_TOKENS_PER_S,
+    IC_PUBQ_COUNT
+};
+
+enum { IC_PUB_TEXT = 128, IC_PUB_SOURCE = 512 };
+
+struct ic_pub_row {
+    unsigned line;                 /* in the CSV */
+    char id[IC_PUB_TEXT];
+    bool calibration;              /* use = calibration (else validation) */
+    enum ic_pub_kind kind;
+    char engine[IC_PUB_TEXT], engine_version[IC_PUB_TEXT];
+    char hw[IC_PUB_TEXT], model[IC_PUB_TEXT];
+    uint64_t chips, tp;            /* chips in all; chips per replica */
+    enum ic_dtype weights, kv, compute;
+    uint64_t concurrency, input_tokens, output_tokens;
+    enum ic_pub_quantity quantity;
+    double value;                  /* tokens/s or seconds, SI */
+    char source[IC_PUB_SOURCE];
+};
+
+/* Reads the CSV at path (RFC 4180: a header naming the columns, commas,
+ * double-quoted fields with "" for a quote; at most IC_INPUT_MAX_B bytes).
+ * Unknown columns are ignored; every column the rows need must be there.
+ * *rows is malloc'd (free it). IC_EINVAL at the offending line:column for a
+ * malformed row, an unknown kind or quantity, a bad number or unit. */
+int ic_pub_load(const char *path, struct ic_pub_row **rows, size_t *n, struct ic_err *err);
+
+/* Seconds per output token of one sequence the row measured (the quantity
+ * it states turned into a time per token; 0 for throughput rows). */
+double ic_pub_measured_tpot_s(const struct ic_pub_row *r);
+
+/* The error of a predicted decode step time against the row, on time per
+ * output token: step_s / ic_pub_measured_tpot_s - 1 (output_tokens_per_s
+ * rows: a replica's step against concurrency / value). */
+double ic_pub_error(const struct ic_pub_row *r, double step_s);
+
+/* The figures of |e| and e over n errors: median and 90th percentile of
+ * |e|, median of e (the signed bias). Sorts a copy; n = 0 gives zeros.
+ * IC_ENOMEM or 0. */
+struct ic_pub_stats {
+    size_t n;
+    double median_abs, p90_abs, median_signed;
+};
+int ic_pub_stats(const double *e, size_t n, struct ic_pub_stats *out);
+
+/* A row's predictions: the decode step (batch = ceil(concurrency /
+ * replicas), context = input + ceil(output / 2)) with the ideal bound and,
+ * where hw has measured or achieved figures, the expected estimate. Rows of
+ * the throughput kinds are not evaluated (evaluated false, nothing else
+ * set). IC_EINVAL when the step itself fails (the row's precisions on a
+ * chip without that compute type, too many chips). */
+struct ic_pub_eval {
+    bool evaluated, has_expected;
+    uint64_t batch, context;
+    double measured_s;           /* measured time per output token */
+    double ideal_s, expected_s;  /* predicted step times */
+    double e_ideal, e_expected;  /* their errors (ic_pub_error) */
+    char no_expected[1100];      /* why there is no expected time, when none */
+};
+struct ic_model_stats;
+struct ic_hw;
+int ic_pub_predict(const struct ic_pub_row *r, const struct ic_model_stats *m,
+                   const struct ic_hw *hw, struct ic_pub_eval *out, struct ic_err *err);
+
+const char *ic_pub_kind_name(enum ic_pub_kind k);
+const char *ic_pub_quantity_name(enum ic_pub_quantity q);
+
+#endif

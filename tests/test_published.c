@@ -1,0 +1,133 @@
+/* The published-measurement CSV (ic_published): reading rows, refusing
+ * malformed ones at their line:column, the error statistics and one row's
+ * prediction, each against hand arithmetic. */
+#include "ic_published.h"
+#include "ic_test.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define FIX IC_TEST_DIR "/fixtures/published/"
+
+START_TEST(test_rows_read)
+{
+    struct ic_pub_row *r = NULL;
+    size_t n = 0;
+    struct ic_err e = {0};
+    ck_assert_int_eq(ic_pub_load(FIX "good.csv", &r, &n, &e), IC_OK);
+    ck_assert_uint_eq(n, 4); /* the blank line is skipped */
+    ck_assert_str_eq(r[0].id, "r1");
+    ck_assert_uint_eq(r[0].line, 2);
+    ck_assert(!r[0].calibration);
+    ck_assert_int_eq(r[0].kind, IC_PUB_DECODE_B1);
+    ck_assert_str_eq(r[0].engine, "gpt-fast");
+    ck_assert_str_eq(r[0].source, "A blog, with a comma and \"quotes\"");
+    ck_assert_uint_eq(r[0].input_tokens, 1023);
+    ck_assert_int_eq(r[0].quantity, IC_PUBQ_TOKENS_PER_S_PER_SEQ);
+    ck_assert_double_eq(r[0].value, 100);
+    /* 100 tokens/s of one sequence: 10 ms a token */
+    ck_assert_double_eq_tol(ic_pub_measured_tpot_s(&r[0]), 0.01, 1e-15);
+    /* 8 sequences in flight over 2 replicas give 400 tokens/s: each sequence
+     * 50 tokens/s, 20 ms a token */
+    ck_assert_uint_eq(r[1].chips, 16);
+    ck_assert_uint_eq(r[1].tp, 8);
+    ck_assert_double_eq_tol(ic_pub_measured_tpot_s(&r[1]), 8.0 / 400.0, 1e-15);
+    ck_assert(r[2].calibration);
+    ck_assert_double_eq_tol(r[2].value, 5.5e-3, 1e-15);
+    ck_assert_uint_eq(r[3].line, 6);
+    ck_assert_int_eq(r[3].kind, IC_PUB_THROUGHPUT_OFFLINE);
+    free(r);
+}
+END_TEST
+
+static void refused(const char *file, unsigned line, unsigned col, const char *msg)
+{
+    struct ic_pub_row *r = NULL;
+    size_t n = 0;
+    struct ic_err e = {0};
+    char path[512];
+    snprintf(path, sizeof path, FIX "%s", file);
+    ck_assert_int_eq(ic_pub_load(path, &r, &n, &e), IC_EINVAL);
+    ck_assert_msg(e.line == line && e.col == col, "%s: at %u:%u, expected %u:%u (%s)", file, e.line,
+                  e.col, line, col, e.msg);
+    ck_assert_msg(strstr(e.msg, msg), "%s: '%s' lacks '%s'", file, e.msg, msg);
+    ck_assert_msg(e.hint[0], "%s: no hint", file);
+}
+
+START_TEST(test_rows_refused)
+{
+    /* The value 12 is the 17th field, after "r1," (3) "validation," (14)
+     * "decode_b1," (24) "e,1," (28) "h100," (33) "1,1," (37) "llama3-8b,"
+     * (47) "bf16," x 3 (62) "1,10,10," (70) "tpot," (75): column 76; the
+     * unclosed quote opens after six more (",12,ms,"): column 82. */
+    refused("bad-unit.csv", 2, 76, "'12 GB/s'");
+    refused("bad-kind.csv", 2, 15, "unknown kind"); /* after "r1,validation," */
+    refused("bad-quote.csv", 2, 82, "a quoted field never ends");
+    refused("bad-no-source.csv", 1, 1, "no column 'source'");
+    /* tp after "r1,validation,decode_b1,e,1,h100,16," (36 characters) */
+    refused("bad-tp.csv", 2, 37, "tp must divide chips");
+}
+END_TEST
+
+START_TEST(test_stats)
+{
+    /* |e| sorted 0.05 0.1 0.2 0.3 0.5: median 0.2; p90 at (5 - 1) x 0.9 =
+     * 3.6: 0.3 + 0.6 x (0.5 - 0.3) = 0.42; e sorted -0.5 -0.3 0.05 0.1 0.2:
+     * median 0.05 */
+    const double e[] = {-0.5, 0.1, 0.2, -0.3, 0.05};
+    struct ic_pub_stats s;
+    ck_assert_int_eq(ic_pub_stats(e, 5, &s), IC_OK);
+    ck_assert_uint_eq(s.n, 5);
+    ck_assert_double_eq_tol(s.median_abs, 0.2, 1e-15);
+    ck_assert_double_eq_tol(s.p90_abs, 0.42, 1e-15);
+    ck_assert_double_eq_tol(s.median_signed, 0.05, 1e-15);
+    ck_assert_int_eq(ic_pub_stats(e, 0, &s), IC_OK);
+    ck_assert_uint_eq(s.n, 0);
+}
+END_TEST
+
+START_TEST(test_predict)
+{
+    struct ic_pub_row *r = NULL;
+    size_t n = 0;
+    struct ic_err e = {0};
+    ck_assert_int_eq(ic_pub_load(FIX "good.csv", &r, &n, &e), IC_OK);
+    struct ic_test_pair *t = ic_test_pair("llama3-8b", "h100");
+    struct ic_pub_eval v;
+    /* r1: batch 1 at context 1023 + 1 = 1024 on one H100, memory bound:
+     * weights 15,009,849,344 B (all but the embedding, bf16) + cache 1024
+     * tokens read and 1 written x 131,072 B = 134,348,800 B, over 3.35e12
+     * B/s: 4.5206561 ms against 10 ms measured: e = -0.5479344. The frozen
+     * h100 has no achieved section: no expected time. */
+    ck_assert_int_eq(ic_pub_predict(&r[0], &t->st, &t->h, &v, &e), IC_OK);
+    ck_assert(v.evaluated);
+    ck_assert_uint_eq(v.batch, 1);
+    ck_assert_uint_eq(v.context, 1024);
+    ck_assert_double_eq_tol(v.ideal_s, 15144198144.0 / 3.35e12, 1e-12);
+    ck_assert_double_eq_tol(v.e_ideal, 15144198144.0 / 3.35e12 / 0.01 - 1, 1e-9);
+    ck_assert(!v.has_expected);
+    ck_assert_ptr_nonnull(strstr(v.no_expected, "no measured or achieved"));
+    /* r2: 8 in flight over 16 / 8 = 2 replicas: batch 4; context 1000 + 24 */
+    ck_assert_int_eq(ic_pub_predict(&r[1], &t->st, &t->h, &v, &e), IC_OK);
+    ck_assert_uint_eq(v.batch, 4);
+    ck_assert_uint_eq(v.context, 1024);
+    /* r4: throughput at high load is left to the serving simulation */
+    ck_assert_int_eq(ic_pub_predict(&r[3], &t->st, &t->h, &v, &e), IC_OK);
+    ck_assert(!v.evaluated);
+    free(t);
+    free(r);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("published");
+    TCase *tc = tcase_create("core");
+    tcase_add_test(tc, test_rows_read);
+    tcase_add_test(tc, test_rows_refused);
+    tcase_add_test(tc, test_stats);
+    tcase_add_test(tc, test_predict);
+    suite_add_tcase(s, tc);
+    return ic_test_run(s);
+}
