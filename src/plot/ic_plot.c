@@ -914,12 +914,22 @@ int ic_plot_lines(cairo_t *cr, double width, double height, const struct ic_plot
             double d[] = {6, 4};
             cairo_set_dash(cr, d, 2, 0);
         }
-        polyline(cr, &a, v->x, v->y, v->n);
+        const bool points = s < 32 && (l->points_mask >> s & 1u);
+        const bool open = s < 32 && (l->open_mask >> s & 1u);
+        if (!points)
+            polyline(cr, &a, v->x, v->y, v->n);
         cairo_set_dash(cr, NULL, 0, 0);
+        const double r = points ? 5 : 3.5;
         for (size_t i = 0; i < v->n; i++)
             if (v->x[i] > 0 && v->y[i] > 0) {
-                cairo_arc(cr, ic_plot_px(&a, v->x[i]), ic_plot_py(&a, v->y[i]), 3.5, 0, 2 * PI);
-                cairo_fill(cr);
+                cairo_new_sub_path(cr);
+                cairo_arc(cr, ic_plot_px(&a, v->x[i]), ic_plot_py(&a, v->y[i]), r, 0, 2 * PI);
+                if (open) {
+                    cairo_set_line_width(cr, 2);
+                    cairo_stroke(cr);
+                } else {
+                    cairo_fill(cr);
+                }
             }
         if (n_it < 16) {
             struct legend_item *li = &it[n_it++];

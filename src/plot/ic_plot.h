@@ -103,6 +103,8 @@ struct ic_plot_lines {
     size_t n_series;
     double vline;            /* a vertical marker at this x (0: none) */
     const char *vline_label;
+    unsigned points_mask;    /* bit s: series s is markers only (a scatter) */
+    unsigned open_mask;      /* bit s: its markers are rings, not dots */
 };
 
 int ic_plot_lines(cairo_t *cr, double width, double height, const struct ic_plot_lines *l,

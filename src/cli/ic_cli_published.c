@@ -1,0 +1,367 @@
+/* infcalc check-published: infcalc's estimates against public end-to-end
+ * measurements (ic_published.h), row by row, then the error statistics over
+ * the validation rows: all of them, by engine, by chip, and the batch-1
+ * rows; a chart of predicted against measured. */
+#include "ic_cli_published.h"
+
+#include "ic_model.h"
+#include "ic_plot.h"
+#include "ic_published.h"
+#include "ic_report.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct evaluated {
+    struct ic_pub_row *rows;
+    struct ic_pub_eval *ev;
+    size_t n;
+};
+
+static int evaluate(const char *csv, const struct ic_db *db, struct evaluated *x, FILE *errf)
+{
+    struct ic_err e = {0};
+    int rc = ic_pub_load(csv, &x->rows, &x->n, &e);
+    if (rc) {
+        ic_err_print(errf, &e);
+        return rc == IC_ENOMEM ? 1 : 2;
+    }
+    x->ev = calloc(x->n ? x->n : 1, sizeof *x->ev);
+    struct ic_model *m = malloc(sizeof *m);
+    struct ic_hw *h = malloc(sizeof *h);
+    struct ic_model_stats st;
+    if (!x->ev || !m || !h) {
+        free(m);
+        free(h);
+        fprintf(errf, "infcalc: error: out of memory\n");
+        return 1;
+    }
+    const char *shown = strcmp(csv, "-") == 0 ? "<stdin>" : csv;
+    for (size_t i = 0; i < x->n && !rc; i++) {
+        const struct ic_pub_row *r = &x->rows[i];
+        if ((rc = ic_db_model(db, r->model, m, &e)) || (rc = ic_model_derive(m, &st, &e)) ||
+            (rc = ic_db_hw(db, r->hw, h, &e)) || (rc = ic_pub_predict(r, &st, h, &x->ev[i], &e))) {
+            fprintf(errf, "%s:%u: error: row %s (%s on %llu x %s): %s\n", shown, r->line, r->id,
+                    r->model, (unsigned long long)r->tp, r->hw, e.msg);
+            if (e.hint[0])
+                fprintf(errf, "  hint: %s\n", e.hint);
+            rc = rc == IC_ENOMEM ? 1 : 2;
+        }
+    }
+    free(m);
+    free(h);
+    return rc;
+}
+
+/* The errors of one estimate over the validation rows that pass keep(). */
+static int stats_of(const struct evaluated *x, bool expected,
+                    bool (*keep)(const struct ic_pub_row *, const void *), const void *arg,
+                    struct ic_pub_stats *s)
+{
+    double *e = malloc((x->n ? x->n : 1) * sizeof *e);
+    if (!e)
+        return IC_ENOMEM;
+    size_t k = 0;
+    for (size_t i = 0; i < x->n; i++) {
+        const struct ic_pub_eval *v = &x->ev[i];
+        if (x->rows[i].calibration || !v->evaluated || (expected && !v->has_expected) ||
+            (keep && !keep(&x->rows[i], arg)))
+            continue;
+        e[k++] = expected ? v->e_expected : v->e_ideal;
+    }
+    int rc = ic_pub_stats(e, k, s);
+    free(e);
+    return rc;
+}
+
+static bool by_engine(const struct ic_pub_row *r, const void *a) { return !strcmp(r->engine, a); }
+static bool by_hw(const struct ic_pub_row *r, const void *a) { return !strcmp(r->hw, a); }
+static bool batch_one(const struct ic_pub_row *r, const void *a)
+{
+    (void)a;
+    return r->concurrency == 1 && r->chips == r->tp;
+}
+
+static void pct(char *buf, size_t n, double e) { snprintf(buf, n, "%+.1f%%", 100 * e); }
+
+static void stat_line(FILE *out, const char *what, const struct ic_pub_stats *s)
+{
+    if (!s->n) {
+        fprintf(out, "  %-28s %5s\n", what, "0");
+        return;
+    }
+    fprintf(out, "  %-28s %5zu %11.1f%% %9.1f%% %+10.1f%%\n", what, s->n, 100 * s->median_abs,
+            100 * s->p90_abs, 100 * s->median_signed);
+}
+
+/* One summary block for a filter: ideal then expected. */
+static int block(FILE *out, const struct evaluated *x, const char *label,
+                 bool (*keep)(const struct ic_pub_row *, const void *), const void *arg)
+{
+    struct ic_pub_stats si, se;
+    if (stats_of(x, false, keep, arg, &si) || stats_of(x, true, keep, arg, &se))
+        return IC_ENOMEM;
+    char what[160];
+    snprintf(what, sizeof what, "%s, ideal", label);
+    stat_line(out, what, &si);
+    snprintf(what, sizeof what, "%s, expected", label);
+    stat_line(out, what, &se);
+    return IC_OK;
+}
+
+/* Distinct values of a row field, in first-seen order. */
+static size_t distinct(const struct evaluated *x, bool engine, const char **vals, size_t max)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < x->n; i++) {
+        const char *v = engine ? x->rows[i].engine : x->rows[i].hw;
+        size_t j = 0;
+        while (j < k && strcmp(vals[j], v))
+            j++;
+        if (j == k && k < max)
+            vals[k++] = v;
+    }
+    return k;
+}
+
+static int write_table(FILE *out, const char *csv, const struct evaluated *x)
+{
+    size_t nv = 0, nc = 0, nt = 0;
+    for (size_t i = 0; i < x->n; i++) {
+        if (!x->ev[i].evaluated)
+            nt++;
+        else if (x->rows[i].calibration)
+            nc++;
+        else
+            nv++;
+    }
+    fprintf(out,
+            "published decode measurements: %s\n%zu rows: %zu validation, %zu calibration (shown, "
+            "never in the figures), %zu high-load throughput rows left to the serving "
+            "simulation\n",
+            csv, x->n, nv, nc, nt);
+    fprintf(out, "predicted: one decode step at batch = concurrency per replica, context = input "
+                 "+ output/2; error on time per output token (negative: predicted faster)\n\n");
+    fprintf(out, "%-12s %-4s %-14s %-10s %-3s %-14s %-15s %5s %7s %10s %17s %17s\n", "id", "use",
+            "engine", "hw", "tp", "model", "w/kv/compute", "batch", "context", "measured ms",
+            "ideal ms (err)", "expected ms (err)");
+    for (size_t i = 0; i < x->n; i++) {
+        const struct ic_pub_row *r = &x->rows[i];
+        const struct ic_pub_eval *v = &x->ev[i];
+        char prec[48], ideal[48] = "-", expd[48] = "-", e1[16], e2[16];
+        snprintf(prec, sizeof prec, "%s/%s/%s", ic_dtype_traits(r->weights)->name,
+                 ic_dtype_traits(r->kv)->name, ic_dtype_traits(r->compute)->name);
+        if (!v->evaluated) {
+            fprintf(out, "%-12.12s %-4s %-14.14s %-10.10s %-3llu %-14.14s %-15s %5llu %7s %10s  "
+                         "(%s: needs the serving simulation)\n",
+                    r->id, r->calibration ? "cal" : "val", r->engine, r->hw,
+                    (unsigned long long)r->tp, r->model, prec,
+                    (unsigned long long)r->concurrency, "-", "-", ic_pub_kind_name(r->kind));
+            continue;
+        }
+        pct(e1, sizeof e1, v->e_ideal);
+        snprintf(ideal, sizeof ideal, "%.2f (%s)", 1e3 * v->ideal_s, e1);
+        if (v->has_expected) {
+            pct(e2, sizeof e2, v->e_expected);
+            snprintf(expd, sizeof expd, "%.2f (%s)", 1e3 * v->expected_s, e2);
+        }
+        fprintf(out, "%-12.12s %-4s %-14.14s %-10.10s %-3llu %-14.14s %-15s %5llu %7llu %10.2f %17s "
+                     "%17s\n",
+                r->id, r->calibration ? "cal" : "val", r->engine, r->hw,
+                (unsigned long long)r->tp, r->model, prec, (unsigned long long)v->batch,
+                (unsigned long long)v->context, 1e3 * v->measured_s, ideal, expd);
+    }
+    fprintf(out, "\nover the validation rows      rows  median |e|   p90 |e|   median e\n");
+    if (block(out, x, "all", NULL, NULL) || block(out, x, "batch 1", batch_one, NULL))
+        return IC_ENOMEM;
+    const char *vals[64];
+    size_t k = distinct(x, true, vals, 64);
+    for (size_t j = 0; j < k; j++) {
+        char l[96];
+        snprintf(l, sizeof l, "engine %s", vals[j]);
+        if (block(out, x, l, by_engine, vals[j]))
+            return IC_ENOMEM;
+    }
+    k = distinct(x, false, vals, 64);
+    for (size_t j = 0; j < k; j++) {
+        char l[96];
+        snprintf(l, sizeof l, "chip %s", vals[j]);
+        if (block(out, x, l, by_hw, vals[j]))
+            return IC_ENOMEM;
+    }
+    return IC_OK;
+}
+
+static void json_stats(FILE *out, const struct ic_pub_stats *s)
+{
+    fprintf(out, "{\"rows\": %zu, \"median_abs_error\": %.6g, \"p90_abs_error\": %.6g, "
+                 "\"median_error\": %.6g}",
+            s->n, s->median_abs, s->p90_abs, s->median_signed);
+}
+
+static int write_json(FILE *out, const char *csv, const struct evaluated *x)
+{
+    fputs("{\n  \"file\": ", out);
+    ic_report_json_str(out, csv);
+    fputs(",\n  \"rows\": [\n", out);
+    for (size_t i = 0; i < x->n; i++) {
+        const struct ic_pub_row *r = &x->rows[i];
+        const struct ic_pub_eval *v = &x->ev[i];
+        fputs("    {\"id\": ", out);
+        ic_report_json_str(out, r->id);
+        fprintf(out, ", \"use\": \"%s\", \"kind\": \"%s\", \"engine\": ",
+                r->calibration ? "calibration" : "validation", ic_pub_kind_name(r->kind));
+        ic_report_json_str(out, r->engine);
+        fputs(", \"hw\": ", out);
+        ic_report_json_str(out, r->hw);
+        fputs(", \"model\": ", out);
+        ic_report_json_str(out, r->model);
+        fprintf(out, ", \"chips\": %llu, \"tp\": %llu, \"concurrency\": %llu",
+                (unsigned long long)r->chips, (unsigned long long)r->tp,
+                (unsigned long long)r->concurrency);
+        if (v->evaluated) {
+            fprintf(out, ", \"batch\": %llu, \"context\": %llu, \"measured_s\": %.6g, "
+                         "\"ideal_s\": %.6g, \"ideal_error\": %.6g",
+                    (unsigned long long)v->batch, (unsigned long long)v->context, v->measured_s,
+                    v->ideal_s, v->e_ideal);
+            if (v->has_expected)
+                fprintf(out, ", \"expected_s\": %.6g, \"expected_error\": %.6g", v->expected_s,
+                        v->e_expected);
+            else
+                fputs(", \"expected_s\": null, \"expected_error\": null", out);
+        }
+        fputs(", \"source\": ", out);
+        ic_report_json_str(out, r->source);
+        fprintf(out, "}%s\n", i + 1 < x->n ? "," : "");
+    }
+    struct ic_pub_stats a, b, c, d;
+    if (stats_of(x, false, NULL, NULL, &a) || stats_of(x, true, NULL, NULL, &b) ||
+        stats_of(x, false, batch_one, NULL, &c) || stats_of(x, true, batch_one, NULL, &d))
+        return IC_ENOMEM;
+    fputs("  ],\n  \"validation\": {\"ideal\": ", out);
+    json_stats(out, &a);
+    fputs(", \"expected\": ", out);
+    json_stats(out, &b);
+    fputs(", \"batch1_ideal\": ", out);
+    json_stats(out, &c);
+    fputs(", \"batch1_expected\": ", out);
+    json_stats(out, &d);
+    fputs("}\n}\n", out);
+    return IC_OK;
+}
+
+static int write_csv(FILE *out, const struct evaluated *x)
+{
+    fputs("id,use,kind,engine,hw,tp,model,batch,context,measured_s,ideal_s,ideal_error,"
+          "expected_s,expected_error\n", out);
+    for (size_t i = 0; i < x->n; i++) {
+        const struct ic_pub_row *r = &x->rows[i];
+        const struct ic_pub_eval *v = &x->ev[i];
+        fprintf(out, "\"%s\",%s,%s,\"%s\",\"%s\",%llu,\"%s\"", r->id,
+                r->calibration ? "calibration" : "validation", ic_pub_kind_name(r->kind),
+                r->engine, r->hw, (unsigned long long)r->tp, r->model);
+        if (!v->evaluated) {
+            fputs(",,,,,,,\n", out);
+            continue;
+        }
+        fprintf(out, ",%llu,%llu,%.6g,%.6g,%.6g", (unsigned long long)v->batch,
+                (unsigned long long)v->context, v->measured_s, v->ideal_s, v->e_ideal);
+        if (v->has_expected)
+            fprintf(out, ",%.6g,%.6g\n", v->expected_s, v->e_expected);
+        else
+            fputs(",,\n", out);
+    }
+    return IC_OK;
+}
+
+static int write_plot(const char *path, int w, int h, const char *csv, const struct evaluated *x,
+                      FILE *errf)
+{
+    /* measured against predicted time per output token, ms, log-log: y = x
+     * and a +-15% band, ideal rings and expected dots over validation rows */
+    double *v = malloc((4 * x->n + 8) * sizeof *v);
+    if (!v)
+        return ic_cli_oom(errf);
+    double *mi = v, *pi = v + x->n, *me = v + 2 * x->n, *pe = v + 3 * x->n, *line = v + 4 * x->n;
+    size_t ni = 0, ne = 0;
+    double lo = INFINITY, hi = 0;
+    for (size_t i = 0; i < x->n; i++) {
+        const struct ic_pub_eval *ev = &x->ev[i];
+        if (!ev->evaluated || x->rows[i].calibration)
+            continue;
+        mi[ni] = 1e3 * ev->measured_s;
+        pi[ni++] = 1e3 * ev->ideal_s;
+        lo = fmin(lo, fmin(1e3 * ev->measured_s, 1e3 * ev->ideal_s));
+        hi = fmax(hi, fmax(1e3 * ev->measured_s, 1e3 * ev->ideal_s));
+        if (ev->has_expected) {
+            me[ne] = 1e3 * ev->measured_s;
+            pe[ne++] = 1e3 * ev->expected_s;
+            lo = fmin(lo, 1e3 * ev->expected_s);
+            hi = fmax(hi, 1e3 * ev->expected_s);
+        }
+    }
+    if (!ni) {
+        free(v);
+        fprintf(errf, "infcalc: error: --plot: no validation row to draw\n");
+        return 2;
+    }
+    lo /= 1.3, hi *= 1.3;
+    /* the y = x line and the band: x, y pairs of two points each */
+    double *xs = line, *yx = line + 2, *yl = line + 4, *yh = line + 6;
+    xs[0] = lo, xs[1] = hi;
+    yx[0] = lo, yx[1] = hi;
+    yl[0] = 0.85 * lo, yl[1] = 0.85 * hi;
+    yh[0] = 1.15 * lo, yh[1] = 1.15 * hi;
+    const struct ic_plot_series ser[] = {
+        {"predicted = measured", xs, yx, 2, false},
+        {"+-15%", xs, yl, 2, true},
+        {"", xs, yh, 2, true},
+        {"ideal bound", mi, pi, ni, false},
+        {"expected", me, pe, ne, false},
+    };
+    char sub[256];
+    snprintf(sub, sizeof sub, "%zu validation rows of %s; rings: ideal bound, dots: expected", ni,
+             csv);
+    const struct ic_plot_lines L = {
+        .title = "infcalc against published decode measurements",
+        .subtitle = sub,
+        .x_label = "measured time per output token (ms)",
+        .y_label = "predicted (ms)",
+        .xlog = true,
+        .ylog = true,
+        .series = ser,
+        .n_series = ne ? 5 : 4,
+        .points_mask = 1u << 3 | 1u << 4,
+        .open_mask = 1u << 3,
+    };
+    struct ic_err e = {0};
+    int rc = ic_plot_lines_write(path, w, h, &L, &e);
+    free(v);
+    return rc ? ic_cli_report(errf, rc, &e) : 0;
+}
+
+int ic_cli_published_run(const char *csv, const struct ic_db *db, enum ic_format fmt,
+                         const char *plot, int w, int h, FILE *out, FILE *errf)
+{
+    if (plot) {
+        struct ic_err e = {0};
+        int prc = ic_plot_check_path(plot, &e);
+        if (prc)
+            return ic_cli_report(errf, prc, &e);
+    }
+    struct evaluated x = {0};
+    int rc = evaluate(csv, db, &x, errf);
+    if (!rc) {
+        rc = fmt == IC_FMT_JSON ? write_json(out, csv, &x)
+             : fmt == IC_FMT_CSV ? write_csv(out, &x)
+                                 : write_table(out, csv, &x);
+        if (rc)
+            rc = ic_cli_oom(errf);
+    }
+    if (!rc && plot)
+        rc = write_plot(plot, w, h, csv, &x, errf);
+    free(x.rows);
+    free(x.ev);
+    return rc;
+}
