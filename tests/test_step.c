@@ -304,6 +304,37 @@ START_TEST(test_bad_steps)
 }
 END_TEST
 
+/* The fewest chips that hold a model: Llama-3.1-405B (405.9e9 parameters,
+ * every group split N ways up to its units, norms replicated) on 80 GB
+ * H100s, batch 1 at 2048 tokens (the cache: 126 layers x 8 KV heads x 128 x
+ * 2 x 2 B x 2048 = 1.06 GB, split by head):
+ *   bf16: 811.7 GB / 8 = 101.5 GB > 80; / 16 = 50.7 GB fits: 16
+ *   fp8 and int8: 405.9 GB / 4 = 101.5 GB; / 8 = 50.7 GB: 8
+ *   int4: 202.9 GB / 2 = 101.5 GB; / 4 = 50.7 GB: 4
+ * and none up to 8 in bf16. Each answer is checked against the memory the
+ * decode point reports at that many chips and at half as many. */
+START_TEST(test_fewest_chips)
+{
+    struct ic_test_pair *t = ic_test_pair("llama3.1-405b", "h100");
+    static const enum ic_dtype w[] = {IC_DT_BF16, IC_DT_FP8, IC_DT_INT8, IC_DT_INT4};
+    static const uint64_t want[] = {16, 8, 8, 4};
+    for (int i = 0; i < 4; i++) {
+        uint64_t n = ic_step_fewest_chips(&t->st, w[i], IC_DT_BF16, 2048, 1, t->h.hbm_capacity_B,
+                                          1024);
+        ck_assert_uint_eq(n, want[i]);
+        struct ic_decode_cfg c = dcfg(n, 1, 2048);
+        c.weights = w[i];
+        ck_assert(ic_decode_mem_per_chip(&t->st, &c, 1) <= t->h.hbm_capacity_B);
+        c.chips = n / 2;
+        ck_assert(ic_decode_mem_per_chip(&t->st, &c, 1) > t->h.hbm_capacity_B);
+    }
+    ck_assert_uint_eq(ic_step_fewest_chips(&t->st, IC_DT_BF16, IC_DT_BF16, 2048, 1,
+                                           t->h.hbm_capacity_B, 8),
+                      0);
+    free(t);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("step");
@@ -316,8 +347,10 @@ static Suite *suite(void)
     tcase_add_test(tc, test_mla_attention_by_heads);
     tcase_add_test(tc, test_two_kinds_add);
     tcase_add_test(tc, test_bad_steps);
+    tcase_add_test(tc, test_fewest_chips);
     suite_add_tcase(s, tc);
     return s;
 }
+
 
 int main(void) { return ic_test_run(suite()); }
