@@ -167,7 +167,7 @@ START_TEST(test_prefill_kv_split_by_kv_heads)
      *     sixteenth per chip (4 of 64 heads). */
     struct ic_test_pair *t = ic_test_pair("llama3-70b", "v5e");
     const struct ic_step s = {
-        .layout = {16, 1},
+        .layout = {16, 1, 1, 1},
         .kind = {{1, 2048, 0, 1, IC_PHASE_PREFILL}},
         .n_kinds = 1,
         .weights = IC_DT_BF16, .kv = IC_DT_BF16, .compute = IC_DT_BF16,
@@ -214,7 +214,7 @@ START_TEST(test_mla_attention_by_heads)
     ck_assert(t->st.mla);
     ck_assert_uint_eq(t->st.n_heads, 128);
     struct ic_step s = {
-        .layout = {8, 1},
+        .layout = {8, 1, 1, 1},
         .kind = {{1, 1, 4095, 1, IC_PHASE_DECODE}},
         .n_kinds = 1,
         .weights = IC_DT_BF16, .kv = IC_DT_BF16, .compute = IC_DT_BF16,
@@ -250,7 +250,7 @@ START_TEST(test_two_kinds_add)
     const struct ic_seqs dec = {16, 1, 1000, 1, IC_PHASE_DECODE};
     const struct ic_seqs chunk = {1, 256, 512, 0, IC_PHASE_PREFILL};
     struct ic_step s = {
-        .layout = {4, 1}, .kind = {dec, chunk}, .n_kinds = 2,
+        .layout = {4, 1, 1, 1}, .kind = {dec, chunk}, .n_kinds = 2,
         .weights = IC_DT_FP8, .kv = IC_DT_FP8, .compute = IC_DT_FP8, .attn = IC_ATTN_FLASH,
     };
     struct ic_load both, a, b;
@@ -279,7 +279,7 @@ START_TEST(test_bad_steps)
 {
     struct ic_test_pair *t = ic_test_pair("llama3-8b", "h100");
     struct ic_step s = {
-        .layout = {1, 1}, .kind = {{1, 1, 0, 1, IC_PHASE_DECODE}}, .n_kinds = 1,
+        .layout = {1, 1, 1, 1}, .kind = {{1, 1, 0, 1, IC_PHASE_DECODE}}, .n_kinds = 1,
         .weights = IC_DT_BF16, .kv = IC_DT_BF16, .compute = IC_DT_BF16, .attn = IC_ATTN_FLASH,
     };
     struct ic_load l;
@@ -335,6 +335,72 @@ START_TEST(test_fewest_chips)
 }
 END_TEST
 
+/* Pipeline parallelism: Llama-3.1-405B on 2 stages of 8 H100s (the
+ * stages in two NVLink domains, joined by the 400 Gbit/s = 50e9 B/s
+ * scale-out network, 5 us), batch 1 at context 2048, bf16, one micro-batch.
+ * The last stage's chip: 63 of the 126 layers and an eighth of the head.
+ *   sharded layer params 405,853,388,800 - 2 x 2,101,346,304 (embedding,
+ *   head: 128,256 x 16,384) - 4,145,152 (norms, replicated) =
+ *   401,646,551,040, / 8 chips / 2 stages = 25,102,909,440; + the norms'
+ *   half 2,072,576 + the head's eighth 262,668,288 = 25,367,650,304 params
+ *   x 2 B = 50,735,300,608 B / 3.35e12 = 15.144866 ms
+ *   cache: 8 KV heads on 8 chips, 128 x 2 x 2 B = 512 B a token and layer,
+ *   x 63 layers x (2048 read + 1 written) = 66,092,544 B: 19.729 us
+ *   all-reduces 2 x 63 of 32,768 B, each 2 x (7/8 x 32,768 / 450e9 + 2 us)
+ *   = 4.127 us: 520.1 us, overlapped (under the 15.16 ms)
+ *   send: 16,384 x 2 B / 8 chips = 4,096 B / 50e9 + 5 us = 5.082 us
+ *   step = 2 passes x (15.144866 + 0.019729 + 0.005082) = 30.339354 ms. */
+START_TEST(test_pipeline)
+{
+    struct ic_test_pair *t = ic_test_pair("llama3.1-405b", "h100");
+    struct ic_step s = {
+        .layout = {8, 1, 2, 1},
+        .kind = {{1, 1, 2047, 1, IC_PHASE_DECODE}},
+        .n_kinds = 1,
+        .weights = IC_DT_BF16, .kv = IC_DT_BF16, .compute = IC_DT_BF16,
+        .attn = IC_ATTN_FLASH,
+    };
+    struct ic_load l;
+    struct ic_time tm;
+    struct ic_err e = {0};
+    const struct ic_rates r = ic_rates_ideal();
+    ck_assert_int_eq(ic_step_load(&t->st, &s, &l, &e), IC_OK);
+    ck_assert_double_eq_tol(l.weight_bytes, 50735300608.0, 1);
+    ck_assert_double_eq_tol(l.kv_read_bytes + l.kv_write_bytes, 66092544.0, 1e-3);
+    ck_assert_uint_eq(l.allreduces, 126);
+    ck_assert_double_eq_tol(l.send_bytes, 4096, 1e-9);
+    ck_assert_int_eq(ic_step_time(&l, &t->h, &r, &tm, &e), IC_OK);
+    ck_assert_double_eq_tol(tm.send_s, 4096 / 50e9 + 5e-6, 1e-15);
+    ck_assert_uint_eq(tm.cycles, 2);
+    const double stage = 50735300608.0 / 3.35e12 + 66092544.0 / 3.35e12;
+    ck_assert_double_eq_tol(tm.stage_s, stage, 1e-12);
+    ck_assert_double_eq_tol(tm.step_s, 2 * (stage + 4096 / 50e9 + 5e-6), 1e-12);
+    ck_assert_double_eq_tol(tm.step_s, 30.339354e-3, 1e-9);
+
+    /* The whole model without a pipeline on 16 chips of one replica would
+     * hold 50.7 GB a chip too; on 8 it does not fit (101.5 GB), which is
+     * why the stages. Micro-batches: 64 sequences as 2 passes of 32 over 2
+     * stages take 2 x (pass of 32 + send of 32 tokens); as one pass of 64,
+     * 2 x (pass of 64 + send of 64). Memory-bound, the pass of 32 reads the
+     * same weights: the two steps differ only in their cache and sends. */
+    s.kind[0].count = 64;
+    s.layout.micro = 2;
+    ck_assert_int_eq(ic_step_load(&t->st, &s, &l, &e), IC_OK);
+    ck_assert_double_eq_tol(l.weight_bytes, 50735300608.0, 1);
+    ck_assert_double_eq_tol(l.kv_read_bytes + l.kv_write_bytes, 32 * 66092544.0, 1e-2);
+    ck_assert_double_eq_tol(l.send_bytes, 32 * 4096.0, 1e-9);
+    ck_assert_int_eq(ic_step_time(&l, &t->h, &r, &tm, &e), IC_OK);
+    ck_assert_uint_eq(tm.cycles, 2);
+    ck_assert_double_eq_tol(tm.step_s, 2 * (tm.stage_s + 32 * 4096 / 50e9 + 5e-6), 1e-12);
+
+    /* more stages than layers refused */
+    s.layout = (struct ic_layout){8, 1, 127, 1};
+    ck_assert_int_eq(ic_step_load(&t->st, &s, &l, &e), IC_EINVAL);
+    ck_assert_ptr_nonnull(strstr(e.msg, "pipeline stages"));
+    free(t);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("step");
@@ -348,6 +414,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_two_kinds_add);
     tcase_add_test(tc, test_bad_steps);
     tcase_add_test(tc, test_fewest_chips);
+    tcase_add_test(tc, test_pipeline);
     suite_add_tcase(s, tc);
     return s;
 }

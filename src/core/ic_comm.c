@@ -138,3 +138,13 @@ double ic_comm_allreduce_achieved_s(const struct ic_hw *hw, uint64_t chips, doub
     }
     return t + 2.0 * across_domains_s(hw, &p, bytes);
 }
+
+double ic_comm_send_s(const struct ic_hw *hw, uint64_t chips, double bytes)
+{
+    if (bytes <= 0)
+        return 0;
+    if (chips > hw->ici_domain_chips)
+        return bytes / hw->dcn_B_s + hw->dcn_latency_s;
+    const struct ic_comm_path p = ic_comm_path(hw, 2);
+    return bytes / p.bw_B_s + p.step_s;
+}

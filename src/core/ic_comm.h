@@ -50,6 +50,13 @@ double ic_comm_allreduce_s(const struct ic_hw *hw, uint64_t chips, double bytes)
  * Without an achieved section, ic_comm_allreduce_s. */
 double ic_comm_allreduce_achieved_s(const struct ic_hw *hw, uint64_t chips, double bytes);
 
+/* Seconds for one chip to send `bytes` to a chip of the next pipeline stage,
+ * in a layout of `chips` chips in all: within the fabric's domain at the
+ * rate one chip reaches one peer (ic_comm_path of 2 chips) plus one step's
+ * latency; past it over the scale-out network at its one-way bandwidth plus
+ * its latency. 0 for no bytes. */
+double ic_comm_send_s(const struct ic_hw *hw, uint64_t chips, double bytes);
+
 /* Seconds for an all-to-all in which every chip sends (and receives) `bytes`,
  * dispatch and combine together (MoE expert parallelism): within a fabric
  * domain bytes / the path's bandwidth + 2 * its steps * the step latency;

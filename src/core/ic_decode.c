@@ -8,7 +8,7 @@
 struct ic_decode_cfg ic_decode_defaults(void)
 {
     return (struct ic_decode_cfg){1, 1, 2048, IC_DT_BF16, IC_DT_BF16, IC_DT_BF16,
-                                  IC_COMM_OVERLAP, IC_EST_IDEAL, 1.0, 0, 1.0};
+                                  IC_COMM_OVERLAP, IC_EST_IDEAL, 1.0, 0, 1.0, 1, 1};
 }
 
 /* The step: B sequences, one new token each (with logits), S - 1 cached
@@ -16,7 +16,7 @@ struct ic_decode_cfg ic_decode_defaults(void)
 static struct ic_step decode_step(const struct ic_decode_cfg *c)
 {
     return (struct ic_step){
-        .layout = {c->chips, 1},
+        .layout = {c->chips, 1, c->pp, c->micro},
         .kind = {{c->batch, 1, c->context - 1, 1, IC_PHASE_DECODE}},
         .n_kinds = 1,
         .weights = c->weights,
@@ -67,13 +67,15 @@ int ic_decode(const struct ic_model_stats *m, const struct ic_hw *hw,
     if ((rc = ic_step_load(m, &step, &l, err)) || (rc = ic_step_time(&l, hw, &rates, &t, err)))
         return rc;
 
+    /* every chip of the layout: N per pipeline stage */
+    const double NT = (double)N * (double)(cfg->pp > 1 ? cfg->pp : 1);
     struct ic_point *const p = out; /* written in place (undefined on failure) */
     /* every field is assigned below (test_decode checks it) */
     p->cfg = *cfg;
     p->params = m->params_total;
     p->params_active = m->params_active;
     p->kv_bytes_per_token = ic_model_kv_bytes_per_token(m, ic_dtype_traits(cfg->kv)->bits);
-    p->weight_bytes = l.weight_bytes * (double)N;
+    p->weight_bytes = l.weight_bytes * NT;
     p->kv_bytes = l.kv_read_all_bytes;
     p->kv_write_bytes = l.kv_write_all_bytes;
     p->flops = l.flops;
@@ -94,10 +96,10 @@ int ic_decode(const struct ic_model_stats *m, const struct ic_hw *hw,
 
     p->latency_s = p->step_s;
     p->tokens_s = (double)B / p->step_s;
-    p->tokens_s_chip = p->tokens_s / (double)N;
-    p->usd_per_mtok = hw->usd_per_chip_hour * (double)N / 3600.0 / p->tokens_s * 1e6;
+    p->tokens_s_chip = p->tokens_s / NT;
+    p->usd_per_mtok = hw->usd_per_chip_hour * NT / 3600.0 / p->tokens_s * 1e6;
     p->flops_per_usd = hw->usd_per_chip_hour > 0
-                          ? p->flops / p->step_s / (hw->usd_per_chip_hour * (double)N / 3600.0)
+                          ? p->flops / p->step_s / (hw->usd_per_chip_hour * NT / 3600.0)
                           : 0;
 
     const struct ic_mem mk = ic_step_mem_of(&l, 0);

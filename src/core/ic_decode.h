@@ -54,6 +54,9 @@ struct ic_decode_cfg {
      * taken beside a timing over the entry's probe_gemm; 1 = as benched):
      * scales the GEMM and attention rates */
     double compute_scale;
+    /* pipeline stages of `chips` chips each (0 or 1: none) and micro-batches
+     * (0 or 1: one); chips x pp chips in all (ic_step.h) */
+    uint64_t pp, micro;
 };
 
 /* The expected time (cfg.estimate = IC_EST_EXPECTED) uses what `infcalc

@@ -156,12 +156,18 @@ static const struct split *split_of(const struct ic_model_stats *m, uint64_t N, 
 static int check_step(const struct ic_step *s, struct ic_err *err)
 {
     const uint64_t N = s->layout.chips, ep = s->layout.ep;
+    const uint64_t P = s->layout.pp ? s->layout.pp : 1;
     if (!N || !ep)
         return ic_err_set(err, IC_EINVAL, NULL, 0, 0, "%s must be at least 1",
                           !N ? "chips" : "ep (expert-parallel groups)");
-    if (N > IC_DECODE_MAX_CHIPS || ep > IC_DECODE_MAX_CHIPS / N)
+    if (N > IC_DECODE_MAX_CHIPS || ep > IC_DECODE_MAX_CHIPS / N ||
+        P > IC_DECODE_MAX_CHIPS / (N * ep))
         return ic_err_set(err, IC_EINVAL, NULL, 0, 0,
-                          "chips x ep is too large (at most 2^20 chips in all)");
+                          "chips x ep x pp is too large (at most 2^20 chips in all)");
+    if (s->layout.micro > IC_DECODE_MAX_BATCH)
+        return ic_err_set(err, IC_EINVAL, NULL, 0, 0,
+                          "%llu micro-batches; expected at most 2^24",
+                          (unsigned long long)s->layout.micro);
     if (s->n_kinds < 1 || s->n_kinds > IC_STEP_MAX_KINDS)
         return ic_err_set(err, IC_EINVAL, NULL, 0, 0,
                           "a step holds 1 or 2 kinds of sequences, not %u", s->n_kinds);
@@ -190,6 +196,14 @@ int ic_step_load(const struct ic_model_stats *m, const struct ic_step *s, struct
     if (rc)
         return rc;
     const uint64_t N = s->layout.chips, ep = s->layout.ep;
+    const uint64_t P = s->layout.pp ? s->layout.pp : 1, M = s->layout.micro ? s->layout.micro : 1;
+    if (P > 1 && P > m->n_layers)
+        return ic_err_set(err, IC_EINVAL, NULL, 0, 0,
+                          "%llu pipeline stages for %llu layers; expected at most one stage "
+                          "per layer", (unsigned long long)P, (unsigned long long)m->n_layers);
+    /* the busiest stage's layers, and its share f of every per-layer figure */
+    const uint64_t Lps = P > 1 ? (m->n_layers + P - 1) / P : m->n_layers;
+    const double f = P > 1 ? (double)Lps / (double)m->n_layers : 1.0;
     const double bw = bytes_per(s->weights), bkv = bytes_per(s->kv), bact = act_bytes(s->compute);
     memset(out, 0, sizeof *out); /* written in place: the checks are behind us */
     out->weights = s->weights;
@@ -197,18 +211,24 @@ int ic_step_load(const struct ic_model_stats *m, const struct ic_step *s, struct
     out->compute = s->compute;
     out->chips = N;
     out->ep = ep;
+    out->pp = P;
+    out->micro = M;
 
-    double tokens = 0, logit_tokens = 0;
+    /* the whole step's tokens, and one pass's (ceil(count / M) of each kind) */
+    double tokens = 0, logit_tokens = 0, pass_tokens = 0;
     for (unsigned i = 0; i < s->n_kinds; i++) {
+        const double cm = (double)((s->kind[i].count + M - 1) / M);
         tokens += (double)s->kind[i].count * (double)s->kind[i].tokens;
         logit_tokens += (double)s->kind[i].count * (double)s->kind[i].logits;
+        pass_tokens += cm * (double)s->kind[i].tokens;
     }
-    out->tokens = tokens;
+    out->tokens = pass_tokens;
 
     /* Weights read by one chip: every group but the input embedding (a
      * lookup); of the routed experts (E / ep on this group) only those the
      * tokens of all groups touch; the LM head when some token needs logits. */
-    const double touched = ic_step_experts_touched(m->n_experts, m->top_k, tokens * (double)ep);
+    const double touched =
+        ic_step_experts_touched(m->n_experts, m->top_k, pass_tokens * (double)ep);
     const double frac = m->n_experts ? touched / (double)m->n_experts : 0;
     const struct split *sp = split_of(m, N, ep);
     const double *per_group = sp->per_group;
@@ -216,27 +236,34 @@ int ic_step_load(const struct ic_model_stats *m, const struct ic_step *s, struct
     for (int g = 0; g < IC_PG_COUNT; g++) {
         if (g == IC_PG_EMBED || (g == IC_PG_HEAD && !(logit_tokens > 0)))
             continue;
-        read += g == IC_PG_EXPERTS ? per_group[g] * frac : per_group[g];
-        active += g == IC_PG_EXPERTS ? 0 : per_group[g];
+        const double share = g == IC_PG_HEAD ? 1.0 : f; /* the last stage holds the head */
+        read += (g == IC_PG_EXPERTS ? per_group[g] * frac : per_group[g]) * share;
+        active += g == IC_PG_EXPERTS ? 0 : per_group[g] * share;
     }
     if (m->n_experts) /* a token's k experts; a group's hold ep / E of each */
-        active += per_group[IC_PG_EXPERTS] * (double)(m->top_k * ep) / (double)m->n_experts;
+        active += f * per_group[IC_PG_EXPERTS] * (double)(m->top_k * ep) / (double)m->n_experts;
     else if (m->group_params[IC_PG_EMBED] == 0 && m->group_params[IC_PG_HEAD] == 0)
         /* a model stating totals: its stated active count */
-        active = (double)m->params_active / (double)N;
+        active = f * (double)m->params_active / (double)N;
     const double head = logit_tokens > 0 ? per_group[IC_PG_HEAD] : 0;
     out->experts_touched = touched;
     out->weight_params = read;
     out->weight_bytes = read * bw;
-    out->weights_held_bytes = sp->held * bw;
+    /* without a pipeline every chip holds all of it; with one, the stages
+     * hold their layers and the first the embedding, the last the head */
+    const double ends = per_group[IC_PG_EMBED] + per_group[IC_PG_HEAD];
+    const double held = P > 1 ? f * (sp->held - ends) +
+                                    fmax(per_group[IC_PG_EMBED], per_group[IC_PG_HEAD])
+                              : sp->held;
+    out->weights_held_bytes = held * bw;
     out->work_seq_bytes = sp->work_seq;
 
     /* The cache: by KV heads, then by sequence; attention FLOPs by
      * (sequence, query head) pairs, g chips sharing each KV head. */
     const uint64_t hw = sp->hw, g = N / hw, q = sp->q;
     const bool by_heads = sp->by_heads;
-    const double per_token_kv =
-        (double)m->kv_values_per_layer_token * (double)(m->n_global_layers + m->n_window_layers);
+    const double per_token_kv = f * (double)m->kv_values_per_layer_token *
+                                (double)(m->n_global_layers + m->n_window_layers);
     const double layers = (double)(m->n_global_layers + m->n_window_layers);
     out->kv_split_heads = hw;
     out->kv_split_batch = g;
@@ -246,35 +273,38 @@ int ic_step_load(const struct ic_model_stats *m, const struct ic_step *s, struct
         if (!k->count)
             continue;
         const double T = (double)k->tokens, cnt = (double)k->count;
-        const uint64_t seqs = (k->count + g - 1) / g; /* whose cache the busiest chip reads */
-        /* the busiest chip's share of the attention work, in sequences */
-        const double share = by_heads ? (double)((k->count * q + g - 1) / g) / (double)m->n_heads
-                                      : cnt / (double)N;
+        const uint64_t cm = (k->count + M - 1) / M; /* this kind's sequences in one pass */
+        const uint64_t seqs = (cm + g - 1) / g;      /* whose cache the busiest chip reads */
+        /* the busiest chip's share of the attention work, in sequences (of
+         * its stage's layers) */
+        const double share = f * (by_heads ? (double)((cm * q + g - 1) / g) / (double)m->n_heads
+                                           : (double)cm / (double)N);
         const double kv_seq = ic_step_kv_seq_bytes(m, k->context + k->tokens, s->kv);
-        out->kv_seq_bytes[i] = kv_seq;
-        out->kv_read_bytes += (double)seqs * kv_seq / (double)hw;
+        out->kv_seq_bytes[i] = f * kv_seq;
+        out->kv_read_bytes += (double)seqs * f * kv_seq / (double)hw;
         out->kv_write_bytes += (double)seqs * T * per_token_kv * bkv / (double)hw;
         out->kv_read_all_bytes += cnt * kv_seq;
-        out->kv_write_all_bytes += cnt * T * per_token_kv * bkv;
+        out->kv_write_all_bytes += cnt * T * (per_token_kv / f) * bkv;
         const bool absorbed = k->phase == IC_PHASE_DECODE;
-        double f;
+        double fl;
         if (s->attn == IC_ATTN_UNFUSED) {
             /* the whole T x (context + T) products, masked afterwards, and
              * four passes over the scores of every query head */
             const double ctx = (double)(k->context + k->tokens);
-            f = (double)(absorbed ? m->attn_flop_per_ctx_token_layer
+            fl = (double)(absorbed ? m->attn_flop_per_ctx_token_layer
                                   : m->prefill_attn_flop_per_ctx_token_layer) *
                 layers * T * ctx;
             const double scores = 4.0 * T * ctx * (double)m->n_heads * bact * layers;
             out->scores_bytes += share * scores;
             out->scores_all_bytes += cnt * scores;
         } else {
-            f = ic_model_attn_flop_span(m, k->context, k->tokens, absorbed);
+            fl = ic_model_attn_flop_span(m, k->context, k->tokens, absorbed);
         }
-        out->attn_flops[k->phase] += share * f;
-        flops_attn += cnt * f;
+        out->attn_flops[k->phase] += share * fl;
+        flops_attn += cnt * fl;
         /* linear: every active parameter per new token, the head per logit */
-        out->lin_flops[k->phase] += 2.0 * cnt * T * active - 2.0 * cnt * (T - (double)k->logits) * head;
+        out->lin_flops[k->phase] +=
+            2.0 * (double)cm * T * active - 2.0 * (double)cm * (T - (double)k->logits) * head;
         const double head_model = (double)m->group_params[IC_PG_HEAD];
         flops_lin += 2.0 * cnt * T * (double)m->params_active -
                      2.0 * cnt * (T - (double)k->logits) * head_model;
@@ -289,16 +319,18 @@ int ic_step_load(const struct ic_model_stats *m, const struct ic_step *s, struct
      * each token's D-vector goes to its k experts, (ep-1)/ep of them in other
      * groups, and comes back, the N chips of a group sharing the sending. */
     if (N > 1) {
-        out->allreduce_bytes = tokens * (double)m->hidden_size * bact;
-        out->allreduces = 2 * m->n_layers;
+        out->allreduce_bytes = pass_tokens * (double)m->hidden_size * bact;
+        out->allreduces = 2 * Lps;
     }
     if (ep > 1 && m->n_experts) {
-        out->a2a_bytes = 2.0 * tokens * (double)m->top_k * (double)(ep - 1) / (double)ep *
+        out->a2a_bytes = 2.0 * pass_tokens * (double)m->top_k * (double)(ep - 1) / (double)ep *
                       (double)m->hidden_size * bact / (double)N;
-        out->a2as = m->n_moe_layers;
+        out->a2as = P > 1 ? (uint64_t)ceil(f * (double)m->n_moe_layers) : m->n_moe_layers;
     }
+    if (P > 1) /* a pass's activations, split over the stage's N chips */
+        out->send_bytes = pass_tokens * (double)m->hidden_size * bact / (double)N;
     out->attn_group = m->n_kv_heads ? (double)m->n_heads / (double)m->n_kv_heads : 1;
-    out->layers = m->n_layers;
+    out->layers = Lps;
     return IC_OK;
 }
 
@@ -343,7 +375,7 @@ int ic_step_time(const struct ic_load *l, const struct ic_hw *hw, const struct i
                           hw->locs[IC_HWF_COMPUTE].col,
                           "%s has no %s compute; pick a compute type it lists",
                           hw->name, ic_dtype_traits(l->compute)->name);
-    if (l->chips * l->ep > hw->ici_domain_chips && !(hw->dcn_B_s > 0))
+    if (l->chips * l->ep * (l->pp ? l->pp : 1) > hw->ici_domain_chips && !(hw->dcn_B_s > 0))
         return ic_err_set(err, IC_EINVAL, hw->path, hw->locs[IC_HWF_DCN].line,
                           hw->locs[IC_HWF_DCN].col,
                           "%s has no scale-out network: at most %llu chips (its fabric's domain)",
@@ -451,8 +483,20 @@ int ic_step_time(const struct ic_load *l, const struct ic_hw *hw, const struct i
         t->bound = t->compute_s > t->weights_s ? IC_BOUND_COMPUTE : IC_BOUND_WEIGHTS;
     else
         t->bound = t->attn_s > t->kv_s ? IC_BOUND_COMPUTE : IC_BOUND_KV;
+    /* a pipeline or micro-batches: the step is max(micro, pp) passes, each a
+     * stage's work and its send to the next stage */
+    t->stage_s = t->step_s;
+    t->cycles = 1;
+    if (l->pp > 1 || l->micro > 1) {
+        if (l->pp > 1)
+            t->send_s = ic_comm_send_s(hw, l->chips * l->ep * l->pp, l->send_bytes);
+        t->cycles = l->micro > l->pp ? l->micro : l->pp;
+        t->step_s = (double)t->cycles * (t->stage_s + t->send_s);
+        if (t->send_s > t->stage_s)
+            t->bound = IC_BOUND_COMM;
+    }
     const double check[] = {t->weights_s, t->compute_s, t->kv_s, t->attn_s, t->comm_s, t->a2a_s,
-                            t->step_s};
+                            t->send_s, t->step_s};
     for (size_t i = 0; i < sizeof check / sizeof check[0]; i++)
         if (!isfinite(check[i]) || check[i] < 0 || !(t->step_s > 0))
             return ic_err_set(err, IC_EINVAL, NULL, 0, 0,

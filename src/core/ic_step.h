@@ -38,6 +38,17 @@
  *   comm      two all-reduces per layer of the activations of every new
  *             token (tokens x D x 2 bytes, 4 for fp32 math) within the N
  *             chips; with expert parallelism one all-to-all per MoE layer.
+ *   pipeline  with pp stages the busiest chip is one of the last stage's N:
+ *             ceil(L / pp) of the L layers (the share f of every per-layer
+ *             group, cache and attention FLOPs, and 2 x ceil(L / pp)
+ *             all-reduces) plus the LM head; it holds that and the larger of
+ *             the embedding and the head. With micro batches the per-chip
+ *             load is one pass: ceil(count / micro) sequences of each kind,
+ *             the weights read again in every pass; a pass sends its
+ *             tokens' activations (tokens x D x 2 bytes, split over the N
+ *             chips) to the next stage. ic_step_time runs max(micro, pp)
+ *             passes per step. The group totals (flops, kv_*_all) stay those
+ *             of the whole model and batch.
  * Activations entering and leaving kernels (layer inputs, Q, O) are not
  * counted as HBM traffic: they grow with tokens x D, at ~3D FLOPs per byte
  * against the linear layers, and never set the bound.
@@ -87,6 +98,10 @@ struct ic_layout {
     uint64_t ep;      /* expert-parallel groups of N chips each (1 = none); the routed
                          experts split E / ep per group, every group serves its own
                          sequences (ic_moe.h) */
+    uint64_t pp;      /* pipeline stages of N chips each, ceil(L / pp) layers per
+                         stage, the last holding the LM head (0 or 1: none) */
+    uint64_t micro;   /* micro-batches the sequences split into, each passing the
+                         stages in turn (0 or 1: one) */
 };
 
 struct ic_seqs {
@@ -111,6 +126,9 @@ struct ic_step {
 struct ic_load {
     enum ic_dtype weights, kv, compute;
     uint64_t chips, ep;
+    uint64_t pp, micro;                    /* stages and micro-batches (>= 1) */
+    double send_bytes;                     /* activations one chip sends to the next
+                                              stage per micro-batch pass (pp > 1) */
     double weight_bytes;                   /* weights read */
     double weight_params;                  /* the same in parameters */
     double lin_flops[IC_PHASE_COUNT];      /* linear layers */
@@ -133,7 +151,8 @@ struct ic_load {
     double experts_touched;                /* expected routed experts read per MoE layer */
     double weights_held_bytes;             /* weights this chip holds */
     double kv_seq_bytes[IC_STEP_MAX_KINDS]; /* one sequence of each kind: its cache after
-                                              the step (context + tokens), whole model */
+                                              the step (context + tokens), over the
+                                              layers this chip's stage holds */
     double work_seq_bytes;                 /* workspace per sequence on one chip */
     uint64_t kv_split_heads, kv_split_batch;
     bool uneven_split;                     /* N does not divide the query heads (or exceeds
@@ -145,9 +164,9 @@ struct ic_load {
 
 /* Fills *out for step s of model m (pure, no allocation). Fails with
  * IC_EINVAL, naming the input, on zero chips or ep, no sequence kind, a kind
- * with no tokens, logits above its tokens, context + tokens beyond 2^26, or
- * chips x ep beyond IC_DECODE_MAX_CHIPS. A kind with no sequences adds
- * nothing. */
+ * with no tokens, logits above its tokens, context + tokens beyond 2^26,
+ * chips x ep x pp beyond IC_DECODE_MAX_CHIPS, more stages than layers, or
+ * more micro-batches than 2^24. A kind with no sequences adds nothing. */
 int ic_step_load(const struct ic_model_stats *m, const struct ic_step *s, struct ic_load *out,
                  struct ic_err *err);
 
@@ -174,6 +193,11 @@ struct ic_time {
     double comm_s;                 /* the all-reduces */
     double a2a_s;                  /* the all-to-alls (always serial) */
     double fixed_s;                /* expected: fork/join per region */
+    double send_s;                 /* pipeline: one pass's activations to the next stage */
+    double stage_s;                /* one micro-batch through one stage (the terms
+                                      above are of this pass); = step_s without a
+                                      pipeline or micro-batches */
+    uint64_t cycles;               /* passes a step takes: max(micro, pp) */
     double step_s;
     bool cache_resident;           /* expected: weights and cache fit the LLC */
     enum ic_bound bound;
@@ -194,7 +218,12 @@ struct ic_time {
  *             kernels (serial, as serving engines run them);
  *   step      linear + attention (+ fixed), with the all-reduces overlapped,
  *             max(that, T_comm) (a lower bound), or serial, that + T_comm;
- *             then + T_a2a (dispatch lands before the expert matmuls).
+ *             then + T_a2a (dispatch lands before the expert matmuls): the
+ *             time of one pass (stage_s); with a pipeline or micro-batches
+ *             the step is max(micro, pp) x (pass + its send to the next
+ *             stage, ic_comm_send_s): with one micro-batch every stage waits
+ *             for the one before; with micro >= pp each stage is busy all
+ *             step.
  * The bound is comm when the collectives set the step, else the larger term
  * of the larger kernel. Fails with IC_EINVAL when the chip lacks the compute
  * type, N exceeds its fabric with no scale-out network, the expected time
