@@ -711,6 +711,33 @@ START_TEST(test_rows_filled_by_name)
 }
 END_TEST
 
+/* check-published: the rows and the statistics from a CSV, its errors at
+ * their line:column (exit 2), the JSON's figures. r1 of good.csv: llama3-8b
+ * bf16 on one H100 at batch 1, context 1023 + ceil(2 / 2) = 1024; measured
+ * 100 tokens/s = 10 ms; predicted 4.52 ms (test_published's hand
+ * arithmetic), error -54.8%. */
+START_TEST(test_check_published)
+{
+    ck_assert_int_eq(run("check-published", "--measurements",
+                         IC_TEST_DIR "/fixtures/published/good.csv", NULL),
+                     0);
+    has_out("4.52 (-54.8%)");
+    has_out("batch 1, ideal");
+    ck_assert_int_eq(run("check-published", "--measurements",
+                         IC_TEST_DIR "/fixtures/published/good.csv", "--format", "json", NULL),
+                     0);
+    has_out("\"measured_s\": 0.01");
+    ck_assert_int_eq(run("check-published", "--measurements",
+                         IC_TEST_DIR "/fixtures/published/bad-kind.csv", NULL),
+                     2);
+    has_err("bad-kind.csv:2:");
+    ck_assert_int_eq(run("check-published", "--measurements",
+                         IC_TEST_DIR "/fixtures/published/good.csv", "--plot", "x.gif", NULL),
+                     2);
+    ck_assert_str_eq(out_buf, "");
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("cli");
@@ -734,6 +761,7 @@ int main(void)
     tcase_add_test(tc, test_plot_and_lists);
     tcase_add_test(tc, test_csv_carries_every_json_field);
     tcase_add_test(tc, test_rows_filled_by_name);
+    tcase_add_test(tc, test_check_published);
     suite_add_tcase(s, tc);
     return ic_test_run(s);
 }

@@ -1,6 +1,7 @@
 /* ic_cli: option parsing and the decode, list and show commands. */
 #include "ic_cli.h"
 #include "ic_cli_int.h"
+#include "ic_cli_published.h"
 #include "ic_cuda.h"
 
 #include "ic_db.h"
@@ -26,98 +27,17 @@
 #endif
 
 
-static const char *const cmd_names[IC_CMD_COUNT] = {
-    [IC_CMD_DECODE] = "decode",
-    [IC_CMD_LIST] = "list",
-    [IC_CMD_SHOW] = "show",
-    [IC_CMD_BENCH] = "bench",
-    [IC_CMD_VALIDATE] = "validate",
-    [IC_CMD_PREFILL] = "prefill",
-    [IC_CMD_SPECDEC] = "specdec",
-    [IC_CMD_MOE] = "moe",
-    [IC_CMD_BATCHING] = "batching",
-    [IC_CMD_PREFIX] = "prefix",
-    [IC_CMD_DISAGG] = "disagg",
-    [IC_CMD_COST] = "cost",
-    [IC_CMD_OPTIMIZE] = "optimize",
-    [IC_CMD_BESTOFN] = "bestofn",
-    [IC_CMD_SERVE] = "serve",
-    [IC_CMD_HELP] = "help",
-};
-_Static_assert(sizeof cmd_names / sizeof cmd_names[0] == IC_CMD_COUNT, "names");
-
-
-static const struct {
-    const char *name;
-    bool takes_value;
-} opt_table[IC_OPT_COUNT] = {
-    [IC_OPT_MODEL] = {"--model", true},     [IC_OPT_HW] = {"--hw", true},
-    [IC_OPT_CHIPS] = {"--chips", true},     [IC_OPT_BATCH] = {"--batch", true},
-    [IC_OPT_CONTEXT] = {"--context", true}, [IC_OPT_WEIGHTS] = {"--weights", true},
-    [IC_OPT_KV] = {"--kv", true},           [IC_OPT_COMPUTE] = {"--compute", true},
-    [IC_OPT_COMM] = {"--comm", true},       [IC_OPT_SWEEP] = {"--sweep", true},
-    [IC_OPT_FORMAT] = {"--format", true},   [IC_OPT_DB] = {"--db", true},
-    [IC_OPT_PLOT] = {"--plot", true},       [IC_OPT_PLOT_SIZE] = {"--plot-size", true},
-    [IC_OPT_ESTIMATE] = {"--estimate", true},
-    [IC_OPT_THREADS] = {"--threads", true}, [IC_OPT_QUICK] = {"--quick", false},
-    [IC_OPT_OUT] = {"--out", true},         [IC_OPT_NAME] = {"--name", true},
-    [IC_OPT_ROUNDS] = {"--rounds", true},   [IC_OPT_SEED] = {"--seed", true},
-    [IC_OPT_CSV] = {"--csv", true},         [IC_OPT_PLOT_PREFIX] = {"--plot-prefix", true},
-    [IC_OPT_HELP] = {"--help", false},      [IC_OPT_VERSION] = {"--version", false},
-    [IC_OPT_PROMPT] = {"--prompt", true},   [IC_OPT_PROMPTS] = {"--prompts", true},
-    [IC_OPT_OUTPUT] = {"--output", true},   [IC_OPT_MFU] = {"--mfu", true},
-    [IC_OPT_QUEUE] = {"--queue", true},     [IC_OPT_ATTENTION] = {"--attention", true},
-    [IC_OPT_CHUNK] = {"--chunk", true},     [IC_OPT_ACCEPT] = {"--accept", true},
-    [IC_OPT_DRAFT_LEN] = {"--k", true},     [IC_OPT_COST_RATIO] = {"--cost-ratio", true},
-    [IC_OPT_DRAFT] = {"--draft", true},     [IC_OPT_P] = {"--p", true},
-    [IC_OPT_Q] = {"--q", true},             [IC_OPT_PREFIX] = {"--prefix", true},
-    [IC_OPT_HIT_RATE] = {"--hit-rate", true}, [IC_OPT_PREFIXES] = {"--prefixes", true},
-    [IC_OPT_PREFILL_CHIPS] = {"--prefill-chips", true}, [IC_OPT_PRICE] = {"--price", true},
-    [IC_OPT_TTFT] = {"--ttft", true},       [IC_OPT_TPOT] = {"--tpot", true},
-    [IC_OPT_TOP] = {"--top", true},         [IC_OPT_MAX_CHIPS] = {"--max-chips", true},
-    [IC_OPT_SUCCESS] = {"--success", true}, [IC_OPT_N] = {"--n", true},
-    [IC_OPT_TARGET] = {"--target", true},   [IC_OPT_SHAPE] = {"--shape", true},
-    [IC_OPT_RESERVE] = {"--reserve", true}, [IC_OPT_BLOCK] = {"--block", true},
-    [IC_OPT_EP] = {"--ep", true},
-    [IC_OPT_PORT] = {"--port", true},       [IC_OPT_BIND] = {"--bind", true},
-    [IC_OPT_DEVICE] = {"--device", true},
-};
-_Static_assert(sizeof opt_table / sizeof opt_table[0] == IC_OPT_COUNT, "options");
-
 static const char usage_decode[] =
     "usage: infcalc [decode] --model M --hw H [options]\n"
     "\n"
     "Decode step time, its breakdown, what bounds it, memory and cost for model M\n"
     "on N chips of accelerator H (the ideal bound from spec-sheet peaks).\n"
     "\n"
-    "  --model M          a modeldb name or alias, a model YAML file or a Hugging\n"
-    "                     Face config.json ('infcalc list models')\n"
-    "  --hw H             a hwdb name or alias, or a hardware YAML file\n"
-    "                     ('infcalc list hw')\n"
-    "  --chips N          chips holding one tensor-parallel replica (default 1)\n"
-    "  --batch B          sequences decoded together (default 1)\n"
-    "  --context S        tokens already in each sequence's KV cache (default 2048)\n"
-    "  --weights T        weight storage: fp32 bf16 fp16 fp8 int8 int4 fp4 (default bf16)\n"
-    "  --kv T             KV-cache storage, same set (default bf16)\n"
-    "  --compute T        matmul type; the chip must list it (default bf16)\n"
-    "  --comm MODE        overlap (default: collectives hide under HBM traffic, a\n"
-    "                     lower bound) or serial (they add to the step)\n"
-    "  --estimate E       ideal (spec-sheet peaks) or expected (the entry's measured\n"
-    "                     figures, from 'infcalc bench'); default: expected where the\n"
-    "                     entry has them, else ideal\n"
-    "  --sweep AXIS[,AXIS]  batch, context, chips or precision; two axes give a grid\n"
-    "  --format F         table (default), csv or json (SI units, stable fields)\n"
-    "  --plot FILE        with --sweep batch: step time vs batch and the latency /\n"
-    "                     throughput Pareto frontier; with --sweep context: step time\n"
-    "                     vs context. .png, .svg or .pdf\n"
-    "  --plot-size WxH    picture size in pixels (default 1600x1000)\n"
-    "\n"
-    "  --model, --hw, --chips, --context, --weights, --kv and --compute take\n"
-    "  comma-separated lists (--chips 4,8,16): one configuration per combination\n"
-    "  (at most 16), one curve each in the picture, plus their envelope.\n"
-    "  --db DIR           folder holding hwdb/ and modeldb/ (default: $INFCALC_DB,\n"
-    "                     then the source tree infcalc was built from)\n"
-    "  --help             this text\n"
+    "The options marked [,..] take comma-separated lists (--chips 4,8,16): one\n"
+    "configuration per combination (at most 16), one curve each in the picture,\n"
+    "plus their envelope. --plot draws a batch sweep (step time against batch and\n"
+    "the latency / throughput Pareto frontier) or a context sweep (step time\n"
+    "against context).\n"
     "\n"
     "example: infcalc --model llama3-70b --hw v5e --chips 16 --sweep batch\n";
 
@@ -216,160 +136,6 @@ int ic_cli_usage(FILE *err, const char *fmt, ...)
     return 2;
 }
 
-const char *ic_cli_nearest(const char *word, const char *const *cands, int n)
-{
-    const char *best = NULL;
-    unsigned bd = 255;
-    for (int i = 0; i < n; i++) {
-        unsigned d = ic_text_distance(word, cands[i]);
-        if (d < bd) {
-            bd = d;
-            best = cands[i];
-        }
-    }
-    /* a short word is near only a word one or two edits away ('-x' is not
-     * a typo of '--hw') */
-    size_t len = strlen(word);
-    unsigned limit = len <= 3 ? 1 : len < 9 ? 2 : 3;
-    return bd <= limit ? best : NULL;
-}
-
-static int unknown_command(const char *word, FILE *err)
-{
-    const char *near = ic_cli_nearest(word, cmd_names, IC_CMD_COUNT);
-    ic_cli_usage(err, "unknown command '%s'", word);
-    if (near)
-        fprintf(err, "  did you mean '%s'?\n", near);
-    fputs("  'infcalc --help' lists the commands\n", err);
-    return 2;
-}
-
-static int parse_args(int argc, char **argv, struct ic_args *a, FILE *err)
-{
-    memset(a, 0, sizeof *a);
-    int i = 1;
-    if (i < argc && argv[i][0] != '-') {
-        int found = -1;
-        for (int c = 0; c < IC_CMD_COUNT; c++)
-            if (strcmp(argv[i], cmd_names[c]) == 0)
-                found = c;
-        if (found < 0)
-            return unknown_command(argv[i], err);
-        a->cmd = (enum ic_cmd)found;
-        i++;
-    }
-    for (; i < argc; i++) {
-        const char *arg = argv[i];
-        if (arg[0] != '-' || !arg[1]) {
-            if (a->n_pos >= 4)
-                return ic_cli_usage(err, "unexpected argument '%s'", arg);
-            a->pos[a->n_pos++] = arg;
-            continue;
-        }
-        if (strcmp(arg, "-h") == 0)
-            arg = "--help";
-        char name[64];
-        const char *eq = strchr(arg, '=');
-        size_t len = eq ? (size_t)(eq - arg) : strlen(arg);
-        if (len >= sizeof name)
-            len = sizeof name - 1;
-        memcpy(name, arg, len);
-        name[len] = '\0';
-        int o = -1;
-        for (int k = 0; k < IC_OPT_COUNT; k++)
-            if (strcmp(name, opt_table[k].name) == 0)
-                o = k;
-        if (o < 0) {
-            const char *names[IC_OPT_COUNT];
-            for (int k = 0; k < IC_OPT_COUNT; k++)
-                names[k] = opt_table[k].name;
-            const char *near = ic_cli_nearest(name, names, IC_OPT_COUNT);
-            ic_cli_usage(err, "unknown option '%s'", name);
-            if (near)
-                fprintf(err, "  did you mean '%s'?\n", near);
-            return 2;
-        }
-        if (a->given[o])
-            return ic_cli_usage(err, "option '%s' given twice", opt_table[o].name);
-        a->given[o] = true;
-        if (!opt_table[o].takes_value) {
-            if (eq)
-                return ic_cli_usage(err, "option '%s' takes no value", opt_table[o].name);
-            continue;
-        }
-        if (eq) {
-            a->val[o] = eq + 1;
-        } else {
-            if (i + 1 >= argc)
-                return ic_cli_usage(err, "option '%s' needs a value", opt_table[o].name);
-            a->val[o] = argv[++i];
-        }
-        if (!*a->val[o])
-            return ic_cli_usage(err, "option '%s' has an empty value", opt_table[o].name);
-    }
-    return 0;
-}
-
-/* A whole number in [lo, hi] for an option, rejecting signs and trailing
- * garbage ("32k", "1e3", "-1"). */
-int ic_cli_u64(const char *opt, const char *text, uint64_t lo, uint64_t hi,
-                         uint64_t *out, FILE *err)
-{
-    if (strspn(text, "0123456789") != strlen(text))
-        return ic_cli_usage(err, "%s: '%s' is not a whole number; expected %llu to %llu", opt,
-                           text, (unsigned long long)lo, (unsigned long long)hi);
-    errno = 0;
-    unsigned long long v = strtoull(text, NULL, 10);
-    if (errno == ERANGE || v < lo || v > hi)
-        return ic_cli_usage(err, "%s: %s is out of range; expected %llu to %llu", opt, text,
-                           (unsigned long long)lo, (unsigned long long)hi);
-    *out = v;
-    return 0;
-}
-
-int ic_cli_dtype(const char *opt, const char *text, enum ic_dtype *out, FILE *err)
-{
-    if (ic_dtype_parse(text, out) == IC_OK)
-        return 0;
-    return ic_cli_usage(err, "%s: unknown type '%s'; expected fp32, bf16, fp16, fp8, int8, int4 "
-                            "or fp4", opt, text);
-}
-
-int ic_cli_num(const char *opt, const char *text, double lo, double hi, double *out, FILE *err)
-{
-    char *end = NULL;
-    errno = 0;
-    double v = strtod(text, &end);
-    if (end == text || *end || !isfinite(v) || strpbrk(text, "xXpP") ||
-        isspace((unsigned char)*text))
-        return ic_cli_usage(err, "%s: '%s' is not a number; expected %g to %g", opt, text, lo, hi);
-    /* a quantity that cannot be negative takes no minus sign: '-0' and
-     * '-1e-300' are not a zero to print as "-0" or round away */
-    if (lo >= 0 && text[0] == '-')
-        return ic_cli_usage(err, "%s: '%s' has a minus sign; expected %g to %g", opt, text, lo,
-                            hi);
-    if (errno == ERANGE || v < lo || v > hi)
-        return ic_cli_usage(err, "%s: %s is out of range; expected %g to %g", opt, text, lo, hi);
-    *out = v;
-    return 0;
-}
-
-int ic_cli_time(const char *opt, const char *text, double *out, FILE *err)
-{
-    char why[160];
-    double v;
-    if (strspn(text, "0123456789.eE+-") == strlen(text)) {
-        if (ic_cli_num(opt, text, 0, 1e6, &v, err))
-            return 2;
-    } else if (ic_qty_parse(text, IC_QTY_TIME, &v, why, sizeof why)) {
-        return ic_cli_usage(err, "%s: %s; expected a time such as 200ms or 0.5s", opt, why);
-    }
-    if (!(v <= 1e6))
-        return ic_cli_usage(err, "%s: %s is out of range; expected at most 1e6 s", opt, text);
-    *out = v;
-    return 0;
-}
-
 int ic_cli_report(FILE *errf, int rc, const struct ic_err *e)
 {
     ic_err_print(errf, e);
@@ -384,21 +150,6 @@ int ic_cli_check_plot(const char *path, FILE *errf)
 }
 
 
-int ic_cli_list(const char *opt, const char *text, struct ic_list *l, FILE *err)
-{
-    snprintf(l->buf, sizeof l->buf, "%s", text);
-    l->n = 0;
-    char *save = NULL;
-    for (char *tok = strtok_r(l->buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-        if (l->n == IC_CLI_MAX_LIST)
-            return ic_cli_usage(err, "%s: at most %d values", opt, IC_CLI_MAX_LIST);
-        l->v[l->n++] = tok;
-    }
-    if (!l->n || text[strlen(text) - 1] == ',' || text[0] == ',' || strstr(text, ",,"))
-        return ic_cli_usage(err, "%s: empty value in list '%s'", opt, text);
-    return 0;
-}
-
 /* The options that may list values; one configuration per combination. */
 enum { L_MODEL, L_HW, L_CHIPS, L_CONTEXT, L_WEIGHTS, L_KV, L_COMPUTE, L_COUNT };
 static const int list_opts[L_COUNT] = {IC_OPT_MODEL,   IC_OPT_HW,      IC_OPT_CHIPS,
@@ -412,23 +163,6 @@ struct config {
     size_t first, n;   /* its points */
 };
 
-int ic_cli_plot_size(const char *text, int *w, int *h, FILE *err)
-{
-    unsigned long a, b;
-    char tail;
-    /* digits, 'x', digits: sscanf alone would take " 800x600" and "+800x600" */
-    size_t d1 = strspn(text, "0123456789");
-    bool shape = d1 && text[d1] == 'x' && strspn(text + d1 + 1, "0123456789") &&
-                 !text[d1 + 1 + strspn(text + d1 + 1, "0123456789")];
-    if (!shape || sscanf(text, "%lux%lu%c", &a, &b, &tail) != 2 || a < 320 || b < 240 ||
-        a > 10000 || b > 10000)
-        return ic_cli_usage(err, "--plot-size: '%s' is not WIDTHxHEIGHT with 320x240 to "
-                                "10000x10000 pixels, e.g. 1600x1000", text);
-    *w = (int)a;
-    *h = (int)b;
-    return 0;
-}
-
 /* Adds "what" to a label or title part list. */
 static void append(char *buf, size_t n, const char *sep, const char *what)
 {
@@ -436,140 +170,75 @@ static void append(char *buf, size_t n, const char *sep, const char *what)
     snprintf(buf + l, n - l, "%s%s", l ? sep : "", what);
 }
 
-static int cmd_decode(const struct ic_args *a, const struct ic_db *db, FILE *out, FILE *errf)
+static int cmd_decode(const struct ic_opts *a, const struct ic_db *db, FILE *out, FILE *errf)
 {
     if (a->n_pos)
         return ic_cli_usage(errf, "unexpected argument '%s' (options start with --)", a->pos[0]);
-    if (!a->val[IC_OPT_MODEL] || !a->val[IC_OPT_HW])
+    if (!a->given[IC_OPT_MODEL] || !a->given[IC_OPT_HW])
         return ic_cli_usage(errf, "decode needs --model and --hw ('infcalc --help' for usage)");
     int rc = 0;
-    struct ic_list lists[L_COUNT];
-    struct ic_decode_cfg base = ic_decode_defaults();
-    for (int l = 0; l < L_COUNT; l++) {
-        const char *v = a->val[list_opts[l]];
-        if (!v) {
-            lists[l].n = 1;
-            lists[l].v[0] = NULL;
-            continue;
-        }
-        if ((rc = ic_cli_list(opt_table[list_opts[l]].name, v, &lists[l], errf)))
-            return rc;
-    }
-    /* Validate every listed value before any work. */
-    uint64_t chips_v[IC_CLI_MAX_LIST], ctx_v[IC_CLI_MAX_LIST];
-    enum ic_dtype dt_v[3][IC_CLI_MAX_LIST];
-    for (int i = 0; i < lists[L_CHIPS].n; i++)
-        if (lists[L_CHIPS].v[i] &&
-            (rc = ic_cli_u64("--chips", lists[L_CHIPS].v[i], 1, 1u << 20, &chips_v[i], errf)))
-            return rc;
-    for (int i = 0; i < lists[L_CONTEXT].n; i++)
-        if (lists[L_CONTEXT].v[i] && (rc = ic_cli_u64("--context", lists[L_CONTEXT].v[i], 1,
-                                                         1u << 26, &ctx_v[i], errf)))
-            return rc;
-    for (int k = 0; k < 3; k++)
-        for (int i = 0; i < lists[L_WEIGHTS + k].n; i++)
-            if (lists[L_WEIGHTS + k].v[i] &&
-                (rc = ic_cli_dtype(opt_table[list_opts[L_WEIGHTS + k]].name,
-                                      lists[L_WEIGHTS + k].v[i], &dt_v[k][i], errf)))
-                return rc;
-    if (a->val[IC_OPT_BATCH] &&
-        (rc = ic_cli_u64("--batch", a->val[IC_OPT_BATCH], 1, 1u << 24, &base.batch, errf)))
-        return rc;
-    if (a->val[IC_OPT_COMM]) {
-        if (strcmp(a->val[IC_OPT_COMM], "overlap") == 0)
-            base.comm = IC_COMM_OVERLAP;
-        else if (strcmp(a->val[IC_OPT_COMM], "serial") == 0)
-            base.comm = IC_COMM_SERIAL;
-        else
-            return ic_cli_usage(errf, "--comm: unknown mode '%s'; expected overlap or serial",
-                               a->val[IC_OPT_COMM]);
-    }
-    int estimate = -1; /* -1: by the hardware entry */
-    if (a->val[IC_OPT_ESTIMATE]) {
-        if (strcmp(a->val[IC_OPT_ESTIMATE], "ideal") == 0)
-            estimate = IC_EST_IDEAL;
-        else if (strcmp(a->val[IC_OPT_ESTIMATE], "expected") == 0)
-            estimate = IC_EST_EXPECTED;
-        else
-            return ic_cli_usage(errf, "--estimate: unknown '%s'; expected ideal or expected",
-                               a->val[IC_OPT_ESTIMATE]);
-    }
-    enum ic_format fmt = IC_FMT_TABLE;
-    if (a->val[IC_OPT_FORMAT] && ic_report_format_parse(a->val[IC_OPT_FORMAT], &fmt))
-        return ic_cli_usage(errf, "--format: unknown format '%s'; expected table, csv or json",
-                           a->val[IC_OPT_FORMAT]);
+    /* values per list option: one (the default) where not given */
+    int nl[L_COUNT];
+    for (int l = 0; l < L_COUNT; l++)
+        nl[l] = a->given[list_opts[l]] ? a->n[list_opts[l]] : 1;
+    struct ic_decode_cfg base;
+    ic_opts_decode_cfg(a, &base);
+    int estimate = a->given[IC_OPT_ESTIMATE] ? a->estimate : -1; /* -1: by the hardware entry */
+    enum ic_format fmt = (enum ic_format)a->format;
     enum ic_axis axes[2] = {IC_AXIS_BATCH, IC_AXIS_BATCH};
-    int n_axes = 0;
-    if (a->val[IC_OPT_SWEEP]) {
-        struct ic_list sw;
-        if ((rc = ic_cli_list("--sweep", a->val[IC_OPT_SWEEP], &sw, errf)))
-            return rc;
-        if (sw.n > 2)
-            return ic_cli_usage(errf, "--sweep: at most two axes");
-        for (int i = 0; i < sw.n; i++) {
-            if (ic_axis_parse(sw.v[i], &axes[i]))
-                return ic_cli_usage(errf, "--sweep: unknown axis '%s'; expected batch, context, "
-                                         "chips or precision", sw.v[i]);
-            if (i == 1 && axes[0] == axes[1])
-                return ic_cli_usage(errf, "--sweep: axis '%s' given twice", sw.v[i]);
-        }
-        n_axes = sw.n;
-        static const int axis_opt[IC_AXIS_COUNT] = {
-            [IC_AXIS_BATCH] = IC_OPT_BATCH, [IC_AXIS_CONTEXT] = IC_OPT_CONTEXT,
-            [IC_AXIS_CHIPS] = IC_OPT_CHIPS, [IC_AXIS_PRECISION] = IC_OPT_WEIGHTS};
-        for (int i = 0; i < n_axes; i++) {
-            int o = axis_opt[axes[i]];
-            if (a->given[o] || (axes[i] == IC_AXIS_PRECISION && a->given[IC_OPT_KV]))
-                return ic_cli_usage(errf, "--sweep %s varies %s; leave that option out",
-                                   ic_axis_name(axes[i]),
-                                   axes[i] == IC_AXIS_PRECISION ? "--weights and --kv"
-                                                                : opt_table[o].name);
-        }
+    int n_axes = a->given[IC_OPT_SWEEP] ? a->n[IC_OPT_SWEEP] : 0;
+    for (int i = 0; i < n_axes; i++)
+        axes[i] = a->sweep[i];
+    static const int axis_opt[IC_AXIS_COUNT] = {
+        [IC_AXIS_BATCH] = IC_OPT_BATCH, [IC_AXIS_CONTEXT] = IC_OPT_CONTEXT,
+        [IC_AXIS_CHIPS] = IC_OPT_CHIPS, [IC_AXIS_PRECISION] = IC_OPT_WEIGHTS};
+    for (int i = 0; i < n_axes; i++) {
+        int o = axis_opt[axes[i]];
+        if (a->given[o] || (axes[i] == IC_AXIS_PRECISION && a->given[IC_OPT_KV]))
+            return ic_cli_usage(errf, "--sweep %s varies %s; leave that option out",
+                                ic_axis_name(axes[i]),
+                                axes[i] == IC_AXIS_PRECISION ? "--weights and --kv"
+                                                             : ic_opt_table[o].name);
     }
-    int plot_w = 1600, plot_h = 1000;
-    const char *plot = a->val[IC_OPT_PLOT];
-    if (a->val[IC_OPT_PLOT_SIZE]) {
-        if (!plot)
-            return ic_cli_usage(errf, "--plot-size needs --plot FILE");
-        if ((rc = ic_cli_plot_size(a->val[IC_OPT_PLOT_SIZE], &plot_w, &plot_h, errf)))
-            return rc;
-    }
+    if (base.micro > 1 && base.pp <= 1)
+        return ic_cli_usage(errf, "--micro splits the batch along a pipeline; add --pp P");
+    int plot_w = a->given[IC_OPT_PLOT_SIZE] ? a->plot_size[0] : 1600;
+    int plot_h = a->given[IC_OPT_PLOT_SIZE] ? a->plot_size[1] : 1000;
+    const char *plot = a->given[IC_OPT_PLOT] ? a->plot : NULL;
     if (plot && !(n_axes == 1 && (axes[0] == IC_AXIS_BATCH || axes[0] == IC_AXIS_CONTEXT)))
         return ic_cli_usage(errf, "--plot draws a batch or a context sweep; add --sweep batch or "
                                  "--sweep context");
-    if (plot && (rc = ic_cli_check_plot(plot, errf)))
-        return rc;
 
     /* The configurations: every combination of the listed values. */
     size_t n_cfg = 1;
     for (int l = 0; l < L_COUNT; l++)
-        n_cfg *= (size_t)lists[l].n;
-    if (n_cfg > IC_MAX_CONFIGS)
+        n_cfg *= (size_t)nl[l];
+    if (n_cfg > IC_CLI_MAX_CONFIGS)
         return ic_cli_usage(errf, "the listed options make %zu configurations; at most %d",
-                           n_cfg, IC_MAX_CONFIGS);
+                           n_cfg, IC_CLI_MAX_CONFIGS);
 
     struct ic_err e = {0};
-    struct ic_model *models = calloc((size_t)lists[L_MODEL].n, sizeof *models);
-    struct ic_model_stats stats[IC_CLI_MAX_LIST];
-    struct ic_hw *hws = calloc((size_t)lists[L_HW].n, sizeof *hws);
-    struct config cfgs[IC_MAX_CONFIGS];
+    struct ic_model *models = calloc((size_t)nl[L_MODEL], sizeof *models);
+    struct ic_model_stats stats[IC_OPT_MAX_LIST];
+    struct ic_hw *hws = calloc((size_t)nl[L_HW], sizeof *hws);
+    struct config cfgs[IC_CLI_MAX_CONFIGS];
     struct ic_point *pts = NULL;
-    struct ic_report_group groups[IC_MAX_CONFIGS];
-    struct ic_plot_curve curves[IC_MAX_CONFIGS];
+    struct ic_report_group groups[IC_CLI_MAX_CONFIGS];
+    struct ic_plot_curve curves[IC_CLI_MAX_CONFIGS];
     if (!models || !hws) {
         fputs("infcalc: error: out of memory\n", errf);
         rc = 1;
         goto out;
     }
     int lrc;
-    for (int i = 0; i < lists[L_MODEL].n; i++)
-        if ((lrc = ic_db_model(db, lists[L_MODEL].v[i], &models[i], &e)) ||
+    for (int i = 0; i < nl[L_MODEL]; i++)
+        if ((lrc = ic_db_model(db, a->model[i], &models[i], &e)) ||
             (lrc = ic_model_derive(&models[i], &stats[i], &e))) {
             rc = ic_cli_report(errf, lrc, &e);
             goto out;
         }
-    for (int i = 0; i < lists[L_HW].n; i++)
-        if ((lrc = ic_db_hw(db, lists[L_HW].v[i], &hws[i], &e))) {
+    for (int i = 0; i < nl[L_HW]; i++)
+        if ((lrc = ic_db_hw(db, a->hw[i], &hws[i], &e))) {
             rc = ic_cli_report(errf, lrc, &e);
             goto out;
         }
@@ -577,54 +246,45 @@ static int cmd_decode(const struct ic_args *a, const struct ic_db *db, FILE *out
         size_t rest = c;
         struct config *k = &cfgs[c];
         for (int l = L_COUNT - 1; l >= 0; l--) {
-            k->pick[l] = (int)(rest % (size_t)lists[l].n);
-            rest /= (size_t)lists[l].n;
+            k->pick[l] = (int)(rest % (size_t)nl[l]);
+            rest /= (size_t)nl[l];
         }
         k->cfg = base;
-        if (lists[L_CHIPS].v[0])
-            k->cfg.chips = chips_v[k->pick[L_CHIPS]];
-        if (lists[L_CONTEXT].v[0])
-            k->cfg.context = ctx_v[k->pick[L_CONTEXT]];
-        if (lists[L_WEIGHTS].v[0])
-            k->cfg.weights = dt_v[0][k->pick[L_WEIGHTS]];
-        if (lists[L_KV].v[0])
-            k->cfg.kv = dt_v[1][k->pick[L_KV]];
-        if (lists[L_COMPUTE].v[0])
-            k->cfg.compute = dt_v[2][k->pick[L_COMPUTE]];
+        if (a->given[IC_OPT_CHIPS])
+            k->cfg.chips = a->chips[k->pick[L_CHIPS]];
+        if (a->given[IC_OPT_CONTEXT])
+            k->cfg.context = a->context[k->pick[L_CONTEXT]];
+        if (a->given[IC_OPT_WEIGHTS])
+            k->cfg.weights = a->weights[k->pick[L_WEIGHTS]];
+        if (a->given[IC_OPT_KV])
+            k->cfg.kv = a->kv[k->pick[L_KV]];
+        if (a->given[IC_OPT_COMPUTE])
+            k->cfg.compute = a->compute[k->pick[L_COMPUTE]];
         /* label: the values that vary between configurations */
         k->label[0] = '\0';
         char part[96];
-        if (lists[L_MODEL].n > 1)
+        if (nl[L_MODEL] > 1)
             append(k->label, sizeof k->label, ", ", models[k->pick[L_MODEL]].name);
-        if (lists[L_HW].n > 1)
+        if (nl[L_HW] > 1)
             append(k->label, sizeof k->label, ", ", hws[k->pick[L_HW]].name);
-        if (lists[L_CHIPS].n > 1) {
+        if (nl[L_CHIPS] > 1) {
             snprintf(part, sizeof part, "%llu chips", (unsigned long long)k->cfg.chips);
             append(k->label, sizeof k->label, ", ", part);
         }
-        if (lists[L_CONTEXT].n > 1) {
+        if (nl[L_CONTEXT] > 1) {
             snprintf(part, sizeof part, "context %llu", (unsigned long long)k->cfg.context);
             append(k->label, sizeof k->label, ", ", part);
         }
         static const char *const what[3] = {"weights", "KV", "compute"};
         for (int t = 0; t < 3; t++)
-            if (lists[L_WEIGHTS + t].n > 1) {
+            if (nl[L_WEIGHTS + t] > 1) {
                 enum ic_dtype d = t == 0 ? k->cfg.weights : t == 1 ? k->cfg.kv : k->cfg.compute;
                 snprintf(part, sizeof part, "%s %s", ic_dtype_traits(d)->name, what[t]);
                 append(k->label, sizeof k->label, ", ", part);
             }
         const struct ic_hw *h = &hws[k->pick[L_HW]];
-        k->cfg.estimate = estimate >= 0 ? (enum ic_estimate)estimate
-                          : h->measured.present ? IC_EST_EXPECTED
-                                                : IC_EST_IDEAL;
-        if (ic_hw_peak(h, k->cfg.compute) <= 0) {
-            char have[128] = "";
-            for (int t = 0; t < IC_DT_COUNT; t++)
-                if (h->peak_flop_s[t] > 0)
-                    append(have, sizeof have, " ", ic_dtype_traits((enum ic_dtype)t)->name);
-            rc = ic_cli_usage(errf, "--compute %s: %s has no %s compute (it lists: %s)",
-                             ic_dtype_traits(k->cfg.compute)->name, h->name,
-                             ic_dtype_traits(k->cfg.compute)->name, have);
+        if ((lrc = ic_decode_for_hw(&k->cfg, h, estimate, &e))) {
+            rc = ic_cli_usage(errf, "%s", e.msg);
             goto out;
         }
         const struct ic_model_stats *st = &stats[k->pick[L_MODEL]];
@@ -675,29 +335,29 @@ static int cmd_decode(const struct ic_args *a, const struct ic_db *db, FILE *out
         /* Title: what all configurations share; the legend names the rest. */
         const struct config *k = &cfgs[0];
         char t[400] = "", sub[300] = "", part[128];
-        append(t, sizeof t, "", lists[L_MODEL].n > 1 ? "several models"
+        append(t, sizeof t, "", nl[L_MODEL] > 1 ? "several models"
                                                       : models[k->pick[L_MODEL]].name);
         append(t, sizeof t, " on ", "");
-        if (lists[L_CHIPS].n == 1) {
+        if (nl[L_CHIPS] == 1) {
             snprintf(part, sizeof part, "%llu x ", (unsigned long long)k->cfg.chips);
             append(t, sizeof t, "", part);
         }
-        if (lists[L_HW].n > 1) {
+        if (nl[L_HW] > 1) {
             append(t, sizeof t, "", "each of");
-            for (int i = 0; i < lists[L_HW].n; i++)
+            for (int i = 0; i < nl[L_HW]; i++)
                 append(t, sizeof t, i ? ", " : " ", hws[i].name);
         } else {
             append(t, sizeof t, "", hws[k->pick[L_HW]].name);
         }
-        if (lists[L_CHIPS].n > 1)
+        if (nl[L_CHIPS] > 1)
             append(t, sizeof t, "", " (chips vary)");
         snprintf(part, sizeof part, "weights %s, KV %s, compute %s",
-                 lists[L_WEIGHTS].n > 1 ? "vary" : ic_dtype_traits(k->cfg.weights)->name,
-                 lists[L_KV].n > 1 ? "vary" : ic_dtype_traits(k->cfg.kv)->name,
-                 lists[L_COMPUTE].n > 1 ? "vary" : ic_dtype_traits(k->cfg.compute)->name);
+                 nl[L_WEIGHTS] > 1 ? "vary" : ic_dtype_traits(k->cfg.weights)->name,
+                 nl[L_KV] > 1 ? "vary" : ic_dtype_traits(k->cfg.kv)->name,
+                 nl[L_COMPUTE] > 1 ? "vary" : ic_dtype_traits(k->cfg.compute)->name);
         append(sub, sizeof sub, "", part);
         if (axes[0] == IC_AXIS_BATCH) {
-            if (lists[L_CONTEXT].n > 1)
+            if (nl[L_CONTEXT] > 1)
                 snprintf(part, sizeof part, "context varies");
             else
                 snprintf(part, sizeof part, "context %llu", (unsigned long long)k->cfg.context);
@@ -727,18 +387,18 @@ static void gb(char *buf, size_t n, double v) { ic_report_bytes(buf, n, v); }
 
 /* list/show without a known kind: the usage error, and the nearest kind
  * to the word given ('list modles': did you mean 'models'?). */
-static int kind_error(FILE *errf, const char *what, const struct ic_args *a, const char *k1,
+static int kind_error(FILE *errf, const char *what, const struct ic_opts *a, const char *k1,
                       const char *k2)
 {
     const char *const kinds[2] = {k1, k2};
-    const char *near = a->n_pos ? ic_cli_nearest(a->pos[0], kinds, 2) : NULL;
+    const char *near = a->n_pos ? ic_text_nearest(a->pos[0], kinds, 2) : NULL;
     ic_cli_usage(errf, "%s", what);
     if (near && strcmp(near, a->pos[0]))
         fprintf(errf, "  did you mean '%s'?\n", near);
     return 2;
 }
 
-static int cmd_list(const struct ic_args *a, const struct ic_db *db, FILE *out, FILE *errf)
+static int cmd_list(const struct ic_opts *a, const struct ic_db *db, FILE *out, FILE *errf)
 {
     if (a->n_pos != 1 || (strcmp(a->pos[0], "hw") && strcmp(a->pos[0], "models")))
         return kind_error(errf, "list needs 'hw' or 'models'", a, "hw", "models");
@@ -907,7 +567,7 @@ static void show_model(FILE *out, const struct ic_model *m, const struct ic_mode
     }
 }
 
-static int cmd_show(const struct ic_args *a, const struct ic_db *db, FILE *out, FILE *errf)
+static int cmd_show(const struct ic_opts *a, const struct ic_db *db, FILE *out, FILE *errf)
 {
     if (a->n_pos != 2 || (strcmp(a->pos[0], "hw") && strcmp(a->pos[0], "model")))
         return kind_error(errf, "show needs 'hw NAME' or 'model NAME'", a, "hw", "model");
@@ -936,92 +596,63 @@ static int cmd_show(const struct ic_args *a, const struct ic_db *db, FILE *out, 
     return rc;
 }
 
-/* --threads N (1 to 256) into *threads when given; 0 or a usage status. */
-static int parse_threads(const struct ic_args *a, int *threads, FILE *errf)
+/* --device cuda in a build without CUDA is a usage error, before any work;
+ * --threads does not go with it. */
+static int check_device(const struct ic_opts *a, FILE *errf)
 {
-    uint64_t v;
-    int rc;
-    if (!a->val[IC_OPT_THREADS])
+    if (a->device != 1)
         return 0;
-    if ((rc = ic_cli_u64("--threads", a->val[IC_OPT_THREADS], 1, 256, &v, errf)))
-        return rc;
-    *threads = (int)v;
-    return 0;
-}
-
-/* --device cpu|cuda into *cuda (false when not given); 0 or a usage status.
- * cuda in a build without CUDA is a usage error here, before any work. */
-static int parse_device(const struct ic_args *a, bool *cuda, FILE *errf)
-{
-    const char *v = a->val[IC_OPT_DEVICE];
-    *cuda = false;
-    if (!v || strcmp(v, "cpu") == 0)
-        return 0;
-    if (strcmp(v, "cuda") != 0)
-        return ic_cli_usage(errf, "--device: '%s'; expected cpu or cuda", v);
     if (!ic_cuda_built())
         return ic_cli_usage(errf, "--device cuda: this build has no CUDA support (meson "
                                   "-Dcuda=enabled with nvcc)");
-    if (a->val[IC_OPT_THREADS])
+    if (a->given[IC_OPT_THREADS])
         return ic_cli_usage(errf, "--threads: not with --device cuda");
-    *cuda = true;
+    if (a->given[IC_OPT_LLC])
+        return ic_cli_usage(errf, "--llc: not with --device cuda");
     return 0;
 }
 
-static int cmd_bench(const struct ic_args *a, FILE *out, FILE *errf)
+static int cmd_bench(const struct ic_opts *a, FILE *out, FILE *errf)
 {
     if (a->n_pos)
         return ic_cli_usage(errf, "unexpected argument '%s'", a->pos[0]);
-    bool cuda;
     int rc;
-    if ((rc = parse_device(a, &cuda, errf)))
+    if ((rc = check_device(a, errf)))
         return rc;
-    struct ic_bench_opts o = {0, a->given[IC_OPT_QUICK],
-                              a->val[IC_OPT_OUT] ? a->val[IC_OPT_OUT]
-                                                 : cuda ? "this-gpu.yaml" : "this-machine.yaml",
-                              a->val[IC_OPT_NAME] ? a->val[IC_OPT_NAME]
-                                                  : cuda ? "this-gpu" : "this-machine",
-                              cuda};
-    if ((rc = parse_threads(a, &o.threads, errf)))
-        return rc;
+    bool cuda = a->device == 1;
+    struct ic_bench_opts o = {(int)a->threads, a->given[IC_OPT_QUICK],
+                              a->given[IC_OPT_OUT] ? a->out
+                                                   : cuda ? "this-gpu.yaml" : "this-machine.yaml",
+                              a->given[IC_OPT_NAME] ? a->name : cuda ? "this-gpu" : "this-machine",
+                              cuda, a->llc_bytes};
     if (strspn(o.name, "abcdefghijklmnopqrstuvwxyz0123456789-.") != strlen(o.name))
         return ic_cli_usage(errf, "--name: '%s'; expected lower-case letters, digits, '-' or '.'",
-                           o.name);
+                            o.name);
     struct ic_err e = {0};
     int lrc = ic_selfcheck_bench(&o, out, errf, &e);
     return lrc ? ic_cli_report(errf, lrc, &e) : 0;
 }
 
-static int cmd_validate(const struct ic_args *a, FILE *out, FILE *errf)
+static int cmd_validate(const struct ic_opts *a, FILE *out, FILE *errf)
 {
     if (a->n_pos)
         return ic_cli_usage(errf, "unexpected argument '%s'", a->pos[0]);
-    if (!a->val[IC_OPT_HW])
+    if (!a->given[IC_OPT_HW])
         return ic_cli_usage(errf, "validate needs --hw FILE (an entry written by 'infcalc "
-                                 "bench')");
-    bool cuda;
+                                  "bench')");
     int rc;
-    if ((rc = parse_device(a, &cuda, errf)))
+    if ((rc = check_device(a, errf)))
         return rc;
-    struct ic_validate_opts o = {a->val[IC_OPT_HW], 0, a->given[IC_OPT_QUICK], 3, 0, 0,
-                                 a->val[IC_OPT_CSV] ? a->val[IC_OPT_CSV]
-                                 : cuda             ? "plots/validate-cuda.csv"
-                                                    : "plots/validate-cpu.csv",
-                                 a->val[IC_OPT_PLOT_PREFIX] ? a->val[IC_OPT_PLOT_PREFIX]
-                                 : cuda                     ? "plots/validate-cuda"
-                                                            : "plots/validate-cpu",
+    bool cuda = a->device == 1;
+    struct ic_validate_opts o = {a->hw[0], (int)a->threads, a->given[IC_OPT_QUICK],
+                                 a->given[IC_OPT_ROUNDS] ? (int)a->rounds : 3, a->seed, 0,
+                                 a->given[IC_OPT_CSV] ? a->csv
+                                 : cuda               ? "plots/validate-cuda.csv"
+                                                      : "plots/validate-cpu.csv",
+                                 a->given[IC_OPT_PLOT_PREFIX] ? a->plot_prefix
+                                 : cuda                       ? "plots/validate-cuda"
+                                                              : "plots/validate-cpu",
                                  cuda};
-    uint64_t v;
-    if ((rc = parse_threads(a, &o.threads, errf)))
-        return rc;
-    if (a->val[IC_OPT_ROUNDS]) {
-        if ((rc = ic_cli_u64("--rounds", a->val[IC_OPT_ROUNDS], 1, 8, &v, errf)))
-            return rc;
-        o.rounds = (int)v;
-    }
-    if (a->val[IC_OPT_SEED] &&
-        (rc = ic_cli_u64("--seed", a->val[IC_OPT_SEED], 1, UINT32_MAX, &o.seed, errf)))
-        return rc;
     struct ic_err e = {0};
     int lrc = ic_selfcheck_validate(&o, out, errf, &e);
     return lrc ? ic_cli_report(errf, lrc, &e) : 0;
@@ -1037,68 +668,46 @@ static const char usage_serve[] =
     "the state: copy it to share a configuration. GET /api/decode?model=..&hw=..\n"
     "answers the JSON of --format json; bad values get HTTP 400 with the message\n"
     "the command line prints. Names only: nothing outside hwdb/ and modeldb/ is\n"
-    "read. Runs until Ctrl-C.\n"
-    "\n"
-    "  --port N           TCP port (default 8080; 0 picks a free one and says which)\n"
-    "  --bind ADDR        IPv4 address to listen on (default 127.0.0.1, this machine)\n"
-    "  --db DIR           folder holding hwdb/ and modeldb/\n";
+    "read. Runs until Ctrl-C.\n";
 
-static int cmd_serve(const struct ic_args *a, const struct ic_db *db, FILE *out, FILE *errf)
+static int cmd_serve(const struct ic_opts *a, const struct ic_db *db, FILE *out, FILE *errf)
 {
     if (a->n_pos)
         return ic_cli_usage(errf, "unexpected argument '%s'", a->pos[0]);
-    uint64_t port = 8080;
-    int rc;
-    if (a->val[IC_OPT_PORT] &&
-        (rc = ic_cli_u64("--port", a->val[IC_OPT_PORT], 0, 65535, &port, errf)))
-        return rc;
-    return ic_serve_run(db, a->val[IC_OPT_BIND] ? a->val[IC_OPT_BIND] : "127.0.0.1",
-                        (unsigned)port, out, errf);
+    return ic_serve_run(db, a->given[IC_OPT_BIND] ? a->bind : "127.0.0.1",
+                        a->given[IC_OPT_PORT] ? (unsigned)a->port : 8080, out, errf);
 }
 
-/* Which options each command takes; any other is a usage error. */
-#define OPT(o) (UINT64_C(1) << (o))
-#define OPTS_DEC (OPT(IC_OPT_MODEL) | OPT(IC_OPT_HW) | OPT(IC_OPT_CHIPS) | OPT(IC_OPT_WEIGHTS) | \
-                  OPT(IC_OPT_KV) | OPT(IC_OPT_COMPUTE) | OPT(IC_OPT_COMM) |                   \
-                  OPT(IC_OPT_FORMAT) | OPT(IC_OPT_DB))
-static const uint64_t cmd_opts[IC_CMD_COUNT] = {
-    [IC_CMD_DECODE] = OPTS_DEC | OPT(IC_OPT_BATCH) | OPT(IC_OPT_CONTEXT) | OPT(IC_OPT_SWEEP) |
-                      OPT(IC_OPT_PLOT) | OPT(IC_OPT_PLOT_SIZE) | OPT(IC_OPT_ESTIMATE),
-    [IC_CMD_LIST] = OPT(IC_OPT_DB),
-    [IC_CMD_SHOW] = OPT(IC_OPT_DB),
-    [IC_CMD_BENCH] = OPT(IC_OPT_THREADS) | OPT(IC_OPT_QUICK) | OPT(IC_OPT_OUT) | OPT(IC_OPT_NAME) |
-                     OPT(IC_OPT_DEVICE),
-    [IC_CMD_VALIDATE] = OPT(IC_OPT_HW) | OPT(IC_OPT_THREADS) | OPT(IC_OPT_QUICK) | OPT(IC_OPT_DEVICE) |
-                        OPT(IC_OPT_ROUNDS) | OPT(IC_OPT_SEED) | OPT(IC_OPT_CSV) |
-                        OPT(IC_OPT_PLOT_PREFIX),
-    [IC_CMD_PREFILL] = OPTS_DEC | OPT(IC_OPT_PROMPT) | OPT(IC_OPT_PROMPTS) | OPT(IC_OPT_MFU) |
-                       OPT(IC_OPT_QUEUE) | OPT(IC_OPT_ATTENTION) | OPT(IC_OPT_CHUNK) |
-                       OPT(IC_OPT_BATCH) | OPT(IC_OPT_CONTEXT) | OPT(IC_OPT_PREFIX) |
-                       OPT(IC_OPT_PLOT) | OPT(IC_OPT_PLOT_SIZE),
-    [IC_CMD_SPECDEC] = OPTS_DEC | OPT(IC_OPT_ACCEPT) | OPT(IC_OPT_DRAFT_LEN) |
-                       OPT(IC_OPT_COST_RATIO) | OPT(IC_OPT_DRAFT) | OPT(IC_OPT_P) | OPT(IC_OPT_Q) |
-                       OPT(IC_OPT_BATCH) | OPT(IC_OPT_CONTEXT),
-    [IC_CMD_MOE] = OPTS_DEC | OPT(IC_OPT_EP) | OPT(IC_OPT_CONTEXT),
-    [IC_CMD_BATCHING] = OPTS_DEC | OPT(IC_OPT_BATCH) | OPT(IC_OPT_PROMPT) | OPT(IC_OPT_OUTPUT) |
-                        OPT(IC_OPT_SHAPE) | OPT(IC_OPT_RESERVE) | OPT(IC_OPT_BLOCK),
-    [IC_CMD_PREFIX] = OPTS_DEC | OPT(IC_OPT_PROMPT) | OPT(IC_OPT_PREFIX) | OPT(IC_OPT_HIT_RATE) |
-                      OPT(IC_OPT_PREFIXES) | OPT(IC_OPT_MFU) | OPT(IC_OPT_QUEUE) |
-                      OPT(IC_OPT_PROMPTS),
-    [IC_CMD_DISAGG] = OPTS_DEC | OPT(IC_OPT_PROMPT) | OPT(IC_OPT_PROMPTS) | OPT(IC_OPT_OUTPUT) |
-                      OPT(IC_OPT_BATCH) | OPT(IC_OPT_PREFILL_CHIPS) | OPT(IC_OPT_MFU),
-    [IC_CMD_COST] = OPTS_DEC | OPT(IC_OPT_BATCH) | OPT(IC_OPT_CONTEXT) | OPT(IC_OPT_PROMPT) |
-                    OPT(IC_OPT_MFU) | OPT(IC_OPT_PRICE),
-    [IC_CMD_OPTIMIZE] = OPT(IC_OPT_MODEL) | OPT(IC_OPT_HW) | OPT(IC_OPT_PROMPT) |
-                        OPT(IC_OPT_OUTPUT) | OPT(IC_OPT_TTFT) | OPT(IC_OPT_TPOT) |
-                        OPT(IC_OPT_TOP) | OPT(IC_OPT_MAX_CHIPS) | OPT(IC_OPT_MFU) |
-                        OPT(IC_OPT_FORMAT) | OPT(IC_OPT_DB) | OPT(IC_OPT_PLOT) |
-                        OPT(IC_OPT_PLOT_SIZE),
-    [IC_CMD_BESTOFN] = OPTS_DEC | OPT(IC_OPT_SUCCESS) | OPT(IC_OPT_N) | OPT(IC_OPT_TARGET) |
-                       OPT(IC_OPT_PROMPT) | OPT(IC_OPT_OUTPUT) | OPT(IC_OPT_MFU),
-    [IC_CMD_SERVE] = OPT(IC_OPT_PORT) | OPT(IC_OPT_BIND) | OPT(IC_OPT_DB),
-    [IC_CMD_HELP] = 0,
-};
-_Static_assert(IC_OPT_COUNT <= 64, "option masks are 64 bits");
+static const char usage_check[] =
+    "usage: infcalc check-published [--measurements FILE] [--format F] [--plot FILE]\n"
+    "\n"
+    "infcalc's estimates against public end-to-end measurements of decode: each row\n"
+    "of the CSV (an engine serving a model on tp chips at a concurrency, with its\n"
+    "source) is predicted as one decode step at batch = concurrency / replicas and\n"
+    "context = input + output / 2, with the ideal bound and with the expected time\n"
+    "(where the chip's entry has measured or achieved figures); the error is on\n"
+    "time per output token, predicted / measured - 1. Then the median, 90th\n"
+    "percentile and signed median of |error| over the validation rows: all, by\n"
+    "engine, by chip and at batch 1. Calibration rows are shown, never counted.\n"
+    "\n"
+    "example: infcalc check-published --plot published.png\n";
+
+static int cmd_check(const struct ic_opts *a, const struct ic_db *db, FILE *out, FILE *errf)
+{
+    if (a->n_pos)
+        return ic_cli_usage(errf, "unexpected argument '%s'", a->pos[0]);
+    char def[4096];
+    const char *csv = a->measurements;
+    if (!a->given[IC_OPT_MEASUREMENTS]) {
+        snprintf(def, sizeof def, "%s/published/decode.csv", db->root);
+        csv = def;
+    }
+    return ic_cli_published_run(csv, db, (enum ic_format)a->format,
+                                a->given[IC_OPT_PLOT] ? a->plot : NULL,
+                                a->given[IC_OPT_PLOT_SIZE] ? a->plot_size[0] : 1600,
+                                a->given[IC_OPT_PLOT_SIZE] ? a->plot_size[1] : 1000,
+                                out, errf);
+}
 
 static const char *const usages[IC_CMD_COUNT] = {
     [IC_CMD_DECODE] = usage_decode,     [IC_CMD_LIST] = usage_list,
@@ -1108,54 +717,76 @@ static const char *const usages[IC_CMD_COUNT] = {
     [IC_CMD_BATCHING] = ic_cli_help_batching, [IC_CMD_PREFIX] = ic_cli_help_prefix,
     [IC_CMD_DISAGG] = ic_cli_help_disagg,  [IC_CMD_COST] = ic_cli_help_cost,
     [IC_CMD_OPTIMIZE] = ic_cli_help_optimize, [IC_CMD_BESTOFN] = ic_cli_help_bestofn,
-    [IC_CMD_SERVE] = usage_serve,       [IC_CMD_HELP] = NULL,
+    [IC_CMD_CHECK] = usage_check,       [IC_CMD_SERVE] = usage_serve,
+    [IC_CMD_HELP] = NULL,
 };
 
-typedef int (*cmd_fn)(const struct ic_args *, const struct ic_db *, FILE *, FILE *);
-
-int ic_cli_run(int argc, char **argv, FILE *out, FILE *errf)
+/* A command's help: its usage and description, the options it takes (from
+ * the option table), then its example. */
+static void print_help(FILE *f, enum ic_cmd c)
 {
-    struct ic_args a;
-    int rc = parse_args(argc, argv, &a, errf);
-    if (rc)
-        return rc;
-    if (a.given[IC_OPT_VERSION]) {
+    const char *t = usages[c];
+    const char *ex = strstr(t, "\nexample:");
+    size_t head = ex ? (size_t)(ex - t) : strlen(t);
+    while (head && t[head - 1] == '\n')
+        head--;
+    fprintf(f, "%.*s\n\noptions:\n", (int)head, t);
+    ic_opt_help(f, c);
+    if (ex)
+        fprintf(f, "%s", ex);
+}
+
+typedef int (*cmd_fn)(const struct ic_opts *, const struct ic_db *, FILE *, FILE *);
+
+static int run(const struct ic_opts *a, int argc, FILE *out, FILE *errf)
+{
+    if (a->given[IC_OPT_VERSION]) {
         fprintf(out, "infcalc %s\n", IC_VERSION);
         return 0;
     }
-    if (a.cmd == IC_CMD_HELP || (a.given[IC_OPT_HELP] && argc == 2) || argc == 1) {
+    if (a->cmd == IC_CMD_HELP || (a->given[IC_OPT_HELP] && argc == 2) || argc == 1) {
         enum ic_cmd which = IC_CMD_COUNT;
-        if (a.cmd == IC_CMD_HELP && a.n_pos == 1)
-            for (int c = 0; c < IC_CMD_COUNT; c++)
-                if (strcmp(a.pos[0], cmd_names[c]) == 0)
-                    which = (enum ic_cmd)c;
-        if (a.cmd == IC_CMD_HELP && a.n_pos == 1 && which == IC_CMD_COUNT)
-            return unknown_command(a.pos[0], errf);
+        if (a->cmd == IC_CMD_HELP && a->n_pos == 1) {
+            which = ic_cmd_find(a->pos[0]);
+            if (which == IC_CMD_COUNT) {
+                ic_cli_usage(errf, "unknown command '%s'", a->pos[0]);
+                const char *names[IC_CMD_COUNT];
+                for (int c = 0; c < IC_CMD_COUNT; c++)
+                    names[c] = ic_cmd_name((enum ic_cmd)c);
+                const char *near = ic_text_nearest(a->pos[0], names, IC_CMD_COUNT);
+                if (near)
+                    fprintf(errf, "  did you mean '%s'?\n", near);
+                fputs("  'infcalc --help' lists the commands\n", errf);
+                return 2;
+            }
+        }
         FILE *dst = argc == 1 ? errf : out;
         if (which < IC_CMD_COUNT && usages[which]) {
-            fputs(usages[which], dst);
+            print_help(dst, which);
         } else {
             fputs(usage_main, dst);
-            fputs(usage_decode, dst);
+            print_help(dst, IC_CMD_DECODE);
         }
         return argc == 1 ? 2 : 0;
     }
-    if (a.given[IC_OPT_HELP]) {
-        fputs(usages[a.cmd] ? usages[a.cmd] : usage_decode, out);
+    if (a->given[IC_OPT_HELP]) {
+        print_help(out, usages[a->cmd] ? a->cmd : IC_CMD_DECODE);
         return 0;
     }
-    for (int o = 0; o < IC_OPT_COUNT; o++)
-        if (a.given[o] && o != IC_OPT_VERSION && !(cmd_opts[a.cmd] & OPT(o)))
-            return ic_cli_usage(errf, "option '%s' does not apply to '%s' ('infcalc %s --help' "
-                                     "lists its options)",
-                               opt_table[o].name, cmd_names[a.cmd], cmd_names[a.cmd]);
-    if (a.cmd == IC_CMD_BENCH)
-        return cmd_bench(&a, out, errf);
-    if (a.cmd == IC_CMD_VALIDATE)
-        return cmd_validate(&a, out, errf);
+    /* output files before any work: the picture's type and a place it can
+     * be written, naming the OS's reason when it cannot */
+    if (a->given[IC_OPT_PLOT_SIZE] && !a->given[IC_OPT_PLOT])
+        return ic_cli_usage(errf, "--plot-size needs --plot FILE");
+    int rc;
+    if (a->given[IC_OPT_PLOT] && (rc = ic_cli_check_plot(a->plot, errf)))
+        return rc;
+    if (a->cmd == IC_CMD_BENCH)
+        return cmd_bench(a, out, errf);
+    if (a->cmd == IC_CMD_VALIDATE)
+        return cmd_validate(a, out, errf);
     struct ic_db db;
     struct ic_err e = {0};
-    int lrc = ic_db_init(&db, a.val[IC_OPT_DB], &e);
+    int lrc = ic_db_init(&db, a->given[IC_OPT_DB] ? a->db : NULL, &e);
     if (lrc)
         return ic_cli_report(errf, lrc, &e);
     static const cmd_fn fns[IC_CMD_COUNT] = {
@@ -1165,8 +796,28 @@ int ic_cli_run(int argc, char **argv, FILE *out, FILE *errf)
         [IC_CMD_BATCHING] = ic_cli_cmd_batching,  [IC_CMD_PREFIX] = ic_cli_cmd_prefix,
         [IC_CMD_DISAGG] = ic_cli_cmd_disagg,      [IC_CMD_COST] = ic_cli_cmd_cost,
         [IC_CMD_OPTIMIZE] = ic_cli_cmd_optimize,  [IC_CMD_BESTOFN] = ic_cli_cmd_bestofn,
-        [IC_CMD_SERVE] = cmd_serve,
+        [IC_CMD_CHECK] = cmd_check,           [IC_CMD_SERVE] = cmd_serve,
     };
-    cmd_fn f = a.cmd < IC_CMD_COUNT && fns[a.cmd] ? fns[a.cmd] : cmd_decode;
-    return f(&a, &db, out, errf);
+    cmd_fn f = a->cmd < IC_CMD_COUNT && fns[a->cmd] ? fns[a->cmd] : cmd_decode;
+    return f(a, &db, out, errf);
+}
+
+int ic_cli_run(int argc, char **argv, FILE *out, FILE *errf)
+{
+    struct ic_opts a;
+    struct ic_err e = {0};
+    int rc = ic_opts_parse(argc, argv, &a, &e);
+    if (rc) {
+        if (rc == IC_ENOMEM) {
+            rc = ic_cli_oom(errf);
+        } else {
+            rc = ic_cli_usage(errf, "%s", e.msg);
+            if (e.hint[0])
+                fprintf(errf, "  %s\n", e.hint);
+        }
+    } else {
+        rc = run(&a, argc, out, errf);
+    }
+    ic_opts_free(&a);
+    return rc;
 }

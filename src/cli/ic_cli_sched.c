@@ -25,10 +25,6 @@ const char ic_cli_help_moe[] =
     "absorbed form (every head reading one latent) against its naive form.\n"
     "Ideal bound from spec-sheet peaks.\n"
     "\n"
-    "  --chips N          chips per group (tensor parallel, default 1)\n"
-    "  --ep E             expert-parallel groups (default 1); must divide the experts\n"
-    "  --context S        tokens cached per sequence (default 2048)\n"
-    "  --weights, --kv, --compute, --comm, --format, --db as for decode\n"
     "\n"
     "example: infcalc moe --model deepseek-v3 --hw h200 --chips 8 --ep 4\n";
 
@@ -61,18 +57,15 @@ static const struct ic_col moe_sum_cols[] = {
     {"ridge", "chip ridge, FLOP per byte", IC_K_NUM},
 };
 
-int ic_cli_cmd_moe(const struct ic_args *a, const struct ic_db *db, FILE *out, FILE *errf)
+int ic_cli_cmd_moe(const struct ic_opts *a, const struct ic_db *db, FILE *out, FILE *errf)
 {
     struct ic_cli_setup l;
     int rc = ic_cli_setup(a, db, "moe", &l, errf);
     if (rc)
         return rc;
     struct ic_moe_cfg c = {l.dec, 1};
-    if (a->val[IC_OPT_EP] &&
-        (rc = ic_cli_u64("--ep", a->val[IC_OPT_EP], 1, 1u << 16, &c.ep, errf))) {
-        ic_cli_setup_free(&l);
-        return rc;
-    }
+    if (a->given[IC_OPT_EP])
+        c.ep = a->ep;
     struct ic_err e = {0};
     struct ic_rows r, sum;
     ic_rows_init(&r, moe_cols, (int)(sizeof moe_cols / sizeof moe_cols[0]));
@@ -165,14 +158,6 @@ const char ic_cli_help_batching[] =
     "block. Prints the throughput of each policy, the memory each layout holds and\n"
     "wastes, the largest batch each fits and the throughput that batch gives.\n"
     "\n"
-    "  --batch B          sequences decoded together (default 1)\n"
-    "  --prompt T         prompt tokens per request (default 512)\n"
-    "  --output MEAN      mean output tokens (default 256)\n"
-    "  --shape K          gamma shape (default 1); 0 = every request MEAN tokens\n"
-    "  --reserve R        contiguous reservation per sequence (default: the model's\n"
-    "                     max_position_embeddings)\n"
-    "  --block b          paged KV block, tokens (default 16)\n"
-    "  --chips, --weights, --kv, --compute, --comm, --format, --db as for decode\n"
     "\n"
     "example: infcalc batching --model llama3-8b --hw h100 --batch 64 --prompt 512 "
     "--output 256\n";
@@ -205,28 +190,23 @@ static const struct ic_col batching_cols[] = {
     {"paged_gain", "paged / contiguous", IC_K_NUM},
 };
 
-int ic_cli_cmd_batching(const struct ic_args *a, const struct ic_db *db, FILE *out, FILE *errf)
+int ic_cli_cmd_batching(const struct ic_opts *a, const struct ic_db *db, FILE *out, FILE *errf)
 {
     struct ic_cli_setup l;
     int rc = ic_cli_setup(a, db, "batching", &l, errf);
     if (rc)
         return rc;
     struct ic_batching_cfg c = {l.dec, 512, {256, 1}, 0, 16};
-    double mean = 256;
-    if ((a->val[IC_OPT_PROMPT] &&
-         (rc = ic_cli_u64("--prompt", a->val[IC_OPT_PROMPT], 1, 1u << 26, &c.prompt, errf))) ||
-        (a->val[IC_OPT_OUTPUT] &&
-         (rc = ic_cli_num("--output", a->val[IC_OPT_OUTPUT], 1, 1 << 26, &mean, errf))) ||
-        (a->val[IC_OPT_SHAPE] && (rc = ic_cli_num("--shape", a->val[IC_OPT_SHAPE], 0,
-                                                  IC_SCHED_MAX_SHAPE, &c.out.shape, errf))) ||
-        (a->val[IC_OPT_RESERVE] &&
-         (rc = ic_cli_u64("--reserve", a->val[IC_OPT_RESERVE], 1, 1u << 26, &c.reserve, errf))) ||
-        (a->val[IC_OPT_BLOCK] &&
-         (rc = ic_cli_u64("--block", a->val[IC_OPT_BLOCK], 1, 1u << 20, &c.block, errf)))) {
-        ic_cli_setup_free(&l);
-        return rc;
-    }
-    c.out.mean = mean;
+    if (a->given[IC_OPT_PROMPT])
+        c.prompt = a->prompt;
+    if (a->given[IC_OPT_OUTPUT])
+        c.out.mean = (double)a->output;
+    if (a->given[IC_OPT_SHAPE])
+        c.out.shape = a->shape;
+    if (a->given[IC_OPT_RESERVE])
+        c.reserve = a->reserve;
+    if (a->given[IC_OPT_BLOCK])
+        c.block = a->block;
     struct ic_batching x;
     struct ic_err e = {0};
     int lrc = ic_batching(&l.st, l.h, &c, &x, &e);

@@ -30,52 +30,20 @@ int ic_cli_oom(FILE *errf)
     return 1;
 }
 
-int ic_cli_decode_opts(const struct ic_args *a, struct ic_cli_setup *s, FILE *errf)
+void ic_cli_decode_opts(const struct ic_opts *a, struct ic_cli_setup *s)
 {
-    int rc;
-    s->dec = ic_decode_defaults();
-    s->fmt = IC_FMT_TABLE;
-    if (a->val[IC_OPT_CHIPS] &&
-        (rc = ic_cli_u64("--chips", a->val[IC_OPT_CHIPS], 1, 1u << 20, &s->dec.chips, errf)))
-        return rc;
-    if (a->val[IC_OPT_BATCH] &&
-        (rc = ic_cli_u64("--batch", a->val[IC_OPT_BATCH], 1, 1u << 24, &s->dec.batch, errf)))
-        return rc;
-    if (a->val[IC_OPT_CONTEXT] &&
-        (rc = ic_cli_u64("--context", a->val[IC_OPT_CONTEXT], 1, 1u << 26, &s->dec.context,
-                         errf)))
-        return rc;
-    const int dto[3] = {IC_OPT_WEIGHTS, IC_OPT_KV, IC_OPT_COMPUTE};
-    enum ic_dtype *dst[3] = {&s->dec.weights, &s->dec.kv, &s->dec.compute};
-    static const char *const names[3] = {"--weights", "--kv", "--compute"};
-    for (int i = 0; i < 3; i++)
-        if (a->val[dto[i]] && (rc = ic_cli_dtype(names[i], a->val[dto[i]], dst[i], errf)))
-            return rc;
-    if (a->val[IC_OPT_COMM]) {
-        if (strcmp(a->val[IC_OPT_COMM], "overlap") == 0)
-            s->dec.comm = IC_COMM_OVERLAP;
-        else if (strcmp(a->val[IC_OPT_COMM], "serial") == 0)
-            s->dec.comm = IC_COMM_SERIAL;
-        else
-            return ic_cli_usage(errf, "--comm: unknown mode '%s'; expected overlap or serial",
-                                a->val[IC_OPT_COMM]);
-    }
-    if (a->val[IC_OPT_FORMAT] && ic_report_format_parse(a->val[IC_OPT_FORMAT], &s->fmt))
-        return ic_cli_usage(errf, "--format: unknown format '%s'; expected table, csv or json",
-                            a->val[IC_OPT_FORMAT]);
-    return 0;
+    ic_opts_decode_cfg(a, &s->dec);
+    s->fmt = (enum ic_format)a->format;
 }
 
-int ic_cli_setup(const struct ic_args *a, const struct ic_db *db, const char *cmd,
+int ic_cli_setup(const struct ic_opts *a, const struct ic_db *db, const char *cmd,
                  struct ic_cli_setup *s, FILE *errf)
 {
     memset(s, 0, sizeof *s);
-    int rc;
     if (a->n_pos)
         return ic_cli_usage(errf, "unexpected argument '%s' (options start with --)", a->pos[0]);
-    if ((rc = ic_cli_decode_opts(a, s, errf)))
-        return rc;
-    if (!a->val[IC_OPT_MODEL] || !a->val[IC_OPT_HW])
+    ic_cli_decode_opts(a, s);
+    if (!a->given[IC_OPT_MODEL] || !a->given[IC_OPT_HW])
         return ic_cli_usage(errf, "%s needs --model and --hw ('infcalc %s --help' for usage)",
                             cmd, cmd);
     s->m = malloc(sizeof *s->m);
@@ -86,9 +54,9 @@ int ic_cli_setup(const struct ic_args *a, const struct ic_db *db, const char *cm
     }
     struct ic_err e = {0};
     int lrc;
-    if ((lrc = ic_db_model(db, a->val[IC_OPT_MODEL], s->m, &e)) ||
+    if ((lrc = ic_db_model(db, a->model[0], s->m, &e)) ||
         (lrc = ic_model_derive(s->m, &s->st, &e)) ||
-        (lrc = ic_db_hw(db, a->val[IC_OPT_HW], s->h, &e))) {
+        (lrc = ic_db_hw(db, a->hw[0], s->h, &e))) {
         ic_cli_setup_free(s);
         return ic_cli_report(errf, lrc, &e);
     }
@@ -111,48 +79,35 @@ int ic_cli_write_rows(FILE *out, FILE *errf, enum ic_format fmt, const struct ic
 }
 
 /* The prefill options shared by prefill, prefix, disagg, cost and bestofn. */
-static int parse_prefill(const struct ic_args *a, const struct ic_cli_setup *s,
-                         struct ic_prefill_cfg *pf, FILE *errf)
+static void parse_prefill(const struct ic_opts *a, const struct ic_cli_setup *s,
+                          struct ic_prefill_cfg *pf)
 {
-    int rc;
     *pf = ic_prefill_defaults();
     pf->chips = s->dec.chips;
     pf->weights = s->dec.weights;
     pf->kv = s->dec.kv;
     pf->compute = s->dec.compute;
     pf->comm = s->dec.comm;
-    if (a->val[IC_OPT_PROMPT] &&
-        (rc = ic_cli_u64("--prompt", a->val[IC_OPT_PROMPT], 1, IC_PREFILL_MAX_TOKENS,
-                         &pf->prompt, errf)))
-        return rc;
-    if (a->val[IC_OPT_PROMPTS] &&
-        (rc = ic_cli_u64("--prompts", a->val[IC_OPT_PROMPTS], 1, IC_PREFILL_MAX_TOKENS,
-                         &pf->prompts, errf)))
-        return rc;
-    if (a->val[IC_OPT_MFU] &&
-        (rc = ic_cli_num("--mfu", a->val[IC_OPT_MFU], 1e-6, 1, &pf->mfu, errf)))
-        return rc;
-    if (a->val[IC_OPT_QUEUE] && (rc = ic_cli_time("--queue", a->val[IC_OPT_QUEUE], &pf->queue_s,
-                                                  errf)))
-        return rc;
-    if (a->val[IC_OPT_ATTENTION]) {
-        if (strcmp(a->val[IC_OPT_ATTENTION], "flash") == 0)
-            pf->attn = IC_ATTN_FLASH;
-        else if (strcmp(a->val[IC_OPT_ATTENTION], "unfused") == 0)
-            pf->attn = IC_ATTN_UNFUSED;
-        else
-            return ic_cli_usage(errf, "--attention: unknown '%s'; expected flash or unfused",
-                                a->val[IC_OPT_ATTENTION]);
-    }
-    return 0;
+    if (a->given[IC_OPT_PROMPT])
+        pf->prompt = a->prompt;
+    if (a->given[IC_OPT_PROMPTS])
+        pf->prompts = a->prompts;
+    if (a->given[IC_OPT_MFU])
+        pf->mfu = a->mfu;
+    if (a->given[IC_OPT_QUEUE])
+        pf->queue_s = a->queue_s;
+    if (a->given[IC_OPT_ATTENTION])
+        pf->attn = (enum ic_attn_impl)a->attention;
 }
 
 /* ic_cli_setup, then the prefill options; free s either way. */
-static int setup_prefill(const struct ic_args *a, const struct ic_db *db, const char *cmd,
+static int setup_prefill(const struct ic_opts *a, const struct ic_db *db, const char *cmd,
                          struct ic_cli_setup *s, struct ic_prefill_cfg *pf, FILE *errf)
 {
     int rc = ic_cli_setup(a, db, cmd, s, errf);
-    return rc ? rc : parse_prefill(a, s, pf, errf);
+    if (!rc)
+        parse_prefill(a, s, pf);
+    return rc;
 }
 
 static const char *dtn(enum ic_dtype t) { return ic_dtype_traits(t)->name; }
@@ -206,18 +161,6 @@ const char ic_cli_help_prefill[] =
     "unfused (the T x T score matrix written and read back twice, the full\n"
     "products computed). The ideal bound from spec-sheet peaks.\n"
     "\n"
-    "  --prompt T         prompt tokens (default 2048)\n"
-    "  --prompts N        prompts prefilled together (default 1)\n"
-    "  --prefix P         tokens already cached ahead of the prompt (default 0)\n"
-    "  --mfu X            model FLOPs utilization, 0 < X <= 1 (default: the hw entry's\n"
-    "                     measured matmul rate over its peak where it has one, else 0.4)\n"
-    "  --queue TIME       waiting time before the prefill (200ms, 0.5s; default 0)\n"
-    "  --attention A      flash or unfused (default: both)\n"
-    "  --chunk C          chunked prefill: the prompt rides C tokens at a time on the\n"
-    "                     decode steps of a running batch (--batch, --context): the\n"
-    "                     step time with a chunk, the steps and the TTFT that gives\n"
-    "  --chips, --weights, --kv, --compute, --comm, --format, --db as for decode\n"
-    "  --plot FILE        TTFT against prompt length, fused and unfused (.png .svg .pdf)\n"
     "\n"
     "example: infcalc prefill --model llama3-70b --hw v5e --chips 16 --prompt 8192\n";
 
@@ -292,10 +235,10 @@ static const struct ic_col chunk_cols[] = {
     {"prefill_alone_s", "prefill alone", IC_K_S},
 };
 
-static int plot_prefill(const struct ic_args *a, const struct ic_cli_setup *s,
+static int plot_prefill(const struct ic_opts *a, const struct ic_cli_setup *s,
                         const struct ic_prefill_cfg *base, FILE *errf);
 
-int ic_cli_cmd_prefill(const struct ic_args *a, const struct ic_db *db, FILE *out, FILE *errf)
+int ic_cli_cmd_prefill(const struct ic_opts *a, const struct ic_db *db, FILE *out, FILE *errf)
 {
     struct ic_cli_setup s;
     struct ic_prefill_cfg pf;
@@ -303,24 +246,15 @@ int ic_cli_cmd_prefill(const struct ic_args *a, const struct ic_db *db, FILE *ou
     int rc = setup_prefill(a, db, "prefill", &s, &pf, errf);
     if (rc)
         goto out;
-    if (a->val[IC_OPT_PREFIX] &&
-        (rc = ic_cli_u64("--prefix", a->val[IC_OPT_PREFIX], 0, 1u << 26, &pf.prefix, errf)))
-        goto out;
-    if (a->val[IC_OPT_CHUNK] &&
-        (rc = ic_cli_u64("--chunk", a->val[IC_OPT_CHUNK], 1, IC_PREFILL_MAX_TOKENS, &chunk,
-                         errf)))
-        goto out;
+    if (a->given[IC_OPT_PREFIX])
+        pf.prefix = a->prefix;
+    if (a->given[IC_OPT_CHUNK])
+        chunk = a->chunk;
     if (!chunk && (a->given[IC_OPT_BATCH] || a->given[IC_OPT_CONTEXT])) {
         rc = ic_cli_usage(errf, "--batch and --context describe the decode batch a chunked "
                                 "prefill rides on; add --chunk C");
         goto out;
     }
-    if (a->val[IC_OPT_PLOT_SIZE] && !a->val[IC_OPT_PLOT]) {
-        rc = ic_cli_usage(errf, "--plot-size needs --plot FILE");
-        goto out;
-    }
-    if (a->val[IC_OPT_PLOT] && (rc = ic_cli_check_plot(a->val[IC_OPT_PLOT], errf)))
-        goto out;
     if (s.st.max_context && pf.prefix + pf.prompt > s.st.max_context)
         fprintf(errf, "infcalc: warning: the prompt (%llu tokens with the prefix) exceeds %s's "
                       "max_position_embeddings %llu\n",
@@ -363,7 +297,7 @@ int ic_cli_cmd_prefill(const struct ic_args *a, const struct ic_db *db, FILE *ou
     } else {
         ic_rows_init(&r, prefill_cols, (int)(sizeof prefill_cols / sizeof prefill_cols[0]));
         for (int k = 0; k < IC_ATTN_COUNT; k++) {
-            if (a->val[IC_OPT_ATTENTION] && k != (int)pf.attn)
+            if (a->given[IC_OPT_ATTENTION] && k != (int)pf.attn)
                 continue;
             struct ic_prefill_cfg c = pf;
             c.attn = (enum ic_attn_impl)k;
@@ -386,7 +320,7 @@ int ic_cli_cmd_prefill(const struct ic_args *a, const struct ic_db *db, FILE *ou
     }
     rc = ic_cli_write_rows(out, errf, s.fmt, &r, title, !chunk);
     ic_rows_free(&r);
-    if (!rc && a->val[IC_OPT_PLOT])
+    if (!rc && a->given[IC_OPT_PLOT])
         rc = plot_prefill(a, &s, &pf, errf);
 out:
     ic_cli_setup_free(&s);
@@ -395,7 +329,7 @@ out:
 
 /* TTFT against the prompt length, fused and unfused, with the compute and
  * memory terms of the fused kernel. */
-static int plot_prefill(const struct ic_args *a, const struct ic_cli_setup *s,
+static int plot_prefill(const struct ic_opts *a, const struct ic_cli_setup *s,
                         const struct ic_prefill_cfg *base, FILE *errf)
 {
     enum { NP = 15 };
@@ -429,13 +363,12 @@ static int plot_prefill(const struct ic_args *a, const struct ic_cli_setup *s,
     title_of(title, sizeof title, s, base->chips);
     snprintf(sub, sizeof sub, "prefill of one prompt, MFU %.2f%s, ideal bound", 
              base->mfu > 0 ? base->mfu : IC_PREFILL_MFU, base->mfu > 0 ? "" : " (default)");
-    int w = 1600, h = 1000, rc;
-    if (a->val[IC_OPT_PLOT_SIZE] && (rc = ic_cli_plot_size(a->val[IC_OPT_PLOT_SIZE], &w, &h, errf)))
-        return rc;
+    int w = a->given[IC_OPT_PLOT_SIZE] ? a->plot_size[0] : 1600;
+    int h = a->given[IC_OPT_PLOT_SIZE] ? a->plot_size[1] : 1000;
     struct ic_plot_lines L = {.title = title, .subtitle = sub, .x_label = "prompt tokens",
                              .y_label = "time (s)", .xlog = true, .ylog = true,
                              .series = ser, .n_series = 4};
-    int lrc = ic_plot_lines_write(a->val[IC_OPT_PLOT], w, h, &L, &e);
+    int lrc = ic_plot_lines_write(a->plot, w, h, &L, &e);
     return lrc ? ic_cli_report(errf, lrc, &e) : 0;
 }
 
@@ -452,16 +385,6 @@ const char ic_cli_help_specdec[] =
     "when it lies past 16; with --k, that k beside the best) and the best k over\n"
     "1 .. 64.\n"
     "\n"
-    "  --accept A         per-token acceptance, 0 to 1\n"
-    "  --p LIST, --q LIST target and draft next-token distributions over the same\n"
-    "                     tokens (\"0.5,0.3,0.2\"); the acceptance is sum min(p, q)\n"
-    "  --cost-ratio C     draft step / target step (e.g. 0.05)\n"
-    "  --draft MODEL      the draft model: both models' decode steps are costed on\n"
-    "                     --hw with --chips, --batch, --context and the types; the\n"
-    "                     target's verification step handles k + 1 tokens per sequence\n"
-    "                     (weights and KV read once, the FLOPs k + 1 times)\n"
-    "  --k K              one draft length, 1 to 64\n"
-    "  --format F         table, csv or json\n"
     "\n"
     "example: infcalc specdec --accept 0.8 --draft llama3.2-1b --model llama3-70b --hw h100 "
     "--chips 8\n";
@@ -489,46 +412,7 @@ static const struct ic_col spec_costed_cols[] = {
     {"best", "best", IC_K_BOOL},
 };
 
-/* A probability list "0.5,0.3,0.2" (at most 4096 entries). */
-static int parse_dist(const char *opt, const char *text, double **out, size_t *n, FILE *errf)
-{
-    size_t cap = 1;
-    for (const char *c = text; *c; c++)
-        cap += *c == ',';
-    if (cap > 4096)
-        return ic_cli_usage(errf, "%s: at most 4096 probabilities", opt);
-    double *v = malloc(cap * sizeof *v);
-    char *buf = strdup(text);
-    if (!v || !buf) {
-        free(v);
-        free(buf);
-        return ic_cli_oom(errf);
-    }
-    size_t k = 0;
-    char *p = buf;
-    for (;;) {
-        char *comma = strchr(p, ',');
-        if (comma)
-            *comma = '\0';
-        char name[48];
-        snprintf(name, sizeof name, "%s (entry %zu)", opt, k + 1);
-        if (ic_cli_num(name, p, 0, 1, &v[k], errf)) {
-            free(v);
-            free(buf);
-            return 2;
-        }
-        k++;
-        if (!comma)
-            break;
-        p = comma + 1;
-    }
-    free(buf);
-    *out = v;
-    *n = k;
-    return 0;
-}
-
-int ic_cli_cmd_specdec(const struct ic_args *a, const struct ic_db *db, FILE *out, FILE *errf)
+int ic_cli_cmd_specdec(const struct ic_opts *a, const struct ic_db *db, FILE *out, FILE *errf)
 {
     int rc;
     struct ic_cli_setup s;
@@ -550,48 +434,36 @@ int ic_cli_cmd_specdec(const struct ic_args *a, const struct ic_db *db, FILE *ou
                                   "--cost-ratio leave them out");
     double acc = 0, c = 0;
     uint64_t k_only = 0;
-    if (have_a && (rc = ic_cli_num("--accept", a->val[IC_OPT_ACCEPT], 0, 1, &acc, errf)))
-        return rc;
+    if (have_a)
+        acc = a->accept;
     if (have_pq) {
-        double *p = NULL, *q = NULL;
-        size_t np = 0, nq = 0;
-        if ((rc = parse_dist("--p", a->val[IC_OPT_P], &p, &np, errf)) ||
-            (rc = parse_dist("--q", a->val[IC_OPT_Q], &q, &nq, errf))) {
-            free(p);
-            return rc;
-        }
+        size_t np = (size_t)a->n[IC_OPT_P], nq = (size_t)a->n[IC_OPT_Q];
         struct ic_err e = {0};
         int lrc = np != nq ? ic_err_set(&e, IC_EINVAL, NULL, 0, 0,
                                         "--p has %zu probabilities and --q %zu; they describe "
                                         "the same tokens", np, nq)
-                           : ic_spec_accept(p, q, np, &acc, &e);
-        free(p);
-        free(q);
+                           : ic_spec_accept(a->p, a->q, np, &acc, &e);
         if (lrc)
             return ic_cli_report(errf, lrc, &e);
     }
-    if (a->val[IC_OPT_COST_RATIO] &&
-        (rc = ic_cli_num("--cost-ratio", a->val[IC_OPT_COST_RATIO], 0, 1e3, &c, errf)))
-        return rc;
-    if (a->val[IC_OPT_DRAFT_LEN] &&
-        (rc = ic_cli_u64("--k", a->val[IC_OPT_DRAFT_LEN], 1, 64, &k_only, errf)))
-        return rc;
+    if (a->given[IC_OPT_COST_RATIO])
+        c = a->cost_ratio;
+    if (a->given[IC_OPT_DRAFT_LEN])
+        k_only = a->draft_len;
     struct ic_rows r;
     char title[800];
     uint64_t k0 = k_only ? k_only : 1, k1 = k_only ? k_only : 16;
     if (!draft) {
-        enum ic_format fmt = IC_FMT_TABLE;
-        if (a->val[IC_OPT_FORMAT] && ic_report_format_parse(a->val[IC_OPT_FORMAT], &fmt))
-            return ic_cli_usage(errf, "--format: unknown format '%s'; expected table, csv or "
-                                      "json", a->val[IC_OPT_FORMAT]);
+        enum ic_format fmt = (enum ic_format)a->format;
         for (int o = 0; o < IC_OPT_COUNT; o++)
             if (a->given[o] && o != IC_OPT_ACCEPT && o != IC_OPT_P && o != IC_OPT_Q &&
                 o != IC_OPT_COST_RATIO && o != IC_OPT_DRAFT_LEN && o != IC_OPT_FORMAT &&
-                o != IC_OPT_DB)
+                o != IC_OPT_DB &&
+                o != IC_OPT_HELP && o != IC_OPT_VERSION)
                 return ic_cli_usage(errf, "--cost-ratio takes no model or hardware options; "
                                           "use --draft MODEL to cost the steps");
         double best_s;
-        uint64_t best = ic_spec_best_k(acc, c, 64, &best_s);
+        uint64_t best = ic_spec_best_k(acc, c, IC_SPEC_MAX_K, &best_s);
         ic_rows_init(&r, spec_cols, (int)(sizeof spec_cols / sizeof spec_cols[0]));
         for (uint64_t k = k0; k <= k1; k++) {
             if (ic_rows_add(&r)) {
@@ -614,7 +486,7 @@ int ic_cli_cmd_specdec(const struct ic_args *a, const struct ic_db *db, FILE *ou
         ic_rows_free(&r);
         return rc;
     }
-    struct ic_args b = *a; /* ic_cli_setup() rejects nothing specdec-specific */
+    struct ic_opts b = *a; /* ic_cli_setup() rejects nothing specdec-specific */
     b.n_pos = 0;
     if ((rc = ic_cli_setup(&b, db, "specdec", &s, errf)))
         return rc;
@@ -626,7 +498,7 @@ int ic_cli_cmd_specdec(const struct ic_args *a, const struct ic_db *db, FILE *ou
         ic_cli_setup_free(&s);
         return ic_cli_oom(errf);
     }
-    if ((lrc = ic_db_model(db, a->val[IC_OPT_DRAFT], dm, &e)) ||
+    if ((lrc = ic_db_model(db, a->draft, dm, &e)) ||
         (lrc = ic_model_derive(dm, &dst, &e))) {
         rc = ic_cli_report(errf, lrc, &e);
         goto out;
@@ -634,9 +506,9 @@ int ic_cli_cmd_specdec(const struct ic_args *a, const struct ic_db *db, FILE *ou
     ic_rows_init(&r, spec_costed_cols, (int)(sizeof spec_costed_cols / sizeof spec_costed_cols[0]));
     /* the best k over the whole range 1..64 (as the --cost-ratio path
      * searches), whatever rows are printed */
-    struct ic_spec_costed all[64];
+    struct ic_spec_costed all[IC_SPEC_MAX_K];
     uint64_t best = 0;
-    for (uint64_t k = 1; k <= 64; k++) {
+    for (uint64_t k = 1; k <= IC_SPEC_MAX_K; k++) {
         if ((lrc = ic_spec_costed(&s.st, &dst, s.h, &s.dec, acc, k, &all[k - 1], &e))) {
             ic_rows_free(&r);
             rc = ic_cli_report(errf, lrc, &e);
@@ -648,7 +520,7 @@ int ic_cli_cmd_specdec(const struct ic_args *a, const struct ic_db *db, FILE *ou
     /* rows: 1 .. 16 and on to the best k; with --k, that k and the best */
     if (!k_only && best > k1)
         k1 = best;
-    for (uint64_t k = 1; k <= 64; k++) {
+    for (uint64_t k = 1; k <= IC_SPEC_MAX_K; k++) {
         if (k_only ? k != k_only && k != best : k > k1)
             continue;
         const struct ic_spec_costed *x = &all[k - 1];
@@ -702,12 +574,6 @@ const char ic_cli_help_prefix[] =
     "saved on average, the HBM (or host memory) the cached prefixes hold, and the\n"
     "time to read one back from host memory beside recomputing it.\n"
     "\n"
-    "  --prompt T         prompt tokens, prefix included (default 2048)\n"
-    "  --prefix P         shared prefix tokens, 1 to T - 1\n"
-    "  --hit-rate H       share of requests that find the prefix cached (default 0.5)\n"
-    "  --prefixes N       distinct prefixes kept (default 1)\n"
-    "  --prompts, --mfu, --queue, --chips, --weights, --kv, --compute, --comm,\n"
-    "  --format, --db     as for prefill\n"
     "\n"
     "example: infcalc prefix --model llama3-8b --hw h100 --prompt 4096 --prefix 3000 "
     "--hit-rate 0.9\n";
@@ -734,7 +600,7 @@ static const struct ic_col prefix_cols[] = {
     {"reload", "faster to", IC_K_TEXT},
 };
 
-int ic_cli_cmd_prefix(const struct ic_args *a, const struct ic_db *db, FILE *out, FILE *errf)
+int ic_cli_cmd_prefix(const struct ic_opts *a, const struct ic_db *db, FILE *out, FILE *errf)
 {
     struct ic_cli_setup s;
     struct ic_prefix_cfg pc = {0};
@@ -743,17 +609,15 @@ int ic_cli_cmd_prefix(const struct ic_args *a, const struct ic_db *db, FILE *out
     int rc = setup_prefill(a, db, "prefix", &s, &pc.pf, errf);
     if (rc)
         goto out;
-    if (!a->val[IC_OPT_PREFIX]) {
+    if (!a->given[IC_OPT_PREFIX]) {
         rc = ic_cli_usage(errf, "prefix needs --prefix P (the shared prefix tokens)");
         goto out;
     }
-    if ((rc = ic_cli_u64("--prefix", a->val[IC_OPT_PREFIX], 1, 1u << 26, &pc.prefix, errf)) ||
-        (a->val[IC_OPT_HIT_RATE] &&
-         (rc = ic_cli_num("--hit-rate", a->val[IC_OPT_HIT_RATE], 0, 1, &pc.hit_rate, errf))) ||
-        (a->val[IC_OPT_PREFIXES] &&
-         (rc = ic_cli_u64("--prefixes", a->val[IC_OPT_PREFIXES], 1, 1u << 20, &pc.n_prefixes,
-                          errf))))
-        goto out;
+    pc.prefix = a->prefix;
+    if (a->given[IC_OPT_HIT_RATE])
+        pc.hit_rate = a->hit_rate;
+    if (a->given[IC_OPT_PREFIXES])
+        pc.n_prefixes = a->prefixes;
     struct ic_prefix x;
     struct ic_err e = {0};
     int lrc = ic_prefix(&s.st, s.h, &pc, &x, &e);
@@ -800,13 +664,6 @@ const char ic_cli_help_disagg[] =
     "prefill servers that keeps both busy, the smallest whole split near it, the\n"
     "output tokens per second per chip of that split, and the KV hand-off.\n"
     "\n"
-    "  --prompt T         prompt tokens (default 2048)\n"
-    "  --output L         output tokens per request (default 256)\n"
-    "  --prefill-chips N  chips per prefill server (default: --chips)\n"
-    "  --prompts N        prompts a prefill server runs together (default 1)\n"
-    "  --chips N          chips per decode server (default 1)\n"
-    "  --batch B          sequences a decode server runs together (default 1)\n"
-    "  --mfu, --weights, --kv, --compute, --comm, --format, --db as for prefill\n"
     "\n"
     "example: infcalc disagg --model llama3-70b --hw h100 --chips 8 --batch 64 --prompt "
     "4096 --output 512\n";
@@ -832,7 +689,7 @@ static const struct ic_col disagg_cols[] = {
     {"kv_transfer_s", "KV hand-off time", IC_K_S},
 };
 
-int ic_cli_cmd_disagg(const struct ic_args *a, const struct ic_db *db, FILE *out, FILE *errf)
+int ic_cli_cmd_disagg(const struct ic_opts *a, const struct ic_db *db, FILE *out, FILE *errf)
 {
     struct ic_cli_setup s;
     struct ic_prefill_cfg pf;
@@ -840,12 +697,10 @@ int ic_cli_cmd_disagg(const struct ic_args *a, const struct ic_db *db, FILE *out
     int rc = setup_prefill(a, db, "disagg", &s, &pf, errf);
     if (rc)
         goto out;
-    if ((a->val[IC_OPT_OUTPUT] &&
-         (rc = ic_cli_u64("--output", a->val[IC_OPT_OUTPUT], 1, 1u << 26, &L, errf))) ||
-        (a->val[IC_OPT_PREFILL_CHIPS] &&
-         (rc = ic_cli_u64("--prefill-chips", a->val[IC_OPT_PREFILL_CHIPS], 1, 1u << 20,
-                          &pf.chips, errf))))
-        goto out;
+    if (a->given[IC_OPT_OUTPUT])
+        L = a->output;
+    if (a->given[IC_OPT_PREFILL_CHIPS])
+        pf.chips = a->prefill_chips;
     struct ic_disagg x;
     struct ic_err e = {0};
     int lrc = ic_disagg(&s.st, s.h, &pf, &s.dec, L, &x, &e);
@@ -889,11 +744,6 @@ const char ic_cli_help_cost[] =
     "its prefill, and FLOPs per dollar: the chip's peak, and what the decode step\n"
     "and the prefill actually use.\n"
     "\n"
-    "  --price USD        price per chip-hour (default: the hw entry's)\n"
-    "  --prompt T         prompt tokens for the prefill cost (default 2048)\n"
-    "  --mfu X            prefill MFU (default 0.4 or measured)\n"
-    "  --chips, --batch, --context, --weights, --kv, --compute, --comm, --format,\n"
-    "  --db as for decode\n"
     "\n"
     "example: infcalc cost --model llama3-70b --hw v5e --chips 16 --batch 32\n";
 
@@ -915,7 +765,7 @@ static const struct ic_col cost_cols[] = {
     {"prefill_flops_per_usd", "prefill FLOPs per $", IC_K_FLOP},
 };
 
-int ic_cli_cmd_cost(const struct ic_args *a, const struct ic_db *db, FILE *out, FILE *errf)
+int ic_cli_cmd_cost(const struct ic_opts *a, const struct ic_db *db, FILE *out, FILE *errf)
 {
     struct ic_cli_setup s;
     struct ic_prefill_cfg pf;
@@ -923,9 +773,8 @@ int ic_cli_cmd_cost(const struct ic_args *a, const struct ic_db *db, FILE *out, 
     if (rc)
         goto out;
     double price = s.h->usd_per_chip_hour;
-    if (a->val[IC_OPT_PRICE] &&
-        (rc = ic_cli_num("--price", a->val[IC_OPT_PRICE], 1e-6, 1e6, &price, errf)))
-        goto out;
+    if (a->given[IC_OPT_PRICE])
+        price = a->price;
     s.h->usd_per_chip_hour = price;
     struct ic_point p;
     struct ic_prefill q;
@@ -975,12 +824,6 @@ const char ic_cli_help_bestofn[] =
     "the output tokens; with --model and --hw, the time (one prefill of the shared\n"
     "prompt, then the output decoded as a batch of N) and the dollars per request.\n"
     "\n"
-    "  --success P        one candidate's chance of success, 0 < P < 1\n"
-    "  --n N              candidates (1 to 4096)\n"
-    "  --target Q         the success chance wanted, 0 < Q < 1\n"
-    "  --prompt T         prompt tokens (default 2048)\n"
-    "  --output L         output tokens per candidate (default 256)\n"
-    "  --chips, --weights, --kv, --compute, --comm, --mfu, --format, --db\n"
     "\n"
     "example: infcalc bestofn --success 0.2 --target 0.9 --model llama3-8b --hw h100\n";
 
@@ -993,55 +836,51 @@ static const struct ic_col bon_cols[] = {
     {"usd_per_request", "$ per request", IC_K_USD},
 };
 
-int ic_cli_cmd_bestofn(const struct ic_args *a, const struct ic_db *db, FILE *out, FILE *errf)
+int ic_cli_cmd_bestofn(const struct ic_opts *a, const struct ic_db *db, FILE *out, FILE *errf)
 {
     int rc;
     struct ic_cli_setup s;
     memset(&s, 0, sizeof s);
     if (a->n_pos)
         return ic_cli_usage(errf, "unexpected argument '%s' (options start with --)", a->pos[0]);
-    if (!a->val[IC_OPT_SUCCESS])
+    if (!a->given[IC_OPT_SUCCESS])
         return ic_cli_usage(errf, "bestofn needs --success P (one candidate's chance)");
     if (a->given[IC_OPT_N] && a->given[IC_OPT_TARGET])
         return ic_cli_usage(errf, "give --n N or --target Q, not both");
     double p, target = 0;
     uint64_t n_only = 0, L = 256;
-    if ((rc = ic_cli_num("--success", a->val[IC_OPT_SUCCESS], 0, 1, &p, errf)))
-        return rc;
+    p = a->success;
     if (!(p > 0 && p < 1))
         return ic_cli_usage(errf, "--success: %s; expected a chance strictly between 0 and 1",
-                            a->val[IC_OPT_SUCCESS]);
-    if (a->val[IC_OPT_TARGET]) {
-        if ((rc = ic_cli_num("--target", a->val[IC_OPT_TARGET], 0, 1, &target, errf)))
-            return rc;
+                            a->text[IC_OPT_SUCCESS]);
+    if (a->given[IC_OPT_TARGET]) {
+        target = a->target;
         if (!(target > 0 && target < 1))
             return ic_cli_usage(errf, "--target: %s; expected a chance strictly between 0 and "
-                                      "1", a->val[IC_OPT_TARGET]);
+                                      "1", a->text[IC_OPT_TARGET]);
         n_only = ic_bestofn_needed(p, target);
-        if (n_only > 4096)
+        if (n_only > IC_BESTOFN_MAX_N)
             return ic_cli_usage(errf, "--target %s needs %llu candidates at --success %s; at "
-                                      "most 4096",
-                                a->val[IC_OPT_TARGET], (unsigned long long)n_only,
-                                a->val[IC_OPT_SUCCESS]);
+                                      "most %d",
+                                a->text[IC_OPT_TARGET], (unsigned long long)n_only,
+                                a->text[IC_OPT_SUCCESS], IC_BESTOFN_MAX_N);
     }
-    if (a->val[IC_OPT_N] && (rc = ic_cli_u64("--n", a->val[IC_OPT_N], 1, 4096, &n_only, errf)))
-        return rc;
-    if (a->val[IC_OPT_OUTPUT] &&
-        (rc = ic_cli_u64("--output", a->val[IC_OPT_OUTPUT], 1, 1u << 24, &L, errf)))
-        return rc;
+    if (a->given[IC_OPT_N])
+        n_only = a->n_cand;
+    if (a->given[IC_OPT_OUTPUT])
+        L = a->output;
     bool timed = a->given[IC_OPT_MODEL] || a->given[IC_OPT_HW];
     struct ic_prefill_cfg pf = ic_prefill_defaults();
     if (timed) {
         if ((rc = ic_cli_setup(a, db, "bestofn", &s, errf)))
             return rc;
-        if ((rc = parse_prefill(a, &s, &pf, errf)))
-            goto out;
+        parse_prefill(a, &s, &pf);
     } else {
-        if ((rc = ic_cli_decode_opts(a, &s, errf)))
-            return rc;
+        ic_cli_decode_opts(a, &s);
         for (int o = 0; o < IC_OPT_COUNT; o++)
             if (a->given[o] && o != IC_OPT_SUCCESS && o != IC_OPT_N && o != IC_OPT_TARGET &&
-                o != IC_OPT_OUTPUT && o != IC_OPT_FORMAT && o != IC_OPT_DB)
+                o != IC_OPT_OUTPUT && o != IC_OPT_FORMAT && o != IC_OPT_DB &&
+                o != IC_OPT_HELP && o != IC_OPT_VERSION)
                 return ic_cli_usage(errf, "--chips, --prompt, --mfu and the type options cost "
                                           "the candidates on hardware: add --model and --hw");
     }
@@ -1126,17 +965,6 @@ const char ic_cli_help_optimize[] =
     "Prints the N cheapest (default 10) with the prefill share of chip-time (the\n"
     "prefill/decode split). Ideal bound from spec-sheet peaks; prefill at MFU 0.4.\n"
     "\n"
-    "  --ttft TIME        time-to-first-token SLO (2s, 500ms)\n"
-    "  --tpot TIME        time-per-output-token SLO (50ms)\n"
-    "  --prompt T         prompt tokens (default 2048)\n"
-    "  --output L         output tokens (default 256)\n"
-    "  --hw LIST          chips to search (default: all of hwdb)\n"
-    "  --max-chips N      largest replica tried (default 64)\n"
-    "  --mfu X            prefill MFU (default 0.4)\n"
-    "  --top N            rows printed (default 10)\n"
-    "  --plot FILE        dollars per million tokens against TPOT: the cheapest\n"
-    "                     frontier per chip type (.png .svg .pdf)\n"
-    "  --format, --db\n"
     "\n"
     "example: infcalc optimize --model llama3-70b --ttft 2s --tpot 50ms --prompt 4096 "
     "--output 512\n";
@@ -1157,44 +985,35 @@ static const struct ic_col opt_cols[] = {
     {"usd_per_million_tokens", "$/M tokens", IC_K_USD},
 };
 
-static int plot_optimize(const char *path, const char *size, const struct ic_hw *hws,
+static int plot_optimize(const char *path, const int *size, const struct ic_hw *hws,
                          size_t n_hw, const struct ic_opt_point *pts, size_t n, const char *title,
                          const char *sub, double tpot_slo, FILE *errf);
 
-int ic_cli_cmd_optimize(const struct ic_args *a, const struct ic_db *db, FILE *out, FILE *errf)
+int ic_cli_cmd_optimize(const struct ic_opts *a, const struct ic_db *db, FILE *out, FILE *errf)
 {
     int rc;
     if (a->n_pos)
         return ic_cli_usage(errf, "unexpected argument '%s' (options start with --)", a->pos[0]);
-    if (!a->val[IC_OPT_MODEL] || !a->val[IC_OPT_TTFT] || !a->val[IC_OPT_TPOT])
+    if (!a->given[IC_OPT_MODEL] || !a->given[IC_OPT_TTFT] || !a->given[IC_OPT_TPOT])
         return ic_cli_usage(errf, "optimize needs --model, --ttft and --tpot ('infcalc optimize "
                                   "--help')");
     struct ic_opt_req req = {2048, 256, 0, 0, 0, 64};
     uint64_t top = 10;
-    enum ic_format fmt = IC_FMT_TABLE;
-    if ((rc = ic_cli_time("--ttft", a->val[IC_OPT_TTFT], &req.ttft_s, errf)) ||
-        (rc = ic_cli_time("--tpot", a->val[IC_OPT_TPOT], &req.tpot_s, errf)) ||
-        (a->val[IC_OPT_PROMPT] && (rc = ic_cli_u64("--prompt", a->val[IC_OPT_PROMPT], 1,
-                                                   IC_PREFILL_MAX_TOKENS, &req.prompt, errf))) ||
-        (a->val[IC_OPT_OUTPUT] &&
-         (rc = ic_cli_u64("--output", a->val[IC_OPT_OUTPUT], 1, 1u << 24, &req.output, errf))) ||
-        (a->val[IC_OPT_TOP] && (rc = ic_cli_u64("--top", a->val[IC_OPT_TOP], 1, 1000, &top,
-                                                errf))) ||
-        (a->val[IC_OPT_MAX_CHIPS] &&
-         (rc = ic_cli_u64("--max-chips", a->val[IC_OPT_MAX_CHIPS], 1, 4096, &req.max_chips,
-                          errf))) ||
-        (a->val[IC_OPT_MFU] && (rc = ic_cli_num("--mfu", a->val[IC_OPT_MFU], 1e-6, 1, &req.mfu,
-                                                errf))))
-        return rc;
+    enum ic_format fmt = (enum ic_format)a->format;
+    req.ttft_s = a->ttft_s;
+    req.tpot_s = a->tpot_s;
+    if (a->given[IC_OPT_PROMPT])
+        req.prompt = a->prompt;
+    if (a->given[IC_OPT_OUTPUT])
+        req.output = a->output;
+    if (a->given[IC_OPT_TOP])
+        top = a->top;
+    if (a->given[IC_OPT_MAX_CHIPS])
+        req.max_chips = a->max_chips;
+    if (a->given[IC_OPT_MFU])
+        req.mfu = a->mfu;
     if (!(req.ttft_s > 0) || !(req.tpot_s > 0))
         return ic_cli_usage(errf, "--ttft and --tpot must be positive times");
-    if (a->val[IC_OPT_FORMAT] && ic_report_format_parse(a->val[IC_OPT_FORMAT], &fmt))
-        return ic_cli_usage(errf, "--format: unknown format '%s'; expected table, csv or json",
-                            a->val[IC_OPT_FORMAT]);
-    if (a->val[IC_OPT_PLOT_SIZE] && !a->val[IC_OPT_PLOT])
-        return ic_cli_usage(errf, "--plot-size needs --plot FILE");
-    if (a->val[IC_OPT_PLOT] && (rc = ic_cli_check_plot(a->val[IC_OPT_PLOT], errf)))
-        return rc;
 
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -1213,22 +1032,19 @@ int ic_cli_cmd_optimize(const struct ic_args *a, const struct ic_db *db, FILE *o
         rc = ic_cli_oom(errf);
         goto out;
     }
-    if ((lrc = ic_db_model(db, a->val[IC_OPT_MODEL], m, &e)) ||
+    if ((lrc = ic_db_model(db, a->model[0], m, &e)) ||
         (lrc = ic_model_derive(m, &st, &e))) {
         rc = ic_cli_report(errf, lrc, &e);
         goto out;
     }
-    if (a->val[IC_OPT_HW]) {
-        struct ic_list l;
-        if ((rc = ic_cli_list("--hw", a->val[IC_OPT_HW], &l, errf)))
-            goto out;
-        hws = calloc((size_t)l.n, sizeof *hws);
+    if (a->given[IC_OPT_HW]) {
+        hws = calloc((size_t)a->n[IC_OPT_HW], sizeof *hws);
         if (!hws) {
             rc = ic_cli_oom(errf);
             goto out;
         }
-        for (int i = 0; i < l.n; i++, n_hw++)
-            if ((lrc = ic_db_hw(db, l.v[i], &hws[i], &e))) {
+        for (int i = 0; i < a->n[IC_OPT_HW]; i++, n_hw++)
+            if ((lrc = ic_db_hw(db, a->hw[i], &hws[i], &e))) {
                 rc = ic_cli_report(errf, lrc, &e);
                 goto out;
             }
@@ -1249,7 +1065,7 @@ int ic_cli_cmd_optimize(const struct ic_args *a, const struct ic_db *db, FILE *o
             }
     }
     if ((lrc = ic_optimize(&st, hws, n_hw, &req, cands, top, &n_ok,
-                           a->val[IC_OPT_PLOT] ? &fr : NULL, &n_fr, &e))) {
+                           a->given[IC_OPT_PLOT] ? &fr : NULL, &n_fr, &e))) {
         rc = ic_cli_report(errf, lrc, &e);
         goto out;
     }
@@ -1291,7 +1107,7 @@ int ic_cli_cmd_optimize(const struct ic_args *a, const struct ic_db *db, FILE *o
         fprintf(errf, "infcalc: no configuration meets TTFT <= %s and TPOT <= %s\n", ttft, tpot);
     rc = ic_cli_write_rows(out, errf, fmt, &r, title, true);
     ic_rows_free(&r);
-    if (!rc && a->val[IC_OPT_PLOT]) {
+    if (!rc && a->given[IC_OPT_PLOT]) {
         char sub[200];
         snprintf(sub, sizeof sub, "prompt %llu, output %llu tokens; prefill at its cheapest "
                                   "replica meeting TTFT <= %s; ideal bound",
@@ -1299,7 +1115,8 @@ int ic_cli_cmd_optimize(const struct ic_args *a, const struct ic_db *db, FILE *o
         char t2[200];
         snprintf(t2, sizeof t2, "%s: cheapest $ per million output tokens at each TPOT",
                  m->name);
-        rc = plot_optimize(a->val[IC_OPT_PLOT], a->val[IC_OPT_PLOT_SIZE], hws, n_hw, fr, n_fr,
+        rc = plot_optimize(a->plot, a->given[IC_OPT_PLOT_SIZE] ? a->plot_size : NULL, hws, n_hw,
+                           fr, n_fr,
                            t2, sub, req.tpot_s, errf);
     }
 out:
@@ -1321,13 +1138,11 @@ static int cmp_point(const void *a, const void *b)
 
 /* Per chip type, the cheapest cost at each TPOT: points sorted by TPOT, kept
  * when cheaper than every faster one. */
-static int plot_optimize(const char *path, const char *size, const struct ic_hw *hws,
+static int plot_optimize(const char *path, const int *size, const struct ic_hw *hws,
                          size_t n_hw, const struct ic_opt_point *pts, size_t n, const char *title,
                          const char *sub, double tpot_slo, FILE *errf)
 {
-    int w = 1600, h = 1000, rc;
-    if (size && (rc = ic_cli_plot_size(size, &w, &h, errf)))
-        return rc;
+    int w = size ? size[0] : 1600, h = size ? size[1] : 1000;
     struct ic_opt_point *v = malloc((n ? n : 1) * sizeof *v);
     double *xs = malloc((n ? n : 1) * sizeof *xs), *ys = malloc((n ? n : 1) * sizeof *ys);
     struct ic_plot_series *ser = calloc(n_hw ? n_hw : 1, sizeof *ser);

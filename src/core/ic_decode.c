@@ -3,6 +3,7 @@
 #include "ic_decode.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 struct ic_decode_cfg ic_decode_defaults(void)
@@ -122,4 +123,24 @@ int ic_decode(const struct ic_model_stats *m, const struct ic_hw *hw,
                               "the step time is not a finite positive number for these inputs "
                               "(absurd hardware or model figures?)");
     return IC_OK;
+}
+
+int ic_decode_for_hw(struct ic_decode_cfg *c, const struct ic_hw *hw, int estimate,
+                     struct ic_err *err)
+{
+    c->estimate = estimate >= 0 ? (enum ic_estimate)estimate
+                  : hw->measured.present ? IC_EST_EXPECTED
+                                         : IC_EST_IDEAL;
+    if (ic_hw_peak(hw, c->compute) > 0)
+        return IC_OK;
+    char have[128] = "";
+    for (int t = 0; t < IC_DT_COUNT; t++)
+        if (hw->peak_flop_s[t] > 0) {
+            size_t l = strlen(have);
+            snprintf(have + l, sizeof have - l, "%s%s", l ? " " : "",
+                     ic_dtype_traits((enum ic_dtype)t)->name);
+        }
+    const char *ct = ic_dtype_traits(c->compute)->name;
+    return ic_err_set(err, IC_EINVAL, NULL, 0, 0, "--compute %s: %s has no %s compute (it lists: %s)",
+                      ct, hw->name, ct, have);
 }

@@ -120,6 +120,12 @@ struct ic_point {
 int ic_decode(const struct ic_model_stats *m, const struct ic_hw *hw,
               const struct ic_decode_cfg *cfg, struct ic_point *out, struct ic_err *err);
 
+/* Readies c for hw: the estimate asked for (estimate >= 0), else expected
+ * where the entry has measured figures and ideal otherwise; and checks that
+ * the chip has the compute type (IC_EINVAL naming the types it lists). */
+int ic_decode_for_hw(struct ic_decode_cfg *c, const struct ic_hw *hw, int estimate,
+                     struct ic_err *err);
+
 /* Per-chip bytes for batch B at context S (weights + KV + workspace), the
  * function max_batch inverts; exposed for tests. */
 double ic_decode_mem_per_chip(const struct ic_model_stats *m, const struct ic_decode_cfg *cfg,

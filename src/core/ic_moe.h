@@ -53,6 +53,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#define IC_MOE_MAX_EP (1u << 16) /* expert-parallel ways */
+
 struct ic_moe_cfg {
     struct ic_decode_cfg dec;  /* per ep group: chips N (tensor parallel as in ic_decode),
                                   batch B, context, types; ideal estimate only */

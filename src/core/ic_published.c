@@ -213,11 +213,14 @@ static int parse_row(const char *path, const struct field *f, const int *at, str
     if (strlen(r->source) < 4)
         return bad(path, &f[at[C_SOURCE]], err, "every row needs its source",
                    "the document's title or address; the table or figure in source_where");
-    if ((rc = count_field(path, &f[at[C_CHIPS]], 1, 1u << 20, &r->chips, err)) ||
-        (rc = count_field(path, &f[at[C_TP]], 1, 1u << 20, &r->tp, err)) ||
-        (rc = count_field(path, &f[at[C_CONCURRENCY]], 1, 1u << 24, &r->concurrency, err)) ||
-        (rc = count_field(path, &f[at[C_INPUT]], 0, 1u << 26, &r->input_tokens, err)) ||
-        (rc = count_field(path, &f[at[C_OUTPUT]], 1, 1u << 26, &r->output_tokens, err)))
+    if ((rc = count_field(path, &f[at[C_CHIPS]], 1, IC_DECODE_MAX_CHIPS, &r->chips, err)) ||
+        (rc = count_field(path, &f[at[C_TP]], 1, IC_DECODE_MAX_CHIPS, &r->tp, err)) ||
+        (rc = count_field(path, &f[at[C_CONCURRENCY]], 1, IC_DECODE_MAX_BATCH, &r->concurrency,
+                          err)) ||
+        (rc = count_field(path, &f[at[C_INPUT]], 0, IC_DECODE_MAX_CONTEXT, &r->input_tokens,
+                          err)) ||
+        (rc = count_field(path, &f[at[C_OUTPUT]], 1, IC_DECODE_MAX_CONTEXT, &r->output_tokens,
+                          err)))
         return rc;
     if (r->chips % r->tp)
         return bad(path, &f[at[C_TP]], err, "tp must divide chips",

@@ -31,6 +31,7 @@
 /* Shapes ic_batching accepts besides 0 (see above). */
 #define IC_SCHED_MIN_SHAPE 1e-3
 #define IC_SCHED_MAX_SHAPE 1e5
+#define IC_SCHED_MAX_BLOCK (1u << 20) /* paged KV block, tokens */
 
 /* Output lengths, tokens: Gamma(shape k, scale mean/k); shape 0 means every
  * request has exactly `mean` tokens (the k -> infinity limit). */

@@ -24,6 +24,11 @@
 
 #define IC_PREFILL_MFU 0.4
 #define IC_PREFILL_MAX_TOKENS (UINT64_C(1) << 24) /* prompt x prompts per prefill */
+#define IC_SPEC_MAX_K 64                 /* draft lengths searched: 1 .. this */
+#define IC_PREFIX_MAX_PREFIXES (1u << 20) /* distinct prefixes held */
+#define IC_OPTIMIZE_MAX_TOP 1000          /* configurations optimize shows */
+#define IC_OPTIMIZE_MAX_CHIPS 4096        /* chips per replica optimize searches */
+#define IC_BESTOFN_MAX_N 4096             /* candidates */
 
 struct ic_prefill_cfg {
     uint64_t chips;          /* N: one tensor-parallel replica */

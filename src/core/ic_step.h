@@ -69,6 +69,8 @@
 /* The largest layout and batch a step takes. */
 #define IC_DECODE_MAX_BATCH (UINT64_C(1) << 24)
 #define IC_DECODE_MAX_CHIPS (UINT64_C(1) << 20)
+#define IC_DECODE_MAX_CONTEXT (UINT64_C(1) << 26) /* tokens per sequence */
+#define IC_STEP_MAX_STAGES 1024                    /* pipeline stages */
 
 enum ic_bound { IC_BOUND_WEIGHTS, IC_BOUND_KV, IC_BOUND_COMPUTE, IC_BOUND_COMM, IC_BOUND_COUNT };
 const char *ic_bound_name(enum ic_bound b);

@@ -54,6 +54,15 @@ static double llc_bytes(void)
         if (v > 0)
             return v;
     }
+    /* no cache folder in sysfs (some containers and sandboxes): what the C
+     * library reads from CPUID, the last level it reports */
+#if defined(_SC_LEVEL3_CACHE_SIZE) && defined(_SC_LEVEL2_CACHE_SIZE)
+    long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE), l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+    if (l3 > 0)
+        return (double)l3;
+    if (l2 > 0)
+        return (double)l2;
+#endif
     return 0;
 }
 
@@ -174,11 +183,15 @@ static int cpu_bench_open(const struct ic_bench_opts *o, struct ic_bench_res *r,
                           struct ic_dev **out, struct ic_err *err)
 {
     cpu_model(r->chip, sizeof r->chip);
-    r->llc_B = llc_bytes();
-    if (!(r->llc_B > 0))
-        return ic_err_set(err, IC_EIO, NULL, 0, 0,
-                          "cannot read the last-level cache size from "
-                          "/sys/devices/system/cpu/cpu0/cache");
+    r->llc_B = o->llc_B > 0 ? o->llc_B : llc_bytes();
+    if (!(r->llc_B > 0)) {
+        ic_err_set(err, IC_EIO, NULL, 0, 0,
+                   "cannot read the last-level cache size from "
+                   "/sys/devices/system/cpu/cpu0/cache or sysconf");
+        ic_err_hint(err, "the bench sizes its buffers from it; give it with --llc SIZE "
+                         "(e.g. 32MiB)");
+        return IC_EIO;
+    }
     struct ic_dev *d = calloc(1, sizeof *d);
     if (!d)
         return ic_err_set(err, IC_ENOMEM, NULL, 0, 0, "out of memory");

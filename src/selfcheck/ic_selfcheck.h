@@ -33,6 +33,7 @@ struct ic_bench_opts {
     const char *out_path; /* the hwdb YAML to write */
     const char *name;     /* entry name, e.g. "this-machine" */
     bool cuda;            /* measure CUDA device 0 instead of the CPU */
+    double llc_B;         /* CPU: the last-level cache to size buffers from; 0: detect */
 };
 
 /* Runs the microbenchmarks, prints a summary to out and progress to

@@ -1,26 +1,21 @@
 /* ic_serve: the request handler of `infcalc serve` (no sockets here). */
 #include "ic_serve.h"
 
-#include "ic_cli.h"
-#include "ic_cli_int.h"
 #include "ic_decode.h"
+#include "ic_opt.h"
 #include "ic_plot.h"
 #include "ic_report.h"
 #include "ic_sweep.h"
 
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* The parameters and the CLI options they become. */
-static const struct {
-    const char *key, *opt;
-} keys[] = {
-    {"model", "--model"},     {"hw", "--hw"},   {"chips", "--chips"},
-    {"batch", "--batch"},     {"context", "--context"}, {"weights", "--weights"},
-    {"kv", "--kv"},           {"compute", "--compute"},
-};
+/* The parameters: the decode options of the same names, one value each. */
+static const char *const keys[] = {"model", "hw",      "chips", "batch",
+                                   "context", "weights", "kv",    "compute"};
 enum { N_KEYS = sizeof keys / sizeof keys[0] };
 
 void ic_serve_resp_free(struct ic_serve_resp *r)
@@ -48,7 +43,7 @@ static int text_resp(struct ic_serve_resp *r, unsigned status, const char *type,
 static int bad(struct ic_serve_resp *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static int bad(struct ic_serve_resp *r, const char *fmt, ...)
 {
-    char msg[512];
+    char msg[1200];
     va_list ap;
     va_start(ap, fmt);
     int k = snprintf(msg, sizeof msg, "infcalc: error: ");
@@ -60,6 +55,23 @@ static int bad(struct ic_serve_resp *r, const char *fmt, ...)
         msg[l + 1] = '\0';
     }
     return text_resp(r, 400, "text/plain; charset=utf-8", msg);
+}
+
+/* A library error as the command line prints it: 400 for bad input, 500
+ * for the rest. */
+static int lib_error(struct ic_serve_resp *r, int rc, const struct ic_err *e)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f)
+        return IC_ENOMEM;
+    ic_err_print(f, e);
+    fclose(f);
+    int x = text_resp(r, rc == IC_ENOMEM || rc == IC_EIO ? 500 : 400,
+                      "text/plain; charset=utf-8", buf ? buf : "error\n");
+    free(buf);
+    return x;
 }
 
 /* A name from the databases: letters, digits, '.', '_', '-'; not a path. */
@@ -78,179 +90,132 @@ static bool db_name(const char *v)
     return true;
 }
 
-/* Checks the parameters and lays them out as CLI arguments after argv[0..1]
- * (room for 2 + 2 * N_KEYS + 3). Returns 0 or fills a 400. */
-static int to_argv(const struct ic_param *p, size_t n, const char **argv, int *argc,
-                   struct ic_serve_resp *r, int *st)
+/* A request's decode point: the options parsed by the command line's own
+ * table (ic_opt_set), the entries loaded from the server's databases, the
+ * step computed by the library. */
+struct point_req {
+    struct ic_opts o;
+    struct ic_model *m;
+    struct ic_model_stats st;
+    struct ic_hw *h;
+    struct ic_decode_cfg cfg;
+    struct ic_point pt;
+};
+
+static void point_free(struct point_req *q)
 {
-    *st = 0;
-    bool seen[N_KEYS] = {false};
+    ic_opts_free(&q->o);
+    free(q->m);
+    free(q->h);
+}
+
+/* Fills q from the parameters: 0 with q ready, or 0 with a 400/500 in r
+ * (*ok false), or IC_ENOMEM. */
+static int point_of(const struct ic_db *db, const struct ic_param *p, size_t n,
+                    struct point_req *q, struct ic_serve_resp *r, bool *ok)
+{
+    *ok = false;
+    ic_opts_init(&q->o, IC_CMD_DECODE);
+    struct ic_err e = {0};
     if (n > IC_SERVE_MAX_PARAMS)
-        return *st = 1, bad(r, "%zu parameters; at most %d", n, IC_SERVE_MAX_PARAMS);
+        return bad(r, "%zu parameters; at most %d", n, IC_SERVE_MAX_PARAMS);
     for (size_t i = 0; i < n; i++) {
         int k = -1;
         for (int j = 0; j < N_KEYS; j++)
-            if (strcmp(p[i].key, keys[j].key) == 0)
+            if (strcmp(p[i].key, keys[j]) == 0)
                 k = j;
         if (k < 0) {
-            const char *names[N_KEYS];
-            for (int j = 0; j < N_KEYS; j++)
-                names[j] = keys[j].key;
-            const char *near = ic_cli_nearest(p[i].key, names, N_KEYS);
+            const char *near = ic_text_nearest(p[i].key, keys, N_KEYS);
             char key[IC_SERVE_MAX_VALUE + 1];
             snprintf(key, sizeof key, "%s", p[i].key);
-            *st = 1;
             if (near)
                 return bad(r, "unknown parameter '%s'; did you mean '%s'?", key, near);
             return bad(r, "unknown parameter '%s'; expected model, hw, chips, batch, context, "
                           "weights, kv or compute", key);
         }
+        char name[32];
+        snprintf(name, sizeof name, "--%s", keys[k]);
         const char *v = p[i].value ? p[i].value : "";
-        *st = 1;
-        if (seen[k])
-            return bad(r, "parameter '%s' given twice", keys[k].key);
         if (strlen(v) > IC_SERVE_MAX_VALUE)
-            return bad(r, "%s: the value is longer than %d characters", keys[k].opt,
+            return bad(r, "%s: the value is longer than %d characters", name,
                        IC_SERVE_MAX_VALUE);
         if (strchr(v, ','))
-            return bad(r, "%s: one value, not a list ('%s')", keys[k].opt, v);
+            return bad(r, "%s: one value, not a list ('%s')", name, v);
         if ((k == 0 || k == 1) && *v && !db_name(v))
             return bad(r, "%s: '%s' is not a database name ('infcalc list %s'); the server "
                           "reads only hwdb/ and modeldb/",
-                       keys[k].opt, v, k == 0 ? "models" : "hw");
-        *st = 0;
-        seen[k] = true;
-        argv[(*argc)++] = keys[k].opt;
-        argv[(*argc)++] = v;
+                       name, v, k == 0 ? "models" : "hw");
+        int rc = ic_opt_set(&q->o, ic_opt_find(name), v, &e);
+        if (rc == IC_ENOMEM)
+            return rc;
+        if (rc)
+            return e.hint[0] ? bad(r, "%s\n  %s", e.msg, e.hint) : bad(r, "%s", e.msg);
     }
+    if (!q->o.given[IC_OPT_MODEL] || !q->o.given[IC_OPT_HW])
+        return bad(r, "decode needs --model and --hw ('infcalc --help' for usage)");
+    q->m = malloc(sizeof *q->m);
+    q->h = malloc(sizeof *q->h);
+    if (!q->m || !q->h)
+        return IC_ENOMEM;
+    int rc;
+    if ((rc = ic_db_model(db, q->o.model[0], q->m, &e)) ||
+        (rc = ic_model_derive(q->m, &q->st, &e)) || (rc = ic_db_hw(db, q->o.hw[0], q->h, &e)))
+        return lib_error(r, rc, &e);
+    ic_opts_decode_cfg(&q->o, &q->cfg);
+    if ((rc = ic_decode_for_hw(&q->cfg, q->h, -1, &e)))
+        return bad(r, "%s", e.msg);
+    if ((rc = ic_decode(&q->st, q->h, &q->cfg, &q->pt, &e)))
+        return lib_error(r, rc, &e);
+    *ok = true;
     return IC_OK;
 }
 
-/* Runs the CLI on argv, capturing both streams. */
-static int cli(int argc, const char **argv, char **out, size_t *nout, char **err, size_t *nerr)
+/* The point's JSON: what `infcalc decode --format json` writes for it. */
+static int decode_json(const struct point_req *q, struct ic_serve_resp *r)
 {
-    FILE *o = open_memstream(out, nout), *e = open_memstream(err, nerr);
-    if (!o || !e) {
-        if (o)
-            fclose(o);
-        if (e)
-            fclose(e);
-        return -1;
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f)
+        return IC_ENOMEM;
+    struct ic_report rep = {false, false, {IC_AXIS_BATCH, IC_AXIS_BATCH}, 0};
+    struct ic_report_group g = {q->m->name, q->h->name, &q->pt, 1};
+    int rc = ic_report_write(f, IC_FMT_JSON, &rep, &g, 1);
+    fclose(f);
+    if (rc) {
+        free(buf);
+        return rc == IC_ENOMEM ? rc : text_resp(r, 500, "text/plain", "cannot write\n");
     }
-    int rc = ic_cli_run(argc, (char **)argv, o, e);
-    fclose(o);
-    fclose(e);
-    return rc;
+    r->status = 200;
+    r->type = "application/json";
+    r->body = (unsigned char *)buf;
+    r->len = len;
+    return IC_OK;
 }
 
-/* The decode point as the CLI computes it: 200 with its JSON, or 400 with
- * the CLI's message. *ok says whether it succeeded. */
-static int decode(const struct ic_db *db, const struct ic_param *p, size_t n,
-                  struct ic_serve_resp *r, bool keep, bool *ok)
+/* The chart around the request's point (step time against batch, or
+ * against context), the point ringed. */
+static int chart(const struct point_req *q, bool by_context, struct ic_serve_resp *r)
 {
-    const char *argv[2 + 2 * IC_SERVE_MAX_PARAMS + 5] = {"infcalc", "decode"};
-    int argc = 2, st;
-    *ok = false;
-    int rc = to_argv(p, n, argv, &argc, r, &st);
-    if (rc || st)
-        return rc;
-    argv[argc++] = "--format";
-    argv[argc++] = "json";
-    /* the server's own databases (serve --db DIR), not the default ones */
-    argv[argc++] = "--db";
-    argv[argc++] = db->root;
-    argv[argc] = NULL;
-    char *out = NULL, *err = NULL;
-    size_t nout = 0, nerr = 0;
-    int code = cli(argc, argv, &out, &nout, &err, &nerr);
-    if (code == 0) {
-        *ok = true;
-        if (keep) {
-            r->status = 200;
-            r->type = "application/json";
-            r->body = (unsigned char *)out;
-            r->len = nout;
-            out = NULL;
-        }
-    } else if (code == 2) {
-        rc = text_resp(r, 400, "text/plain; charset=utf-8", err ? err : "bad request\n");
-    } else {
-        rc = text_resp(r, 500, "text/plain; charset=utf-8",
-                       code < 0 ? "out of memory\n" : err ? err : "internal error\n");
-    }
-    free(out);
-    free(err);
-    return rc;
-}
-
-static const char *value_of(const struct ic_param *p, size_t n, const char *key)
-{
-    for (size_t i = 0; i < n; i++)
-        if (strcmp(p[i].key, key) == 0)
-            return p[i].value;
-    return NULL;
-}
-
-/* A chart of the point the parameters name (already checked by decode()). */
-static int chart(const struct ic_db *db, const struct ic_param *p, size_t n, bool by_context,
-                 struct ic_serve_resp *r)
-{
-    FILE *sink = fopen("/dev/null", "w");
-    struct ic_decode_cfg c = ic_decode_defaults();
-    const char *v;
-    int bad_value = 0;
-    if (!sink)
-        return text_resp(r, 500, "text/plain", "cannot open /dev/null\n");
-    /* cannot fail: decode() accepted these very values */
-    if ((v = value_of(p, n, "chips")))
-        bad_value |= ic_cli_u64("--chips", v, 1, 1u << 20, &c.chips, sink);
-    if ((v = value_of(p, n, "batch")))
-        bad_value |= ic_cli_u64("--batch", v, 1, 1u << 24, &c.batch, sink);
-    if ((v = value_of(p, n, "context")))
-        bad_value |= ic_cli_u64("--context", v, 1, 1u << 26, &c.context, sink);
-    if ((v = value_of(p, n, "weights")))
-        bad_value |= ic_cli_dtype("--weights", v, &c.weights, sink);
-    if ((v = value_of(p, n, "kv")))
-        bad_value |= ic_cli_dtype("--kv", v, &c.kv, sink);
-    if ((v = value_of(p, n, "compute")))
-        bad_value |= ic_cli_dtype("--compute", v, &c.compute, sink);
-    fclose(sink);
-    if (bad_value)
-        return text_resp(r, 500, "text/plain", "internal error: a value passed once, not twice\n");
-    struct ic_model *m = malloc(sizeof *m);
-    struct ic_hw *h = malloc(sizeof *h);
+    const struct ic_decode_cfg c = q->cfg;
     struct ic_point *pts = malloc(sizeof *pts * IC_SWEEP_MAX_POINTS);
-    struct ic_model_stats st;
     struct ic_err e = {0};
-    struct ic_point mark;
     int rc = IC_OK;
-    if (!m || !h || !pts) {
-        rc = text_resp(r, 500, "text/plain", "out of memory\n");
-        goto out;
-    }
-    if (ic_db_model(db, value_of(p, n, "model"), m, &e) || ic_model_derive(m, &st, &e) ||
-        ic_db_hw(db, value_of(p, n, "hw"), h, &e)) {
-        rc = text_resp(r, 500, "text/plain", "internal error: the entries did not load twice\n");
-        goto out;
-    }
-    c.estimate = h->measured.present ? IC_EST_EXPECTED : IC_EST_IDEAL;
+    if (!pts)
+        return IC_ENOMEM;
     enum ic_axis ax = by_context ? IC_AXIS_CONTEXT : IC_AXIS_BATCH;
     /* the sweep's values, doubled on until they pass the chosen point, so
      * the ring is always on the chart */
     uint64_t vals[IC_SWEEP_MAX_VALUES];
-    size_t nv = ic_sweep_values(ax, &st, h, &c, vals);
+    size_t nv = ic_sweep_values(ax, &q->st, q->h, &c, vals);
     const uint64_t want = by_context ? c.context : c.batch;
     while (nv && nv < IC_SWEEP_MAX_VALUES && vals[nv - 1] < want)
         vals[nv] = 2 * vals[nv - 1], nv++;
     size_t np = 0;
-    if (ic_decode(&st, h, &c, &mark, &e)) {
-        rc = text_resp(r, 400, "text/plain", e.msg);
-        goto out;
-    }
     for (size_t i = 0; i < nv; i++) {
         struct ic_decode_cfg k = c;
         ic_sweep_apply(ax, vals[i], &k);
-        if (ic_decode(&st, h, &k, &pts[np], &e) == IC_OK)
+        if (ic_decode(&q->st, q->h, &k, &pts[np], &e) == IC_OK)
             np++; /* past a hard limit (2^24 sequences, 2^26 tokens): stop there */
     }
     if (!np) {
@@ -258,8 +223,8 @@ static int chart(const struct ic_db *db, const struct ic_param *p, size_t n, boo
         goto out;
     }
     char title[320], sub[200];
-    snprintf(title, sizeof title, "%s on %llu x %s", m->name, (unsigned long long)c.chips,
-             h->name);
+    snprintf(title, sizeof title, "%s on %llu x %s", q->m->name, (unsigned long long)c.chips,
+             q->h->name);
     snprintf(sub, sizeof sub, "weights %s, KV %s, compute %s; %s %llu; %s",
              ic_dtype_traits(c.weights)->name, ic_dtype_traits(c.kv)->name,
              ic_dtype_traits(c.compute)->name, by_context ? "batch" : "context",
@@ -267,11 +232,11 @@ static int chart(const struct ic_db *db, const struct ic_param *p, size_t n, boo
              c.estimate == IC_EST_EXPECTED ? "expected time from measured figures"
                                            : "ideal bound from spec-sheet peaks");
     struct ic_plot_curve cv = {"", pts, np};
-    struct ic_plot_set set = {title, sub, &cv, 1, &mark};
+    struct ic_plot_set set = {title, sub, &cv, 1, &q->pt};
     unsigned char *png = NULL;
     size_t len = 0;
-    if (ic_plot_png(by_context ? IC_PLOT_CONTEXT : IC_PLOT_DECODE, 1200, 600,
-                    &set, &png, &len, &e)) {
+    if (ic_plot_png(by_context ? IC_PLOT_CONTEXT : IC_PLOT_DECODE, 1200, 600, &set, &png, &len,
+                    &e)) {
         rc = text_resp(r, 500, "text/plain", e.msg);
         goto out;
     }
@@ -280,8 +245,6 @@ static int chart(const struct ic_db *db, const struct ic_param *p, size_t n, boo
     r->body = png;
     r->len = len;
 out:
-    free(m);
-    free(h);
     free(pts);
     return rc;
 }
@@ -368,15 +331,19 @@ int ic_serve_handle(const struct ic_db *db, const char *path, const struct ic_pa
         return text_resp(r, 200, "text/html; charset=utf-8", ic_serve_page);
     if (strcmp(path, "/api/options") == 0)
         return options(db, r);
-    bool ok;
-    if (strcmp(path, "/api/decode") == 0)
-        return decode(db, params, n, r, true, &ok);
+    bool api = strcmp(path, "/api/decode") == 0;
     bool by_ctx = strcmp(path, "/chart/context.png") == 0;
-    if (by_ctx || strcmp(path, "/chart/batch.png") == 0) {
-        int rc = decode(db, params, n, r, false, &ok);
-        if (rc || !ok)
-            return rc;
-        return chart(db, params, n, by_ctx, r);
+    if (!api && !by_ctx && strcmp(path, "/chart/batch.png") != 0)
+        return text_resp(r, 404, "text/plain; charset=utf-8", "not found\n");
+    struct point_req q = {0};
+    bool ok;
+    int rc = point_of(db, params, n, &q, r, &ok);
+    if (!rc && ok)
+        rc = api ? decode_json(&q, r) : chart(&q, by_ctx, r);
+    point_free(&q);
+    if (rc == IC_ENOMEM) {
+        ic_serve_resp_free(r);
+        return text_resp(r, 500, "text/plain", "out of memory\n") ? IC_ENOMEM : IC_OK;
     }
-    return text_resp(r, 404, "text/plain; charset=utf-8", "not found\n");
+    return rc;
 }

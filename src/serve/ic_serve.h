@@ -11,11 +11,13 @@
  *                       frontier) at the chosen context, the chosen point ringed
  *   /chart/context.png  step time against context at the chosen batch
  * The parameters are model, hw, chips, batch, context, weights, kv and
- * compute, one value each. They become the same command line the CLI
- * parses, run through the CLI's own code: a value the CLI rejects is a 400
- * with the message the CLI prints. Names only, never paths: the server reads
- * nothing outside hwdb/ and modeldb/. A request computes at most two sweeps
- * of a few dozen points. */
+ * compute, one value each: the decode options of those names, parsed into
+ * the same typed options by the same table (ic_opt.h), so a value the
+ * command line rejects is a 400 with the message it prints; then the
+ * library computes the point (ic_decode) and writes its JSON (ic_report)
+ * or its chart (ic_plot). Names only, never paths: the server reads nothing
+ * outside the hwdb/ and modeldb/ of its databases (serve --db DIR). A
+ * request computes at most one sweep of a few dozen points. */
 #ifndef IC_SERVE_H
 #define IC_SERVE_H
 

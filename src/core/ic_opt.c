@@ -1,0 +1,701 @@
+/* ic_opt: the option table and the one parser of option values. */
+#include "ic_opt.h"
+
+#include "ic_decode.h"
+#include "ic_moe.h"
+#include "ic_sched.h"
+#include "ic_serving.h"
+#include "ic_step.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const cmd_names[IC_CMD_COUNT] = {
+    [IC_CMD_DECODE] = "decode",     [IC_CMD_LIST] = "list",         [IC_CMD_SHOW] = "show",
+    [IC_CMD_BENCH] = "bench",       [IC_CMD_VALIDATE] = "validate", [IC_CMD_PREFILL] = "prefill",
+    [IC_CMD_SPECDEC] = "specdec",   [IC_CMD_MOE] = "moe",           [IC_CMD_BATCHING] = "batching",
+    [IC_CMD_PREFIX] = "prefix",     [IC_CMD_DISAGG] = "disagg",     [IC_CMD_COST] = "cost",
+    [IC_CMD_OPTIMIZE] = "optimize", [IC_CMD_BESTOFN] = "bestofn",
+    [IC_CMD_CHECK] = "check-published", [IC_CMD_SERVE] = "serve",  [IC_CMD_HELP] = "help",
+};
+_Static_assert(sizeof cmd_names / sizeof cmd_names[0] == IC_CMD_COUNT, "command names");
+
+const char *ic_cmd_name(enum ic_cmd c) { return c < IC_CMD_COUNT ? cmd_names[c] : "?"; }
+
+enum ic_cmd ic_cmd_find(const char *word)
+{
+    for (int c = 0; c < IC_CMD_COUNT; c++)
+        if (strcmp(word, cmd_names[c]) == 0)
+            return (enum ic_cmd)c;
+    return IC_CMD_COUNT;
+}
+
+/* ---- the table ------------------------------------------------------------ */
+
+#define C(c) (UINT64_C(1) << IC_CMD_##c)
+/* the commands built on a decode or prefill step of --model on --hw */
+#define STEP_CMDS (C(DECODE) | C(PREFILL) | C(SPECDEC) | C(MOE) | C(BATCHING) | C(PREFIX) | \
+                   C(DISAGG) | C(COST) | C(BESTOFN))
+#define ALL_CMDS ((UINT64_C(1) << IC_CMD_COUNT) - 1)
+#define F(field) offsetof(struct ic_opts, field)
+#define MAXC ((double)IC_DECODE_MAX_CONTEXT)
+
+static const char *const comm_choices[] = {"overlap", "serial", NULL};
+static const char *const estimate_choices[] = {"ideal", "expected", NULL};
+static const char *const format_choices[] = {"table", "csv", "json", NULL};
+static const char *const attention_choices[] = {"flash", "unfused", NULL};
+static const char *const device_choices[] = {"cpu", "cuda", NULL};
+_Static_assert(IC_COMM_OVERLAP == 0 && IC_COMM_SERIAL == 1, "comm choices");
+_Static_assert(IC_EST_IDEAL == 0 && IC_EST_EXPECTED == 1, "estimate choices");
+_Static_assert(IC_FMT_TABLE == 0 && IC_FMT_CSV == 1 && IC_FMT_JSON == 2, "format choices");
+_Static_assert(IC_ATTN_FLASH == 0 && IC_ATTN_UNFUSED == 1, "attention choices");
+
+const struct ic_opt_def ic_opt_table[IC_OPT_COUNT] = {
+    [IC_OPT_MODEL] = {"--model", IC_OK_TEXT, "M", 0, 0, NULL,
+                      STEP_CMDS | C(OPTIMIZE), C(DECODE),
+                      "a modeldb name or alias, a model YAML file or a Hugging Face\n"
+                      "config.json ('infcalc list models'); '-' reads standard input",
+                      F(model)},
+    [IC_OPT_HW] = {"--hw", IC_OK_TEXT, "H", 0, 0, NULL,
+                   STEP_CMDS | C(OPTIMIZE) | C(VALIDATE), C(DECODE) | C(OPTIMIZE),
+                   "a hwdb name or alias, or a hardware YAML file ('infcalc list hw')", F(hw)},
+    [IC_OPT_CHIPS] = {"--chips", IC_OK_COUNT, "N", 1, (double)IC_DECODE_MAX_CHIPS, NULL,
+                      STEP_CMDS, C(DECODE),
+                      "chips holding one tensor-parallel replica (default 1)", F(chips)},
+    [IC_OPT_PP] = {"--pp", IC_OK_COUNT, "P", 1, (double)IC_STEP_MAX_STAGES, NULL, C(DECODE), 0,
+                   "pipeline stages of --chips chips each, holding ceil(layers / P)\n"
+                   "layers apiece (default 1)", F(pp)},
+    [IC_OPT_MICRO] = {"--micro", IC_OK_COUNT, "M", 1, (double)IC_DECODE_MAX_BATCH, NULL,
+                      C(DECODE), 0,
+                      "micro-batches the batch splits into along the pipeline (default 1)",
+                      F(micro)},
+    [IC_OPT_BATCH] = {"--batch", IC_OK_COUNT, "B", 1, (double)IC_DECODE_MAX_BATCH, NULL,
+                      C(DECODE) | C(PREFILL) | C(SPECDEC) | C(BATCHING) | C(DISAGG) | C(COST), 0,
+                      "sequences decoded together (default 1)",
+                      F(batch)},
+    [IC_OPT_CONTEXT] = {"--context", IC_OK_COUNT, "S", 1, MAXC, NULL,
+                        C(DECODE) | C(PREFILL) | C(SPECDEC) | C(MOE) | C(COST), C(DECODE),
+                        "tokens per sequence, the one being decoded included (default 2048)",
+                        F(context)},
+    [IC_OPT_WEIGHTS] = {"--weights", IC_OK_DTYPE, "T", 0, 0, NULL, STEP_CMDS, C(DECODE),
+                        "weight storage: fp32 bf16 fp16 fp8 int8 int4 fp4 (default bf16)",
+                        F(weights)},
+    [IC_OPT_KV] = {"--kv", IC_OK_DTYPE, "T", 0, 0, NULL, STEP_CMDS, C(DECODE),
+                   "KV-cache storage, the same types (default bf16)", F(kv)},
+    [IC_OPT_COMPUTE] = {"--compute", IC_OK_DTYPE, "T", 0, 0, NULL, STEP_CMDS, C(DECODE),
+                        "matmul type; the chip must list it (default bf16)", F(compute)},
+    [IC_OPT_COMM] = {"--comm", IC_OK_CHOICE, "MODE", 0, 0, comm_choices, STEP_CMDS, 0,
+                     "overlap (default: collectives hide under HBM traffic, a lower bound)\n"
+                     "or serial (they add to the step)", F(comm)},
+    [IC_OPT_ESTIMATE] = {"--estimate", IC_OK_CHOICE, "E", 0, 0, estimate_choices,
+                         C(DECODE), 0,
+                         "ideal (spec-sheet peaks) or expected (the entry's measured or\n"
+                         "achieved figures); default: expected where the entry has them",
+                         F(estimate)},
+    [IC_OPT_SWEEP] = {"--sweep", IC_OK_AXES, "AXIS[,AXIS]", 0, 0, NULL, C(DECODE), 0,
+                      "batch, context, chips or precision; two axes give a grid", F(sweep)},
+    [IC_OPT_FORMAT] = {"--format", IC_OK_CHOICE, "F", 0, 0, format_choices,
+                       STEP_CMDS | C(OPTIMIZE) | C(CHECK), 0,
+                       "table (default), csv or json (SI units, stable field names)",
+                       F(format)},
+    [IC_OPT_PLOT] = {"--plot", IC_OK_TEXT, "FILE", 0, 0, NULL,
+                     C(DECODE) | C(PREFILL) | C(OPTIMIZE) | C(CHECK), 0,
+                     "draw the chart into FILE (.png, .svg or .pdf); checked before any work",
+                     F(plot)},
+    [IC_OPT_PLOT_SIZE] = {"--plot-size", IC_OK_SIZE2, "WxH", 0, 0, NULL,
+                          C(DECODE) | C(PREFILL) | C(OPTIMIZE) | C(CHECK), 0,
+                          "picture size in pixels, 320x240 to 10000x10000 (default 1600x1000)",
+                          F(plot_size)},
+    [IC_OPT_DB] = {"--db", IC_OK_TEXT, "DIR", 0, 0, NULL,
+                   STEP_CMDS | C(OPTIMIZE) | C(LIST) | C(SHOW) | C(SERVE) | C(CHECK), 0,
+                   "folder holding hwdb/ and modeldb/ (default: $INFCALC_DB, then the\n"
+                   "installed or source-tree databases)", F(db)},
+
+    [IC_OPT_DEVICE] = {"--device", IC_OK_CHOICE, "D", 0, 0, device_choices,
+                       C(BENCH) | C(VALIDATE), 0, "cpu (default) or cuda (device 0)",
+                       F(device)},
+    [IC_OPT_THREADS] = {"--threads", IC_OK_COUNT, "N", 1, IC_MAX_THREADS, NULL,
+                        C(BENCH) | C(VALIDATE), 0,
+                        "threads of the reference kernel (default: every CPU this process may "
+                        "use)", F(threads)},
+    [IC_OPT_QUICK] = {"--quick", IC_OK_FLAG, NULL, 0, 0, NULL, C(BENCH) | C(VALIDATE), 0,
+                      "a short run (seconds to a minute)", 0},
+    [IC_OPT_OUT] = {"--out", IC_OK_TEXT, "FILE", 0, 0, NULL, C(BENCH), 0,
+                    "the hardware entry to write (default this-machine.yaml, this-gpu.yaml)",
+                    F(out)},
+    [IC_OPT_NAME] = {"--name", IC_OK_TEXT, "NAME", 0, 0, NULL, C(BENCH), 0,
+                     "the entry's name: lower-case letters, digits, '-' or '.'", F(name)},
+    [IC_OPT_LLC] = {"--llc", IC_OK_BYTES, "SIZE", 1024, 68719476736.0, NULL, C(BENCH), 0,
+                    "the last-level cache the buffers are sized from (e.g. 32MiB; default:\n"
+                    "what sysfs, else sysconf, says)", F(llc_bytes)},
+    [IC_OPT_ROUNDS] = {"--rounds", IC_OK_COUNT, "R", 1, IC_MAX_ROUNDS, NULL, C(VALIDATE), 0,
+                       "rounds over the points (default 3)", F(rounds)},
+    [IC_OPT_SEED] = {"--seed", IC_OK_COUNT, "S", 1, (double)UINT32_MAX, NULL, C(VALIDATE), 0,
+                     "the random seed of the order and the kernels' weights (default 20261129)", F(seed)},
+    [IC_OPT_CSV] = {"--csv", IC_OK_TEXT, "FILE", 0, 0, NULL, C(VALIDATE), 0,
+                    "the per-point CSV (default plots/validate-cpu.csv)", F(csv)},
+    [IC_OPT_PLOT_PREFIX] = {"--plot-prefix", IC_OK_TEXT, "PREFIX", 0, 0, NULL, C(VALIDATE), 0,
+                            "the charts' path prefix (default plots/validate-cpu)",
+                            F(plot_prefix)},
+
+    [IC_OPT_PROMPT] = {"--prompt", IC_OK_COUNT, "T", 1, (double)IC_PREFILL_MAX_TOKENS, NULL,
+                       C(PREFILL) | C(BATCHING) | C(PREFIX) | C(DISAGG) | C(COST) |
+                           C(OPTIMIZE) | C(BESTOFN), 0,
+                       "prompt tokens (default 2048)", F(prompt)},
+    [IC_OPT_PROMPTS] = {"--prompts", IC_OK_COUNT, "N", 1, (double)IC_PREFILL_MAX_TOKENS, NULL,
+                        C(PREFILL) | C(PREFIX) | C(DISAGG), 0,
+                        "prompts prefilled together (default 1)", F(prompts)},
+    [IC_OPT_OUTPUT] = {"--output", IC_OK_COUNT, "L", 1, MAXC, NULL,
+                       C(BATCHING) | C(DISAGG) | C(OPTIMIZE) | C(BESTOFN), 0,
+                       "output tokens per request (default 256)", F(output)},
+    [IC_OPT_MFU] = {"--mfu", IC_OK_NUM, "X", 1e-6, 1, NULL,
+                    C(PREFILL) | C(PREFIX) | C(DISAGG) | C(COST) | C(OPTIMIZE) | C(BESTOFN), 0,
+                    "prefill's model FLOPs utilization, 0 < X <= 1 (default: the entry's\n"
+                    "measured matmul rate over its peak where it has one, else 0.4)",
+                    F(mfu)},
+    [IC_OPT_QUEUE] = {"--queue", IC_OK_TIME, "TIME", 0, 1e6, NULL, C(PREFILL) | C(PREFIX), 0,
+                      "waiting time before the prefill (200ms, 0.5s; default 0)", F(queue_s)},
+    [IC_OPT_ATTENTION] = {"--attention", IC_OK_CHOICE, "A", 0, 0, attention_choices,
+                          C(PREFILL), 0, "flash or unfused (default: both)", F(attention)},
+    [IC_OPT_CHUNK] = {"--chunk", IC_OK_COUNT, "C", 1, (double)IC_PREFILL_MAX_TOKENS, NULL,
+                      C(PREFILL), 0,
+                      "chunked prefill: the prompt rides C tokens at a time on the decode\n"
+                      "steps of a running batch (--batch, --context)", F(chunk)},
+    [IC_OPT_ACCEPT] = {"--accept", IC_OK_NUM, "A", 0, 1, NULL, C(SPECDEC), 0,
+                       "per-token acceptance, 0 to 1", F(accept)},
+    [IC_OPT_DRAFT_LEN] = {"--k", IC_OK_COUNT, "K", 1, IC_SPEC_MAX_K, NULL, C(SPECDEC), 0,
+                          "one draft length, shown beside the best", F(draft_len)},
+    [IC_OPT_COST_RATIO] = {"--cost-ratio", IC_OK_NUM, "C", 0, 1e3, NULL, C(SPECDEC), 0,
+                           "draft step / target step (e.g. 0.05), without --draft",
+                           F(cost_ratio)},
+    [IC_OPT_DRAFT] = {"--draft", IC_OK_TEXT, "MODEL", 0, 0, NULL, C(SPECDEC), 0,
+                      "the draft model: both models' decode steps are costed on --hw with\n"
+                      "--chips, --batch, --context and the types; the target's verification\n"
+                      "step handles k + 1 tokens per sequence (weights and KV read once)", F(draft)},
+    [IC_OPT_P] = {"--p", IC_OK_PROBS, "P1,P2,..", 0, 1, NULL, C(SPECDEC), 0,
+                  "the target's next-token distribution (with --q: the acceptance rate\n"
+                  "is sum min(p, q))", F(p)},
+    [IC_OPT_Q] = {"--q", IC_OK_PROBS, "Q1,Q2,..", 0, 1, NULL, C(SPECDEC), 0,
+                  "the draft's distribution over the same tokens", F(q)},
+    [IC_OPT_PREFIX] = {"--prefix", IC_OK_COUNT, "P", 0, MAXC, NULL, C(PREFILL) | C(PREFIX), 0,
+                       "tokens of a shared prefix cached ahead of the prompt", F(prefix)},
+    [IC_OPT_HIT_RATE] = {"--hit-rate", IC_OK_NUM, "H", 0, 1, NULL, C(PREFIX), 0,
+                         "share of requests whose prefix is cached, 0 to 1 (default 0.5)",
+                         F(hit_rate)},
+    [IC_OPT_PREFIXES] = {"--prefixes", IC_OK_COUNT, "N", 1, IC_PREFIX_MAX_PREFIXES, NULL,
+                         C(PREFIX), 0, "distinct prefixes held (default 1)", F(prefixes)},
+    [IC_OPT_PREFILL_CHIPS] = {"--prefill-chips", IC_OK_COUNT, "N", 1,
+                              (double)IC_DECODE_MAX_CHIPS, NULL, C(DISAGG), 0,
+                              "chips per prefill server (default: --chips)", F(prefill_chips)},
+    [IC_OPT_PRICE] = {"--price", IC_OK_NUM, "USD", 1e-6, 1e6, NULL, C(COST), 0,
+                      "dollars per chip-hour (default: the entry's)", F(price)},
+    [IC_OPT_TTFT] = {"--ttft", IC_OK_TIME, "TIME", 0, 1e6, NULL, C(OPTIMIZE), 0,
+                     "time-to-first-token SLO (2s, 500ms)", F(ttft_s)},
+    [IC_OPT_TPOT] = {"--tpot", IC_OK_TIME, "TIME", 0, 1e6, NULL, C(OPTIMIZE), 0,
+                     "time-per-output-token SLO (50ms)", F(tpot_s)},
+    [IC_OPT_TOP] = {"--top", IC_OK_COUNT, "N", 1, IC_OPTIMIZE_MAX_TOP, NULL, C(OPTIMIZE), 0,
+                    "rows printed (default 10)", F(top)},
+    [IC_OPT_MAX_CHIPS] = {"--max-chips", IC_OK_COUNT, "N", 1, IC_OPTIMIZE_MAX_CHIPS, NULL,
+                          C(OPTIMIZE), 0, "largest replica tried (default 64)",
+                          F(max_chips)},
+    [IC_OPT_SUCCESS] = {"--success", IC_OK_NUM, "P", 0, 1, NULL, C(BESTOFN), 0,
+                        "one candidate's chance of success, 0 < P < 1", F(success)},
+    [IC_OPT_N] = {"--n", IC_OK_COUNT, "N", 1, IC_BESTOFN_MAX_N, NULL, C(BESTOFN), 0,
+                  "candidates", F(n_cand)},
+    [IC_OPT_TARGET] = {"--target", IC_OK_NUM, "Q", 0, 1, NULL, C(BESTOFN), 0,
+                       "the success chance wanted, 0 < Q < 1 (the fewest N that reaches it)",
+                       F(target)},
+    [IC_OPT_SHAPE] = {"--shape", IC_OK_NUM, "K", 0, IC_SCHED_MAX_SHAPE, NULL,
+                      C(BATCHING), 0,
+                      "gamma shape of the output lengths around --output: 1 exponential,\n"
+                      "larger narrower, 0 every request exactly --output (default 1)", F(shape)},
+    [IC_OPT_RESERVE] = {"--reserve", IC_OK_COUNT, "R", 1, MAXC, NULL, C(BATCHING), 0,
+                        "contiguous KV reservation per sequence, tokens (default: the\n"
+                        "model's max_position_embeddings)", F(reserve)},
+    [IC_OPT_BLOCK] = {"--block", IC_OK_COUNT, "T", 1, IC_SCHED_MAX_BLOCK, NULL, C(BATCHING), 0,
+                      "paged KV block size in tokens (default 16)", F(block)},
+    [IC_OPT_EP] = {"--ep", IC_OK_COUNT, "E", 1, IC_MOE_MAX_EP, NULL, C(MOE), 0,
+                   "expert-parallel groups (default 1); must divide the experts", F(ep)},
+    [IC_OPT_MEASUREMENTS] = {"--measurements", IC_OK_TEXT, "FILE", 0, 0, NULL, C(CHECK), 0,
+                             "the published-measurement CSV (default published/decode.csv\n"
+                             "in the databases' folder; '-' reads standard input)",
+                             F(measurements)},
+
+    [IC_OPT_PORT] = {"--port", IC_OK_COUNT, "N", 0, 65535, NULL, C(SERVE), 0,
+                     "TCP port (default 8080; 0 picks a free one and says which)", F(port)},
+    [IC_OPT_BIND] = {"--bind", IC_OK_TEXT, "ADDR", 0, 0, NULL, C(SERVE), 0,
+                     "IPv4 address to listen on (default 127.0.0.1, this machine)", F(bind)},
+    [IC_OPT_HELP] = {"--help", IC_OK_FLAG, NULL, 0, 0, NULL, ALL_CMDS, 0, "this text", 0},
+    [IC_OPT_VERSION] = {"--version", IC_OK_FLAG, NULL, 0, 0, NULL, ALL_CMDS, 0,
+                        "print the version", 0},
+};
+_Static_assert(sizeof ic_opt_table / sizeof ic_opt_table[0] == IC_OPT_COUNT, "options");
+_Static_assert(IC_CMD_COUNT <= 64, "command masks are 64 bits");
+
+/* Where an option means something particular to one command, its help
+ * there (the table's line is the general one). */
+static const struct {
+    enum ic_cmd cmd;
+    enum ic_opt opt;
+    const char *help;
+} help_for[] = {
+    {IC_CMD_PREFILL, IC_OPT_BATCH, "with --chunk: sequences decoding beside the chunk (default 1)"},
+    {IC_CMD_PREFILL, IC_OPT_CONTEXT, "with --chunk: their tokens per sequence (default 2048)"},
+    {IC_CMD_PREFILL, IC_OPT_PLOT, "TTFT against prompt length, fused and unfused (.png .svg .pdf)"},
+    {IC_CMD_PREFILL, IC_OPT_PREFIX, "tokens already cached ahead of the prompt (default 0)"},
+    {IC_CMD_MOE, IC_OPT_CHIPS, "chips per group (tensor parallel, default 1)"},
+    {IC_CMD_BATCHING, IC_OPT_PROMPT, "prompt tokens per request (default 512)"},
+    {IC_CMD_BATCHING, IC_OPT_OUTPUT, "mean output tokens (default 256)"},
+    {IC_CMD_PREFIX, IC_OPT_PROMPT, "prompt tokens, prefix included (default 2048)"},
+    {IC_CMD_PREFIX, IC_OPT_PREFIX, "shared prefix tokens, 1 to T - 1 (required)"},
+    {IC_CMD_DISAGG, IC_OPT_PROMPTS, "prompts a prefill server runs together (default 1)"},
+    {IC_CMD_DISAGG, IC_OPT_CHIPS, "chips per decode server (default 1)"},
+    {IC_CMD_DISAGG, IC_OPT_BATCH, "sequences a decode server runs together (default 1)"},
+    {IC_CMD_COST, IC_OPT_PROMPT, "prompt tokens for the prefill cost (default 2048)"},
+    {IC_CMD_BESTOFN, IC_OPT_OUTPUT, "output tokens per candidate (default 256)"},
+    {IC_CMD_SPECDEC, IC_OPT_MODEL, "with --draft: the target model"},
+    {IC_CMD_SPECDEC, IC_OPT_BATCH, "with --draft: sequences verified together (default 1)"},
+    {IC_CMD_OPTIMIZE, IC_OPT_HW, "chips to search, a list (default: all of hwdb)"},
+    {IC_CMD_OPTIMIZE, IC_OPT_MFU, "prefill MFU (default 0.4)"},
+    {IC_CMD_OPTIMIZE, IC_OPT_PLOT, "dollars per million tokens against TPOT: the cheapest\n"
+                                   "frontier per chip type (.png .svg .pdf)"},
+    {IC_CMD_CHECK, IC_OPT_PLOT, "predicted against measured time per token, one point per row"},
+    {IC_CMD_VALIDATE, IC_OPT_HW, "an entry written by 'infcalc bench'"},
+};
+
+/* ---- names ---------------------------------------------------------------- */
+
+const char *ic_text_nearest(const char *word, const char *const *cands, int n)
+{
+    const char *best = NULL;
+    unsigned bd = 255;
+    for (int i = 0; i < n; i++) {
+        if (!cands[i])
+            continue;
+        unsigned d = ic_text_distance(word, cands[i]);
+        if (d < bd) {
+            bd = d;
+            best = cands[i];
+        }
+    }
+    /* a short word is near only a word one or two edits away ('-x' is not
+     * a typo of '--hw') */
+    size_t len = strlen(word);
+    unsigned limit = len <= 3 ? 1 : len < 9 ? 2 : 3;
+    return bd <= limit ? best : NULL;
+}
+
+int ic_opt_find(const char *name)
+{
+    for (int k = 0; k < IC_OPT_COUNT; k++)
+        if (strcmp(name, ic_opt_table[k].name) == 0)
+            return k;
+    return -1;
+}
+
+const char *ic_opt_nearest(const char *name)
+{
+    const char *names[IC_OPT_COUNT];
+    for (int k = 0; k < IC_OPT_COUNT; k++)
+        names[k] = ic_opt_table[k].name;
+    return ic_text_nearest(name, names, IC_OPT_COUNT);
+}
+
+void ic_opts_init(struct ic_opts *o, enum ic_cmd cmd)
+{
+    memset(o, 0, sizeof *o);
+    o->cmd = cmd;
+}
+
+void ic_opts_free(struct ic_opts *o)
+{
+    free(o->p);
+    free(o->q);
+    o->p = o->q = NULL;
+    for (int k = 0; k < IC_OPT_COUNT; k++) {
+        free(o->owned[k]);
+        o->owned[k] = NULL;
+    }
+}
+
+/* ---- values --------------------------------------------------------------- */
+
+static int fail(struct ic_err *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int fail(struct ic_err *err, const char *fmt, ...)
+{
+    if (err) {
+        memset(err, 0, sizeof *err);
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+        va_end(ap);
+    }
+    return IC_EINVAL;
+}
+
+static int parse_count(const char *name, const char *t, double lo, double hi, uint64_t *out,
+                       struct ic_err *err)
+{
+    unsigned long long l = (unsigned long long)lo, h = (unsigned long long)hi;
+    if (!*t || strspn(t, "0123456789") != strlen(t))
+        return fail(err, "%s: '%s' is not a whole number; expected %llu to %llu", name, t, l, h);
+    errno = 0;
+    unsigned long long v = strtoull(t, NULL, 10);
+    if (errno == ERANGE || v < l || v > h)
+        return fail(err, "%s: %s is out of range; expected %llu to %llu", name, t, l, h);
+    *out = v;
+    return IC_OK;
+}
+
+static int parse_num(const char *name, const char *t, double lo, double hi, double *out,
+                     struct ic_err *err)
+{
+    char *end = NULL;
+    errno = 0;
+    double v = strtod(t, &end);
+    /* plain decimals only: strtod also takes hex, inf, nan and leading space */
+    if (end == t || *end || !isfinite(v) || strpbrk(t, "xXpPiInN") ||
+        isspace((unsigned char)*t))
+        return fail(err, "%s: '%s' is not a number; expected %g to %g", name, t, lo, hi);
+    /* a quantity that cannot be negative takes no minus sign: '-0' and
+     * '-1e-300' are not a zero to print as "-0" or round away */
+    if (lo >= 0 && t[0] == '-')
+        return fail(err, "%s: '%s' has a minus sign; expected %g to %g", name, t, lo, hi);
+    if (errno == ERANGE || v < lo || v > hi)
+        return fail(err, "%s: %s is out of range; expected %g to %g", name, t, lo, hi);
+    *out = v;
+    return IC_OK;
+}
+
+static int parse_qty(const char *name, const char *t, enum ic_qty q, double lo, double hi,
+                     double *out, struct ic_err *err)
+{
+    char why[160];
+    double v;
+    if (q == IC_QTY_TIME && strspn(t, "0123456789.eE+-") == strlen(t)) {
+        if (parse_num(name, t, lo, hi, &v, err))
+            return IC_EINVAL;
+    } else if (t[0] == '-') {
+        return fail(err, "%s: '%s' has a minus sign; expected %s such as %s", name, t,
+                    ic_qty_name(q), ic_qty_example(q));
+    } else if (ic_qty_parse(t, q, &v, why, sizeof why)) {
+        return fail(err, "%s: %s; expected %s such as %s", name, why, ic_qty_name(q),
+                    ic_qty_example(q));
+    }
+    if (!(v >= lo && v <= hi))
+        return fail(err, "%s: %s is out of range; expected %g to %g%s", name, t, lo, hi,
+                    q == IC_QTY_TIME ? " s" : " B");
+    *out = v;
+    return IC_OK;
+}
+
+static int parse_choice(const struct ic_opt_def *d, const char *t, int *out, struct ic_err *err)
+{
+    char list[160] = "";
+    int n = 0;
+    for (; d->choices[n]; n++)
+        if (strcmp(t, d->choices[n]) == 0) {
+            *out = n;
+            return IC_OK;
+        }
+    for (int i = 0; i < n; i++) {
+        size_t l = strlen(list);
+        snprintf(list + l, sizeof list - l, "%s%s", i == 0 ? "" : i == n - 1 ? " or " : ", ",
+                 d->choices[i]);
+    }
+    fail(err, "%s: unknown value '%s'; expected %s", d->name, t, list);
+    const char *near = ic_text_nearest(t, d->choices, n);
+    if (near && err)
+        ic_err_hint(err, "did you mean '%s'?", near);
+    return IC_EINVAL;
+}
+
+static int parse_size2(const char *name, const char *t, int *wh, struct ic_err *err)
+{
+    unsigned long a, b;
+    char tail;
+    /* digits, 'x', digits: sscanf alone would take " 800x600" and "+800x600" */
+    size_t d1 = strspn(t, "0123456789");
+    bool shape = d1 && t[d1] == 'x' && strspn(t + d1 + 1, "0123456789") &&
+                 !t[d1 + 1 + strspn(t + d1 + 1, "0123456789")];
+    if (!shape || sscanf(t, "%lux%lu%c", &a, &b, &tail) != 2 || a < 320 || b < 240 ||
+        a > 10000 || b > 10000)
+        return fail(err, "%s: '%s' is not WIDTHxHEIGHT with 320x240 to 10000x10000 pixels, "
+                         "e.g. 1600x1000", name, t);
+    wh[0] = (int)a;
+    wh[1] = (int)b;
+    return IC_OK;
+}
+
+/* The i-th of n comma-separated values of t into buf; false when empty. */
+static bool item(const char *t, int i, char *buf, size_t cap)
+{
+    const char *s = t;
+    for (int k = 0; k < i; k++)
+        s = strchr(s, ',') + 1;
+    size_t len = strcspn(s, ",");
+    if (len >= cap)
+        len = cap - 1;
+    memcpy(buf, s, len);
+    buf[len] = '\0';
+    return len > 0;
+}
+
+int ic_opt_set(struct ic_opts *o, int opt, const char *text, struct ic_err *err)
+{
+    const struct ic_opt_def *d = &ic_opt_table[opt];
+    uint64_t bit = UINT64_C(1) << o->cmd;
+    const char *cmd = ic_cmd_name(o->cmd);
+    if (!(d->cmds & bit)) {
+        fail(err, "option '%s' does not apply to '%s'", d->name, cmd);
+        if (err)
+            ic_err_hint(err, "'infcalc %s --help' lists its options", cmd);
+        return IC_EINVAL;
+    }
+    if (o->given[opt])
+        return fail(err, "option '%s' given twice", d->name);
+    if (d->kind == IC_OK_FLAG) {
+        if (text)
+            return fail(err, "option '%s' takes no value", d->name);
+        o->given[opt] = true;
+        o->n[opt] = 1;
+        return IC_OK;
+    }
+    if (!text)
+        return fail(err, "option '%s' needs a value", d->name);
+    if (!*text)
+        return fail(err, "option '%s' has an empty value", d->name);
+    int n = 1;
+    for (const char *c = text; *c; c++)
+        n += *c == ',';
+    void *field = (char *)o + d->off;
+    if (d->kind == IC_OK_PROBS || d->kind == IC_OK_AXES) {
+        /* a list by nature: parsed whole below */
+    } else if (n > 1 && !(d->list_cmds & bit)) {
+        if (d->kind != IC_OK_TEXT)
+            return fail(err, "%s: one value for '%s', not a list ('%s')", d->name, cmd, text);
+        n = 1; /* a name or a path, commas and all */
+    }
+    if (n > 1 && (text[0] == ',' || text[strlen(text) - 1] == ',' || strstr(text, ",,")))
+        return fail(err, "%s: empty value in list '%s'", d->name, text);
+    if (d->kind == IC_OK_PROBS) {
+        if (n > IC_OPT_MAX_PROBS)
+            return fail(err, "%s: at most %d probabilities", d->name, IC_OPT_MAX_PROBS);
+        double *v = malloc((size_t)n * sizeof *v);
+        if (!v)
+            return ic_err_set(err, IC_ENOMEM, NULL, 0, 0, "out of memory");
+        for (int i = 0; i < n; i++) {
+            char buf[64], name[48];
+            item(text, i, buf, sizeof buf);
+            snprintf(name, sizeof name, "%s (entry %d)", d->name, i + 1);
+            if (parse_num(name, buf, d->lo, d->hi, &v[i], err)) {
+                free(v);
+                return IC_EINVAL;
+            }
+        }
+        *(double **)field = v;
+    } else if (d->kind == IC_OK_AXES) {
+        enum ic_axis *ax = field;
+        if (n > 2)
+            return fail(err, "%s: at most two axes", d->name);
+        for (int i = 0; i < n; i++) {
+            char buf[64];
+            item(text, i, buf, sizeof buf);
+            if (ic_axis_parse(buf, &ax[i]))
+                return fail(err, "%s: unknown axis '%s'; expected batch, context, chips or "
+                                 "precision", d->name, buf);
+            if (i == 1 && ax[0] == ax[1])
+                return fail(err, "%s: axis '%s' given twice", d->name, buf);
+        }
+    } else {
+        if (n > IC_OPT_MAX_LIST)
+            return fail(err, "%s: at most %d values", d->name, IC_OPT_MAX_LIST);
+        for (int i = 0; i < n; i++) {
+            char buf[256];
+            if (n > 1)
+                item(text, i, buf, sizeof buf);
+            else
+                snprintf(buf, sizeof buf, "%s", text);
+            int rc = IC_OK;
+            switch (d->kind) {
+            case IC_OK_COUNT:
+                rc = parse_count(d->name, buf, d->lo, d->hi, (uint64_t *)field + i, err);
+                break;
+            case IC_OK_NUM:
+                rc = parse_num(d->name, buf, d->lo, d->hi, (double *)field + i, err);
+                break;
+            case IC_OK_TIME:
+                rc = parse_qty(d->name, buf, IC_QTY_TIME, d->lo, d->hi, (double *)field + i, err);
+                break;
+            case IC_OK_BYTES:
+                rc = parse_qty(d->name, buf, IC_QTY_BYTES, d->lo, d->hi, (double *)field + i,
+                               err);
+                break;
+            case IC_OK_DTYPE:
+                if (ic_dtype_parse(buf, (enum ic_dtype *)field + i))
+                    rc = fail(err, "%s: unknown type '%s'; expected fp32, bf16, fp16, fp8, int8, "
+                                   "int4 or fp4", d->name, buf);
+                break;
+            case IC_OK_CHOICE:
+                rc = parse_choice(d, buf, (int *)field + i, err);
+                break;
+            case IC_OK_SIZE2:
+                rc = parse_size2(d->name, buf, field, err);
+                break;
+            case IC_OK_TEXT:
+                if (n == 1) {
+                    ((const char **)field)[0] = text;
+                } else {
+                    /* a list of names: each a piece of a copy kept in o */
+                    if (!o->owned[opt] && !(o->owned[opt] = strdup(text)))
+                        return ic_err_set(err, IC_ENOMEM, NULL, 0, 0, "out of memory");
+                    char *s = o->owned[opt];
+                    for (int k = 0; k < i; k++)
+                        s += strlen(s) + 1;
+                    s[strcspn(s, ",")] = '\0';
+                    ((const char **)field)[i] = s;
+                }
+                break;
+            default:
+                rc = fail(err, "%s: internal error: kind %d", d->name, (int)d->kind);
+            }
+            if (rc)
+                return rc;
+        }
+    }
+    o->given[opt] = true;
+    o->n[opt] = n;
+    o->text[opt] = text;
+    return IC_OK;
+}
+
+/* ---- the command line ----------------------------------------------------- */
+
+int ic_opts_parse(int argc, char **argv, struct ic_opts *o, struct ic_err *err)
+{
+    ic_opts_init(o, IC_CMD_DECODE);
+    int i = 1;
+    if (i < argc && argv[i][0] != '-') {
+        enum ic_cmd c = ic_cmd_find(argv[i]);
+        if (c == IC_CMD_COUNT) {
+            fail(err, "unknown command '%s'", argv[i]);
+            const char *near = ic_text_nearest(argv[i], cmd_names, IC_CMD_COUNT);
+            if (err && near)
+                ic_err_hint(err, "did you mean '%s'? ('infcalc --help' lists the commands)",
+                            near);
+            else if (err)
+                ic_err_hint(err, "'infcalc --help' lists the commands");
+            return IC_EINVAL;
+        }
+        o->cmd = c;
+        i++;
+    }
+    for (; i < argc; i++) {
+        const char *arg = argv[i];
+        if (arg[0] != '-' || !arg[1]) {
+            if (o->n_pos >= IC_OPT_MAX_POS)
+                return fail(err, "unexpected argument '%s'", arg);
+            o->pos[o->n_pos++] = arg;
+            continue;
+        }
+        if (strcmp(arg, "-h") == 0)
+            arg = "--help";
+        char name[64];
+        const char *eq = strchr(arg, '=');
+        size_t len = eq ? (size_t)(eq - arg) : strlen(arg);
+        if (len >= sizeof name)
+            len = sizeof name - 1;
+        memcpy(name, arg, len);
+        name[len] = '\0';
+        int k = ic_opt_find(name);
+        if (k < 0) {
+            fail(err, "unknown option '%s'", name);
+            const char *near = ic_opt_nearest(name);
+            if (err && near)
+                ic_err_hint(err, "did you mean '%s'?", near);
+            return IC_EINVAL;
+        }
+        const char *val = NULL;
+        if (eq)
+            val = eq + 1;
+        else if (ic_opt_table[k].kind != IC_OK_FLAG && i + 1 < argc)
+            val = argv[++i];
+        int rc = ic_opt_set(o, k, val, err);
+        if (rc)
+            return rc;
+    }
+    return IC_OK;
+}
+
+/* ---- --help --------------------------------------------------------------- */
+
+void ic_opt_help(FILE *out, enum ic_cmd cmd)
+{
+    uint64_t bit = UINT64_C(1) << cmd;
+    for (int k = 0; k < IC_OPT_COUNT; k++) {
+        const struct ic_opt_def *d = &ic_opt_table[k];
+        if (!(d->cmds & bit) || k == IC_OPT_VERSION)
+            continue;
+        const char *help = d->help;
+        for (size_t j = 0; j < sizeof help_for / sizeof help_for[0]; j++)
+            if (help_for[j].cmd == cmd && (int)help_for[j].opt == k)
+                help = help_for[j].help;
+        char head[64];
+        snprintf(head, sizeof head, "  %s%s%s%s", d->name, d->meta ? " " : "",
+                 d->meta ? d->meta : "", (d->list_cmds & bit) ? "[,..]" : "");
+        fputs(head, out);
+        int col = (int)strlen(head);
+        /* the help in a column from 23, words wrapped before column 80 */
+        enum { AT = 23, WIDTH = 79 };
+        if (col >= AT - 1) {
+            fputc('\n', out);
+            col = 0;
+        }
+        fprintf(out, "%*s", AT - col, "");
+        col = AT;
+        for (const char *w = help; *w;) {
+            while (*w == ' ' || *w == '\n')
+                w++;
+            size_t l = strcspn(w, " \n");
+            if (!l)
+                break;
+            if (col > AT && col + 1 + (int)l > WIDTH) {
+                fprintf(out, "\n%*s", AT, "");
+                col = AT;
+            }
+            fprintf(out, "%s%.*s", col > AT ? " " : "", (int)l, w);
+            col += (col > AT ? 1 : 0) + (int)l;
+            w += l;
+        }
+        fputc('\n', out);
+    }
+}
+
+void ic_opts_decode_cfg(const struct ic_opts *o, struct ic_decode_cfg *c)
+{
+    *c = ic_decode_defaults();
+    if (o->given[IC_OPT_CHIPS])
+        c->chips = o->chips[0];
+    if (o->given[IC_OPT_PP])
+        c->pp = o->pp;
+    if (o->given[IC_OPT_MICRO])
+        c->micro = o->micro;
+    if (o->given[IC_OPT_BATCH])
+        c->batch = o->batch;
+    if (o->given[IC_OPT_CONTEXT])
+        c->context = o->context[0];
+    if (o->given[IC_OPT_WEIGHTS])
+        c->weights = o->weights[0];
+    if (o->given[IC_OPT_KV])
+        c->kv = o->kv[0];
+    if (o->given[IC_OPT_COMPUTE])
+        c->compute = o->compute[0];
+    if (o->given[IC_OPT_COMM])
+        c->comm = (enum ic_comm_mode)o->comm;
+    if (o->given[IC_OPT_ESTIMATE])
+        c->estimate = (enum ic_estimate)o->estimate;
+}
