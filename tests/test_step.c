@@ -401,6 +401,47 @@ START_TEST(test_pipeline)
 }
 END_TEST
 
+/* The largest batch that fits, against a naive search: the largest B with
+ * mem(B) <= capacity by bisection over the monotone mem (no estimate), for
+ * 20,000 random layouts (batch ways 1 to 64, workspace or none, capacities
+ * from one sequence short of fitting to millions of sequences). */
+static uint64_t naive_max_batch(const struct ic_mem *k, double cap)
+{
+    if (ic_step_mem_at(k, 1) > cap)
+        return 0;
+    uint64_t lo = 1, hi = 2;
+    while (hi < (UINT64_C(1) << 40) && ic_step_mem_at(k, hi) <= cap)
+        lo = hi, hi *= 2;
+    if (ic_step_mem_at(k, hi) <= cap)
+        return hi;
+    while (hi - lo > 1) {
+        uint64_t mid = lo + (hi - lo) / 2;
+        if (ic_step_mem_at(k, mid) <= cap)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+START_TEST(test_max_batch_against_naive)
+{
+    uint64_t x = 88172645463325252ull;
+    for (int i = 0; i < 20000; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        struct ic_mem k;
+        k.chips = 1 + x % 64;
+        k.batch_ways = 1 + (x >> 8) % 64;
+        k.weights_bytes = (double)((x >> 16) % 1000000) * 1e3;
+        k.kv_seq_bytes = (double)(1 + (x >> 24) % 100000) * 17.0;
+        k.work_seq_bytes = (x >> 40) % 4 ? (double)((x >> 42) % 5000) * 3.0 : 0;
+        const double cap = k.weights_bytes + (double)((x >> 50) % 4096) *
+                                                 (k.kv_seq_bytes + 1.0) * 0.37;
+        ck_assert_uint_eq(ic_step_max_batch(&k, cap), naive_max_batch(&k, cap));
+    }
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("step");
@@ -415,6 +456,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_bad_steps);
     tcase_add_test(tc, test_fewest_chips);
     tcase_add_test(tc, test_pipeline);
+    tcase_add_test(tc, test_max_batch_against_naive);
     suite_add_tcase(s, tc);
     return s;
 }

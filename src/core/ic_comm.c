@@ -64,7 +64,7 @@ static struct ic_comm_path fabric(const struct ic_hw *hw, uint64_t n)
     return p;
 }
 
-struct ic_comm_path ic_comm_path(const struct ic_hw *hw, uint64_t chips)
+static struct ic_comm_path path_compute(const struct ic_hw *hw, uint64_t chips)
 {
     uint64_t dom = hw->ici_domain_chips;
     if (chips <= dom)
@@ -75,6 +75,36 @@ struct ic_comm_path ic_comm_path(const struct ic_hw *hw, uint64_t chips)
         d--;
     struct ic_comm_path p = fabric(hw, d);
     p.domains = (chips + d - 1) / d;
+    return p;
+}
+
+/* A sweep asks for the same path at every point: each thread keeps the last
+ * one with the chip count and the fabric figures it was computed from (so
+ * an entry changed in place, or another at the same address, is computed
+ * afresh). */
+static _Thread_local struct {
+    bool valid;
+    uint64_t chips, links, domain;
+    double link_B_s, hop_s;
+    enum ic_topology topo;
+    struct ic_comm_path p;
+} last_path;
+
+struct ic_comm_path ic_comm_path(const struct ic_hw *hw, uint64_t chips)
+{
+    if (last_path.valid && last_path.chips == chips && last_path.links == hw->ici_links &&
+        last_path.domain == hw->ici_domain_chips && last_path.link_B_s == hw->ici_link_B_s &&
+        last_path.hop_s == hw->ici_hop_latency_s && last_path.topo == hw->ici_topology)
+        return last_path.p;
+    struct ic_comm_path p = path_compute(hw, chips);
+    last_path.valid = true;
+    last_path.chips = chips;
+    last_path.links = hw->ici_links;
+    last_path.domain = hw->ici_domain_chips;
+    last_path.link_B_s = hw->ici_link_B_s;
+    last_path.hop_s = hw->ici_hop_latency_s;
+    last_path.topo = hw->ici_topology;
+    last_path.p = p;
     return p;
 }
 

@@ -117,11 +117,10 @@ int ic_decode(const struct ic_model_stats *m, const struct ic_hw *hw,
     p->b_crit = bw * C / (2.0 * W);
     p->b_crit_moe = m->n_experts ? p->b_crit * (double)m->n_experts / (double)m->top_k : p->b_crit;
     const double check[] = {p->tokens_s, p->usd_per_mtok, p->mem_per_chip_B, p->flops, p->b_crit_moe};
-    for (size_t i = 0; i < sizeof check / sizeof check[0]; i++)
-        if (!isfinite(check[i]) || check[i] < 0)
-            return ic_err_set(err, IC_EINVAL, NULL, 0, 0,
-                              "the step time is not a finite positive number for these inputs "
-                              "(absurd hardware or model figures?)");
+    if (!ic_finite_nonneg(check, sizeof check / sizeof check[0]))
+        return ic_err_set(err, IC_EINVAL, NULL, 0, 0,
+                          "the step time is not a finite positive number for these inputs "
+                          "(absurd hardware or model figures?)");
     return IC_OK;
 }
 

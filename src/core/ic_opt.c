@@ -42,7 +42,7 @@ enum ic_cmd ic_cmd_find(const char *word)
                    C(DISAGG) | C(COST) | C(BESTOFN))
 #define ALL_CMDS ((UINT64_C(1) << IC_CMD_COUNT) - 1)
 #define F(field) offsetof(struct ic_opts, field)
-#define MAXC ((double)IC_DECODE_MAX_CONTEXT)
+#define MAXC ((double)IC_MODEL_MAX_CONTEXT)
 
 static const char *const comm_choices[] = {"overlap", "serial", NULL};
 static const char *const estimate_choices[] = {"ideal", "expected", NULL};

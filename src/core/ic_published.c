@@ -217,9 +217,9 @@ static int parse_row(const char *path, const struct field *f, const int *at, str
         (rc = count_field(path, &f[at[C_TP]], 1, IC_DECODE_MAX_CHIPS, &r->tp, err)) ||
         (rc = count_field(path, &f[at[C_CONCURRENCY]], 1, IC_DECODE_MAX_BATCH, &r->concurrency,
                           err)) ||
-        (rc = count_field(path, &f[at[C_INPUT]], 0, IC_DECODE_MAX_CONTEXT, &r->input_tokens,
+        (rc = count_field(path, &f[at[C_INPUT]], 0, IC_MODEL_MAX_CONTEXT, &r->input_tokens,
                           err)) ||
-        (rc = count_field(path, &f[at[C_OUTPUT]], 1, IC_DECODE_MAX_CONTEXT, &r->output_tokens,
+        (rc = count_field(path, &f[at[C_OUTPUT]], 1, IC_MODEL_MAX_CONTEXT, &r->output_tokens,
                           err)))
         return rc;
     if (r->chips % r->tp)

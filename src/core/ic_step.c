@@ -129,28 +129,33 @@ static void split_compute(const struct ic_model_stats *m, uint64_t N, uint64_t e
     sp->uneven = heads != UINT64_MAX && (heads % kh != 0 || N % kh != 0);
 }
 
-/* The split is the same for every point of a sweep: the last one computed
- * (per thread) is kept with the model and layout it was computed for, and
- * reused when the next step has the same (compared byte for byte, so a
- * model changed in place is never served a stale split). */
-static _Thread_local struct {
+/* The split is the same for every point of a sweep, and for every point of
+ * one model and layout in any order: each thread keeps the last SPLIT_SLOTS
+ * computed, a slot chosen by the model's address and the layout, with the
+ * model they were computed for, and reuses one when the next step has the
+ * same (compared byte for byte, so a model changed in place, or another at
+ * the same address, is never served a stale split). */
+enum { SPLIT_SLOTS = 32 };
+static _Thread_local struct split_slot {
     bool valid;
     uint64_t N, ep;
     struct ic_model_stats m;
     struct split sp;
-} last_split;
+} split_memo[SPLIT_SLOTS];
 
 static const struct split *split_of(const struct ic_model_stats *m, uint64_t N, uint64_t ep)
 {
-    if (!last_split.valid || last_split.N != N || last_split.ep != ep ||
-        memcmp(&last_split.m, m, sizeof *m) != 0) {
-        split_compute(m, N, ep, &last_split.sp);
-        memcpy(&last_split.m, m, sizeof *m);
-        last_split.N = N;
-        last_split.ep = ep;
-        last_split.valid = true;
+    uint64_t h = ((uint64_t)(uintptr_t)m >> 4) * UINT64_C(0x9E3779B97F4A7C15) ^
+                 N * UINT64_C(0xC2B2AE3D27D4EB4F) ^ ep;
+    struct split_slot *x = &split_memo[(h >> 40) % SPLIT_SLOTS];
+    if (!x->valid || x->N != N || x->ep != ep || memcmp(&x->m, m, sizeof *m) != 0) {
+        split_compute(m, N, ep, &x->sp);
+        memcpy(&x->m, m, sizeof *m);
+        x->N = N;
+        x->ep = ep;
+        x->valid = true;
     }
-    return &last_split.sp;
+    return &x->sp;
 }
 
 static int check_step(const struct ic_step *s, struct ic_err *err)
@@ -497,11 +502,10 @@ int ic_step_time(const struct ic_load *l, const struct ic_hw *hw, const struct i
     }
     const double check[] = {t->weights_s, t->compute_s, t->kv_s, t->attn_s, t->comm_s, t->a2a_s,
                             t->send_s, t->step_s};
-    for (size_t i = 0; i < sizeof check / sizeof check[0]; i++)
-        if (!isfinite(check[i]) || check[i] < 0 || !(t->step_s > 0))
-            return ic_err_set(err, IC_EINVAL, NULL, 0, 0,
-                              "the step time is not a finite positive number for these inputs "
-                              "(absurd hardware or model figures?)");
+    if (!ic_finite_nonneg(check, sizeof check / sizeof check[0]) || !(t->step_s > 0))
+        return ic_err_set(err, IC_EINVAL, NULL, 0, 0,
+                          "the step time is not a finite positive number for these inputs "
+                          "(absurd hardware or model figures?)");
     return IC_OK;
 }
 
@@ -559,6 +563,26 @@ uint64_t ic_step_max_batch(const struct ic_mem *k, double capacity)
      * all there is to correct (hi - 1 nearly always fits) */
     if (k->batch_ways == 1 && hi > 1 && mem_at(k, hi - 1) <= capacity)
         return hi - 1;
+    /* sequences split g ways: q whole rounds of g take W + q (kv + g w),
+     * and a round begun takes its kv at once, so the largest batch is q
+     * whole rounds plus what of round q + 1 fits beside its kv; mem_at
+     * confirms the estimate (a step or two corrects its rounding) */
+    if (k->batch_ways > 1 && hi > 1) {
+        const double g = (double)k->batch_ways, w = k->work_seq_bytes / (double)k->chips;
+        const double qf = floor(room / (k->kv_seq_bytes + g * w));
+        if (qf >= 0 && qf * g < (double)hi) {
+            const double left = room - (qf + 1) * k->kv_seq_bytes;
+            double more = left < 0 ? 0 : w > 0 ? floor(left / w) - qf * g : g;
+            more = more < 0 ? 0 : more > g ? g : more;
+            uint64_t b = (uint64_t)(qf * g + more);
+            for (int i = 0; i < 4 && b > 1 && mem_at(k, b) > capacity; i++)
+                b--;
+            for (int i = 0; i < 4 && b + 1 < hi && mem_at(k, b + 1) <= capacity; i++)
+                b++;
+            if (b >= 1 && mem_at(k, b) <= capacity && (b + 1 >= hi || mem_at(k, b + 1) > capacity))
+                return b;
+        }
+    }
     uint64_t lo = hi > k->batch_ways + 2 ? hi - k->batch_ways - 2 : 1;
     if (mem_at(k, lo) > capacity)
         lo = 1;

@@ -63,14 +63,28 @@
 #include "ic_model.h"
 #include "ic_units.h"
 
+#include <math.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /* The largest layout and batch a step takes. */
 #define IC_DECODE_MAX_BATCH (UINT64_C(1) << 24)
 #define IC_DECODE_MAX_CHIPS (UINT64_C(1) << 20)
-#define IC_DECODE_MAX_CONTEXT (UINT64_C(1) << 26) /* tokens per sequence */
 #define IC_STEP_MAX_STAGES 1024                    /* pipeline stages */
+
+/* Whether all n values are finite and not negative: one pass with no
+ * branch (a NaN fails v >= 0; an infinity makes the sum infinite). */
+static inline bool ic_finite_nonneg(const double *v, size_t n)
+{
+    double sum = 0;
+    bool ok = true;
+    for (size_t i = 0; i < n; i++) {
+        sum += v[i];
+        ok &= v[i] >= 0;
+    }
+    return ok && sum < INFINITY;
+}
 
 enum ic_bound { IC_BOUND_WEIGHTS, IC_BOUND_KV, IC_BOUND_COMPUTE, IC_BOUND_COMM, IC_BOUND_COUNT };
 const char *ic_bound_name(enum ic_bound b);
