@@ -10,6 +10,10 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 /* the captured streams and the runner, by the names this file uses */
@@ -738,6 +742,52 @@ START_TEST(test_check_published)
 }
 END_TEST
 
+/* Output that cannot be written: a full disk (/dev/full behind a link with
+ * the picture's name) fails with the OS's reason, for each picture type;
+ * a write cut short (the file size limit, in a child) leaves neither a
+ * partial picture nor the temporary file beside it. */
+START_TEST(test_output_full_disk)
+{
+    static const char *const types[] = {"png", "svg", "pdf"};
+    for (int i = 0; i < 3; i++) {
+        char link[64];
+        snprintf(link, sizeof link, "/tmp/ic-full-%d.%s", (int)getpid(), types[i]);
+        unlink(link);
+        ck_assert_int_eq(symlink("/dev/full", link), 0);
+        ck_assert_int_eq(run("--model", "llama3-8b", "--hw", "h100", "--sweep", "batch", "--plot",
+                             link, NULL),
+                         1);
+        has_err("cannot write the picture: No space left on device");
+        unlink(link);
+    }
+    char dir[] = "/tmp/ic-cut-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    char path[96];
+    snprintf(path, sizeof path, "%s/chart.png", dir);
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        signal(SIGXFSZ, SIG_IGN);
+        struct rlimit rl = {20000, 20000}; /* the chart is ~100 kB */
+        setrlimit(RLIMIT_FSIZE, &rl);
+        _exit(run("--model", "llama3-8b", "--hw", "h100", "--sweep", "batch", "--plot", path,
+                  NULL));
+    }
+    int st = 0;
+    ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+    ck_assert(WIFEXITED(st));
+    ck_assert_int_eq(WEXITSTATUS(st), 1);
+    DIR *d = opendir(dir);
+    ck_assert_ptr_nonnull(d);
+    int left = 0;
+    for (struct dirent *e; (e = readdir(d));)
+        left += e->d_name[0] != '.';
+    closedir(d);
+    ck_assert_int_eq(left, 0); /* no chart.png, no chart.png.tmp-* */
+    rmdir(dir);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("cli");
@@ -762,6 +812,7 @@ int main(void)
     tcase_add_test(tc, test_csv_carries_every_json_field);
     tcase_add_test(tc, test_rows_filled_by_name);
     tcase_add_test(tc, test_check_published);
+    tcase_add_test(tc, test_output_full_disk);
     suite_add_tcase(s, tc);
     return ic_test_run(s);
 }

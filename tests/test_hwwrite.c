@@ -290,6 +290,11 @@ START_TEST(test_bad_value_refused)
     fclose(f);
     ck_assert_int_eq(ic_hwwrite_file("/nonexistent-dir/x.yaml", h, NULL, &e), IC_EIO);
     ck_assert_str_eq(e.file, "/nonexistent-dir/x.yaml");
+    ck_assert_msg(strstr(e.msg, "No such file or directory"), "%s", e.msg);
+    /* a full disk: the OS's reason; a valid entry that could not be written */
+    fill_all(h);
+    ck_assert_int_eq(ic_hwwrite_file("/dev/full", h, NULL, &e), IC_EIO);
+    ck_assert_msg(strstr(e.msg, "cannot write the entry: No space left on device"), "%s", e.msg);
     free(h);
 }
 END_TEST

@@ -7,6 +7,7 @@
 #include "ic_db.h"
 #include "ic_decode.h"
 #include "ic_err.h"
+#include "ic_out.h"
 #include "ic_plot.h"
 #include "ic_report.h"
 #include "ic_selfcheck.h"
@@ -629,7 +630,11 @@ static int cmd_bench(const struct ic_opts *a, FILE *out, FILE *errf)
         return ic_cli_usage(errf, "--name: '%s'; expected lower-case letters, digits, '-' or '.'",
                             o.name);
     struct ic_err e = {0};
-    int lrc = ic_selfcheck_bench(&o, out, errf, &e);
+    int lrc;
+    /* the entry's place before a minute of measuring */
+    if ((lrc = ic_out_check(o.out_path, "the entry", &e)))
+        return ic_cli_report(errf, lrc, &e);
+    lrc = ic_selfcheck_bench(&o, out, errf, &e);
     return lrc ? ic_cli_report(errf, lrc, &e) : 0;
 }
 
@@ -654,7 +659,18 @@ static int cmd_validate(const struct ic_opts *a, FILE *out, FILE *errf)
                                                               : "plots/validate-cpu",
                                  cuda};
     struct ic_err e = {0};
-    int lrc = ic_selfcheck_validate(&o, out, errf, &e);
+    int lrc;
+    /* the CSV's and the charts' places before the timings */
+    char chart[4200];
+    if ((lrc = ic_out_check(o.csv_path, "the CSV", &e)))
+        return ic_cli_report(errf, lrc, &e);
+    static const char *const charts[] = {"batch", "context"};
+    for (int i = 0; i < 2 && o.plot_prefix; i++) {
+        snprintf(chart, sizeof chart, "%s-%s.png", o.plot_prefix, charts[i]);
+        if ((rc = ic_cli_check_plot(chart, errf)))
+            return rc;
+    }
+    lrc = ic_selfcheck_validate(&o, out, errf, &e);
     return lrc ? ic_cli_report(errf, lrc, &e) : 0;
 }
 

@@ -1,5 +1,6 @@
 /* ic_hwwrite: the hwdb writer over the loader's schema (see the header). */
 #include "ic_hwwrite.h"
+#include "ic_out.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -202,13 +203,13 @@ int ic_hwwrite(FILE *f, const struct ic_hw *hw, const char *comment, struct ic_e
 int ic_hwwrite_file(const char *path, const struct ic_hw *hw, const char *comment,
                     struct ic_err *err)
 {
-    FILE *f = fopen(path, "w");
-    if (!f)
-        return ic_err_set(err, IC_EIO, path, 0, 0, "cannot write the entry");
-    int rc = ic_hwwrite(f, hw, comment, err);
-    if (fclose(f) != 0 && rc == IC_OK)
-        rc = ic_err_set(err, IC_EIO, path, 0, 0, "writing the entry failed");
-    else if (rc && err && !err->file[0])
+    struct ic_out o;
+    int rc = ic_out_open(&o, path, "the entry", err);
+    if (rc)
+        return rc;
+    rc = ic_hwwrite(o.f, hw, comment, err);
+    if (rc && err && !err->file[0])
         snprintf(err->file, sizeof err->file, "%s", path);
-    return rc;
+    int crc = ic_out_close(&o, rc != IC_OK, err);
+    return rc ? rc : crc;
 }

@@ -1,5 +1,6 @@
 /* ic_plot: cairo drawing of decode, context and validation figures. */
 #include "ic_plot.h"
+#include "ic_out.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -977,58 +978,61 @@ int ic_plot_check_path(const char *path, struct ic_err *err)
 {
     if (!ends_with(path, ".png") && !ends_with(path, ".svg") && !ends_with(path, ".pdf"))
         return unknown_type(path, err);
-    /* open it for writing as the drawing will (access() would let root
-     * through where the write fails); a file made only for this goes again */
-    struct stat st;
-    bool existed = stat(path, &st) == 0;
-    if (existed && S_ISDIR(st.st_mode))
-        return ic_err_set(err, IC_EIO, path, 0, 0, "cannot write the picture: %s",
-                          strerror(EISDIR));
-    int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0666);
-    if (fd < 0)
-        return ic_err_set(err, IC_EIO, path, 0, 0, "cannot write the picture: %s",
-                          strerror(errno));
-    close(fd);
-    if (!existed)
-        unlink(path);
-    return IC_OK;
+    return ic_out_check(path, "the picture", err);
 }
 
 /* Creates the surface path names, runs draw on it and writes the file. */
 typedef int (*draw_fn)(cairo_t *cr, int width, int height, const void *what,
                        struct ic_err *err);
 
+static cairo_status_t file_write(void *closure, const unsigned char *data, unsigned int len)
+{
+    return ic_out_write(closure, data, len) ? CAIRO_STATUS_SUCCESS : CAIRO_STATUS_WRITE_ERROR;
+}
+
 static int write_surface(const char *path, int width, int height, draw_fn draw,
                          const void *what, struct ic_err *err)
 {
-    cairo_surface_t *s;
-    bool png = ends_with(path, ".png");
-    if (png)
-        s = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, width, height);
-    else if (ends_with(path, ".svg"))
-        s = cairo_svg_surface_create(path, width, height);
-    else if (ends_with(path, ".pdf"))
-        s = cairo_pdf_surface_create(path, width, height);
-    else
+    bool png = ends_with(path, ".png"), svg = ends_with(path, ".svg");
+    if (!png && !svg && !ends_with(path, ".pdf"))
         return unknown_type(path, err);
-    int rc = IC_OK;
+    /* beside, then renamed into place: never half a picture */
+    struct ic_out o;
+    int rc = ic_out_open(&o, path, "the picture", err);
+    if (rc)
+        return rc;
+    cairo_surface_t *s =
+        png   ? cairo_image_surface_create(CAIRO_FORMAT_ARGB32, width, height)
+        : svg ? cairo_svg_surface_create_for_stream(file_write, &o, width, height)
+              : cairo_pdf_surface_create_for_stream(file_write, &o, width, height);
     if (cairo_surface_status(s) != CAIRO_STATUS_SUCCESS) {
         rc = ic_err_set(err, IC_EIO, path, 0, 0, "cannot create the picture: %s",
                         cairo_status_to_string(cairo_surface_status(s)));
         cairo_surface_destroy(s);
+        ic_out_close(&o, true, err);
         return rc;
     }
     cairo_t *cr = cairo_create(s);
     rc = draw(cr, width, height, what, err);
     cairo_destroy(cr);
-    if (rc == IC_OK && png && cairo_surface_write_to_png(s, path) != CAIRO_STATUS_SUCCESS)
-        rc = ic_err_set(err, IC_EIO, path, 0, 0, "cannot write the picture");
+    if (rc == IC_OK && png &&
+        cairo_surface_write_to_png_stream(s, file_write, &o) != CAIRO_STATUS_SUCCESS)
+        rc = IC_EIO;
     cairo_surface_finish(s);
     if (rc == IC_OK && cairo_surface_status(s) != CAIRO_STATUS_SUCCESS)
-        rc = ic_err_set(err, IC_EIO, path, 0, 0, "cannot write the picture: %s",
-                        cairo_status_to_string(cairo_surface_status(s)));
+        rc = IC_EIO;
     cairo_surface_destroy(s);
-    return rc;
+    if (rc == IC_EIO) {
+        /* a write the stream refused: the close names the OS's reason (and
+         * removes the temporary file); cairo failing otherwise, the same
+         * without a reason */
+        if ((o.write_errno || ferror(o.f)) && ic_out_close(&o, false, err) != IC_OK)
+            return IC_EIO;
+        ic_out_close(&o, true, err);
+        return ic_err_set(err, IC_EIO, path, 0, 0, "cannot write the picture");
+    }
+    int crc = ic_out_close(&o, rc != IC_OK, err);
+    return rc ? rc : crc;
 }
 
 static int draw_decode(cairo_t *cr, int w, int h, const void *what, struct ic_err *err)

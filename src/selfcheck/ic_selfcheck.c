@@ -4,6 +4,7 @@
  * from the loader's own schema), and validate's sweep, predictions and
  * judgement. See the header for what they measure. */
 #include "ic_selfcheck.h"
+#include "ic_out.h"
 
 #include "ic_dev.h"
 #include "ic_decode.h"
@@ -342,9 +343,11 @@ static void shuffle(gsl_rng *rng, size_t *v, size_t n)
 static int write_csv(const char *path, const struct ic_vmodel *models, const struct ic_vpoint *v,
                      size_t n, struct ic_err *err)
 {
-    FILE *f = fopen(path, "w");
-    if (!f)
-        return ic_err_set(err, IC_EIO, path, 0, 0, "cannot write the CSV");
+    struct ic_out o;
+    int rc = ic_out_open(&o, path, "the CSV", err);
+    if (rc)
+        return rc;
+    FILE *f = o.f;
     fprintf(f, "model,weights,kv,batch,context,rounds,measured_s,measured_min_s,measured_max_s,"
                "probe_B_s,probe_flop_s,predicted_s,error_pct,regime,pred_weights_s,"
                "pred_compute_s,pred_kv_s,pred_attn_s,pred_fixed_s\n");
@@ -360,10 +363,7 @@ static int write_csv(const char *path, const struct ic_vmodel *models, const str
                 regime_names[p->regime], p->pred.weights_s, p->pred.compute_s, p->pred.kv_s,
                 p->pred.attn_s, p->pred.fixed_s);
     }
-    int bad = ferror(f);
-    if (fclose(f) != 0 || bad)
-        return ic_err_set(err, IC_EIO, path, 0, 0, "writing the CSV failed");
-    return IC_OK;
+    return ic_out_close(&o, false, err);
 }
 
 /* Measured beside predicted for the first model: against batch at the
