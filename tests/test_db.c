@@ -68,6 +68,16 @@ START_TEST(test_lint_hwdb)
                       "%s bf16 peak", h->name);
         ck_assert_msg(h->usd_per_chip_hour > 0.05 && h->usd_per_chip_hour < 100, "%s price",
                       h->name);
+        /* every accelerator says what good kernels achieve on it, sourced,
+         * below its spec (the loader refuses more than spec + 5%), with a
+         * bf16 GEMM rate at the least */
+        ck_assert_msg(h->achieved.present, "%s has no achieved section", h->name);
+        ck_assert_msg(h->achieved.hbm_read_B_s <= h->hbm_bandwidth_B_s, "%s hbm_read", h->name);
+        ck_assert_msg(h->achieved.gemm_flop_s[IC_DT_BF16] > 0, "%s achieved bf16", h->name);
+        ck_assert_msg(strlen(h->achieved.mem_source) > 40 && strlen(h->achieved.gemm_source) > 40 &&
+                          strlen(h->achieved.comm_source) > 40 &&
+                          strlen(h->achieved.launch_source) > 40,
+                      "%s: an achieved source is missing", h->name);
     }
     /* The spec values docs/cases.md assumes, read from the live entries: a
      * sourced correction fails here (and only here, of the library suites,

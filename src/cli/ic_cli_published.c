@@ -314,11 +314,11 @@ static int write_plot(const char *path, int w, int h, const char *csv, const str
     yl[0] = 0.85 * lo, yl[1] = 0.85 * hi;
     yh[0] = 1.15 * lo, yh[1] = 1.15 * hi;
     const struct ic_plot_series ser[] = {
-        {"predicted = measured", xs, yx, 2, false},
-        {"+-15%", xs, yl, 2, true},
-        {"", xs, yh, 2, true},
-        {"ideal bound", mi, pi, ni, false},
-        {"expected", me, pe, ne, false},
+        {"predicted = measured", xs, yx, 2, false, true},
+        {"+-15%", xs, yl, 2, true, true},
+        {NULL, xs, yh, 2, true, true},
+        {"ideal bound", mi, pi, ni, false, false},
+        {"expected", me, pe, ne, false, false},
     };
     char sub[256];
     snprintf(sub, sizeof sub, "%zu validation rows of %s; rings: ideal bound, dots: expected", ni,
@@ -352,15 +352,20 @@ int ic_cli_published_run(const char *csv, const struct ic_db *db, enum ic_format
     }
     struct evaluated x = {0};
     int rc = evaluate(csv, db, &x, errf);
+    /* the file as the databases' folder names it (published/decode.csv) */
+    const char *shown = csv;
+    size_t nr = strlen(db->root);
+    if (nr && strncmp(csv, db->root, nr) == 0 && csv[nr] == '/')
+        shown = csv + nr + 1;
     if (!rc) {
-        rc = fmt == IC_FMT_JSON ? write_json(out, csv, &x)
+        rc = fmt == IC_FMT_JSON ? write_json(out, shown, &x)
              : fmt == IC_FMT_CSV ? write_csv(out, &x)
-                                 : write_table(out, csv, &x);
+                                 : write_table(out, shown, &x);
         if (rc)
             rc = ic_cli_oom(errf);
     }
     if (!rc && plot)
-        rc = write_plot(plot, w, h, csv, &x, errf);
+        rc = write_plot(plot, w, h, shown, &x, errf);
     free(x.rows);
     free(x.ev);
     return rc;

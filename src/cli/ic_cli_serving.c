@@ -354,10 +354,10 @@ static int plot_prefill(const struct ic_opts *a, const struct ic_cli_setup *s,
         n++;
     }
     struct ic_plot_series ser[4] = {
-        {"TTFT, fused attention", xs, ys[0], n, false},
-        {"TTFT, unfused attention", xs, ys[1], n, false},
-        {"compute (fused)", xs, ys[2], n, true},
-        {"weights + attention HBM (fused)", xs, ys[3], n, true},
+        {"TTFT, fused attention", xs, ys[0], n, false, false},
+        {"TTFT, unfused attention", xs, ys[1], n, false, false},
+        {"compute (fused)", xs, ys[2], n, true, false},
+        {"weights + attention HBM (fused)", xs, ys[3], n, true, false},
     };
     char title[320], sub[160];
     title_of(title, sizeof title, s, base->chips);
@@ -1168,7 +1168,7 @@ static int plot_optimize(const char *path, const int *size, const struct ic_hw *
                 k++;
             }
         ser[ns++] = (struct ic_plot_series){hws[hw].name, xs + first, ys + first, k - first,
-                                            false};
+                                            false, false};
     }
     struct ic_err e = {0};
     struct ic_plot_lines L = {.title = title, .subtitle = sub,

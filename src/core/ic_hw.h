@@ -38,6 +38,7 @@ const char *ic_topology_name(enum ic_topology t);
 enum {
     IC_HW_NAME_LEN = 64,
     IC_HW_TEXT_LEN = 512,
+    IC_HW_SOURCE_LEN = 1024, /* an achieved figure's source: document, table, date, method */
     IC_HW_MAX_ALIASES = 8,
     IC_HW_MAX_SOURCES = 16,
     IC_HW_GEMM_BATCHES = 9, /* batches 1, 2, 4 ... 256 */
@@ -69,7 +70,8 @@ enum ic_hw_field {
     IC_HWF_A_MEM_SOURCE, IC_HWF_A_GEMM, IC_HWF_A_GEMM_FIRST,
     IC_HWF_A_GEMM_SOURCE = IC_HWF_A_GEMM_FIRST + IC_DT_COUNT, IC_HWF_A_AR_LATENCY,
     IC_HWF_A_AR_BUSBW, IC_HWF_A_AR_CHIPS, IC_HWF_A_COMM_SOURCE, IC_HWF_A_LAUNCH,
-    IC_HWF_A_LAUNCH_GRAPH, IC_HWF_A_KERNELS, IC_HWF_A_LAUNCH_SOURCE, IC_HWF_A_DERIVED,
+    IC_HWF_A_LAUNCH_GRAPH, IC_HWF_A_KERNELS, IC_HWF_A_STEP_LAUNCHES, IC_HWF_A_LAUNCH_SOURCE,
+    IC_HWF_A_DERIVED,
     IC_HWF_COUNT
 };
 
@@ -124,12 +126,15 @@ struct ic_hw_achieved {
     uint64_t allreduce_chips;    /* chips the collective figures were taken on */
     double launch_s;             /* one kernel launch, no graph */
     double launch_graph_s;       /* one kernel inside a captured graph */
-    double kernels_per_layer;    /* kernels one decoder layer launches per step */
-    char mem_source[IC_HW_TEXT_LEN];
-    char gemm_source[IC_HW_TEXT_LEN];
-    char comm_source[IC_HW_TEXT_LEN];
-    char launch_source[IC_HW_TEXT_LEN];
-    char derived_from[IC_HW_TEXT_LEN];
+    double kernels_per_layer;    /* kernels one decoder layer launches per step (each at
+                                    launch_graph); 0 where a step is one program */
+    double step_launches;        /* launches per step beside them (a CUDA graph's
+                                    own launch, a TPU's one program), each at launch */
+    char mem_source[IC_HW_SOURCE_LEN];
+    char gemm_source[IC_HW_SOURCE_LEN];
+    char comm_source[IC_HW_SOURCE_LEN];
+    char launch_source[IC_HW_SOURCE_LEN];
+    char derived_from[IC_HW_SOURCE_LEN];
 };
 
 struct ic_hw {

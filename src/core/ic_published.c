@@ -215,8 +215,10 @@ static int parse_row(const char *path, const struct field *f, const int *at, str
                    "the document's title or address; the table or figure in source_where");
     if ((rc = count_field(path, &f[at[C_CHIPS]], 1, IC_DECODE_MAX_CHIPS, &r->chips, err)) ||
         (rc = count_field(path, &f[at[C_TP]], 1, IC_DECODE_MAX_CHIPS, &r->tp, err)) ||
-        (rc = count_field(path, &f[at[C_CONCURRENCY]], 1, IC_DECODE_MAX_BATCH, &r->concurrency,
-                          err)) ||
+        /* a high-load throughput run may not state its concurrency (0) */
+        (!(r->kind >= IC_PUB_THROUGHPUT_OFFLINE && !f[at[C_CONCURRENCY]].text[0]) &&
+         (rc = count_field(path, &f[at[C_CONCURRENCY]], 1, IC_DECODE_MAX_BATCH,
+                           &r->concurrency, err))) ||
         (rc = count_field(path, &f[at[C_INPUT]], 0, IC_MODEL_MAX_CONTEXT, &r->input_tokens,
                           err)) ||
         (rc = count_field(path, &f[at[C_OUTPUT]], 1, IC_MODEL_MAX_CONTEXT, &r->output_tokens,

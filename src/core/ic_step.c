@@ -420,7 +420,8 @@ int ic_step_time(const struct ic_load *l, const struct ic_hw *hw, const struct i
         t->attn_s = (l->attn_flops[IC_PHASE_DECODE] + l->attn_flops[IC_PHASE_PREFILL]) / (ca * cs);
         lin = max2(t->weights_s, t->compute_s);
         att = max2(t->kv_s, t->attn_s);
-        fixed = a->kernels_per_layer * (double)l->layers * a->launch_graph_s;
+        fixed = a->kernels_per_layer * (double)l->layers * a->launch_graph_s +
+                a->step_launches * a->launch_s;
         t->fixed_s = fixed;
         if (l->allreduces)
             t->comm_s = (double)l->allreduces *

@@ -904,9 +904,12 @@ int ic_plot_lines(cairo_t *cr, double width, double height, const struct ic_plot
     cairo_clip(cr);
     struct legend_item it[16];
     int n_it = 0;
-    for (size_t s = 0; s < l->n_series; s++) {
+    int c = 0;
+    for (size_t s = 0, k = 0; s < l->n_series; s++) {
         const struct ic_plot_series *v = &l->series[s];
-        int c = curve_color(s);
+        /* a series without a label goes on in the previous one's colour */
+        if (v->label || s == 0)
+            c = curve_color(k++);
         /* past the palette's seven colours, the same colours dashed */
         bool dashed = v->dashed || (s / 7) % 2 == 1;
         color(cr, c, 1);
@@ -921,7 +924,7 @@ int ic_plot_lines(cairo_t *cr, double width, double height, const struct ic_plot
             polyline(cr, &a, v->x, v->y, v->n);
         cairo_set_dash(cr, NULL, 0, 0);
         const double r = points ? 5 : 3.5;
-        for (size_t i = 0; i < v->n; i++)
+        for (size_t i = 0; i < v->n && !v->bare; i++)
             if (v->x[i] > 0 && v->y[i] > 0) {
                 cairo_new_sub_path(cr);
                 cairo_arc(cr, ic_plot_px(&a, v->x[i]), ic_plot_py(&a, v->y[i]), r, 0, 2 * PI);
@@ -932,7 +935,7 @@ int ic_plot_lines(cairo_t *cr, double width, double height, const struct ic_plot
                     cairo_fill(cr);
                 }
             }
-        if (n_it < 16) {
+        if (n_it < 16 && v->label) {
             struct legend_item *li = &it[n_it++];
             memset(li, 0, sizeof *li);
             snprintf(li->label, sizeof li->label, "%s", v->label ? v->label : "");

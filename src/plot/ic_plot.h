@@ -89,10 +89,11 @@ enum ic_plot_kind { IC_PLOT_DECODE, IC_PLOT_CONTEXT, IC_PLOT_KIND_COUNT };
  * analyses' pictures (TTFT against prompt length, the SLO search's cost
  * frontier per chip). Dashed series are secondary terms. */
 struct ic_plot_series {
-    const char *label;
+    const char *label;   /* NULL: the previous series' colour, no legend entry */
     const double *x, *y;
     size_t n;
     bool dashed;
+    bool bare;           /* a line without a marker at its points */
 };
 
 struct ic_plot_lines {
