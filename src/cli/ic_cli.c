@@ -515,6 +515,33 @@ static void show_hw(FILE *out, const struct ic_hw *h)
     fprintf(out, "\nB_crit (bf16 weights, bf16 compute): %.0f\n",
             h->peak_flop_s[IC_DT_BF16] > 0 ? 2.0 * h->peak_flop_s[IC_DT_BF16] / (2 * h->hbm_bandwidth_B_s)
                                            : 0.0);
+    const struct ic_hw_achieved *ach = &h->achieved;
+    if (ach->present) {
+        fputs("\nachieved (what good kernels reach; the expected time's rates):\n", out);
+        gb(b, sizeof b, ach->hbm_read_B_s);
+        fprintf(out, "  HBM read    %s/s (%.0f%% of spec)", b,
+                100 * ach->hbm_read_B_s / h->hbm_bandwidth_B_s);
+        if (ach->gemv_eff > 0)
+            fprintf(out, ", decode-shaped GEMV at %.0f%% of it", 100 * ach->gemv_eff);
+        fprintf(out, "\n    source: %s\n", ach->mem_source);
+        for (int t = 0; t < IC_DT_COUNT; t++)
+            if (ach->gemm_flop_s[t] > 0)
+                fprintf(out, "  GEMM %-5s  %.4g T%s/s (%.0f%% of spec)\n",
+                        ic_dtype_traits((enum ic_dtype)t)->name, ach->gemm_flop_s[t] / 1e12,
+                        ic_dtype_traits((enum ic_dtype)t)->integer ? "OP" : "FLOP",
+                        100 * ach->gemm_flop_s[t] / h->peak_flop_s[t]);
+        fprintf(out, "    source: %s\n", ach->gemm_source);
+        fprintf(out, "  all-reduce  %.3g us small, %.4g GB/s bus bandwidth large, over %llu chips\n"
+                     "    source: %s\n",
+                ach->allreduce_latency_s * 1e6, ach->allreduce_busbw_B_s / 1e9,
+                (unsigned long long)ach->allreduce_chips, ach->comm_source);
+        fprintf(out, "  launch      %.3g us, %.3g us from a graph; %.4g kernels per layer, %.4g "
+                     "launches per step\n    source: %s\n",
+                ach->launch_s * 1e6, ach->launch_graph_s * 1e6, ach->kernels_per_layer,
+                ach->step_launches, ach->launch_source);
+        if (ach->derived_from[0])
+            fprintf(out, "  derived: %s\n", ach->derived_from);
+    }
     fputs("\nsources:\n", out);
     for (uint32_t i = 0; i < h->n_sources; i++)
         fprintf(out, "  - %s\n", h->sources[i]);

@@ -93,6 +93,7 @@ int ic_decode(const struct ic_model_stats *m, const struct ic_hw *hw,
     p->step_s = t.step_s;
     p->fixed_s = t.fixed_s;
     p->cache_resident = t.cache_resident;
+    p->achieved = t.achieved;
     p->bound = t.bound;
 
     p->latency_s = p->step_s;

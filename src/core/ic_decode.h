@@ -98,6 +98,7 @@ struct ic_point {
     double weights_s, compute_s, kv_s, attn_s, comm_s, step_s;
     double fixed_s;               /* expected: fork/join and per-call costs */
     bool cache_resident;          /* expected: weights and KV fit the LLC */
+    bool achieved;                /* expected from the entry's achieved (published) rates */
     enum ic_bound bound;
 
     double tokens_s, tokens_s_chip, latency_s;

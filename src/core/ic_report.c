@@ -200,11 +200,15 @@ static void table_title(FILE *out, const struct ic_report_group *r, const struct
     if (!show_prec)
         fprintf(out, ", weights %s, KV %s", dt(c->weights), dt(c->kv));
     fprintf(out, ", compute %s\n", dt(c->compute));
-    fprintf(out, "%s; collectives %s",
-            c->estimate == IC_EST_EXPECTED
-                ? "expected time from the hardware entry's measured figures"
-                : "ideal bound from spec-sheet peaks",
-            c->comm == IC_COMM_OVERLAP ? "overlapped with HBM traffic" : "added serially");
+    if (p->achieved)
+        fputs("expected time from the rates good kernels achieve on the chip (published "
+              "microbenchmarks, no engine overhead); collectives after the kernels", out);
+    else
+        fprintf(out, "%s; collectives %s",
+                c->estimate == IC_EST_EXPECTED
+                    ? "expected time from the hardware entry's measured figures"
+                    : "ideal bound from spec-sheet peaks",
+                c->comm == IC_COMM_OVERLAP ? "overlapped with HBM traffic" : "added serially");
     char cap[32];
     ic_report_bytes(cap, sizeof cap, p->capacity_B);
     fprintf(out, "; HBM %s per chip\n", cap);

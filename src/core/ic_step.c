@@ -404,6 +404,7 @@ int ic_step_time(const struct ic_load *l, const struct ic_hw *hw, const struct i
          * run the tensor-parallel all-reduce between the layers' kernels,
          * not beside them). */
         const struct ic_hw_achieved *a = &hw->achieved;
+        t->achieved = true;
         const double ca = a->gemm_flop_s[l->compute];
         if (!(ca > 0))
             return ic_err_set(err, IC_EINVAL, hw->path, hw->locs[IC_HWF_A_GEMM].line,

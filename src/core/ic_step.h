@@ -216,6 +216,7 @@ struct ic_time {
     uint64_t cycles;               /* passes a step takes: max(micro, pp) */
     double step_s;
     bool cache_resident;           /* expected: weights and cache fit the LLC */
+    bool achieved;                 /* expected from the entry's achieved (published) rates */
     enum ic_bound bound;
 };
 
