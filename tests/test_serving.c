@@ -547,7 +547,8 @@ END_TEST
 START_TEST(test_commands_help)
 {
     static const char *const cmds[] = {"prefill", "specdec", "moe", "batching", "prefix",
-                                       "disagg", "cost", "optimize", "bestofn", "serve"};
+                                       "disagg", "cost", "optimize", "bestofn", "serve",
+                                       "simulate", "check-published"};
     for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
         ck_assert_int_eq(run(cmds[i], "--help", NULL), 0);
         char want[64];
@@ -689,6 +690,37 @@ START_TEST(test_commands_bad_input)
 }
 END_TEST
 
+/* simulate: one load prints its row (JSON fields by name); a sweep states
+ * the capacity under the SLOs, and the capacity's rate meets them; a
+ * configuration with no room for the KV fails with exit 2. Llama-3-8B on
+ * one H100, ideal: offline throughput ~ requests / duration. */
+START_TEST(test_simulate)
+{
+    ck_assert_int_eq(run("simulate", "--model", "llama3-8b", "--hw", "h100", "--rate", "2",
+                         "--requests", "300", "--prompt", "512", "--output", "64", "--format",
+                         "json", NULL),
+                     0);
+    HAS(out_buf, "\"rate_per_s\": 2,");
+    HAS(out_buf, "\"ttft\": {\"p50_s\": ");
+    HAS(out_buf, "\"preemptions\": 0,");
+    ck_assert_int_eq(run("simulate", "--model", "llama3-8b", "--hw", "h100", "--rates", "1,4,64",
+                         "--requests", "300", "--prompt", "512", "--output", "64", "--ttft",
+                         "1s", "--tpot", "20ms", NULL),
+                     0);
+    HAS(out_buf, "capacity under them:");
+    ck_assert_int_eq(run("simulate", "--model", "llama3-8b", "--hw", "h100", "--rate", "1",
+                         "--rates", "1,2", NULL),
+                     2);
+    HAS(err_buf, "not both");
+    ck_assert_int_eq(run("simulate", "--model", "llama3-70b", "--hw", "l4", NULL), 2);
+    HAS(err_buf, "leaves no room for the KV cache");
+    ck_assert_int_eq(run("simulate", "--model", "llama3-8b", "--hw", "h100", "--rate", "-1",
+                         NULL),
+                     2);
+    HAS(err_buf, "--rate: '-1' has a minus sign");
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("serving");
@@ -711,6 +743,7 @@ int main(void)
     tcase_add_test(tc, test_bestofn);
     tcase_add_test(tc, test_optimize);
     tcase_add_test(tc, test_commands_help);
+    tcase_add_test(tc, test_simulate);
     tcase_add_test(tc, test_commands_json);
     tcase_add_test(tc, test_commands_bad_input);
     suite_add_tcase(s, tc);

@@ -62,6 +62,8 @@ static const char usage_main[] =
     "  cost               dollars per million tokens and FLOPs per dollar\n"
     "  optimize           cheapest hardware, chips, precision and batch meeting SLOs\n"
     "  bestofn            chance that N candidates include a success, and its cost\n"
+    "  simulate           requests served: latency percentiles at a load, capacity under SLOs\n"
+    "  check-published    the estimates against public end-to-end measurements\n"
     "  serve              the calculator in a browser: infcalc serve, then open the address\n"
     "  help [COMMAND]     this text, or a command's\n"
     "\n"
@@ -760,7 +762,8 @@ static const char *const usages[IC_CMD_COUNT] = {
     [IC_CMD_BATCHING] = ic_cli_help_batching, [IC_CMD_PREFIX] = ic_cli_help_prefix,
     [IC_CMD_DISAGG] = ic_cli_help_disagg,  [IC_CMD_COST] = ic_cli_help_cost,
     [IC_CMD_OPTIMIZE] = ic_cli_help_optimize, [IC_CMD_BESTOFN] = ic_cli_help_bestofn,
-    [IC_CMD_CHECK] = usage_check,       [IC_CMD_SERVE] = usage_serve,
+    [IC_CMD_CHECK] = usage_check,       [IC_CMD_SIMULATE] = ic_cli_help_simulate,
+    [IC_CMD_SERVE] = usage_serve,
     [IC_CMD_HELP] = NULL,
 };
 
@@ -839,7 +842,8 @@ static int run(const struct ic_opts *a, int argc, FILE *out, FILE *errf)
         [IC_CMD_BATCHING] = ic_cli_cmd_batching,  [IC_CMD_PREFIX] = ic_cli_cmd_prefix,
         [IC_CMD_DISAGG] = ic_cli_cmd_disagg,      [IC_CMD_COST] = ic_cli_cmd_cost,
         [IC_CMD_OPTIMIZE] = ic_cli_cmd_optimize,  [IC_CMD_BESTOFN] = ic_cli_cmd_bestofn,
-        [IC_CMD_CHECK] = cmd_check,           [IC_CMD_SERVE] = cmd_serve,
+        [IC_CMD_CHECK] = cmd_check,           [IC_CMD_SIMULATE] = ic_cli_cmd_simulate,
+        [IC_CMD_SERVE] = cmd_serve,
     };
     cmd_fn f = a->cmd < IC_CMD_COUNT && fns[a->cmd] ? fns[a->cmd] : cmd_decode;
     return f(a, &db, out, errf);

@@ -70,8 +70,9 @@ int ic_cli_cmd_disagg(const struct ic_opts *a, const struct ic_db *db, FILE *out
 int ic_cli_cmd_cost(const struct ic_opts *a, const struct ic_db *db, FILE *out, FILE *errf);
 int ic_cli_cmd_optimize(const struct ic_opts *a, const struct ic_db *db, FILE *out, FILE *errf);
 int ic_cli_cmd_bestofn(const struct ic_opts *a, const struct ic_db *db, FILE *out, FILE *errf);
+int ic_cli_cmd_simulate(const struct ic_opts *a, const struct ic_db *db, FILE *out, FILE *errf);
 extern const char ic_cli_help_prefill[], ic_cli_help_specdec[], ic_cli_help_moe[], ic_cli_help_batching[],
     ic_cli_help_prefix[], ic_cli_help_disagg[], ic_cli_help_cost[], ic_cli_help_optimize[],
-    ic_cli_help_bestofn[];
+    ic_cli_help_bestofn[], ic_cli_help_simulate[];
 
 #endif

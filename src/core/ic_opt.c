@@ -4,6 +4,7 @@
 #include "ic_decode.h"
 #include "ic_moe.h"
 #include "ic_sched.h"
+#include "ic_sim.h"
 #include "ic_serving.h"
 #include "ic_step.h"
 
@@ -20,7 +21,8 @@ static const char *const cmd_names[IC_CMD_COUNT] = {
     [IC_CMD_SPECDEC] = "specdec",   [IC_CMD_MOE] = "moe",           [IC_CMD_BATCHING] = "batching",
     [IC_CMD_PREFIX] = "prefix",     [IC_CMD_DISAGG] = "disagg",     [IC_CMD_COST] = "cost",
     [IC_CMD_OPTIMIZE] = "optimize", [IC_CMD_BESTOFN] = "bestofn",
-    [IC_CMD_CHECK] = "check-published", [IC_CMD_SERVE] = "serve",  [IC_CMD_HELP] = "help",
+    [IC_CMD_CHECK] = "check-published", [IC_CMD_SIMULATE] = "simulate",
+    [IC_CMD_SERVE] = "serve",       [IC_CMD_HELP] = "help",
 };
 _Static_assert(sizeof cmd_names / sizeof cmd_names[0] == IC_CMD_COUNT, "command names");
 
@@ -39,7 +41,7 @@ enum ic_cmd ic_cmd_find(const char *word)
 #define C(c) (UINT64_C(1) << IC_CMD_##c)
 /* the commands built on a decode or prefill step of --model on --hw */
 #define STEP_CMDS (C(DECODE) | C(PREFILL) | C(SPECDEC) | C(MOE) | C(BATCHING) | C(PREFIX) | \
-                   C(DISAGG) | C(COST) | C(BESTOFN))
+                   C(DISAGG) | C(COST) | C(BESTOFN) | C(SIMULATE))
 #define ALL_CMDS ((UINT64_C(1) << IC_CMD_COUNT) - 1)
 #define F(field) offsetof(struct ic_opts, field)
 #define MAXC ((double)IC_MODEL_MAX_CONTEXT)
@@ -49,6 +51,11 @@ static const char *const estimate_choices[] = {"ideal", "expected", NULL};
 static const char *const format_choices[] = {"table", "csv", "json", NULL};
 static const char *const attention_choices[] = {"flash", "unfused", NULL};
 static const char *const device_choices[] = {"cpu", "cuda", NULL};
+static const char *const dist_choices[] = {"fixed", "uniform", "lognormal", "gamma", NULL};
+static const char *const sched_choices[] = {"chunked", "prefill-first", NULL};
+_Static_assert(IC_DIST_FIXED == 0 && IC_DIST_UNIFORM == 1 && IC_DIST_LOGNORMAL == 2 &&
+                   IC_DIST_GAMMA == 3, "distribution choices");
+_Static_assert(IC_SCHED_CHUNKED == 0 && IC_SCHED_PREFILL_FIRST == 1, "scheduler choices");
 _Static_assert(IC_COMM_OVERLAP == 0 && IC_COMM_SERIAL == 1, "comm choices");
 _Static_assert(IC_EST_IDEAL == 0 && IC_EST_EXPECTED == 1, "estimate choices");
 _Static_assert(IC_FMT_TABLE == 0 && IC_FMT_CSV == 1 && IC_FMT_JSON == 2, "format choices");
@@ -92,7 +99,7 @@ const struct ic_opt_def ic_opt_table[IC_OPT_COUNT] = {
                      "overlap (default: collectives hide under HBM traffic, a lower bound)\n"
                      "or serial (they add to the step)", F(comm)},
     [IC_OPT_ESTIMATE] = {"--estimate", IC_OK_CHOICE, "E", 0, 0, estimate_choices,
-                         C(DECODE), 0,
+                         C(DECODE) | C(SIMULATE), 0,
                          "ideal (spec-sheet peaks) or expected (the entry's measured or\n"
                          "achieved figures); default: expected where the entry has them",
                          F(estimate)},
@@ -103,11 +110,11 @@ const struct ic_opt_def ic_opt_table[IC_OPT_COUNT] = {
                        "table (default), csv or json (SI units, stable field names)",
                        F(format)},
     [IC_OPT_PLOT] = {"--plot", IC_OK_TEXT, "FILE", 0, 0, NULL,
-                     C(DECODE) | C(PREFILL) | C(OPTIMIZE) | C(CHECK), 0,
+                     C(DECODE) | C(PREFILL) | C(OPTIMIZE) | C(CHECK) | C(SIMULATE), 0,
                      "draw the chart into FILE (.png, .svg or .pdf); checked before any work",
                      F(plot)},
     [IC_OPT_PLOT_SIZE] = {"--plot-size", IC_OK_SIZE2, "WxH", 0, 0, NULL,
-                          C(DECODE) | C(PREFILL) | C(OPTIMIZE) | C(CHECK), 0,
+                          C(DECODE) | C(PREFILL) | C(OPTIMIZE) | C(CHECK) | C(SIMULATE), 0,
                           "picture size in pixels, 320x240 to 10000x10000 (default 1600x1000)",
                           F(plot_size)},
     [IC_OPT_DB] = {"--db", IC_OK_TEXT, "DIR", 0, 0, NULL,
@@ -134,7 +141,8 @@ const struct ic_opt_def ic_opt_table[IC_OPT_COUNT] = {
                     "what sysfs, else sysconf, says)", F(llc_bytes)},
     [IC_OPT_ROUNDS] = {"--rounds", IC_OK_COUNT, "R", 1, IC_MAX_ROUNDS, NULL, C(VALIDATE), 0,
                        "rounds over the points (default 3)", F(rounds)},
-    [IC_OPT_SEED] = {"--seed", IC_OK_COUNT, "S", 1, (double)UINT32_MAX, NULL, C(VALIDATE), 0,
+    [IC_OPT_SEED] = {"--seed", IC_OK_COUNT, "S", 1, (double)UINT32_MAX, NULL,
+                     C(VALIDATE) | C(SIMULATE), 0,
                      "the random seed of the order and the kernels' weights (default 20261129)", F(seed)},
     [IC_OPT_CSV] = {"--csv", IC_OK_TEXT, "FILE", 0, 0, NULL, C(VALIDATE), 0,
                     "the per-point CSV (default plots/validate-cpu.csv)", F(csv)},
@@ -144,16 +152,17 @@ const struct ic_opt_def ic_opt_table[IC_OPT_COUNT] = {
 
     [IC_OPT_PROMPT] = {"--prompt", IC_OK_COUNT, "T", 1, (double)IC_PREFILL_MAX_TOKENS, NULL,
                        C(PREFILL) | C(BATCHING) | C(PREFIX) | C(DISAGG) | C(COST) |
-                           C(OPTIMIZE) | C(BESTOFN), 0,
+                           C(OPTIMIZE) | C(BESTOFN) | C(SIMULATE), 0,
                        "prompt tokens (default 2048)", F(prompt)},
     [IC_OPT_PROMPTS] = {"--prompts", IC_OK_COUNT, "N", 1, (double)IC_PREFILL_MAX_TOKENS, NULL,
                         C(PREFILL) | C(PREFIX) | C(DISAGG), 0,
                         "prompts prefilled together (default 1)", F(prompts)},
     [IC_OPT_OUTPUT] = {"--output", IC_OK_COUNT, "L", 1, MAXC, NULL,
-                       C(BATCHING) | C(DISAGG) | C(OPTIMIZE) | C(BESTOFN), 0,
+                       C(BATCHING) | C(DISAGG) | C(OPTIMIZE) | C(BESTOFN) | C(SIMULATE), 0,
                        "output tokens per request (default 256)", F(output)},
     [IC_OPT_MFU] = {"--mfu", IC_OK_NUM, "X", 1e-6, 1, NULL,
-                    C(PREFILL) | C(PREFIX) | C(DISAGG) | C(COST) | C(OPTIMIZE) | C(BESTOFN), 0,
+                    C(PREFILL) | C(PREFIX) | C(DISAGG) | C(COST) | C(OPTIMIZE) | C(BESTOFN) |
+                        C(SIMULATE), 0,
                     "prefill's model FLOPs utilization, 0 < X <= 1 (default: the entry's\n"
                     "measured matmul rate over its peak where it has one, else 0.4)",
                     F(mfu)},
@@ -193,9 +202,9 @@ const struct ic_opt_def ic_opt_table[IC_OPT_COUNT] = {
                               "chips per prefill server (default: --chips)", F(prefill_chips)},
     [IC_OPT_PRICE] = {"--price", IC_OK_NUM, "USD", 1e-6, 1e6, NULL, C(COST), 0,
                       "dollars per chip-hour (default: the entry's)", F(price)},
-    [IC_OPT_TTFT] = {"--ttft", IC_OK_TIME, "TIME", 0, 1e6, NULL, C(OPTIMIZE), 0,
+    [IC_OPT_TTFT] = {"--ttft", IC_OK_TIME, "TIME", 0, 1e6, NULL, C(OPTIMIZE) | C(SIMULATE), 0,
                      "time-to-first-token SLO (2s, 500ms)", F(ttft_s)},
-    [IC_OPT_TPOT] = {"--tpot", IC_OK_TIME, "TIME", 0, 1e6, NULL, C(OPTIMIZE), 0,
+    [IC_OPT_TPOT] = {"--tpot", IC_OK_TIME, "TIME", 0, 1e6, NULL, C(OPTIMIZE) | C(SIMULATE), 0,
                      "time-per-output-token SLO (50ms)", F(tpot_s)},
     [IC_OPT_TOP] = {"--top", IC_OK_COUNT, "N", 1, IC_OPTIMIZE_MAX_TOP, NULL, C(OPTIMIZE), 0,
                     "rows printed (default 10)", F(top)},
@@ -216,7 +225,8 @@ const struct ic_opt_def ic_opt_table[IC_OPT_COUNT] = {
     [IC_OPT_RESERVE] = {"--reserve", IC_OK_COUNT, "R", 1, MAXC, NULL, C(BATCHING), 0,
                         "contiguous KV reservation per sequence, tokens (default: the\n"
                         "model's max_position_embeddings)", F(reserve)},
-    [IC_OPT_BLOCK] = {"--block", IC_OK_COUNT, "T", 1, IC_SCHED_MAX_BLOCK, NULL, C(BATCHING), 0,
+    [IC_OPT_BLOCK] = {"--block", IC_OK_COUNT, "T", 1, IC_SCHED_MAX_BLOCK, NULL,
+                      C(BATCHING) | C(SIMULATE), 0,
                       "paged KV block size in tokens (default 16)", F(block)},
     [IC_OPT_EP] = {"--ep", IC_OK_COUNT, "E", 1, IC_MOE_MAX_EP, NULL, C(MOE), 0,
                    "expert-parallel groups (default 1); must divide the experts", F(ep)},
@@ -224,6 +234,45 @@ const struct ic_opt_def ic_opt_table[IC_OPT_COUNT] = {
                              "the published-measurement CSV (default published/decode.csv\n"
                              "in the databases' folder; '-' reads standard input)",
                              F(measurements)},
+
+    [IC_OPT_RATE] = {"--rate", IC_OK_NUM, "R", 0, 1e6, NULL, C(SIMULATE), 0,
+                     "requests per second, Poisson arrivals (default 0: all at once, offline)",
+                     F(rate)},
+    [IC_OPT_RATES] = {"--rates", IC_OK_NUM, "R", 1e-9, 1e6, NULL, C(SIMULATE), C(SIMULATE),
+                      "a sweep over these rates (default: 10% to 120% of the offline "
+                      "throughput): latency percentiles against load, the capacity under the "
+                      "SLOs", F(rates)},
+    [IC_OPT_REQUESTS] = {"--requests", IC_OK_COUNT, "N", 1, 1e8, NULL, C(SIMULATE), 0,
+                         "requests simulated, the warm-up included (default 2000)",
+                         F(requests)},
+    [IC_OPT_WARMUP] = {"--warmup", IC_OK_COUNT, "N", 0, 1e8, NULL, C(SIMULATE), 0,
+                       "the first requests to arrive, left out of the statistics (default: "
+                       "10% of --requests under a rate, none offline)", F(warmup)},
+    [IC_OPT_PROMPT_DIST] = {"--prompt-dist", IC_OK_CHOICE, "D", 0, 0, dist_choices,
+                            C(SIMULATE), 0,
+                            "prompt lengths: fixed (default), uniform, lognormal or gamma "
+                            "around --prompt", F(prompt_dist)},
+    [IC_OPT_PROMPT_CV] = {"--prompt-cv", IC_OK_NUM, "CV", 0, 10, NULL, C(SIMULATE), 0,
+                          "their standard deviation over the mean (uniform: the half width "
+                          "over the mean; default 0.5 for a spread)", F(prompt_cv)},
+    [IC_OPT_OUTPUT_DIST] = {"--output-dist", IC_OK_CHOICE, "D", 0, 0, dist_choices,
+                            C(SIMULATE), 0, "output lengths, the same choices around --output",
+                            F(output_dist)},
+    [IC_OPT_OUTPUT_CV] = {"--output-cv", IC_OK_NUM, "CV", 0, 10, NULL, C(SIMULATE), 0,
+                          "their spread, as --prompt-cv", F(output_cv)},
+    [IC_OPT_MAX_SEQS] = {"--max-seqs", IC_OK_COUNT, "N", 1, (double)IC_DECODE_MAX_BATCH, NULL,
+                         C(SIMULATE), 0, "sequences running at once (default 256)",
+                         F(max_seqs)},
+    [IC_OPT_MAX_TOKENS] = {"--max-tokens", IC_OK_COUNT, "N", 1, (double)IC_PREFILL_MAX_TOKENS,
+                           NULL, C(SIMULATE), 0, "new tokens per step (default 8192)",
+                           F(max_tokens)},
+    [IC_OPT_SCHEDULER] = {"--scheduler", IC_OK_CHOICE, "S", 0, 0, sched_choices, C(SIMULATE),
+                          0,
+                          "chunked (default: prompts in chunks beside the decodes) or "
+                          "prefill-first (a step with a prompt to prefill prefills only)",
+                          F(scheduler)},
+    [IC_OPT_MEM_UTIL] = {"--mem-util", IC_OK_NUM, "X", 1e-3, 1, NULL, C(SIMULATE), 0,
+                         "share of HBM the server uses (default 0.9)", F(mem_util)},
 
     [IC_OPT_PORT] = {"--port", IC_OK_COUNT, "N", 0, 65535, NULL, C(SERVE), 0,
                      "TCP port (default 8080; 0 picks a free one and says which)", F(port)},
@@ -265,6 +314,16 @@ static const struct {
                                    "frontier per chip type (.png .svg .pdf)"},
     {IC_CMD_CHECK, IC_OPT_PLOT, "predicted against measured time per token, one point per row"},
     {IC_CMD_VALIDATE, IC_OPT_HW, "an entry written by 'infcalc bench'"},
+    {IC_CMD_SIMULATE, IC_OPT_PROMPT, "mean prompt tokens (default 2048)"},
+    {IC_CMD_SIMULATE, IC_OPT_OUTPUT, "mean output tokens (default 256)"},
+    {IC_CMD_SIMULATE, IC_OPT_TTFT, "P99 time-to-first-token SLO: goodput and capacity"},
+    {IC_CMD_SIMULATE, IC_OPT_TPOT, "P99 time-per-output-token SLO: goodput and capacity"},
+    {IC_CMD_SIMULATE, IC_OPT_BLOCK, "paged KV block, tokens (default 16)"},
+    {IC_CMD_SIMULATE, IC_OPT_MFU, "ideal estimate: prefill FLOPs at this share of peak "
+                                  "(default 0.4)"},
+    {IC_CMD_SIMULATE, IC_OPT_SEED, "the arrivals' and lengths' seed (default 1)"},
+    {IC_CMD_SIMULATE, IC_OPT_PLOT, "with --rates or a sweep: P50/P99 TTFT and TPOT against "
+                                   "requests/s, the SLOs and the capacity marked"},
 };
 
 /* ---- names ---------------------------------------------------------------- */

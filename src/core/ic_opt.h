@@ -30,7 +30,7 @@ enum ic_cmd {
     IC_CMD_DECODE, IC_CMD_LIST, IC_CMD_SHOW, IC_CMD_BENCH, IC_CMD_VALIDATE,
     IC_CMD_PREFILL, IC_CMD_SPECDEC, IC_CMD_MOE, IC_CMD_BATCHING, IC_CMD_PREFIX,
     IC_CMD_DISAGG, IC_CMD_COST, IC_CMD_OPTIMIZE, IC_CMD_BESTOFN, IC_CMD_CHECK,
-    IC_CMD_SERVE, IC_CMD_HELP,
+    IC_CMD_SIMULATE, IC_CMD_SERVE, IC_CMD_HELP,
     IC_CMD_COUNT
 };
 
@@ -53,6 +53,10 @@ enum ic_opt {
     IC_OPT_PRICE, IC_OPT_TTFT, IC_OPT_TPOT, IC_OPT_TOP, IC_OPT_MAX_CHIPS, IC_OPT_SUCCESS,
     IC_OPT_N, IC_OPT_TARGET, IC_OPT_SHAPE, IC_OPT_RESERVE, IC_OPT_BLOCK, IC_OPT_EP,
     IC_OPT_MEASUREMENTS,
+    /* simulate */
+    IC_OPT_RATE, IC_OPT_RATES, IC_OPT_REQUESTS, IC_OPT_WARMUP, IC_OPT_PROMPT_DIST,
+    IC_OPT_PROMPT_CV, IC_OPT_OUTPUT_DIST, IC_OPT_OUTPUT_CV, IC_OPT_MAX_SEQS, IC_OPT_MAX_TOKENS,
+    IC_OPT_SCHEDULER, IC_OPT_MEM_UTIL,
     /* serve */
     IC_OPT_PORT, IC_OPT_BIND,
     IC_OPT_HELP, IC_OPT_VERSION,
@@ -125,6 +129,10 @@ struct ic_opts {
     double shape;
     int attention; /* enum ic_attn */
     const char *draft, *measurements;
+    double rate, rates[IC_OPT_MAX_LIST], prompt_cv, output_cv, mem_util;
+    uint64_t requests, warmup, max_seqs, max_tokens;
+    int prompt_dist, output_dist; /* enum ic_sim_dist */
+    int scheduler;                /* enum ic_sim_sched */
     double *p, *q; /* n[IC_OPT_P], n[IC_OPT_Q] entries, malloc'd */
 
     uint64_t port;

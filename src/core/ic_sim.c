@@ -170,14 +170,20 @@ struct hist {
     uint64_t *bin; /* [H_BINS] */
     uint64_t n;
     double sum;
+    double last_x;  /* the last value and its bin: a step's tokens mostly share */
+    long last_i;    /* their gap, so the logarithm is taken once a step */
 };
 
 static void hist_add(struct hist *h, double x)
 {
     h->n++;
     h->sum += x;
-    long i = x > H_LO ? (long)floor(H_PER_DECADE * log10(x / H_LO)) : 0;
-    h->bin[i < 0 ? 0 : i >= H_BINS ? H_BINS - 1 : i]++;
+    if (x != h->last_x) { /* (0 starts in bin 0, as it belongs) */
+        long i = x > H_LO ? (long)floor(H_PER_DECADE * log10(x / H_LO)) : 0;
+        h->last_i = i < 0 ? 0 : i >= H_BINS ? H_BINS - 1 : i;
+        h->last_x = x;
+    }
+    h->bin[h->last_i]++;
 }
 
 static struct ic_sim_dist_stats hist_stats(const struct hist *h)
