@@ -788,6 +788,21 @@ START_TEST(test_output_full_disk)
 }
 END_TEST
 
+/* A configuration that does not fit says the fewest chips that would, per
+ * weight type (test_step's test_fewest_chips has the arithmetic: 405B on
+ * 80 GB H100s, batch 1, context 2048: 16 in bf16, 8 in fp8 and int8, 4 in
+ * int4 and fp4); one that fits says nothing of it. */
+START_TEST(test_fewest_chips_shown)
+{
+    ck_assert_int_eq(run("--model", "llama3.1-405b", "--hw", "h100", "--chips", "4", NULL), 0);
+    has_out("DOES NOT FIT");
+    has_out("fewest chips that fit (this batch and context, KV bf16): bf16 weights 16, fp8 "
+            "weights 8, int8 weights 8, int4 weights 4, fp4 weights 4");
+    ck_assert_int_eq(run("--model", "llama3.1-405b", "--hw", "h100", "--chips", "16", NULL), 0);
+    ck_assert(!strstr(out_buf, "fewest chips"));
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("cli");
@@ -813,6 +828,7 @@ int main(void)
     tcase_add_test(tc, test_rows_filled_by_name);
     tcase_add_test(tc, test_check_published);
     tcase_add_test(tc, test_output_full_disk);
+    tcase_add_test(tc, test_fewest_chips_shown);
     suite_add_tcase(s, tc);
     return ic_test_run(s);
 }

@@ -315,6 +315,8 @@ static int cmd_decode(const struct ic_opts *a, const struct ic_db *db, FILE *out
         size_t n = 1;
         lrc = n_axes ? ic_sweep_run(st, h, &k->cfg, axes, n_axes, pts + used, &n, &e)
                      : ic_decode(st, h, &k->cfg, pts + used, &e);
+        if (!lrc && !n_axes)
+            ic_decode_fewest(st, &pts[used]); /* what would fit, where it does not */
         if (lrc) {
             rc = ic_cli_report(errf, lrc, &e);
             goto out;

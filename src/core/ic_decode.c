@@ -6,6 +6,9 @@
 #include <stdio.h>
 #include <string.h>
 
+const enum ic_dtype ic_decode_fewest_types[5] = {IC_DT_BF16, IC_DT_FP8, IC_DT_INT8, IC_DT_INT4,
+                                                 IC_DT_FP4};
+
 struct ic_decode_cfg ic_decode_defaults(void)
 {
     return (struct ic_decode_cfg){1, 1, 2048, IC_DT_BF16, IC_DT_BF16, IC_DT_BF16,
@@ -113,6 +116,8 @@ int ic_decode(const struct ic_model_stats *m, const struct ic_hw *hw,
     p->capacity_B = hw->hbm_capacity_B;
     p->fits = p->mem_per_chip_B <= p->capacity_B;
     p->max_batch = ic_step_max_batch(&mk, p->capacity_B);
+    p->fewest_known = false;
+    memset(p->fewest_chips, 0, sizeof p->fewest_chips);
     const double C = ic_hw_peak(hw, cfg->compute), W = hw->hbm_bandwidth_B_s;
     const double bw = ic_dtype_traits(cfg->weights)->bits / 8.0;
     p->b_crit = bw * C / (2.0 * W);
@@ -143,4 +148,15 @@ int ic_decode_for_hw(struct ic_decode_cfg *c, const struct ic_hw *hw, int estima
     const char *ct = ic_dtype_traits(c->compute)->name;
     return ic_err_set(err, IC_EINVAL, NULL, 0, 0, "--compute %s: %s has no %s compute (it lists: %s)",
                       ct, hw->name, ct, have);
+}
+
+void ic_decode_fewest(const struct ic_model_stats *m, struct ic_point *p)
+{
+    if (p->fits)
+        return;
+    for (int i = 0; i < 5; i++)
+        p->fewest_chips[i] =
+            ic_step_fewest_chips(m, ic_decode_fewest_types[i], p->cfg.kv, p->cfg.context,
+                                 p->cfg.batch, p->capacity_B, IC_DECODE_MAX_CHIPS);
+    p->fewest_known = true;
 }

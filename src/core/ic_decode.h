@@ -109,6 +109,13 @@ struct ic_point {
     double mem_per_chip_B, capacity_B;
     bool fits;
     uint64_t max_batch;           /* largest batch that fits at this context */
+    /* when it does not fit, after ic_decode_fewest (not ic_decode: a sweep
+     * need not pay for it): the fewest chips (a power of two, up to
+     * IC_DECODE_MAX_CHIPS; 0: none) on which it would, at this batch and
+     * context and KV type, with weights in bf16, fp8, int8, int4 and fp4
+     * (ic_decode_fewest_types) */
+    bool fewest_known;
+    uint64_t fewest_chips[5];
     double b_crit;                /* b_w * C / (2 W), tokens */
     double b_crit_moe;            /* MoE: b_crit * E / k (every expert busy); dense: b_crit */
     bool uneven_split;            /* N does not divide the query heads (or exceeds them
@@ -120,6 +127,12 @@ struct ic_point {
  * then undefined). */
 int ic_decode(const struct ic_model_stats *m, const struct ic_hw *hw,
               const struct ic_decode_cfg *cfg, struct ic_point *out, struct ic_err *err);
+
+/* The weight types fewest_chips is given for. */
+extern const enum ic_dtype ic_decode_fewest_types[5];
+
+/* Fills p's fewest_chips (and fewest_known) for model m when p does not fit. */
+void ic_decode_fewest(const struct ic_model_stats *m, struct ic_point *p);
 
 /* Readies c for hw: the estimate asked for (estimate >= 0), else expected
  * where the entry has measured figures and ideal otherwise; and checks that

@@ -314,6 +314,16 @@ static void table_point(FILE *out, const struct ic_report_group *r, const struct
     ic_report_bytes(c2, sizeof c2, p->mem_work_B);
     fprintf(out, "    weights %s, KV %s, workspace %s\n", a, b, c2);
     fprintf(out, "  largest batch that fits  %llu\n", (unsigned long long)p->max_batch);
+    if (!p->fits && p->fewest_known) {
+        fprintf(out, "  fewest chips that fit (this batch and context, KV %s):", dt(p->cfg.kv));
+        for (int i = 0; i < 5; i++) {
+            char n[32] = "none";
+            if (p->fewest_chips[i])
+                snprintf(n, sizeof n, "%llu", (unsigned long long)p->fewest_chips[i]);
+            fprintf(out, "%s %s weights %s", i ? "," : "", dt(ic_decode_fewest_types[i]), n);
+        }
+        fputc('\n', out);
+    }
     if (p->experts_touched > 0)
         fprintf(out, "  experts touched per MoE layer  %.1f\n", p->experts_touched);
 }
