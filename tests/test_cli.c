@@ -803,6 +803,33 @@ START_TEST(test_fewest_chips_shown)
 }
 END_TEST
 
+/* --sweep chips marks the largest useful tensor-parallel size: the row with
+ * the shortest step, read back from the printed table; the footer names it
+ * (Llama-3-70B on H100s: 16, where the all-reduces at 32 outgrow the
+ * halved weight reads). */
+START_TEST(test_useful_tp_marked)
+{
+    ck_assert_int_eq(run("--model", "llama3-70b", "--hw", "h100", "--sweep", "chips", NULL), 0);
+    double best = 1e300;
+    unsigned long best_chips = 0, marked = 0;
+    for (char *l = out_buf; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+        unsigned long chips, batch;
+        double step;
+        if (sscanf(l, "%lu %lu %lf", &chips, &batch, &step) != 3)
+            continue;
+        if (step < best)
+            best = step, best_chips = chips;
+        char *nl = strchr(l, '\n');
+        char *mark = strstr(l, "<- largest useful");
+        if (mark && (!nl || mark < nl))
+            marked = chips;
+    }
+    ck_assert_uint_eq(best_chips, 16);
+    ck_assert_uint_eq(marked, best_chips);
+    has_out("largest useful tensor-parallel size: 16 chips");
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("cli");
@@ -829,6 +856,7 @@ int main(void)
     tcase_add_test(tc, test_check_published);
     tcase_add_test(tc, test_output_full_disk);
     tcase_add_test(tc, test_fewest_chips_shown);
+    tcase_add_test(tc, test_useful_tp_marked);
     suite_add_tcase(s, tc);
     return ic_test_run(s);
 }

@@ -249,6 +249,14 @@ static void table_sweep(FILE *out, const struct ic_report *rep, const struct ic_
     if (show_chips || show_ctx || show_prec)
         fputs("  max batch", out);
     fputc('\n', out);
+    /* a chips sweep: the largest useful tensor-parallel size is the one with
+     * the shortest step; past it, adding chips lengthens the step (the
+     * collectives grow faster than the per-chip reads shrink) */
+    size_t useful = n;
+    bool by_chips = show_chips && rep->n_axes == 1;
+    for (size_t i = 0; by_chips && i < n; i++)
+        if (useful == n || pts[i].step_s < pts[useful].step_s)
+            useful = i;
     for (size_t i = 0; i < n; i++) {
         const struct ic_point *p = &pts[i];
         if (show_chips)
@@ -266,12 +274,28 @@ static void table_sweep(FILE *out, const struct ic_report *rep, const struct ic_
         fprintf(out, "  %-8s", ic_bound_name(p->bound));
         count(out, 11, p->tokens_s_chip);
         count(out, 11, p->tokens_s);
-        fprintf(out, "%8.3g", p->usd_per_mtok);
+        /* eight columns: two significant figures where three would touch
+         * the column before */
+        fprintf(out, p->usd_per_mtok >= 9999.5 ? " %7.2g" : "%8.3g", p->usd_per_mtok);
         fprintf(out, "%13.2f", p->mem_per_chip_B / 1e9);
         if (show_chips || show_ctx || show_prec)
             fprintf(out, "  %-4s%11llu", p->fits ? "yes" : "NO", (unsigned long long)p->max_batch);
         else
             fprintf(out, "  %s", p->fits ? "yes" : "NO");
+        if (i == useful && n > 1)
+            fputs("  <- largest useful", out);
+        fputc('\n', out);
+    }
+    if (useful < n && n > 1) {
+        const struct ic_point *u = &pts[useful];
+        fprintf(out, "largest useful tensor-parallel size: %llu chips, the shortest step (%.3g ms)",
+                (unsigned long long)u->cfg.chips, 1e3 * u->step_s);
+        if (useful + 1 < n) {
+            const struct ic_point *v = &pts[useful + 1];
+            fprintf(out, "; at %llu the step is %.3g ms, %.0f%% of it collectives",
+                    (unsigned long long)v->cfg.chips, 1e3 * v->step_s,
+                    100 * v->comm_s / v->step_s);
+        }
         fputc('\n', out);
     }
 }
