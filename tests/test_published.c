@@ -2,6 +2,7 @@
  * malformed ones at their line:column, the error statistics and one row's
  * prediction, each against hand arithmetic. */
 #include "ic_published.h"
+#include "ic_sim.h"
 #include "ic_test.h"
 
 #include <math.h>
@@ -112,9 +113,39 @@ START_TEST(test_predict)
     ck_assert_int_eq(ic_pub_predict(&r[1], &t->st, &t->h, &v, &e), IC_OK);
     ck_assert_uint_eq(v.batch, 4);
     ck_assert_uint_eq(v.context, 1024);
-    /* r4: throughput at high load is left to the serving simulation */
+    /* r4: throughput at high load is not a decode step; its throughput
+     * prediction: llama3-70b on 8 H100s (one replica), batch limit 256,
+     * 1000 in / 1000 out. The closed form is 256 / (the decode step at
+     * batch 256, context 1000 + 500) per replica, computed here with
+     * ic_decode. The simulation (frozen h100: the ideal bound, prefill at
+     * MFU 0.4) also spends time prefilling 256,000 prompt tokens, so it is
+     * below the closed form, and above 256,000 tokens over the time of
+     * every prefill run alone (256 x one 1000-token prefill step) plus 1000
+     * decode steps at the most any of them holds (batch 256, context 2000) */
     ck_assert_int_eq(ic_pub_predict(&r[3], &t->st, &t->h, &v, &e), IC_OK);
     ck_assert(!v.evaluated);
+    struct ic_test_pair *t70 = ic_test_pair("llama3-70b", "h100");
+    ck_assert_int_eq(ic_pub_predict_throughput(&r[3], &t70->st, &t70->h, &v, &e), IC_OK);
+    ck_assert(v.throughput);
+    ck_assert(!v.sim_expected);
+    ck_assert_uint_eq(v.sim_max_seqs, 256);
+    struct ic_decode_cfg c = ic_decode_defaults();
+    c.chips = 8;
+    c.batch = 256;
+    c.context = 1500;
+    struct ic_point p = ic_test_decode("llama3-70b", "h100", c);
+    ck_assert(p.fits);
+    ck_assert_double_eq_tol(v.tput_closed, 256 / p.step_s, 1e-9 * v.tput_closed);
+    ck_assert_double_eq_tol(v.e_closed, 5000 / v.tput_closed - 1, 1e-12);
+    struct ic_sim_cfg sc = ic_sim_defaults();
+    sc.dec.chips = 8;
+    double P1, D;
+    ck_assert_int_eq(ic_sim_step_s(&t70->st, &t70->h, &sc, 0, 0, 1, 1000, 0, &P1, &e), IC_OK);
+    ck_assert_int_eq(ic_sim_step_s(&t70->st, &t70->h, &sc, 256, 2000, 0, 0, 0, &D, &e), IC_OK);
+    const double floor_tput = 256000.0 / (256 * P1 + 1000 * D);
+    ck_assert_msg(v.tput_sim < v.tput_closed && v.tput_sim > floor_tput,
+                  "sim %g, closed %g, floor %g", v.tput_sim, v.tput_closed, floor_tput);
+    free(t70);
     free(t);
     free(r);
 }

@@ -41,7 +41,8 @@ static int evaluate(const char *csv, const struct ic_db *db, struct evaluated *x
     for (size_t i = 0; i < x->n && !rc; i++) {
         const struct ic_pub_row *r = &x->rows[i];
         if ((rc = ic_db_model(db, r->model, m, &e)) || (rc = ic_model_derive(m, &st, &e)) ||
-            (rc = ic_db_hw(db, r->hw, h, &e)) || (rc = ic_pub_predict(r, &st, h, &x->ev[i], &e))) {
+            (rc = ic_db_hw(db, r->hw, h, &e)) || (rc = ic_pub_predict(r, &st, h, &x->ev[i], &e)) ||
+            (rc = ic_pub_predict_throughput(r, &st, h, &x->ev[i], &e))) {
             fprintf(errf, "%s:%u: error: row %s (%s on %llu x %s): %s\n", shown, r->line, r->id,
                     r->model, (unsigned long long)r->tp, r->hw, e.msg);
             if (e.hint[0])
@@ -138,8 +139,7 @@ static int write_table(FILE *out, const char *csv, const struct evaluated *x)
     }
     fprintf(out,
             "published decode measurements: %s\n%zu rows: %zu validation, %zu calibration (shown, "
-            "never in the figures), %zu high-load throughput rows left to the serving "
-            "simulation\n",
+            "never in the figures), %zu high-load throughput rows (simulated, below)\n",
             csv, x->n, nv, nc, nt);
     fprintf(out, "predicted: one decode step at batch = concurrency per replica, context = input "
                  "+ output/2; error on time per output token (negative: predicted faster)\n\n");
@@ -154,7 +154,7 @@ static int write_table(FILE *out, const char *csv, const struct evaluated *x)
                  ic_dtype_traits(r->kv)->name, ic_dtype_traits(r->compute)->name);
         if (!v->evaluated) {
             fprintf(out, "%-12.12s %-4s %-14.14s %-10.10s %-3llu %-14.14s %-15s %5llu %7s %10s  "
-                         "(%s: needs the serving simulation)\n",
+                         "(%s: below)\n",
                     r->id, r->calibration ? "cal" : "val", r->engine, r->hw,
                     (unsigned long long)r->tp, r->model, prec,
                     (unsigned long long)r->concurrency, "-", "-", ic_pub_kind_name(r->kind));
@@ -172,6 +172,52 @@ static int write_table(FILE *out, const char *csv, const struct evaluated *x)
                 (unsigned long long)r->tp, r->model, prec, (unsigned long long)v->batch,
                 (unsigned long long)v->context, 1e3 * v->measured_s, ideal, expd);
     }
+    /* the high-load rows: output tokens/s of the whole run */
+    double *ec = malloc((x->n + 1) * sizeof *ec), *es = malloc((x->n + 1) * sizeof *es);
+    if (!ec || !es) {
+        free(ec);
+        free(es);
+        return IC_ENOMEM;
+    }
+    size_t nth = 0;
+    for (size_t i = 0; i < x->n; i++) {
+        const struct ic_pub_row *r = &x->rows[i];
+        const struct ic_pub_eval *v = &x->ev[i];
+        if (!v->throughput)
+            continue;
+        if (!nth)
+            fprintf(out, "\nhigh-load rows: output tokens/s of the run; closed form = batch / one "
+                         "decode step at the mean context; simulated = infcalc simulate offline "
+                         "(its batch limit the row's concurrency, 256 where unstated); error on "
+                         "time per token\n%-12s %-10s %-3s %-14s %7s %10s %18s %18s\n",
+                    "id", "hw", "tp", "model", "batch", "measured", "closed form (err)",
+                    "simulated (err)");
+        char c1[48], c2[48], p1[16], p2[16];
+        pct(p1, sizeof p1, v->e_closed);
+        pct(p2, sizeof p2, v->e_sim);
+        snprintf(c1, sizeof c1, "%.0f (%s)", v->tput_closed, p1);
+        snprintf(c2, sizeof c2, "%.0f (%s)%s", v->tput_sim, p2, v->sim_expected ? "" : " ideal");
+        fprintf(out, "%-12.12s %-10.10s %-3llu %-14.14s %7llu %10.0f %18s %18s\n", r->id, r->hw,
+                (unsigned long long)r->tp, r->model, (unsigned long long)v->sim_max_seqs,
+                v->tput_measured, c1, c2);
+        if (!r->calibration) {
+            ec[nth] = v->e_closed;
+            es[nth] = v->e_sim;
+            nth++;
+        }
+    }
+    if (nth) {
+        struct ic_pub_stats sc, ss;
+        if (ic_pub_stats(ec, nth, &sc) || ic_pub_stats(es, nth, &ss)) {
+            free(ec);
+            free(es);
+            return IC_ENOMEM;
+        }
+        stat_line(out, "high load, closed form", &sc);
+        stat_line(out, "high load, simulated", &ss);
+    }
+    free(ec);
+    free(es);
     fprintf(out, "\nover the validation rows      rows  median |e|   p90 |e|   median e\n");
     if (block(out, x, "all", NULL, NULL) || block(out, x, "batch 1", batch_one, NULL))
         return IC_ENOMEM;
@@ -231,6 +277,12 @@ static int write_json(FILE *out, const char *csv, const struct evaluated *x)
             else
                 fputs(", \"expected_s\": null, \"expected_error\": null", out);
         }
+        if (v->throughput)
+            fprintf(out, ", \"output_tokens_per_s\": {\"measured\": %.6g, \"closed_form\": %.6g, "
+                         "\"closed_form_error\": %.6g, \"simulated\": %.6g, \"simulated_error\": "
+                         "%.6g, \"simulated_estimate\": \"%s\", \"batch_limit\": %llu}",
+                    v->tput_measured, v->tput_closed, v->e_closed, v->tput_sim, v->e_sim,
+                    v->sim_expected ? "expected" : "ideal", (unsigned long long)v->sim_max_seqs);
         fputs(", \"source\": ", out);
         ic_report_json_str(out, r->source);
         fprintf(out, "}%s\n", i + 1 < x->n ? "," : "");

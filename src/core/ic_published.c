@@ -3,6 +3,7 @@
 #include "ic_published.h"
 
 #include "ic_decode.h"
+#include "ic_sim.h"
 #include "ic_ydoc.h"
 
 #include <gsl/gsl_sort.h>
@@ -442,5 +443,59 @@ int ic_pub_predict(const struct ic_pub_row *r, const struct ic_model_stats *m,
         snprintf(out->no_expected, sizeof out->no_expected,
                  "%s has no measured or achieved figures", hw->name);
     }
+    return IC_OK;
+}
+
+int ic_pub_predict_throughput(const struct ic_pub_row *r, const struct ic_model_stats *m,
+                              const struct ic_hw *hw, struct ic_pub_eval *out,
+                              struct ic_err *err)
+{
+    if (r->kind != IC_PUB_THROUGHPUT_OFFLINE && r->kind != IC_PUB_THROUGHPUT_SERVER)
+        return IC_OK;
+    if (r->quantity != IC_PUBQ_OUTPUT_TOKENS_PER_S)
+        return IC_OK;
+    const uint64_t replicas = r->chips / r->tp;
+    const uint64_t seqs = r->concurrency ? (r->concurrency + replicas - 1) / replicas : 256;
+    struct ic_sim_cfg c = ic_sim_defaults();
+    c.dec.chips = r->tp;
+    c.dec.weights = r->weights;
+    c.dec.kv = r->kv;
+    c.dec.compute = r->compute;
+    c.dec.estimate = hw->measured.present || hw->achieved.present ? IC_EST_EXPECTED
+                                                                  : IC_EST_IDEAL;
+    c.prompt.mean = (double)(r->input_tokens ? r->input_tokens : 1);
+    c.output.mean = (double)r->output_tokens;
+    c.max_seqs = seqs;
+    c.requests = 4 * seqs > 512 ? 4 * seqs : 512;
+    struct ic_sim_result res;
+    int rc = ic_sim_run(m, hw, &c, &res, err);
+    if (rc == IC_EINVAL && c.dec.estimate == IC_EST_EXPECTED) {
+        /* no achieved rate for the row's types: the ideal bound */
+        c.dec.estimate = IC_EST_IDEAL;
+        rc = ic_sim_run(m, hw, &c, &res, err);
+    }
+    if (rc)
+        return rc;
+    /* the closed form: the batch limit's decode step at the mean context,
+     * or the largest batch that fits there if less */
+    struct ic_decode_cfg d = c.dec;
+    d.batch = seqs;
+    d.context = r->input_tokens + (r->output_tokens + 1) / 2;
+    struct ic_point p;
+    if ((rc = ic_decode(m, hw, &d, &p, err)))
+        return rc;
+    if (!p.fits && p.max_batch >= 1) {
+        d.batch = p.max_batch;
+        if ((rc = ic_decode(m, hw, &d, &p, err)))
+            return rc;
+    }
+    out->throughput = true;
+    out->sim_expected = c.dec.estimate == IC_EST_EXPECTED;
+    out->sim_max_seqs = seqs;
+    out->tput_measured = r->value;
+    out->tput_closed = (double)d.batch / p.step_s * (double)replicas;
+    out->tput_sim = res.output_tokens_per_s * (double)replicas;
+    out->e_closed = r->value / out->tput_closed - 1;
+    out->e_sim = r->value / out->tput_sim - 1;
     return IC_OK;
 }

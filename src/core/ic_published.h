@@ -105,11 +105,29 @@ struct ic_pub_eval {
     double ideal_s, expected_s;  /* predicted step times */
     double e_ideal, e_expected;  /* their errors (ic_pub_error) */
     char no_expected[1100];      /* why there is no expected time, when none */
+    /* throughput rows (ic_pub_predict_throughput): output tokens/s of the
+     * whole run, measured, by the closed form (batch / one decode step at
+     * the mean context, per replica) and simulated (ic_sim offline: the
+     * row's requests at once, its concurrency as the batch limit, or 256
+     * where it states none), with the estimate used; errors on time per
+     * token as above: measured / predicted - 1 */
+    bool throughput;
+    double tput_measured, tput_closed, tput_sim;
+    double e_closed, e_sim;
+    bool sim_expected;
+    uint64_t sim_max_seqs;
 };
 struct ic_model_stats;
 struct ic_hw;
 int ic_pub_predict(const struct ic_pub_row *r, const struct ic_model_stats *m,
                    const struct ic_hw *hw, struct ic_pub_eval *out, struct ic_err *err);
+
+/* A throughput row's predictions (the fields under `throughput`); other
+ * rows are left as they are. IC_EINVAL when a step or the simulation
+ * fails. */
+int ic_pub_predict_throughput(const struct ic_pub_row *r, const struct ic_model_stats *m,
+                              const struct ic_hw *hw, struct ic_pub_eval *out,
+                              struct ic_err *err);
 
 const char *ic_pub_kind_name(enum ic_pub_kind k);
 const char *ic_pub_quantity_name(enum ic_pub_quantity q);
