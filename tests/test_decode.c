@@ -511,6 +511,29 @@ START_TEST(test_expected_from_achieved)
                             1e-12);
     ck_assert_double_eq_tol(p.step_s, 2.623841e-3, 1e-9);
 
+    /* one program per step (a TPU's: kernels_per_layer 0, step_launches 1):
+     * the floor is one launch, 5 us (the entry's), not 32 x 10 x 2 us;
+     * a graph's own launch beside its nodes adds one 'launch' */
+    struct ic_hw h2 = t->h;
+    h2.achieved.kernels_per_layer = 0;
+    h2.achieved.step_launches = 1;
+    c = cfg(1, 1, 1024, IC_DT_BF16, IC_DT_BF16, IC_DT_BF16);
+    c.estimate = IC_EST_EXPECTED;
+    ck_assert_int_eq(ic_decode(&t->st, &h2, &c, &p, &e), IC_OK);
+    ck_assert_double_eq_tol(p.fixed_s, h2.achieved.launch_s, 1e-15);
+    ck_assert_double_eq_tol(p.fixed_s, 5e-6, 1e-15);
+    h2.achieved.kernels_per_layer = 10;
+    ck_assert_int_eq(ic_decode(&t->st, &h2, &c, &p, &e), IC_OK);
+    ck_assert_double_eq_tol(p.fixed_s, 640e-6 + 5e-6, 1e-15);
+    /* both estimates at once (cfg.both): the expected step beside the
+     * ideal one, each as computed alone above */
+    c = cfg(1, 1, 1024, IC_DT_BF16, IC_DT_BF16, IC_DT_BF16);
+    c.both = true;
+    ck_assert_int_eq(ic_decode(&t->st, &t->h, &c, &p, &e), IC_OK);
+    ck_assert(p.other_known);
+    ck_assert_double_eq_tol(p.step_s, (15009849344.0 + 134348800.0) / 3.35e12, 1e-9);
+    ck_assert_double_eq_tol(p.other_step_s, 6.248962e-3, 1e-9);
+
     /* a compute type the section lacks is refused with the reason */
     c = cfg(1, 1, 1024, IC_DT_BF16, IC_DT_BF16, IC_DT_FP16);
     c.estimate = IC_EST_EXPECTED;

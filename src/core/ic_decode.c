@@ -12,7 +12,7 @@ const enum ic_dtype ic_decode_fewest_types[5] = {IC_DT_BF16, IC_DT_FP8, IC_DT_IN
 struct ic_decode_cfg ic_decode_defaults(void)
 {
     return (struct ic_decode_cfg){1, 1, 2048, IC_DT_BF16, IC_DT_BF16, IC_DT_BF16,
-                                  IC_COMM_OVERLAP, IC_EST_IDEAL, 1.0, 0, 1.0, 1, 1};
+                                  IC_COMM_OVERLAP, IC_EST_IDEAL, 1.0, 0, 1.0, 1, 1, false};
 }
 
 /* The step: B sequences, one new token each (with logits), S - 1 cached
@@ -97,6 +97,18 @@ int ic_decode(const struct ic_model_stats *m, const struct ic_hw *hw,
     p->fixed_s = t.fixed_s;
     p->cache_resident = t.cache_resident;
     p->achieved = t.achieved;
+    p->other_known = false;
+    p->other_step_s = 0;
+    if (cfg->both) {
+        struct ic_rates o = rates;
+        o.estimate = cfg->estimate == IC_EST_IDEAL ? IC_EST_EXPECTED : IC_EST_IDEAL;
+        struct ic_time t2;
+        if ((o.estimate == IC_EST_IDEAL || hw->measured.present || hw->achieved.present) &&
+            ic_step_time(&l, hw, &o, &t2, NULL) == IC_OK) {
+            p->other_known = true;
+            p->other_step_s = t2.step_s;
+        }
+    }
     p->bound = t.bound;
 
     p->latency_s = p->step_s;

@@ -57,6 +57,9 @@ struct ic_decode_cfg {
     /* pipeline stages of `chips` chips each (0 or 1: none) and micro-batches
      * (0 or 1: one); chips x pp chips in all (ic_step.h) */
     uint64_t pp, micro;
+    /* also the other estimate's step (ic_point.other_step_s), where the
+     * entry has what it needs: the commands that show both set it */
+    bool both;
 };
 
 /* The expected time (cfg.estimate = IC_EST_EXPECTED) uses what `infcalc
@@ -99,6 +102,10 @@ struct ic_point {
     double fixed_s;               /* expected: fork/join and per-call costs */
     bool cache_resident;          /* expected: weights and KV fit the LLC */
     bool achieved;                /* expected from the entry's achieved (published) rates */
+    /* with cfg.both: the step under the other estimate (expected beside the
+     * ideal bound, or the ideal beside the expected), when it can be had */
+    bool other_known;
+    double other_step_s;
     enum ic_bound bound;
 
     double tokens_s, tokens_s_chip, latency_s;

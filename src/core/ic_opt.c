@@ -737,6 +737,7 @@ void ic_opt_help(FILE *out, enum ic_cmd cmd)
 void ic_opts_decode_cfg(const struct ic_opts *o, struct ic_decode_cfg *c)
 {
     *c = ic_decode_defaults();
+    c->both = true; /* a point shown shows the other estimate beside */
     if (o->given[IC_OPT_CHIPS])
         c->chips = o->chips[0];
     if (o->given[IC_OPT_PP])

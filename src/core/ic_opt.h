@@ -166,7 +166,8 @@ int ic_opts_parse(int argc, char **argv, struct ic_opts *o, struct ic_err *err);
 
 /* The decode step the options give: --chips, --pp, --micro, --batch,
  * --context (the first value of a list), the three types, --comm and
- * --estimate where given; ic_decode_defaults() for the rest. */
+ * --estimate where given; ic_decode_defaults() for the rest, with both
+ * estimates asked for (cfg.both). */
 struct ic_decode_cfg;
 void ic_opts_decode_cfg(const struct ic_opts *o, struct ic_decode_cfg *c);
 

@@ -97,6 +97,8 @@ static const struct ic_col point_cols[] = {
     {"time.comm_s", "collectives", IC_K_S},
     {"time.fixed_s", "fixed cost", IC_K_S},
     {"time.step_s", "step time", IC_K_S},
+    {"time_other.estimate", "other estimate", IC_K_TEXT},
+    {"time_other.step_s", "its step time", IC_K_S},
     {"bound", "bound", IC_K_TEXT},
     {"tokens_per_s", "tokens/s", IC_K_NUM},
     {"tokens_per_s_per_chip", "tokens/s per chip", IC_K_NUM},
@@ -151,6 +153,10 @@ static void point_row(struct ic_rows *r, const struct ic_report_group *g,
     ic_rows_num(r, "time.comm_s", p->comm_s);
     ic_rows_num(r, "time.fixed_s", p->fixed_s);
     ic_rows_num(r, "time.step_s", p->step_s);
+    ic_rows_text(r, "time_other.estimate",
+                 !p->other_known ? "none"
+                 : p->cfg.estimate == IC_EST_IDEAL ? "expected" : "ideal");
+    ic_rows_num(r, "time_other.step_s", p->other_known ? p->other_step_s : NAN);
     ic_rows_text(r, "bound", ic_bound_name(p->bound));
     ic_rows_num(r, "tokens_per_s", p->tokens_s);
     ic_rows_num(r, "tokens_per_s_per_chip", p->tokens_s_chip);
@@ -244,7 +250,12 @@ static void table_sweep(FILE *out, const struct ic_report *rep, const struct ic_
     fputs("   batch", out);
     if (show_ctx)
         fputs("  context", out);
-    fputs("   step ms  weights ms    kv ms  compute ms  comm ms  bound     tok/s/chip"
+    /* the other estimate's step beside the step, where the entry has it */
+    const bool other = pts[0].other_known;
+    fputs("   step ms", out);
+    if (other)
+        fputs(pts[0].cfg.estimate == IC_EST_IDEAL ? "  expected" : "  ideal ms", out);
+    fputs("  weights ms    kv ms  compute ms  comm ms  bound     tok/s/chip"
           "      tok/s  $/Mtok  mem/chip GB  fits", out);
     if (show_chips || show_ctx || show_prec)
         fputs("  max batch", out);
@@ -267,6 +278,12 @@ static void table_sweep(FILE *out, const struct ic_report *rep, const struct ic_
         if (show_ctx)
             fprintf(out, " %8llu", (unsigned long long)p->cfg.context);
         ms(out, 10, p->step_s);
+        if (other) {
+            if (p->other_known)
+                ms(out, 10, p->other_step_s);
+            else
+                fprintf(out, "%10s", "-");
+        }
         ms(out, 12, p->weights_s);
         ms(out, 9, p->kv_s);
         ms(out, 12, p->compute_s);
@@ -308,6 +325,14 @@ static void table_point(FILE *out, const struct ic_report_group *r, const struct
             (unsigned long long)p->cfg.context);
     ic_report_time(a, sizeof a, p->step_s);
     fprintf(out, "  step time            %-12s bound: %s\n", a, ic_bound_name(p->bound));
+    if (p->other_known) {
+        ic_report_time(a, sizeof a, p->other_step_s);
+        fprintf(out, "    %-17s  %-12s (%.2fx the %s)\n",
+                p->cfg.estimate == IC_EST_IDEAL ? "expected" : "ideal bound", a,
+                p->cfg.estimate == IC_EST_IDEAL ? p->other_step_s / p->step_s
+                                                : p->step_s / p->other_step_s,
+                p->cfg.estimate == IC_EST_IDEAL ? "ideal bound" : "ideal bound: the expected step over it");
+    }
     ic_report_time(a, sizeof a, p->weights_s);
     ic_report_bytes(b, sizeof b, p->weight_bytes);
     fprintf(out, "    weight read        %-12s (%s over all chips)\n", a, b);
