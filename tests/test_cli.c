@@ -13,6 +13,7 @@
 #include <dirent.h>
 #include <signal.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -830,6 +831,92 @@ START_TEST(test_useful_tp_marked)
 }
 END_TEST
 
+/* config.json as users have it. Qwen2.5-7B (examples/my-config.json) reads
+ * 7,070,619,136 parameters per step (all but the input embedding: 2 x that
+ * = 14,141,238,272 B in bf16).
+ *  - rope_scaling YaRN x4 over 32,768: the usable context is 131,072, no
+ *    warning there;
+ *  - quantization_config AWQ, 4 bits, groups of 128: int4 weights plus an
+ *    fp16 scale and a 4-bit zero per 128: 0.5 + 2.5 / 128 = 0.51953125 B a
+ *    parameter: 3,673,407,598 B read; said on stderr; --weights bf16 wins;
+ *  - fp8 with 128 x 128 blocks: 1 + 4 / 16384 B: 7,072,345,361 B;
+ *  - a Llava wrapper around it (text_config): the same 7,615,616,512
+ *    parameters;
+ *  - --model org/name from a Hugging Face cache under HF_HOME, and the
+ *    folders named when it is not there. */
+START_TEST(test_config_json_as_shipped)
+{
+    ck_assert_int_eq(run("--model", IC_TEST_DIR "/fixtures/qwen2.5-7b-yarn-config.json", "--hw",
+                         "h100", "--context", "131072", NULL),
+                     0);
+    ck_assert(!strstr(err_buf, "warning"));
+    ck_assert_int_eq(run("--model", IC_TEST_DIR "/fixtures/qwen2.5-7b-yarn-config.json", "--hw",
+                         "h100", "--context", "131073", NULL),
+                     0);
+    has_err("exceeds");
+    ck_assert_int_eq(run("--model", IC_TEST_DIR "/fixtures/qwen2.5-7b-awq-config.json", "--hw",
+                         "h100", "--format", "json", NULL),
+                     0);
+    has_out("\"weights\": \"int4\"");
+    has_out("\"weight_read_bytes\": 3673407598,");
+    has_err("weights int4, from its quantization_config awq");
+    ck_assert_int_eq(run("--model", IC_TEST_DIR "/fixtures/qwen2.5-7b-awq-config.json", "--hw",
+                         "h100", "--weights", "bf16", "--format", "json", NULL),
+                     0);
+    has_out("\"weight_read_bytes\": 1.414123827e+10,"); /* 14,141,238,272 */
+    ck_assert_str_eq(err_buf, "");
+    ck_assert_int_eq(run("--model", IC_TEST_DIR "/fixtures/qwen2.5-7b-fp8-config.json", "--hw",
+                         "h100", "--format", "json", NULL),
+                     0);
+    has_out("\"weight_read_bytes\": 7072345361,");
+    ck_assert_int_eq(run("--model", IC_TEST_DIR "/fixtures/llava-qwen2.5-7b-config.json", "--hw",
+                         "h100", "--format", "json", NULL),
+                     0);
+    has_out("\"params\": 7615616512,");
+
+    char dir[] = "/tmp/ic-hf-XXXXXX", p[512];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    const char *sub[] = {"hub", "hub/models--Qwen--Qwen2.5-7B", "hub/models--Qwen--Qwen2.5-7B/refs",
+                         "hub/models--Qwen--Qwen2.5-7B/snapshots",
+                         "hub/models--Qwen--Qwen2.5-7B/snapshots/0123abc"};
+    for (int i = 0; i < 5; i++) {
+        snprintf(p, sizeof p, "%s/%s", dir, sub[i]);
+        ck_assert_int_eq(mkdir(p, 0755), 0);
+    }
+    snprintf(p, sizeof p, "%s/%s/config.json", dir, sub[4]);
+    FILE *in = fopen(IC_SRC_DIR "/examples/my-config.json", "r"), *o = fopen(p, "w");
+    ck_assert(in && o);
+    for (int ch; (ch = fgetc(in)) != EOF;)
+        fputc(ch, o);
+    fclose(in);
+    fclose(o);
+    snprintf(p, sizeof p, "%s/%s/main", dir, sub[2]);
+    o = fopen(p, "w");
+    ck_assert_ptr_nonnull(o);
+    fputs("0123abc\n", o);
+    fclose(o);
+    char *old = getenv("HF_HOME") ? strdup(getenv("HF_HOME")) : NULL;
+    setenv("HF_HOME", dir, 1);
+    ck_assert_int_eq(run("--model", "Qwen/Qwen2.5-7B", "--hw", "h100", "--format", "json", NULL),
+                     0);
+    has_out("\"model\": \"Qwen/Qwen2.5-7B\"");
+    has_out("\"params\": 7615616512,");
+    ck_assert_int_eq(run("--model", "Qwen/Qwen2.5-70B", "--hw", "h100", NULL), 2);
+    has_err("no config.json for 'Qwen/Qwen2.5-70B' in the local Hugging Face cache");
+    has_err("models--Qwen--Qwen2.5-70B");
+    has_err("never downloads");
+    if (old) {
+        setenv("HF_HOME", old, 1);
+        free(old);
+    } else {
+        unsetenv("HF_HOME");
+    }
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("cli");
@@ -857,6 +944,7 @@ int main(void)
     tcase_add_test(tc, test_output_full_disk);
     tcase_add_test(tc, test_fewest_chips_shown);
     tcase_add_test(tc, test_useful_tp_marked);
+    tcase_add_test(tc, test_config_json_as_shipped);
     suite_add_tcase(s, tc);
     return ic_test_run(s);
 }

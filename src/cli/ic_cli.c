@@ -240,6 +240,18 @@ static int cmd_decode(const struct ic_opts *a, const struct ic_db *db, FILE *out
             rc = ic_cli_report(errf, lrc, &e);
             goto out;
         }
+    /* a config.json's own weight type (torch_dtype, quantization_config)
+     * is the default where --weights is not given; said when it is not
+     * bf16, the default otherwise */
+    bool swept_precision = false;
+    for (int i = 0; i < n_axes; i++)
+        swept_precision |= axes[i] == IC_AXIS_PRECISION;
+    for (int i = 0; i < nl[L_MODEL]; i++)
+        if (models[i].has_default_weights && !a->given[IC_OPT_WEIGHTS] && !swept_precision &&
+            (models[i].default_weights != IC_DT_BF16 || models[i].quant_extra_bytes > 0))
+            fprintf(errf, "infcalc: note: %s weights %s, from its %s (--weights overrides)\n",
+                    models[i].name, ic_dtype_traits(models[i].default_weights)->name,
+                    models[i].weights_note);
     for (int i = 0; i < nl[L_HW]; i++)
         if ((lrc = ic_db_hw(db, a->hw[i], &hws[i], &e))) {
             rc = ic_cli_report(errf, lrc, &e);
@@ -259,6 +271,8 @@ static int cmd_decode(const struct ic_opts *a, const struct ic_db *db, FILE *out
             k->cfg.context = a->context[k->pick[L_CONTEXT]];
         if (a->given[IC_OPT_WEIGHTS])
             k->cfg.weights = a->weights[k->pick[L_WEIGHTS]];
+        else if (models[k->pick[L_MODEL]].has_default_weights && !swept_precision)
+            k->cfg.weights = models[k->pick[L_MODEL]].default_weights;
         if (a->given[IC_OPT_KV])
             k->cfg.kv = a->kv[k->pick[L_KV]];
         if (a->given[IC_OPT_COMPUTE])

@@ -60,6 +60,14 @@ int ic_cli_setup(const struct ic_opts *a, const struct ic_db *db, const char *cm
         ic_cli_setup_free(s);
         return ic_cli_report(errf, lrc, &e);
     }
+    /* a config.json's own weight type where --weights is not given */
+    if (s->m->has_default_weights && !a->given[IC_OPT_WEIGHTS]) {
+        s->dec.weights = s->m->default_weights;
+        if (s->m->default_weights != IC_DT_BF16 || s->m->quant_extra_bytes > 0)
+            fprintf(errf, "infcalc: note: %s weights %s, from its %s (--weights overrides)\n",
+                    s->m->name, ic_dtype_traits(s->m->default_weights)->name,
+                    s->m->weights_note);
+    }
     return 0;
 }
 

@@ -207,6 +207,69 @@ static const struct kind_ops ops[IC_DB_KIND_COUNT] = {
                      model_name, model_alias},
 };
 
+/* "org/name": the config.json of that repository in the local Hugging Face
+ * cache ($HF_HUB_CACHE, $HF_HOME/hub, $XDG_CACHE_HOME/huggingface/hub,
+ * ~/.cache/huggingface/hub), the snapshot refs/main names, else the last
+ * snapshot holding one; never the network. 0 with the path, or IC_ENOENT
+ * with the folders looked in. */
+static int hf_cache(const char *name, char *path, size_t n, struct ic_err *err)
+{
+    const char *slash = strchr(name, '/');
+    if (!slash || slash == name || !slash[1] || strchr(slash + 1, '/'))
+        return IC_ENOENT;
+    char repo[300];
+    snprintf(repo, sizeof repo, "models--%.*s--%s", (int)(slash - name), name, slash + 1);
+    const char *env[4] = {getenv("HF_HUB_CACHE"), getenv("HF_HOME"), getenv("XDG_CACHE_HOME"),
+                          getenv("HOME")};
+    static const char *const tail[4] = {"", "/hub", "/huggingface/hub", "/.cache/huggingface/hub"};
+    char looked[1200] = "";
+    for (int i = 0; i < 4; i++) {
+        if (!env[i] || !*env[i])
+            continue;
+        char dir[1100];
+        snprintf(dir, sizeof dir, "%s%s/%s", env[i], tail[i], repo);
+        size_t l = strlen(looked);
+        snprintf(looked + l, sizeof looked - l, "%s%s", l ? ", " : "", dir);
+        char ref[64] = "", p[1300];
+        snprintf(p, sizeof p, "%s/refs/main", dir);
+        FILE *f = fopen(p, "r");
+        if (f) {
+            if (!fgets(ref, sizeof ref, f))
+                ref[0] = '\0';
+            fclose(f);
+            ref[strcspn(ref, "\r\n")] = '\0';
+        }
+        struct stat st;
+        if (ref[0] && strspn(ref, "0123456789abcdef") == strlen(ref)) {
+            if (snprintf(path, n, "%s/snapshots/%s/config.json", dir, ref) < (int)n &&
+                stat(path, &st) == 0 && S_ISREG(st.st_mode))
+                return IC_OK;
+        }
+        snprintf(p, sizeof p, "%s/snapshots", dir);
+        DIR *dd = opendir(p);
+        if (!dd)
+            continue;
+        char best[256] = "";
+        for (struct dirent *e; (e = readdir(dd));) {
+            if (e->d_name[0] == '.' || strlen(e->d_name) >= sizeof best)
+                continue;
+            if (snprintf(path, n, "%s/%s/config.json", p, e->d_name) >= (int)n)
+                continue;
+            if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && strcmp(e->d_name, best) > 0)
+                snprintf(best, sizeof best, "%s", e->d_name);
+        }
+        closedir(dd);
+        if (best[0] && snprintf(path, n, "%s/%s/config.json", p, best) < (int)n)
+            return IC_OK;
+    }
+    ic_err_set(err, IC_ENOENT, NULL, 0, 0,
+               "no config.json for '%s' in the local Hugging Face cache (looked in %s)", name,
+               looked[0] ? looked : "no folder: HF_HOME and HOME are unset");
+    ic_err_hint(err, "infcalc never downloads; fetch it first (huggingface-cli download %s "
+                     "config.json) or give the file's path", name);
+    return IC_ENOENT;
+}
+
 static int lookup(const struct ic_db *db, const struct kind_ops *k, const char *name,
                   void *out, struct ic_err *err)
 {
@@ -214,6 +277,16 @@ static int lookup(const struct ic_db *db, const struct kind_ops *k, const char *
         return ic_err_set(err, IC_EINVAL, NULL, 0, 0, "empty %s name", k->what);
     if (is_path(name))
         return k->load(name, out, err);
+    if (k->kind == IC_DB_MODEL && strchr(name, '/')) {
+        char path[1400];
+        int rc = hf_cache(name, path, sizeof path, err);
+        if (!rc && !(rc = k->load(path, out, err))) {
+            /* named as the repository, not its snapshot's folder */
+            struct ic_model *m = out;
+            snprintf(m->name, sizeof m->name, "%s", name);
+        }
+        return rc;
+    }
     void *rec = malloc(k->size);
     if (!rec)
         return ic_err_set(err, IC_ENOMEM, NULL, 0, 0, "out of memory");

@@ -40,7 +40,7 @@ static double weights_held_bytes(const struct ic_model_stats *m, const struct ic
     double p = 0;
     for (int g = 0; g < IC_PG_COUNT; g++)
         p += ic_step_group_per_chip(m, (enum ic_pgroup)g, c->chips);
-    return p * ic_dtype_traits(c->weights)->bits / 8.0;
+    return p * ic_step_weight_bytes(m, c->weights);
 }
 
 double ic_decode_mem_per_chip(const struct ic_model_stats *m, const struct ic_decode_cfg *c,
@@ -131,7 +131,7 @@ int ic_decode(const struct ic_model_stats *m, const struct ic_hw *hw,
     p->fewest_known = false;
     memset(p->fewest_chips, 0, sizeof p->fewest_chips);
     const double C = ic_hw_peak(hw, cfg->compute), W = hw->hbm_bandwidth_B_s;
-    const double bw = ic_dtype_traits(cfg->weights)->bits / 8.0;
+    const double bw = ic_step_weight_bytes(m, cfg->weights);
     p->b_crit = bw * C / (2.0 * W);
     p->b_crit_moe = m->n_experts ? p->b_crit * (double)m->n_experts / (double)m->top_k : p->b_crit;
     const double check[] = {p->tokens_s, p->usd_per_mtok, p->mem_per_chip_B, p->flops, p->b_crit_moe};

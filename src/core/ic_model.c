@@ -53,6 +53,140 @@ static int read_layer_types(const struct ic_ydoc *d, yaml_node_t *node, void *re
     return IC_OK;
 }
 
+/* A key of a mapping node, or NULL. */
+static yaml_node_t *map_get(const struct ic_ydoc *d, yaml_node_t *map, const char *key)
+{
+    if (!map || map->type != YAML_MAPPING_NODE)
+        return NULL;
+    for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top;
+         p++) {
+        const char *k = ic_ydoc_scalar(yaml_document_get_node((yaml_document_t *)&d->doc, p->key));
+        if (k && strcmp(k, key) == 0)
+            return yaml_document_get_node((yaml_document_t *)&d->doc, p->value);
+    }
+    return NULL;
+}
+
+/* A positive number of a mapping's key, or 0 when absent or not one. */
+static double map_num(const struct ic_ydoc *d, yaml_node_t *map, const char *key)
+{
+    const char *t = ic_ydoc_scalar(map_get(d, map, key));
+    char why[64];
+    double v;
+    return t && ic_number_parse(t, &v, why, sizeof why) == IC_OK ? v : 0;
+}
+
+/* torch_dtype: the type the checkpoint ships in, the default weights. */
+static int read_torch_dtype(const struct ic_ydoc *d, yaml_node_t *node, void *rec,
+                            struct ic_err *err)
+{
+    struct ic_model *m = rec;
+    static const struct {
+        const char *name;
+        enum ic_dtype t;
+    } map[] = {{"bfloat16", IC_DT_BF16}, {"float16", IC_DT_FP16}, {"float32", IC_DT_FP32},
+               {"half", IC_DT_FP16}, {"float", IC_DT_FP32}, {"float8_e4m3fn", IC_DT_FP8}};
+    const char *t = ic_ydoc_scalar(node);
+    if (!t || ic_ydoc_is_null(node))
+        return IC_OK;
+    for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
+        if (strcmp(t, map[i].name) == 0) {
+            if (!m->has_default_weights) { /* a quantization_config wins */
+                m->has_default_weights = true;
+                m->default_weights = map[i].t;
+                snprintf(m->weights_note, sizeof m->weights_note, "torch_dtype %s", t);
+            }
+            return IC_OK;
+        }
+    int rc = ic_ydoc_error(d, node, err, "'torch_dtype': unknown type '%s'", t);
+    ic_err_hint(err, "bfloat16, float16, float32 or float8_e4m3fn; or give --weights");
+    return rc;
+}
+
+/* quantization_config: fp8 with blocks of scales (DeepSeek-V3), AWQ and
+ * GPTQ with groups of scales and zeros: the weight type and the bytes the
+ * scales and zeros add per parameter. */
+static int read_quant(const struct ic_ydoc *d, yaml_node_t *node, void *rec, struct ic_err *err)
+{
+    struct ic_model *m = rec;
+    if (ic_ydoc_is_null(node))
+        return IC_OK;
+    const char *meth = ic_ydoc_scalar(map_get(d, node, "quant_method"));
+    if (!meth) {
+        int rc = ic_ydoc_error(d, node, err, "'quantization_config' without a quant_method");
+        ic_err_hint(err, "fp8, awq or gptq are read; or leave it out and give --weights");
+        return rc;
+    }
+    if (strcmp(meth, "fp8") == 0) {
+        /* one fp32 scale per block of weight_block_size (128 x 128 where
+         * unstated: DeepSeek-V3's) */
+        yaml_node_t *bs = map_get(d, node, "weight_block_size");
+        double b = 128.0 * 128.0;
+        if (bs && bs->type == YAML_SEQUENCE_NODE &&
+            bs->data.sequence.items.top - bs->data.sequence.items.start == 2) {
+            double p = 1;
+            for (yaml_node_item_t *it = bs->data.sequence.items.start;
+                 it < bs->data.sequence.items.top; it++) {
+                const char *t = ic_ydoc_scalar(yaml_document_get_node((yaml_document_t *)&d->doc, *it));
+                char why[64];
+                double v;
+                if (!t || ic_number_parse(t, &v, why, sizeof why) || !(v >= 1)) {
+                    int rc = ic_ydoc_error(d, bs, err, "'weight_block_size': expected two "
+                                                      "positive numbers");
+                    ic_err_hint(err, "e.g. [128, 128]");
+                    return rc;
+                }
+                p *= v;
+            }
+            b = p;
+        }
+        m->has_default_weights = true;
+        m->default_weights = IC_DT_FP8;
+        m->quant_extra_bytes = 4.0 / b;
+        snprintf(m->weights_note, sizeof m->weights_note,
+                 "quantization_config fp8, one fp32 scale per %.0f weights", b);
+        return IC_OK;
+    }
+    if (strcmp(meth, "awq") == 0 || strcmp(meth, "gptq") == 0) {
+        double bits = map_num(d, node, "bits"), g = map_num(d, node, "group_size");
+        if (bits != 4 && bits != 8) {
+            int rc = ic_ydoc_error(d, node, err, "'quantization_config': %s with %g bits; "
+                                                 "4 or 8 are read", meth, bits);
+            ic_err_hint(err, "give --weights for another width");
+            return rc;
+        }
+        if (!(g >= 1))
+            g = 128; /* AutoAWQ's and AutoGPTQ's default */
+        m->has_default_weights = true;
+        m->default_weights = bits == 4 ? IC_DT_INT4 : IC_DT_INT8;
+        /* per group: an fp16 scale and a zero packed at the weights' width */
+        m->quant_extra_bytes = (2.0 + bits / 8.0) / g;
+        snprintf(m->weights_note, sizeof m->weights_note,
+                 "quantization_config %s, %g bits, groups of %g with an fp16 scale and a "
+                 "%g-bit zero", meth, bits, g, bits);
+        return IC_OK;
+    }
+    int rc = ic_ydoc_error(d, node, err, "'quantization_config': quant_method '%s' is not read",
+                           meth);
+    ic_err_hint(err, "fp8, awq and gptq are; give --weights for the stored type");
+    return rc;
+}
+
+/* rope_scaling: the context a scaled RoPE makes usable, the original
+ * length times the factor (Qwen2.5's YaRN: 32768 x 4). */
+static int read_rope(const struct ic_ydoc *d, yaml_node_t *node, void *rec, struct ic_err *err)
+{
+    struct ic_model *m = rec;
+    (void)err;
+    if (ic_ydoc_is_null(node) || node->type != YAML_MAPPING_NODE)
+        return IC_OK;
+    double f = map_num(d, node, "factor"), orig = map_num(d, node,
+                                                          "original_max_position_embeddings");
+    if (f >= 1 && orig >= 1 && f * orig <= (double)IC_MODEL_MAX_CONTEXT)
+        m->rope_context = (uint64_t)(f * orig);
+    return IC_OK;
+}
+
 #define OFF(f) offsetof(struct ic_model, f)
 #define STR(k, id, f) {k, IC_F_STR, id, OFF(f), sizeof(((struct ic_model *)0)->f), 0, 0, 0, false, NULL, NULL}
 #define CNT(k, id, f) {k, IC_F_COUNT, id, OFF(f), 0, 0, 0, 0, false, NULL, NULL}
@@ -121,9 +255,38 @@ static const struct ic_field model_fields[] = {
 static const struct ic_schema model_schema = {"model entry", model_fields, N(model_fields),
                                               false};
 
-static const struct ic_field config_fields[] = {ARCH_FIELDS};
+static const struct ic_field config_fields[] = {
+    ARCH_FIELDS,
+    {"torch_dtype", IC_F_CUSTOM, IC_MF_TORCH_DTYPE, 0, 0, 0, 0, 0, false, NULL,
+     read_torch_dtype},
+    {"quantization_config", IC_F_CUSTOM, IC_MF_QUANT, 0, 0, 0, 0, 0, false, NULL, read_quant},
+    {"rope_scaling", IC_F_CUSTOM, IC_MF_ROPE_SCALING, 0, 0, 0, 0, 0, false, NULL, read_rope},
+};
 static const struct ic_schema config_schema = {"Hugging Face config", config_fields,
                                                N(config_fields), true};
+
+/* A multimodal wrapper (Llava, Mllama, Gemma 3...): its text model, read
+ * after the wrapper, is the one the calculator times; its keys override the
+ * wrapper's. */
+static int read_text_config(const struct ic_ydoc *d, yaml_node_t *node, struct ic_model *m,
+                            struct ic_err *err)
+{
+    if (!node || ic_ydoc_is_null(node))
+        return IC_OK;
+    if (node->type != YAML_MAPPING_NODE)
+        return ic_ydoc_error(d, node, err, "'text_config': expected a mapping");
+    /* its own key positions, so that the wrapper's model_type (and any key
+     * both give) is overridden rather than a duplicate */
+    struct ic_loc inner[IC_MF_COUNT];
+    memset(inner, 0, sizeof inner);
+    int rc = ic_ydoc_read(d, node, &config_schema, m, inner, NULL, err);
+    if (rc)
+        return rc;
+    for (int i = 0; i < IC_MF_COUNT; i++)
+        if (inner[i].line)
+            m->locs[i] = inner[i];
+    return IC_OK;
+}
 
 /* What Hugging Face's implementation of a model_type fixes in code rather
  * than in config.json, so a config read directly counts the same. */
@@ -521,7 +684,10 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
     s.n_kv_heads = mla ? 1 : Hkv;
     s.head_dim = mla ? nope + rope : hd;
     s.vocab_size = V;
-    s.max_context = m->max_position_embeddings;
+    s.max_context = m->rope_context > m->max_position_embeddings ? m->rope_context
+                                                                 : m->max_position_embeddings;
+    s.quant_type = m->has_default_weights ? m->default_weights : IC_DT_BF16;
+    s.quant_extra_bytes = m->quant_extra_bytes;
     s.v_head_dim = mla ? vdim : hd;
     if (c.overflow)
         return at(&c, IC_MF_HIDDEN, "the architecture's parameter count overflows 64 bits; "
@@ -619,6 +785,8 @@ int ic_model_load(const char *path, struct ic_model *out, struct ic_err *err)
     m->root.col = (unsigned)root->start_mark.column + 1;
     rc = ic_ydoc_read(&d, root, m->from_config_json ? &config_schema : &model_schema, m,
                       m->locs, NULL, err);
+    if (!rc && m->from_config_json)
+        rc = read_text_config(&d, map_get(&d, root, "text_config"), m, err);
     if (rc)
         goto out;
     if (m->from_config_json) {

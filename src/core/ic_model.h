@@ -11,6 +11,7 @@
 #define IC_MODEL_H
 
 #include "ic_err.h"
+#include "ic_units.h"
 #include "ic_ydoc.h"
 
 #include <stdbool.h>
@@ -41,6 +42,7 @@ enum ic_model_field {
     IC_MF_PUBLISHED, IC_MF_PUB_TOTAL, IC_MF_PUB_ACTIVE, IC_MF_PUB_ACTIVE_EMB,
     IC_MF_PUB_SOURCE,
     IC_MF_PARAMETERS, IC_MF_ACTIVE_PARAMETERS, IC_MF_KV_VALUES,
+    IC_MF_TORCH_DTYPE, IC_MF_QUANT, IC_MF_ROPE_SCALING, IC_MF_TEXT_CONFIG,
     IC_MF_COUNT
 };
 
@@ -75,6 +77,16 @@ struct ic_model {
     char published_source[IC_MODEL_TEXT_LEN];
 
     uint64_t parameters, active_parameters, kv_values_per_token; /* hypothetical */
+
+    /* config.json: what the checkpoint ships in (torch_dtype, or the type a
+     * quantization_config sets), the bytes its scales and zeros add per
+     * parameter of that type, a note saying where the type came from; and
+     * the context rope_scaling makes usable (0: max_position_embeddings) */
+    bool has_default_weights;
+    enum ic_dtype default_weights;
+    double quant_extra_bytes;
+    char weights_note[IC_MODEL_TEXT_LEN];
+    uint64_t rope_context;
 
     struct ic_loc locs[IC_MF_COUNT];
     struct ic_loc root; /* first key of the document, for "missing" errors */
@@ -121,7 +133,12 @@ struct ic_model_stats {
      * decode figure for every other attention. */
     uint64_t prefill_attn_flop_per_ctx_token_layer;
     uint64_t hidden_size, n_layers, n_heads, n_kv_heads, head_dim, vocab_size;
-    uint64_t max_context;      /* max_position_embeddings, 0 if unknown */
+    uint64_t max_context;      /* usable context: max_position_embeddings, or what
+                                  rope_scaling makes of it; 0 if unknown */
+    /* a quantized checkpoint: its weight type and the bytes per parameter
+     * its scales and zeros add when weights are stored in that type */
+    enum ic_dtype quant_type;
+    double quant_extra_bytes;
 
     uint64_t v_head_dim;       /* value width per query head: MLA's v_head_dim, else
                                   head_dim (0 for a model stating totals) */

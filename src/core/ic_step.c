@@ -84,6 +84,12 @@ static double act_bytes(enum ic_dtype compute) { return compute == IC_DT_FP32 ? 
 
 static double bytes_per(enum ic_dtype t) { return ic_dtype_traits(t)->bits / 8.0; }
 
+double ic_step_weight_bytes(const struct ic_model_stats *m, enum ic_dtype t)
+{
+    /* a quantized checkpoint's scales and zeros ride with its own type */
+    return bytes_per(t) + (t == m->quant_type ? m->quant_extra_bytes : 0);
+}
+
 double ic_step_kv_seq_bytes(const struct ic_model_stats *m, uint64_t context, enum ic_dtype kv)
 {
     return (double)ic_model_kv_values(m, context) * bytes_per(kv);
@@ -209,7 +215,8 @@ int ic_step_load(const struct ic_model_stats *m, const struct ic_step *s, struct
     /* the busiest stage's layers, and its share f of every per-layer figure */
     const uint64_t Lps = P > 1 ? (m->n_layers + P - 1) / P : m->n_layers;
     const double f = P > 1 ? (double)Lps / (double)m->n_layers : 1.0;
-    const double bw = bytes_per(s->weights), bkv = bytes_per(s->kv), bact = act_bytes(s->compute);
+    const double bw = ic_step_weight_bytes(m, s->weights), bkv = bytes_per(s->kv),
+                 bact = act_bytes(s->compute);
     memset(out, 0, sizeof *out); /* written in place: the checks are behind us */
     out->weights = s->weights;
     out->kv = s->kv;
@@ -603,7 +610,8 @@ uint64_t ic_step_fewest_chips(const struct ic_model_stats *m, enum ic_dtype weig
                               enum ic_dtype kv, uint64_t context, uint64_t batch,
                               double capacity, uint64_t max_chips)
 {
-    const double kv_seq = ic_step_kv_seq_bytes(m, context, kv), bw = bytes_per(weights);
+    const double kv_seq = ic_step_kv_seq_bytes(m, context, kv),
+                 bw = ic_step_weight_bytes(m, weights);
     for (uint64_t n = 1; n <= max_chips && n <= IC_DECODE_MAX_CHIPS; n *= 2) {
         double held = 0;
         for (int g = 0; g < IC_PG_COUNT; g++)

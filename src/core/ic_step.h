@@ -280,6 +280,10 @@ double ic_step_gemm_rate(const struct ic_hw_measured *ms, enum ic_dtype t, doubl
  * type kv (window layers hold at most their window). */
 double ic_step_kv_seq_bytes(const struct ic_model_stats *m, uint64_t context, enum ic_dtype kv);
 
+/* Bytes per parameter stored in type t: its bits, plus the scales and zeros
+ * of a quantized checkpoint when t is the checkpoint's type. */
+double ic_step_weight_bytes(const struct ic_model_stats *m, enum ic_dtype t);
+
 /* ---- memory held ---------------------------------------------------------- */
 
 /* Per-chip bytes with B sequences in flight: the weights held, the cache of
