@@ -8,7 +8,9 @@
  * both see the same state of this shared machine; the figures are the two
  * medians and their ratio (dispatched time / native time: 1.00 is equal,
  * above 1 the dispatched build is slower).
- *   bench_dispatch [REPS]   (default 21) */
+ * A second column of ratios pairs the rounds: the median (and quartiles)
+ * of each round's dispatched / native.
+ *   bench_dispatch [REPS [THREADS]]   (default 21 rounds, 1 and 2 threads) */
 #include "ic_kern_api.h"
 
 #include <stdio.h>
@@ -41,18 +43,28 @@ static double median(double *v, int n)
 
 enum { MAX_REPS = 201, WARM = 2 };
 
+/* The medians of both, and the paired ratios (dispatched / native of the
+ * same round): their median and quartiles, the figure least moved by the
+ * load of other processes drifting over the run. */
 static void report(const char *what, double bytes, double *tn, double *td, int reps)
 {
+    double ratio[MAX_REPS];
+    for (int i = 0; i < reps; i++)
+        ratio[i] = td[i] / tn[i];
     const double mn = median(tn, reps), md = median(td, reps);
-    printf("%-28s %10.3f %10.3f %9.2f %9.2f %7.3f\n", what, mn * 1e3, md * 1e3,
-           bytes / mn / 1e9, bytes / md / 1e9, md / mn);
+    const double rm = median(ratio, reps); /* sorts ratio */
+    printf("%-24s %9.3f %9.3f %8.2f %8.2f %7.3f %7.3f %7.3f %7.3f\n", what, mn * 1e3, md * 1e3,
+           bytes / mn / 1e9, bytes / md / 1e9, md / mn, rm, ratio[reps / 4],
+           ratio[(3 * reps) / 4]);
+    fflush(stdout);
 }
 
 int main(int argc, char **argv)
 {
     const int reps = argc > 1 ? atoi(argv[1]) : 21;
-    if (reps < 1 || reps > MAX_REPS) {
-        fprintf(stderr, "usage: bench_dispatch [REPS 1..%d]\n", MAX_REPS);
+    const int max_nt = argc > 2 ? atoi(argv[2]) : 2, min_nt = argc > 2 ? max_nt : 1;
+    if (reps < 1 || reps > MAX_REPS || max_nt < 1 || max_nt > 256) {
+        fprintf(stderr, "usage: bench_dispatch [REPS 1..%d [THREADS]]\n", MAX_REPS);
         return 2;
     }
     struct ic_err e = {0};
@@ -63,12 +75,12 @@ int main(int argc, char **argv)
     for (uint32_t c = 0; c < K * 64; c++)
         x[c] = (float)ic_kern_uniform(99, c);
 
-    printf("runtime-dispatched variant: %s; native: -march=native; %d interleaved rounds\n",
-           ic_kern_simd(), reps);
-    printf("%-28s %10s %10s %9s %9s %7s\n", "case", "native_ms", "disp_ms", "nat_GB/s",
-           "disp_GB/s", "ratio");
+    printf("runtime-dispatched variant: %s; native: -march=native; %d interleaved rounds; "
+           "ratios: dispatched time / native time\n", ic_kern_simd(), reps);
+    printf("%-24s %9s %9s %8s %8s %7s %7s %7s %7s\n", "case", "nat_ms", "disp_ms", "nat_GB/s",
+           "disp_GB/s", "med/med", "paired", "q1", "q3");
     double tn[MAX_REPS], td[MAX_REPS];
-    for (int nt = 1; nt <= 2; nt++) {
+    for (int nt = min_nt; nt <= max_nt; nt++) {
         struct ic_kern_pool *pool;
         if (ic_kern_pool_create(nt, &pool, &e)) {
             ic_err_print(stderr, &e);
@@ -101,7 +113,7 @@ int main(int argc, char **argv)
                     }
                 }
                 char what[64];
-                snprintf(what, sizeof what, "matmul %s b%u %dthr",
+                snprintf(what, sizeof what, "matmul %s b%u t%d",
                          ic_kern_wtype_name((enum ic_kern_wtype)t), b, nt);
                 report(what, (double)ic_kern_matrix_bytes(md), tn, td, reps);
             }
@@ -145,7 +157,7 @@ int main(int argc, char **argv)
                 }
             }
             char what[64];
-            snprintf(what, sizeof what, "step bf16 b%u %dthr", batch, nt);
+            snprintf(what, sizeof what, "step bf16 b%u t%d", batch, nt);
             report(what, (double)ic_kern_weight_bytes(kd), tn, td, reps);
         }
         ic_kern_free_native(kn);
