@@ -82,9 +82,9 @@ static void value_arm(FILE *out, int k)
         return;
     case IC_OK_TEXT:
         if (k == IC_OPT_MODEL || k == IC_OPT_DRAFT)
-            fputs("_infcalc_words \"$(_infcalc_names modeldb)\"; _infcalc_files", out);
+            fputs("_infcalc_words \"$(_infcalc_names modeldb)\"; _infcalc_maybe_files", out);
         else if (k == IC_OPT_HW)
-            fputs("_infcalc_words \"$(_infcalc_names hwdb)\"; _infcalc_files", out);
+            fputs("_infcalc_words \"$(_infcalc_names hwdb)\"; _infcalc_maybe_files", out);
         else if (k == IC_OPT_DB)
             fputs("_infcalc_dirs", out);
         else if (d->meta && (strcmp(d->meta, "FILE") == 0 || strcmp(d->meta, "PREFIX") == 0))
@@ -164,6 +164,10 @@ int main(int argc, char **argv)
           "    COMPREPLY+=($(compgen -f -- \"$cur\"))\n"
           "    compopt -o filenames 2>/dev/null\n"
           "}\n\n"
+          "# A name or a file: files too once the word looks like a path or no name fits.\n"
+          "_infcalc_maybe_files()\n{\n"
+          "    [[ $cur == */* || $cur == .* || $cur == ~* || ${#COMPREPLY[@]} -eq 0 ]] && _infcalc_files\n"
+          "}\n\n"
           "_infcalc_dirs()\n{\n"
           "    local IFS=$'\\n'\n"
           "    COMPREPLY+=($(compgen -d -- \"$cur\"))\n"
@@ -236,7 +240,7 @@ int main(int argc, char **argv)
           "            else\n"
           "                _infcalc_words \"$(_infcalc_names modeldb)\"\n"
           "            fi\n"
-          "            _infcalc_files\n"
+          "            _infcalc_maybe_files\n"
           "            return ;;\n"
           "        help:0) _infcalc_words '", out);
     for (int c = 0; c < IC_CMD_COUNT; c++)

@@ -32,6 +32,8 @@ nocomp() { # unexpected-word words...
         [[ $w == "$bad" ]] && { echo "FAIL: '${COMP_WORDS[*]}' offers $bad"; fail=1; }
     done
 }
+probe=$(mktemp -d)
+: > "$probe/ic-compl-probe.yaml"
 comp prefill infcalc pre
 comp check-published infcalc check
 comp --sweep infcalc --sw
@@ -50,9 +52,13 @@ comp hw infcalc list ''
 comp model infcalc show mo
 comp mixtral-8x7b infcalc show model mixtral-8x
 comp optimize infcalc help opt
+# files where the word is a path, not otherwise
+cd "$probe"
+comp ./ic-compl-probe.yaml infcalc --model ./ic-compl-probe
+nocomp ic-compl-probe.yaml infcalc --model ''
 # names from the --db on the line
 db=$(mktemp -d)
-trap 'rm -rf "$db"' EXIT
+trap 'rm -rf "$db" "$probe"' EXIT
 mkdir -p "$db/hwdb" "$db/modeldb"
 : > "$db/hwdb/my-chip.yaml"
 comp my-chip infcalc --db "$db" --hw my
