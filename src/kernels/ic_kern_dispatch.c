@@ -11,6 +11,9 @@
 
 #include <stdlib.h>
 #include <string.h>
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+#include <cpuid.h>
+#endif
 
 #define IC_KERN_DECL_SUFFIX _avx512
 IC_KERN_API(IC_KERN_DECL_X, IC_KERN_DECL_XV)
@@ -48,10 +51,15 @@ static bool cpu_has(int v)
 {
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
     __builtin_cpu_init();
-    bool v3 = __builtin_cpu_supports("avx") && __builtin_cpu_supports("avx2") &&
+    /* F16C, MOVBE and POPCNT from CPUID leaf 1 (clang 14's
+     * __builtin_cpu_supports knows neither "f16c" nor "movbe"); they need no
+     * OS support. The AVX ones through the builtin, which checks XCR0. */
+    unsigned a, b, c = 0, d;
+    bool leaf1 = __get_cpuid(1, &a, &b, &c, &d) && (c & bit_F16C) && (c & bit_MOVBE) &&
+                 (c & bit_POPCNT);
+    bool v3 = leaf1 && __builtin_cpu_supports("avx") && __builtin_cpu_supports("avx2") &&
               __builtin_cpu_supports("fma") && __builtin_cpu_supports("bmi") &&
-              __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("f16c") &&
-              __builtin_cpu_supports("movbe") && __builtin_cpu_supports("popcnt");
+              __builtin_cpu_supports("bmi2");
     if (v == V_AVX2)
         return v3;
     if (v == V_AVX512)
