@@ -876,9 +876,9 @@ START_TEST(test_config_json_as_shipped)
 
     char dir[] = "/tmp/ic-hf-XXXXXX", p[512];
     ck_assert_ptr_nonnull(mkdtemp(dir));
-    const char *sub[] = {"hub", "hub/models--Qwen--Qwen2.5-7B", "hub/models--Qwen--Qwen2.5-7B/refs",
-                         "hub/models--Qwen--Qwen2.5-7B/snapshots",
-                         "hub/models--Qwen--Qwen2.5-7B/snapshots/0123abc"};
+    const char *sub[] = {"hub", "hub/models--acme--my-qwen", "hub/models--acme--my-qwen/refs",
+                         "hub/models--acme--my-qwen/snapshots",
+                         "hub/models--acme--my-qwen/snapshots/0123abc"};
     for (int i = 0; i < 5; i++) {
         snprintf(p, sizeof p, "%s/%s", dir, sub[i]);
         ck_assert_int_eq(mkdir(p, 0755), 0);
@@ -897,13 +897,13 @@ START_TEST(test_config_json_as_shipped)
     fclose(o);
     char *old = getenv("HF_HOME") ? strdup(getenv("HF_HOME")) : NULL;
     setenv("HF_HOME", dir, 1);
-    ck_assert_int_eq(run("--model", "Qwen/Qwen2.5-7B", "--hw", "h100", "--format", "json", NULL),
+    ck_assert_int_eq(run("--model", "acme/my-qwen", "--hw", "h100", "--format", "json", NULL),
                      0);
-    has_out("\"model\": \"Qwen/Qwen2.5-7B\"");
+    has_out("\"model\": \"acme/my-qwen\"");
     has_out("\"params\": 7615616512,");
-    ck_assert_int_eq(run("--model", "Qwen/Qwen2.5-70B", "--hw", "h100", NULL), 2);
-    has_err("no config.json for 'Qwen/Qwen2.5-70B' in the local Hugging Face cache");
-    has_err("models--Qwen--Qwen2.5-70B");
+    ck_assert_int_eq(run("--model", "acme/nope-70b", "--hw", "h100", NULL), 2);
+    has_err("unknown model 'acme/nope-70b': no modeldb entry, and no config.json in the local Hugging Face cache");
+    has_err("models--acme--nope-70b");
     has_err("never downloads");
     if (old) {
         setenv("HF_HOME", old, 1);

@@ -456,6 +456,44 @@ START_TEST(test_good_fixtures)
 }
 END_TEST
 
+/* Where the databases are found (ic_db.h): --db, then INFCALC_DB, then,
+ * for a program of the build tree such as this test, the source tree. */
+static bool same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+           sa.st_ino == sb.st_ino;
+}
+
+START_TEST(test_data_dir_order)
+{
+    struct ic_db db;
+    struct ic_err e = {0};
+    char buf[4096];
+    ck_assert_msg(same_file(ic_db_default_root(buf, sizeof buf), IC_SRC_DIR),
+                  "a build-tree program reads %s, not the source tree %s", buf, IC_SRC_DIR);
+    char empty[] = "/tmp/ic-test-db-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(empty));
+    /* INFCALC_DB: used, and an error names it and where it came from */
+    ck_assert_int_eq(setenv("INFCALC_DB", empty, 1), 0);
+    ck_assert_int_eq(ic_db_init(&db, NULL, &e), IC_ENOENT);
+    ck_assert_msg(strstr(e.msg, empty) && strstr(e.msg, "(from INFCALC_DB)"), "%s", e.msg);
+    /* --db wins over it */
+    ck_assert_int_eq(ic_db_init(&db, IC_SRC_DIR, &e), IC_OK);
+    ck_assert_str_eq(db.root, IC_SRC_DIR);
+    ck_assert_int_eq(ic_db_init(&db, empty, &e), IC_ENOENT);
+    ck_assert_msg(strstr(e.msg, "(from --db)"), "%s", e.msg);
+    /* empty INFCALC_DB: the default */
+    ck_assert_int_eq(setenv("INFCALC_DB", "", 1), 0);
+    ck_assert_int_eq(ic_db_init(&db, NULL, &e), IC_OK);
+    ck_assert(same_file(db.root, IC_SRC_DIR));
+    ck_assert_int_eq(unsetenv("INFCALC_DB"), 0);
+    ck_assert_int_eq(ic_db_init(&db, NULL, &e), IC_OK);
+    ck_assert(same_file(db.root, IC_SRC_DIR));
+    rmdir(empty);
+}
+END_TEST
+
 START_TEST(test_unknown_names_suggest)
 {
     struct ic_db db;
@@ -492,6 +530,7 @@ int main(void)
     tcase_add_test(tc, test_config_json_strict);
     tcase_add_test(tc, test_good_fixtures);
     tcase_add_test(tc, test_unknown_names_suggest);
+    tcase_add_test(tc, test_data_dir_order);
     suite_add_tcase(s, tc);
     return ic_test_run(s);
 }

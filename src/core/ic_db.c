@@ -1,4 +1,5 @@
 /* ic_db: database folders, lookups and suggestions. */
+#define _XOPEN_SOURCE 700 /* realpath */
 #include "ic_db.h"
 
 #include "ic_units.h"
@@ -8,11 +9,11 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #ifndef IC_DATA_DIR
 #define IC_DATA_DIR "."
 #endif
-
 static const char *const kind_dirs[IC_DB_KIND_COUNT] = {
     [IC_DB_HW] = "hwdb",
     [IC_DB_MODEL] = "modeldb",
@@ -25,19 +26,97 @@ static bool is_dir(const char *path)
     return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
+static bool has_dbs(const char *root)
+{
+    char p[8192];
+    for (int k = 0; k < IC_DB_KIND_COUNT; k++) {
+        if ((size_t)snprintf(p, sizeof p, "%s/%s", root, kind_dirs[k]) >= sizeof p || !is_dir(p))
+            return false;
+    }
+    return true;
+}
+
+/* The folder of the running program, resolved (Linux: /proc/self/exe);
+ * false where it cannot be read. */
+static bool exe_dir(char *out, size_t cap)
+{
+    char buf[4096];
+    ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+    if (n <= 0 || (size_t)n >= sizeof buf - 1)
+        return false;
+    buf[n] = '\0';
+    char *slash = strrchr(buf, '/');
+    if (!slash)
+        return false;
+    *slash = '\0';
+    if ((size_t)snprintf(out, cap, "%s", slash == buf ? "/" : buf) >= cap)
+        return false;
+    return true;
+}
+
+/* Whether path is dir or lies under it (both resolved). */
+static bool under(const char *path, const char *dir)
+{
+    char *rp = realpath(path, NULL), *rd = realpath(dir, NULL);
+    bool in = false;
+    if (rp && rd) {
+        size_t l = strlen(rd);
+        in = strncmp(rp, rd, l) == 0 && (rp[l] == '\0' || rp[l] == '/' || l == 1);
+    }
+    free(rp);
+    free(rd);
+    return in;
+}
+
+const char *ic_db_default_root(char *buf, size_t cap)
+{
+    char dir[4096];
+    if (exe_dir(dir, sizeof dir)) {
+#if defined(IC_BUILD_ROOT) && defined(IC_SOURCE_ROOT)
+        /* a program of the build tree reads the source tree */
+        if (under(dir, IC_BUILD_ROOT) && has_dbs(IC_SOURCE_ROOT)) {
+            snprintf(buf, cap, "%s", IC_SOURCE_ROOT);
+            return buf;
+        }
+#endif
+#ifdef IC_DATA_DIR_REL
+        /* an installed program, wherever the tree was put (DESTDIR, a moved
+         * prefix): the data folder at the same place relative to it */
+        char p[4096 + 512];
+        if ((size_t)snprintf(p, sizeof p, "%s/%s", dir, IC_DATA_DIR_REL) < sizeof p &&
+            has_dbs(p)) {
+            char *rp = realpath(p, NULL);
+            snprintf(buf, cap, "%s", rp ? rp : p);
+            free(rp);
+            return buf;
+        }
+#endif
+    }
+    snprintf(buf, cap, "%s", IC_DATA_DIR);
+    return buf;
+}
+
 int ic_db_init(struct ic_db *db, const char *root, struct ic_err *err)
 {
     const char *r = root ? root : getenv("INFCALC_DB");
-    if (!r || !*r)
-        r = IC_DATA_DIR;
+    char def[sizeof db->root];
+    const char *from = root ? "--db" : "INFCALC_DB";
+    if (!r || !*r) {
+        r = ic_db_default_root(def, sizeof def);
+        from = NULL;
+    }
+    if (strlen(r) >= sizeof db->root)
+        return ic_err_set(err, IC_EINVAL, NULL, 0, 0, "data folder path too long (%zu bytes)",
+                          strlen(r));
     char p[600];
     for (int k = 0; k < IC_DB_KIND_COUNT; k++) {
         snprintf(p, sizeof p, "%s/%s", r, kind_dirs[k]);
         if (!is_dir(p))
             return ic_err_set(err, IC_ENOENT, NULL, 0, 0,
-                              "no %s/ folder in the data folder '%s' (set --db or "
+                              "no %s/ folder in the data folder '%s'%s%s%s (set --db or "
                               "INFCALC_DB to the folder holding hwdb/ and modeldb/)",
-                              kind_dirs[k], r);
+                              kind_dirs[k], r, from ? " (from " : "", from ? from : "",
+                              from ? ")" : "");
     }
     snprintf(db->root, sizeof db->root, "%s", r);
     return IC_OK;
@@ -263,7 +342,8 @@ static int hf_cache(const char *name, char *path, size_t n, struct ic_err *err)
             return IC_OK;
     }
     ic_err_set(err, IC_ENOENT, NULL, 0, 0,
-               "no config.json for '%s' in the local Hugging Face cache (looked in %s)", name,
+               "unknown model '%s': no modeldb entry, and no config.json in the local Hugging "
+               "Face cache (looked in %s)", name,
                looked[0] ? looked : "no folder: HF_HOME and HOME are unset");
     ic_err_hint(err, "infcalc never downloads; fetch it first (huggingface-cli download %s "
                      "config.json) or give the file's path", name);
@@ -277,16 +357,6 @@ static int lookup(const struct ic_db *db, const struct kind_ops *k, const char *
         return ic_err_set(err, IC_EINVAL, NULL, 0, 0, "empty %s name", k->what);
     if (is_path(name))
         return k->load(name, out, err);
-    if (k->kind == IC_DB_MODEL && strchr(name, '/')) {
-        char path[1400];
-        int rc = hf_cache(name, path, sizeof path, err);
-        if (!rc && !(rc = k->load(path, out, err))) {
-            /* named as the repository, not its snapshot's folder */
-            struct ic_model *m = out;
-            snprintf(m->name, sizeof m->name, "%s", name);
-        }
-        return rc;
-    }
     void *rec = malloc(k->size);
     if (!rec)
         return ic_err_set(err, IC_ENOMEM, NULL, 0, 0, "out of memory");
@@ -323,6 +393,18 @@ static int lookup(const struct ic_db *db, const struct kind_ops *k, const char *
         }
     }
     ic_db_paths_free(paths, n);
+    if (rc == IC_ENOENT && k->kind == IC_DB_MODEL && strchr(name, '/')) {
+        /* not a modeldb entry's name, alias or repository: "org/name" from
+         * the local Hugging Face cache */
+        char path[1400];
+        rc = hf_cache(name, path, sizeof path, err);
+        if (!rc && !(rc = k->load(path, out, err))) {
+            /* named as the repository, not its snapshot's folder */
+            struct ic_model *m = out;
+            snprintf(m->name, sizeof m->name, "%s", name);
+        }
+        goto out;
+    }
     if (rc == IC_ENOENT) {
         ic_err_set(err, IC_ENOENT, NULL, 0, 0, "unknown %s '%s'", k->what, name);
         near_hint(&nr, err, k->list_cmd);

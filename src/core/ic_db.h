@@ -20,9 +20,25 @@ struct ic_db {
     char root[512]; /* folder holding hwdb/ and modeldb/ */
 };
 
-/* The data folder: root when given, else $INFCALC_DB, else the folder the
- * build was configured with. Fails when it has no hwdb/ or modeldb/. */
+/* The data folder: the first of
+ *   1. root (the command line's --db DIR), when given;
+ *   2. $INFCALC_DB, when set and not empty;
+ *   3. ic_db_default_root():
+ *      a. a program that runs from the build tree it was built in (its
+ *         /proc/self/exe lies under the build folder meson was given):
+ *         the source tree, so an uninstalled build reads the checkout;
+ *      b. the data folder at the place relative to the program that the
+ *         install layout gives (BINDIR/../share/infcalc for the default
+ *         bindir and datadir), when it holds hwdb/ and modeldb/: an install
+ *         under DESTDIR, or a prefix moved elsewhere, reads its own copy;
+ *      c. the folder compiled in: -Ddata_dir, else PREFIX/DATADIR/infcalc.
+ * Nothing falls through: the first that applies is used, and ic_db_init
+ * fails when it has no hwdb/ or modeldb/ (the message names the folder and
+ * where it came from). infcalc(1) lists the same order. */
 int ic_db_init(struct ic_db *db, const char *root, struct ic_err *err);
+
+/* Step 3 above into buf (cap bytes); returns buf. */
+const char *ic_db_default_root(char *buf, size_t cap);
 
 int ic_db_hw(const struct ic_db *db, const char *name, struct ic_hw *out, struct ic_err *err);
 int ic_db_model(const struct ic_db *db, const char *name, struct ic_model *out,

@@ -31,6 +31,14 @@ enum ic_kern_wtype { IC_KW_FP32, IC_KW_BF16, IC_KW_INT8, IC_KW_COUNT };
 #define IC_KERN_MAX_HEAD_DIM 512
 enum ic_kern_kvtype { IC_KKV_BF16, IC_KKV_INT8, IC_KKV_COUNT };
 
+/* The SIMD variant this process runs: "avx512", "avx2" or "portable" when
+ * chosen at run time (the default build; INFCALC_SIMD may ask for a
+ * narrower one), or "... (compile-time)" in a -Dnative build. */
+const char *ic_kern_simd(void);
+/* Whether this CPU runs the variant named ("avx512", "avx2", "portable"):
+ * false for every name in a build without runtime dispatch. */
+bool ic_kern_simd_supported(const char *name);
+
 const char *ic_kern_wtype_name(enum ic_kern_wtype t);
 const char *ic_kern_kvtype_name(enum ic_kern_kvtype t);
 /* Bits per stored weight (8 for int8: the per-row scales are metadata). */

@@ -501,7 +501,8 @@ static int cpu_bench_entry(const struct ic_dev *d, const struct ic_bench_opts *o
         (rc = ic_dev_text(hw->section_source[4], sizeof hw->section_source[4], "source", err,
                           "the CPU's memory is the host memory")) ||
         (rc = ic_dev_text(hw->sources[0], sizeof hw->sources[0], "sources", err,
-                          "infcalc bench (src/kernels/ic_mbench.c), %s", date)) ||
+                          "infcalc bench (src/kernels/ic_mbench.c, %s kernel), %s",
+                          ic_kern_simd(), date)) ||
         (rc = ic_dev_text(hw->notes, sizeof hw->notes, "notes", err, "%s.", notes)) ||
         (rc = ic_dev_text(hw->measured.source, sizeof hw->measured.source, "measured source",
                           err,
@@ -522,8 +523,8 @@ static void cpu_bench_report(const struct ic_dev *d, const struct ic_bench_opts 
 {
     const int nt = ic_dev_cpu.n_types;
     const enum ic_dtype *dts = ic_dev_cpu.dtypes;
-    fprintf(out, "infcalc bench: %s, %d threads, LLC %.0f MiB, %s\n\n", r->chip, r->threads,
-            r->llc_B / 1048576, r->date);
+    fprintf(out, "infcalc bench: %s, %d threads, LLC %.0f MiB, %s kernel, %s\n\n", r->chip,
+            r->threads, r->llc_B / 1048576, ic_kern_simd(), r->date);
     fprintf(out, "read-only bandwidth (DRAM, %.0f MiB buffer), median [min, max] of %d:\n",
             r->dram_B / 1048576, r->reps);
     fprintf(out, "  %d threads   %7.2f GB/s  [%.2f, %.2f]\n", r->threads, r->read_B_s / 1e9,
