@@ -18,6 +18,15 @@
  * loader is quadratic in nesting depth). */
 enum { MAX_FILE_BYTES = IC_INPUT_MAX_B, MAX_DEPTH = 32 };
 
+/* After a failed libyaml call: whether memory ran out. libyaml sets
+ * YAML_MEMORY_ERROR for most of its allocations, but its loader returns
+ * failure with no error at all when some of them fail (a node's tag), and
+ * every syntax error it finds is named; so no error is out of memory too. */
+static bool yaml_out_of_memory(const yaml_parser_t *parser)
+{
+    return parser->error == YAML_MEMORY_ERROR || parser->error == YAML_NO_ERROR;
+}
+
 /* Streams the events once to reject too deep nesting before loading. */
 static int check_depth(const char *buf, size_t len, const char *path, struct ic_err *err)
 {
@@ -28,8 +37,14 @@ static int check_depth(const char *buf, size_t len, const char *path, struct ic_
     int depth = 0, rc = IC_OK;
     for (;;) {
         yaml_event_t ev;
-        if (!yaml_parser_parse(&parser, &ev))
-            break; /* the loader reports syntax errors with their position */
+        if (!yaml_parser_parse(&parser, &ev)) {
+            /* the loader reports syntax errors with their position; libyaml
+             * running out of memory is no syntax error (and the loader,
+             * parsing again, might well not run out) */
+            if (yaml_out_of_memory(&parser))
+                rc = ic_err_set(err, IC_ENOMEM, path, 0, 0, "out of memory");
+            break;
+        }
         yaml_event_type_t t = ev.type;
         if (t == YAML_SEQUENCE_START_EVENT || t == YAML_MAPPING_START_EVENT) {
             if (++depth > MAX_DEPTH) {
@@ -198,6 +213,10 @@ static int load_yaml(yaml_document_t *out, const char *buf, size_t len, const ch
     yaml_parser_set_input_string(&parser, (const unsigned char *)buf, len);
     yaml_document_t doc;
     if (!yaml_parser_load(&parser, &doc)) {
+        if (yaml_out_of_memory(&parser)) {
+            rc = ic_err_set(err, IC_ENOMEM, path, 0, 0, "out of memory");
+            goto out;
+        }
         /* libyaml marks are 0-based. */
         const yaml_mark_t *m = parser.problem ? &parser.problem_mark : &parser.context_mark;
         const char *what = parser.problem ? parser.problem : "malformed document";
@@ -232,6 +251,10 @@ static int load_yaml(yaml_document_t *out, const char *buf, size_t len, const ch
                             "more than one YAML document; expected exactly one");
             goto out;
         }
+    } else if (yaml_out_of_memory(&parser)) {
+        yaml_document_delete(&doc);
+        rc = ic_err_set(err, IC_ENOMEM, path, 0, 0, "out of memory");
+        goto out;
     } else {
         const yaml_mark_t *m = &parser.problem_mark;
         yaml_document_delete(&doc);
