@@ -5,7 +5,9 @@
 # "FILE:LINE:COLUMN: error: " and a message. test_cli checks each case's exact
 # position and text in-process; this checks the process (main, its exit
 # status, the sanitizers' verdict in an ASan build) over every file and
-# loader pairing.
+# loader pairing. Every error carries a hint: a last line after the message
+# (and after the offending line and its caret, when shown) that is not the
+# caret.
 # usage: corpus.sh INFCALC FOLDER
 set -u
 bin=$1
@@ -34,6 +36,13 @@ for f in "$dir"/*; do
             if [ "$rest" = "$first" ] ||
                 ! printf '%s\n' "$rest" | grep -Eq '^[1-9][0-9]*:[1-9][0-9]*: error: .'; then
                 why="stderr does not open with $f:LINE:COL: error: MESSAGE"
+            fi
+        fi
+        if [ -z "$why" ]; then
+            last=$(tail -n 1 "$tmp/err")
+            if [ "$(wc -l <"$tmp/err")" -lt 2 ] || printf '%s\n' "$last" | grep -Eq '^[ \t]*\^$'
+            then
+                why="no hint line after the error"
             fi
         fi
         if [ -n "$why" ]; then

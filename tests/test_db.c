@@ -179,6 +179,8 @@ START_TEST(test_broken_fixtures)
     if (b->hint)
         ck_assert_msg(strstr(e.hint, b->hint), "%s: hint '%s' lacks '%s'", b->file, e.hint,
                       b->hint);
+    /* every error a user sees says what to do about it */
+    ck_assert_msg(e.hint[0], "%s: '%s' has no hint", b->file, e.msg);
 }
 END_TEST
 

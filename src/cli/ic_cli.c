@@ -431,7 +431,7 @@ static int cmd_list(const struct ic_opts *a, const struct ic_db *db, FILE *out, 
     int rc = 0;
     void *rec = malloc(hw_kind ? sizeof(struct ic_hw) : sizeof(struct ic_model));
     if (!rec) {
-        rc = 1;
+        rc = ic_cli_oom(errf);
         goto out;
     }
     if (hw_kind)

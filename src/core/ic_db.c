@@ -5,6 +5,7 @@
 #include "ic_units.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -159,8 +160,14 @@ int ic_db_paths(const struct ic_db *db, enum ic_db_kind kind, char ***paths, siz
     char dir[600];
     snprintf(dir, sizeof dir, "%s/%s", db->root, kind_dirs[kind]);
     DIR *d = opendir(dir);
-    if (!d)
-        return ic_err_set(err, IC_ENOENT, dir, 0, 0, "cannot open folder");
+    if (!d) {
+        int e = errno;
+        int rc = ic_err_set(err, e == ENOMEM ? IC_ENOMEM : IC_ENOENT, dir, 0, 0,
+                            "cannot open folder: %s", strerror(e));
+        ic_err_hint(err, "the databases' folder (holding hwdb/ and modeldb/) is given by --db "
+                         "or INFCALC_DB");
+        return rc;
+    }
     char **v = NULL;
     size_t len = 0, cap = 0;
     int rc = IC_OK;

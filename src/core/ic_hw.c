@@ -320,7 +320,8 @@ static int field_error_hint(const struct ic_hw *hw, const char *path, int id,
 static int field_error(const struct ic_hw *hw, const char *path, int id,
                        struct ic_err *err, const char *msg)
 {
-    return ic_err_set(err, IC_EINVAL, path, hw->locs[id].line, hw->locs[id].col, "%s", msg);
+    return field_error_hint(hw, path, id, err, msg,
+                            "hwdb/README.md gives each key's unit and range");
 }
 
 static int lookup_name(const char *const *names, int n, const char *text)
@@ -561,6 +562,7 @@ int ic_hw_load(const char *path, struct ic_hw *out, struct ic_err *err)
     if (!root) {
         rc = ic_err_set(err, IC_EINVAL, path, 1, 1,
                         "empty file; expected a hardware entry (see hwdb/README.md)");
+        ic_err_hint(err, "a hardware entry opens with 'name:'; a file of hwdb/ is an example");
         goto out;
     }
     rc = ic_ydoc_read(&d, root, &hw_schema, h, h->locs, NULL, err);

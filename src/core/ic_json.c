@@ -56,8 +56,10 @@ static int fail(struct jp *p, struct at a, const char *hint, const char *fmt, ..
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     int rc = ic_err_set(p->err, IC_EINVAL, p->path, a.line, a.col, "malformed JSON: %s", msg);
-    if (hint)
-        ic_err_hint(p->err, "%s", hint);
+    ic_err_hint(p->err, "%s",
+                hint ? hint
+                     : "a config.json is strict JSON (RFC 8259): \"key\": value pairs in "
+                       "braces, separated by commas");
     return rc;
 }
 
@@ -362,9 +364,14 @@ static int value(struct jp *p, int *id);
 
 static int enter(struct jp *p)
 {
-    if (++p->depth > p->max_depth)
-        return ic_err_set(p->err, IC_EINVAL, p->path, p->line, p->col,
-                          "nesting deeper than %d levels; expected a flat record", p->max_depth);
+    if (++p->depth > p->max_depth) {
+        int rc = ic_err_set(p->err, IC_EINVAL, p->path, p->line, p->col,
+                            "nesting deeper than %d levels; expected a flat record",
+                            p->max_depth);
+        ic_err_hint(p->err, "a config.json is one object of keys, with lists or objects at "
+                            "most a level or two deep");
+        return rc;
+    }
     return IC_OK;
 }
 

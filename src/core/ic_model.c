@@ -28,29 +28,40 @@ static int read_layer_types(const struct ic_ydoc *d, yaml_node_t *node, void *re
                             struct ic_err *err)
 {
     struct ic_model *m = rec;
-    if (node->type != YAML_SEQUENCE_NODE)
-        return ic_ydoc_error(d, node, err,
-                             "'layer_types': expected a list of sliding_attention / "
-                             "full_attention");
+    int rc = IC_OK;
+    if (node->type != YAML_SEQUENCE_NODE) {
+        rc = ic_ydoc_error(d, node, err,
+                           "'layer_types': expected a list of sliding_attention / "
+                           "full_attention");
+        goto out;
+    }
     m->n_layer_types = 0;
     for (yaml_node_item_t *it = node->data.sequence.items.start;
          it < node->data.sequence.items.top; it++) {
         yaml_node_t *item = yaml_document_get_node((yaml_document_t *)&d->doc, *it);
         const char *t = ic_ydoc_scalar(item);
-        if (m->n_layer_types >= IC_MODEL_MAX_LAYERS)
-            return ic_ydoc_error(d, item, err, "'layer_types': more than %d layers",
-                                 IC_MODEL_MAX_LAYERS);
+        if (m->n_layer_types >= IC_MODEL_MAX_LAYERS) {
+            rc = ic_ydoc_error(d, item, err, "'layer_types': more than %d layers",
+                               IC_MODEL_MAX_LAYERS);
+            goto out;
+        }
         if (t && strcmp(t, "sliding_attention") == 0)
             m->layer_is_sliding[m->n_layer_types++] = 1;
         else if (t && strcmp(t, "full_attention") == 0)
             m->layer_is_sliding[m->n_layer_types++] = 0;
-        else
-            return ic_ydoc_error(d, item, err,
-                                 "'layer_types': unknown entry '%s'; expected "
-                                 "sliding_attention or full_attention",
-                                 t ? t : "(not a scalar)");
+        else {
+            rc = ic_ydoc_error(d, item, err,
+                               "'layer_types': unknown entry '%s'; expected "
+                               "sliding_attention or full_attention",
+                               t ? t : "(not a scalar)");
+            goto out;
+        }
     }
-    return IC_OK;
+out:
+    if (rc)
+        ic_err_hint(err, "infcalc reads layer_types of sliding_attention and full_attention "
+                         "layers only, one entry per layer");
+    return rc;
 }
 
 /* A key of a mapping node, or NULL. */
@@ -327,7 +338,10 @@ static int at(const struct ctx *c, int id, const char *fmt, ...)
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     const struct ic_loc *l = &c->m->locs[id];
-    return ic_err_set(c->err, IC_EINVAL, c->m->path, l->line, l->col, "%s", msg);
+    int rc = ic_err_set(c->err, IC_EINVAL, c->m->path, l->line, l->col, "%s", msg);
+    ic_err_hint(c->err, "copy the sizes from the model's Hugging Face config.json; "
+                        "modeldb/README.md lists the keys and their ranges");
+    return rc;
 }
 
 static bool has(const struct ic_model *m, int id) { return m->locs[id].line != 0; }
@@ -441,12 +455,15 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
         {IC_MF_INTERMEDIATE, "intermediate_size"},
     };
     for (size_t i = 0; i < N(required); i++)
-        if (!has(m, required[i].id))
-            return ic_err_set(err, IC_EINVAL, m->path, m->root.line, m->root.col,
-                              "missing '%s'; expected the model's architecture (or "
-                              "'parameters' and 'kv_values_per_token' for a "
-                              "hypothetical model)",
-                              required[i].key);
+        if (!has(m, required[i].id)) {
+            int mrc = ic_err_set(err, IC_EINVAL, m->path, m->root.line, m->root.col,
+                                "missing '%s'; expected the model's architecture (or "
+                                "'parameters' and 'kv_values_per_token' for a "
+                                "hypothetical model)",
+                                required[i].key);
+            ic_err_hint(err, "add '%s:' from the model's config.json", required[i].key);
+            return mrc;
+        }
 
     const uint64_t D = m->hidden_size, L = m->num_hidden_layers;
     const uint64_t H = m->num_attention_heads, V = m->vocab_size;
@@ -779,6 +796,7 @@ int ic_model_load(const char *path, struct ic_model *out, struct ic_err *err)
     if (!root) {
         rc = ic_err_set(err, IC_EINVAL, path, 1, 1,
                         "empty file; expected a model (see modeldb/README.md)");
+        ic_err_hint(err, "a model entry opens with 'name:'; a file of modeldb/ is an example");
         goto out;
     }
     m->root.line = (unsigned)root->start_mark.line + 1;
@@ -817,6 +835,7 @@ int ic_model_load(const char *path, struct ic_model *out, struct ic_err *err)
         rc = ic_err_set(err, IC_EINVAL, path, m->locs[IC_MF_NAME].line,
                         m->locs[IC_MF_NAME].col,
                         "'name' must be lower-case letters, digits, '-', '.' or '_'");
+        ic_err_hint(err, "the name is what --model takes, e.g. 'llama3-8b'");
         goto out;
     }
     struct ic_model_stats s;

@@ -18,6 +18,15 @@
  * loader is quadratic in nesting depth). */
 enum { MAX_FILE_BYTES = IC_INPUT_MAX_B, MAX_DEPTH = 32 };
 
+/* After a failed libyaml call: whether memory ran out. libyaml sets
+ * YAML_MEMORY_ERROR for most of its allocations, but its loader returns
+ * failure with no error at all when some of them fail (a node's tag), and
+ * every syntax error it finds is named; so no error is out of memory too. */
+static bool yaml_out_of_memory(const yaml_parser_t *parser)
+{
+    return parser->error == YAML_MEMORY_ERROR || parser->error == YAML_NO_ERROR;
+}
+
 /* Streams the events once to reject too deep nesting before loading. */
 static int check_depth(const char *buf, size_t len, const char *path, struct ic_err *err)
 {
@@ -28,8 +37,14 @@ static int check_depth(const char *buf, size_t len, const char *path, struct ic_
     int depth = 0, rc = IC_OK;
     for (;;) {
         yaml_event_t ev;
-        if (!yaml_parser_parse(&parser, &ev))
-            break; /* the loader reports syntax errors with their position */
+        if (!yaml_parser_parse(&parser, &ev)) {
+            /* the loader reports syntax errors with their position; libyaml
+             * running out of memory is no syntax error (and the loader,
+             * parsing again, might well not run out) */
+            if (yaml_out_of_memory(&parser))
+                rc = ic_err_set(err, IC_ENOMEM, path, 0, 0, "out of memory");
+            break;
+        }
         yaml_event_type_t t = ev.type;
         if (t == YAML_SEQUENCE_START_EVENT || t == YAML_MAPPING_START_EVENT) {
             if (++depth > MAX_DEPTH) {
@@ -37,6 +52,8 @@ static int check_depth(const char *buf, size_t len, const char *path, struct ic_
                                 (unsigned)ev.start_mark.column + 1,
                                 "nesting deeper than %d levels; expected a flat record",
                                 MAX_DEPTH);
+                ic_err_hint(err, "a record is 'key: value' lines with a section or a list "
+                                 "at most a level or two deep");
                 yaml_event_delete(&ev);
                 break;
             }
@@ -198,6 +215,10 @@ static int load_yaml(yaml_document_t *out, const char *buf, size_t len, const ch
     yaml_parser_set_input_string(&parser, (const unsigned char *)buf, len);
     yaml_document_t doc;
     if (!yaml_parser_load(&parser, &doc)) {
+        if (yaml_out_of_memory(&parser)) {
+            rc = ic_err_set(err, IC_ENOMEM, path, 0, 0, "out of memory");
+            goto out;
+        }
         /* libyaml marks are 0-based. */
         const yaml_mark_t *m = parser.problem ? &parser.problem_mark : &parser.context_mark;
         const char *what = parser.problem ? parser.problem : "malformed document";
@@ -212,6 +233,8 @@ static int load_yaml(yaml_document_t *out, const char *buf, size_t len, const ch
         if (parser.error == YAML_READER_ERROR) {
             ic_err_hint(err, "the file is not UTF-8 text");
         } else {
+            ic_err_hint(err, "check the YAML syntax at this place: indentation with spaces, "
+                             "'key: value' pairs, closed quotes and brackets");
             for (size_t i = 0; i < sizeof syntax_hints / sizeof syntax_hints[0]; i++)
                 if (strstr(what, syntax_hints[i].problem)) {
                     ic_err_hint(err, "%s", syntax_hints[i].hint);
@@ -230,14 +253,21 @@ static int load_yaml(yaml_document_t *out, const char *buf, size_t len, const ch
             yaml_document_delete(&doc);
             rc = ic_err_set(err, IC_EINVAL, path, (unsigned)at.line + 1, (unsigned)at.column + 1,
                             "more than one YAML document; expected exactly one");
+            ic_err_hint(err, "a record is one document: remove the '---' line and what "
+                             "follows, or put it in a file of its own");
             goto out;
         }
+    } else if (yaml_out_of_memory(&parser)) {
+        yaml_document_delete(&doc);
+        rc = ic_err_set(err, IC_ENOMEM, path, 0, 0, "out of memory");
+        goto out;
     } else {
         const yaml_mark_t *m = &parser.problem_mark;
         yaml_document_delete(&doc);
         rc = ic_err_set(err, IC_EINVAL, path, (unsigned)m->line + 1,
                         (unsigned)m->column + 1, "malformed YAML: %s",
                         parser.problem ? parser.problem : "trailing content");
+        ic_err_hint(err, "a record is one YAML document; check what follows it");
         goto out;
     }
     *out = doc;
@@ -351,6 +381,22 @@ static const char *nearest_key(const struct ic_schema *s, const char *key)
     return best_d <= limit ? best : NULL;
 }
 
+/* Hint: what first says, then the keys s takes (as many as fit). */
+static void hint_keys(struct ic_err *err, const struct ic_schema *s, const char *first)
+{
+    char h[sizeof err->hint];
+    size_t n = (size_t)snprintf(h, sizeof h, "%s; the %s takes", first, s->what);
+    for (size_t i = 0; i < s->n_fields && n < sizeof h; i++) {
+        size_t k = strlen(s->fields[i].key);
+        if (n + k + 8 >= sizeof h) {
+            snprintf(h + n, sizeof h - n, ", ...");
+            break;
+        }
+        n += (size_t)snprintf(h + n, sizeof h - n, "%s %s", i ? "," : "", s->fields[i].key);
+    }
+    ic_err_hint(err, "%s", h);
+}
+
 static int read_scalar_field(const struct ic_ydoc *d, const struct ic_field *f,
                              yaml_node_t *v, void *rec, const char *what,
                              struct ic_err *err)
@@ -358,39 +404,68 @@ static int read_scalar_field(const struct ic_ydoc *d, const struct ic_field *f,
     char *base = (char *)rec + f->offset;
     const char *text = ic_ydoc_scalar(v);
     char why[256];
-    if (!text)
-        return ic_ydoc_error(d, v, err, "'%s' in %s: expected a single value, found a %s",
-                             f->key, what,
-                             v->type == YAML_MAPPING_NODE ? "mapping" : "list");
+    if (!text) {
+        int rc = ic_ydoc_error(d, v, err, "'%s' in %s: expected a single value, found a %s",
+                               f->key, what,
+                               v->type == YAML_MAPPING_NODE ? "mapping" : "list");
+        ic_err_hint(err, "write one value on the key's line, e.g. '%s: %s'", f->key,
+                    f->kind == IC_F_QTY ? ic_qty_example(f->qty)
+                    : f->kind == IC_F_BOOL ? "true"
+                    : f->kind == IC_F_STR  ? "text"
+                                           : "8");
+        return rc;
+    }
+    int rc;
     switch (f->kind) {
     case IC_F_STR:
-        if (strlen(text) >= f->size)
-            return ic_ydoc_error(d, v, err, "'%s': value is too long (at most %zu characters)",
-                                 f->key, f->size - 1);
+        if (strlen(text) >= f->size) {
+            rc = ic_ydoc_error(d, v, err, "'%s': value is too long (at most %zu characters)",
+                               f->key, f->size - 1);
+            ic_err_hint(err, "shorten it; a longer text goes in 'notes'");
+            return rc;
+        }
         memcpy(base, text, strlen(text) + 1);
         return IC_OK;
     case IC_F_COUNT:
-        if (ic_count_parse(text, (uint64_t *)(void *)base, why, sizeof why))
-            return ic_ydoc_error(d, v, err, "'%s': %s; expected a non-negative whole number",
-                                 f->key, why);
+        if (ic_count_parse(text, (uint64_t *)(void *)base, why, sizeof why)) {
+            rc = ic_ydoc_error(d, v, err, "'%s': %s; expected a non-negative whole number",
+                               f->key, why);
+            ic_err_hint(err, "write decimal digits only, e.g. '%s: 32': no sign, point, "
+                             "exponent, unit or quotes",
+                        f->key);
+            return rc;
+        }
         return IC_OK;
     case IC_F_NUMBER:
-        if (ic_number_parse(text, (double *)(void *)base, why, sizeof why))
-            return ic_ydoc_error(d, v, err, "'%s': %s; expected a finite non-negative number",
-                                 f->key, why);
+        if (ic_number_parse(text, (double *)(void *)base, why, sizeof why)) {
+            rc = ic_ydoc_error(d, v, err, "'%s': %s; expected a finite non-negative number",
+                               f->key, why);
+            ic_err_hint(err, "write a plain number, e.g. '%s: 2.5': no unit, currency sign "
+                             "or quotes",
+                        f->key);
+            return rc;
+        }
         return IC_OK;
     case IC_F_QTY:
-        if (ic_qty_parse(text, f->qty, (double *)(void *)base, why, sizeof why))
-            return ic_ydoc_error(d, v, err, "'%s': %s", f->key, why);
+        if (ic_qty_parse(text, f->qty, (double *)(void *)base, why, sizeof why)) {
+            rc = ic_ydoc_error(d, v, err, "'%s': %s", f->key, why);
+            ic_err_hint(err, "write a number, a space and a unit of %s, e.g. '%s: %s' "
+                             "(k, M, G, T, P are powers of 1000)",
+                        ic_qty_name(f->qty), f->key, ic_qty_example(f->qty));
+            return rc;
+        }
         return IC_OK;
     case IC_F_BOOL:
         if (!strcmp(text, "true") || !strcmp(text, "True") || !strcmp(text, "yes"))
             *(bool *)(void *)base = true;
         else if (!strcmp(text, "false") || !strcmp(text, "False") || !strcmp(text, "no"))
             *(bool *)(void *)base = false;
-        else
-            return ic_ydoc_error(d, v, err, "'%s': '%s' is not a boolean; expected true or false",
-                                 f->key, text);
+        else {
+            rc = ic_ydoc_error(d, v, err, "'%s': '%s' is not a boolean; expected true or false",
+                               f->key, text);
+            ic_err_hint(err, "write '%s: true' or '%s: false'", f->key, f->key);
+            return rc;
+        }
         return IC_OK;
     default:
         return ic_ydoc_error(d, v, err, "'%s': internal schema error", f->key);
@@ -400,8 +475,12 @@ static int read_scalar_field(const struct ic_ydoc *d, const struct ic_field *f,
 static int read_list_field(const struct ic_ydoc *d, const struct ic_field *f,
                            yaml_node_t *v, void *rec, struct ic_err *err)
 {
-    if (v->type != YAML_SEQUENCE_NODE)
-        return ic_ydoc_error(d, v, err, "'%s': expected a list, e.g. [a, b]", f->key);
+    if (v->type != YAML_SEQUENCE_NODE) {
+        int rc = ic_ydoc_error(d, v, err, "'%s': expected a list, e.g. [a, b]", f->key);
+        ic_err_hint(err, "even one entry is a list: '%s: [%s]'", f->key,
+                    ic_ydoc_scalar(v) ? ic_ydoc_scalar(v) : "a");
+        return rc;
+    }
     char *base = (char *)rec + f->offset;
     uint32_t *count = (uint32_t *)(void *)((char *)rec + f->offset2);
     *count = 0;
@@ -409,15 +488,21 @@ static int read_list_field(const struct ic_ydoc *d, const struct ic_field *f,
          it < v->data.sequence.items.top; it++) {
         yaml_node_t *item = node_at(d, *it);
         const char *text = ic_ydoc_scalar(item);
+        int rc = IC_OK;
         if (!text)
-            return ic_ydoc_error(d, item, err, "'%s': expected a list of plain values",
-                                 f->key);
-        if (*count >= f->size2)
-            return ic_ydoc_error(d, item, err, "'%s': too many entries (at most %zu)",
-                                 f->key, f->size2);
-        if (strlen(text) >= f->size)
-            return ic_ydoc_error(d, item, err, "'%s': entry is too long (at most %zu characters)",
-                                 f->key, f->size - 1);
+            rc = ic_ydoc_error(d, item, err, "'%s': expected a list of plain values", f->key);
+        else if (*count >= f->size2)
+            rc = ic_ydoc_error(d, item, err, "'%s': too many entries (at most %zu)", f->key,
+                               f->size2);
+        else if (strlen(text) >= f->size)
+            rc = ic_ydoc_error(d, item, err, "'%s': entry is too long (at most %zu characters)",
+                               f->key, f->size - 1);
+        if (rc) {
+            ic_err_hint(err, "write the list flat, e.g. '%s: [a, b]': no list or mapping "
+                             "inside it",
+                        f->key);
+            return rc;
+        }
         memcpy(base + (size_t)*count * f->size, text, strlen(text) + 1);
         (*count)++;
     }
@@ -428,16 +513,22 @@ int ic_ydoc_read(const struct ic_ydoc *d, yaml_node_t *map, const struct ic_sche
                  void *rec, struct ic_loc *locs, const yaml_node_t *owner,
                  struct ic_err *err)
 {
-    if (!map || map->type != YAML_MAPPING_NODE)
-        return ic_ydoc_error(d, map, err, "expected a mapping of keys to values for the %s",
-                             s->what);
+    if (!map || map->type != YAML_MAPPING_NODE) {
+        int rc = ic_ydoc_error(d, map, err, "expected a mapping of keys to values for the %s",
+                               s->what);
+        hint_keys(err, s, "write it as 'key: value' lines");
+        return rc;
+    }
     for (yaml_node_pair_t *p = map->data.mapping.pairs.start;
          p < map->data.mapping.pairs.top; p++) {
         yaml_node_t *k = node_at(d, p->key);
         yaml_node_t *v = node_at(d, p->value);
         const char *key = ic_ydoc_scalar(k);
-        if (!key)
-            return ic_ydoc_error(d, k, err, "expected a plain key in the %s", s->what);
+        if (!key) {
+            int rc = ic_ydoc_error(d, k, err, "expected a plain key in the %s", s->what);
+            hint_keys(err, s, "a key is a plain word, not a list or a mapping");
+            return rc;
+        }
         const struct ic_field *f = find_field(s, key);
         if (!f) {
             if (s->ignore_unknown)
@@ -448,6 +539,8 @@ int ic_ydoc_read(const struct ic_ydoc *d, yaml_node_t *map, const struct ic_sche
                 ic_err_hint(err, "did you mean '%s'?", near);
             else if (strcmp(key, "<<") == 0)
                 ic_err_hint(err, "YAML merge keys are not read; write the keys out");
+            else
+                hint_keys(err, s, "remove it or correct it");
             return rc;
         }
         struct ic_loc *loc = &locs[f->id];
@@ -480,9 +573,12 @@ int ic_ydoc_read(const struct ic_ydoc *d, yaml_node_t *map, const struct ic_sche
     }
     for (size_t i = 0; i < s->n_fields; i++) {
         const struct ic_field *f = &s->fields[i];
-        if (f->required && !locs[f->id].line)
-            return ic_ydoc_error(d, owner ? owner : map, err,
-                                 "missing required key '%s' in the %s", f->key, s->what);
+        if (f->required && !locs[f->id].line) {
+            int rc = ic_ydoc_error(d, owner ? owner : map, err,
+                                   "missing required key '%s' in the %s", f->key, s->what);
+            ic_err_hint(err, "add a '%s:' line to the %s", f->key, s->what);
+            return rc;
+        }
     }
     return IC_OK;
 }

@@ -592,7 +592,10 @@ static void frontier_line(cairo_t *cr, const struct ic_plot_panel *p,
     cairo_stroke(cr);
 }
 
-static void pareto_panel(cairo_t *cr, struct ic_plot_panel *p, const struct ic_plot_set *set)
+/* IC_ENOMEM (nothing drawn) when its two lists cannot be had: a chart
+ * without its frontier is no chart. */
+static int pareto_panel(cairo_t *cr, struct ic_plot_panel *p, const struct ic_plot_set *set,
+                        struct ic_err *err)
 {
     double xlo = INFINITY, xhi = 0, ylo = INFINITY, yhi = 0;
     size_t total = 0;
@@ -602,17 +605,21 @@ static void pareto_panel(cairo_t *cr, struct ic_plot_panel *p, const struct ic_p
             grow(&ylo, &yhi, set->curves[c].pts[i].tokens_s_chip);
             total++;
         }
-    log_ranges(p, xlo, xhi, ylo, yhi);
-
     const struct ic_point **all = malloc(sizeof *all * (total ? total : 1));
     size_t *idx = malloc(sizeof *idx * (total ? total : 1));
+    if (!all || !idx) {
+        free(all);
+        free(idx);
+        return ic_err_set(err, IC_ENOMEM, NULL, 0, 0, "out of memory");
+    }
+    log_ranges(p, xlo, xhi, ylo, yhi);
     struct legend_item items[18];
     int ni = 0;
     cairo_save(cr);
     cairo_rectangle(cr, p->x0, p->y0, p->w, p->h);
     cairo_clip(cr);
     size_t na = 0;
-    for (size_t c = 0; c < set->n_curves && all && idx; c++) {
+    for (size_t c = 0; c < set->n_curves; c++) {
         const struct ic_plot_curve *cv = &set->curves[c];
         const struct ic_point **pp = all + na;
         for (size_t i = 0; i < cv->n; i++)
@@ -652,7 +659,7 @@ static void pareto_panel(cairo_t *cr, struct ic_plot_panel *p, const struct ic_p
             ni++;
         }
     }
-    if (set->n_curves > 1 && all && idx) {
+    if (set->n_curves > 1) {
         size_t k = frontier(all, na, idx);
         cairo_set_source_rgba(cr, 0, 0, 0, 0.85);
         cairo_set_line_width(cr, 3.5);
@@ -681,6 +688,7 @@ static void pareto_panel(cairo_t *cr, struct ic_plot_panel *p, const struct ic_p
     legend(cr, p, items, ni, true);
     free(all);
     free(idx);
+    return IC_OK;
 }
 
 static void layout_two(double width, double height, struct ic_plot_panel *a,
@@ -704,7 +712,8 @@ int ic_plot_decode(cairo_t *cr, double width, double height, const struct ic_plo
     background(cr, width, height);
     title(cr, width, set->title, set->subtitle);
     time_panel(cr, &a, set, false, "batch (sequences decoded together)");
-    pareto_panel(cr, &b, set);
+    if ((rc = pareto_panel(cr, &b, set, err)))
+        return rc;
     if (layout)
         *layout = (struct ic_plot_layout){{a, b}, 2};
     if (cairo_status(cr) != CAIRO_STATUS_SUCCESS)
