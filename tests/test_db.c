@@ -273,6 +273,10 @@ static pid_t writer(int fd, const char *text, bool endless)
 
 static void reap(pid_t pid)
 {
+    /* never kill(-1): a failed fork's -1 would signal every process we may
+     * signal, this test's own included (seen under load as 'Received signal
+     * 9' in test_devices_pipes_fifos) */
+    ck_assert_msg(pid > 0, "a writer child could not be forked");
     kill(pid, SIGKILL);
     waitpid(pid, NULL, 0);
 }
