@@ -750,6 +750,9 @@ static const char usage_check[] =
     "time per output token, predicted / measured - 1. Then the median, 90th\n"
     "percentile and signed median of |error| over the validation rows: all, by\n"
     "engine, by chip and at batch 1. Calibration rows are shown, never counted.\n"
+    "High-load throughput rows are predicted by the serving simulation (offline,\n"
+    "the row's concurrency as the batch limit) beside the closed form (batch / one\n"
+    "decode step), with their own error figures.\n"
     "\n"
     "example: infcalc check-published --plot published.png\n";
 
