@@ -492,12 +492,18 @@ static int run_driver(int argc, char **argv, unsigned long stride)
                st, total, nk, err);
         return 1;
     }
-    unsigned long own = 0, ycalls = 0, tried = 0, bad = 0, ys = 0;
+    unsigned long own = 0, ycalls = 0, tried = 0, bad = 0, ys = 0, yfirst = 0;
+    /* of the firsts of libyaml calls, every Kth (IC_FAIL_ALLOC_FIRST_EACH,
+     * default 1: all) */
+    const char *fe = getenv("IC_FAIL_ALLOC_FIRST_EACH");
+    const unsigned long first_stride = fe && strtoul(fe, NULL, 10) > 0 ? strtoul(fe, NULL, 10) : 1;
     for (unsigned long n = 1; n <= total; n++) {
         char k = kinds[n - 1];
         own += k == 'o' || k == 'f';
         ycalls += k == 'Y';
         if (k == 'y' && ++ys % stride != 0)
+            continue;
+        if (k == 'Y' && yfirst++ % first_stride != 0)
             continue;
         tried++;
         shared->calls = 0;
