@@ -19,9 +19,9 @@
  * the bytes a client sends on one connection, handed to a libmicrohttpd
  * daemon with the server's own callbacks (the file is included here: they
  * are static) over a socketpair; the harness reads until the server closes
- * the connection. Oracles: every response starts with an HTTP/1.x status
- * line; a 413 only for a request that announces a body, a 405 only for one
- * whose method is neither GET nor HEAD; the connection list is empty once
+ * the connection. Oracles: the first response starts with an HTTP/1.x
+ * status line; it is a 413 only for a request that announces a body, a 405
+ * only for one whose method is neither GET nor HEAD; the connection list is empty once
  * the connection is closed; no hang (libFuzzer -timeout), no leak.
  *
  * Seeds: tests/fuzz/seeds/http; dictionary: http.dict. */
@@ -238,42 +238,21 @@ static bool has_ci(const uint8_t *d, size_t n, const char *s)
     return false;
 }
 
-/* The statuses in a stream of responses (bodies skipped by their
- * Content-Length); false when one does not start with a status line. */
+/* The first response (later ones answer pipelined requests the harness
+ * does not parse: a HEAD's has no body, so lengths cannot split them). */
 static void check_responses(const uint8_t *req, size_t rn, const char *b, size_t n)
 {
-    size_t at = 0;
-    while (at < n) {
-        unsigned st;
-        char sp;
-        if (n - at < 13 || (memcmp(b + at, "HTTP/1.1 ", 9) && memcmp(b + at, "HTTP/1.0 ", 9)) ||
-            sscanf(b + at + 9, "%3u%c", &st, &sp) != 2 || sp != ' ')
-            ic_fuzz_fail("raw: a response without a status line at byte %zu: %.40s", at, b + at);
-        if (st == 413 && !has_ci(req, rn, "content-length") &&
-            !has_ci(req, rn, "transfer-encoding"))
-            ic_fuzz_fail("raw: 413 for a request without a body");
-        if (st == 405 && (starts(req, rn, "GET ") || starts(req, rn, "HEAD ")))
-            ic_fuzz_fail("raw: 405 for a GET or HEAD");
-        /* the next response after this one's headers and body */
-        const char *end = NULL;
-        for (size_t i = at; i + 4 <= n; i++)
-            if (!memcmp(b + i, "\r\n\r\n", 4)) {
-                end = b + i + 4;
-                break;
-            }
-        if (!end)
-            return; /* headers cut off: the connection closed */
-        size_t body = 0;
-        for (const char *h = b + at; h < end; h++)
-            if ((h == b + at || h[-1] == '\n') && (size_t)(end - h) > 15 &&
-                !strncasecmp(h, "Content-Length:", 15)) {
-                body = strtoul(h + 15, NULL, 10);
-                break;
-            }
-        at = (size_t)(end - b) + body;
-        if (starts(req, rn, "HEAD "))
-            return; /* no bodies: the lengths do not say where the next starts */
-    }
+    unsigned st;
+    char sp;
+    if (!n)
+        return; /* closed without a word: libmicrohttpd on some malformed requests */
+    if (n < 13 || (memcmp(b, "HTTP/1.1 ", 9) && memcmp(b, "HTTP/1.0 ", 9)) ||
+        sscanf(b + 9, "%3u%c", &st, &sp) != 2 || sp != ' ')
+        ic_fuzz_fail("raw: a response without a status line: %.40s", b);
+    if (st == 413 && !has_ci(req, rn, "content-length") && !has_ci(req, rn, "transfer-encoding"))
+        ic_fuzz_fail("raw: 413 for a request without a body");
+    if (st == 405 && (starts(req, rn, "GET ") || starts(req, rn, "HEAD ")))
+        ic_fuzz_fail("raw: 405 for a GET or HEAD");
 }
 
 static void raw(const uint8_t *data, size_t size)
