@@ -6,7 +6,8 @@
  * or validate (minutes of measuring; they write entries and CSVs) is
  * skipped; every value of --plot, --out, --csv and --plot-prefix becomes a
  * file in a scratch folder (keeping a .png, .svg or .pdf ending, so the
- * charts are drawn and written); an absolute path or one with '..' becomes
+ * charts are drawn and written); a --plot-size over 2 million pixels
+ * becomes 1600x1000 (a bigger PNG takes seconds to encode); an absolute path or one with '..' becomes
  * "x" (the harness reads only the source tree: it runs there, with
  * INFCALC_DB set to it); standard input is /dev/null ('-' reads nothing).
  *
@@ -140,6 +141,28 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                     ic_fuzz_fail("out of memory");
                 i++;
             }
+            continue;
+        }
+        /* a 10000x10000 PNG takes seconds to encode (a timeout, not a
+         * bug): a picture over 2 million pixels is drawn at 1600x1000 */
+        if (nl == 11 && !strncmp(w, "--plot-size", 11) && (eq || i + 1 < argc)) {
+            char **v = eq ? NULL : &argv[i + 1];
+            const char *t = eq ? eq + 1 : *v;
+            char *x = NULL;
+            unsigned long pw = strtoul(t, &x, 10), ph = x && *x == 'x' ? strtoul(x + 1, NULL, 10) : 0;
+            if ((double)pw * (double)ph > 2e6) {
+                if (v) {
+                    free(*v);
+                    *v = strdup("1600x1000");
+                } else {
+                    free(argv[i]);
+                    argv[i] = strdup("--plot-size=1600x1000");
+                }
+                if (!argv[i] || (v && !*v))
+                    ic_fuzz_fail("out of memory");
+            }
+            if (!eq)
+                i++;
             continue;
         }
         if (outside(w) || (eq && w[0] == '-' && outside(eq + 1))) {

@@ -282,9 +282,9 @@ static void raw(const uint8_t *data, size_t size)
         }
         MHD_run(mhd);
         for (;;) {
-            if (got == cap && !(resp = realloc(resp, cap *= 2)))
+            if (got + 1 >= cap && !(resp = realloc(resp, cap *= 2)))
                 ic_fuzz_fail("out of memory");
-            ssize_t k = read(sv[1], resp + got, cap - got);
+            ssize_t k = read(sv[1], resp + got, cap - got - 1); /* room for a NUL */
             if (k > 0) {
                 got += (size_t)k, moved = true;
                 continue;
@@ -320,6 +320,7 @@ static void raw(const uint8_t *data, size_t size)
         ic_fuzz_fail("raw: the connection is still in the server's list after it closed");
     if (srv.kept)
         ic_fuzz_fail("raw: %u connections counted after the last one closed", srv.kept);
+    resp[got] = '\0'; /* sscanf reads a C string */
     if (getenv("IC_FUZZ_HTTP_SHOW")) /* what the server answered, to look at */
         fprintf(stderr, "%.*s\n-- %zu bytes\n", (int)(got > 2000 ? 2000 : got), resp, got);
     check_responses(data, size, resp, got);
