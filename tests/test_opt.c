@@ -112,6 +112,9 @@ START_TEST(test_refusals)
     FAILS("--chips: '-4' is not a whole number", "--chips", "-4");
     FAILS("--chips: '+4' is not a whole number", "--chips", "+4");
     FAILS("--chips: '1e3' is not a whole number", "--chips", "1e3");
+    FAILS("--chips: '08' has a leading zero", "--chips", "08");
+    FAILS("--accept: '00.5' has a leading zero", "specdec", "--accept", "00.5");
+    FAILS("--queue: '01' has a leading zero", "prefill", "--queue", "01");
     FAILS("--chips: 0 is out of range; expected 1 to 1048576", "--chips", "0");
     FAILS("--batch: 16777217 is out of range; expected 1 to 16777216", "--batch", "16777217");
     FAILS("--context: 67108865 is out of range; expected 1 to 67108864", "--context",

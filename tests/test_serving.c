@@ -466,6 +466,34 @@ START_TEST(test_optimize)
 }
 END_TEST
 
+/* Every row the count promises is written: with room for more rows than
+ * there are distinct configurations, a type that changes nothing (fp8 and
+ * int8 alike) is not counted, so min(n_ok, cap) rows all hold a chip
+ * (`infcalc optimize --model deepseek-v3 --max-chips 4096 --top 1000` read
+ * a row never written and crashed on its NULL chip). */
+START_TEST(test_optimize_rows_written)
+{
+    struct ic_model m;
+    struct ic_model_stats st;
+    ic_test_model("llama3-8b", &m, &st);
+    struct ic_hw *hws = malloc(2 * sizeof *hws);
+    ic_test_hw("h100", &hws[0]);
+    ic_test_hw("l4", &hws[1]);
+    struct ic_opt_req req = {2048, 256, 100.0, 10.0, 0.4, 64};
+    enum { CAP = 1000 };
+    struct ic_opt_cand *top = calloc(CAP, sizeof *top);
+    size_t n_ok = 0;
+    struct ic_err e = {0};
+    ck_assert_int_eq(ic_optimize(&st, hws, 2, &req, top, CAP, &n_ok, NULL, NULL, &e), IC_OK);
+    ck_assert_uint_gt(n_ok, 0);
+    ck_assert_uint_lt(n_ok, CAP);
+    for (size_t i = 0; i < n_ok; i++)
+        ck_assert_msg(top[i].hw != NULL, "row %zu of %zu not written", i, n_ok);
+    free(top);
+    free(hws);
+}
+END_TEST
+
 /* ---- the commands ------------------------------------------------------- */
 
 #define out_buf ic_test_out
@@ -742,6 +770,7 @@ int main(void)
     tcase_add_test(tc, test_disagg);
     tcase_add_test(tc, test_bestofn);
     tcase_add_test(tc, test_optimize);
+    tcase_add_test(tc, test_optimize_rows_written);
     tcase_add_test(tc, test_commands_help);
     tcase_add_test(tc, test_simulate);
     tcase_add_test(tc, test_commands_json);

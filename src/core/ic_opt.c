@@ -402,6 +402,8 @@ static int parse_count(const char *name, const char *t, double lo, double hi, ui
     unsigned long long l = (unsigned long long)lo, h = (unsigned long long)hi;
     if (!*t || strspn(t, "0123456789") != strlen(t))
         return fail(err, "%s: '%s' is not a whole number; expected %llu to %llu", name, t, l, h);
+    if (t[0] == '0' && t[1]) /* as the files refuse it (docs/numbers.md) */
+        return fail(err, "%s: '%s' has a leading zero; expected %llu to %llu", name, t, l, h);
     errno = 0;
     unsigned long long v = strtoull(t, NULL, 10);
     if (errno == ERANGE || v < l || v > h)
@@ -424,6 +426,9 @@ static int parse_num(const char *name, const char *t, double lo, double hi, doub
      * '-1e-300' are not a zero to print as "-0" or round away */
     if (lo >= 0 && t[0] == '-')
         return fail(err, "%s: '%s' has a minus sign; expected %g to %g", name, t, lo, hi);
+    const char *d = t[0] == '+' || t[0] == '-' ? t + 1 : t;
+    if (d[0] == '0' && isdigit((unsigned char)d[1]))
+        return fail(err, "%s: '%s' has a leading zero; expected %g to %g", name, t, lo, hi);
     if (errno == ERANGE || v < lo || v > hi)
         return fail(err, "%s: %s is out of range; expected %g to %g", name, t, lo, hi);
     *out = v;

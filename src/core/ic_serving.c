@@ -636,9 +636,10 @@ int ic_optimize(const struct ic_model_stats *m, const struct ic_hw *hws, size_t 
                             .usd_per_mtok = hw->usd_per_chip_hour / 3600.0 *
                                             (pf_chip_s + dec_chip_s) / (double)L * 1e6,
                         };
-                        ok++;
                         /* a type that changes nothing here (fp8 and int8 of the
-                         * same width and peak) repeats a kept row: skip it */
+                         * same width and peak) repeats a kept row: skip it,
+                         * uncounted (callers show min(*n_ok, cap) rows, so a
+                         * repeat counted would show a row never written) */
                         bool dup = false;
                         for (size_t i = 0; i < kept && !dup; i++)
                             dup = out[i].hw == hw && out[i].decode_chips == n &&
@@ -646,6 +647,7 @@ int ic_optimize(const struct ic_model_stats *m, const struct ic_hw *hws, size_t 
                                   out[i].usd_per_mtok == c.usd_per_mtok;
                         if (dup)
                             continue;
+                        ok++;
                         if (kept < cap) {
                             out[kept++] = c;
                             qsort(out, kept, sizeof *out, cand_cmp);

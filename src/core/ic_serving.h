@@ -224,7 +224,8 @@ struct ic_opt_cand {
  * whose TTFT meets the SLO), decode on the replica and batch that serve the
  * most tokens per dollar within the TPOT SLO. Writes up to `cap` best
  * candidates into out (sorted, cheapest first) and returns how many met the
- * SLOs in *n_ok; frontier (may be NULL) receives, per chip and replica size
+ * SLOs in *n_ok (a repeat of a kept row, a type that changes nothing, not
+ * counted: out holds min(*n_ok, cap) rows); frontier (may be NULL) receives, per chip and replica size
  * and types, every batch's (tpot, cost) for the picture: see
  * ic_opt_frontier. Fails only on bad requests (zero lengths, non-positive
  * SLOs). */

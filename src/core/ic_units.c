@@ -59,6 +59,7 @@ static const struct unit bw_units[] = {
     {"B/s", 1},         {"kB/s", 1e3},      {"KB/s", 1e3},
     {"MB/s", 1e6},      {"GB/s", 1e9},      {"TB/s", 1e12},
     {"KiB/s", 1024.0},  {"MiB/s", 1048576.0}, {"GiB/s", 1073741824.0},
+    {"TiB/s", 1099511627776.0},
     {"Mbit/s", 1e6 / 8}, {"Gbit/s", 1e9 / 8}, {"Tbit/s", 1e12 / 8},
     {NULL, 0},
 };
@@ -110,6 +111,12 @@ static const char *parse_decimal(const char *text, double *out, char *why,
     const char *q = *p == '+' ? p + 1 : p;
     if (q[0] == '0' && (q[1] == 'x' || q[1] == 'X')) {
         snprintf(why, why_len, "'%s': hexadecimal numbers are not accepted", text);
+        return NULL;
+    }
+    /* '010' is ten to strtod, eight to a YAML 1.1 reader (octal) and an
+     * error to JSON: refused everywhere (docs/numbers.md) */
+    if (q[0] == '0' && isdigit((unsigned char)q[1])) {
+        snprintf(why, why_len, "'%s' has a leading zero", text);
         return NULL;
     }
     char *end;

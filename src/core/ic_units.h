@@ -40,7 +40,7 @@ uint64_t ic_dtype_bytes(enum ic_dtype t, uint64_t n);
 
 enum ic_qty {
     IC_QTY_BYTES,     /* B, kB..PB (1000), KiB..TiB (1024) */
-    IC_QTY_BANDWIDTH, /* B/s, kB/s..TB/s, KiB/s..GiB/s, Mbit/s..Tbit/s */
+    IC_QTY_BANDWIDTH, /* B/s, kB/s..TB/s, KiB/s..TiB/s, Mbit/s..Tbit/s */
     IC_QTY_RATE,      /* FLOP/s or OP/s with k M G T P prefixes */
     IC_QTY_TIME,      /* s ms us ns */
     IC_QTY_COUNT
@@ -52,7 +52,10 @@ const char *ic_qty_name(enum ic_qty q);
 /* An example of a well-formed value of that kind, for messages. */
 const char *ic_qty_example(enum ic_qty q);
 
-/* Parses "<number> <unit>" into SI base units. On failure returns IC_EINVAL
+/* The numbers below are plain decimals (docs/numbers.md): no minus sign
+ * ('-0' included), no leading zero ('007', '00.5'), no hex, inf or nan.
+ *
+ * Parses "<number> <unit>" into SI base units. On failure returns IC_EINVAL
  * and writes a short reason (what was wrong, what was expected) into why. The
  * number must be finite and non-negative; the unit must be of kind q. */
 int ic_qty_parse(const char *text, enum ic_qty q, double *out, char *why,
