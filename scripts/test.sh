@@ -25,10 +25,11 @@ setup build-ci -Dwerror=true -Dnative=false
 meson compile -C build-ci
 meson test -C build-ci --print-errorlogs --num-processes "$jobs"
 
-# The core library alone (-Dtool=false: no cairo, no program) and its tests.
+# The core library alone (-Dtool=false: no cairo, no program) and its unit
+# tests (the whole-grid sanity check already ran on the same core above).
 setup build-core -Dwerror=true -Dtool=false
 meson compile -C build-core
-meson test -C build-core --print-errorlogs --num-processes "$jobs"
+meson test -C build-core --suite unit --suite sim --print-errorlogs --num-processes "$jobs"
 
 # GCC's -fsanitize=undefined leaves out float-cast-overflow; ask for it.
 # CUDA stays out of the sanitized and valgrind builds (the CUDA runtime's own
