@@ -165,6 +165,13 @@ START_TEST(test_conservation_and_preemption)
     ck_assert_uint_eq(r.output_tokens, 400 * 500);
     ck_assert_uint_gt(r.preemptions, 0);
     ck_assert_uint_le(r.peak_blocks, r.kv_blocks);
+    /* prefill first with the same short pool: prompts wait for blocks the
+     * decodes free; nothing stalls */
+    c.sched = IC_SCHED_PREFILL_FIRST;
+    r = run(t, &c);
+    ck_assert_uint_eq(r.completed, 400);
+    ck_assert_uint_eq(r.output_tokens, 400 * 500);
+    ck_assert_uint_le(r.peak_blocks, r.kv_blocks);
     free(t);
 }
 END_TEST

@@ -421,6 +421,8 @@ int ic_sim_run(const struct ic_model_stats *m, const struct ic_hw *hw,
         if ((rc = arrive(&s, now)))
             goto oom;
         /* ---- form the step ---- */
+        bool force_decodes = false;
+    form:;
         uint64_t budget = c->max_tokens, n_dec = 0, n_pre = 0, pre_tok = 0;
         double ctx_dec = 0, ctx_pre = 0;
         bool any_prefill_waiting = s.w_n > 0;
@@ -429,7 +431,7 @@ int ic_sim_run(const struct ic_model_stats *m, const struct ic_hw *hw,
             if (q->computed < q->prompt + q->gen - (q->gen ? 1 : 0))
                 any_prefill_waiting = true;
         }
-        bool decodes = c->sched == IC_SCHED_CHUNKED || !any_prefill_waiting;
+        bool decodes = c->sched == IC_SCHED_CHUNKED || !any_prefill_waiting || force_decodes;
         /* 1. every running decode its token, preempting the newest when a
          * block is short */
         for (size_t i = 0; decodes && i < s.n_run && budget; i++) {
@@ -491,6 +493,20 @@ int ic_sim_run(const struct ic_model_stats *m, const struct ic_hw *hw,
             n_pre++;
             pre_tok += t;
             ctx_pre += (double)q->computed;
+        }
+        if (!n_dec && !n_pre && s.n_run) {
+            /* nothing runs while sequences hold blocks: prefill-first lets
+             * the decodes run (they free blocks as they finish); else the
+             * newest sequence gives its blocks back (recompute) so that the
+             * older ones can go on */
+            if (!decodes) {
+                force_decodes = true;
+                goto form;
+            }
+            if ((rc = preempt(&s, s.n_run - 1)))
+                goto oom;
+            out->preemptions++;
+            goto form;
         }
         if (!n_dec && !n_pre) {
             if (s.next_index < c->requests && s.next_arrival > now) {
