@@ -92,11 +92,8 @@ int main(int argc, char **argv)
         uint64_t nd = 1 + gsl_rng_uniform_int(rng, 256), np = gsl_rng_uniform_int(rng, 3);
         double cd = 1 + gsl_rng_uniform(rng) * 8000, cp = gsl_rng_uniform(rng) * 4000;
         uint64_t pt = np ? np * (1 + gsl_rng_uniform_int(rng, 2048)) : 0;
-        /* the table's key: the contexts rounded to 1/64 of their power of two */
-        int ed, ep;
-        double fd = frexp(cd, &ed), fp = frexp(cp, &ep);
-        double qd = cd < 32 ? round(cd) : ldexp(round(fd * 64) / 64, ed);
-        double qp = cp < 32 ? round(cp) : ldexp(round(fp * 64) / 64, ep);
+        /* the table's key: the contexts rounded as ic_sim rounds them */
+        double qd = ic_sim_context_key(cd), qp = ic_sim_context_key(cp);
         double exact, tabled;
         if (ic_sim_step_s(&st, h, &c, nd, cd, np, pt, cp, &exact, &e) ||
             ic_sim_step_s(&st, h, &c, nd, qd, np, pt, qp, &tabled, &e))

@@ -51,7 +51,7 @@ START_TEST(test_lone_request)
     /* times are absolute, ~2e7 s after 20 arrivals 10^6 s apart: a double's
      * 4e-9 s spacing there is 2e-7 of the 18 ms */
     ck_assert_msg(ic_test_rel(r.ttft.mean, pre) < 1e-6, "ttft %g vs %g", r.ttft.mean, pre);
-    /* the decode steps from the table: contexts rounded to 1/64 of a power
+    /* the decode steps from the table: contexts rounded in steps of 1/32 of a power
      * of two, which moves a batch-1 step (weights-bound) by far less */
     ck_assert_msg(ic_test_rel(r.tpot.mean, dec / 63) < 1e-4, "tpot %g vs %g", r.tpot.mean,
                   dec / 63);

@@ -26,7 +26,7 @@ const char ic_cli_help_simulate[] =
     "loads and states the capacity: the largest rate whose P99 TTFT and P99 TPOT\n"
     "meet --ttft and --tpot (refined between the rates that pass and fail).\n"
     "Percentiles come from 0.23%-wide histogram bins; step times from a table of\n"
-    "contexts rounded to 1/64 of their power of two.\n"
+    "contexts rounded in steps of 1/32 of the power of two below them.\n"
     "\n"
     "example: infcalc simulate --model llama3-70b --hw h100 --chips 8 --rate 4 --prompt 2048\n"
     "         --output 300 --ttft 2s --tpot 50ms\n";
@@ -63,8 +63,7 @@ static void fill_cfg(const struct ic_opts *a, struct sim_setup *x)
     *c = ic_sim_defaults();
     c->dec = x->s.dec;
     c->dec.estimate = a->given[IC_OPT_ESTIMATE] ? (enum ic_estimate)a->estimate
-                      : x->s.h->measured.present ? IC_EST_EXPECTED
-                                                 : IC_EST_IDEAL;
+                                                : ic_decode_default_estimate(x->s.h);
     c->requests = a->given[IC_OPT_REQUESTS] ? a->requests : 2000;
     if (a->given[IC_OPT_PROMPT])
         c->prompt.mean = (double)a->prompt;
@@ -247,11 +246,9 @@ int ic_cli_cmd_simulate(const struct ic_opts *a, const struct ic_db *db, FILE *o
     }
     char title[1400], slo[160] = "";
     if (slos)
-        snprintf(slo, sizeof slo, "\nSLOs: P99 TTFT <= %.4g s, P99 TPOT <= %.4g s%s",
-                 x.c.ttft_slo_s, x.c.tpot_slo_s, "");
+        snprintf(slo, sizeof slo, "\nSLOs: P99 TTFT <= %.4g s, P99 TPOT <= %.4g s",
+                 x.c.ttft_slo_s, x.c.tpot_slo_s);
     char cap[200] = "";
-    if (sweep && slos)
-        snprintf(cap, sizeof cap, "\ncapacity under them: %s", "");
     if (sweep && slos && capacity > 0)
         snprintf(cap, sizeof cap, "\ncapacity under them: %.4g requests/s (%.4g output tokens/s "
                                   "per chip)", capacity,

@@ -142,12 +142,15 @@ int ic_decode(const struct ic_model_stats *m, const struct ic_hw *hw,
     return IC_OK;
 }
 
+enum ic_estimate ic_decode_default_estimate(const struct ic_hw *hw)
+{
+    return hw->measured.present ? IC_EST_EXPECTED : IC_EST_IDEAL;
+}
+
 int ic_decode_for_hw(struct ic_decode_cfg *c, const struct ic_hw *hw, int estimate,
                      struct ic_err *err)
 {
-    c->estimate = estimate >= 0 ? (enum ic_estimate)estimate
-                  : hw->measured.present ? IC_EST_EXPECTED
-                                         : IC_EST_IDEAL;
+    c->estimate = estimate >= 0 ? (enum ic_estimate)estimate : ic_decode_default_estimate(hw);
     if (ic_hw_peak(hw, c->compute) > 0)
         return IC_OK;
     char have[128] = "";

@@ -141,6 +141,10 @@ extern const enum ic_dtype ic_decode_fewest_types[5];
 /* Fills p's fewest_chips (and fewest_known) for model m when p does not fit. */
 void ic_decode_fewest(const struct ic_model_stats *m, struct ic_point *p);
 
+/* The estimate an entry gets unless one is asked for: expected where it has
+ * measured figures (a machine infcalc benched), else the ideal bound. */
+enum ic_estimate ic_decode_default_estimate(const struct ic_hw *hw);
+
 /* Readies c for hw: the estimate asked for (estimate >= 0), else expected
  * where the entry has measured figures and ideal otherwise; and checks that
  * the chip has the compute type (IC_EINVAL naming the types it lists). */

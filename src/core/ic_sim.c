@@ -66,8 +66,7 @@ int ic_sim_step_s(const struct ic_model_stats *m, const struct ic_hw *hw,
     return IC_OK;
 }
 
-/* A mean context rounded to 1/32 of its power of two: the table's key. */
-static double quantize(double x)
+double ic_sim_context_key(double x)
 {
     if (x < 32)
         return round(x);
@@ -137,8 +136,8 @@ static int step_time(struct step_table *t, const struct ic_model_stats *m, const
                      const struct ic_sim_cfg *c, uint64_t n_dec, double ctx_dec, uint64_t n_pre,
                      uint64_t pre_tokens, double ctx_pre, double *out, struct ic_err *err)
 {
-    struct step_key k = {n_dec, n_pre, pre_tokens, n_dec ? quantize(ctx_dec) : 0,
-                         n_pre ? quantize(ctx_pre) : 0};
+    struct step_key k = {n_dec, n_pre, pre_tokens, n_dec ? ic_sim_context_key(ctx_dec) : 0,
+                         n_pre ? ic_sim_context_key(ctx_pre) : 0};
     if (2 * (t->n + 1) > t->cap && table_grow(t))
         return ic_err_set(err, IC_ENOMEM, NULL, 0, 0, "out of memory");
     size_t j = key_hash(&k) & (t->cap - 1);
@@ -598,7 +597,6 @@ int ic_sim_run(const struct ic_model_stats *m, const struct ic_hw *hw,
     out->tpot = hist_stats(&s.tpot);
     out->itl = hist_stats(&s.itl);
     out->e2e = hist_stats(&s.e2e);
-    out->output_tokens_per_s = out->requests_per_s * c->output.mean;
     {
         /* the counted requests' tokens over the window */
         double per = out->completed ? (double)out->output_tokens / (double)out->completed : 0;

@@ -108,6 +108,10 @@ struct ic_sim_result {
 int ic_sim_run(const struct ic_model_stats *m, const struct ic_hw *hw,
                const struct ic_sim_cfg *c, struct ic_sim_result *out, struct ic_err *err);
 
+/* A mean context as the step table keys it: rounded in steps of 1/32 of the
+ * power of two below it (under 32: to a whole token), so within 1.6%. */
+double ic_sim_context_key(double x);
+
 /* One step's time, exact (no table): n_dec decodes at mean context ctx_dec
  * (tokens cached before the step) and n_pre prefill chunks of pre_tokens
  * tokens in all at mean cached length ctx_pre. */
