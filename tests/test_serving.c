@@ -644,6 +644,21 @@ START_TEST(test_commands_json)
                          "--tpot", "30ms", "--top", "3", NULL),
                      0);
     HAS(out_buf, "configurations meet the SLOs");
+    HAS(out_buf, "ranked by the closed form");
+    /* by simulated capacity: said, the work stated (2 configurations x at
+     * most 9 runs x 200 requests) */
+    ck_assert_int_eq(run("optimize", "--model", "llama3-8b", "--hw", "h100", "--ttft", "1s",
+                         "--tpot", "30ms", "--prompt", "512", "--output", "64", "--rank",
+                         "capacity", "--shortlist", "2", "--requests", "200", "--max-chips", "2",
+                         NULL),
+                     0);
+    HAS(out_buf, "ranked by simulated capacity under the P99 SLOs");
+    HAS(out_buf, "capacity req/s");
+    /* simulate's options mean nothing to the closed form */
+    ck_assert_int_eq(run("optimize", "--model", "llama3-8b", "--hw", "h100", "--ttft", "1s",
+                         "--tpot", "30ms", "--requests", "200", NULL),
+                     2);
+    HAS(err_buf, "--requests needs --rank capacity");
 }
 END_TEST
 

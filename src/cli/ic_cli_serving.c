@@ -994,26 +994,28 @@ const char ic_cli_help_optimize[] =
     "example: infcalc optimize --model llama3-70b --ttft 2s --tpot 50ms --prompt 4096 "
     "--output 512\n";
 
+#define OPT_COLS_HEAD                                                                         \
+    {"rank", "#", IC_K_INT}, {"hw", "hardware", IC_K_TEXT}, {"weights", "weights", IC_K_TEXT},  \
+        {"kv", "KV", IC_K_TEXT}, {"compute", "compute", IC_K_TEXT},                             \
+        {"prefill_chips", "prefill chips", IC_K_INT}, {"tp", "tp", IC_K_INT},                   \
+        {"pp", "pp", IC_K_INT}, {"micro", "micro", IC_K_INT},                                   \
+        {"replicas", "replicas", IC_K_INT}, {"decode_chips", "decode chips", IC_K_INT},         \
+        {"batch", "batch", IC_K_INT}, {"ttft_s", "TTFT", IC_K_S}, {"tpot_s", "TPOT", IC_K_S},   \
+        {"step_s", "step", IC_K_S}
+/* the closed form's rows; the simulated ranking's (colocated replicas
+ * without a pipeline: no prefill share, no stage send; P99s at the capacity) */
 static const struct ic_col opt_cols[] = {
-    {"rank", "#", IC_K_INT},
-    {"hw", "hardware", IC_K_TEXT},
-    {"weights", "weights", IC_K_TEXT},
-    {"kv", "KV", IC_K_TEXT},
-    {"compute", "compute", IC_K_TEXT},
-    {"prefill_chips", "prefill chips", IC_K_INT},
-    {"tp", "tp", IC_K_INT},
-    {"pp", "pp", IC_K_INT},
-    {"micro", "micro", IC_K_INT},
-    {"replicas", "replicas", IC_K_INT},
-    {"decode_chips", "decode chips", IC_K_INT},
-    {"batch", "batch", IC_K_INT},
-    {"ttft_s", "TTFT", IC_K_S},
-    {"tpot_s", "TPOT", IC_K_S},
-    {"step_s", "step", IC_K_S},
+    OPT_COLS_HEAD,
     {"send_s", "stage send", IC_K_S},
     {"tokens_per_s_per_chip", "tok/s/chip", IC_K_NUM},
     {"fit", "fit", IC_K_FRAC},
     {"prefill_share", "prefill share", IC_K_FRAC},
+    {"usd_per_million_tokens", "$/M tokens", IC_K_USD},
+};
+static const struct ic_col opt_cap_cols[] = {
+    OPT_COLS_HEAD,
+    {"tokens_per_s_per_chip", "tok/s/chip", IC_K_NUM},
+    {"fit", "fit", IC_K_FRAC},
     {"capacity_per_s", "capacity req/s", IC_K_NUM},
     {"usd_per_million_tokens", "$/M tokens", IC_K_USD},
 };
@@ -1134,7 +1136,10 @@ int ic_cli_cmd_optimize(const struct ic_opts *a, const struct ic_db *db, FILE *o
     clock_gettime(CLOCK_MONOTONIC, &t1);
     double ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
     struct ic_rows r;
-    ic_rows_init(&r, opt_cols, (int)(sizeof opt_cols / sizeof opt_cols[0]));
+    if (by_cap)
+        ic_rows_init(&r, opt_cap_cols, (int)(sizeof opt_cap_cols / sizeof opt_cap_cols[0]));
+    else
+        ic_rows_init(&r, opt_cols, (int)(sizeof opt_cols / sizeof opt_cols[0]));
     const struct ic_opt_cand *rows = by_cap ? ranked : cands;
     const size_t n_rows = by_cap ? n_sim : n_ok;
     size_t shown = n_rows < top ? n_rows : top;
@@ -1160,11 +1165,14 @@ int ic_cli_cmd_optimize(const struct ic_opts *a, const struct ic_db *db, FILE *o
         ic_rows_num(&r, "ttft_s", c->ttft_s);
         ic_rows_num(&r, "tpot_s", c->tpot_s);
         ic_rows_num(&r, "step_s", c->step_s);
-        ic_rows_num(&r, "send_s", c->send_s);
         ic_rows_num(&r, "tokens_per_s_per_chip", c->tokens_s_chip);
         ic_rows_num(&r, "fit", c->mem_share);
-        ic_rows_num(&r, "prefill_share", c->prefill_share);
-        ic_rows_num(&r, "capacity_per_s", c->capacity_rps);
+        if (by_cap) {
+            ic_rows_num(&r, "capacity_per_s", c->capacity_rps);
+        } else {
+            ic_rows_num(&r, "send_s", c->send_s);
+            ic_rows_num(&r, "prefill_share", c->prefill_share);
+        }
         ic_rows_num(&r, "usd_per_million_tokens", c->usd_per_mtok);
     }
     char title[1200], ttft[32], tpot[32];
