@@ -246,6 +246,8 @@ START_TEST(test_optimize_405b_two_nodes)
                       "tok/s/chip");
         const double per_replica = (double)c->batch / (256 * p.step_s);
         ck_assert_uint_eq(c->replicas, (uint64_t)ceil(40 / per_replica));
+        /* a prefill server takes one prompt at a time: 1 / TTFT requests/s */
+        ck_assert_uint_eq(c->prefill_replicas, (uint64_t)ceil(40 * c->ttft_s));
         ck_assert_uint_eq(c->decode_chips, 16);
     }
     ck_assert_double_eq(tp16->send_s, 0);
@@ -255,6 +257,16 @@ START_TEST(test_optimize_405b_two_nodes)
                   "send %g", pp2->send_s);
     /* fp8 weights (50.7 GB a chip on 8) bring the 8-chip replicas in */
     ck_assert_msg(find(v, n_ok, IC_DT_FP8, IC_DT_BF16, 8, 1, 1) != NULL, "fp8 on 8 chips");
+    /* the types searched can be narrowed: bf16 alone gives those rows only */
+    size_t n_all = n_ok, n_bf16 = 0;
+    for (size_t i = 0; i < n_all; i++)
+        n_bf16 += v[i].weights == IC_DT_BF16 && v[i].kv == IC_DT_BF16;
+    req.weights_mask = req.kv_mask = 1u << IC_DT_BF16;
+    ck_assert_int_eq(ic_optimize(&t->st, &t->h, 1, &req, v, CAP, &n_ok, NULL, NULL, &e), IC_OK);
+    ck_assert_uint_eq(n_ok, n_bf16);
+    for (size_t i = 0; i < n_ok; i++)
+        ck_assert(v[i].weights == IC_DT_BF16 && v[i].kv == IC_DT_BF16);
+    req.weights_mask = req.kv_mask = 0;
     /* without a demand, one replica each */
     req.rate = 0;
     ck_assert_int_eq(ic_optimize(&t->st, &t->h, 1, &req, v, CAP, &n_ok, NULL, NULL, &e), IC_OK);

@@ -994,18 +994,26 @@ const char ic_cli_help_optimize[] =
     "example: infcalc optimize --model llama3-70b --ttft 2s --tpot 50ms --prompt 4096 "
     "--output 512\n";
 
-#define OPT_COLS_HEAD                                                                         \
-    {"rank", "#", IC_K_INT}, {"hw", "hardware", IC_K_TEXT}, {"weights", "weights", IC_K_TEXT},  \
-        {"kv", "KV", IC_K_TEXT}, {"compute", "compute", IC_K_TEXT},                             \
-        {"prefill_chips", "prefill chips", IC_K_INT}, {"tp", "tp", IC_K_INT},                   \
-        {"pp", "pp", IC_K_INT}, {"micro", "micro", IC_K_INT},                                   \
-        {"replicas", "replicas", IC_K_INT}, {"decode_chips", "decode chips", IC_K_INT},         \
-        {"batch", "batch", IC_K_INT}, {"ttft_s", "TTFT", IC_K_S}, {"tpot_s", "TPOT", IC_K_S},   \
-        {"step_s", "step", IC_K_S}
 /* the closed form's rows; the simulated ranking's (colocated replicas
- * without a pipeline: no prefill share, no stage send; P99s at the capacity) */
+ * without a pipeline: no prefill servers, share or stage send; P99s at the
+ * capacity) */
 static const struct ic_col opt_cols[] = {
-    OPT_COLS_HEAD,
+    {"rank", "#", IC_K_INT},
+    {"hw", "hardware", IC_K_TEXT},
+    {"weights", "weights", IC_K_TEXT},
+    {"kv", "KV", IC_K_TEXT},
+    {"compute", "compute", IC_K_TEXT},
+    {"prefill_chips", "prefill chips", IC_K_INT},
+    {"prefill_servers", "prefill servers", IC_K_INT},
+    {"tp", "tp", IC_K_INT},
+    {"pp", "pp", IC_K_INT},
+    {"micro", "micro", IC_K_INT},
+    {"replicas", "replicas", IC_K_INT},
+    {"decode_chips", "decode chips", IC_K_INT},
+    {"batch", "batch", IC_K_INT},
+    {"ttft_s", "TTFT", IC_K_S},
+    {"tpot_s", "TPOT", IC_K_S},
+    {"step_s", "step", IC_K_S},
     {"send_s", "stage send", IC_K_S},
     {"tokens_per_s_per_chip", "tok/s/chip", IC_K_NUM},
     {"fit", "fit", IC_K_FRAC},
@@ -1013,7 +1021,20 @@ static const struct ic_col opt_cols[] = {
     {"usd_per_million_tokens", "$/M tokens", IC_K_USD},
 };
 static const struct ic_col opt_cap_cols[] = {
-    OPT_COLS_HEAD,
+    {"rank", "#", IC_K_INT},
+    {"hw", "hardware", IC_K_TEXT},
+    {"weights", "weights", IC_K_TEXT},
+    {"kv", "KV", IC_K_TEXT},
+    {"compute", "compute", IC_K_TEXT},
+    {"tp", "tp", IC_K_INT},
+    {"pp", "pp", IC_K_INT},
+    {"micro", "micro", IC_K_INT},
+    {"replicas", "replicas", IC_K_INT},
+    {"decode_chips", "chips", IC_K_INT},
+    {"batch", "mean batch", IC_K_INT},
+    {"ttft_s", "TTFT p99", IC_K_S},
+    {"tpot_s", "TPOT p99", IC_K_S},
+    {"step_s", "step", IC_K_S},
     {"tokens_per_s_per_chip", "tok/s/chip", IC_K_NUM},
     {"fit", "fit", IC_K_FRAC},
     {"capacity_per_s", "capacity req/s", IC_K_NUM},
@@ -1052,6 +1073,10 @@ int ic_cli_cmd_optimize(const struct ic_opts *a, const struct ic_db *db, FILE *o
         req.rate = a->rate;
     if (a->given[IC_OPT_MFU])
         req.mfu = a->mfu;
+    for (int i = 0; a->given[IC_OPT_WEIGHTS] && i < a->n[IC_OPT_WEIGHTS]; i++)
+        req.weights_mask |= 1u << a->weights[i];
+    for (int i = 0; a->given[IC_OPT_KV] && i < a->n[IC_OPT_KV]; i++)
+        req.kv_mask |= 1u << a->kv[i];
     /* the simulation's options mean something only when it runs */
     static const enum ic_opt sim_only[] = {
         IC_OPT_REQUESTS, IC_OPT_PROMPT_DIST, IC_OPT_PROMPT_CV, IC_OPT_OUTPUT_DIST,
@@ -1155,7 +1180,6 @@ int ic_cli_cmd_optimize(const struct ic_opts *a, const struct ic_db *db, FILE *o
         ic_rows_text(&r, "weights", dtn(c->weights));
         ic_rows_text(&r, "kv", dtn(c->kv));
         ic_rows_text(&r, "compute", dtn(c->compute));
-        ic_rows_num(&r, "prefill_chips", (double)c->prefill_chips);
         ic_rows_num(&r, "tp", (double)c->tp);
         ic_rows_num(&r, "pp", (double)c->pp);
         ic_rows_num(&r, "micro", (double)c->micro);
@@ -1170,6 +1194,8 @@ int ic_cli_cmd_optimize(const struct ic_opts *a, const struct ic_db *db, FILE *o
         if (by_cap) {
             ic_rows_num(&r, "capacity_per_s", c->capacity_rps);
         } else {
+            ic_rows_num(&r, "prefill_chips", (double)c->prefill_chips);
+            ic_rows_num(&r, "prefill_servers", (double)c->prefill_replicas);
             ic_rows_num(&r, "send_s", c->send_s);
             ic_rows_num(&r, "prefill_share", c->prefill_share);
         }

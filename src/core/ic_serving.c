@@ -591,6 +591,9 @@ int ic_optimize(const struct ic_model_stats *m, const struct ic_hw *hws, size_t 
                         continue;
                     if (!(ic_hw_peak(hw, comp) > 0))
                         continue;
+                    if ((req->weights_mask && !(req->weights_mask & (1u << wts[wi]))) ||
+                        (req->kv_mask && !(req->kv_mask & (1u << kvs[ki]))))
+                        continue;
                     /* prefill: the replica with the lowest chip-time that meets the TTFT */
                     double pf_chip_s = INFINITY, pf_ttft = 0, pf_s = 0;
                     uint64_t pf_chips = 0;

@@ -214,6 +214,7 @@ struct ic_opt_req {
     uint64_t max_pp;              /* most pipeline stages tried (powers of 2; 0: 8) */
     double rate;                  /* demand, requests/s the fleet must take (0: none, one
                                      replica of each kind) */
+    uint32_t weights_mask, kv_mask; /* bit t: search type t (0: every type searched) */
 };
 
 /* One configuration. Decode runs on replicas of tp x pp chips: pp pipeline
