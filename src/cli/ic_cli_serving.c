@@ -1100,7 +1100,7 @@ int ic_cli_cmd_optimize(const struct ic_opts *a, const struct ic_db *db, FILE *o
     struct ic_opt_cand *cands = calloc(n_cf, sizeof *cands);
     struct ic_opt_cand *ranked = by_cap ? calloc(top, sizeof *ranked) : NULL;
     uint64_t sim_requests = 0;
-    size_t shortlist = a->given[IC_OPT_SHORTLIST] ? a->shortlist : 16, n_sim = 0;
+    size_t shortlist = a->given[IC_OPT_SHORTLIST] ? a->shortlist : 16, n_sim = 0, n_simd = 0;
     struct ic_opt_point *fr = NULL;
     size_t n_hw = 0, n_fr = 0, n_ok = 0;
     char **paths = NULL;
@@ -1153,7 +1153,7 @@ int ic_cli_cmd_optimize(const struct ic_opts *a, const struct ic_db *db, FILE *o
         ic_opts_sim_cfg(a, &base);
         size_t n_in = n_ok < n_cf ? n_ok : n_cf;
         if ((lrc = ic_optimize_capacity(&st, &req, &base, cands, n_in, shortlist, ranked, top,
-                                        &n_sim, &sim_requests, &e))) {
+                                        &n_sim, &n_simd, &sim_requests, &e))) {
             rc = ic_cli_report(errf, lrc, &e);
             goto out;
         }
@@ -1210,7 +1210,7 @@ int ic_cli_cmd_optimize(const struct ic_opts *a, const struct ic_db *db, FILE *o
                  "ranked by simulated capacity under the P99 SLOs (ideal bound): the %zu "
                  "cheapest closed-form replicas without a pipeline simulated colocated, %llu "
                  "requests in all; TTFT and TPOT are P99s at the capacity, batch the mean",
-                 shortlist, (unsigned long long)sim_requests);
+                 n_simd, (unsigned long long)sim_requests);
     else
         snprintf(how, sizeof how,
                  "ranked by the closed form (ideal bound; prefill on its own servers, decode "
@@ -1220,9 +1220,9 @@ int ic_cli_cmd_optimize(const struct ic_opts *a, const struct ic_db *db, FILE *o
         snprintf(demand, sizeof demand, "; replicas for %.4g requests/s", req.rate);
     snprintf(title, sizeof title,
              "%s, prompt %llu, output %llu tokens; SLOs: TTFT <= %s, TPOT <= %s%s\n%s\n"
-             "%zu chips searched in %.0f ms; %zu configurations meet the SLOs%s",
+             "%zu chip type%s searched in %.0f ms; %zu configurations meet the SLOs%s",
              m->name, (unsigned long long)req.prompt, (unsigned long long)req.output, ttft, tpot,
-             demand, how, n_hw, ms, n_rows,
+             demand, how, n_hw, n_hw == 1 ? "" : "s", ms, n_rows,
              n_rows ? "" : ": none does (relax the SLOs or shorten the request)");
     if (!n_rows && fmt != IC_FMT_TABLE)
         fprintf(errf, "infcalc: no configuration meets TTFT <= %s and TPOT <= %s\n", ttft, tpot);

@@ -784,7 +784,8 @@ out:
 int ic_optimize_capacity(const struct ic_model_stats *m, const struct ic_opt_req *req,
                          const struct ic_sim_cfg *base, const struct ic_opt_cand *in,
                          size_t n_in, size_t shortlist, struct ic_opt_cand *out, size_t cap,
-                         size_t *n_out, uint64_t *sim_requests, struct ic_err *err)
+                         size_t *n_out, size_t *n_simulated, uint64_t *sim_requests,
+                         struct ic_err *err)
 {
     if (shortlist > IC_OPTIMIZE_MAX_SIM)
         return ic_err_set(err, IC_EINVAL, NULL, 0, 0,
@@ -851,6 +852,8 @@ int ic_optimize_capacity(const struct ic_model_stats *m, const struct ic_opt_req
         keep_best(out, cap, &kept, &c);
     }
     *n_out = kept;
+    if (n_simulated)
+        *n_simulated = n_ch;
     if (sim_requests)
         *sim_requests = work;
     return IC_OK;

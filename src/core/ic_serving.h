@@ -300,11 +300,14 @@ int ic_opt_capacity(const struct ic_model_stats *m, const struct ic_hw *hw,
  * with a capacity above 0 go into out, sorted by dollars per million
  * output tokens at that capacity (chips x price / (capacity x L)), at most
  * cap; *n_out says how many. With a demand (req->rate) the replicas are
- * ceil(rate / capacity). *sim_requests: requests simulated in all (the
- * search's work: at most shortlist x 9 x base->requests). */
+ * ceil(rate / capacity). *n_simulated: the configurations simulated (the
+ * shortlist, or fewer where the rows hold fewer); *sim_requests: requests
+ * simulated in all (the search's work: at most shortlist x 9 x
+ * base->requests). Either may be NULL. */
 int ic_optimize_capacity(const struct ic_model_stats *m, const struct ic_opt_req *req,
                          const struct ic_sim_cfg *base, const struct ic_opt_cand *in,
                          size_t n_in, size_t shortlist, struct ic_opt_cand *out, size_t cap,
-                         size_t *n_out, uint64_t *sim_requests, struct ic_err *err);
+                         size_t *n_out, size_t *n_simulated, uint64_t *sim_requests,
+                         struct ic_err *err);
 
 #endif
