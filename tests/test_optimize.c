@@ -275,6 +275,10 @@ START_TEST(test_optimize_405b_two_nodes)
     req.rate = -1;
     ck_assert_int_eq(ic_optimize(&t->st, &t->h, 1, &req, v, CAP, &n_ok, NULL, NULL, &e),
                      IC_EINVAL);
+    req.rate = 0;
+    req.max_pp = IC_OPTIMIZE_MAX_PP + 1;
+    ck_assert_int_eq(ic_optimize(&t->st, &t->h, 1, &req, v, CAP, &n_ok, NULL, NULL, &e),
+                     IC_EINVAL);
     free(v);
     free(t);
 }

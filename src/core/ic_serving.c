@@ -570,10 +570,24 @@ int ic_optimize(const struct ic_model_stats *m, const struct ic_hw *hws, size_t 
         return ic_err_set(err, IC_EINVAL, NULL, 0, 0,
                           "the demand is %g requests/s; expected a finite rate of 0 or more",
                           req->rate);
+    if (req->max_chips > IC_OPTIMIZE_MAX_CHIPS || req->max_pp > IC_OPTIMIZE_MAX_PP)
+        return ic_err_set(err, IC_EINVAL, NULL, 0, 0,
+                          "at most %d chips a replica and %d pipeline stages are searched",
+                          IC_OPTIMIZE_MAX_CHIPS, IC_OPTIMIZE_MAX_PP);
     static const enum ic_dtype wts[] = {IC_DT_BF16, IC_DT_FP8, IC_DT_INT8, IC_DT_INT4};
     static const enum ic_dtype kvs[] = {IC_DT_BF16, IC_DT_FP8};
     const uint64_t max_chips = req->max_chips ? req->max_chips : 64;
     const uint64_t max_pp = req->max_pp ? req->max_pp : 8;
+    /* the decode layouts: tp and pp powers of 2, tp x pp within max_chips,
+     * at most a stage per layer, micro-batches 1, 2 ... pp (at most 13 x 7
+     * x 7 = 637 of them within the bounds checked above) */
+    struct layout { uint64_t tp, pp, micro; } lay[1024];
+    size_t n_lay = 0;
+    for (uint64_t n = 1; n <= max_chips; n *= 2)
+        for (uint64_t P = 1; P <= max_pp && n * P <= max_chips && (P == 1 || P <= m->n_layers);
+             P *= 2)
+            for (uint64_t M = 1; M <= P && n_lay < sizeof lay / sizeof lay[0]; M *= 2)
+                lay[n_lay++] = (struct layout){n, P, M};
     struct frontier_buf fb = {0};
     size_t kept = 0, ok = 0;
     for (size_t h = 0; h < n_hw; h++) {
@@ -625,11 +639,8 @@ int ic_optimize(const struct ic_model_stats *m, const struct ic_hw *hws, size_t 
                     if (!pf_chips)
                         continue;
                     /* decode: tp chips per stage, pp stages, micro-batches */
-                    for (uint64_t n = 1; n <= max_chips; n *= 2)
-                        for (uint64_t P = 1; P <= max_pp && n * P <= max_chips &&
-                                             (P == 1 || P <= m->n_layers);
-                             P *= 2)
-                            for (uint64_t M = 1; M <= P; M *= 2) {
+                    for (size_t li = 0; li < n_lay; li++) {
+                        const uint64_t n = lay[li].tp, P = lay[li].pp, M = lay[li].micro;
                         struct ic_decode_cfg dc = ic_decode_defaults();
                         dc.chips = n;
                         dc.pp = P;
@@ -667,7 +678,8 @@ int ic_optimize(const struct ic_model_stats *m, const struct ic_hw *hws, size_t 
                             !step_at(m, hw, dc, lo, T + L / 2, &mean))
                             continue;
                         double dec_chip_s = NT * (double)L * mean.step_s / (double)lo;
-                        /* the send between stages, as the step timed it */
+                        /* the send between stages, as ic_step_time times it
+                         * in the step at the mean context */
                         double send_s = 0;
                         if (P > 1) {
                             const struct ic_step st = {
@@ -675,9 +687,12 @@ int ic_optimize(const struct ic_model_stats *m, const struct ic_hw *hws, size_t 
                                 .kind = {{lo, 1, T + L / 2 - 1, 1, IC_PHASE_DECODE}},
                                 .n_kinds = 1, .weights = wts[wi], .kv = kvs[ki],
                                 .compute = comp, .attn = IC_ATTN_FLASH};
+                            const struct ic_rates rt = ic_rates_ideal();
                             struct ic_load ld;
-                            if (ic_step_load(m, &st, &ld, NULL) == IC_OK)
-                                send_s = ic_comm_send_s(hw, n * P, ld.send_bytes);
+                            struct ic_time tm;
+                            if (ic_step_load(m, &st, &ld, NULL) == IC_OK &&
+                                ic_step_time(&ld, hw, &rt, &tm, NULL) == IC_OK)
+                                send_s = tm.send_s;
                         }
                         struct ic_opt_cand c = {
                             .hw = hw, .weights = wts[wi], .kv = kvs[ki], .compute = comp,
@@ -707,7 +722,7 @@ int ic_optimize(const struct ic_model_stats *m, const struct ic_hw *hws, size_t 
                             continue;
                         ok++;
                         keep_best(out, cap, &kept, &c);
-                            }
+                    }
                 }
     }
     if (fb.failed) {
