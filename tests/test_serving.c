@@ -424,7 +424,8 @@ START_TEST(test_optimize)
     struct ic_hw *hws = malloc(2 * sizeof *hws);
     ic_test_hw("h100", &hws[0]);
     ic_test_hw("l4", &hws[1]);
-    struct ic_opt_req req = {2048, 256, 1.0, 0.030, 0.4, 8};
+    struct ic_opt_req req = {.prompt = 2048, .output = 256, .ttft_s = 1.0, .tpot_s = 0.030,
+                             .mfu = 0.4, .max_chips = 8};
     struct ic_opt_cand top[5];
     size_t n_ok = 0, n_fr = 0;
     struct ic_opt_point *fr = NULL;
@@ -442,7 +443,10 @@ START_TEST(test_optimize)
         if (i)
             ck_assert_double_ge(top[i].usd_per_mtok, top[i - 1].usd_per_mtok);
         struct ic_decode_cfg d = ic_decode_defaults();
-        d.chips = top[i].decode_chips;
+        d.chips = top[i].tp;
+        d.pp = top[i].pp;
+        d.micro = top[i].micro;
+        ck_assert_uint_eq(top[i].tp * top[i].pp, top[i].decode_chips);
         d.batch = top[i].batch;
         d.context = 2048 + 256;
         d.weights = top[i].weights;
@@ -479,7 +483,8 @@ START_TEST(test_optimize_rows_written)
     struct ic_hw *hws = malloc(2 * sizeof *hws);
     ic_test_hw("h100", &hws[0]);
     ic_test_hw("l4", &hws[1]);
-    struct ic_opt_req req = {2048, 256, 100.0, 10.0, 0.4, 64};
+    struct ic_opt_req req = {.prompt = 2048, .output = 256, .ttft_s = 100.0, .tpot_s = 10.0,
+                             .mfu = 0.4, .max_chips = 64};
     enum { CAP = 1000 };
     struct ic_opt_cand *top = calloc(CAP, sizeof *top);
     size_t n_ok = 0;
@@ -639,6 +644,21 @@ START_TEST(test_commands_json)
                          "--tpot", "30ms", "--top", "3", NULL),
                      0);
     HAS(out_buf, "configurations meet the SLOs");
+    HAS(out_buf, "ranked by the closed form");
+    /* by simulated capacity: said, the work stated (2 configurations x at
+     * most 9 runs x 200 requests) */
+    ck_assert_int_eq(run("optimize", "--model", "llama3-8b", "--hw", "h100", "--ttft", "1s",
+                         "--tpot", "30ms", "--prompt", "512", "--output", "64", "--rank",
+                         "capacity", "--shortlist", "2", "--requests", "200", "--max-chips", "2",
+                         NULL),
+                     0);
+    HAS(out_buf, "ranked by simulated capacity under the P99 SLOs");
+    HAS(out_buf, "capacity req/s");
+    /* simulate's options mean nothing to the closed form */
+    ck_assert_int_eq(run("optimize", "--model", "llama3-8b", "--hw", "h100", "--ttft", "1s",
+                         "--tpot", "30ms", "--requests", "200", NULL),
+                     2);
+    HAS(err_buf, "--requests needs --rank capacity");
 }
 END_TEST
 

@@ -8,6 +8,7 @@
 #include "ic_plot.h"
 #include "ic_rows.h"
 #include "ic_serving.h"
+#include "ic_sim.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -962,21 +963,40 @@ out:
 
 const char ic_cli_help_optimize[] =
     "usage: infcalc optimize --model M --ttft TIME --tpot TIME [--prompt T] [--output L]\n"
-    "                        [--hw LIST] [--top N] [--plot FILE]\n"
+    "                        [--hw LIST] [--max-chips N] [--max-pp P] [--rate R]\n"
+    "                        [--rank cost|capacity] [--top N] [--plot FILE]\n"
     "\n"
-    "Searches every chip in hwdb (or --hw a,b,c) x replica sizes 1, 2, 4 ... 64 x\n"
-    "weights bf16/fp8/int8/int4 x KV bf16/fp8 x compute (bf16, or fp8/int8 with\n"
-    "weights of that type where the chip has it) x batch for the lowest dollars\n"
-    "per million output tokens meeting both SLOs. Prefill runs on its own servers\n"
-    "(the replica with the least chip-time whose TTFT meets the SLO); decode on the\n"
-    "replica and largest batch whose step at the last output token meets the TPOT.\n"
-    "Prints the N cheapest (default 10) with the prefill share of chip-time (the\n"
-    "prefill/decode split). Ideal bound from spec-sheet peaks; prefill at MFU 0.4.\n"
+    "Searches every chip in hwdb (or --hw a,b,c) x decode layouts (tensor-parallel\n"
+    "tp = 1, 2, 4 ... x pipeline stages pp = 1, 2, 4 ... up to --max-pp, tp x pp up\n"
+    "to --max-chips, micro-batches 1, 2 ... pp) x weights bf16/fp8/int8/int4 x KV\n"
+    "bf16/fp8 x compute (bf16, or fp8/int8 with weights of that type where the chip\n"
+    "has it) x batch for the lowest dollars per million output tokens meeting both\n"
+    "SLOs. Prefill runs on its own servers (the tensor-parallel replica with the\n"
+    "least chip-time whose TTFT meets the SLO); decode on the layout and largest\n"
+    "batch whose step at the last output token meets the TPOT. Each pipeline stage\n"
+    "holds its layers' weights and cache; a pass sends its activations to the next\n"
+    "stage over the fabric, or the scale-out network once tp x pp leaves the\n"
+    "fabric's domain. With --rate (requests/s) each row says the replicas the\n"
+    "demand takes: replicas multiply throughput at the same latency. Prints the N\n"
+    "cheapest (default 10): tp, pp, micro-batches, replicas, batch, TPOT, the step\n"
+    "at the mean context, tokens/s per chip, the fit (HBM held over capacity) and\n"
+    "the prefill share of chip-time. Ideal bound; prefill at MFU 0.4.\n"
     "\n"
+    "--rank capacity ranks by simulation instead: the --shortlist cheapest rows of\n"
+    "the closed form without a pipeline (the simulator runs one tensor-parallel\n"
+    "replica) are simulated as colocated replicas (prefill and decode on the same\n"
+    "chips) under Poisson load with simulate's workload options, their capacity is\n"
+    "the largest rate meeting the P99 TTFT and TPOT SLOs (an offline run, then 8\n"
+    "runs bisecting to 0.75%), and they are ranked by dollars per million output\n"
+    "tokens at that capacity. At most shortlist x 9 x --requests simulated\n"
+    "requests (16 x 9 x 2000 = 288,000 by default, ~3 s at 1e5 requests/s).\n"
     "\n"
     "example: infcalc optimize --model llama3-70b --ttft 2s --tpot 50ms --prompt 4096 "
     "--output 512\n";
 
+/* the closed form's rows; the simulated ranking's (colocated replicas
+ * without a pipeline: no prefill servers, share or stage send; P99s at the
+ * capacity) */
 static const struct ic_col opt_cols[] = {
     {"rank", "#", IC_K_INT},
     {"hw", "hardware", IC_K_TEXT},
@@ -984,12 +1004,40 @@ static const struct ic_col opt_cols[] = {
     {"kv", "KV", IC_K_TEXT},
     {"compute", "compute", IC_K_TEXT},
     {"prefill_chips", "prefill chips", IC_K_INT},
+    {"prefill_servers", "prefill servers", IC_K_INT},
+    {"tp", "tp", IC_K_INT},
+    {"pp", "pp", IC_K_INT},
+    {"micro", "micro", IC_K_INT},
+    {"replicas", "replicas", IC_K_INT},
     {"decode_chips", "decode chips", IC_K_INT},
     {"batch", "batch", IC_K_INT},
     {"ttft_s", "TTFT", IC_K_S},
     {"tpot_s", "TPOT", IC_K_S},
+    {"step_s", "step", IC_K_S},
+    {"send_s", "stage send", IC_K_S},
     {"tokens_per_s_per_chip", "tok/s/chip", IC_K_NUM},
+    {"fit", "fit", IC_K_FRAC},
     {"prefill_share", "prefill share", IC_K_FRAC},
+    {"usd_per_million_tokens", "$/M tokens", IC_K_USD},
+};
+static const struct ic_col opt_cap_cols[] = {
+    {"rank", "#", IC_K_INT},
+    {"hw", "hardware", IC_K_TEXT},
+    {"weights", "weights", IC_K_TEXT},
+    {"kv", "KV", IC_K_TEXT},
+    {"compute", "compute", IC_K_TEXT},
+    {"tp", "tp", IC_K_INT},
+    {"pp", "pp", IC_K_INT},
+    {"micro", "micro", IC_K_INT},
+    {"replicas", "replicas", IC_K_INT},
+    {"decode_chips", "chips", IC_K_INT},
+    {"batch", "mean batch", IC_K_INT},
+    {"ttft_s", "TTFT p99", IC_K_S},
+    {"tpot_s", "TPOT p99", IC_K_S},
+    {"step_s", "step", IC_K_S},
+    {"tokens_per_s_per_chip", "tok/s/chip", IC_K_NUM},
+    {"fit", "fit", IC_K_FRAC},
+    {"capacity_per_s", "capacity req/s", IC_K_NUM},
     {"usd_per_million_tokens", "$/M tokens", IC_K_USD},
 };
 
@@ -1005,9 +1053,10 @@ int ic_cli_cmd_optimize(const struct ic_opts *a, const struct ic_db *db, FILE *o
     if (!a->given[IC_OPT_MODEL] || !a->given[IC_OPT_TTFT] || !a->given[IC_OPT_TPOT])
         return ic_cli_usage(errf, "optimize needs --model, --ttft and --tpot ('infcalc optimize "
                                   "--help')");
-    struct ic_opt_req req = {2048, 256, 0, 0, 0, 64};
+    struct ic_opt_req req = {.prompt = 2048, .output = 256, .max_chips = 64};
     uint64_t top = 10;
     enum ic_format fmt = (enum ic_format)a->format;
+    const bool by_cap = a->rank == IC_RANK_CAPACITY;
     req.ttft_s = a->ttft_s;
     req.tpot_s = a->tpot_s;
     if (a->given[IC_OPT_PROMPT])
@@ -1018,8 +1067,25 @@ int ic_cli_cmd_optimize(const struct ic_opts *a, const struct ic_db *db, FILE *o
         top = a->top;
     if (a->given[IC_OPT_MAX_CHIPS])
         req.max_chips = a->max_chips;
+    if (a->given[IC_OPT_MAX_PP])
+        req.max_pp = a->max_pp;
+    if (a->given[IC_OPT_RATE])
+        req.rate = a->rate;
     if (a->given[IC_OPT_MFU])
         req.mfu = a->mfu;
+    for (int i = 0; a->given[IC_OPT_WEIGHTS] && i < a->n[IC_OPT_WEIGHTS]; i++)
+        req.weights_mask |= 1u << a->weights[i];
+    for (int i = 0; a->given[IC_OPT_KV] && i < a->n[IC_OPT_KV]; i++)
+        req.kv_mask |= 1u << a->kv[i];
+    /* the simulation's options mean something only when it runs */
+    static const enum ic_opt sim_only[] = {
+        IC_OPT_REQUESTS, IC_OPT_PROMPT_DIST, IC_OPT_PROMPT_CV, IC_OPT_OUTPUT_DIST,
+        IC_OPT_OUTPUT_CV, IC_OPT_MAX_SEQS, IC_OPT_MAX_TOKENS, IC_OPT_SCHEDULER,
+        IC_OPT_MEM_UTIL, IC_OPT_SEED, IC_OPT_BLOCK, IC_OPT_SHORTLIST};
+    for (size_t i = 0; !by_cap && i < sizeof sim_only / sizeof sim_only[0]; i++)
+        if (a->given[sim_only[i]])
+            return ic_cli_usage(errf, "%s needs --rank capacity (the closed form simulates "
+                                      "nothing)", ic_opt_table[sim_only[i]].name);
     if (!(req.ttft_s > 0) || !(req.tpot_s > 0))
         return ic_cli_usage(errf, "--ttft and --tpot must be positive times");
 
@@ -1029,14 +1095,19 @@ int ic_cli_cmd_optimize(const struct ic_opts *a, const struct ic_db *db, FILE *o
     struct ic_model *m = malloc(sizeof *m);
     struct ic_model_stats st;
     struct ic_hw *hws = NULL;
-    struct ic_opt_cand *cands = calloc(top, sizeof *cands);
+    /* ranking by capacity draws its shortlist from the closed form's best */
+    const size_t n_cf = by_cap ? IC_OPTIMIZE_MAX_TOP : top;
+    struct ic_opt_cand *cands = calloc(n_cf, sizeof *cands);
+    struct ic_opt_cand *ranked = by_cap ? calloc(top, sizeof *ranked) : NULL;
+    uint64_t sim_requests = 0;
+    size_t shortlist = a->given[IC_OPT_SHORTLIST] ? a->shortlist : 16, n_sim = 0, n_simd = 0;
     struct ic_opt_point *fr = NULL;
     size_t n_hw = 0, n_fr = 0, n_ok = 0;
     char **paths = NULL;
     size_t n_paths = 0;
     int lrc;
     rc = 0;
-    if (!m || !cands) {
+    if (!m || !cands || (by_cap && !ranked)) {
         rc = ic_cli_oom(errf);
         goto out;
     }
@@ -1072,18 +1143,33 @@ int ic_cli_cmd_optimize(const struct ic_opts *a, const struct ic_db *db, FILE *o
                 goto out;
             }
     }
-    if ((lrc = ic_optimize(&st, hws, n_hw, &req, cands, top, &n_ok,
+    if ((lrc = ic_optimize(&st, hws, n_hw, &req, cands, n_cf, &n_ok,
                            a->given[IC_OPT_PLOT] ? &fr : NULL, &n_fr, &e))) {
         rc = ic_cli_report(errf, lrc, &e);
         goto out;
     }
+    if (by_cap) {
+        struct ic_sim_cfg base;
+        ic_opts_sim_cfg(a, &base);
+        size_t n_in = n_ok < n_cf ? n_ok : n_cf;
+        if ((lrc = ic_optimize_capacity(&st, &req, &base, cands, n_in, shortlist, ranked, top,
+                                        &n_sim, &n_simd, &sim_requests, &e))) {
+            rc = ic_cli_report(errf, lrc, &e);
+            goto out;
+        }
+    }
     clock_gettime(CLOCK_MONOTONIC, &t1);
     double ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
     struct ic_rows r;
-    ic_rows_init(&r, opt_cols, (int)(sizeof opt_cols / sizeof opt_cols[0]));
-    size_t shown = n_ok < top ? n_ok : top;
+    if (by_cap)
+        ic_rows_init(&r, opt_cap_cols, (int)(sizeof opt_cap_cols / sizeof opt_cap_cols[0]));
+    else
+        ic_rows_init(&r, opt_cols, (int)(sizeof opt_cols / sizeof opt_cols[0]));
+    const struct ic_opt_cand *rows = by_cap ? ranked : cands;
+    const size_t n_rows = by_cap ? n_sim : n_ok;
+    size_t shown = n_rows < top ? n_rows : top;
     for (size_t i = 0; i < shown; i++) {
-        const struct ic_opt_cand *c = &cands[i];
+        const struct ic_opt_cand *c = &rows[i];
         if (ic_rows_add(&r)) {
             ic_rows_free(&r);
             rc = ic_cli_oom(errf);
@@ -1094,24 +1180,51 @@ int ic_cli_cmd_optimize(const struct ic_opts *a, const struct ic_db *db, FILE *o
         ic_rows_text(&r, "weights", dtn(c->weights));
         ic_rows_text(&r, "kv", dtn(c->kv));
         ic_rows_text(&r, "compute", dtn(c->compute));
-        ic_rows_num(&r, "prefill_chips", (double)c->prefill_chips);
+        ic_rows_num(&r, "tp", (double)c->tp);
+        ic_rows_num(&r, "pp", (double)c->pp);
+        ic_rows_num(&r, "micro", (double)c->micro);
+        ic_rows_num(&r, "replicas", (double)c->replicas);
         ic_rows_num(&r, "decode_chips", (double)c->decode_chips);
         ic_rows_num(&r, "batch", (double)c->batch);
         ic_rows_num(&r, "ttft_s", c->ttft_s);
         ic_rows_num(&r, "tpot_s", c->tpot_s);
+        ic_rows_num(&r, "step_s", c->step_s);
         ic_rows_num(&r, "tokens_per_s_per_chip", c->tokens_s_chip);
-        ic_rows_num(&r, "prefill_share", c->prefill_share);
+        ic_rows_num(&r, "fit", c->mem_share);
+        if (by_cap) {
+            ic_rows_num(&r, "capacity_per_s", c->capacity_rps);
+        } else {
+            ic_rows_num(&r, "prefill_chips", (double)c->prefill_chips);
+            ic_rows_num(&r, "prefill_servers", (double)c->prefill_replicas);
+            ic_rows_num(&r, "send_s", c->send_s);
+            ic_rows_num(&r, "prefill_share", c->prefill_share);
+        }
         ic_rows_num(&r, "usd_per_million_tokens", c->usd_per_mtok);
     }
-    char title[600], ttft[32], tpot[32];
+    char title[1200], ttft[32], tpot[32];
     ic_report_time(ttft, sizeof ttft, req.ttft_s);
     ic_report_time(tpot, sizeof tpot, req.tpot_s);
+    char how[400], demand[120] = "";
+    if (by_cap)
+        snprintf(how, sizeof how,
+                 "ranked by simulated capacity under the P99 SLOs (ideal bound): the %zu "
+                 "cheapest closed-form replicas without a pipeline simulated colocated, %llu "
+                 "requests in all; TTFT and TPOT are P99s at the capacity, batch the mean",
+                 n_simd, (unsigned long long)sim_requests);
+    else
+        snprintf(how, sizeof how,
+                 "ranked by the closed form (ideal bound; prefill on its own servers, decode "
+                 "at the largest batch meeting the TPOT); TPOT at the last token, step at the "
+                 "mean context");
+    if (req.rate > 0)
+        snprintf(demand, sizeof demand, "; replicas for %.4g requests/s", req.rate);
     snprintf(title, sizeof title,
-             "%s, prompt %llu, output %llu tokens; SLOs: TTFT <= %s, TPOT <= %s\n"
-             "%zu chips searched in %.0f ms; %zu configurations meet the SLOs%s",
+             "%s, prompt %llu, output %llu tokens; SLOs: TTFT <= %s, TPOT <= %s%s\n%s\n"
+             "%zu chip type%s searched in %.0f ms; %zu configurations meet the SLOs%s",
              m->name, (unsigned long long)req.prompt, (unsigned long long)req.output, ttft, tpot,
-             n_hw, ms, n_ok, n_ok ? "" : ": none does (relax the SLOs or shorten the request)");
-    if (!n_ok && fmt != IC_FMT_TABLE)
+             demand, how, n_hw, n_hw == 1 ? "" : "s", ms, n_rows,
+             n_rows ? "" : ": none does (relax the SLOs or shorten the request)");
+    if (!n_rows && fmt != IC_FMT_TABLE)
         fprintf(errf, "infcalc: no configuration meets TTFT <= %s and TPOT <= %s\n", ttft, tpot);
     rc = ic_cli_write_rows(out, errf, fmt, &r, title, true);
     ic_rows_free(&r);
@@ -1130,6 +1243,7 @@ int ic_cli_cmd_optimize(const struct ic_opts *a, const struct ic_db *db, FILE *o
 out:
     free(fr);
     free(cands);
+    free(ranked);
     free(hws);
     free(m);
     ic_db_paths_free(paths, n_paths);

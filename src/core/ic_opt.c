@@ -53,9 +53,11 @@ static const char *const attention_choices[] = {"flash", "unfused", NULL};
 static const char *const device_choices[] = {"cpu", "cuda", NULL};
 static const char *const dist_choices[] = {"fixed", "uniform", "lognormal", "gamma", NULL};
 static const char *const sched_choices[] = {"chunked", "prefill-first", NULL};
+static const char *const rank_choices[] = {"cost", "capacity", NULL};
 _Static_assert(IC_DIST_FIXED == 0 && IC_DIST_UNIFORM == 1 && IC_DIST_LOGNORMAL == 2 &&
                    IC_DIST_GAMMA == 3, "distribution choices");
 _Static_assert(IC_SCHED_CHUNKED == 0 && IC_SCHED_PREFILL_FIRST == 1, "scheduler choices");
+_Static_assert(IC_RANK_COST == 0 && IC_RANK_CAPACITY == 1, "rank choices");
 _Static_assert(IC_COMM_OVERLAP == 0 && IC_COMM_SERIAL == 1, "comm choices");
 _Static_assert(IC_EST_IDEAL == 0 && IC_EST_EXPECTED == 1, "estimate choices");
 _Static_assert(IC_FMT_TABLE == 0 && IC_FMT_CSV == 1 && IC_FMT_JSON == 2, "format choices");
@@ -88,10 +90,12 @@ const struct ic_opt_def ic_opt_table[IC_OPT_COUNT] = {
                         C(DECODE) | C(PREFILL) | C(SPECDEC) | C(MOE) | C(COST), C(DECODE),
                         "tokens per sequence, the one being decoded included (default 2048)",
                         F(context)},
-    [IC_OPT_WEIGHTS] = {"--weights", IC_OK_DTYPE, "T", 0, 0, NULL, STEP_CMDS, C(DECODE),
+    [IC_OPT_WEIGHTS] = {"--weights", IC_OK_DTYPE, "T", 0, 0, NULL, STEP_CMDS | C(OPTIMIZE),
+                        C(DECODE) | C(OPTIMIZE),
                         "weight storage: fp32 bf16 fp16 fp8 int8 int4 fp4 (default bf16)",
                         F(weights)},
-    [IC_OPT_KV] = {"--kv", IC_OK_DTYPE, "T", 0, 0, NULL, STEP_CMDS, C(DECODE),
+    [IC_OPT_KV] = {"--kv", IC_OK_DTYPE, "T", 0, 0, NULL, STEP_CMDS | C(OPTIMIZE),
+                   C(DECODE) | C(OPTIMIZE),
                    "KV-cache storage, the same types (default bf16)", F(kv)},
     [IC_OPT_COMPUTE] = {"--compute", IC_OK_DTYPE, "T", 0, 0, NULL, STEP_CMDS, C(DECODE),
                         "matmul type; the chip must list it (default bf16)", F(compute)},
@@ -142,7 +146,7 @@ const struct ic_opt_def ic_opt_table[IC_OPT_COUNT] = {
     [IC_OPT_ROUNDS] = {"--rounds", IC_OK_COUNT, "R", 1, IC_MAX_ROUNDS, NULL, C(VALIDATE), 0,
                        "rounds over the points (default 3)", F(rounds)},
     [IC_OPT_SEED] = {"--seed", IC_OK_COUNT, "S", 1, (double)UINT32_MAX, NULL,
-                     C(VALIDATE) | C(SIMULATE), 0,
+                     C(VALIDATE) | C(SIMULATE) | C(OPTIMIZE), 0,
                      "the random seed of the order and the kernels' weights (default 20261129)", F(seed)},
     [IC_OPT_CSV] = {"--csv", IC_OK_TEXT, "FILE", 0, 0, NULL, C(VALIDATE), 0,
                     "the per-point CSV (default plots/validate-cpu.csv)", F(csv)},
@@ -226,7 +230,7 @@ const struct ic_opt_def ic_opt_table[IC_OPT_COUNT] = {
                         "contiguous KV reservation per sequence, tokens (default: the\n"
                         "model's max_position_embeddings)", F(reserve)},
     [IC_OPT_BLOCK] = {"--block", IC_OK_COUNT, "T", 1, IC_SCHED_MAX_BLOCK, NULL,
-                      C(BATCHING) | C(SIMULATE), 0,
+                      C(BATCHING) | C(SIMULATE) | C(OPTIMIZE), 0,
                       "paged KV block size in tokens (default 16)", F(block)},
     [IC_OPT_EP] = {"--ep", IC_OK_COUNT, "E", 1, IC_MOE_MAX_EP, NULL, C(MOE), 0,
                    "expert-parallel groups (default 1); must divide the experts", F(ep)},
@@ -235,43 +239,53 @@ const struct ic_opt_def ic_opt_table[IC_OPT_COUNT] = {
                              "in the databases' folder; '-' reads standard input)",
                              F(measurements)},
 
-    [IC_OPT_RATE] = {"--rate", IC_OK_NUM, "R", 0, 1e6, NULL, C(SIMULATE), 0,
+    [IC_OPT_MAX_PP] = {"--max-pp", IC_OK_COUNT, "P", 1, IC_OPTIMIZE_MAX_PP, NULL, C(OPTIMIZE), 0,
+                       "most pipeline stages tried, powers of 2 (default 8)", F(max_pp)},
+    [IC_OPT_RANK] = {"--rank", IC_OK_CHOICE, "R", 0, 0, rank_choices, C(OPTIMIZE), 0,
+                     "cost (default: the closed form's $ per million tokens) or capacity\n"
+                     "(the cheapest by simulated capacity under the P99 SLOs)", F(rank)},
+    [IC_OPT_SHORTLIST] = {"--shortlist", IC_OK_COUNT, "N", 1, IC_OPTIMIZE_MAX_SIM, NULL,
+                          C(OPTIMIZE), 0,
+                          "--rank capacity: configurations simulated, the closed form's\n"
+                          "cheapest (default 16)", F(shortlist)},
+
+    [IC_OPT_RATE] = {"--rate", IC_OK_NUM, "R", 0, 1e6, NULL, C(SIMULATE) | C(OPTIMIZE), 0,
                      "requests per second, Poisson arrivals (default 0: all at once, offline)",
                      F(rate)},
     [IC_OPT_RATES] = {"--rates", IC_OK_NUM, "R", 1e-9, 1e6, NULL, C(SIMULATE), C(SIMULATE),
                       "a sweep over these rates (default: 10% to 120% of the offline "
                       "throughput): latency percentiles against load, the capacity under the "
                       "SLOs", F(rates)},
-    [IC_OPT_REQUESTS] = {"--requests", IC_OK_COUNT, "N", 1, 1e8, NULL, C(SIMULATE), 0,
+    [IC_OPT_REQUESTS] = {"--requests", IC_OK_COUNT, "N", 1, 1e8, NULL, C(SIMULATE) | C(OPTIMIZE), 0,
                          "requests simulated, the warm-up included (default 2000)",
                          F(requests)},
     [IC_OPT_WARMUP] = {"--warmup", IC_OK_COUNT, "N", 0, 1e8, NULL, C(SIMULATE), 0,
                        "the first requests to arrive, left out of the statistics (default: "
                        "10% of --requests under a rate, none offline)", F(warmup)},
     [IC_OPT_PROMPT_DIST] = {"--prompt-dist", IC_OK_CHOICE, "D", 0, 0, dist_choices,
-                            C(SIMULATE), 0,
+                            C(SIMULATE) | C(OPTIMIZE), 0,
                             "prompt lengths: fixed (default), uniform, lognormal or gamma "
                             "around --prompt", F(prompt_dist)},
-    [IC_OPT_PROMPT_CV] = {"--prompt-cv", IC_OK_NUM, "CV", 0, 10, NULL, C(SIMULATE), 0,
+    [IC_OPT_PROMPT_CV] = {"--prompt-cv", IC_OK_NUM, "CV", 0, 10, NULL, C(SIMULATE) | C(OPTIMIZE), 0,
                           "their standard deviation over the mean (uniform: the half width "
                           "over the mean; default 0.5 for a spread)", F(prompt_cv)},
     [IC_OPT_OUTPUT_DIST] = {"--output-dist", IC_OK_CHOICE, "D", 0, 0, dist_choices,
-                            C(SIMULATE), 0, "output lengths, the same choices around --output",
+                            C(SIMULATE) | C(OPTIMIZE), 0, "output lengths, the same choices around --output",
                             F(output_dist)},
-    [IC_OPT_OUTPUT_CV] = {"--output-cv", IC_OK_NUM, "CV", 0, 10, NULL, C(SIMULATE), 0,
+    [IC_OPT_OUTPUT_CV] = {"--output-cv", IC_OK_NUM, "CV", 0, 10, NULL, C(SIMULATE) | C(OPTIMIZE), 0,
                           "their spread, as --prompt-cv", F(output_cv)},
     [IC_OPT_MAX_SEQS] = {"--max-seqs", IC_OK_COUNT, "N", 1, (double)IC_DECODE_MAX_BATCH, NULL,
-                         C(SIMULATE), 0, "sequences running at once (default 256)",
+                         C(SIMULATE) | C(OPTIMIZE), 0, "sequences running at once (default 256)",
                          F(max_seqs)},
     [IC_OPT_MAX_TOKENS] = {"--max-tokens", IC_OK_COUNT, "N", 1, (double)IC_PREFILL_MAX_TOKENS,
-                           NULL, C(SIMULATE), 0, "new tokens per step (default 8192)",
+                           NULL, C(SIMULATE) | C(OPTIMIZE), 0, "new tokens per step (default 8192)",
                            F(max_tokens)},
-    [IC_OPT_SCHEDULER] = {"--scheduler", IC_OK_CHOICE, "S", 0, 0, sched_choices, C(SIMULATE),
+    [IC_OPT_SCHEDULER] = {"--scheduler", IC_OK_CHOICE, "S", 0, 0, sched_choices, C(SIMULATE) | C(OPTIMIZE),
                           0,
                           "chunked (default: prompts in chunks beside the decodes) or "
                           "prefill-first (a step with a prompt to prefill prefills only)",
                           F(scheduler)},
-    [IC_OPT_MEM_UTIL] = {"--mem-util", IC_OK_NUM, "X", 1e-3, 1, NULL, C(SIMULATE), 0,
+    [IC_OPT_MEM_UTIL] = {"--mem-util", IC_OK_NUM, "X", 1e-3, 1, NULL, C(SIMULATE) | C(OPTIMIZE), 0,
                          "share of HBM the server uses (default 0.9)", F(mem_util)},
 
     [IC_OPT_PORT] = {"--port", IC_OK_COUNT, "N", 0, 65535, NULL, C(SERVE), 0,
@@ -310,6 +324,13 @@ static const struct {
     {IC_CMD_SPECDEC, IC_OPT_BATCH, "with --draft: sequences verified together (default 1)"},
     {IC_CMD_OPTIMIZE, IC_OPT_HW, "chips to search, a list (default: all of hwdb)"},
     {IC_CMD_OPTIMIZE, IC_OPT_MFU, "prefill MFU (default 0.4)"},
+    {IC_CMD_OPTIMIZE, IC_OPT_WEIGHTS, "weight types searched, a list (default: bf16 fp8 int8 "
+                                      "int4)"},
+    {IC_CMD_OPTIMIZE, IC_OPT_KV, "KV types searched, a list (default: bf16 fp8)"},
+    {IC_CMD_OPTIMIZE, IC_OPT_RATE, "demand, requests/s: the replicas each configuration needs"},
+    {IC_CMD_OPTIMIZE, IC_OPT_REQUESTS, "--rank capacity: requests per simulated run (default "
+                                       "2000)"},
+    {IC_CMD_OPTIMIZE, IC_OPT_SEED, "--rank capacity: the arrivals' and lengths' seed (default 1)"},
     {IC_CMD_OPTIMIZE, IC_OPT_PLOT, "dollars per million tokens against TPOT: the cheapest\n"
                                    "frontier per chip type (.png .svg .pdf)"},
     {IC_CMD_CHECK, IC_OPT_PLOT, "predicted against measured time per token, one point per row"},
@@ -763,4 +784,31 @@ void ic_opts_decode_cfg(const struct ic_opts *o, struct ic_decode_cfg *c)
         c->comm = (enum ic_comm_mode)o->comm;
     if (o->given[IC_OPT_ESTIMATE])
         c->estimate = (enum ic_estimate)o->estimate;
+}
+
+void ic_opts_sim_cfg(const struct ic_opts *o, struct ic_sim_cfg *c)
+{
+    *c = ic_sim_defaults();
+    c->requests = o->given[IC_OPT_REQUESTS] ? o->requests : 2000;
+    if (o->given[IC_OPT_PROMPT])
+        c->prompt.mean = (double)o->prompt;
+    if (o->given[IC_OPT_OUTPUT])
+        c->output.mean = (double)o->output;
+    c->prompt.dist = (enum ic_sim_dist)o->prompt_dist;
+    c->output.dist = (enum ic_sim_dist)o->output_dist;
+    c->prompt.cv = o->given[IC_OPT_PROMPT_CV] ? o->prompt_cv : c->prompt.dist ? 0.5 : 0;
+    c->output.cv = o->given[IC_OPT_OUTPUT_CV] ? o->output_cv : c->output.dist ? 0.5 : 0;
+    if (o->given[IC_OPT_MAX_SEQS])
+        c->max_seqs = o->max_seqs;
+    if (o->given[IC_OPT_MAX_TOKENS])
+        c->max_tokens = o->max_tokens;
+    if (o->given[IC_OPT_BLOCK])
+        c->block = o->block;
+    if (o->given[IC_OPT_MEM_UTIL])
+        c->mem_util = o->mem_util;
+    c->sched = (enum ic_sim_sched)o->scheduler;
+    if (o->given[IC_OPT_MFU])
+        c->prefill_mfu = o->mfu;
+    if (o->given[IC_OPT_SEED])
+        c->seed = o->seed;
 }

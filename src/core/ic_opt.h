@@ -53,6 +53,8 @@ enum ic_opt {
     IC_OPT_PRICE, IC_OPT_TTFT, IC_OPT_TPOT, IC_OPT_TOP, IC_OPT_MAX_CHIPS, IC_OPT_SUCCESS,
     IC_OPT_N, IC_OPT_TARGET, IC_OPT_SHAPE, IC_OPT_RESERVE, IC_OPT_BLOCK, IC_OPT_EP,
     IC_OPT_MEASUREMENTS,
+    /* optimize */
+    IC_OPT_MAX_PP, IC_OPT_RANK, IC_OPT_SHORTLIST,
     /* simulate */
     IC_OPT_RATE, IC_OPT_RATES, IC_OPT_REQUESTS, IC_OPT_WARMUP, IC_OPT_PROMPT_DIST,
     IC_OPT_PROMPT_CV, IC_OPT_OUTPUT_DIST, IC_OPT_OUTPUT_CV, IC_OPT_MAX_SEQS, IC_OPT_MAX_TOKENS,
@@ -135,6 +137,9 @@ struct ic_opts {
     int scheduler;                /* enum ic_sim_sched */
     double *p, *q; /* n[IC_OPT_P], n[IC_OPT_Q] entries, malloc'd */
 
+    uint64_t max_pp, shortlist;
+    int rank;                     /* enum ic_opt_rank */
+
     uint64_t port;
     const char *bind;
 
@@ -170,6 +175,14 @@ int ic_opts_parse(int argc, char **argv, struct ic_opts *o, struct ic_err *err);
  * estimates asked for (cfg.both). */
 struct ic_decode_cfg;
 void ic_opts_decode_cfg(const struct ic_opts *o, struct ic_decode_cfg *c);
+
+/* The simulated workload and scheduler the options give (simulate's rows:
+ * --requests (default 2000), --prompt, --output and their distributions and
+ * spreads, --max-seqs, --max-tokens, --block, --mem-util, --scheduler,
+ * --mfu, --seed); ic_sim_defaults() for the rest. The replica (c->dec),
+ * rate, warm-up and SLOs are the caller's. */
+struct ic_sim_cfg;
+void ic_opts_sim_cfg(const struct ic_opts *o, struct ic_sim_cfg *c);
 
 /* The options cmd takes, one per line with its help, as --help lists them. */
 void ic_opt_help(FILE *out, enum ic_cmd cmd);

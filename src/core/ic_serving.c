@@ -3,6 +3,7 @@
 #include "ic_serving.h"
 
 #include "ic_comm.h"
+#include "ic_sim.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -528,6 +529,29 @@ static void frontier_add(struct frontier_buf *f, int hw, double tpot, double usd
     f->v[f->n++] = (struct ic_opt_point){hw, tpot, usd};
 }
 
+/* Replicas that take `rate` requests/s when one takes `per` (1 without a
+ * demand; capped where the division runs away). */
+static uint64_t replicas_for(double rate, double per)
+{
+    if (!(rate > 0))
+        return 1;
+    double r = ceil(rate / per - 1e-9);
+    return r < 1 ? 1 : r > 1e15 ? (uint64_t)1e15 : (uint64_t)r;
+}
+
+/* Keeps c among the `cap` cheapest of out[0 .. *kept), sorted. */
+static void keep_best(struct ic_opt_cand *out, size_t cap, size_t *kept,
+                      const struct ic_opt_cand *c)
+{
+    if (*kept < cap) {
+        out[(*kept)++] = *c;
+        qsort(out, *kept, sizeof *out, cand_cmp);
+    } else if (cap && c->usd_per_mtok < out[cap - 1].usd_per_mtok) {
+        out[cap - 1] = *c;
+        qsort(out, *kept, sizeof *out, cand_cmp);
+    }
+}
+
 int ic_optimize(const struct ic_model_stats *m, const struct ic_hw *hws, size_t n_hw,
                 const struct ic_opt_req *req, struct ic_opt_cand *out, size_t cap,
                 size_t *n_ok, struct ic_opt_point **frontier, size_t *n_frontier,
@@ -542,12 +566,30 @@ int ic_optimize(const struct ic_model_stats *m, const struct ic_hw *hws, size_t 
         return ic_err_set(err, IC_EINVAL, NULL, 0, 0, "the SLOs must be positive times");
     if (!(req->mfu >= 0 && req->mfu <= 1))
         return ic_err_set(err, IC_EINVAL, NULL, 0, 0, "MFU %g is outside 0 to 1", req->mfu);
+    if (!(req->rate >= 0) || !isfinite(req->rate))
+        return ic_err_set(err, IC_EINVAL, NULL, 0, 0,
+                          "the demand is %g requests/s; expected a finite rate of 0 or more",
+                          req->rate);
+    if (req->max_chips > IC_OPTIMIZE_MAX_CHIPS || req->max_pp > IC_OPTIMIZE_MAX_PP)
+        return ic_err_set(err, IC_EINVAL, NULL, 0, 0,
+                          "at most %d chips a replica and %d pipeline stages are searched",
+                          IC_OPTIMIZE_MAX_CHIPS, IC_OPTIMIZE_MAX_PP);
     static const enum ic_dtype wts[] = {IC_DT_BF16, IC_DT_FP8, IC_DT_INT8, IC_DT_INT4};
     static const enum ic_dtype kvs[] = {IC_DT_BF16, IC_DT_FP8};
     const uint64_t max_chips = req->max_chips ? req->max_chips : 64;
+    const uint64_t max_pp = req->max_pp ? req->max_pp : 8;
+    /* the decode layouts: tp and pp powers of 2, tp x pp within max_chips,
+     * at most a stage per layer, micro-batches 1, 2 ... pp (at most 13 x 7
+     * x 7 = 637 of them within the bounds checked above) */
+    struct layout { uint64_t tp, pp, micro; } lay[1024];
+    size_t n_lay = 0;
+    for (uint64_t n = 1; n <= max_chips; n *= 2)
+        for (uint64_t P = 1; P <= max_pp && n * P <= max_chips && (P == 1 || P <= m->n_layers);
+             P *= 2)
+            for (uint64_t M = 1; M <= P && n_lay < sizeof lay / sizeof lay[0]; M *= 2)
+                lay[n_lay++] = (struct layout){n, P, M};
     struct frontier_buf fb = {0};
     size_t kept = 0, ok = 0;
-    /* the worst candidate kept, for a bounded top list */
     for (size_t h = 0; h < n_hw; h++) {
         const struct ic_hw *hw = &hws[h];
         for (size_t wi = 0; wi < sizeof wts / sizeof wts[0]; wi++)
@@ -563,8 +605,11 @@ int ic_optimize(const struct ic_model_stats *m, const struct ic_hw *hws, size_t 
                         continue;
                     if (!(ic_hw_peak(hw, comp) > 0))
                         continue;
+                    if ((req->weights_mask && !(req->weights_mask & (1u << wts[wi]))) ||
+                        (req->kv_mask && !(req->kv_mask & (1u << kvs[ki]))))
+                        continue;
                     /* prefill: the replica with the lowest chip-time that meets the TTFT */
-                    double pf_chip_s = INFINITY, pf_ttft = 0;
+                    double pf_chip_s = INFINITY, pf_ttft = 0, pf_s = 0;
                     uint64_t pf_chips = 0;
                     for (uint64_t n = 1; n <= max_chips; n *= 2) {
                         struct ic_prefill_cfg pc = ic_prefill_defaults();
@@ -588,34 +633,40 @@ int ic_optimize(const struct ic_model_stats *m, const struct ic_hw *hws, size_t 
                             pf_chip_s = (double)n * p.prefill_s;
                             pf_chips = n;
                             pf_ttft = p.ttft_s;
+                            pf_s = p.prefill_s;
                         }
                     }
                     if (!pf_chips)
                         continue;
-                    for (uint64_t n = 1; n <= max_chips; n *= 2) {
+                    /* decode: tp chips per stage, pp stages, micro-batches */
+                    for (size_t li = 0; li < n_lay; li++) {
+                        const uint64_t n = lay[li].tp, P = lay[li].pp, M = lay[li].micro;
                         struct ic_decode_cfg dc = ic_decode_defaults();
                         dc.chips = n;
+                        dc.pp = P;
+                        dc.micro = M;
                         dc.weights = wts[wi];
                         dc.kv = kvs[ki];
                         dc.compute = comp;
+                        const double NT = (double)(n * P); /* the replica's chips */
                         struct ic_point end, mean;
-                        if (!step_at(m, hw, dc, 1, T + L, &end) || !end.fits)
+                        if (!step_at(m, hw, dc, M, T + L, &end) || !end.fits)
                             continue;
                         /* the picture: every power-of-2 batch that fits */
                         if (frontier)
-                            for (uint64_t b = 1; b <= end.max_batch; b *= 2)
+                            for (uint64_t b = M; b <= end.max_batch; b *= 2)
                                 if (step_at(m, hw, dc, b, T + L, &end) &&
                                     step_at(m, hw, dc, b, T + L / 2, &mean)) {
-                                    double dec = (double)n * (double)L * mean.step_s / (double)b;
+                                    double dec = NT * (double)L * mean.step_s / (double)b;
                                     frontier_add(&fb, (int)h, end.step_s,
                                                  hw->usd_per_chip_hour / 3600.0 *
                                                      (pf_chip_s + dec) / (double)L * 1e6);
                                 }
-                        if (!step_at(m, hw, dc, 1, T + L, &end) || end.step_s > req->tpot_s)
+                        if (!step_at(m, hw, dc, M, T + L, &end) || end.step_s > req->tpot_s)
                             continue;
                         /* the largest batch that fits and meets the TPOT
                          * (the step time grows with the batch) */
-                        uint64_t lo = 1, hi = end.max_batch + 1;
+                        uint64_t lo = M, hi = end.max_batch + 1;
                         while (hi - lo > 1) {
                             uint64_t mid = lo + (hi - lo) / 2;
                             if (step_at(m, hw, dc, mid, T + L, &end) && end.step_s <= req->tpot_s)
@@ -626,12 +677,34 @@ int ic_optimize(const struct ic_model_stats *m, const struct ic_hw *hws, size_t 
                         if (!step_at(m, hw, dc, lo, T + L, &end) ||
                             !step_at(m, hw, dc, lo, T + L / 2, &mean))
                             continue;
-                        double dec_chip_s = (double)n * (double)L * mean.step_s / (double)lo;
+                        double dec_chip_s = NT * (double)L * mean.step_s / (double)lo;
+                        /* the send between stages, as ic_step_time times it
+                         * in the step at the mean context */
+                        double send_s = 0;
+                        if (P > 1) {
+                            const struct ic_step st = {
+                                .layout = {n, 1, P, M},
+                                .kind = {{lo, 1, T + L / 2 - 1, 1, IC_PHASE_DECODE}},
+                                .n_kinds = 1, .weights = wts[wi], .kv = kvs[ki],
+                                .compute = comp, .attn = IC_ATTN_FLASH};
+                            const struct ic_rates rt = ic_rates_ideal();
+                            struct ic_load ld;
+                            struct ic_time tm;
+                            if (ic_step_load(m, &st, &ld, NULL) == IC_OK &&
+                                ic_step_time(&ld, hw, &rt, &tm, NULL) == IC_OK)
+                                send_s = tm.send_s;
+                        }
                         struct ic_opt_cand c = {
                             .hw = hw, .weights = wts[wi], .kv = kvs[ki], .compute = comp,
-                            .prefill_chips = pf_chips, .decode_chips = n, .batch = lo,
-                            .ttft_s = pf_ttft, .tpot_s = end.step_s,
+                            .prefill_chips = pf_chips, .decode_chips = n * P, .batch = lo,
+                            .tp = n, .pp = P, .micro = M,
+                            .replicas = replicas_for(req->rate,
+                                                     (double)lo / ((double)L * mean.step_s)),
+                            .prefill_replicas = replicas_for(req->rate, 1.0 / pf_s),
+                            .ttft_s = pf_ttft, .tpot_s = end.step_s, .step_s = mean.step_s,
+                            .send_s = send_s,
                             .tokens_s_chip = mean.tokens_s_chip,
+                            .mem_share = end.mem_per_chip_B / end.capacity_B,
                             .prefill_share = pf_chip_s / (pf_chip_s + dec_chip_s),
                             .usd_per_mtok = hw->usd_per_chip_hour / 3600.0 *
                                             (pf_chip_s + dec_chip_s) / (double)L * 1e6,
@@ -642,19 +715,13 @@ int ic_optimize(const struct ic_model_stats *m, const struct ic_hw *hws, size_t 
                          * repeat counted would show a row never written) */
                         bool dup = false;
                         for (size_t i = 0; i < kept && !dup; i++)
-                            dup = out[i].hw == hw && out[i].decode_chips == n &&
-                                  out[i].prefill_chips == pf_chips && out[i].batch == lo &&
-                                  out[i].usd_per_mtok == c.usd_per_mtok;
+                            dup = out[i].hw == hw && out[i].tp == n && out[i].pp == P &&
+                                  out[i].micro == M && out[i].prefill_chips == pf_chips &&
+                                  out[i].batch == lo && out[i].usd_per_mtok == c.usd_per_mtok;
                         if (dup)
                             continue;
                         ok++;
-                        if (kept < cap) {
-                            out[kept++] = c;
-                            qsort(out, kept, sizeof *out, cand_cmp);
-                        } else if (cap && c.usd_per_mtok < out[cap - 1].usd_per_mtok) {
-                            out[cap - 1] = c;
-                            qsort(out, kept, sizeof *out, cand_cmp);
-                        }
+                        keep_best(out, cap, &kept, &c);
                     }
                 }
     }
@@ -669,5 +736,140 @@ int ic_optimize(const struct ic_model_stats *m, const struct ic_hw *hws, size_t 
         free(fb.v);
     }
     *n_ok = ok;
+    return IC_OK;
+}
+
+/* ---- ranking by simulated capacity ---------------------------------------- */
+
+static bool meets_p99(const struct ic_sim_result *r, double ttft_slo_s, double tpot_slo_s)
+{
+    return r->ttft.p[IC_SIM_PCT - 1] <= ttft_slo_s && r->tpot.p[IC_SIM_PCT - 1] <= tpot_slo_s;
+}
+
+int ic_opt_capacity(const struct ic_model_stats *m, const struct ic_hw *hw,
+                    const struct ic_sim_cfg *base, double ttft_slo_s, double tpot_slo_s,
+                    double *capacity, struct ic_sim_result *at, unsigned *runs,
+                    struct ic_err *err)
+{
+    struct ic_sim_cfg c = *base;
+    c.ttft_slo_s = ttft_slo_s;
+    c.tpot_slo_s = tpot_slo_s;
+    struct ic_sim_result r, best;
+    unsigned n = 0;
+    int rc;
+    memset(&best, 0, sizeof best);
+    /* offline: the most requests/s this replica finishes */
+    c.rate = 0;
+    c.warmup = 0;
+    if ((rc = ic_sim_run(m, hw, &c, &r, err)))
+        goto out;
+    n++;
+    const double X = r.requests_per_s;
+    double lo = 0.05 * X, hi = X, cap = 0;
+    c.warmup = c.requests / 10;
+    c.rate = lo;
+    if ((rc = ic_sim_run(m, hw, &c, &r, err)))
+        goto out;
+    n++;
+    if (meets_p99(&r, ttft_slo_s, tpot_slo_s)) {
+        cap = lo;
+        best = r;
+        for (int it = 0; it < 7; it++) {
+            c.rate = (lo + hi) / 2;
+            if ((rc = ic_sim_run(m, hw, &c, &r, err)))
+                goto out;
+            n++;
+            if (meets_p99(&r, ttft_slo_s, tpot_slo_s)) {
+                lo = cap = c.rate;
+                best = r;
+            } else {
+                hi = c.rate;
+            }
+        }
+    }
+    *capacity = cap;
+    if (at)
+        *at = best;
+out:
+    if (runs)
+        *runs = n;
+    return rc;
+}
+
+int ic_optimize_capacity(const struct ic_model_stats *m, const struct ic_opt_req *req,
+                         const struct ic_sim_cfg *base, const struct ic_opt_cand *in,
+                         size_t n_in, size_t shortlist, struct ic_opt_cand *out, size_t cap,
+                         size_t *n_out, size_t *n_simulated, uint64_t *sim_requests,
+                         struct ic_err *err)
+{
+    if (shortlist > IC_OPTIMIZE_MAX_SIM)
+        return ic_err_set(err, IC_EINVAL, NULL, 0, 0,
+                          "%zu configurations to simulate; expected at most %d", shortlist,
+                          IC_OPTIMIZE_MAX_SIM);
+    struct ic_opt_cand chosen[IC_OPTIMIZE_MAX_SIM];
+    size_t n_ch = 0;
+    for (size_t i = 0; i < n_in && n_ch < shortlist; i++) {
+        const struct ic_opt_cand *c = &in[i];
+        if (c->pp > 1)
+            continue; /* the simulator runs one tensor-parallel replica */
+        bool seen = false;
+        for (size_t j = 0; j < n_ch && !seen; j++)
+            seen = chosen[j].hw == c->hw && chosen[j].weights == c->weights &&
+                   chosen[j].kv == c->kv && chosen[j].compute == c->compute &&
+                   chosen[j].tp == c->tp;
+        if (!seen)
+            chosen[n_ch++] = *c;
+    }
+    uint64_t work = 0;
+    size_t kept = 0;
+    for (size_t i = 0; i < n_ch; i++) {
+        struct ic_opt_cand c = chosen[i];
+        struct ic_sim_cfg s = *base;
+        s.dec.chips = c.tp;
+        s.dec.pp = 1;
+        s.dec.micro = 1;
+        s.dec.weights = c.weights;
+        s.dec.kv = c.kv;
+        s.dec.compute = c.compute;
+        s.dec.estimate = IC_EST_IDEAL;
+        if (!(s.prefill_mfu > 0))
+            s.prefill_mfu = req->mfu;
+        double capacity = 0;
+        struct ic_sim_result at;
+        unsigned runs = 0;
+        int rc = ic_opt_capacity(m, c.hw, &s, req->ttft_s, req->tpot_s, &capacity, &at, &runs,
+                                 err);
+        work += (uint64_t)runs * s.requests;
+        if (rc == IC_EINVAL)
+            continue; /* this replica cannot run the workload (no room for its KV) */
+        if (rc)
+            return rc;
+        if (!(capacity > 0))
+            continue;
+        const double L = base->output.mean;
+        c.prefill_chips = c.decode_chips = c.tp;
+        c.capacity_rps = capacity;
+        /* the latencies shown are the P99s at the capacity; the batch the
+         * simulation's mean, with the decode step there at T + L/2 */
+        c.ttft_s = c.sim_ttft_p99_s = at.ttft.p[IC_SIM_PCT - 1];
+        c.tpot_s = c.sim_tpot_p99_s = at.tpot.p[IC_SIM_PCT - 1];
+        c.batch = at.mean_batch < 1 ? 1 : (uint64_t)llround(at.mean_batch);
+        struct ic_point pt;
+        const bool have = step_at(m, c.hw, s.dec, c.batch,
+                                  (uint64_t)llround(base->prompt.mean + L / 2), &pt);
+        c.step_s = have ? pt.step_s : 0;
+        c.mem_share = have ? pt.mem_per_chip_B / pt.capacity_B : 0;
+        c.tokens_s_chip = capacity * L / (double)c.tp;
+        c.replicas = replicas_for(req->rate, capacity);
+        c.prefill_replicas = c.replicas;
+        c.prefill_share = 0;
+        c.usd_per_mtok = c.hw->usd_per_chip_hour * (double)c.tp / 3600.0 / (capacity * L) * 1e6;
+        keep_best(out, cap, &kept, &c);
+    }
+    *n_out = kept;
+    if (n_simulated)
+        *n_simulated = n_ch;
+    if (sim_requests)
+        *sim_requests = work;
     return IC_OK;
 }

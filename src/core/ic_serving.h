@@ -201,34 +201,68 @@ uint64_t ic_bestofn_needed(double p, double target);
 
 /* ---- the SLO search ---------------------------------------------------- */
 
+#define IC_OPTIMIZE_MAX_PP 64             /* pipeline stages optimize searches */
+#define IC_OPTIMIZE_MAX_SIM 64            /* configurations --rank capacity simulates */
+
+enum ic_opt_rank { IC_RANK_COST, IC_RANK_CAPACITY, IC_RANK_COUNT };
+
 struct ic_opt_req {
     uint64_t prompt, output;      /* request shape, tokens */
     double ttft_s, tpot_s;        /* SLOs: time to first token, time per output token */
     double mfu;                   /* prefill MFU (0: default or measured) */
     uint64_t max_chips;           /* largest replica tried (powers of 2 up to it) */
+    uint64_t max_pp;              /* most pipeline stages tried (powers of 2; 0: 8) */
+    double rate;                  /* demand, requests/s the fleet must take (0: none, one
+                                     replica of each kind) */
+    uint32_t weights_mask, kv_mask; /* bit t: search type t (0: every type searched) */
 };
 
+/* One configuration. Decode runs on replicas of tp x pp chips: pp pipeline
+ * stages of tp tensor-parallel chips, each stage holding ceil(layers / pp)
+ * layers (the first the embedding, the last the LM head) and the cache of
+ * every sequence for its layers, the batch split into `micro` micro-batches
+ * that follow each other down the stages; a pass sends its activations
+ * (tokens x D x 2 bytes, split over the tp chips) to the next stage over the
+ * fabric, or over the scale-out network when tp x pp passes the fabric's
+ * domain (ic_step.h, ic_comm_send_s). Replicas multiply throughput at the
+ * same per-replica latency. */
 struct ic_opt_cand {
     const struct ic_hw *hw;
     enum ic_dtype weights, kv, compute;
-    uint64_t prefill_chips, decode_chips, batch;
+    uint64_t prefill_chips, decode_chips, batch; /* decode_chips = tp x pp */
+    uint64_t tp, pp, micro;       /* the decode replica's layout */
+    uint64_t replicas;            /* decode replicas the demand needs (1 without one) */
+    uint64_t prefill_replicas;    /* prefill servers the demand needs (1 without one) */
     double ttft_s, tpot_s;        /* tpot at the last output token's context */
+    double step_s;                /* decode step at the mean context, T + L/2 */
+    double send_s;                /* one pass's activations to the next stage (0: pp 1) */
     double tokens_s_chip;         /* decode servers' output tokens/s per chip */
+    double mem_share;             /* HBM held per chip at the batch (end context) over
+                                     its capacity: the fit, <= 1 */
     double prefill_share;         /* prefill chip-time over all chip-time */
     double usd_per_mtok;          /* prefill and decode chip-time per output token */
+    /* --rank capacity only (ic_optimize_capacity): one colocated replica of
+     * decode_chips chips simulated (prefill and decode on the same chips) */
+    double capacity_rps;          /* the largest Poisson rate meeting both P99 SLOs */
+    double sim_ttft_p99_s, sim_tpot_p99_s; /* at that rate */
 };
 
-/* Searches hws x replica sizes x weight / KV / compute types x batch for
- * the lowest dollars per million output tokens meeting both SLOs. For each
- * chip and types, prefill runs on its own servers (the cheapest replica
- * whose TTFT meets the SLO), decode on the replica and batch that serve the
- * most tokens per dollar within the TPOT SLO. Writes up to `cap` best
- * candidates into out (sorted, cheapest first) and returns how many met the
- * SLOs in *n_ok (a repeat of a kept row, a type that changes nothing, not
- * counted: out holds min(*n_ok, cap) rows); frontier (may be NULL) receives, per chip and replica size
- * and types, every batch's (tpot, cost) for the picture: see
- * ic_opt_frontier. Fails only on bad requests (zero lengths, non-positive
- * SLOs). */
+/* Searches hws x replica sizes x pipeline stages x micro-batches x weight /
+ * KV / compute types x batch for the lowest dollars per million output
+ * tokens meeting both SLOs. For each chip and types, prefill runs on its
+ * own servers (the cheapest tensor-parallel replica whose TTFT meets the
+ * SLO), decode on the layout (tp 1, 2, 4 ... and pp 1, 2, 4 ... up to
+ * max_pp with tp x pp <= max_chips, micro 1, 2, 4 ... up to pp) and batch
+ * that serve the most tokens per dollar within the TPOT SLO (a batch
+ * smaller than its micro-batches is not a configuration). Writes up to
+ * `cap` best candidates into out (sorted, cheapest first) and returns how
+ * many met the SLOs in *n_ok (a repeat of a kept row, a type that changes
+ * nothing, not counted: out holds min(*n_ok, cap) rows); frontier (may be
+ * NULL) receives, per chip and layout and types, every batch's (tpot, cost)
+ * for the picture (struct ic_opt_point). With a demand (req->rate > 0) each
+ * row says the replicas it takes: ceil(rate / (batch / (L x step))) decode
+ * replicas, ceil(rate x prefill time) prefill servers. Fails only on bad
+ * requests (zero lengths, non-positive SLOs). */
 struct ic_opt_point {
     int hw;                       /* index into hws */
     double tpot_s, usd_per_mtok;
@@ -238,5 +272,42 @@ int ic_optimize(const struct ic_model_stats *m, const struct ic_hw *hws, size_t 
                 const struct ic_opt_req *req, struct ic_opt_cand *out, size_t cap,
                 size_t *n_ok, struct ic_opt_point **frontier, size_t *n_frontier,
                 struct ic_err *err);
+
+/* The capacity of one replica under P99 SLOs, by simulation (ic_sim_run):
+ * an offline run of base->requests gives the most requests/s the replica
+ * can finish, X; a run at 5% of X must meet both P99 SLOs (else the
+ * capacity is 0: the SLOs fail even near idle); then 7 bisections between
+ * 5% of X and X (each a run at the midpoint, the seed and so the random
+ * numbers shared) narrow it to 0.75% of X. Nine runs of base->requests
+ * requests at most; *runs (may be NULL) says how many were made, *at (may be
+ * NULL) receives the result at the capacity. base: the replica, workload and
+ * scheduler (its rate, warm-up and SLOs are set here: the warm-up is a tenth
+ * of the requests under a rate). Errors are ic_sim_run's. */
+struct ic_sim_cfg;
+struct ic_sim_result;
+int ic_opt_capacity(const struct ic_model_stats *m, const struct ic_hw *hw,
+                    const struct ic_sim_cfg *base, double ttft_slo_s, double tpot_slo_s,
+                    double *capacity, struct ic_sim_result *at, unsigned *runs,
+                    struct ic_err *err);
+
+/* Ranks by simulated capacity instead of the closed form: of the
+ * closed-form rows in[0 .. n_in) (ic_optimize's, cheapest first) the first
+ * `shortlist` distinct (chip, types, replica size) with no pipeline (the
+ * simulator runs one tensor-parallel replica) are simulated as a colocated
+ * replica of decode_chips chips (base: the workload and scheduler; its
+ * chips and types are set from the row, the estimate is the ideal bound as
+ * the closed form's), their capacity found by ic_opt_capacity; the rows
+ * with a capacity above 0 go into out, sorted by dollars per million
+ * output tokens at that capacity (chips x price / (capacity x L)), at most
+ * cap; *n_out says how many. With a demand (req->rate) the replicas are
+ * ceil(rate / capacity). *n_simulated: the configurations simulated (the
+ * shortlist, or fewer where the rows hold fewer); *sim_requests: requests
+ * simulated in all (the search's work: at most shortlist x 9 x
+ * base->requests). Either may be NULL. */
+int ic_optimize_capacity(const struct ic_model_stats *m, const struct ic_opt_req *req,
+                         const struct ic_sim_cfg *base, const struct ic_opt_cand *in,
+                         size_t n_in, size_t shortlist, struct ic_opt_cand *out, size_t cap,
+                         size_t *n_out, size_t *n_simulated, uint64_t *sim_requests,
+                         struct ic_err *err);
 
 #endif
