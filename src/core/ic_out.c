@@ -38,10 +38,11 @@ int ic_out_open(struct ic_out *o, const char *path, const char *what, struct ic_
 {
     memset(o, 0, sizeof *o);
     o->what = what;
-    if (strlen(path) >= sizeof o->path)
+    size_t len = strlen(path);
+    if (len >= sizeof o->path)
         return ic_err_set(err, IC_EIO, NULL, 0, 0, "cannot write %s: the path is too long",
                           what);
-    snprintf(o->path, sizeof o->path, "%s", path);
+    memcpy(o->path, path, len + 1);
     if (special(path)) {
         o->f = fopen(path, "w");
         if (!o->f)
