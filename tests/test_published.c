@@ -101,7 +101,7 @@ START_TEST(test_predict)
      * tokens read and 1 written x 131,072 B = 134,348,800 B, over 3.35e12
      * B/s: 4.5206561 ms against 10 ms measured: e = -0.5479344. The frozen
      * h100 has no achieved section: no expected time. */
-    ck_assert_int_eq(ic_pub_predict(&r[0], &t->st, &t->h, &v, &e), IC_OK);
+    ck_assert_int_eq(ic_pub_predict(&r[0], &t->st, &t->h, NULL, &v, &e), IC_OK);
     ck_assert(v.evaluated);
     ck_assert_uint_eq(v.batch, 1);
     ck_assert_uint_eq(v.context, 1024);
@@ -110,7 +110,7 @@ START_TEST(test_predict)
     ck_assert(!v.has_expected);
     ck_assert_ptr_nonnull(strstr(v.no_expected, "no measured or achieved"));
     /* r2: 8 in flight over 16 / 8 = 2 replicas: batch 4; context 1000 + 24 */
-    ck_assert_int_eq(ic_pub_predict(&r[1], &t->st, &t->h, &v, &e), IC_OK);
+    ck_assert_int_eq(ic_pub_predict(&r[1], &t->st, &t->h, NULL, &v, &e), IC_OK);
     ck_assert_uint_eq(v.batch, 4);
     ck_assert_uint_eq(v.context, 1024);
     /* r4: throughput at high load is not a decode step; its throughput
@@ -122,10 +122,10 @@ START_TEST(test_predict)
      * below the closed form, and above 256,000 tokens over the time of
      * every prefill run alone (256 x one 1000-token prefill step) plus 1000
      * decode steps at the most any of them holds (batch 256, context 2000) */
-    ck_assert_int_eq(ic_pub_predict(&r[3], &t->st, &t->h, &v, &e), IC_OK);
+    ck_assert_int_eq(ic_pub_predict(&r[3], &t->st, &t->h, NULL, &v, &e), IC_OK);
     ck_assert(!v.evaluated);
     struct ic_test_pair *t70 = ic_test_pair("llama3-70b", "h100");
-    ck_assert_int_eq(ic_pub_predict_throughput(&r[3], &t70->st, &t70->h, &v, &e), IC_OK);
+    ck_assert_int_eq(ic_pub_predict_throughput(&r[3], &t70->st, &t70->h, NULL, &v, &e), IC_OK);
     ck_assert(v.throughput);
     ck_assert(!v.sim_expected);
     ck_assert_uint_eq(v.sim_max_seqs, 256);

@@ -20,8 +20,30 @@ void ic_cli_setup_free(struct ic_cli_setup *s)
 {
     free(s->m);
     free(s->h);
+    free(s->en);
     s->m = NULL;
     s->h = NULL;
+    s->en = NULL;
+    s->dec.engine = NULL;
+}
+
+int ic_cli_load_engine(const struct ic_opts *a, const struct ic_db *db, struct ic_engine **en,
+                       FILE *errf)
+{
+    *en = NULL;
+    if (!a->given[IC_OPT_ENGINE])
+        return 0;
+    struct ic_engine *x = malloc(sizeof *x);
+    if (!x)
+        return ic_cli_oom(errf);
+    struct ic_err e = {0};
+    int lrc = ic_db_engine(db, a->engine, x, &e);
+    if (lrc) {
+        free(x);
+        return ic_cli_report(errf, lrc, &e);
+    }
+    *en = x;
+    return 0;
 }
 
 int ic_cli_oom(FILE *errf)
@@ -60,6 +82,11 @@ int ic_cli_setup(const struct ic_opts *a, const struct ic_db *db, const char *cm
         ic_cli_setup_free(s);
         return ic_cli_report(errf, lrc, &e);
     }
+    if ((lrc = ic_cli_load_engine(a, db, &s->en, errf))) {
+        ic_cli_setup_free(s);
+        return lrc;
+    }
+    s->dec.engine = s->en;
     /* a config.json's own weight type where --weights is not given */
     if (s->m->has_default_weights && !a->given[IC_OPT_WEIGHTS]) {
         s->dec.weights = s->m->default_weights;

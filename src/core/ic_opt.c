@@ -234,6 +234,11 @@ const struct ic_opt_def ic_opt_table[IC_OPT_COUNT] = {
                              "the published-measurement CSV (default published/decode.csv\n"
                              "in the databases' folder; '-' reads standard input)",
                              F(measurements)},
+    [IC_OPT_ENGINE] = {"--engine", IC_OK_TEXT, "NAME", 0, 0, NULL, C(DECODE) | C(SIMULATE), 0,
+                       "the serving engine's profile for the expected estimate: an\n"
+                       "enginedb name or alias, or a file ('infcalc list engines');\n"
+                       "default: a good engine on the chip (graphs, overlapped scheduling)",
+                       F(engine)},
 
     [IC_OPT_RATE] = {"--rate", IC_OK_NUM, "R", 0, 1e6, NULL, C(SIMULATE), 0,
                      "requests per second, Poisson arrivals (default 0: all at once, offline)",
