@@ -47,8 +47,8 @@ static const char usage_main[] =
     "\n"
     "commands:\n"
     "  decode (default)   one decode step or a sweep: infcalc decode --help\n"
-    "  list hw|models     the databases, one line per entry\n"
-    "  show hw|model NAME one entry in full, with its sources and derived counts\n"
+    "  list KIND          hw, models or engines: a database, one line per entry\n"
+    "  show KIND NAME     one entry (hw, model or engine) in full, with its sources\n"
     "  bench              measure this machine; write a hardware entry for it\n"
     "  validate           time the reference decode kernel against the predictions\n"
     "\n"
@@ -71,14 +71,15 @@ static const char usage_main[] =
     "\n";
 
 static const char usage_list[] =
-    "usage: infcalc list hw|models [--db DIR]\n"
+    "usage: infcalc list hw|models|engines [--db DIR]\n"
     "\n"
     "Lists the accelerators (name, aliases, HBM, bandwidth, bf16 peak, fabric,\n"
-    "price) or the models (name, parameters, active, layers, KV bytes per token\n"
-    "in bf16, attention kind).\n";
+    "price), the models (name, parameters, active, layers, KV bytes per token\n"
+    "in bf16, attention kind) or the engine profiles of enginedb/ (name,\n"
+    "aliases, engine, graphs, scheduler, default batch limit, quantized GEMV).\n";
 
 static const char usage_show[] =
-    "usage: infcalc show hw|model NAME [--db DIR]\n"
+    "usage: infcalc show hw|model|engine NAME [--db DIR]\n"
     "\n"
     "Prints one entry in full: every figure with its source; for a model also\n"
     "the derived parameter groups and KV bytes per token, and the published\n"
