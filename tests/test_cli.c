@@ -430,6 +430,16 @@ START_TEST(test_list_and_show)
     has_err("unknown engine 'nosuch'");
     ck_assert_int_eq(run("prefill", "--model", "llama3-8b", "--hw", "h100", "--engine",
                          "vllm", NULL), 2);
+    /* simulate: the profile's max_batch is the batch limit unless --max-seqs */
+    ck_assert_int_eq(run("simulate", "--model", "llama3-8b", "--hw", "h100", "--estimate",
+                         "expected", "--requests", "50", "--engine",
+                         IC_TEST_DIR "/fixtures/engine-test.yaml", NULL), 0);
+    has_out("expected time, engine test-engine");
+    has_out("at most 64 sequences");
+    ck_assert_int_eq(run("simulate", "--model", "llama3-8b", "--hw", "h100", "--estimate",
+                         "expected", "--requests", "50", "--max-seqs", "32", "--engine",
+                         IC_TEST_DIR "/fixtures/engine-test.yaml", NULL), 0);
+    has_out("at most 32 sequences");
 }
 END_TEST
 

@@ -266,7 +266,8 @@ const struct ic_opt_def ic_opt_table[IC_OPT_COUNT] = {
     [IC_OPT_OUTPUT_CV] = {"--output-cv", IC_OK_NUM, "CV", 0, 10, NULL, C(SIMULATE), 0,
                           "their spread, as --prompt-cv", F(output_cv)},
     [IC_OPT_MAX_SEQS] = {"--max-seqs", IC_OK_COUNT, "N", 1, (double)IC_DECODE_MAX_BATCH, NULL,
-                         C(SIMULATE), 0, "sequences running at once (default 256)",
+                         C(SIMULATE), 0, "sequences running at once (default 256, or the --engine\n"
+                         "profile's max_batch)",
                          F(max_seqs)},
     [IC_OPT_MAX_TOKENS] = {"--max-tokens", IC_OK_COUNT, "N", 1, (double)IC_PREFILL_MAX_TOKENS,
                            NULL, C(SIMULATE), 0, "new tokens per step (default 8192)",
