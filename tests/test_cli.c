@@ -426,6 +426,16 @@ START_TEST(test_list_and_show)
     ck_assert_int_eq(run("--model", "llama3-8b", "--hw", "h100", "--estimate", "expected", NULL),
                      0);
     has_out("with a good engine (no --engine");
+    /* --engine alone asks for the expected estimate; not with the ideal
+     * bound, nor on an entry without achieved rates */
+    ck_assert_int_eq(run("--model", "llama3-8b", "--hw", "h100", "--engine", "vllm-0.6", NULL), 0);
+    has_out("under engine vllm-0.6");
+    ck_assert_int_eq(run("--model", "llama3-8b", "--hw", "h100", "--estimate", "ideal",
+                         "--engine", "vllm-0.6", NULL), 2);
+    has_err("--engine: the ideal bound reads no engine profile");
+    ck_assert_int_eq(run("--model", "llama3-8b", "--hw", IC_TEST_DIR "/fixtures/measured-cpu.yaml",
+                         "--engine", "vllm-0.6", NULL), 2);
+    has_err("has no achieved section");
     ck_assert_int_eq(run("--model", "llama3-8b", "--hw", "h100", "--engine", "nosuch", NULL), 2);
     has_err("unknown engine 'nosuch'");
     ck_assert_int_eq(run("prefill", "--model", "llama3-8b", "--hw", "h100", "--engine",

@@ -259,9 +259,14 @@ static int cmd_decode(const struct ic_opts *a, const struct ic_db *db, FILE *out
             rc = ic_cli_report(errf, lrc, &e);
             goto out;
         }
+    for (int i = 0; i < nl[L_HW]; i++)
+        if ((rc = ic_cli_engine_check(a, &hws[i], errf)))
+            goto out;
     if ((rc = ic_cli_load_engine(a, db, &engine, errf)))
         goto out;
     base.engine = engine;
+    if (engine && estimate < 0) /* a profile is for the expected estimate */
+        estimate = IC_EST_EXPECTED;
     for (size_t c = 0; c < n_cfg; c++) {
         size_t rest = c;
         struct config *k = &cfgs[c];

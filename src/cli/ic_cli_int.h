@@ -58,6 +58,11 @@ void ic_cli_setup_free(struct ic_cli_setup *s);
 int ic_cli_load_engine(const struct ic_opts *a, const struct ic_db *db, struct ic_engine **en,
                        FILE *errf);
 
+/* A profile applies to the expected estimate from an entry's achieved
+ * rates only: a usage error (2, said) with --estimate ideal or an entry
+ * without an achieved section; 0 otherwise (or without --engine). */
+int ic_cli_engine_check(const struct ic_opts *a, const struct ic_hw *h, FILE *errf);
+
 /* "out of memory" on errf; returns 1. */
 int ic_cli_oom(FILE *errf);
 

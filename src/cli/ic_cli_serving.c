@@ -27,6 +27,20 @@ void ic_cli_setup_free(struct ic_cli_setup *s)
     s->dec.engine = NULL;
 }
 
+int ic_cli_engine_check(const struct ic_opts *a, const struct ic_hw *h, FILE *errf)
+{
+    if (!a->given[IC_OPT_ENGINE])
+        return 0;
+    if (a->given[IC_OPT_ESTIMATE] && a->estimate == IC_EST_IDEAL)
+        return ic_cli_usage(errf, "--engine: the ideal bound reads no engine profile; leave out "
+                                  "--estimate ideal (--engine implies expected)");
+    if (!h->achieved.present || h->measured.present)
+        return ic_cli_usage(errf, "--engine: %s has no achieved section (published "
+                                  "microbenchmarks); an engine profile adds to those rates only",
+                            h->name);
+    return 0;
+}
+
 int ic_cli_load_engine(const struct ic_opts *a, const struct ic_db *db, struct ic_engine **en,
                        FILE *errf)
 {
@@ -82,7 +96,8 @@ int ic_cli_setup(const struct ic_opts *a, const struct ic_db *db, const char *cm
         ic_cli_setup_free(s);
         return ic_cli_report(errf, lrc, &e);
     }
-    if ((lrc = ic_cli_load_engine(a, db, &s->en, errf))) {
+    if ((lrc = ic_cli_engine_check(a, s->h, errf)) ||
+        (lrc = ic_cli_load_engine(a, db, &s->en, errf))) {
         ic_cli_setup_free(s);
         return lrc;
     }

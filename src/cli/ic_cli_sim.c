@@ -63,7 +63,8 @@ static void fill_cfg(const struct ic_opts *a, struct sim_setup *x)
     *c = ic_sim_defaults();
     c->dec = x->s.dec;
     c->dec.estimate = a->given[IC_OPT_ESTIMATE] ? (enum ic_estimate)a->estimate
-                                                : ic_decode_default_estimate(x->s.h);
+                      : x->s.en                   ? IC_EST_EXPECTED /* a profile's estimate */
+                                                  : ic_decode_default_estimate(x->s.h);
     c->requests = a->given[IC_OPT_REQUESTS] ? a->requests : 2000;
     if (a->given[IC_OPT_PROMPT])
         c->prompt.mean = (double)a->prompt;
