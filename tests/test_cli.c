@@ -336,8 +336,10 @@ START_TEST(test_suggestions)
     ck_assert_int_eq(run("bnch", NULL), 2);
     has_err("did you mean 'bench'?");
     ck_assert_int_eq(run("list", "modles", NULL), 2);
-    has_err("list needs 'hw' or 'models'");
+    has_err("list needs 'hw', 'models' or 'engines'");
     has_err("did you mean 'models'?");
+    ck_assert_int_eq(run("list", "engnes", NULL), 2);
+    has_err("did you mean 'engines'?");
     ck_assert_int_eq(run("show", "modle", "llama3-8b", NULL), 2);
     has_err("did you mean 'model'?");
     ck_assert_int_eq(run("bench", "--thread", "2", NULL), 2);
@@ -406,6 +408,48 @@ START_TEST(test_list_and_show)
     has_out("source:");
     ck_assert_int_eq(run("show", "hw", NULL), 2);
     ck_assert_int_eq(run("list", "chips", NULL), 2);
+    /* engine profiles: one line each, a profile by its alias, an unknown
+     * name with the nearest known ones */
+    ck_assert_int_eq(run("list", "engines", NULL), 0);
+    ck_assert_uint_ge(lines(out_buf), 6);
+    has_out("vllm-0.6 ");
+    ck_assert_int_eq(run("show", "engine", "vllm", NULL), 0);
+    has_out("vllm-0.19: vllm 0.19.1");
+    has_out("source:");
+    ck_assert_int_eq(run("show", "engine", "vllm-0.7", NULL), 2);
+    has_err("unknown engine 'vllm-0.7'");
+    has_err("did you mean");
+    /* --engine: the title names the profile; without it, a good engine */
+    ck_assert_int_eq(run("--model", "llama3-8b", "--hw", "h100", "--estimate", "expected",
+                         "--engine", "vllm-0.6", NULL), 0);
+    has_out("under engine vllm-0.6 (vllm 0.6, enginedb)");
+    ck_assert_int_eq(run("--model", "llama3-8b", "--hw", "h100", "--estimate", "expected", NULL),
+                     0);
+    has_out("with a good engine (no --engine");
+    /* --engine alone asks for the expected estimate; not with the ideal
+     * bound, nor on an entry without achieved rates */
+    ck_assert_int_eq(run("--model", "llama3-8b", "--hw", "h100", "--engine", "vllm-0.6", NULL), 0);
+    has_out("under engine vllm-0.6");
+    ck_assert_int_eq(run("--model", "llama3-8b", "--hw", "h100", "--estimate", "ideal",
+                         "--engine", "vllm-0.6", NULL), 2);
+    has_err("--engine: the ideal bound reads no engine profile");
+    ck_assert_int_eq(run("--model", "llama3-8b", "--hw", IC_TEST_DIR "/fixtures/measured-cpu.yaml",
+                         "--engine", "vllm-0.6", NULL), 2);
+    has_err("has no achieved section");
+    ck_assert_int_eq(run("--model", "llama3-8b", "--hw", "h100", "--engine", "nosuch", NULL), 2);
+    has_err("unknown engine 'nosuch'");
+    ck_assert_int_eq(run("prefill", "--model", "llama3-8b", "--hw", "h100", "--engine",
+                         "vllm", NULL), 2);
+    /* simulate: the profile's max_batch is the batch limit unless --max-seqs */
+    ck_assert_int_eq(run("simulate", "--model", "llama3-8b", "--hw", "h100", "--estimate",
+                         "expected", "--requests", "50", "--engine",
+                         IC_TEST_DIR "/fixtures/engine-test.yaml", NULL), 0);
+    has_out("expected time, engine test-engine");
+    has_out("at most 64 sequences");
+    ck_assert_int_eq(run("simulate", "--model", "llama3-8b", "--hw", "h100", "--estimate",
+                         "expected", "--requests", "50", "--max-seqs", "32", "--engine",
+                         IC_TEST_DIR "/fixtures/engine-test.yaml", NULL), 0);
+    has_out("at most 32 sequences");
 }
 END_TEST
 

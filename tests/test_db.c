@@ -153,6 +153,96 @@ START_TEST(test_lint_modeldb)
 }
 END_TEST
 
+/* Every enginedb profile loads, is named as its file, has unique names and
+ * aliases and a real source for every section it gives; the published
+ * engines (vllm, tensorrt-llm, gpt-fast, vllm-tpu, jetstream-pytorch)
+ * each have one. */
+START_TEST(test_lint_enginedb)
+{
+    struct ic_db db;
+    struct ic_err e = {0};
+    ck_assert_int_eq(ic_db_init(&db, IC_SRC_DIR, &e), 0);
+    char **paths;
+    size_t n;
+    ck_assert_int_eq(ic_db_paths(&db, IC_DB_ENGINE, &paths, &n, &e), 0);
+    ck_assert_uint_ge(n, 6);
+    struct ic_engine *en = malloc(sizeof *en);
+    struct names *ns = calloc(1, sizeof *ns);
+    static const char *const published[] = {"vllm", "tensorrt-llm", "gpt-fast", "vllm-tpu",
+                                            "jetstream-pytorch"};
+    bool seen[5] = {false};
+    for (size_t i = 0; i < n; i++) {
+        int rc = ic_engine_load(paths[i], en, &e);
+        ck_assert_msg(rc == 0, "%s:%u:%u: %s", e.file, e.line, e.col, e.msg);
+        check_file_name(paths[i], en->name);
+        add_unique(ns, en->name, paths[i]);
+        for (uint32_t j = 0; j < en->n_aliases; j++)
+            add_unique(ns, en->aliases[j], paths[i]);
+        ck_assert_msg(strlen(en->step_source) > 40, "%s: step source", paths[i]);
+        if (en->locs[IC_ENF_ATTN].line)
+            ck_assert_msg(strlen(en->attn_source) > 40, "%s: attention source", paths[i]);
+        if (en->locs[IC_ENF_GEMV].line)
+            ck_assert_msg(strlen(en->gemv_source) > 40, "%s: gemv source", paths[i]);
+        if (en->locs[IC_ENF_DEFAULTS].line)
+            ck_assert_msg(strlen(en->defaults_source) > 20, "%s: defaults source", paths[i]);
+        for (int k = 0; k < 5; k++)
+            seen[k] |= strcmp(en->engine, published[k]) == 0;
+        /* a host time only where the accelerator waits for it */
+        ck_assert(en->cpu_step_s == 0 || !en->overlap);
+    }
+    for (int k = 0; k < 5; k++)
+        ck_assert_msg(seen[k], "no enginedb profile for %s", published[k]);
+    /* by alias, as --engine takes it */
+    ck_assert_int_eq(ic_db_engine(&db, "vllm", en, &e), 0);
+    ck_assert_str_eq(en->name, "vllm-0.19");
+    ck_assert_int_eq(ic_db_engine(&db, "vllm-0.6", en, &e), 0);
+    ck_assert(!en->overlap);
+    ck_assert_double_eq_tol(en->cpu_step_s, 3.8e-3, 1e-12);
+    ck_assert_uint_eq(en->max_batch, 256);
+    ck_assert_int_eq(ic_db_engine(&db, "vllm-0.7", en, &e), IC_ENOENT);
+    ck_assert_ptr_nonnull(strstr(e.msg, "unknown engine 'vllm-0.7'"));
+    free(en);
+    free(ns);
+    ic_db_paths_free(paths, n);
+}
+END_TEST
+
+/* Broken profiles: the error at the offending node's line:column. */
+static const struct {
+    const char *file; /* under tests/fixtures/engine-bad */
+    unsigned line, col;
+    const char *msg, *hint;
+} broken_engines[] = {
+    {"typo-key.yaml", 6, 3, "unknown key 'scheduler_overlpa' in the step section",
+     "did you mean 'scheduler_overlap'?"},
+    {"efficiency.yaml", 7, 9, "an efficiency must be above 0 and at most 1", "e.g. 0.85"},
+    {"cpu-overlapped.yaml", 6, 17, "'cpu_per_step' is given but 'scheduler_overlap' is true",
+     "waits for the scheduler"},
+    {"no-source.yaml", 6, 1, "missing required key 'source' in the attention section", NULL},
+    {"no-unit.yaml", 6, 17, "'cpu_per_step': '2' has no unit", NULL},
+};
+
+START_TEST(test_broken_engines)
+{
+    char path[600];
+    snprintf(path, sizeof path, "%s/fixtures/engine-bad/%s", IC_TEST_DIR,
+             broken_engines[_i].file);
+    struct ic_engine *en = malloc(sizeof *en);
+    struct ic_err e = {0};
+    ck_assert_int_eq(ic_engine_load(path, en, &e), IC_EINVAL);
+    ck_assert_msg(e.line == broken_engines[_i].line && e.col == broken_engines[_i].col,
+                  "%s: error at %u:%u, expected %u:%u (%s)", broken_engines[_i].file, e.line,
+                  e.col, broken_engines[_i].line, broken_engines[_i].col, e.msg);
+    ck_assert_msg(strstr(e.msg, broken_engines[_i].msg), "%s: '%s'", broken_engines[_i].file,
+                  e.msg);
+    if (broken_engines[_i].hint)
+        ck_assert_msg(strstr(e.hint, broken_engines[_i].hint), "%s: hint '%s'",
+                      broken_engines[_i].file, e.hint);
+    ck_assert_str_eq(e.file, path);
+    free(en);
+}
+END_TEST
+
 #include "broken_fixtures.h"
 
 START_TEST(test_broken_fixtures)
@@ -529,6 +619,9 @@ int main(void)
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, test_lint_hwdb);
     tcase_add_test(tc, test_lint_modeldb);
+    tcase_add_test(tc, test_lint_enginedb);
+    tcase_add_loop_test(tc, test_broken_engines, 0,
+                        sizeof broken_engines / sizeof broken_engines[0]);
     tcase_add_loop_test(tc, test_broken_fixtures, 0, N_BROKEN);
     tcase_add_test(tc, test_corpus_complete);
     tcase_add_test(tc, test_too_big);

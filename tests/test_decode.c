@@ -543,6 +543,73 @@ START_TEST(test_expected_from_achieved)
 }
 END_TEST
 
+/* The expected time with an engine profile (tests/fixtures/engine-test.yaml:
+ * no graphs, the scheduler between steps with 1 ms of host time, attention
+ * at 0.8 of the GEMV bandwidth for a bf16 cache, int8 weight GEMV at 0.5)
+ * on the achieved H100 fixture above. Llama-3-8B, one chip, batch 1,
+ * context 1024, bf16:
+ *   weights 15,009,849,344 B / 2.7e12 = 5.559203461 ms (no bf16 factor)
+ *   cache 134,348,800 B / (2.7e12 x 0.8) = 62.198519 us
+ *   launches without graphs: 10 x 32 layers x 5 us ('launch') = 1.6 ms
+ *   host time 1 ms (the scheduler does not overlap)
+ *   step = 5.559203461 + 0.062198519 + 1.6 + 1.0 = 8.221401980 ms.
+ * int8 weights: 7,504,924,672 B / (2.7e12 x 0.5) = 5.559203461 ms, the
+ * bf16 time: at half efficiency a byte costs twice as much.
+ * The ideal bound is the same with or without the profile. */
+START_TEST(test_expected_with_engine)
+{
+    struct ic_test_pair *t = ic_test_pair("llama3-8b", IC_TEST_DIR "/fixtures/achieved-h100.yaml");
+    struct ic_engine *en = malloc(sizeof *en);
+    struct ic_err e = {0};
+    ck_assert_int_eq(ic_engine_load(IC_TEST_DIR "/fixtures/engine-test.yaml", en, &e), IC_OK);
+    struct ic_decode_cfg c = cfg(1, 1, 1024, IC_DT_BF16, IC_DT_BF16, IC_DT_BF16);
+    c.estimate = IC_EST_EXPECTED;
+    c.engine = en;
+    struct ic_point p, q;
+    ck_assert_int_eq(ic_decode(&t->st, &t->h, &c, &p, &e), IC_OK);
+    ck_assert_double_eq_tol(p.weights_s, 15009849344.0 / 2.7e12, 1e-12);
+    ck_assert_double_eq_tol(p.kv_s, 134348800.0 / (2.7e12 * 0.8), 1e-12);
+    ck_assert_double_eq_tol(p.fixed_s, 1.6e-3 + 1e-3, 1e-12);
+    ck_assert_double_eq_tol(p.step_s, 8.221401980e-3, 1e-11);
+    /* against the same step without the profile (6.248962 ms above): the
+     * profile adds 1.6 - 0.64 ms of launches, 1 ms of host time and
+     * 62.1985 - 49.7588 us of cache read */
+    c.engine = NULL;
+    ck_assert_int_eq(ic_decode(&t->st, &t->h, &c, &q, &e), IC_OK);
+    ck_assert_double_eq_tol(p.step_s - q.step_s,
+                            0.96e-3 + 1e-3 + 134348800.0 / 2.7e12 * (1 / 0.8 - 1), 1e-12);
+    /* int8 weights at GEMV efficiency 0.5 */
+    c = cfg(1, 1, 1024, IC_DT_INT8, IC_DT_BF16, IC_DT_BF16);
+    c.estimate = IC_EST_EXPECTED;
+    c.engine = en;
+    ck_assert_int_eq(ic_decode(&t->st, &t->h, &c, &p, &e), IC_OK);
+    ck_assert_double_eq_tol(p.weight_bytes, 7504924672.0, 1);
+    ck_assert_double_eq_tol(p.weights_s, 7504924672.0 / (2.7e12 * 0.5), 1e-12);
+    ck_assert_double_eq_tol(p.weights_s, 5.559203461e-3, 1e-11);
+    /* the ideal bound never reads the profile */
+    c = cfg(1, 1, 1024, IC_DT_BF16, IC_DT_BF16, IC_DT_BF16);
+    c.engine = en;
+    ck_assert_int_eq(ic_decode(&t->st, &t->h, &c, &p, &e), IC_OK);
+    c.engine = NULL;
+    ck_assert_int_eq(ic_decode(&t->st, &t->h, &c, &q, &e), IC_OK);
+    ck_assert_double_eq(p.step_s, q.step_s);
+    ck_assert_double_eq_tol(p.step_s, (15009849344.0 + 134348800.0) / 3.35e12, 1e-9);
+    /* a profile with graphs and an overlapped scheduler, no factors (a
+     * good engine) gives the step without one */
+    struct ic_engine good = *en;
+    good.graphs = true;
+    good.overlap = true;
+    memset(good.attn_eff, 0, sizeof good.attn_eff);
+    memset(good.gemv_eff, 0, sizeof good.gemv_eff);
+    c.estimate = IC_EST_EXPECTED;
+    c.engine = &good;
+    ck_assert_int_eq(ic_decode(&t->st, &t->h, &c, &p, &e), IC_OK);
+    ck_assert_double_eq_tol(p.step_s, 6.248962e-3, 1e-9);
+    free(en);
+    free(t);
+}
+END_TEST
+
 START_TEST(test_missing_compute_type)
 {
     struct ic_test_pair *t = ic_test_pair("llama3-8b", "a100");
@@ -584,6 +651,7 @@ int main(void)
     tcase_add_test(tc, test_every_field_written);
     tcase_add_test(tc, test_measured_every_type);
     tcase_add_test(tc, test_expected_from_achieved);
+    tcase_add_test(tc, test_expected_with_engine);
     suite_add_tcase(s, tc);
     return ic_test_run(s);
 }

@@ -1,6 +1,7 @@
 /* The published-measurement CSV (ic_published): reading rows, refusing
  * malformed ones at their line:column, the error statistics and one row's
  * prediction, each against hand arithmetic. */
+#include "ic_engine.h"
 #include "ic_published.h"
 #include "ic_sim.h"
 #include "ic_test.h"
@@ -101,7 +102,7 @@ START_TEST(test_predict)
      * tokens read and 1 written x 131,072 B = 134,348,800 B, over 3.35e12
      * B/s: 4.5206561 ms against 10 ms measured: e = -0.5479344. The frozen
      * h100 has no achieved section: no expected time. */
-    ck_assert_int_eq(ic_pub_predict(&r[0], &t->st, &t->h, &v, &e), IC_OK);
+    ck_assert_int_eq(ic_pub_predict(&r[0], &t->st, &t->h, NULL, &v, &e), IC_OK);
     ck_assert(v.evaluated);
     ck_assert_uint_eq(v.batch, 1);
     ck_assert_uint_eq(v.context, 1024);
@@ -110,7 +111,7 @@ START_TEST(test_predict)
     ck_assert(!v.has_expected);
     ck_assert_ptr_nonnull(strstr(v.no_expected, "no measured or achieved"));
     /* r2: 8 in flight over 16 / 8 = 2 replicas: batch 4; context 1000 + 24 */
-    ck_assert_int_eq(ic_pub_predict(&r[1], &t->st, &t->h, &v, &e), IC_OK);
+    ck_assert_int_eq(ic_pub_predict(&r[1], &t->st, &t->h, NULL, &v, &e), IC_OK);
     ck_assert_uint_eq(v.batch, 4);
     ck_assert_uint_eq(v.context, 1024);
     /* r4: throughput at high load is not a decode step; its throughput
@@ -122,10 +123,10 @@ START_TEST(test_predict)
      * below the closed form, and above 256,000 tokens over the time of
      * every prefill run alone (256 x one 1000-token prefill step) plus 1000
      * decode steps at the most any of them holds (batch 256, context 2000) */
-    ck_assert_int_eq(ic_pub_predict(&r[3], &t->st, &t->h, &v, &e), IC_OK);
+    ck_assert_int_eq(ic_pub_predict(&r[3], &t->st, &t->h, NULL, &v, &e), IC_OK);
     ck_assert(!v.evaluated);
     struct ic_test_pair *t70 = ic_test_pair("llama3-70b", "h100");
-    ck_assert_int_eq(ic_pub_predict_throughput(&r[3], &t70->st, &t70->h, &v, &e), IC_OK);
+    ck_assert_int_eq(ic_pub_predict_throughput(&r[3], &t70->st, &t70->h, NULL, &v, &e), IC_OK);
     ck_assert(v.throughput);
     ck_assert(!v.sim_expected);
     ck_assert_uint_eq(v.sim_max_seqs, 256);
@@ -151,6 +152,63 @@ START_TEST(test_predict)
 }
 END_TEST
 
+/* Which profile a row's engine column selects (exact version, one the
+ * profile lists, one whose version leads the row's; none for an unstated
+ * version), and a row predicted with one: r1 of good.csv (Llama-3-8B,
+ * batch 1, context 1024, 10 ms measured) on the achieved H100 fixture is
+ * 6.248962 ms without a profile (test_decode's hand arithmetic); the test
+ * profile (tests/fixtures/engine-test.yaml) adds 0.96 ms of launches, 1 ms
+ * of host time and 134,348,800 / 2.7e12 x (1 / 0.8 - 1) = 12.4397 us of
+ * cache read: 8.221402 ms, e = -0.1778598. */
+START_TEST(test_engine_selected)
+{
+    struct ic_pub_row *r = NULL;
+    size_t n = 0;
+    struct ic_err e = {0};
+    ck_assert_int_eq(ic_pub_load(FIX "good.csv", &r, &n, &e), IC_OK);
+    struct ic_engine *pr = calloc(3, sizeof *pr);
+    ck_assert_int_eq(ic_engine_load(IC_SRC_DIR "/enginedb/vllm-0.6.yaml", &pr[0], &e), IC_OK);
+    ck_assert_int_eq(ic_engine_load(IC_SRC_DIR "/enginedb/vllm-0.19.yaml", &pr[1], &e), IC_OK);
+    ck_assert_int_eq(ic_engine_load(IC_TEST_DIR "/fixtures/engine-test.yaml", &pr[2], &e), IC_OK);
+    char why[160];
+    struct ic_pub_row q = r[1]; /* vllm 0.6.0: "0.6" leads it */
+    ck_assert_ptr_eq(ic_pub_engine_for(&q, pr, 3, why, sizeof why), &pr[0]);
+    ck_assert_ptr_nonnull(strstr(why, "leads"));
+    snprintf(q.engine_version, sizeof q.engine_version, "0.19.1");
+    ck_assert_ptr_eq(ic_pub_engine_for(&q, pr, 3, why, sizeof why), &pr[1]);
+    snprintf(q.engine_version, sizeof q.engine_version, "0.60");
+    ck_assert_ptr_null(ic_pub_engine_for(&q, pr, 3, why, sizeof why));
+    snprintf(q.engine_version, sizeof q.engine_version, "unstated");
+    ck_assert_ptr_null(ic_pub_engine_for(&q, pr, 3, why, sizeof why));
+    ck_assert_ptr_nonnull(strstr(why, "no vllm profile for version 'unstated'"));
+    snprintf(q.engine, sizeof q.engine, "sglang");
+    ck_assert_ptr_null(ic_pub_engine_for(&q, pr, 3, why, sizeof why));
+    ck_assert_ptr_nonnull(strstr(why, "no sglang profile"));
+    /* a version the profile lists */
+    snprintf(pr[2].versions[0], sizeof pr[2].versions[0], "2023-11");
+    pr[2].n_versions = 1;
+    snprintf(pr[2].engine, sizeof pr[2].engine, "gpt-fast");
+    ck_assert_ptr_eq(ic_pub_engine_for(&r[0], pr, 3, why, sizeof why), &pr[2]);
+    ck_assert_ptr_nonnull(strstr(why, "listed"));
+
+    struct ic_test_pair *t = ic_test_pair("llama3-8b", IC_TEST_DIR "/fixtures/achieved-h100.yaml");
+    struct ic_pub_eval v;
+    ck_assert_int_eq(ic_pub_predict(&r[0], &t->st, &t->h, &pr[2], &v, &e), IC_OK);
+    ck_assert(v.has_expected && v.engine_used);
+    ck_assert_double_eq_tol(v.expected_noeng_s, 6.248962e-3, 1e-9);
+    ck_assert_double_eq_tol(v.expected_s, 8.221402e-3, 1e-9);
+    ck_assert_double_eq_tol(v.e_expected, 8.221402e-3 / 0.01 - 1, 1e-7);
+    ck_assert_double_eq_tol(v.e_expected_noeng, 6.248962e-3 / 0.01 - 1, 1e-7);
+    /* no profile: both the same */
+    ck_assert_int_eq(ic_pub_predict(&r[0], &t->st, &t->h, NULL, &v, &e), IC_OK);
+    ck_assert(!v.engine_used);
+    ck_assert_double_eq(v.expected_s, v.expected_noeng_s);
+    free(t);
+    free(pr);
+    free(r);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("published");
@@ -159,6 +217,7 @@ int main(void)
     tcase_add_test(tc, test_rows_refused);
     tcase_add_test(tc, test_stats);
     tcase_add_test(tc, test_predict);
+    tcase_add_test(tc, test_engine_selected);
     suite_add_tcase(s, tc);
     return ic_test_run(s);
 }

@@ -47,8 +47,8 @@ static const char usage_main[] =
     "\n"
     "commands:\n"
     "  decode (default)   one decode step or a sweep: infcalc decode --help\n"
-    "  list hw|models     the databases, one line per entry\n"
-    "  show hw|model NAME one entry in full, with its sources and derived counts\n"
+    "  list KIND          hw, models or engines: a database, one line per entry\n"
+    "  show KIND NAME     one entry (hw, model or engine) in full, with its sources\n"
     "  bench              measure this machine; write a hardware entry for it\n"
     "  validate           time the reference decode kernel against the predictions\n"
     "\n"
@@ -71,14 +71,15 @@ static const char usage_main[] =
     "\n";
 
 static const char usage_list[] =
-    "usage: infcalc list hw|models [--db DIR]\n"
+    "usage: infcalc list hw|models|engines [--db DIR]\n"
     "\n"
     "Lists the accelerators (name, aliases, HBM, bandwidth, bf16 peak, fabric,\n"
-    "price) or the models (name, parameters, active, layers, KV bytes per token\n"
-    "in bf16, attention kind).\n";
+    "price), the models (name, parameters, active, layers, KV bytes per token\n"
+    "in bf16, attention kind) or the engine profiles of enginedb/ (name,\n"
+    "aliases, engine, graphs, scheduler, default batch limit, quantized GEMV).\n";
 
 static const char usage_show[] =
-    "usage: infcalc show hw|model NAME [--db DIR]\n"
+    "usage: infcalc show hw|model|engine NAME [--db DIR]\n"
     "\n"
     "Prints one entry in full: every figure with its source; for a model also\n"
     "the derived parameter groups and KV bytes per token, and the published\n"
@@ -224,6 +225,7 @@ static int cmd_decode(const struct ic_opts *a, const struct ic_db *db, FILE *out
     struct ic_model *models = calloc((size_t)nl[L_MODEL], sizeof *models);
     struct ic_model_stats stats[IC_OPT_MAX_LIST];
     struct ic_hw *hws = calloc((size_t)nl[L_HW], sizeof *hws);
+    struct ic_engine *engine = NULL; /* --engine */
     struct config cfgs[IC_CLI_MAX_CONFIGS];
     struct ic_point *pts = NULL;
     struct ic_report_group groups[IC_CLI_MAX_CONFIGS];
@@ -257,6 +259,14 @@ static int cmd_decode(const struct ic_opts *a, const struct ic_db *db, FILE *out
             rc = ic_cli_report(errf, lrc, &e);
             goto out;
         }
+    for (int i = 0; i < nl[L_HW]; i++)
+        if ((rc = ic_cli_engine_check(a, &hws[i], errf)))
+            goto out;
+    if ((rc = ic_cli_load_engine(a, db, &engine, errf)))
+        goto out;
+    base.engine = engine;
+    if (engine && estimate < 0) /* a profile is for the expected estimate */
+        estimate = IC_EST_EXPECTED;
     for (size_t c = 0; c < n_cfg; c++) {
         size_t rest = c;
         struct config *k = &cfgs[c];
@@ -399,6 +409,7 @@ out:
     free(pts);
     free(models);
     free(hws);
+    free(engine);
     return rc;
 }
 
@@ -407,20 +418,102 @@ static void gb(char *buf, size_t n, double v) { ic_report_bytes(buf, n, v); }
 /* list/show without a known kind: the usage error, and the nearest kind
  * to the word given ('list modles': did you mean 'models'?). */
 static int kind_error(FILE *errf, const char *what, const struct ic_opts *a, const char *k1,
-                      const char *k2)
+                      const char *k2, const char *k3)
 {
-    const char *const kinds[2] = {k1, k2};
-    const char *near = a->n_pos ? ic_text_nearest(a->pos[0], kinds, 2) : NULL;
+    const char *const kinds[3] = {k1, k2, k3};
+    const char *near = a->n_pos ? ic_text_nearest(a->pos[0], kinds, 3) : NULL;
     ic_cli_usage(errf, "%s", what);
     if (near && strcmp(near, a->pos[0]))
         fprintf(errf, "  did you mean '%s'?\n", near);
     return 2;
 }
 
+/* One engine profile: what it adds to the achieved rates, with sources. */
+static void show_engine(FILE *out, const struct ic_engine *en)
+{
+    fprintf(out, "%s: %s %s\n", en->name, en->engine, en->version);
+    if (en->description[0])
+        fprintf(out, "  %s\n", en->description);
+    fprintf(out, "step: %s, scheduler %s", en->graphs ? "graphs" : "kernel by kernel (no graphs)",
+            en->overlap ? "overlapped with the accelerator" : "between steps (not overlapped)");
+    if (!en->overlap)
+        fprintf(out, ", host time per step %.3g ms", 1e3 * en->cpu_step_s);
+    fprintf(out, "\n  source: %s\n", en->step_source);
+    static const char *const part[2] = {"attention (bandwidth over the achieved GEMV's, by KV type)",
+                                        "gemv (bandwidth over the bf16 GEMV's, by weight type)"};
+    for (int k = 0; k < 2; k++) {
+        const double *v = k ? en->gemv_eff : en->attn_eff;
+        const char *src = k ? en->gemv_source : en->attn_source;
+        if (!en->locs[k ? IC_ENF_GEMV : IC_ENF_ATTN].line) {
+            fprintf(out, "%s: not given (1)\n", part[k]);
+            continue;
+        }
+        fprintf(out, "%s:", part[k]);
+        for (int t = 0; t < IC_DT_COUNT; t++)
+            if (v[t] > 0)
+                fprintf(out, " %s %.3g", ic_dtype_traits((enum ic_dtype)t)->name, v[t]);
+        fprintf(out, "\n  source: %s\n", src);
+    }
+    if (en->locs[IC_ENF_DEFAULTS].line)
+        fprintf(out, "largest batch scheduled by default: %llu\n  source: %s\n",
+                (unsigned long long)en->max_batch, en->defaults_source);
+    if (en->notes[0])
+        fprintf(out, "notes: %s\n", en->notes);
+    for (uint32_t i = 0; i < en->n_sources; i++)
+        fprintf(out, "  [%u] %s\n", i + 1, en->sources[i]);
+}
+
+static int list_engines(const struct ic_db *db, FILE *out, FILE *errf)
+{
+    char **paths = NULL;
+    size_t n = 0;
+    struct ic_err e = {0};
+    int lrc = ic_db_paths(db, IC_DB_ENGINE, &paths, &n, &e);
+    if (lrc)
+        return ic_cli_report(errf, lrc, &e);
+    int rc = 0;
+    struct ic_engine *en = malloc(sizeof *en);
+    if (!en) {
+        rc = ic_cli_oom(errf);
+        goto out;
+    }
+    fprintf(out, "%-20s %-20s %-18s %-7s %-10s %10s  %s\n", "name", "aliases", "engine", "graphs",
+            "scheduler", "max batch", "quantized GEMV");
+    for (size_t i = 0; i < n; i++) {
+        if ((lrc = ic_engine_load(paths[i], en, &e))) {
+            rc = ic_cli_report(errf, lrc, &e);
+            goto out;
+        }
+        char al[64] = "", q[96] = "", mb[24] = "-";
+        for (uint32_t j = 0; j < en->n_aliases; j++) {
+            size_t l = strlen(al);
+            snprintf(al + l, sizeof al - l, "%s%s", j ? "," : "", en->aliases[j]);
+        }
+        for (int t = 0; t < IC_DT_COUNT; t++)
+            if (en->gemv_eff[t] > 0) {
+                size_t l = strlen(q);
+                snprintf(q + l, sizeof q - l, "%s%s %.2g", l ? ", " : "",
+                         ic_dtype_traits((enum ic_dtype)t)->name, en->gemv_eff[t]);
+            }
+        if (en->max_batch)
+            snprintf(mb, sizeof mb, "%llu", (unsigned long long)en->max_batch);
+        fprintf(out, "%-20s %-20s %-18s %-7s %-10s %10s  %s\n", en->name, al, en->engine,
+                en->graphs ? "yes" : "no", en->overlap ? "overlap" : "between", mb,
+                q[0] ? q : "-");
+    }
+out:
+    free(en);
+    ic_db_paths_free(paths, n);
+    return rc;
+}
+
 static int cmd_list(const struct ic_opts *a, const struct ic_db *db, FILE *out, FILE *errf)
 {
+    if (a->n_pos == 1 && strcmp(a->pos[0], "engines") == 0)
+        return list_engines(db, out, errf);
     if (a->n_pos != 1 || (strcmp(a->pos[0], "hw") && strcmp(a->pos[0], "models")))
-        return kind_error(errf, "list needs 'hw' or 'models'", a, "hw", "models");
+        return kind_error(errf, "list needs 'hw', 'models' or 'engines'", a, "hw", "models",
+                          "engines");
     bool hw_kind = strcmp(a->pos[0], "hw") == 0;
     char **paths = NULL;
     size_t n = 0;
@@ -615,8 +708,22 @@ static void show_model(FILE *out, const struct ic_model *m, const struct ic_mode
 
 static int cmd_show(const struct ic_opts *a, const struct ic_db *db, FILE *out, FILE *errf)
 {
+    if (a->n_pos == 2 && strcmp(a->pos[0], "engine") == 0) {
+        struct ic_err e = {0};
+        struct ic_engine *en = malloc(sizeof *en);
+        if (!en)
+            return ic_cli_oom(errf);
+        int lrc = ic_db_engine(db, a->pos[1], en, &e), rc = 0;
+        if (lrc)
+            rc = ic_cli_report(errf, lrc, &e);
+        else
+            show_engine(out, en);
+        free(en);
+        return rc;
+    }
     if (a->n_pos != 2 || (strcmp(a->pos[0], "hw") && strcmp(a->pos[0], "model")))
-        return kind_error(errf, "show needs 'hw NAME' or 'model NAME'", a, "hw", "model");
+        return kind_error(errf, "show needs 'hw NAME', 'model NAME' or 'engine NAME'", a, "hw",
+                          "model", "engine");
     struct ic_err e = {0};
     int rc = 0, lrc;
     if (strcmp(a->pos[0], "hw") == 0) {

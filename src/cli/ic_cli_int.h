@@ -38,6 +38,7 @@ struct ic_cli_setup {
     struct ic_model *m;
     struct ic_model_stats st;
     struct ic_hw *h;
+    struct ic_engine *en; /* --engine's profile (dec.engine points here), or NULL */
     struct ic_decode_cfg dec;
     enum ic_format fmt;
 };
@@ -51,6 +52,16 @@ void ic_cli_decode_opts(const struct ic_opts *a, struct ic_cli_setup *s);
 int ic_cli_setup(const struct ic_opts *a, const struct ic_db *db, const char *cmd,
                  struct ic_cli_setup *s, FILE *errf);
 void ic_cli_setup_free(struct ic_cli_setup *s);
+
+/* --engine's profile when given (*en malloc'd, NULL otherwise): 0, or an
+ * exit status with the message printed. */
+int ic_cli_load_engine(const struct ic_opts *a, const struct ic_db *db, struct ic_engine **en,
+                       FILE *errf);
+
+/* A profile applies to the expected estimate from an entry's achieved
+ * rates only: a usage error (2, said) with --estimate ideal or an entry
+ * without an achieved section; 0 otherwise (or without --engine). */
+int ic_cli_engine_check(const struct ic_opts *a, const struct ic_hw *h, FILE *errf);
 
 /* "out of memory" on errf; returns 1. */
 int ic_cli_oom(FILE *errf);

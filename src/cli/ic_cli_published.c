@@ -4,6 +4,7 @@
  * rows; a chart of predicted against measured. */
 #include "ic_cli_published.h"
 
+#include "ic_engine.h"
 #include "ic_model.h"
 #include "ic_plot.h"
 #include "ic_published.h"
@@ -17,7 +18,41 @@ struct evaluated {
     struct ic_pub_row *rows;
     struct ic_pub_eval *ev;
     size_t n;
+    struct ic_engine *profiles; /* every enginedb profile */
+    size_t n_profiles;
+    char (*why)[160];           /* per row: the profile chosen, or why none */
 };
+
+/* Every profile of enginedb/ into x (none, with a note, where the data
+ * folder has no enginedb/). 0 or an exit status. */
+static int load_profiles(const struct ic_db *db, struct evaluated *x, FILE *errf)
+{
+    char **paths = NULL;
+    size_t n = 0;
+    struct ic_err e = {0};
+    int rc = ic_db_paths(db, IC_DB_ENGINE, &paths, &n, &e);
+    if (rc == IC_ENOENT) {
+        fprintf(errf, "infcalc: note: no enginedb/ in %s: every row is predicted with a good "
+                      "engine (no profile)\n", db->root);
+        return 0;
+    }
+    if (rc)
+        return ic_cli_report(errf, rc, &e);
+    x->profiles = calloc(n ? n : 1, sizeof *x->profiles);
+    if (!x->profiles) {
+        ic_db_paths_free(paths, n);
+        return ic_cli_oom(errf);
+    }
+    for (size_t i = 0; i < n; i++) {
+        if ((rc = ic_engine_load(paths[i], &x->profiles[i], &e))) {
+            ic_db_paths_free(paths, n);
+            return ic_cli_report(errf, rc, &e);
+        }
+    }
+    x->n_profiles = n;
+    ic_db_paths_free(paths, n);
+    return 0;
+}
 
 static int evaluate(const char *csv, const struct ic_db *db, struct evaluated *x, FILE *errf)
 {
@@ -27,11 +62,14 @@ static int evaluate(const char *csv, const struct ic_db *db, struct evaluated *x
         ic_err_print(errf, &e);
         return rc == IC_ENOMEM ? 1 : 2;
     }
+    if ((rc = load_profiles(db, x, errf)))
+        return rc;
     x->ev = calloc(x->n ? x->n : 1, sizeof *x->ev);
+    x->why = calloc(x->n ? x->n : 1, sizeof *x->why);
     struct ic_model *m = malloc(sizeof *m);
     struct ic_hw *h = malloc(sizeof *h);
     struct ic_model_stats st;
-    if (!x->ev || !m || !h) {
+    if (!x->ev || !x->why || !m || !h) {
         free(m);
         free(h);
         fprintf(errf, "infcalc: error: out of memory\n");
@@ -40,9 +78,12 @@ static int evaluate(const char *csv, const struct ic_db *db, struct evaluated *x
     const char *shown = strcmp(csv, "-") == 0 ? "<stdin>" : csv;
     for (size_t i = 0; i < x->n && !rc; i++) {
         const struct ic_pub_row *r = &x->rows[i];
+        const struct ic_engine *en =
+            ic_pub_engine_for(r, x->profiles, x->n_profiles, x->why[i], sizeof x->why[i]);
         if ((rc = ic_db_model(db, r->model, m, &e)) || (rc = ic_model_derive(m, &st, &e)) ||
-            (rc = ic_db_hw(db, r->hw, h, &e)) || (rc = ic_pub_predict(r, &st, h, &x->ev[i], &e)) ||
-            (rc = ic_pub_predict_throughput(r, &st, h, &x->ev[i], &e))) {
+            (rc = ic_db_hw(db, r->hw, h, &e)) ||
+            (rc = ic_pub_predict(r, &st, h, en, &x->ev[i], &e)) ||
+            (rc = ic_pub_predict_throughput(r, &st, h, en, &x->ev[i], &e))) {
             fprintf(errf, "%s:%u: error: row %s (%s on %llu x %s): %s\n", shown, r->line, r->id,
                     r->model, (unsigned long long)r->tp, r->hw, e.msg);
             if (e.hint[0])
@@ -56,7 +97,9 @@ static int evaluate(const char *csv, const struct ic_db *db, struct evaluated *x
 }
 
 /* The errors of one estimate over the validation rows that pass keep(). */
-static int stats_of(const struct evaluated *x, bool expected,
+enum which { W_IDEAL, W_EXPECTED, W_NOENG };
+
+static int stats_of(const struct evaluated *x, enum which w,
                     bool (*keep)(const struct ic_pub_row *, const void *), const void *arg,
                     struct ic_pub_stats *s)
 {
@@ -66,10 +109,10 @@ static int stats_of(const struct evaluated *x, bool expected,
     size_t k = 0;
     for (size_t i = 0; i < x->n; i++) {
         const struct ic_pub_eval *v = &x->ev[i];
-        if (x->rows[i].calibration || !v->evaluated || (expected && !v->has_expected) ||
+        if (x->rows[i].calibration || !v->evaluated || (w != W_IDEAL && !v->has_expected) ||
             (keep && !keep(&x->rows[i], arg)))
             continue;
-        e[k++] = expected ? v->e_expected : v->e_ideal;
+        e[k++] = w == W_EXPECTED ? v->e_expected : w == W_NOENG ? v->e_expected_noeng : v->e_ideal;
     }
     int rc = ic_pub_stats(e, k, s);
     free(e);
@@ -89,10 +132,10 @@ static void pct(char *buf, size_t n, double e) { snprintf(buf, n, "%+.1f%%", 100
 static void stat_line(FILE *out, const char *what, const struct ic_pub_stats *s)
 {
     if (!s->n) {
-        fprintf(out, "  %-28s %5s\n", what, "0");
+        fprintf(out, "  %-46s %5s\n", what, "0");
         return;
     }
-    fprintf(out, "  %-28s %5zu %11.1f%% %9.1f%% %+10.1f%%\n", what, s->n, 100 * s->median_abs,
+    fprintf(out, "  %-46s %5zu %11.1f%% %9.1f%% %+10.1f%%\n", what, s->n, 100 * s->median_abs,
             100 * s->p90_abs, 100 * s->median_signed);
 }
 
@@ -100,14 +143,17 @@ static void stat_line(FILE *out, const char *what, const struct ic_pub_stats *s)
 static int block(FILE *out, const struct evaluated *x, const char *label,
                  bool (*keep)(const struct ic_pub_row *, const void *), const void *arg)
 {
-    struct ic_pub_stats si, se;
-    if (stats_of(x, false, keep, arg, &si) || stats_of(x, true, keep, arg, &se))
+    struct ic_pub_stats si, se, sn;
+    if (stats_of(x, W_IDEAL, keep, arg, &si) || stats_of(x, W_EXPECTED, keep, arg, &se) ||
+        stats_of(x, W_NOENG, keep, arg, &sn))
         return IC_ENOMEM;
     char what[160];
     snprintf(what, sizeof what, "%s, ideal", label);
     stat_line(out, what, &si);
     snprintf(what, sizeof what, "%s, expected", label);
     stat_line(out, what, &se);
+    snprintf(what, sizeof what, "%s, expected w/o profiles", label);
+    stat_line(out, what, &sn);
     return IC_OK;
 }
 
@@ -143,13 +189,13 @@ static int write_table(FILE *out, const char *csv, const struct evaluated *x)
             csv, x->n, nv, nc, nt);
     fprintf(out, "predicted: one decode step at batch = concurrency per replica, context = input "
                  "+ output/2; error on time per output token (negative: predicted faster)\n\n");
-    fprintf(out, "%-12s %-4s %-14s %-10s %-3s %-14s %-15s %5s %7s %10s %17s %17s\n", "id", "use",
-            "engine", "hw", "tp", "model", "w/kv/compute", "batch", "context", "measured ms",
-            "ideal ms (err)", "expected ms (err)");
+    fprintf(out, "%-12s %-4s %-14s %-10s %-3s %-14s %-15s %5s %7s %10s %17s %17s %9s\n", "id",
+            "use", "engine", "hw", "tp", "model", "w/kv/compute", "batch", "context",
+            "measured ms", "ideal ms (err)", "expected ms (err)", "w/o prof");
     for (size_t i = 0; i < x->n; i++) {
         const struct ic_pub_row *r = &x->rows[i];
         const struct ic_pub_eval *v = &x->ev[i];
-        char prec[48], ideal[48] = "-", expd[48] = "-", e1[16], e2[16];
+        char prec[48], ideal[48] = "-", expd[48] = "-", e1[16], e2[16], e3[16] = "-";
         snprintf(prec, sizeof prec, "%s/%s/%s", ic_dtype_traits(r->weights)->name,
                  ic_dtype_traits(r->kv)->name, ic_dtype_traits(r->compute)->name);
         if (!v->evaluated) {
@@ -165,13 +211,23 @@ static int write_table(FILE *out, const char *csv, const struct evaluated *x)
         if (v->has_expected) {
             pct(e2, sizeof e2, v->e_expected);
             snprintf(expd, sizeof expd, "%.2f (%s)", 1e3 * v->expected_s, e2);
+            pct(e3, sizeof e3, v->e_expected_noeng);
         }
         fprintf(out, "%-12.12s %-4s %-14.14s %-10.10s %-3llu %-14.14s %-15s %5llu %7llu %10.2f %17s "
-                     "%17s\n",
+                     "%17s %9s\n",
                 r->id, r->calibration ? "cal" : "val", r->engine, r->hw,
                 (unsigned long long)r->tp, r->model, prec, (unsigned long long)v->batch,
-                (unsigned long long)v->context, 1e3 * v->measured_s, ideal, expd);
+                (unsigned long long)v->context, 1e3 * v->measured_s, ideal, expd, e3);
     }
+    /* the profile each row's engine column chose */
+    fprintf(out, "\nengine profiles (enginedb/; a row without one is predicted with a good "
+                 "engine):\n");
+    for (size_t i = 0; i < x->n; i++)
+        fprintf(out, "  %-44.44s %s%s\n", x->rows[i].id, x->why[i],
+                x->ev[i].evaluated && x->ev[i].has_expected && !x->ev[i].engine_used &&
+                        strncmp(x->why[i], "none", 4)
+                    ? " (not applied: no achieved rates)"
+                    : "");
     /* the high-load rows: output tokens/s of the whole run */
     double *ec = malloc((x->n + 1) * sizeof *ec), *es = malloc((x->n + 1) * sizeof *es);
     if (!ec || !es) {
@@ -218,7 +274,9 @@ static int write_table(FILE *out, const char *csv, const struct evaluated *x)
     }
     free(ec);
     free(es);
-    fprintf(out, "\nover the validation rows      rows  median |e|   p90 |e|   median e\n");
+    fprintf(out, "\nover the validation rows (expected: with each row's engine profile; w/o "
+                 "profiles: a good engine)\n  %-46s %5s %12s %10s %11s\n", "", "rows",
+            "median |e|", "p90 |e|", "median e");
     if (block(out, x, "all", NULL, NULL) || block(out, x, "batch 1", batch_one, NULL))
         return IC_ENOMEM;
     const char *vals[64];
@@ -272,10 +330,14 @@ static int write_json(FILE *out, const char *csv, const struct evaluated *x)
                     (unsigned long long)v->batch, (unsigned long long)v->context, v->measured_s,
                     v->ideal_s, v->e_ideal);
             if (v->has_expected)
-                fprintf(out, ", \"expected_s\": %.6g, \"expected_error\": %.6g", v->expected_s,
-                        v->e_expected);
+                fprintf(out, ", \"expected_s\": %.6g, \"expected_error\": %.6g, "
+                             "\"expected_without_profile_s\": %.6g, "
+                             "\"expected_without_profile_error\": %.6g",
+                        v->expected_s, v->e_expected, v->expected_noeng_s, v->e_expected_noeng);
             else
-                fputs(", \"expected_s\": null, \"expected_error\": null", out);
+                fputs(", \"expected_s\": null, \"expected_error\": null, "
+                      "\"expected_without_profile_s\": null, "
+                      "\"expected_without_profile_error\": null", out);
         }
         if (v->throughput)
             fprintf(out, ", \"output_tokens_per_s\": {\"measured\": %.6g, \"closed_form\": %.6g, "
@@ -283,13 +345,16 @@ static int write_json(FILE *out, const char *csv, const struct evaluated *x)
                          "%.6g, \"simulated_estimate\": \"%s\", \"batch_limit\": %llu}",
                     v->tput_measured, v->tput_closed, v->e_closed, v->tput_sim, v->e_sim,
                     v->sim_expected ? "expected" : "ideal", (unsigned long long)v->sim_max_seqs);
+        fputs(", \"engine_profile\": ", out);
+        ic_report_json_str(out, x->why[i]);
         fputs(", \"source\": ", out);
         ic_report_json_str(out, r->source);
         fprintf(out, "}%s\n", i + 1 < x->n ? "," : "");
     }
-    struct ic_pub_stats a, b, c, d;
-    if (stats_of(x, false, NULL, NULL, &a) || stats_of(x, true, NULL, NULL, &b) ||
-        stats_of(x, false, batch_one, NULL, &c) || stats_of(x, true, batch_one, NULL, &d))
+    struct ic_pub_stats a, b, c, d, f, g;
+    if (stats_of(x, W_IDEAL, NULL, NULL, &a) || stats_of(x, W_EXPECTED, NULL, NULL, &b) ||
+        stats_of(x, W_IDEAL, batch_one, NULL, &c) || stats_of(x, W_EXPECTED, batch_one, NULL, &d) ||
+        stats_of(x, W_NOENG, NULL, NULL, &f) || stats_of(x, W_NOENG, batch_one, NULL, &g))
         return IC_ENOMEM;
     fputs("  ],\n  \"validation\": {\"ideal\": ", out);
     json_stats(out, &a);
@@ -299,6 +364,10 @@ static int write_json(FILE *out, const char *csv, const struct evaluated *x)
     json_stats(out, &c);
     fputs(", \"batch1_expected\": ", out);
     json_stats(out, &d);
+    fputs(", \"expected_without_profiles\": ", out);
+    json_stats(out, &f);
+    fputs(", \"batch1_expected_without_profiles\": ", out);
+    json_stats(out, &g);
     fputs("}\n}\n", out);
     return IC_OK;
 }
@@ -306,7 +375,8 @@ static int write_json(FILE *out, const char *csv, const struct evaluated *x)
 static int write_csv(FILE *out, const struct evaluated *x)
 {
     fputs("id,use,kind,engine,hw,tp,model,batch,context,measured_s,ideal_s,ideal_error,"
-          "expected_s,expected_error\n", out);
+          "expected_s,expected_error,expected_without_profile_s,"
+          "expected_without_profile_error\n", out);
     for (size_t i = 0; i < x->n; i++) {
         const struct ic_pub_row *r = &x->rows[i];
         const struct ic_pub_eval *v = &x->ev[i];
@@ -314,15 +384,16 @@ static int write_csv(FILE *out, const struct evaluated *x)
                 r->calibration ? "calibration" : "validation", ic_pub_kind_name(r->kind),
                 r->engine, r->hw, (unsigned long long)r->tp, r->model);
         if (!v->evaluated) {
-            fputs(",,,,,,,\n", out);
+            fputs(",,,,,,,,,\n", out);
             continue;
         }
         fprintf(out, ",%llu,%llu,%.6g,%.6g,%.6g", (unsigned long long)v->batch,
                 (unsigned long long)v->context, v->measured_s, v->ideal_s, v->e_ideal);
         if (v->has_expected)
-            fprintf(out, ",%.6g,%.6g\n", v->expected_s, v->e_expected);
+            fprintf(out, ",%.6g,%.6g,%.6g,%.6g\n", v->expected_s, v->e_expected,
+                    v->expected_noeng_s, v->e_expected_noeng);
         else
-            fputs(",,\n", out);
+            fputs(",,,,\n", out);
     }
     return IC_OK;
 }
@@ -420,5 +491,7 @@ int ic_cli_published_run(const char *csv, const struct ic_db *db, enum ic_format
         rc = write_plot(plot, w, h, shown, &x, errf);
     free(x.rows);
     free(x.ev);
+    free(x.why);
+    free(x.profiles);
     return rc;
 }

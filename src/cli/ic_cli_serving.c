@@ -21,8 +21,44 @@ void ic_cli_setup_free(struct ic_cli_setup *s)
 {
     free(s->m);
     free(s->h);
+    free(s->en);
     s->m = NULL;
     s->h = NULL;
+    s->en = NULL;
+    s->dec.engine = NULL;
+}
+
+int ic_cli_engine_check(const struct ic_opts *a, const struct ic_hw *h, FILE *errf)
+{
+    if (!a->given[IC_OPT_ENGINE])
+        return 0;
+    if (a->given[IC_OPT_ESTIMATE] && a->estimate == IC_EST_IDEAL)
+        return ic_cli_usage(errf, "--engine: the ideal bound reads no engine profile; leave out "
+                                  "--estimate ideal (--engine implies expected)");
+    if (!h->achieved.present || h->measured.present)
+        return ic_cli_usage(errf, "--engine: %s has no achieved section (published "
+                                  "microbenchmarks); an engine profile adds to those rates only",
+                            h->name);
+    return 0;
+}
+
+int ic_cli_load_engine(const struct ic_opts *a, const struct ic_db *db, struct ic_engine **en,
+                       FILE *errf)
+{
+    *en = NULL;
+    if (!a->given[IC_OPT_ENGINE])
+        return 0;
+    struct ic_engine *x = malloc(sizeof *x);
+    if (!x)
+        return ic_cli_oom(errf);
+    struct ic_err e = {0};
+    int lrc = ic_db_engine(db, a->engine, x, &e);
+    if (lrc) {
+        free(x);
+        return ic_cli_report(errf, lrc, &e);
+    }
+    *en = x;
+    return 0;
 }
 
 int ic_cli_oom(FILE *errf)
@@ -61,6 +97,12 @@ int ic_cli_setup(const struct ic_opts *a, const struct ic_db *db, const char *cm
         ic_cli_setup_free(s);
         return ic_cli_report(errf, lrc, &e);
     }
+    if ((lrc = ic_cli_engine_check(a, s->h, errf)) ||
+        (lrc = ic_cli_load_engine(a, db, &s->en, errf))) {
+        ic_cli_setup_free(s);
+        return lrc;
+    }
+    s->dec.engine = s->en;
     /* a config.json's own weight type where --weights is not given */
     if (s->m->has_default_weights && !a->given[IC_OPT_WEIGHTS]) {
         s->dec.weights = s->m->default_weights;

@@ -63,7 +63,8 @@ static void fill_cfg(const struct ic_opts *a, struct sim_setup *x)
     *c = ic_sim_defaults();
     c->dec = x->s.dec;
     c->dec.estimate = a->given[IC_OPT_ESTIMATE] ? (enum ic_estimate)a->estimate
-                                                : ic_decode_default_estimate(x->s.h);
+                      : x->s.en                   ? IC_EST_EXPECTED /* a profile's estimate */
+                                                  : ic_decode_default_estimate(x->s.h);
     c->requests = a->given[IC_OPT_REQUESTS] ? a->requests : 2000;
     if (a->given[IC_OPT_PROMPT])
         c->prompt.mean = (double)a->prompt;
@@ -75,6 +76,8 @@ static void fill_cfg(const struct ic_opts *a, struct sim_setup *x)
     c->output.cv = a->given[IC_OPT_OUTPUT_CV] ? a->output_cv : c->output.dist ? 0.5 : 0;
     if (a->given[IC_OPT_MAX_SEQS])
         c->max_seqs = a->max_seqs;
+    else if (x->s.en && x->s.en->max_batch) /* the engine's own default */
+        c->max_seqs = x->s.en->max_batch;
     if (a->given[IC_OPT_MAX_TOKENS])
         c->max_tokens = a->max_tokens;
     if (a->given[IC_OPT_BLOCK])
@@ -256,6 +259,9 @@ int ic_cli_cmd_simulate(const struct ic_opts *a, const struct ic_db *db, FILE *o
     else if (sweep && slos)
         snprintf(cap, sizeof cap, "\ncapacity under them: none of these rates meets them");
     const struct ic_sim_result *r0 = &res[0];
+    char engine_note[128] = "";
+    if (x.s.en)
+        snprintf(engine_note, sizeof engine_note, "expected time, engine %s", x.s.en->name);
     snprintf(title, sizeof title,
              "%s on %llu x %s, weights %s, KV %s, compute %s; %s\n"
              "%llu requests (%s); prompt %.0f (%s), output %.0f (%s) tokens; %s, at most %llu "
@@ -263,7 +269,9 @@ int ic_cli_cmd_simulate(const struct ic_opts *a, const struct ic_db *db, FILE *o
              x.s.m->name, (unsigned long long)x.c.dec.chips, x.s.h->name,
              ic_dtype_traits(x.c.dec.weights)->name, ic_dtype_traits(x.c.dec.kv)->name,
              ic_dtype_traits(x.c.dec.compute)->name,
-             x.c.dec.estimate == IC_EST_EXPECTED ? "expected time" : "ideal bound",
+             x.c.dec.estimate == IC_EST_IDEAL ? "ideal bound"
+             : x.s.en ? engine_note
+                      : "expected time",
              (unsigned long long)x.c.requests,
              sweep ? "each rate, 10% warm-up" : rates[0] > 0 ? "Poisson, 10% warm-up" : "all at t = 0",
              x.c.prompt.mean, ic_sim_dist_name(x.c.prompt.dist), x.c.output.mean,

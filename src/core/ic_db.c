@@ -18,6 +18,7 @@
 static const char *const kind_dirs[IC_DB_KIND_COUNT] = {
     [IC_DB_HW] = "hwdb",
     [IC_DB_MODEL] = "modeldb",
+    [IC_DB_ENGINE] = "enginedb",
 };
 _Static_assert(sizeof kind_dirs / sizeof kind_dirs[0] == IC_DB_KIND_COUNT, "dirs");
 
@@ -30,7 +31,7 @@ static bool is_dir(const char *path)
 static bool has_dbs(const char *root)
 {
     char p[8192];
-    for (int k = 0; k < IC_DB_KIND_COUNT; k++) {
+    for (int k = 0; k < IC_DB_REQUIRED_KINDS; k++) {
         if ((size_t)snprintf(p, sizeof p, "%s/%s", root, kind_dirs[k]) >= sizeof p || !is_dir(p))
             return false;
     }
@@ -110,7 +111,7 @@ int ic_db_init(struct ic_db *db, const char *root, struct ic_err *err)
         return ic_err_set(err, IC_EINVAL, NULL, 0, 0, "data folder path too long (%zu bytes)",
                           strlen(r));
     char p[600];
-    for (int k = 0; k < IC_DB_KIND_COUNT; k++) {
+    for (int k = 0; k < IC_DB_REQUIRED_KINDS; k++) {
         snprintf(p, sizeof p, "%s/%s", r, kind_dirs[k]);
         if (!is_dir(p))
             return ic_err_set(err, IC_ENOENT, NULL, 0, 0,
@@ -273,6 +274,16 @@ static int load_model(const char *p, void *o, struct ic_err *e)
 {
     return ic_model_load(p, o, e);
 }
+static int load_engine(const char *p, void *o, struct ic_err *e)
+{
+    return ic_engine_load(p, o, e);
+}
+static const char *engine_name(const void *r) { return ((const struct ic_engine *)r)->name; }
+static const char *engine_alias(const void *r, uint32_t i)
+{
+    const struct ic_engine *en = r;
+    return i < en->n_aliases ? en->aliases[i] : NULL;
+}
 static const char *hw_name(const void *r) { return ((const struct ic_hw *)r)->name; }
 static const char *model_name(const void *r) { return ((const struct ic_model *)r)->name; }
 static const char *hw_alias(const void *r, uint32_t i)
@@ -291,6 +302,8 @@ static const struct kind_ops ops[IC_DB_KIND_COUNT] = {
                   hw_alias},
     [IC_DB_MODEL] = {IC_DB_MODEL, "model", "models", sizeof(struct ic_model), load_model,
                      model_name, model_alias},
+    [IC_DB_ENGINE] = {IC_DB_ENGINE, "engine", "engines", sizeof(struct ic_engine), load_engine,
+                      engine_name, engine_alias},
 };
 
 /* "org/name": the config.json of that repository in the local Hugging Face
@@ -430,4 +443,10 @@ int ic_db_model(const struct ic_db *db, const char *name, struct ic_model *out,
                 struct ic_err *err)
 {
     return lookup(db, &ops[IC_DB_MODEL], name, out, err);
+}
+
+int ic_db_engine(const struct ic_db *db, const char *name, struct ic_engine *out,
+                 struct ic_err *err)
+{
+    return lookup(db, &ops[IC_DB_ENGINE], name, out, err);
 }

@@ -1,6 +1,7 @@
 /* ic_db: finding hardware and models by name, alias or path.
  *
- * The databases are folders of YAML files (DATA/hwdb, DATA/modeldb). A name
+ * The databases are folders of YAML files (DATA/hwdb, DATA/modeldb,
+ * DATA/enginedb). A name
  * is looked up as the file DATA/hwdb/NAME.yaml first, then by the name and
  * aliases of every file (case-insensitive); "-" (standard input), an
  * argument with a '/' or a .yaml/.yml/.json ending is a path. An unknown
@@ -9,12 +10,16 @@
 #define IC_DB_H
 
 #include "ic_err.h"
+#include "ic_engine.h"
 #include "ic_hw.h"
 #include "ic_model.h"
 
 #include <stddef.h>
 
-enum ic_db_kind { IC_DB_HW, IC_DB_MODEL, IC_DB_KIND_COUNT };
+/* hwdb/ and modeldb/ must be there; enginedb/ (engine profiles) is looked
+ * in only when an engine is asked for. */
+enum ic_db_kind { IC_DB_HW, IC_DB_MODEL, IC_DB_ENGINE, IC_DB_KIND_COUNT };
+enum { IC_DB_REQUIRED_KINDS = 2 }; /* the kinds before IC_DB_ENGINE */
 
 struct ic_db {
     char root[512]; /* folder holding hwdb/ and modeldb/ */
@@ -43,6 +48,10 @@ const char *ic_db_default_root(char *buf, size_t cap);
 int ic_db_hw(const struct ic_db *db, const char *name, struct ic_hw *out, struct ic_err *err);
 int ic_db_model(const struct ic_db *db, const char *name, struct ic_model *out,
                 struct ic_err *err);
+/* An engine profile of DATA/enginedb by name or alias ("vllm-0.19", "vllm"),
+ * or a path, as for hardware. */
+int ic_db_engine(const struct ic_db *db, const char *name, struct ic_engine *out,
+                 struct ic_err *err);
 
 /* Paths of every *.yaml file of a kind, sorted; *paths is a malloc'd array
  * of n malloc'd strings, freed with ic_db_paths_free. */

@@ -60,6 +60,9 @@ struct ic_decode_cfg {
     /* also the other estimate's step (ic_point.other_step_s), where the
      * entry has what it needs: the commands that show both set it */
     bool both;
+    /* the expected estimate from achieved rates: the serving engine's
+     * profile (--engine, enginedb/), not owned; NULL: a good engine */
+    const struct ic_engine *engine;
 };
 
 /* The expected time (cfg.estimate = IC_EST_EXPECTED) uses what `infcalc

@@ -238,6 +238,11 @@ const struct ic_opt_def ic_opt_table[IC_OPT_COUNT] = {
                              "the published-measurement CSV (default published/decode.csv\n"
                              "in the databases' folder; '-' reads standard input)",
                              F(measurements)},
+    [IC_OPT_ENGINE] = {"--engine", IC_OK_TEXT, "NAME", 0, 0, NULL, C(DECODE) | C(SIMULATE), 0,
+                       "the serving engine's profile for the expected estimate: an\n"
+                       "enginedb name or alias, or a file ('infcalc list engines');\n"
+                       "default: a good engine on the chip (graphs, overlapped scheduling)",
+                       F(engine)},
 
     [IC_OPT_MAX_PP] = {"--max-pp", IC_OK_COUNT, "P", 1, IC_OPTIMIZE_MAX_PP, NULL, C(OPTIMIZE), 0,
                        "most pipeline stages tried, powers of 2 (default 8)", F(max_pp)},
@@ -275,7 +280,8 @@ const struct ic_opt_def ic_opt_table[IC_OPT_COUNT] = {
     [IC_OPT_OUTPUT_CV] = {"--output-cv", IC_OK_NUM, "CV", 0, 10, NULL, C(SIMULATE) | C(OPTIMIZE), 0,
                           "their spread, as --prompt-cv", F(output_cv)},
     [IC_OPT_MAX_SEQS] = {"--max-seqs", IC_OK_COUNT, "N", 1, (double)IC_DECODE_MAX_BATCH, NULL,
-                         C(SIMULATE) | C(OPTIMIZE), 0, "sequences running at once (default 256)",
+                         C(SIMULATE) | C(OPTIMIZE), 0, "sequences running at once (default 256, or the --engine\n"
+                         "profile's max_batch)",
                          F(max_seqs)},
     [IC_OPT_MAX_TOKENS] = {"--max-tokens", IC_OK_COUNT, "N", 1, (double)IC_PREFILL_MAX_TOKENS,
                            NULL, C(SIMULATE) | C(OPTIMIZE), 0, "new tokens per step (default 8192)",

@@ -55,6 +55,8 @@ enum ic_opt {
     IC_OPT_MEASUREMENTS,
     /* optimize */
     IC_OPT_MAX_PP, IC_OPT_RANK, IC_OPT_SHORTLIST,
+    /* engine profiles */
+    IC_OPT_ENGINE,
     /* simulate */
     IC_OPT_RATE, IC_OPT_RATES, IC_OPT_REQUESTS, IC_OPT_WARMUP, IC_OPT_PROMPT_DIST,
     IC_OPT_PROMPT_CV, IC_OPT_OUTPUT_DIST, IC_OPT_OUTPUT_CV, IC_OPT_MAX_SEQS, IC_OPT_MAX_TOKENS,
@@ -131,6 +133,7 @@ struct ic_opts {
     double shape;
     int attention; /* enum ic_attn */
     const char *draft, *measurements;
+    const char *engine; /* --engine: an enginedb name, alias or file */
     double rate, rates[IC_OPT_MAX_LIST], prompt_cv, output_cv, mem_util;
     uint64_t requests, warmup, max_seqs, max_tokens;
     int prompt_dist, output_dist; /* enum ic_sim_dist */

@@ -3,6 +3,7 @@
 #include "ic_published.h"
 
 #include "ic_decode.h"
+#include "ic_engine.h"
 #include "ic_sim.h"
 #include "ic_ydoc.h"
 
@@ -402,8 +403,56 @@ int ic_pub_stats(const double *e, size_t n, struct ic_pub_stats *out)
     return IC_OK;
 }
 
+/* Whether version text v leads row version text rv: equal, or followed
+ * there by '.', ' ', '-' or '(' ("0.6" leads "0.6.1", not "0.60"). */
+static bool leads(const char *v, const char *rv)
+{
+    size_t n = strlen(v);
+    return n && strncmp(v, rv, n) == 0 && (rv[n] == '\0' || strchr(". -(", rv[n]));
+}
+
+const struct ic_engine *ic_pub_engine_for(const struct ic_pub_row *r,
+                                          const struct ic_engine *profiles, size_t n,
+                                          char *why, size_t why_len)
+{
+    const struct ic_engine *lead = NULL, *listed = NULL;
+    size_t same = 0;
+    for (size_t i = 0; i < n; i++) {
+        const struct ic_engine *e = &profiles[i];
+        if (strcmp(e->engine, r->engine))
+            continue;
+        same++;
+        if (strcmp(e->version, r->engine_version) == 0) {
+            snprintf(why, why_len, "%s (version %s)", e->name, e->version);
+            return e;
+        }
+        for (uint32_t j = 0; j < e->n_versions && !listed; j++)
+            if (strcmp(e->versions[j], r->engine_version) == 0)
+                listed = e;
+        if (!lead && leads(e->version, r->engine_version))
+            lead = e;
+    }
+    if (listed) {
+        snprintf(why, why_len, "%s (version %s, listed by the profile)", listed->name,
+                 r->engine_version);
+        return listed;
+    }
+    if (lead) {
+        snprintf(why, why_len, "%s (version %s leads %s)", lead->name, lead->version,
+                 r->engine_version);
+        return lead;
+    }
+    if (same)
+        snprintf(why, why_len, "none: no %s profile for version '%s' (%zu for others)",
+                 r->engine, r->engine_version, same);
+    else
+        snprintf(why, why_len, "none: no %s profile in enginedb", r->engine);
+    return NULL;
+}
+
 int ic_pub_predict(const struct ic_pub_row *r, const struct ic_model_stats *m,
-                   const struct ic_hw *hw, struct ic_pub_eval *out, struct ic_err *err)
+                   const struct ic_hw *hw, const struct ic_engine *engine,
+                   struct ic_pub_eval *out, struct ic_err *err)
 {
     *out = (struct ic_pub_eval){0};
     if (r->kind == IC_PUB_THROUGHPUT_OFFLINE || r->kind == IC_PUB_THROUGHPUT_SERVER)
@@ -434,8 +483,16 @@ int ic_pub_predict(const struct ic_pub_row *r, const struct ic_model_stats *m,
         struct ic_err e2 = {0};
         if (ic_decode(m, hw, &c, &p, &e2) == IC_OK) {
             out->has_expected = true;
-            out->expected_s = p.step_s;
-            out->e_expected = ic_pub_error(r, p.step_s);
+            out->expected_noeng_s = out->expected_s = p.step_s;
+            out->e_expected_noeng = out->e_expected = ic_pub_error(r, p.step_s);
+            c.engine = engine;
+            if (engine && p.achieved) { /* a profile adds to achieved rates only */
+                if ((rc = ic_decode(m, hw, &c, &p, err)))
+                    return rc;
+                out->engine_used = true;
+                out->expected_s = p.step_s;
+                out->e_expected = ic_pub_error(r, p.step_s);
+            }
         } else {
             snprintf(out->no_expected, sizeof out->no_expected, "%s", e2.msg);
         }
@@ -447,15 +504,16 @@ int ic_pub_predict(const struct ic_pub_row *r, const struct ic_model_stats *m,
 }
 
 int ic_pub_predict_throughput(const struct ic_pub_row *r, const struct ic_model_stats *m,
-                              const struct ic_hw *hw, struct ic_pub_eval *out,
-                              struct ic_err *err)
+                              const struct ic_hw *hw, const struct ic_engine *engine,
+                              struct ic_pub_eval *out, struct ic_err *err)
 {
     if (r->kind != IC_PUB_THROUGHPUT_OFFLINE && r->kind != IC_PUB_THROUGHPUT_SERVER)
         return IC_OK;
     if (r->quantity != IC_PUBQ_OUTPUT_TOKENS_PER_S)
         return IC_OK;
     const uint64_t replicas = r->chips / r->tp;
-    const uint64_t seqs = r->concurrency ? (r->concurrency + replicas - 1) / replicas : 256;
+    const uint64_t dflt = engine && engine->max_batch ? engine->max_batch : 256;
+    const uint64_t seqs = r->concurrency ? (r->concurrency + replicas - 1) / replicas : dflt;
     struct ic_sim_cfg c = ic_sim_defaults();
     c.dec.chips = r->tp;
     c.dec.weights = r->weights;
@@ -463,6 +521,7 @@ int ic_pub_predict_throughput(const struct ic_pub_row *r, const struct ic_model_
     c.dec.compute = r->compute;
     c.dec.estimate = hw->measured.present || hw->achieved.present ? IC_EST_EXPECTED
                                                                   : IC_EST_IDEAL;
+    c.dec.engine = engine;
     c.prompt.mean = (double)(r->input_tokens ? r->input_tokens : 1);
     c.output.mean = (double)r->output_tokens;
     c.max_seqs = seqs;

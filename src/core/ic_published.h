@@ -94,7 +94,8 @@ int ic_pub_stats(const double *e, size_t n, struct ic_pub_stats *out);
 
 /* A row's predictions: the decode step (batch = ceil(concurrency /
  * replicas), context = input + ceil(output / 2)) with the ideal bound and,
- * where hw has measured or achieved figures, the expected estimate. Rows of
+ * where hw has measured or achieved figures, the expected estimate (with
+ * the engine's profile, and without it). Rows of
  * the throughput kinds are not evaluated (evaluated false, nothing else
  * set). IC_EINVAL when the step itself fails (the row's precisions on a
  * chip without that compute type, too many chips). */
@@ -104,12 +105,17 @@ struct ic_pub_eval {
     double measured_s;           /* measured time per output token */
     double ideal_s, expected_s;  /* predicted step times */
     double e_ideal, e_expected;  /* their errors (ic_pub_error) */
+    /* the expected step without the row's engine profile (a good engine
+     * on the chip), and its error; equal to the above when no profile was
+     * given */
+    double expected_noeng_s, e_expected_noeng;
+    bool engine_used;            /* a profile entered the expected estimate */
     char no_expected[1100];      /* why there is no expected time, when none */
     /* throughput rows (ic_pub_predict_throughput): output tokens/s of the
      * whole run, measured, by the closed form (batch / one decode step at
      * the mean context, per replica) and simulated (ic_sim offline: the
-     * row's requests at once, its concurrency as the batch limit, or 256
-     * where it states none), with the estimate used; errors on time per
+     * row's requests at once, its concurrency as the batch limit, else the
+     * engine profile's max_batch, else 256), with the estimate used; errors on time per
      * token as above: measured / predicted - 1 */
     bool throughput;
     double tput_measured, tput_closed, tput_sim;
@@ -119,15 +125,28 @@ struct ic_pub_eval {
 };
 struct ic_model_stats;
 struct ic_hw;
+struct ic_engine;
+/* engine: the row's engine profile (ic_pub_engine_for), or NULL for a good
+ * engine; the expected step is computed with it and without it. */
 int ic_pub_predict(const struct ic_pub_row *r, const struct ic_model_stats *m,
-                   const struct ic_hw *hw, struct ic_pub_eval *out, struct ic_err *err);
+                   const struct ic_hw *hw, const struct ic_engine *engine,
+                   struct ic_pub_eval *out, struct ic_err *err);
+
+/* The profile a row's engine column selects among n loaded profiles: of
+ * those whose engine is the row's, the one whose version is the row's
+ * engine_version, else one listing it under versions, else one whose
+ * version leads it ("0.6" for "0.6.1"); NULL when none does (a row of an
+ * unstated version gets no profile). why says which, in words. */
+const struct ic_engine *ic_pub_engine_for(const struct ic_pub_row *r,
+                                          const struct ic_engine *profiles, size_t n,
+                                          char *why, size_t why_len);
 
 /* A throughput row's predictions (the fields under `throughput`); other
  * rows are left as they are. IC_EINVAL when a step or the simulation
  * fails. */
 int ic_pub_predict_throughput(const struct ic_pub_row *r, const struct ic_model_stats *m,
-                              const struct ic_hw *hw, struct ic_pub_eval *out,
-                              struct ic_err *err);
+                              const struct ic_hw *hw, const struct ic_engine *engine,
+                              struct ic_pub_eval *out, struct ic_err *err);
 
 const char *ic_pub_kind_name(enum ic_pub_kind k);
 const char *ic_pub_quantity_name(enum ic_pub_quantity q);

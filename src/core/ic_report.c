@@ -80,6 +80,7 @@ static const struct ic_col point_cols[] = {
     {"precision.compute", "compute", IC_K_TEXT},
     {"estimate", "estimate", IC_K_TEXT},
     {"comm_mode", "collectives", IC_K_TEXT},
+    {"engine", "engine profile", IC_K_TEXT},
     {"params", "parameters", IC_K_INT},
     {"params_active", "active parameters", IC_K_INT},
     {"kv_bytes_per_token", "KV per token", IC_K_INT},
@@ -136,6 +137,7 @@ static void point_row(struct ic_rows *r, const struct ic_report_group *g,
     ic_rows_text(r, "precision.compute", dt(c->compute));
     ic_rows_text(r, "estimate", ic_estimate_name(c->estimate));
     ic_rows_text(r, "comm_mode", ic_comm_mode_name(c->comm));
+    ic_rows_text(r, "engine", c->engine ? c->engine->name : "none");
     ic_rows_num(r, "params", (double)p->params);
     ic_rows_num(r, "params_active", (double)p->params_active);
     ic_rows_num(r, "kv_bytes_per_token", (double)p->kv_bytes_per_token);
@@ -206,9 +208,14 @@ static void table_title(FILE *out, const struct ic_report_group *r, const struct
     if (!show_prec)
         fprintf(out, ", weights %s, KV %s", dt(c->weights), dt(c->kv));
     fprintf(out, ", compute %s\n", dt(c->compute));
-    if (p->achieved)
+    if (p->achieved && c->engine)
+        fprintf(out, "expected time from the rates good kernels achieve on the chip (published "
+                     "microbenchmarks) under engine %s (%s %s, enginedb); collectives after the "
+                     "kernels", c->engine->name, c->engine->engine, c->engine->version);
+    else if (p->achieved)
         fputs("expected time from the rates good kernels achieve on the chip (published "
-              "microbenchmarks, no engine overhead); collectives after the kernels", out);
+              "microbenchmarks) with a good engine (no --engine: graphs, overlapped "
+              "scheduling, no engine overhead); collectives after the kernels", out);
     else
         fprintf(out, "%s; collectives %s",
                 c->estimate == IC_EST_EXPECTED

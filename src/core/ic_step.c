@@ -348,7 +348,7 @@ int ic_step_load(const struct ic_model_stats *m, const struct ic_step *s, struct
 
 struct ic_rates ic_rates_ideal(void)
 {
-    return (struct ic_rates){IC_EST_IDEAL, IC_COMM_OVERLAP, {1.0, 1.0}, 1.0, 1.0, 0};
+    return (struct ic_rates){IC_EST_IDEAL, IC_COMM_OVERLAP, {1.0, 1.0}, 1.0, 1.0, 0, NULL};
 }
 
 double ic_step_gemm_rate(const struct ic_hw_measured *ms, enum ic_dtype t, double b)
@@ -422,14 +422,21 @@ int ic_step_time(const struct ic_load *l, const struct ic_hw *hw, const struct i
         const double wa = a->hbm_read_B_s * (a->gemv_eff > 0 ? a->gemv_eff : 1.0);
         const double cs = r->compute_scale > 0 ? r->compute_scale : 1.0;
         const double bs = r->bw_scale > 0 ? r->bw_scale : 1.0;
-        t->weights_s = l->weight_bytes / (wa * bs);
+        /* the engine's profile (1, graphs, overlapped without one): its
+         * weight GEMV and decode attention against the achieved GEMV
+         * bandwidth, its launches, its host time between steps */
+        const struct ic_engine *en = r->engine;
+        const double ge = ic_engine_gemv_eff(en, l->weights), ae = ic_engine_attn_eff(en, l->kv);
+        const bool graphs = !en || en->graphs;
+        t->weights_s = l->weight_bytes / (wa * bs * ge);
         t->compute_s = (l->lin_flops[IC_PHASE_DECODE] + l->lin_flops[IC_PHASE_PREFILL]) / (ca * cs);
-        t->kv_s = kv_bytes / (wa * bs);
+        t->kv_s = kv_bytes / (wa * bs * ae);
         t->attn_s = (l->attn_flops[IC_PHASE_DECODE] + l->attn_flops[IC_PHASE_PREFILL]) / (ca * cs);
         lin = max2(t->weights_s, t->compute_s);
         att = max2(t->kv_s, t->attn_s);
-        fixed = a->kernels_per_layer * (double)l->layers * a->launch_graph_s +
-                a->step_launches * a->launch_s;
+        fixed = a->kernels_per_layer * (double)l->layers *
+                    (graphs ? a->launch_graph_s : a->launch_s) +
+                a->step_launches * a->launch_s + (en && !en->overlap ? en->cpu_step_s : 0);
         t->fixed_s = fixed;
         if (l->allreduces)
             t->comm_s = (double)l->allreduces *

@@ -58,6 +58,7 @@
 #ifndef IC_STEP_H
 #define IC_STEP_H
 
+#include "ic_engine.h"
 #include "ic_err.h"
 #include "ic_hw.h"
 #include "ic_model.h"
@@ -198,6 +199,10 @@ struct ic_rates {
     double compute_scale;
     /* expected only: parallel regions (fork/join) per step; 0 = 8 per layer + 2 */
     uint64_t regions;
+    /* expected from achieved rates only: the serving engine's profile
+     * (enginedb/); NULL = a good engine on the chip (graphs, overlapped
+     * scheduling, every kernel at the achieved rates) */
+    const struct ic_engine *engine;
 };
 
 /* Ideal, overlapped collectives, every phase at the peak. */
@@ -232,7 +237,13 @@ struct ic_time {
  *             compute type, plus kernels_per_layer x layers launches inside
  *             a graph, and the all-reduces at their achieved latency and bus
  *             bandwidth (ic_comm_allreduce_achieved_s), always after the
- *             kernels (serial, as serving engines run them);
+ *             kernels (serial, as serving engines run them); with an engine
+ *             profile (r->engine, ic_engine.h) and only there: the weights
+ *             at the GEMV bandwidth times the profile's efficiency for the
+ *             weight type, the cache at the attention efficiency for the KV
+ *             type, every kernel at the plain launch when steps are not
+ *             graphs, and the host's time per step added when the
+ *             scheduler does not overlap the accelerator;
  *   step      linear + attention (+ fixed), with the all-reduces overlapped,
  *             max(that, T_comm) (a lower bound), or serial, that + T_comm;
  *             then + T_a2a (dispatch lands before the expert matmuls): the

@@ -25,6 +25,7 @@ data=$root$(rel "$icdata")
 [ -x "$bin" ] || fail "no $bin"
 [ -f "$data/hwdb/tpu-v5e.yaml" ] && [ -f "$data/modeldb/llama3-70b.yaml" ] ||
     fail "databases not under $data"
+[ -f "$data/enginedb/vllm-0.19.yaml" ] || fail "enginedb/ not under $data"
 [ -f "$root$(rel "$mandir")/man1/infcalc.1" ] || fail "no man page"
 comp=$root$(rel "$datadir")/bash-completion/completions/infcalc
 [ -f "$comp" ] || fail "no bash completion at $comp"
@@ -40,6 +41,7 @@ run() { # cwd /tmp-like, no INFCALC_DB, the source tree nowhere in sight
     (cd "$tmp" && env -u INFCALC_DB HOME="$tmp" "$@")
 }
 run "$bin" list hw > "$tmp/list.txt" || fail "list hw"
+run "$bin" list engines | grep -q '^vllm-0.19 ' || fail "the installed infcalc lists no engine profiles"
 grep -q destdir-only-chip "$tmp/list.txt" || fail "the installed infcalc did not read $data"
 
 run "$bin" --model llama3-70b --hw v5e --chips 16 --sweep batch > "$tmp/sweep.txt" ||
