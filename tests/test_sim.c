@@ -336,7 +336,7 @@ START_TEST(test_trace_errors)
     trace_error(t, "1,2\n", IC_EINVAL, 1, 4);                       /* too few fields */
     trace_error(t, "1,2,3,a,5,6\n", IC_EINVAL, 1, 11);              /* too many */
     trace_error(t, "1,2,3,,5\n", IC_EINVAL, 1, 7);                  /* tokens without an id */
-    trace_error(t, "1,2,3,sys\n", IC_EINVAL, 1, 0);                 /* an id without tokens */
+    trace_error(t, "1,2,3,sys\n", IC_EINVAL, 1, 7);                 /* an id without tokens */
     trace_error(t, "arrival,prompt,output\n", IC_EINVAL, 0, 0);     /* no request */
     char *lng = malloc(3000);
     ck_assert_ptr_nonnull(lng);

@@ -229,6 +229,7 @@ struct trace {
     unsigned line;
     bool past_first;          /* past the first line that is neither blank nor a comment */
     double last_t;            /* the previous line's arrival */
+    uint64_t pfx_default;     /* a prefix id's tokens where the line gives none (0: none) */
     char buf[IC_SIM_TRACE_LINE_MAX + 2];
 };
 
@@ -371,6 +372,13 @@ static int trace_next(struct trace *t, struct arrival *a, struct ic_err *err)
         if (nf == 5 && !x.has_pfx)
             return trace_bad(t, col[3], "prefix id", f[3], len[3],
                              "an id before the prefix tokens", err);
+        if (x.has_pfx && !x.pfx_tokens && !t->pfx_default) {
+            ic_err_set(err, IC_EINVAL, t->path, t->line, col[3],
+                       "a prefix id without its tokens");
+            ic_err_hint(err, "give them in a fifth column, or for every id at once (simulate "
+                             "--prefix)");
+            return IC_EINVAL;
+        }
         t->last_t = x.t;
         *a = x;
         return 1;
@@ -1114,13 +1122,6 @@ static int on_arrival(struct sim *s)
         q->has_pfx = s->next.has_pfx;
         q->pfx_id = s->next.pfx_id;
         q->pfx_tokens = s->next.pfx_tokens ? s->next.pfx_tokens : c->prefix_tokens;
-        if (q->has_pfx && !q->pfx_tokens) {
-            ic_err_set(s->err, IC_EINVAL, s->tr.path, s->tr.line, 0,
-                       "a prefix id without its tokens");
-            ic_err_hint(s->err, "give them in a fifth column or for every id at once "
-                                "(the simulation's prefix tokens, simulate --prefix)");
-            return IC_EINVAL;
-        }
     } else {
         q->prompt = draw(s, &c->prompt);
         q->output = draw(s, &c->output);
@@ -1307,6 +1308,7 @@ int ic_sim_run(const struct ic_model_stats *m, const struct ic_hw *hw,
     if (trace) {
         errno = 0;
         s.tr.path = c->trace;
+        s.tr.pfx_default = c->prefix_tokens;
         s.tr.f = fopen(c->trace, "r");
         if (!s.tr.f) {
             int e = errno;
