@@ -87,6 +87,10 @@ struct step_key {
     double ctx_dec, ctx_pre;
 };
 
+/* The most entries a step table keeps (its slots: twice that, 48 B each,
+ * ~12 MiB); lengths that vary widely make a new key of most steps. */
+#define STEP_TABLE_MAX ((size_t)1 << 17)
+
 struct step_table {
     struct step_key *keys;
     double *vals;
@@ -145,6 +149,13 @@ static int step_time(struct step_table *t, const struct ic_model_stats *m, const
 {
     struct step_key k = {n_dec, n_pre, pre_tokens, n_dec ? ic_sim_context_key(ctx_dec) : 0,
                          n_pre ? ic_sim_context_key(ctx_pre) : 0};
+    if (t->n >= STEP_TABLE_MAX) {
+        /* full: start again (memory stays bounded whatever the trace; the
+         * times are the same, only computed again) */
+        for (size_t i = 0; i < t->cap; i++)
+            t->vals[i] = -1;
+        t->n = 0;
+    }
     if (2 * (t->n + 1) > t->cap && table_grow(t))
         return ic_err_set(err, IC_ENOMEM, NULL, 0, 0, "out of memory");
     size_t j = key_hash(&k) & (t->cap - 1);
