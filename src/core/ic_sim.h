@@ -32,7 +32,19 @@
  * arrival. Percentiles come from histograms of 1000 log-spaced bins per
  * decade (0.23% relative resolution), so memory is bounded by the requests
  * in flight, not by their number. The first `warmup` requests to arrive are
- * left out of every statistic. */
+ * left out of every statistic.
+ *
+ * Beyond one server: requests may come from a trace (enum ic_sim_source),
+ * read one line ahead; prompts may find their first tokens in a prefix
+ * cache (a share of every prompt, or by the trace's prefix ids: entries of
+ * whole blocks in the server's pool, shared, evicted least recent first);
+ * R replicas run behind a router; a disaggregated layout gives each
+ * replica a prefill server (prefill_chips) whose sequences leave after
+ * their prompt, their KV handed to a decode server over the scale-out link
+ * (ic_disagg_kv_transfer_s), the first token out when it lands. The
+ * servers advance by events in time order (an arrival, a hand-off landing,
+ * a step's end; ties in that order), each step formed as above when its
+ * server is free. */
 #ifndef IC_SIM_H
 #define IC_SIM_H
 
