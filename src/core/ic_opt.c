@@ -248,9 +248,8 @@ const struct ic_opt_def ic_opt_table[IC_OPT_COUNT] = {
                       "throughput): latency percentiles against load, the capacity under the "
                       "SLOs", F(rates)},
     [IC_OPT_REQUESTS] = {"--requests", IC_OK_COUNT, "N", 1, 1e8, NULL, C(SIMULATE), 0,
-                         "requests simulated, the warm-up included (default 2000; with --trace: every "
-                         "line)",
-                         F(requests)},
+                         "requests simulated, the warm-up included (default 2000; with "
+                         "--trace: every line)", F(requests)},
     [IC_OPT_WARMUP] = {"--warmup", IC_OK_COUNT, "N", 0, 1e8, NULL, C(SIMULATE), 0,
                        "the first requests to arrive, left out of the statistics (default: "
                        "10% of --requests under a rate, none offline)", F(warmup)},
