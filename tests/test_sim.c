@@ -567,6 +567,30 @@ START_TEST(test_fleet)
 }
 END_TEST
 
+/* Little's law across servers: 2 replicas, each a prefill server and a
+ * decode server (Llama-3.2-1B, one H100 each), requests in flight between
+ * them counted: mean in the system = rate x mean E2E within 1% over 50,000
+ * arrivals, as for one server. */
+START_TEST(test_littles_law_layouts)
+{
+    struct ic_test_pair *t = ic_test_pair("llama3.2-1b", "h100");
+    struct ic_sim_cfg c = ic_sim_defaults();
+    c.rate = 80;
+    c.requests = 50000;
+    c.prompt = (struct ic_sim_lengths){IC_DIST_GAMMA, 512, 0.5};
+    c.output = (struct ic_sim_lengths){IC_DIST_LOGNORMAL, 128, 0.6};
+    c.replicas = 2;
+    c.prefill_chips = 1;
+    c.route = IC_ROUTE_LEAST_LOADED;
+    struct ic_sim_result r = run(t, &c);
+    ck_assert_uint_eq(r.completed, 50000);
+    ck_assert_uint_eq(r.handoffs, 50000);
+    double L = r.mean_in_system, lw = c.rate * r.e2e.mean;
+    ck_assert_msg(fabs(L / lw - 1) < 0.01, "L %g vs lambda W %g", L, lw);
+    free(t);
+}
+END_TEST
+
 /* Swap instead of recompute with a short pool: as many preemptions, each
  * swapped out and back, and no token prefilled twice (prefill work = the
  * prompts exactly), where recompute prefills more than the prompts. */
@@ -637,6 +661,7 @@ int main(void)
     tcase_add_test(tc, test_prefix_eviction);
     tcase_add_test(tc, test_disagg_lone);
     tcase_add_test(tc, test_fleet);
+    tcase_add_test(tc, test_littles_law_layouts);
     tcase_add_test(tc, test_swap);
     tcase_add_test(tc, test_deterministic_all);
     suite_add_tcase(s, tc);
