@@ -561,18 +561,21 @@ static void pc_free(struct pfx_cache *pc)
 /* ---- requests and servers ------------------------------------------------------ */
 
 struct req {
-    double t_arr, t_first, t_last;
-    uint64_t prompt, output;
+    /* touched every step (the first 64 bytes) */
     uint64_t computed; /* tokens whose K and V are in the cache (or swapped out) */
     uint64_t gen;      /* output tokens produced */
+    uint64_t prompt, output;
+    uint64_t sched;    /* tokens scheduled in the current step */
     uint64_t blocks;   /* blocks held of its own */
     uint64_t shared;   /* blocks of a prefix entry it references (counted as its first) */
     size_t pfx;        /* that entry + 1 (0: none) */
+    /* touched once a token */
+    double t_last, t_first, t_arr;
     uint64_t index;    /* arrival order */
-    uint64_t sched;    /* tokens scheduled in the current step */
-    uint64_t pfx_id, pfx_tokens, cached, preempts;
     size_t inst;       /* the server it is on or bound for */
-    bool has_pfx, admitted_once, swapped, sched_dec;
+    bool has_pfx, admitted_once, swapped;
+    /* touched rarely */
+    uint64_t pfx_id, pfx_tokens, cached, preempts;
 };
 
 enum role { ROLE_COLOC, ROLE_PREFILL, ROLE_DECODE };
@@ -782,6 +785,9 @@ static void evict(struct inst *I, uint64_t need)
 /* Gives q the blocks for `tokens` more tokens; false when they are not free. */
 static bool reserve(struct inst *I, struct req *q, uint64_t tokens)
 {
+    /* the common case, a token that fits the blocks held: no division */
+    if (q->computed + tokens <= (q->blocks + q->shared) * I->c->block)
+        return true;
     uint64_t all = blocks_for(I, q->computed + tokens);
     uint64_t need = all > q->shared ? all - q->shared : 0;
     if (need <= q->blocks)
@@ -1343,7 +1349,8 @@ int ic_sim_run(const struct ic_model_stats *m, const struct ic_hw *hw,
                 t_end = s.in[i].end;
                 who = i;
             }
-        double t = fmin(t_arr, fmin(t_hand, t_end));
+        double t = t_arr < t_hand ? t_arr : t_hand;
+        t = t < t_end ? t : t_end;
         if (t > s.now) {
             /* everything at now has happened: idle servers with news start */
             bool started = false;
