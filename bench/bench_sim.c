@@ -15,13 +15,92 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 static double now_s(void)
 {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static double peak_rss_MiB(void)
+{
+    struct rusage u;
+    getrusage(RUSAGE_SELF, &u);
+    return (double)u.ru_maxrss / 1024; /* Linux: KiB */
+}
+
+/* n trace lines written into a pipe by a child process: Poisson arrivals
+ * at 8/s, prompt 1024 .. 3071 (mean 2048), output 100 .. 499 (mean ~300),
+ * from a fixed 64-bit LCG. The simulation reads /dev/fd/N; -1 on failure. */
+static pid_t trace_writer(uint64_t n, char *path, size_t cap)
+{
+    int fd[2];
+    if (pipe(fd))
+        return -1;
+    pid_t pid = fork();
+    if (pid < 0)
+        return -1;
+    if (pid == 0) {
+        close(fd[0]);
+        FILE *f = fdopen(fd[1], "w");
+        if (!f)
+            _exit(1);
+        uint64_t x = 88172645463325252u;
+        double t = 0;
+        fputs("arrival_s,prompt,output\n", f);
+        for (uint64_t i = 0; i < n; i++) {
+            x = x * 6364136223846793005u + 1442695040888963407u;
+            double u = (double)(x >> 11) * 0x1p-53;
+            t += -log1p(-u) / 8;
+            x = x * 6364136223846793005u + 1442695040888963407u;
+            unsigned p = 1024 + (unsigned)((x >> 33) % 2048), o = 100 + (unsigned)((x >> 17) % 400);
+            if (fprintf(f, "%.6f,%u,%u\n", t, p, o) < 0)
+                _exit(1);
+        }
+        _exit(fclose(f) ? 1 : 0);
+    }
+    close(fd[1]);
+    snprintf(path, cap, "/dev/fd/%d", fd[0]);
+    return pid;
+}
+
+static int trace_run(const struct ic_model_stats *st, const struct ic_hw *h, uint64_t n)
+{
+    char path[64];
+    pid_t pid = trace_writer(n, path, sizeof path);
+    if (pid < 0)
+        return 1;
+    struct ic_sim_cfg c = ic_sim_defaults();
+    c.dec.chips = 8;
+    c.source = IC_SRC_TRACE;
+    c.trace = path;
+    c.requests = 0;
+    c.warmup = n / 100;
+    struct ic_sim_result res;
+    struct ic_err e = {0};
+    double t0 = now_s();
+    int rc = ic_sim_run(st, h, &c, &res, &e);
+    double dt = now_s() - t0;
+    close(atoi(path + 8));
+    int status = 0;
+    waitpid(pid, &status, 0);
+    if (rc) {
+        ic_err_print(stderr, &e);
+        return 1;
+    }
+    printf("trace of %llu requests through a pipe: %.3g s (%.3g requests/s, the writer "
+           "alongside), %llu steps (step table: %.3g%% hits), P99 TTFT %.3g s, peak RSS %.1f MiB\n",
+           (unsigned long long)res.completed, dt, (double)res.completed / dt,
+           (unsigned long long)res.steps,
+           100.0 * (double)res.step_cache_hits /
+               (double)(res.step_cache_hits + res.step_cache_misses),
+           res.ttft.p[2], peak_rss_MiB());
+    return !(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 }
 
 int main(int argc, char **argv)
@@ -106,6 +185,12 @@ int main(int argc, char **argv)
            gsl_stats_quantile_from_sorted_data(err, 1, N, 0.99), err[N - 1]);
     gsl_rng_free(rng);
     free(err);
+
+    /* a trace streamed: a tenth of it, then all of it */
+    uint64_t n = argc > 2 ? strtoull(argv[2], NULL, 10) : 10000000;
+    printf("peak RSS before the traces: %.1f MiB\n", peak_rss_MiB());
+    if (n >= 10 && (trace_run(&st, h, n / 10) || trace_run(&st, h, n)))
+        return 1;
     free(m);
     free(h);
     return 0;

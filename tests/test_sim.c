@@ -3,13 +3,22 @@
  * computed here with ic_sim_step_s), an offline batch (prefill plus output
  * steps by hand), Little's law, M/D/1 (Pollaczek-Khinchine) with batching
  * off, conservation of requests, tokens and blocks, preemption only when
- * the pool is short, and determinism. Entries from tests/frozen. */
+ * the pool is short, and determinism; traces (a two-request trace timed by
+ * hand, the loader's errors at their line and column), the per-request
+ * records, prefix caching (the prefill work saved by a share and by id),
+ * the disaggregated layout (a lone request's TTFT = its prefill on the
+ * prefill server + the KV hand-off worked out by hand), a fleet of R
+ * replicas against one at 1/R of the rate, swap against recompute. Entries
+ * from tests/frozen. */
+#include "ic_serving.h"
 #include "ic_sim.h"
 #include "ic_test.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static struct ic_sim_result run(const struct ic_test_pair *t, const struct ic_sim_cfg *c)
 {
@@ -193,6 +202,454 @@ START_TEST(test_deterministic)
 }
 END_TEST
 
+/* ---- traces, records, prefix caching, disaggregation, fleets, swap ---------- */
+
+/* A trace written to a temporary file; its path in path (free nothing). */
+static void write_trace(char *path, const char *text)
+{
+    strcpy(path, "/tmp/ic_test_sim_XXXXXX");
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    FILE *f = fdopen(fd, "w");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_int_ge(fputs(text, f), 0);
+    ck_assert_int_eq(fclose(f), 0);
+}
+
+enum { MAX_RECS = 64 };
+struct recs {
+    struct ic_sim_request r[MAX_RECS];
+    size_t n;
+};
+
+static int keep(void *ctx, const struct ic_sim_request *r)
+{
+    struct recs *k = ctx;
+    if (k->n < MAX_RECS)
+        k->r[k->n] = *r;
+    k->n++;
+    return 0;
+}
+
+/* A decode step of batch 1 at context x as the table keys it. */
+static double dec1(const struct ic_test_pair *t, const struct ic_sim_cfg *c, double x)
+{
+    return step(t, c, 1, ic_sim_context_key(x), 0, 0, 0);
+}
+
+/* Two requests far apart (Llama-3-8B, one H100): request 0 at t = 0, prompt
+ * 512, output 4: TTFT = the prefill of 512 (cached 0); then 3 decode steps
+ * at 512, 513, 514 cached. Request 1 at t = 100 s, prompt 256, output 3:
+ * TTFT = the prefill of 256, then 2 steps at 256, 257. The header, a
+ * comment and a blank line are skipped; the records come in finishing
+ * order with the same times. */
+START_TEST(test_trace_two_requests)
+{
+    struct ic_test_pair *t = ic_test_pair("llama3-8b", "h100");
+    char path[64];
+    write_trace(path, "arrival_s,prompt,output\n# two requests\n\n0,512,4\n100, 256 ,3\n");
+    struct ic_sim_cfg c = ic_sim_defaults();
+    c.source = IC_SRC_TRACE;
+    c.trace = path;
+    c.requests = 0;
+    struct recs k = {0};
+    c.on_request = keep;
+    c.on_request_ctx = &k;
+    struct ic_sim_result r = run(t, &c);
+    const double p0 = step(t, &c, 0, 0, 1, 512, 0), p1 = step(t, &c, 0, 0, 1, 256, 0);
+    const double d0 = dec1(t, &c, 512) + dec1(t, &c, 513) + dec1(t, &c, 514);
+    const double d1 = dec1(t, &c, 256) + dec1(t, &c, 257);
+    ck_assert_uint_eq(r.completed, 2);
+    ck_assert_uint_eq(r.prompt_tokens, 768);
+    ck_assert_uint_eq(r.output_tokens, 7);
+    ck_assert_uint_eq(r.prefill_tokens, 768);
+    ck_assert_uint_eq(k.n, 2);
+    ck_assert_uint_eq(k.r[0].index, 0);
+    ck_assert(k.r[0].arrival_s == 0);
+    ck_assert_msg(ic_test_rel(k.r[0].first_token_s, p0) < 1e-12, "first token 0");
+    ck_assert_msg(ic_test_rel(k.r[0].finish_s, p0 + d0) < 1e-12, "finish 0");
+    ck_assert_uint_eq(k.r[1].index, 1);
+    ck_assert_uint_eq(k.r[1].prompt, 256);
+    ck_assert_uint_eq(k.r[1].output, 3);
+    ck_assert_msg(ic_test_rel(k.r[1].first_token_s - 100, p1) < 1e-9, "first token 1");
+    ck_assert_msg(ic_test_rel(k.r[1].finish_s - 100, p1 + d1) < 1e-9, "finish 1");
+    ck_assert_msg(ic_test_rel(r.duration_s, 100 + p1 + d1) < 1e-12, "duration");
+    ck_assert_msg(ic_test_rel(r.ttft.mean, (p0 + p1) / 2) < 1e-9, "ttft mean");
+    ck_assert_msg(ic_test_rel(r.e2e.mean, (p0 + d0 + p1 + d1) / 2) < 1e-9, "e2e mean");
+    /* --requests 1 stops after the first line */
+    c.requests = 1;
+    k.n = 0;
+    r = run(t, &c);
+    ck_assert_uint_eq(r.completed, 1);
+    ck_assert_uint_eq(k.n, 1);
+    /* the trace's lengths, all at t = 0 (rate 0): the two prefilled in one
+     * step (768 tokens, 2 chunks), then decodes at batch 2 (contexts 512
+     * and 256: mean 384, 385) and one at batch 1 (514) */
+    c.source = IC_SRC_TRACE_LENGTHS;
+    c.requests = 0;
+    c.sched = IC_SCHED_PREFILL_FIRST;
+    k.n = 0;
+    r = run(t, &c);
+    const double both = step(t, &c, 0, 0, 2, 768, 0);
+    const double b2 = step(t, &c, 2, ic_sim_context_key(384), 0, 0, 0) +
+                      step(t, &c, 2, ic_sim_context_key(385), 0, 0, 0);
+    ck_assert_uint_eq(r.completed, 2);
+    ck_assert(k.r[0].arrival_s == 0);
+    ck_assert(k.r[1].arrival_s == 0);
+    ck_assert_msg(ic_test_rel(r.duration_s, both + b2 + dec1(t, &c, 514)) < 1e-12,
+                  "offline from the trace %g", r.duration_s);
+    unlink(path);
+    free(t);
+}
+END_TEST
+
+static void trace_error(const struct ic_test_pair *t, const char *text, int code, unsigned line,
+                        unsigned col)
+{
+    char path[64];
+    write_trace(path, text);
+    struct ic_sim_cfg c = ic_sim_defaults();
+    c.source = IC_SRC_TRACE;
+    c.trace = path;
+    c.requests = 0;
+    struct ic_sim_result r;
+    struct ic_err e = {0};
+    int rc = ic_sim_run(&t->st, &t->h, &c, &r, &e);
+    ck_assert_msg(rc == code, "'%s': rc %d (%s)", text, rc, e.msg);
+    ck_assert_str_eq(e.file, path);
+    ck_assert_msg(e.line == line && e.col == col, "'%.40s': %u:%u, expected %u:%u (%s)", text,
+                  e.line, e.col, line, col, e.msg);
+    ck_assert_msg(e.hint[0] || line == 0, "no hint: %s", e.msg);
+    unlink(path);
+}
+
+START_TEST(test_trace_errors)
+{
+    struct ic_test_pair *t = ic_test_pair("llama3-8b", "h100");
+    trace_error(t, "0,512,4\n1,abc,4\n", IC_EINVAL, 2, 3);
+    trace_error(t, "0,512,4\n1,512,0\n", IC_EINVAL, 2, 7);          /* output 0 */
+    trace_error(t, "0,512,4\n1,99999999,4\n", IC_EINVAL, 2, 3);     /* past 10^7 */
+    trace_error(t, "5,10,10\n4,10,10\n", IC_EINVAL, 2, 1);          /* out of order */
+    trace_error(t, "-1,10,10\n", IC_EINVAL, 1, 1);
+    trace_error(t, "0,1,1\n1e400,1,1\n", IC_EINVAL, 2, 1);          /* out of range */
+    trace_error(t, "0,10,10\nnan,10,10\n", IC_EINVAL, 2, 1);
+    trace_error(t, "1,2\n", IC_EINVAL, 1, 4);                       /* too few fields */
+    trace_error(t, "1,2,3,a,5,6\n", IC_EINVAL, 1, 11);              /* too many */
+    trace_error(t, "1,2,3,,5\n", IC_EINVAL, 1, 7);                  /* tokens without an id */
+    trace_error(t, "1,2,3,sys\n", IC_EINVAL, 1, 7);                 /* an id without tokens */
+    trace_error(t, "arrival,prompt,output\n", IC_EINVAL, 0, 0);     /* no request */
+    char *lng = malloc(3000);
+    ck_assert_ptr_nonnull(lng);
+    memset(lng, '1', 2000);
+    strcpy(lng + 2000, ",1,1\n");
+    trace_error(t, lng, IC_EINVAL, 1, IC_SIM_TRACE_LINE_MAX + 1);
+    free(lng);
+    struct ic_sim_cfg c = ic_sim_defaults();
+    c.source = IC_SRC_TRACE;
+    c.trace = "/nonexistent/trace.csv";
+    struct ic_sim_result r;
+    struct ic_err e = {0};
+    ck_assert_int_eq(ic_sim_run(&t->st, &t->h, &c, &r, &e), IC_ENOENT);
+    ck_assert_str_eq(e.file, "/nonexistent/trace.csv");
+    free(t);
+}
+END_TEST
+
+/* A share h of each prompt cached: offline, 8 prompts of 1000 tokens with
+ * h = 0.3: 300 tokens found cached each (floor(0.3 x 1000)), so prefill
+ * computes 8 x 700 = 5600 tokens instead of 8000, and the hits are 2400.
+ * A lone request's TTFT is the prefill of 700 tokens after 300 cached. */
+START_TEST(test_prefix_hit_share)
+{
+    struct ic_test_pair *t = ic_test_pair("llama3-8b", "h100");
+    struct ic_sim_cfg c = ic_sim_defaults();
+    c.requests = 8;
+    c.prompt.mean = 1000;
+    c.output.mean = 16;
+    struct ic_sim_result r = run(t, &c);
+    ck_assert_uint_eq(r.prefill_tokens, 8000);
+    ck_assert_uint_eq(r.prefix_hit_tokens, 0);
+    c.prefix_hit = 0.3;
+    r = run(t, &c);
+    ck_assert_uint_eq(r.completed, 8);
+    ck_assert_uint_eq(r.preemptions, 0);
+    ck_assert_uint_eq(r.prefill_tokens, 8 * 700);
+    ck_assert_uint_eq(r.prefix_hit_tokens, 8 * 300);
+    ck_assert_uint_eq(r.prompt_tokens, 8000);
+    c.rate = 1e-6;
+    c.requests = 5;
+    r = run(t, &c);
+    const double pre = step(t, &c, 0, 0, 1, 700, ic_sim_context_key(300));
+    ck_assert_msg(ic_test_rel(r.ttft.mean, pre) < 1e-6, "ttft %g vs %g", r.ttft.mean, pre);
+    ck_assert(pre < step(t, &c, 0, 0, 1, 1000, 0));
+    /* all but the last token at most: h = 0.9999 of 1000 is 999 */
+    c.prefix_hit = 0.9999;
+    r = run(t, &c);
+    ck_assert_uint_eq(r.prefill_tokens, 5 * 1);
+    free(t);
+}
+END_TEST
+
+/* By id (blocks of 16): request 0 (id "sys", prompt 1000, a 600-token
+ * prefix) misses: it computes all 1000 and leaves an entry of
+ * floor(600 / 16) = 37 blocks = 592 tokens; request 1 (same id, prompt 800)
+ * finds them: TTFT = the prefill of 208 tokens after 592 cached; request 2
+ * (id "other") misses: 800 tokens; request 3 (id "sys", the prefix from
+ * the configuration: 100 tokens = 6 blocks = 96) hits the entry's first 96
+ * tokens. Prefill work: 1000 + 208 + 800 + 904 = 2912 tokens; hits 592 +
+ * 96. */
+START_TEST(test_prefix_by_id)
+{
+    struct ic_test_pair *t = ic_test_pair("llama3-8b", "h100");
+    char path[64];
+    write_trace(path, "0,1000,2,sys,600\n100,800,2,sys,600\n200,800,2,other,600\n"
+                      "300,1000,2,sys\n");
+    struct ic_sim_cfg c = ic_sim_defaults();
+    c.source = IC_SRC_TRACE;
+    c.trace = path;
+    c.requests = 0;
+    c.prefix_tokens = 100;
+    struct recs k = {0};
+    c.on_request = keep;
+    c.on_request_ctx = &k;
+    struct ic_sim_result r = run(t, &c);
+    ck_assert_uint_eq(r.completed, 4);
+    ck_assert_uint_eq(r.prefill_tokens, 1000 + 208 + 800 + 904);
+    ck_assert_uint_eq(r.prefix_hit_tokens, 592 + 96);
+    ck_assert_uint_eq(k.n, 4);
+    ck_assert_uint_eq(k.r[0].cached, 0);
+    ck_assert_uint_eq(k.r[1].cached, 592);
+    ck_assert_uint_eq(k.r[2].cached, 0);
+    ck_assert_uint_eq(k.r[3].cached, 96);
+    const double miss = step(t, &c, 0, 0, 1, 1000, 0);
+    const double hit = step(t, &c, 0, 0, 1, 208, ic_sim_context_key(592));
+    ck_assert_msg(ic_test_rel(k.r[0].first_token_s, miss) < 1e-12, "miss");
+    ck_assert_msg(ic_test_rel(k.r[1].first_token_s - 100, hit) < 1e-9, "hit %g vs %g",
+                  k.r[1].first_token_s - 100, hit);
+    unlink(path);
+    free(t);
+}
+END_TEST
+
+/* Many prefixes through a pool too small to keep them: entries are evicted
+ * least recent first; every request finishes, the tokens add up and the
+ * pool is never exceeded. The same trace gives the same result twice. */
+START_TEST(test_prefix_eviction)
+{
+    struct ic_test_pair *t = ic_test_pair("llama3-8b", "h100");
+    enum { N = 3000 };
+    char *text = malloc(N * 48);
+    ck_assert_ptr_nonnull(text);
+    size_t o = 0;
+    uint64_t sum_p = 0, sum_o = 0;
+    for (int i = 0; i < N; i++) {
+        unsigned p = 200 + (unsigned)(i * 7919 % 1800), out = 1 + (unsigned)(i * 104729 % 300);
+        sum_p += p;
+        sum_o += out;
+        o += (size_t)sprintf(text + o, "%.4f,%u,%u,id%d,%u\n", i * 0.01, p, out, i * 31 % 97,
+                             100 + (unsigned)(i % 5) * 64);
+    }
+    char path[64];
+    write_trace(path, text);
+    free(text);
+    struct ic_sim_cfg c = ic_sim_defaults();
+    c.source = IC_SRC_TRACE;
+    c.trace = path;
+    c.requests = 0;
+    c.mem_util = 0.25; /* ~30,000 tokens of KV */
+    struct ic_sim_result a = run(t, &c), b = run(t, &c);
+    ck_assert_uint_eq(a.completed, N);
+    ck_assert_uint_eq(a.prompt_tokens, sum_p);
+    ck_assert_uint_eq(a.output_tokens, sum_o);
+    ck_assert_uint_le(a.peak_blocks, a.kv_blocks);
+    ck_assert_uint_gt(a.prefix_hit_tokens, 0);
+    ck_assert(memcmp(&a, &b, sizeof a) == 0);
+    unlink(path);
+    free(t);
+}
+END_TEST
+
+/* Disaggregated, a lone request (Llama-3-8B, prompt 512, output 64; a
+ * prefill server of 2 H100s, a decode server of 1): TTFT = the prefill of
+ * 512 on 2 chips + the KV hand-off. By hand: 2 (K, V) x 32 layers x 8 KV
+ * heads x 128 x 2 B = 131,072 B a token, x 512 = 67,108,864 B over the
+ * 400 Gbit/s = 50 GB/s scale-out link, one sender (the fewer chips' side):
+ * 1.342177 ms + 5 us latency = 1.347177 ms; ic_disagg_kv_transfer_s says
+ * the same. Then 63 decode steps on the 1-chip server at 512 .. 574. */
+START_TEST(test_disagg_lone)
+{
+    struct ic_test_pair *t = ic_test_pair("llama3-8b", "h100");
+    struct ic_sim_cfg c = ic_sim_defaults();
+    c.rate = 1e-6;
+    c.requests = 20;
+    c.prompt.mean = 512;
+    c.output.mean = 64;
+    c.prefill_chips = 2;
+    const double x = 67108864.0 / 50e9 + 5e-6;
+    ck_assert_msg(ic_test_rel(ic_disagg_kv_transfer_s(&t->st, &t->h, 512, c.dec.kv, 2, 1), x) <
+                      1e-12, "transfer");
+    struct ic_sim_cfg c2 = c;
+    c2.dec.chips = 2;
+    const double pre = step(t, &c2, 0, 0, 1, 512, 0);
+    double dec = 0;
+    for (int i = 0; i < 63; i++)
+        dec += dec1(t, &c, 512 + i);
+    struct ic_sim_result r = run(t, &c);
+    ck_assert_uint_eq(r.completed, 20);
+    ck_assert_uint_eq(r.handoffs, 20);
+    ck_assert_uint_eq(r.chips, 3);
+    ck_assert_msg(ic_test_rel(r.kv_transfer_mean_s, x) < 1e-12, "mean transfer");
+    ck_assert_msg(ic_test_rel(r.ttft.mean, pre + x) < 1e-6, "ttft %g vs %g", r.ttft.mean,
+                  pre + x);
+    ck_assert_msg(ic_test_rel(r.tpot.mean, dec / 63) < 1e-6, "tpot");
+    ck_assert_msg(ic_test_rel(r.e2e.mean, pre + x + dec) < 1e-6, "e2e");
+    ck_assert_uint_gt(r.prefill_kv_blocks, r.kv_blocks); /* 2 chips hold more */
+    /* output 1: the request ends when its first token is out */
+    c.output.mean = 1;
+    r = run(t, &c);
+    ck_assert_msg(ic_test_rel(r.e2e.mean, pre + x) < 1e-6, "output 1");
+    free(t);
+}
+END_TEST
+
+/* R = 4 identical replicas at 4 lambda against one at lambda (Llama-3.2-1B,
+ * one H100 each, lambda = 40/s, 40,000 and 10,000 Poisson arrivals, lengths
+ * drawn): round-robin hands each replica every 4th arrival (exactly a
+ * quarter of them, Erlang-4 gaps of the same mean, so its queueing is if
+ * anything smaller); least-loaded sends each to the emptiest. The
+ * throughput per replica matches within 2% (its Poisson estimate over ~10^4
+ * arrivals is within ~1% at one sigma) and the mean TPOT and batch, set by
+ * the load, within 3%; the fleet's chips are 4. */
+START_TEST(test_fleet)
+{
+    struct ic_test_pair *t = ic_test_pair("llama3.2-1b", "h100");
+    struct ic_sim_cfg c = ic_sim_defaults();
+    c.rate = 40;
+    c.requests = 10000;
+    c.warmup = 1000;
+    c.prompt = (struct ic_sim_lengths){IC_DIST_GAMMA, 512, 0.5};
+    c.output = (struct ic_sim_lengths){IC_DIST_LOGNORMAL, 128, 0.6};
+    struct ic_sim_result one = run(t, &c);
+    for (int k = 0; k < 2; k++) {
+        struct ic_sim_cfg f = c;
+        f.replicas = 4;
+        f.rate = 160;
+        f.requests = 40000;
+        f.warmup = 4000;
+        f.route = k ? IC_ROUTE_LEAST_LOADED : IC_ROUTE_ROUND_ROBIN;
+        struct ic_sim_result r = run(t, &f);
+        ck_assert_uint_eq(r.completed, 40000);
+        ck_assert_uint_eq(r.chips, 4);
+        ck_assert_msg(fabs(r.requests_per_s / 4 / one.requests_per_s - 1) < 0.02,
+                      "%s: %g vs %g req/s", ic_sim_route_name(f.route), r.requests_per_s / 4,
+                      one.requests_per_s);
+        ck_assert_msg(fabs(r.tpot.mean / one.tpot.mean - 1) < 0.03, "%s: TPOT %g vs %g",
+                      ic_sim_route_name(f.route), r.tpot.mean, one.tpot.mean);
+        ck_assert_msg(fabs(r.mean_batch / one.mean_batch - 1) < 0.03, "%s: batch %g vs %g",
+                      ic_sim_route_name(f.route), r.mean_batch, one.mean_batch);
+        ck_assert_msg(fabs(r.output_tokens_per_s_per_chip / one.output_tokens_per_s_per_chip -
+                           1) < 0.03, "per chip");
+    }
+    /* round-robin: replica i serves requests i, i + 4, ... */
+    struct ic_sim_cfg f = c;
+    f.replicas = 4;
+    f.rate = 160;
+    f.requests = 40;
+    f.warmup = 0;
+    struct recs k = {0};
+    f.on_request = keep;
+    f.on_request_ctx = &k;
+    run(t, &f);
+    ck_assert_uint_eq(k.n, 40);
+    for (size_t i = 0; i < k.n; i++)
+        ck_assert_uint_eq(k.r[i].replica, k.r[i].index % 4);
+    free(t);
+}
+END_TEST
+
+/* Little's law across servers: 2 replicas, each a prefill server and a
+ * decode server (Llama-3.2-1B, one H100 each), requests in flight between
+ * them counted: mean in the system = rate x mean E2E within 1% over 50,000
+ * arrivals, as for one server. */
+START_TEST(test_littles_law_layouts)
+{
+    struct ic_test_pair *t = ic_test_pair("llama3.2-1b", "h100");
+    struct ic_sim_cfg c = ic_sim_defaults();
+    c.rate = 80;
+    c.requests = 50000;
+    c.prompt = (struct ic_sim_lengths){IC_DIST_GAMMA, 512, 0.5};
+    c.output = (struct ic_sim_lengths){IC_DIST_LOGNORMAL, 128, 0.6};
+    c.replicas = 2;
+    c.prefill_chips = 1;
+    c.route = IC_ROUTE_LEAST_LOADED;
+    struct ic_sim_result r = run(t, &c);
+    ck_assert_uint_eq(r.completed, 50000);
+    ck_assert_uint_eq(r.handoffs, 50000);
+    double L = r.mean_in_system, lw = c.rate * r.e2e.mean;
+    ck_assert_msg(fabs(L / lw - 1) < 0.01, "L %g vs lambda W %g", L, lw);
+    free(t);
+}
+END_TEST
+
+/* Swap instead of recompute with a short pool: as many preemptions, each
+ * swapped out and back, and no token prefilled twice (prefill work = the
+ * prompts exactly), where recompute prefills more than the prompts. One
+ * copy by hand: 1000 tokens of Llama-3-8B's KV (131,072 B each, bf16) over
+ * the H100's 64 GB/s one-way host link = 2.048 ms; on 2 chips each sends
+ * its half of the 8 KV heads: 1.024 ms. */
+START_TEST(test_swap)
+{
+    struct ic_test_pair *t = ic_test_pair("llama3-8b", "h100");
+    ck_assert_msg(ic_test_rel(ic_kv_host_copy_s(&t->st, &t->h, 1000, IC_DT_BF16, 1), 2.048e-3) <
+                      1e-12, "one chip");
+    ck_assert_msg(ic_test_rel(ic_kv_host_copy_s(&t->st, &t->h, 1000, IC_DT_BF16, 2), 1.024e-3) <
+                      1e-12, "two chips");
+    struct ic_sim_cfg c = ic_sim_defaults();
+    c.requests = 400;
+    c.prompt.mean = 1000;
+    c.output.mean = 500;
+    c.mem_util = 0.25;
+    struct ic_sim_result rec = run(t, &c);
+    ck_assert_uint_gt(rec.preemptions, 0);
+    ck_assert_uint_gt(rec.prefill_tokens, 400 * 1000);
+    c.preempt = IC_PREEMPT_SWAP;
+    struct ic_sim_result sw = run(t, &c);
+    ck_assert_uint_eq(sw.completed, 400);
+    ck_assert_uint_eq(sw.output_tokens, 400 * 500);
+    ck_assert_uint_gt(sw.preemptions, 0);
+    ck_assert_uint_eq(sw.swaps, sw.preemptions);
+    ck_assert_uint_eq(sw.prefill_tokens, 400 * 1000);
+    ck_assert(sw.swap_s > 0);
+    ck_assert_uint_le(sw.peak_blocks, sw.kv_blocks);
+    free(t);
+}
+END_TEST
+
+/* Every new part at once, twice with the same seed: byte-identical. */
+START_TEST(test_deterministic_all)
+{
+    struct ic_test_pair *t = ic_test_pair("llama3-8b", "h100");
+    char path[64];
+    write_trace(path, "0,3000,40,a,1000\n0.01,2000,200,b,500\n0.02,1500,20,a,1000\n"
+                      "0.5,900,90\n0.6,4000,10,b,500\n0.7,100,400,c,64\n");
+    struct ic_sim_cfg c = ic_sim_defaults();
+    c.source = IC_SRC_TRACE_LENGTHS;
+    c.trace = path;
+    c.requests = 0;
+    c.rate = 50;
+    c.prefill_chips = 1;
+    c.replicas = 2;
+    c.route = IC_ROUTE_LEAST_LOADED;
+    c.prefix_hit = 0.2;
+    struct ic_sim_result a = run(t, &c), b = run(t, &c);
+    ck_assert_uint_eq(a.completed, 6);
+    ck_assert_uint_eq(a.handoffs, 6);
+    ck_assert(memcmp(&a, &b, sizeof a) == 0);
+    unlink(path);
+    free(t);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("sim");
@@ -204,6 +661,16 @@ int main(void)
     tcase_add_test(tc, test_md1);
     tcase_add_test(tc, test_conservation_and_preemption);
     tcase_add_test(tc, test_deterministic);
+    tcase_add_test(tc, test_trace_two_requests);
+    tcase_add_test(tc, test_trace_errors);
+    tcase_add_test(tc, test_prefix_hit_share);
+    tcase_add_test(tc, test_prefix_by_id);
+    tcase_add_test(tc, test_prefix_eviction);
+    tcase_add_test(tc, test_disagg_lone);
+    tcase_add_test(tc, test_fleet);
+    tcase_add_test(tc, test_littles_law_layouts);
+    tcase_add_test(tc, test_swap);
+    tcase_add_test(tc, test_deterministic_all);
     suite_add_tcase(s, tc);
     return ic_test_run(s);
 }

@@ -2,6 +2,7 @@
  * sweep of arrival rates with the capacity under P99 SLOs and its chart. */
 #include "ic_cli_int.h"
 
+#include "ic_out.h"
 #include "ic_plot.h"
 #include "ic_rows.h"
 #include "ic_sim.h"
@@ -19,7 +20,13 @@ const char ic_cli_help_simulate[] =
     "lengths fixed or drawn from a distribution, continuous batching (at most\n"
     "--max-seqs sequences, --max-tokens new tokens a step), chunked prefill or\n"
     "prefill-first, a paged KV cache over the HBM left after the weights, admission\n"
-    "by free blocks and preemption by recompute. Prints throughput (requests/s,\n"
+    "by free blocks and preemption by recompute (or --preempt swap). Requests may\n"
+    "come from a --trace CSV (read as it streams; with --rate its lengths at Poisson\n"
+    "arrivals), find part of their prompt in a prefix cache (--prefix-hit, or the\n"
+    "trace's prefix ids: an LRU of prefix blocks in the pool), run on --replicas R\n"
+    "behind a --router, or on a disaggregated layout (--prefill-chips: a prefill\n"
+    "server beside each decode server of --chips, the KV handed over the scale-out\n"
+    "link, the first token out when it lands). Prints throughput (requests/s,\n"
     "output tokens/s, per chip), TTFT, TPOT (per request: decode time / (output -\n"
     "1)), inter-token latency and end-to-end latency at P50/P90/P99, the mean\n"
     "batch, KV occupancy, preemptions and, with SLOs, goodput. --rates sweeps\n"
@@ -28,8 +35,12 @@ const char ic_cli_help_simulate[] =
     "Percentiles come from 0.23%-wide histogram bins; step times from a table of\n"
     "contexts rounded in steps of 1/32 of the power of two below them.\n"
     "\n"
+    "A trace replayed is opened once per run: give a file, not a pipe, to a sweep.\n"
+    "\n"
     "example: infcalc simulate --model llama3-70b --hw h100 --chips 8 --rate 4 --prompt 2048\n"
-    "         --output 300 --ttft 2s --tpot 50ms\n";
+    "         --output 300 --ttft 2s --tpot 50ms\n"
+    "         infcalc simulate --model llama3-70b --hw h100 --chips 8 --prefill-chips 8\n"
+    "         --rates 2,4,6,8 --prompt 2048 --output 300 --ttft 2s --tpot 50ms\n";
 
 static const struct ic_col sim_cols[] = {
     {"rate_per_s", "rate req/s", IC_K_NUM},
@@ -91,6 +102,40 @@ static void fill_cfg(const struct ic_opts *a, struct sim_setup *x)
         c->seed = a->seed;
     c->ttft_slo_s = a->given[IC_OPT_TTFT] ? a->ttft_s : 0;
     c->tpot_slo_s = a->given[IC_OPT_TPOT] ? a->tpot_s : 0;
+    if (a->given[IC_OPT_TRACE]) {
+        c->trace = a->trace;
+        c->source = a->given[IC_OPT_RATE] || a->given[IC_OPT_RATES] ? IC_SRC_TRACE_LENGTHS
+                                                                    : IC_SRC_TRACE;
+        c->requests = a->given[IC_OPT_REQUESTS] ? a->requests : 0; /* 0: every line */
+    }
+    c->prefix_hit = a->given[IC_OPT_PREFIX_HIT] ? a->prefix_hit : 0;
+    c->prefix_tokens = a->given[IC_OPT_PREFIX] ? a->prefix : 0;
+    c->replicas = a->given[IC_OPT_REPLICAS] ? a->replicas : 1;
+    c->route = (enum ic_sim_route)a->router;
+    c->preempt = (enum ic_sim_preempt)a->preempt;
+    c->prefill_chips = a->given[IC_OPT_PREFILL_CHIPS] ? a->prefill_chips : 0;
+}
+
+/* --requests-csv: one line per finished request. */
+struct req_csv {
+    struct ic_out o;
+    bool failed;
+};
+
+static int write_request(void *ctx, const struct ic_sim_request *r)
+{
+    struct req_csv *w = ctx;
+    double ttft = r->first_token_s - r->arrival_s, e2e = r->finish_s - r->arrival_s;
+    double tpot = r->output > 1 ? (r->finish_s - r->first_token_s) / (double)(r->output - 1) : 0;
+    if (fprintf(w->o.f, "%llu,%llu,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%llu,%llu,%llu,%llu,%d\n",
+                (unsigned long long)r->index, (unsigned long long)r->replica, r->arrival_s,
+                r->first_token_s, r->finish_s, ttft, tpot, e2e, (unsigned long long)r->prompt,
+                (unsigned long long)r->output, (unsigned long long)r->cached,
+                (unsigned long long)r->preemptions, r->counted ? 1 : 0) < 0) {
+        w->failed = true;
+        return IC_EIO;
+    }
+    return 0;
 }
 
 static bool meets(const struct ic_sim_cfg *c, const struct ic_sim_result *r)
@@ -107,7 +152,7 @@ static int run_at(const struct ic_opts *a, const struct sim_setup *x, double rat
     struct ic_sim_cfg c = x->c;
     c.rate = rate;
     c.warmup = a->given[IC_OPT_WARMUP] ? a->warmup : rate > 0 ? c.requests / 10 : 0;
-    if (c.warmup >= c.requests)
+    if (c.requests && c.warmup >= c.requests)
         return ic_err_set(e, IC_EINVAL, NULL, 0, 0,
                           "--warmup %llu leaves no request of the %llu to count",
                           (unsigned long long)c.warmup, (unsigned long long)c.requests);
@@ -211,9 +256,34 @@ int ic_cli_cmd_simulate(const struct ic_opts *a, const struct ic_db *db, FILE *o
     } else {
         rates[n++] = a->given[IC_OPT_RATE] ? a->rate : 0;
     }
-    for (size_t i = 0; i < n; i++)
-        if ((rc = run_at(a, &x, rates[i], &res[i], &e)))
+    struct req_csv w = {0};
+    if (a->given[IC_OPT_REQUESTS_CSV]) {
+        if (sweep) {
+            ic_cli_setup_free(&x.s);
+            return ic_cli_usage(errf, "--requests-csv records one run: give --rate R (or "
+                                      "none: offline), not --rates or --plot");
+        }
+        if ((rc = ic_out_open(&w.o, a->requests_csv, "the requests' CSV", &e)))
             goto lib_fail;
+        fputs("index,replica,arrival_s,first_token_s,finish_s,ttft_s,tpot_s,e2e_s,prompt,"
+              "output,cached,preemptions,counted\n", w.o.f);
+        x.c.on_request = write_request;
+        x.c.on_request_ctx = &w;
+    }
+    for (size_t i = 0; i < n; i++)
+        if ((rc = run_at(a, &x, rates[i], &res[i], &e))) {
+            if (w.o.f) {
+                struct ic_err e2 = {0};
+                ic_out_close(&w.o, true, &e2);
+                if (w.failed)
+                    rc = ic_err_set(&e, IC_EIO, a->requests_csv, 0, 0,
+                                    "cannot write the requests' CSV");
+            }
+            goto lib_fail;
+        }
+    if (w.o.f && (rc = ic_out_close(&w.o, false, &e)))
+        goto lib_fail;
+    x.c.on_request = NULL;
     /* the capacity: the largest rate meeting both P99 SLOs, refined by
      * bisection between the last rate that meets them and the next */
     double capacity = 0;
@@ -247,39 +317,75 @@ int ic_cli_cmd_simulate(const struct ic_opts *a, const struct ic_db *db, FILE *o
         }
         add_row(&rows, &x.c, rates[i], &res[i]);
     }
-    char title[1400], slo[160] = "";
+    char title[3000], slo[160] = "";
     if (slos)
         snprintf(slo, sizeof slo, "\nSLOs: P99 TTFT <= %.4g s, P99 TPOT <= %.4g s",
                  x.c.ttft_slo_s, x.c.tpot_slo_s);
     char cap[200] = "";
+    const struct ic_sim_result *r0 = &res[0];
     if (sweep && slos && capacity > 0)
         snprintf(cap, sizeof cap, "\ncapacity under them: %.4g requests/s (%.4g output tokens/s "
                                   "per chip)", capacity,
-                 capacity * x.c.output.mean / (double)x.c.dec.chips);
+                 capacity * ((double)r0->output_tokens / (double)r0->completed) /
+                     (double)r0->chips);
     else if (sweep && slos)
         snprintf(cap, sizeof cap, "\ncapacity under them: none of these rates meets them");
-    const struct ic_sim_result *r0 = &res[0];
     char engine_note[128] = "";
     if (x.s.en)
         snprintf(engine_note, sizeof engine_note, "expected time, engine %s", x.s.en->name);
+    char layout[700] = "", what[600];
+    if (x.c.prefill_chips)
+        snprintf(layout, sizeof layout,
+                 "\ndisaggregated: %llu x (a prefill server of %llu chips, KV pool %llu blocks, "
+                 "and a decode server of %llu); KV hand-off %.4g ms on average",
+                 (unsigned long long)r0->replicas, (unsigned long long)x.c.prefill_chips,
+                 (unsigned long long)r0->prefill_kv_blocks, (unsigned long long)x.c.dec.chips,
+                 r0->kv_transfer_mean_s * 1e3);
+    if (r0->replicas > 1)
+        snprintf(layout + strlen(layout), sizeof layout - strlen(layout),
+                 "\n%llu replicas (%llu chips in all), %s router",
+                 (unsigned long long)r0->replicas, (unsigned long long)r0->chips,
+                 ic_sim_route_name(x.c.route));
+    if (r0->prefix_hit_tokens || x.c.prefix_hit > 0)
+        snprintf(layout + strlen(layout), sizeof layout - strlen(layout),
+                 "\nprefix cache (first run): %.3g%% of prompt tokens found cached",
+                 100.0 * (double)r0->prefix_hit_tokens / (double)r0->prompt_tokens);
+    if (x.c.preempt == IC_PREEMPT_SWAP)
+        snprintf(layout + strlen(layout), sizeof layout - strlen(layout),
+                 "\npreemption by swap over the host link (first run: %.4g s copying)",
+                 r0->swap_s);
+    if (a->given[IC_OPT_TRACE] && x.c.source == IC_SRC_TRACE)
+        snprintf(what, sizeof what, "%llu requests of the trace %s (replayed%s); prompt and "
+                 "output from it",
+                 (unsigned long long)r0->completed, a->trace,
+                 x.c.warmup || a->given[IC_OPT_WARMUP] ? ", warm-up given" : ", no warm-up");
+    else if (a->given[IC_OPT_TRACE])
+        snprintf(what, sizeof what, "%llu requests (%s); prompt and output from the trace %s "
+                 "in its order", (unsigned long long)r0->completed,
+                 sweep ? "each rate" : rates[0] > 0 ? "Poisson" : "all at t = 0", a->trace);
+    else
+        snprintf(what, sizeof what, "%llu requests (%s); prompt %.0f (%s), output %.0f (%s) "
+                 "tokens", (unsigned long long)x.c.requests,
+                 sweep ? "each rate, 10% warm-up"
+                       : rates[0] > 0 ? "Poisson, 10% warm-up" : "all at t = 0",
+                 x.c.prompt.mean, ic_sim_dist_name(x.c.prompt.dist), x.c.output.mean,
+                 ic_sim_dist_name(x.c.output.dist));
     snprintf(title, sizeof title,
              "%s on %llu x %s, weights %s, KV %s, compute %s; %s\n"
-             "%llu requests (%s); prompt %.0f (%s), output %.0f (%s) tokens; %s, at most %llu "
-             "sequences and %llu tokens a step; KV pool %llu blocks of %llu tokens%s%s%s",
+             "%s; %s, at most %llu "
+             "sequences and %llu tokens a step; KV pool %llu blocks of %llu tokens%s%s%s%s",
              x.s.m->name, (unsigned long long)x.c.dec.chips, x.s.h->name,
              ic_dtype_traits(x.c.dec.weights)->name, ic_dtype_traits(x.c.dec.kv)->name,
              ic_dtype_traits(x.c.dec.compute)->name,
              x.c.dec.estimate == IC_EST_IDEAL ? "ideal bound"
              : x.s.en ? engine_note
                       : "expected time",
-             (unsigned long long)x.c.requests,
-             sweep ? "each rate, 10% warm-up" : rates[0] > 0 ? "Poisson, 10% warm-up" : "all at t = 0",
-             x.c.prompt.mean, ic_sim_dist_name(x.c.prompt.dist), x.c.output.mean,
-             ic_sim_dist_name(x.c.output.dist),
+             what,
              x.c.sched == IC_SCHED_CHUNKED ? "chunked prefill" : "prefill first",
              (unsigned long long)x.c.max_seqs, (unsigned long long)x.c.max_tokens,
              (unsigned long long)r0->kv_blocks, (unsigned long long)x.c.block,
-             offline > 0 ? "\nrates: 10% to 120% of the offline throughput" : "", slo, cap);
+             layout, offline > 0 ? "\nrates: 10% to 120% of the offline throughput" : "",
+             slo, cap);
     rc = ic_cli_write_rows(out, errf, x.s.fmt, &rows, title, sweep);
     ic_rows_free(&rows);
     if (!rc && a->given[IC_OPT_PLOT]) {

@@ -54,6 +54,10 @@ static const char *const device_choices[] = {"cpu", "cuda", NULL};
 static const char *const dist_choices[] = {"fixed", "uniform", "lognormal", "gamma", NULL};
 static const char *const sched_choices[] = {"chunked", "prefill-first", NULL};
 static const char *const rank_choices[] = {"cost", "capacity", NULL};
+static const char *const router_choices[] = {"round-robin", "least-loaded", NULL};
+static const char *const preempt_choices[] = {"recompute", "swap", NULL};
+_Static_assert(IC_ROUTE_ROUND_ROBIN == 0 && IC_ROUTE_LEAST_LOADED == 1, "router choices");
+_Static_assert(IC_PREEMPT_RECOMPUTE == 0 && IC_PREEMPT_SWAP == 1, "preemption choices");
 _Static_assert(IC_DIST_FIXED == 0 && IC_DIST_UNIFORM == 1 && IC_DIST_LOGNORMAL == 2 &&
                    IC_DIST_GAMMA == 3, "distribution choices");
 _Static_assert(IC_SCHED_CHUNKED == 0 && IC_SCHED_PREFILL_FIRST == 1, "scheduler choices");
@@ -194,7 +198,8 @@ const struct ic_opt_def ic_opt_table[IC_OPT_COUNT] = {
                   "is sum min(p, q))", F(p)},
     [IC_OPT_Q] = {"--q", IC_OK_PROBS, "Q1,Q2,..", 0, 1, NULL, C(SPECDEC), 0,
                   "the draft's distribution over the same tokens", F(q)},
-    [IC_OPT_PREFIX] = {"--prefix", IC_OK_COUNT, "P", 0, MAXC, NULL, C(PREFILL) | C(PREFIX), 0,
+    [IC_OPT_PREFIX] = {"--prefix", IC_OK_COUNT, "P", 0, MAXC, NULL,
+                       C(PREFILL) | C(PREFIX) | C(SIMULATE), 0,
                        "tokens of a shared prefix cached ahead of the prompt", F(prefix)},
     [IC_OPT_HIT_RATE] = {"--hit-rate", IC_OK_NUM, "H", 0, 1, NULL, C(PREFIX), 0,
                          "share of requests whose prefix is cached, 0 to 1 (default 0.5)",
@@ -202,7 +207,7 @@ const struct ic_opt_def ic_opt_table[IC_OPT_COUNT] = {
     [IC_OPT_PREFIXES] = {"--prefixes", IC_OK_COUNT, "N", 1, IC_PREFIX_MAX_PREFIXES, NULL,
                          C(PREFIX), 0, "distinct prefixes held (default 1)", F(prefixes)},
     [IC_OPT_PREFILL_CHIPS] = {"--prefill-chips", IC_OK_COUNT, "N", 1,
-                              (double)IC_DECODE_MAX_CHIPS, NULL, C(DISAGG), 0,
+                              (double)IC_DECODE_MAX_CHIPS, NULL, C(DISAGG) | C(SIMULATE), 0,
                               "chips per prefill server (default: --chips)", F(prefill_chips)},
     [IC_OPT_PRICE] = {"--price", IC_OK_NUM, "USD", 1e-6, 1e6, NULL, C(COST), 0,
                       "dollars per chip-hour (default: the entry's)", F(price)},
@@ -262,8 +267,8 @@ const struct ic_opt_def ic_opt_table[IC_OPT_COUNT] = {
                       "throughput): latency percentiles against load, the capacity under the "
                       "SLOs", F(rates)},
     [IC_OPT_REQUESTS] = {"--requests", IC_OK_COUNT, "N", 1, 1e8, NULL, C(SIMULATE) | C(OPTIMIZE), 0,
-                         "requests simulated, the warm-up included (default 2000)",
-                         F(requests)},
+                         "requests simulated, the warm-up included (default 2000; with "
+                         "--trace: every line)", F(requests)},
     [IC_OPT_WARMUP] = {"--warmup", IC_OK_COUNT, "N", 0, 1e8, NULL, C(SIMULATE), 0,
                        "the first requests to arrive, left out of the statistics (default: "
                        "10% of --requests under a rate, none offline)", F(warmup)},
@@ -293,6 +298,25 @@ const struct ic_opt_def ic_opt_table[IC_OPT_COUNT] = {
                           F(scheduler)},
     [IC_OPT_MEM_UTIL] = {"--mem-util", IC_OK_NUM, "X", 1e-3, 1, NULL, C(SIMULATE) | C(OPTIMIZE), 0,
                          "share of HBM the server uses (default 0.9)", F(mem_util)},
+    [IC_OPT_TRACE] = {"--trace", IC_OK_TEXT, "FILE", 0, 0, NULL, C(SIMULATE), 0,
+                      "requests from a CSV, read as it streams: arrival_s,prompt,output"
+                      "[,prefix_id[,prefix_tokens]]; replayed, or with --rate/--rates its "
+                      "lengths in order at Poisson arrivals", F(trace)},
+    [IC_OPT_REQUESTS_CSV] = {"--requests-csv", IC_OK_TEXT, "FILE", 0, 0, NULL, C(SIMULATE), 0,
+                             "one run's requests, one a line (arrival, first token, finish, "
+                             "TTFT, TPOT, E2E, lengths, cached, preemptions, replica)",
+                             F(requests_csv)},
+    [IC_OPT_PREFIX_HIT] = {"--prefix-hit", IC_OK_NUM, "H", 0, 0.999999, NULL, C(SIMULATE), 0,
+                           "share of each prompt found in the prefix cache (requests without "
+                           "a trace prefix id; default 0)", F(prefix_hit)},
+    [IC_OPT_REPLICAS] = {"--replicas", IC_OK_COUNT, "R", 1, IC_SIM_MAX_REPLICAS, NULL,
+                         C(SIMULATE), 0, "replicas behind a router (default 1)", F(replicas)},
+    [IC_OPT_ROUTER] = {"--router", IC_OK_CHOICE, "P", 0, 0, router_choices, C(SIMULATE), 0,
+                       "round-robin (default) or least-loaded (fewest requests in flight)",
+                       F(router)},
+    [IC_OPT_PREEMPT] = {"--preempt", IC_OK_CHOICE, "P", 0, 0, preempt_choices, C(SIMULATE), 0,
+                        "recompute (default) or swap (the KV to host memory and back over "
+                        "the host link)", F(preempt)},
 
     [IC_OPT_PORT] = {"--port", IC_OK_COUNT, "N", 0, 65535, NULL, C(SERVE), 0,
                      "TCP port (default 8080; 0 picks a free one and says which)", F(port)},
@@ -349,6 +373,9 @@ static const struct {
     {IC_CMD_SIMULATE, IC_OPT_MFU, "ideal estimate: prefill FLOPs at this share of peak "
                                   "(default 0.4)"},
     {IC_CMD_SIMULATE, IC_OPT_SEED, "the arrivals' and lengths' seed (default 1)"},
+    {IC_CMD_SIMULATE, IC_OPT_PREFIX, "tokens of a trace's prefix id where its line gives none"},
+    {IC_CMD_SIMULATE, IC_OPT_PREFILL_CHIPS, "disaggregated: each replica's prefill server "
+                                            "(--chips: its decode server)"},
     {IC_CMD_SIMULATE, IC_OPT_PLOT, "with --rates or a sweep: P50/P99 TTFT and TPOT against "
                                    "requests/s, the SLOs and the capacity marked"},
 };

@@ -342,6 +342,14 @@ int ic_spec_costed(const struct ic_model_stats *target, const struct ic_model_st
 
 /* ---- prefix caching ----------------------------------------------------- */
 
+double ic_kv_host_copy_s(const struct ic_model_stats *m, const struct ic_hw *hw,
+                         uint64_t tokens, enum ic_dtype kv, uint64_t chips)
+{
+    /* each chip holding a share of the heads copies its share in parallel */
+    const double one = ic_step_kv_seq_bytes(m, tokens, kv);
+    return one / (double)ic_step_kv_head_ways(m, chips) / hw->host_B_s;
+}
+
 int ic_prefix(const struct ic_model_stats *m, const struct ic_hw *hw,
               const struct ic_prefix_cfg *cfg, struct ic_prefix *out, struct ic_err *err)
 {
@@ -392,13 +400,26 @@ int ic_prefix(const struct ic_model_stats *m, const struct ic_hw *hw,
     /* a prefix sits on the chips its heads split over (on every chip of a
      * batch split: any of them may serve the next request) */
     x.held_per_chip_bytes = x.held_bytes / head_ways;
-    x.host_read_s = one / head_ways / hw->host_B_s;
+    x.host_read_s = ic_kv_host_copy_s(m, hw, P, c.kv, c.chips);
     x.recompute_s = pre.prefill_s;
     *out = x;
     return IC_OK;
 }
 
 /* ---- disaggregation ------------------------------------------------------ */
+
+double ic_disagg_kv_transfer_s(const struct ic_model_stats *m, const struct ic_hw *hw,
+                               uint64_t tokens, enum ic_dtype kv, uint64_t pf_chips,
+                               uint64_t dec_chips)
+{
+    const double bytes = ic_step_kv_seq_bytes(m, tokens, kv);
+    /* each prefill chip sends its shard; the scale-out network carries it
+     * (within one fabric domain when there is none) */
+    double link = hw->dcn_B_s > 0 ? hw->dcn_B_s : hw->ici_link_B_s;
+    double lat = hw->dcn_B_s > 0 ? hw->dcn_latency_s : hw->ici_hop_latency_s;
+    double senders = (double)(pf_chips < dec_chips ? pf_chips : dec_chips);
+    return bytes / (senders * link) + lat;
+}
 
 int ic_disagg(const struct ic_model_stats *m, const struct ic_hw *hw,
               const struct ic_prefill_cfg *pf, const struct ic_decode_cfg *dec, uint64_t output,
@@ -453,12 +474,7 @@ int ic_disagg(const struct ic_model_stats *m, const struct ic_hw *hw,
     x.tokens_s_chip = seq_s * (double)output /
                       ((double)x.n_prefill * (double)pf->chips + (double)x.n_decode * (double)dc.chips);
     x.kv_bytes = ic_step_kv_seq_bytes(m, pf->prompt, pf->kv);
-    /* each prefill chip sends its shard; the scale-out network carries it
-     * (within one fabric domain when there is none) */
-    double link = hw->dcn_B_s > 0 ? hw->dcn_B_s : hw->ici_link_B_s;
-    double lat = hw->dcn_B_s > 0 ? hw->dcn_latency_s : hw->ici_hop_latency_s;
-    double senders = (double)(pf->chips < dc.chips ? pf->chips : dc.chips);
-    x.kv_transfer_s = x.kv_bytes / (senders * link) + lat;
+    x.kv_transfer_s = ic_disagg_kv_transfer_s(m, hw, pf->prompt, pf->kv, pf->chips, dc.chips);
     const double chk[] = {x.ratio, x.tokens_s_chip, x.kv_transfer_s, x.decode_seq_s};
     if (!all_finite_nonneg(chk, 4) || !(x.ratio > 0))
         return not_finite(err);

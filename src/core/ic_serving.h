@@ -166,6 +166,14 @@ struct ic_prefix {
     double recompute_s;             /* prefilling the prefix instead */
 };
 
+/* One sequence's KV of `tokens` tokens copied between HBM and host memory on
+ * a replica of `chips`: every chip its share of the heads
+ * (ic_step_kv_head_ways) over its host link at hw->host_B_s (one way), in
+ * parallel. Seconds (infinite where the entry has no host link). ic_prefix's
+ * host read and the simulation's swap preemption use it. */
+double ic_kv_host_copy_s(const struct ic_model_stats *m, const struct ic_hw *hw,
+                         uint64_t tokens, enum ic_dtype kv, uint64_t chips);
+
 int ic_prefix(const struct ic_model_stats *m, const struct ic_hw *hw,
               const struct ic_prefix_cfg *cfg, struct ic_prefix *out, struct ic_err *err);
 
@@ -182,6 +190,15 @@ struct ic_disagg {
     double kv_bytes;         /* one sequence's KV handed from prefill to decode */
     double kv_transfer_s;    /* over the scale-out network, chip to chip */
 };
+
+/* The hand-off of one sequence's KV from a prefill server of pf_chips to a
+ * decode server of dec_chips: the KV of `tokens` tokens (ic_step_kv_seq_bytes,
+ * bytes) over the scale-out network (the fabric's link where there is none),
+ * each of the fewer chips sending its shard in parallel, plus one latency.
+ * Seconds. ic_disagg and the simulation's disaggregated layout both use it. */
+double ic_disagg_kv_transfer_s(const struct ic_model_stats *m, const struct ic_hw *hw,
+                               uint64_t tokens, enum ic_dtype kv, uint64_t pf_chips,
+                               uint64_t dec_chips);
 
 /* pf: the prefill servers (chips, prompt T, prompts per batch); dec: the
  * decode servers (chips, batch B; context ignored); output: L tokens. */

@@ -4,15 +4,22 @@
 #include "ic_serving.h"
 #include "ic_step.h"
 
+#include <errno.h>
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 static const char *const dist_names[IC_DIST_COUNT] = {"fixed", "uniform", "lognormal", "gamma"};
+static const char *const route_names[IC_ROUTE_COUNT] = {"round-robin", "least-loaded"};
 
 const char *ic_sim_dist_name(enum ic_sim_dist d) { return d < IC_DIST_COUNT ? dist_names[d] : "?"; }
+const char *ic_sim_route_name(enum ic_sim_route r)
+{
+    return r < IC_ROUTE_COUNT ? route_names[r] : "?";
+}
 
 struct ic_sim_cfg ic_sim_defaults(void)
 {
@@ -81,6 +88,10 @@ struct step_key {
     double ctx_dec, ctx_pre;
 };
 
+/* The most entries a step table keeps (its slots: twice that, 48 B each,
+ * ~12 MiB); lengths that vary widely make a new key of most steps. */
+#define STEP_TABLE_MAX ((size_t)1 << 17)
+
 struct step_table {
     struct step_key *keys;
     double *vals;
@@ -139,6 +150,13 @@ static int step_time(struct step_table *t, const struct ic_model_stats *m, const
 {
     struct step_key k = {n_dec, n_pre, pre_tokens, n_dec ? ic_sim_context_key(ctx_dec) : 0,
                          n_pre ? ic_sim_context_key(ctx_pre) : 0};
+    if (t->n >= STEP_TABLE_MAX) {
+        /* full: start again (memory stays bounded whatever the trace; the
+         * times are the same, only computed again) */
+        for (size_t i = 0; i < t->cap; i++)
+            t->vals[i] = -1;
+        t->n = 0;
+    }
     if (2 * (t->n + 1) > t->cap && table_grow(t))
         return ic_err_set(err, IC_ENOMEM, NULL, 0, 0, "out of memory");
     size_t j = key_hash(&k) & (t->cap - 1);
@@ -207,35 +225,411 @@ static struct ic_sim_dist_stats hist_stats(const struct hist *h)
     return s;
 }
 
-/* ---- requests ----------------------------------------------------------------- */
+/* ---- the trace ------------------------------------------------------------ */
+
+struct arrival {
+    double t;                 /* s */
+    uint64_t prompt, output;  /* tokens */
+    bool has_pfx;
+    uint64_t pfx_id;          /* the id's text hashed (FNV-1a, 64 bits) */
+    uint64_t pfx_tokens;      /* 0: cfg prefix_tokens */
+};
+
+struct trace {
+    FILE *f;
+    const char *path;
+    unsigned line;
+    bool past_first;          /* past the first line that is neither blank nor a comment */
+    double last_t;            /* the previous line's arrival */
+    uint64_t pfx_default;     /* a prefix id's tokens where the line gives none (0: none) */
+    char buf[IC_SIM_TRACE_LINE_MAX + 2];
+};
+
+static const char trace_hint[] =
+    "a trace line is arrival_s,prompt_tokens,output_tokens[,prefix_id[,prefix_tokens]], "
+    "sorted by arrival";
+
+static int trace_bad(struct trace *t, unsigned col, const char *what, const char *f, size_t n,
+                     const char *expected, struct ic_err *err)
+{
+    ic_err_set(err, IC_EINVAL, t->path, t->line, col, "%s '%.*s': expected %s", what,
+               (int)(n > 64 ? 64 : n), f, expected);
+    ic_err_hint(err, "%s", trace_hint);
+    return IC_EINVAL;
+}
+
+static int trace_count(struct trace *t, const char *f, size_t n, unsigned col, const char *what,
+                       uint64_t *v, struct ic_err *err)
+{
+    uint64_t x = 0;
+    bool ok = n > 0;
+    for (size_t i = 0; ok && i < n; i++) {
+        if (f[i] < '0' || f[i] > '9')
+            ok = false;
+        else if (x <= IC_SIM_MAX_LENGTH) /* past it: too large whatever follows */
+            x = 10 * x + (uint64_t)(f[i] - '0');
+    }
+    if (!ok || x < 1 || x > IC_SIM_MAX_LENGTH)
+        return trace_bad(t, col, what, f, n, "a whole number of tokens from 1 to 10000000", err);
+    *v = x;
+    return IC_OK;
+}
+
+/* The next request of the trace: 1, or 0 at its end, or an error. */
+static int trace_next(struct trace *t, struct arrival *a, struct ic_err *err)
+{
+    for (;;) {
+        errno = 0;
+        if (!fgets(t->buf, sizeof t->buf, t->f)) {
+            if (ferror(t->f))
+                return ic_err_set(err, IC_EIO, t->path, t->line + 1, 0,
+                                  "cannot read the trace: %s", strerror(errno ? errno : EIO));
+            return 0;
+        }
+        t->line++;
+        size_t n = strlen(t->buf);
+        bool nl = n && t->buf[n - 1] == '\n';
+        if (!nl && n > IC_SIM_TRACE_LINE_MAX) {
+            ic_err_set(err, IC_EINVAL, t->path, t->line, IC_SIM_TRACE_LINE_MAX + 1,
+                       "the line is longer than %d characters", IC_SIM_TRACE_LINE_MAX);
+            ic_err_hint(err, "%s", trace_hint);
+            return IC_EINVAL;
+        }
+        while (n && (t->buf[n - 1] == '\n' || t->buf[n - 1] == '\r'))
+            t->buf[--n] = 0;
+        size_t p = 0;
+        while (p < n && (t->buf[p] == ' ' || t->buf[p] == '\t'))
+            p++;
+        if (p == n || t->buf[p] == '#')
+            continue;
+        if (!t->past_first) {
+            t->past_first = true;
+            char c0 = t->buf[p];
+            if ((c0 >= 'a' && c0 <= 'z') || (c0 >= 'A' && c0 <= 'Z'))
+                continue; /* a header */
+        }
+        /* the fields: start, length and column of each, spaces trimmed */
+        const char *f[6];
+        size_t len[6];
+        unsigned col[6];
+        int nf = 0;
+        size_t i = 0;
+        for (;;) {
+            size_t b = i, e;
+            while (b < n && t->buf[b] != ',' && (t->buf[b] == ' ' || t->buf[b] == '\t'))
+                b++;
+            e = b;
+            while (e < n && t->buf[e] != ',')
+                e++;
+            size_t end = e;
+            while (end > b && (t->buf[end - 1] == ' ' || t->buf[end - 1] == '\t'))
+                end--;
+            if (nf == 5) {
+                ic_err_set(err, IC_EINVAL, t->path, t->line, (unsigned)b + 1,
+                           "a sixth field: expected at most 5");
+                ic_err_hint(err, "%s", trace_hint);
+                return IC_EINVAL;
+            }
+            f[nf] = t->buf + b;
+            len[nf] = end - b;
+            col[nf] = (unsigned)b + 1;
+            nf++;
+            if (e >= n)
+                break;
+            i = e + 1;
+        }
+        if (nf < 3) {
+            ic_err_set(err, IC_EINVAL, t->path, t->line, (unsigned)n + 1,
+                       "%d field%s: expected at least 3 (arrival, prompt and output)", nf,
+                       nf == 1 ? "" : "s");
+            ic_err_hint(err, "%s", trace_hint);
+            return IC_EINVAL;
+        }
+        struct arrival x = {0};
+        char num[64];
+        char *endp = NULL;
+        bool ok = len[0] > 0 && len[0] < sizeof num;
+        if (ok) {
+            memcpy(num, f[0], len[0]);
+            num[len[0]] = 0;
+            errno = 0;
+            x.t = strtod(num, &endp);
+            ok = *endp == 0 && isfinite(x.t) && x.t >= 0 && x.t <= 1e12 && errno == 0;
+        }
+        if (!ok)
+            return trace_bad(t, col[0], "arrival", f[0], len[0],
+                             "seconds, a number from 0 to 1e12", err);
+        if (x.t < t->last_t) {
+            ic_err_set(err, IC_EINVAL, t->path, t->line, col[0],
+                       "arrival %.9g s comes before the previous line's %.9g s", x.t,
+                       t->last_t);
+            ic_err_hint(err, "the trace is read as it streams, in order: sort it by arrival "
+                             "(sort -t, -g -k1,1)");
+            return IC_EINVAL;
+        }
+        int rc;
+        if ((rc = trace_count(t, f[1], len[1], col[1], "prompt", &x.prompt, err)) ||
+            (rc = trace_count(t, f[2], len[2], col[2], "output", &x.output, err)))
+            return rc;
+        if (nf >= 4 && len[3] > 0) {
+            x.has_pfx = true;
+            uint64_t h = UINT64_C(14695981039346656037);
+            for (size_t k = 0; k < len[3]; k++)
+                h = (h ^ (unsigned char)f[3][k]) * UINT64_C(1099511628211);
+            x.pfx_id = h;
+        }
+        if (nf == 5 && (rc = trace_count(t, f[4], len[4], col[4], "prefix tokens",
+                                         &x.pfx_tokens, err)))
+            return rc;
+        if (nf == 5 && !x.has_pfx)
+            return trace_bad(t, col[3], "prefix id", f[3], len[3],
+                             "an id before the prefix tokens", err);
+        if (x.has_pfx && !x.pfx_tokens && !t->pfx_default) {
+            ic_err_set(err, IC_EINVAL, t->path, t->line, col[3],
+                       "a prefix id without its tokens");
+            ic_err_hint(err, "give them in a fifth column, or for every id at once (simulate "
+                             "--prefix)");
+            return IC_EINVAL;
+        }
+        t->last_t = x.t;
+        *a = x;
+        return 1;
+    }
+}
+
+/* ---- the prefix cache ------------------------------------------------------ */
+
+/* Prefixes held in a server's KV pool, found by id: an entry holds its
+ * blocks; requests referencing it share them; unreferenced entries wait in
+ * an LRU list and are evicted, least recent first, when blocks are short.
+ * An entry is ready once its first request has computed its tokens; until
+ * then others with the id compute their own (no sharing of unfinished
+ * blocks, as vLLM caches full blocks once computed). Memory: the entries
+ * alive, each holding at least one block, so bounded by the pool. */
+struct pfx {
+    uint64_t id, tokens, blocks, ref;
+    bool ready;
+    size_t prev, next; /* LRU, index + 1 (0: none); head = most recent */
+};
+
+struct pfx_cache {
+    struct pfx *e;
+    size_t cap, used;
+    size_t *free_e, n_free_e;
+    uint64_t *keys;    /* the map, open addressing: id */
+    size_t *slot;      /* its entry + 1 (0: empty) */
+    size_t mcap, mn;
+    size_t head, tail;
+};
+
+static size_t pc_home(const struct pfx_cache *pc, uint64_t id)
+{
+    return (size_t)((id * UINT64_C(0x9E3779B97F4A7C15)) >> 17) & (pc->mcap - 1);
+}
+
+static size_t pc_find(const struct pfx_cache *pc, uint64_t id)
+{
+    if (!pc->mcap)
+        return 0;
+    for (size_t j = pc_home(pc, id);; j = (j + 1) & (pc->mcap - 1)) {
+        if (!pc->slot[j])
+            return 0;
+        if (pc->keys[j] == id)
+            return pc->slot[j];
+    }
+}
+
+static void pc_map_put(struct pfx_cache *pc, uint64_t id, size_t v)
+{
+    size_t j = pc_home(pc, id);
+    while (pc->slot[j])
+        j = (j + 1) & (pc->mcap - 1);
+    pc->keys[j] = id;
+    pc->slot[j] = v;
+    pc->mn++;
+}
+
+static int pc_new(struct pfx_cache *pc, uint64_t id, size_t *idx)
+{
+    if (2 * (pc->mn + 1) > pc->mcap) {
+        size_t cap = pc->mcap ? 2 * pc->mcap : 256;
+        uint64_t *k = malloc(cap * sizeof *k);
+        size_t *v = calloc(cap, sizeof *v);
+        if (!k || !v) {
+            free(k);
+            free(v);
+            return IC_ENOMEM;
+        }
+        uint64_t *ok = pc->keys;
+        size_t *ov = pc->slot, ocap = pc->mcap;
+        pc->keys = k;
+        pc->slot = v;
+        pc->mcap = cap;
+        pc->mn = 0;
+        for (size_t j = 0; j < ocap; j++)
+            if (ov[j])
+                pc_map_put(pc, ok[j], ov[j]);
+        free(ok);
+        free(ov);
+    }
+    if (!pc->n_free_e) {
+        size_t cap = pc->cap ? 2 * pc->cap : 256;
+        struct pfx *e = realloc(pc->e, cap * sizeof *e);
+        if (!e)
+            return IC_ENOMEM;
+        pc->e = e;
+        size_t *f = realloc(pc->free_e, cap * sizeof *f);
+        if (!f)
+            return IC_ENOMEM;
+        pc->free_e = f;
+        for (size_t i = cap; i > pc->cap; i--)
+            pc->free_e[pc->n_free_e++] = i - 1;
+        pc->cap = cap;
+    }
+    size_t i = pc->free_e[--pc->n_free_e];
+    memset(&pc->e[i], 0, sizeof pc->e[i]);
+    pc->e[i].id = id;
+    pc_map_put(pc, id, i + 1);
+    pc->used++;
+    *idx = i;
+    return IC_OK;
+}
+
+static void lru_unlink(struct pfx_cache *pc, size_t i)
+{
+    struct pfx *e = &pc->e[i];
+    if (e->prev)
+        pc->e[e->prev - 1].next = e->next;
+    else
+        pc->head = e->next;
+    if (e->next)
+        pc->e[e->next - 1].prev = e->prev;
+    else
+        pc->tail = e->prev;
+    e->prev = e->next = 0;
+}
+
+static void lru_push(struct pfx_cache *pc, size_t i)
+{
+    struct pfx *e = &pc->e[i];
+    e->prev = 0;
+    e->next = pc->head;
+    if (pc->head)
+        pc->e[pc->head - 1].prev = i + 1;
+    else
+        pc->tail = i + 1;
+    pc->head = i + 1;
+}
+
+/* Removes entry i from the map (backward-shift deletion) and frees it. */
+static void pc_delete(struct pfx_cache *pc, size_t i)
+{
+    const size_t mask = pc->mcap - 1;
+    size_t j = pc_home(pc, pc->e[i].id);
+    while (pc->slot[j] != i + 1)
+        j = (j + 1) & mask;
+    for (;;) {
+        pc->slot[j] = 0;
+        size_t k = j;
+        for (;;) {
+            k = (k + 1) & mask;
+            if (!pc->slot[k])
+                goto gone;
+            size_t h = pc_home(pc, pc->keys[k]);
+            /* it stays where it is when its home lies cyclically in (j, k] */
+            bool stays = j < k ? (h > j && h <= k) : (h > j || h <= k);
+            if (!stays)
+                break;
+        }
+        pc->keys[j] = pc->keys[k];
+        pc->slot[j] = pc->slot[k];
+        j = k;
+    }
+gone:
+    pc->mn--;
+    pc->used--;
+    pc->free_e[pc->n_free_e++] = i;
+}
+
+static void pc_free(struct pfx_cache *pc)
+{
+    free(pc->e);
+    free(pc->free_e);
+    free(pc->keys);
+    free(pc->slot);
+}
+
+/* ---- requests and servers ------------------------------------------------------ */
 
 struct req {
-    double t_arr, t_first, t_last;
-    uint64_t prompt, output;
-    uint64_t computed; /* tokens whose K and V are in the cache */
+    /* touched every step (the first 64 bytes) */
+    uint64_t computed; /* tokens whose K and V are in the cache (or swapped out) */
     uint64_t gen;      /* output tokens produced */
-    uint64_t blocks;   /* blocks held */
-    uint64_t index;    /* arrival order */
-    uint64_t admit;    /* admission order (preemption takes the newest) */
+    uint64_t prompt, output;
     uint64_t sched;    /* tokens scheduled in the current step */
+    uint64_t blocks;   /* blocks held of its own */
+    uint64_t shared;   /* blocks of a prefix entry it references (counted as its first) */
+    size_t pfx;        /* that entry + 1 (0: none) */
+    /* touched once a token */
+    double t_last, t_first, t_arr;
+    uint64_t index;    /* arrival order */
+    size_t inst;       /* the server it is on or bound for */
+    bool has_pfx, admitted_once, swapped;
+    /* touched rarely */
+    uint64_t pfx_id, pfx_tokens, cached, preempts;
+};
+
+enum role { ROLE_COLOC, ROLE_PREFILL, ROLE_DECODE };
+
+struct inst {
+    enum role role;
+    const struct ic_sim_cfg *c; /* its chips in c->dec.chips */
+    struct step_table *table;
+    size_t *running, n_run;     /* admission order */
+    size_t *wait, wait_cap, w_head, w_n; /* FIFO (a ring), preempted ones go to its front */
+    uint64_t kv_blocks, free_blocks, peak;
+    uint64_t load;              /* requests routed here and not gone */
+    bool busy, dirty;
+    double end;                 /* its step in flight ends then */
+    double copy_s;              /* swap copies to charge to its next step */
+    struct pfx_cache pc;
+};
+
+struct hand {
+    double t;      /* lands then */
+    uint64_t seq;  /* ties in order of leaving */
+    size_t r;
 };
 
 struct sim {
     const struct ic_model_stats *m;
     const struct ic_hw *hw;
     const struct ic_sim_cfg *c;
+    struct ic_sim_result *out;
+    struct ic_err *err;
     gsl_rng *rng;
     struct req *pool;      /* every request arrived and not finished */
     size_t cap;
     size_t *free_list, n_free;
-    size_t *running, n_run;   /* admission order */
-    size_t *wait, wait_cap, w_head, w_n;  /* FIFO (a ring), preempted ones go to its front */
-    uint64_t arrived, next_index, admitted;
-    double next_arrival;
-    uint64_t free_blocks;
-    struct step_table table;
+    struct inst *in;
+    size_t n_in, n_pre;    /* prefill servers first (disaggregated) */
+    uint64_t rr[2];
+    struct ic_sim_cfg cfg[2];       /* [0] colocated or decode servers, [1] prefill servers */
+    struct step_table table[2];
+    struct hand *heap;
+    size_t n_heap, heap_cap;
+    uint64_t hand_seq;
+    /* arrivals */
+    struct trace tr;
+    bool tracing, have_next;
+    struct arrival next;
+    double gen_t;          /* drawn arrivals: the next one's time */
+    uint64_t next_index, limit;
+    uint64_t arrived, finished;
+    double now;
     struct hist ttft, tpot, itl, e2e;
-    double in_sys_time; /* the integral of the requests in the system over time */
+    double in_sys_time;    /* the integral of the requests in the system over time */
+    double busy, batch_time, occ_time, first_counted, last_finish, good, xfer_s;
 };
 
 static uint64_t draw(struct sim *s, const struct ic_sim_lengths *L)
@@ -259,7 +653,7 @@ static uint64_t draw(struct sim *s, const struct ic_sim_lengths *L)
         break;
     }
     double r = round(v);
-    return r < 1 ? 1 : r > 1e7 ? (uint64_t)1e7 : (uint64_t)r;
+    return r < 1 ? 1 : r > (double)IC_SIM_MAX_LENGTH ? IC_SIM_MAX_LENGTH : (uint64_t)r;
 }
 
 static int grow_pool(struct sim *s)
@@ -279,102 +673,573 @@ static int grow_pool(struct sim *s)
     return IC_OK;
 }
 
-static int wait_push(struct sim *s, size_t r, bool front)
+static int wait_push(struct inst *I, size_t r, bool front)
 {
-    if (s->w_n == s->wait_cap) {
-        size_t cap = s->wait_cap ? 2 * s->wait_cap : 1024;
+    if (I->w_n == I->wait_cap) {
+        size_t cap = I->wait_cap ? 2 * I->wait_cap : 64;
         size_t *w = malloc(cap * sizeof *w);
         if (!w)
             return IC_ENOMEM;
-        for (size_t i = 0; i < s->w_n; i++)
-            w[i] = s->wait[(s->w_head + i) % s->wait_cap];
-        free(s->wait);
-        s->wait = w;
-        s->wait_cap = cap;
-        s->w_head = 0;
+        for (size_t i = 0; i < I->w_n; i++)
+            w[i] = I->wait[(I->w_head + i) % I->wait_cap];
+        free(I->wait);
+        I->wait = w;
+        I->wait_cap = cap;
+        I->w_head = 0;
     }
     if (front) {
-        s->w_head = (s->w_head + s->wait_cap - 1) % s->wait_cap;
-        s->wait[s->w_head] = r;
+        I->w_head = (I->w_head + I->wait_cap - 1) % I->wait_cap;
+        I->wait[I->w_head] = r;
     } else {
-        s->wait[(s->w_head + s->w_n) % s->wait_cap] = r;
+        I->wait[(I->w_head + I->w_n) % I->wait_cap] = r;
     }
-    s->w_n++;
+    I->w_n++;
     return IC_OK;
 }
 
-/* Requests arriving by time now join the queue. */
-static int arrive(struct sim *s, double now)
+static int heap_push(struct sim *s, double t, size_t r)
+{
+    if (s->n_heap == s->heap_cap) {
+        size_t cap = s->heap_cap ? 2 * s->heap_cap : 64;
+        struct hand *h = realloc(s->heap, cap * sizeof *h);
+        if (!h)
+            return IC_ENOMEM;
+        s->heap = h;
+        s->heap_cap = cap;
+    }
+    struct hand x = {t, s->hand_seq++, r};
+    size_t i = s->n_heap++;
+    while (i) {
+        size_t p = (i - 1) / 2;
+        const struct hand *y = &s->heap[p];
+        if (y->t < x.t || (y->t == x.t && y->seq < x.seq))
+            break;
+        s->heap[i] = *y;
+        i = p;
+    }
+    s->heap[i] = x;
+    return IC_OK;
+}
+
+static struct hand heap_pop(struct sim *s)
+{
+    struct hand top = s->heap[0], x = s->heap[--s->n_heap];
+    size_t i = 0, n = s->n_heap;
+    for (;;) {
+        size_t l = 2 * i + 1, b = i;
+        const struct hand *bx = &x;
+        for (size_t k = l; k < l + 2 && k < n; k++) {
+            const struct hand *y = &s->heap[k];
+            if (y->t < bx->t || (y->t == bx->t && y->seq < bx->seq)) {
+                b = k;
+                bx = y;
+            }
+        }
+        if (b == i)
+            break;
+        s->heap[i] = s->heap[b];
+        i = b;
+    }
+    if (n)
+        s->heap[i] = x;
+    return top;
+}
+
+/* The next request's arrival (and, from a trace, its lengths): 1, 0 when
+ * there is none, or an error. */
+static int fetch_next(struct sim *s)
 {
     const struct ic_sim_cfg *c = s->c;
-    while (s->next_index < c->requests && s->next_arrival <= now) {
-        if (!s->n_free && grow_pool(s))
-            return IC_ENOMEM;
-        size_t r = s->free_list[--s->n_free];
-        struct req *q = &s->pool[r];
-        memset(q, 0, sizeof *q);
-        q->t_arr = s->next_arrival;
-        q->index = s->next_index++;
-        q->prompt = draw(s, &c->prompt);
-        q->output = draw(s, &c->output);
-        if (wait_push(s, r, false))
-            return IC_ENOMEM;
-        s->arrived++;
-        /* in the system from its arrival, within the step that just ended */
-        s->in_sys_time += now - q->t_arr;
-        if (c->rate > 0)
-            s->next_arrival += gsl_ran_exponential(s->rng, 1 / c->rate);
+    s->have_next = false;
+    if (s->limit && s->next_index >= s->limit)
+        return 0;
+    if (s->tracing) {
+        int rc = trace_next(&s->tr, &s->next, s->err);
+        if (rc <= 0)
+            return rc;
+        if (c->source == IC_SRC_TRACE_LENGTHS)
+            s->next.t = s->gen_t;
+    } else {
+        s->next.t = s->gen_t;
     }
-    return IC_OK;
+    s->have_next = true;
+    return 1;
 }
 
-static uint64_t blocks_for(const struct sim *s, uint64_t tokens)
+static uint64_t blocks_for(const struct inst *I, uint64_t tokens)
 {
-    return (tokens + s->c->block - 1) / s->c->block;
+    return (tokens + I->c->block - 1) / I->c->block;
 }
 
-/* Frees r's blocks and puts it back at the queue's front (recompute). */
-static int preempt(struct sim *s, size_t pos)
+/* Evicts unreferenced prefixes, least recent first, until `need` blocks are
+ * free or none is left. */
+static void evict(struct inst *I, uint64_t need)
 {
-    size_t r = s->running[pos];
-    struct req *q = &s->pool[r];
-    s->free_blocks += q->blocks;
-    q->blocks = 0;
-    q->computed = 0;
-    q->sched = 0;
-    memmove(&s->running[pos], &s->running[pos + 1], (s->n_run - pos - 1) * sizeof *s->running);
-    s->n_run--;
-    return wait_push(s, r, true);
+    while (I->free_blocks < need && I->pc.tail) {
+        size_t i = I->pc.tail - 1;
+        lru_unlink(&I->pc, i);
+        I->free_blocks += I->pc.e[i].blocks;
+        pc_delete(&I->pc, i);
+    }
 }
 
-/* Gives r the blocks for `tokens` more tokens; false when they are not free. */
-static bool reserve(struct sim *s, struct req *q, uint64_t tokens)
+/* Gives q the blocks for `tokens` more tokens; false when they are not free. */
+static bool reserve(struct inst *I, struct req *q, uint64_t tokens)
 {
-    uint64_t need = blocks_for(s, q->computed + tokens);
+    /* the common case, a token that fits the blocks held: no division */
+    if (q->computed + tokens <= (q->blocks + q->shared) * I->c->block)
+        return true;
+    uint64_t all = blocks_for(I, q->computed + tokens);
+    uint64_t need = all > q->shared ? all - q->shared : 0;
     if (need <= q->blocks)
         return true;
-    if (need - q->blocks > s->free_blocks)
+    if (need - q->blocks > I->free_blocks)
+        evict(I, need - q->blocks);
+    if (need - q->blocks > I->free_blocks)
         return false;
-    s->free_blocks -= need - q->blocks;
+    I->free_blocks -= need - q->blocks;
     q->blocks = need;
     return true;
 }
 
-int ic_sim_run(const struct ic_model_stats *m, const struct ic_hw *hw,
-               const struct ic_sim_cfg *c, struct ic_sim_result *out, struct ic_err *err)
+/* Lets go of q's prefix entry: an unfinished one (q computed it) goes with
+ * its blocks; a ready one loses a reference and waits in the LRU list. */
+static void pfx_detach(struct inst *I, struct req *q)
 {
-    memset(out, 0, sizeof *out);
-    if (!c->requests || !c->max_seqs || !c->max_tokens || !c->block || !c->dec.chips ||
-        !(c->rate >= 0) || !isfinite(c->rate) || !(c->prompt.mean >= 1) ||
-        !(c->output.mean >= 1) || !(c->prompt.cv >= 0) || !(c->output.cv >= 0) ||
-        !(c->mem_util > 0 && c->mem_util <= 1) || c->warmup >= c->requests)
-        return ic_err_set(err, IC_EINVAL, NULL, 0, 0,
-                          "the simulation needs requests above the warm-up, max sequences, "
-                          "a token budget, a block, chips and lengths of at least 1, a rate "
-                          "of 0 or more and a memory share in (0, 1]");
-    /* The KV pool: HBM left per chip after the weights and the workspace of
-     * max_seqs sequences, in blocks of the replica (a chip holds 1/g of the
-     * sequences where the batch splits g ways). */
+    if (!q->pfx)
+        return;
+    size_t i = q->pfx - 1;
+    struct pfx *e = &I->pc.e[i];
+    if (!e->ready) {
+        I->free_blocks += e->blocks;
+        pc_delete(&I->pc, i);
+    } else if (--e->ref == 0) {
+        lru_push(&I->pc, i);
+    }
+    q->pfx = 0;
+    q->shared = 0;
+}
+
+/* At admission with nothing computed: the tokens found cached. By id: a
+ * ready entry's whole blocks (at most the prompt less one token); an id not
+ * held starts an entry that q fills (its blocks taken now), when they can
+ * be had. Without an id: prefix_hit of the prompt (at most all but one
+ * token). Returns IC_OK or IC_ENOMEM. */
+static int pfx_attach(struct sim *s, struct inst *I, struct req *q)
+{
+    const struct ic_sim_cfg *c = s->c;
+    uint64_t cached = 0;
+    if (q->has_pfx) {
+        uint64_t P = q->pfx_tokens < q->prompt - 1 ? q->pfx_tokens : q->prompt - 1;
+        uint64_t nb = P / I->c->block;
+        if (!nb)
+            goto done;
+        size_t i = pc_find(&I->pc, q->pfx_id);
+        if (i) {
+            struct pfx *e = &I->pc.e[i - 1];
+            if (!e->ready)
+                goto done; /* being computed by another: computed again */
+            if (e->ref++ == 0)
+                lru_unlink(&I->pc, i - 1);
+            q->pfx = i;
+            q->shared = nb < e->blocks ? nb : e->blocks;
+            cached = q->shared * I->c->block;
+        } else {
+            if (I->free_blocks < nb)
+                evict(I, nb);
+            if (I->free_blocks < nb)
+                goto done;
+            size_t k;
+            if (pc_new(&I->pc, q->pfx_id, &k))
+                return IC_ENOMEM;
+            struct pfx *e = &I->pc.e[k];
+            e->tokens = nb * I->c->block;
+            e->blocks = nb;
+            e->ref = 1;
+            I->free_blocks -= nb;
+            q->pfx = k + 1;
+            q->shared = nb;
+        }
+    } else if (c->prefix_hit > 0) {
+        cached = (uint64_t)floor(c->prefix_hit * (double)q->prompt);
+        if (cached > q->prompt - 1)
+            cached = q->prompt - 1;
+    }
+done:
+    q->computed = cached;
+    if (!q->admitted_once)
+        q->cached = cached;
+    return IC_OK;
+}
+
+/* Takes the sequence at pos off the running list: recompute frees its
+ * blocks (its prompt and output prefilled again on readmission); swap
+ * copies its KV to the host (the copy charged to the server's next step)
+ * and frees the blocks. Either way it goes back to the queue's front. */
+static int preempt(struct sim *s, struct inst *I, size_t pos)
+{
+    size_t r = I->running[pos];
+    struct req *q = &s->pool[r];
+    s->out->preemptions++;
+    q->preempts++;
+    if (s->c->preempt == IC_PREEMPT_SWAP) {
+        double t = ic_kv_host_copy_s(s->m, s->hw, q->computed, s->c->dec.kv, I->c->dec.chips);
+        I->copy_s += t;
+        s->out->swap_s += t;
+        s->out->swaps++;
+        q->swapped = true;
+        /* the copy holds every cached token, the prefix's too: it comes
+         * back into blocks of its own */
+        pfx_detach(I, q);
+    } else {
+        pfx_detach(I, q);
+        q->computed = 0;
+    }
+    I->free_blocks += q->blocks;
+    q->blocks = 0;
+    q->sched = 0;
+    memmove(&I->running[pos], &I->running[pos + 1], (I->n_run - pos - 1) * sizeof *I->running);
+    I->n_run--;
+    return wait_push(I, r, true);
+}
+
+static bool decode_ready(const struct req *q)
+{
+    return q->gen && q->computed == q->prompt + q->gen - 1;
+}
+
+static bool wants_prefill(const struct req *q)
+{
+    return q->computed < q->prompt + q->gen - (q->gen ? 1 : 0);
+}
+
+/* Forms and times server I's next step at s->now; leaves it idle when there
+ * is nothing it can run. */
+static int form(struct sim *s, struct inst *I)
+{
+    const struct ic_sim_cfg *c = I->c;
+    int rc;
+    I->dirty = false;
+    /* 0. sequences that only need their next token (KV handed over or
+     * swapped back) join as blocks allow */
+    while (I->w_n && I->n_run < c->max_seqs) {
+        size_t r = I->wait[I->w_head];
+        struct req *q = &s->pool[r];
+        if (!decode_ready(q) || !reserve(I, q, 1))
+            break;
+        if (q->swapped) {
+            double t = ic_kv_host_copy_s(s->m, s->hw, q->computed, c->dec.kv, c->dec.chips);
+            I->copy_s += t;
+            s->out->swap_s += t;
+            q->swapped = false;
+        }
+        I->w_head = (I->w_head + 1) % I->wait_cap;
+        I->w_n--;
+        I->running[I->n_run++] = r;
+    }
+    bool force_decodes = false;
+form:;
+    uint64_t budget = c->max_tokens, n_dec = 0, n_pre = 0, pre_tok = 0;
+    double ctx_dec = 0, ctx_pre = 0;
+    bool any_prefill_waiting = I->w_n > 0 && !decode_ready(&s->pool[I->wait[I->w_head]]);
+    for (size_t i = 0; i < I->n_run && !any_prefill_waiting; i++)
+        if (wants_prefill(&s->pool[I->running[i]]))
+            any_prefill_waiting = true;
+    bool decodes = c->sched == IC_SCHED_CHUNKED || !any_prefill_waiting || force_decodes;
+    /* 1. every running decode its token, preempting the newest when a
+     * block is short */
+    for (size_t i = 0; decodes && i < I->n_run && budget; i++) {
+        struct req *q = &s->pool[I->running[i]];
+        if (!decode_ready(q))
+            continue;
+        while (!reserve(I, q, 1)) {
+            if (I->n_run - 1 == i) { /* it is the newest: it goes itself */
+                if ((rc = preempt(s, I, i)))
+                    return rc;
+                q = NULL;
+                break;
+            }
+            if ((rc = preempt(s, I, I->n_run - 1)))
+                return rc;
+        }
+        if (!q)
+            break;
+        q->sched = 1;
+        budget--;
+        n_dec++;
+        ctx_dec += (double)q->computed;
+    }
+    /* 2. prompts: the running ones' next chunks, then the queue's */
+    bool chunk = c->sched == IC_SCHED_CHUNKED;
+    for (size_t i = 0; i < I->n_run && budget && !(decodes && !chunk); i++) {
+        struct req *q = &s->pool[I->running[i]];
+        uint64_t target = q->prompt + q->gen;
+        if (q->sched || !wants_prefill(q))
+            continue;
+        uint64_t left = target - q->computed, t = left < budget ? left : budget;
+        if (!chunk && t < left && (n_pre || n_dec))
+            break;
+        if (!reserve(I, q, t))
+            break;
+        q->sched = t;
+        budget -= t;
+        n_pre++;
+        pre_tok += t;
+        ctx_pre += (double)q->computed;
+    }
+    while (I->w_n && budget && I->n_run < c->max_seqs && !(decodes && !chunk)) {
+        size_t r = I->wait[I->w_head];
+        struct req *q = &s->pool[r];
+        bool fresh = !q->computed && !q->swapped;
+        if (fresh && I->role != ROLE_DECODE && (rc = pfx_attach(s, I, q)))
+            return rc;
+        bool dec = decode_ready(q);
+        uint64_t left = dec ? 1 : q->prompt + q->gen - q->computed;
+        uint64_t t = left < budget ? left : budget;
+        if ((!chunk && t < left && (n_pre || n_dec)) || !reserve(I, q, t)) {
+            if (fresh) { /* not admitted after all */
+                pfx_detach(I, q);
+                q->computed = 0;
+            }
+            break;
+        }
+        if (q->swapped) {
+            double st = ic_kv_host_copy_s(s->m, s->hw, q->computed, c->dec.kv, c->dec.chips);
+            I->copy_s += st;
+            s->out->swap_s += st;
+            q->swapped = false;
+        }
+        if (fresh)
+            s->out->prefix_hit_tokens += q->computed;
+        q->admitted_once = true;
+        I->w_head = (I->w_head + 1) % I->wait_cap;
+        I->w_n--;
+        I->running[I->n_run++] = r;
+        q->sched = t;
+        budget -= t;
+        if (dec) {
+            n_dec++;
+            ctx_dec += (double)q->computed;
+        } else {
+            n_pre++;
+            pre_tok += t;
+            ctx_pre += (double)q->computed;
+        }
+    }
+    if (!n_dec && !n_pre && I->n_run) {
+        /* nothing runs while sequences hold blocks: prefill-first lets
+         * the decodes run (they free blocks as they finish); else the
+         * newest sequence gives its blocks back so that the older ones can
+         * go on */
+        if (!decodes) {
+            force_decodes = true;
+            goto form;
+        }
+        if ((rc = preempt(s, I, I->n_run - 1)))
+            return rc;
+        goto form;
+    }
+    if (!n_dec && !n_pre)
+        return IC_OK; /* idle */
+    double dt;
+    if ((rc = step_time(I->table, s->m, s->hw, c, n_dec, n_dec ? ctx_dec / (double)n_dec : 0,
+                        n_pre, pre_tok, n_pre ? ctx_pre / (double)n_pre : 0, &dt, s->err)))
+        return rc;
+    dt += I->copy_s;
+    I->copy_s = 0;
+    uint64_t held = I->kv_blocks - I->free_blocks;
+    if (held > I->peak)
+        I->peak = held;
+    s->occ_time += (double)held / (double)I->kv_blocks * dt;
+    s->batch_time += (double)(n_dec + n_pre) * dt;
+    s->busy += dt;
+    s->out->steps++;
+    s->out->prefill_tokens += pre_tok;
+    I->busy = true;
+    I->end = s->now + dt;
+    return IC_OK;
+}
+
+static int finish(struct sim *s, struct inst *I, size_t r)
+{
+    const struct ic_sim_cfg *c = s->c;
+    struct req *q = &s->pool[r];
+    const double now = s->now;
+    bool counted = q->index >= c->warmup;
+    s->out->prompt_tokens += q->prompt;
+    s->out->output_tokens += q->output;
+    double tpot = q->output > 1 ? (now - q->t_first) / (double)(q->output - 1) : 0;
+    if (counted) {
+        hist_add(&s->e2e, now - q->t_arr);
+        if (q->output > 1)
+            hist_add(&s->tpot, tpot);
+        if (s->first_counted < 0 || q->t_arr < s->first_counted)
+            s->first_counted = q->t_arr;
+        s->out->counted++;
+        if ((!(c->ttft_slo_s > 0) || q->t_first - q->t_arr <= c->ttft_slo_s) &&
+            (!(c->tpot_slo_s > 0) || tpot <= c->tpot_slo_s))
+            s->good++;
+    }
+    if (c->on_request) {
+        struct ic_sim_request x = {q->index, q->inst >= s->n_pre ? q->inst - s->n_pre : q->inst, q->t_arr, q->t_first, now,
+                                   q->prompt, q->output, q->cached, q->preempts, counted};
+        int rc = c->on_request(c->on_request_ctx, &x);
+        if (rc)
+            return rc;
+    }
+    s->last_finish = now;
+    s->finished++;
+    if (I) {
+        I->free_blocks += q->blocks;
+        pfx_detach(I, q);
+        I->load--;
+    }
+    s->free_list[s->n_free++] = r;
+    return IC_OK;
+}
+
+static size_t route(struct sim *s, bool decode)
+{
+    size_t lo = 0, n = s->n_in;
+    if (s->n_pre) {
+        lo = decode ? s->n_pre : 0;
+        n = decode ? s->n_in - s->n_pre : s->n_pre;
+    }
+    if (s->c->route == IC_ROUTE_LEAST_LOADED) {
+        size_t best = lo;
+        for (size_t i = lo + 1; i < lo + n; i++)
+            if (s->in[i].load < s->in[best].load)
+                best = i;
+        return best;
+    }
+    return lo + (size_t)(s->rr[decode]++ % n);
+}
+
+static int enqueue(struct sim *s, size_t r, bool decode)
+{
+    size_t i = route(s, decode);
+    s->pool[r].inst = i;
+    s->in[i].load++;
+    s->in[i].dirty = true;
+    return wait_push(&s->in[i], r, false);
+}
+
+static int on_arrival(struct sim *s)
+{
+    const struct ic_sim_cfg *c = s->c;
+    if (!s->n_free && grow_pool(s))
+        return IC_ENOMEM;
+    size_t r = s->free_list[--s->n_free];
+    struct req *q = &s->pool[r];
+    memset(q, 0, sizeof *q);
+    q->t_arr = s->next.t;
+    q->index = s->next_index++;
+    if (s->tracing) {
+        q->prompt = s->next.prompt;
+        q->output = s->next.output;
+        q->has_pfx = s->next.has_pfx;
+        q->pfx_id = s->next.pfx_id;
+        q->pfx_tokens = s->next.pfx_tokens ? s->next.pfx_tokens : c->prefix_tokens;
+    } else {
+        q->prompt = draw(s, &c->prompt);
+        q->output = draw(s, &c->output);
+    }
+    s->arrived++;
+    int rc;
+    if ((rc = enqueue(s, r, false)))
+        return rc;
+    if (c->source != IC_SRC_TRACE && c->rate > 0)
+        s->gen_t += gsl_ran_exponential(s->rng, 1 / c->rate);
+    rc = fetch_next(s);
+    return rc < 0 ? rc : IC_OK;
+}
+
+/* A hand-off has landed: the first token is out; the decode server takes
+ * it from there. */
+static int on_landing(struct sim *s, size_t r)
+{
+    struct req *q = &s->pool[r];
+    q->t_first = q->t_last = s->now;
+    if (q->index >= s->c->warmup)
+        hist_add(&s->ttft, s->now - q->t_arr);
+    if (q->gen >= q->output)
+        return finish(s, NULL, r);
+    return enqueue(s, r, true);
+}
+
+/* Server I's step ends at s->now: chunks and tokens land. */
+static int outcome(struct sim *s, struct inst *I)
+{
+    const struct ic_sim_cfg *c = s->c;
+    I->busy = false;
+    I->dirty = true;
+    int rc;
+    for (size_t i = 0; i < I->n_run;) {
+        size_t r = I->running[i];
+        struct req *q = &s->pool[r];
+        if (!q->sched) {
+            i++;
+            continue;
+        }
+        q->computed += q->sched;
+        q->sched = 0;
+        if (q->pfx) {
+            struct pfx *e = &I->pc.e[q->pfx - 1];
+            if (!e->ready && q->computed >= e->tokens)
+                e->ready = true;
+        }
+        if (q->computed < q->prompt + q->gen) {
+            i++;
+            continue;
+        }
+        /* a token: the first, or one more */
+        q->gen++;
+        bool counted = q->index >= c->warmup;
+        bool leaves = false;
+        if (q->gen == 1 && I->role == ROLE_PREFILL) {
+            /* the KV goes to a decode server; this one lets it go */
+            double x = ic_disagg_kv_transfer_s(s->m, s->hw, q->computed, c->dec.kv,
+                                               I->c->dec.chips, s->cfg[0].dec.chips);
+            s->xfer_s += x;
+            s->out->handoffs++;
+            if ((rc = heap_push(s, s->now + x, r)))
+                return rc;
+            I->free_blocks += q->blocks;
+            q->blocks = 0;
+            pfx_detach(I, q);
+            I->load--;
+            leaves = true;
+        } else {
+            if (q->gen == 1) {
+                q->t_first = s->now;
+                if (counted)
+                    hist_add(&s->ttft, s->now - q->t_arr);
+            } else if (counted) {
+                hist_add(&s->itl, s->now - q->t_last);
+            }
+            q->t_last = s->now;
+            if (q->gen >= q->output) {
+                if ((rc = finish(s, I, r)))
+                    return rc;
+                leaves = true;
+            }
+        }
+        if (!leaves) {
+            i++;
+            continue;
+        }
+        memmove(&I->running[i], &I->running[i + 1], (I->n_run - i - 1) * sizeof *I->running);
+        I->n_run--;
+    }
+    return IC_OK;
+}
+
+/* The KV pool of a server of c->dec.chips: HBM left per chip after the
+ * weights and the workspace of max_seqs sequences, in blocks of the server
+ * (a chip holds 1/g of the sequences where the batch splits g ways). */
+static int kv_pool(const struct ic_model_stats *m, const struct ic_hw *hw,
+                   const struct ic_sim_cfg *c, uint64_t *blocks, struct ic_err *err)
+{
     struct ic_step one = {.layout = {c->dec.chips, 1, 1, 1},
                           .kind = {{1, 1, 1, 1, IC_PHASE_DECODE}},
                           .n_kinds = 1,
@@ -397,14 +1262,59 @@ int ic_sim_run(const struct ic_model_stats *m, const struct ic_hw *hw,
                           "per chip)",
                           "the model", (unsigned long long)c->dec.chips, hw->name,
                           mk.weights_bytes / 1e9);
-    out->kv_blocks = (uint64_t)fmin(tokens / (double)c->block, 1e15);
+    *blocks = (uint64_t)fmin(tokens / (double)c->block, 1e15);
+    return IC_OK;
+}
 
-    struct sim s = {.m = m, .hw = hw, .c = c};
-    s.free_blocks = out->kv_blocks;
+int ic_sim_run(const struct ic_model_stats *m, const struct ic_hw *hw,
+               const struct ic_sim_cfg *c, struct ic_sim_result *out, struct ic_err *err)
+{
+    memset(out, 0, sizeof *out);
+    const bool trace = c->source == IC_SRC_TRACE || c->source == IC_SRC_TRACE_LENGTHS;
+    if ((!trace && !c->requests) || !c->max_seqs || !c->max_tokens || !c->block ||
+        !c->dec.chips || !(c->rate >= 0) || !isfinite(c->rate) || !(c->prompt.mean >= 1) ||
+        !(c->output.mean >= 1) || !(c->prompt.cv >= 0) || !(c->output.cv >= 0) ||
+        !(c->mem_util > 0 && c->mem_util <= 1) || (c->requests && c->warmup >= c->requests) ||
+        c->source >= IC_SRC_COUNT || c->route >= IC_ROUTE_COUNT || c->preempt >= IC_PREEMPT_COUNT ||
+        !(c->prefix_hit >= 0 && c->prefix_hit < 1) || (trace && !c->trace))
+        return ic_err_set(err, IC_EINVAL, NULL, 0, 0,
+                          "the simulation needs requests above the warm-up, max sequences, "
+                          "a token budget, a block, chips and lengths of at least 1, a rate "
+                          "of 0 or more, a memory share in (0, 1], a prefix hit share in "
+                          "[0, 1) and, for a trace, its path");
+    if (c->preempt == IC_PREEMPT_SWAP && !(hw->host_B_s > 0))
+        return ic_err_set(err, IC_EINVAL, hw->path, hw->locs[IC_HWF_HOST].line,
+                          hw->locs[IC_HWF_HOST].col,
+                          "%s has no host link: preemption by swap needs one", hw->name);
+    const uint64_t R = c->replicas ? c->replicas : 1;
+    if (R > IC_SIM_MAX_REPLICAS)
+        return ic_err_set(err, IC_EINVAL, NULL, 0, 0, "%llu replicas: at most %d",
+                          (unsigned long long)R, IC_SIM_MAX_REPLICAS);
+    struct sim s = {.m = m, .hw = hw, .c = c, .out = out, .err = err};
+    s.first_counted = -1;
+    s.cfg[0] = *c;
+    s.cfg[1] = *c;
+    s.cfg[1].dec.chips = c->prefill_chips;
+    int rc;
+    if ((rc = kv_pool(m, hw, &s.cfg[0], &out->kv_blocks, err)))
+        return rc;
+    if (c->prefill_chips && (rc = kv_pool(m, hw, &s.cfg[1], &out->prefill_kv_blocks, err)))
+        return rc;
+    s.n_pre = c->prefill_chips ? R : 0;
+    s.n_in = s.n_pre + R;
+    s.in = calloc(s.n_in, sizeof *s.in);
     s.rng = gsl_rng_alloc(gsl_rng_mt19937);
-    s.running = malloc(c->max_seqs * sizeof *s.running);
     struct hist *hs[4] = {&s.ttft, &s.tpot, &s.itl, &s.e2e};
-    bool ok = s.rng && s.running;
+    bool ok = s.rng && s.in;
+    for (size_t i = 0; ok && i < s.n_in; i++) {
+        struct inst *I = &s.in[i];
+        bool pre = i < s.n_pre;
+        I->role = pre ? ROLE_PREFILL : s.n_pre ? ROLE_DECODE : ROLE_COLOC;
+        I->c = &s.cfg[pre];
+        I->table = &s.table[pre];
+        I->kv_blocks = I->free_blocks = pre ? out->prefill_kv_blocks : out->kv_blocks;
+        ok = (I->running = malloc(c->max_seqs * sizeof *I->running)) != NULL;
+    }
     for (int i = 0; i < 4; i++)
         ok = ok && (hs[i]->bin = calloc(H_BINS, sizeof *hs[i]->bin));
     if (!ok) {
@@ -412,186 +1322,78 @@ int ic_sim_run(const struct ic_model_stats *m, const struct ic_hw *hw,
         goto done;
     }
     gsl_rng_set(s.rng, c->seed);
-    s.next_arrival = 0;
-
-    double now = 0, busy = 0, batch_time = 0, occ_time = 0;
-    double first_counted = -1, last_finish = 0, good = 0;
-    uint64_t finished = 0;
-    while (finished < c->requests) {
-        if ((rc = arrive(&s, now)))
-            goto oom;
-        /* ---- form the step ---- */
-        bool force_decodes = false;
-    form:;
-        uint64_t budget = c->max_tokens, n_dec = 0, n_pre = 0, pre_tok = 0;
-        double ctx_dec = 0, ctx_pre = 0;
-        bool any_prefill_waiting = s.w_n > 0;
-        for (size_t i = 0; i < s.n_run; i++) {
-            const struct req *q = &s.pool[s.running[i]];
-            if (q->computed < q->prompt + q->gen - (q->gen ? 1 : 0))
-                any_prefill_waiting = true;
-        }
-        bool decodes = c->sched == IC_SCHED_CHUNKED || !any_prefill_waiting || force_decodes;
-        /* 1. every running decode its token, preempting the newest when a
-         * block is short */
-        for (size_t i = 0; decodes && i < s.n_run && budget; i++) {
-            struct req *q = &s.pool[s.running[i]];
-            if (!(q->gen && q->computed == q->prompt + q->gen - 1))
-                continue;
-            while (!reserve(&s, q, 1)) {
-                if (s.n_run - 1 == i) { /* it is the newest: it goes itself */
-                    if ((rc = preempt(&s, i)))
-                        goto oom;
-                    out->preemptions++;
-                    q = NULL;
-                    break;
-                }
-                if ((rc = preempt(&s, s.n_run - 1)))
-                    goto oom;
-                out->preemptions++;
-            }
-            if (!q)
-                break;
-            q->sched = 1;
-            budget--;
-            n_dec++;
-            ctx_dec += (double)q->computed;
-        }
-        /* 2. prompts: the running ones' next chunks, then the queue's */
-        bool chunk = c->sched == IC_SCHED_CHUNKED;
-        for (size_t i = 0; i < s.n_run && budget && !(decodes && !chunk); i++) {
-            struct req *q = &s.pool[s.running[i]];
-            uint64_t target = q->prompt + q->gen;
-            if (q->sched || q->computed >= target - (q->gen ? 1 : 0))
-                continue;
-            uint64_t left = target - q->computed, t = left < budget ? left : budget;
-            if (!chunk && t < left && (n_pre || n_dec))
-                break;
-            if (!reserve(&s, q, t))
-                break;
-            q->sched = t;
-            budget -= t;
-            n_pre++;
-            pre_tok += t;
-            ctx_pre += (double)q->computed;
-        }
-        while (s.w_n && budget && s.n_run < c->max_seqs && !(decodes && !chunk)) {
-            size_t r = s.wait[s.w_head];
-            struct req *q = &s.pool[r];
-            uint64_t left = q->prompt + q->gen - q->computed;
-            uint64_t t = left < budget ? left : budget;
-            if (!chunk && t < left && (n_pre || n_dec))
-                break;
-            if (!reserve(&s, q, t))
-                break;
-            s.w_head = (s.w_head + 1) % s.wait_cap;
-            s.w_n--;
-            q->admit = s.admitted++;
-            s.running[s.n_run++] = r;
-            q->sched = t;
-            budget -= t;
-            n_pre++;
-            pre_tok += t;
-            ctx_pre += (double)q->computed;
-        }
-        if (!n_dec && !n_pre && s.n_run) {
-            /* nothing runs while sequences hold blocks: prefill-first lets
-             * the decodes run (they free blocks as they finish); else the
-             * newest sequence gives its blocks back (recompute) so that the
-             * older ones can go on */
-            if (!decodes) {
-                force_decodes = true;
-                goto form;
-            }
-            if ((rc = preempt(&s, s.n_run - 1)))
-                goto oom;
-            out->preemptions++;
-            goto form;
-        }
-        if (!n_dec && !n_pre) {
-            if (s.next_index < c->requests && s.next_arrival > now) {
-                /* idle until the next arrival */
-                s.in_sys_time += (double)(s.arrived - finished) * (s.next_arrival - now);
-                now = s.next_arrival;
-                continue;
-            }
-            rc = ic_err_set(err, IC_EINVAL, NULL, 0, 0,
-                            "a request cannot be scheduled: its prompt needs more KV blocks "
-                            "than the %llu of the pool, or more tokens than --max-tokens with "
-                            "chunking off", (unsigned long long)out->kv_blocks);
+    s.limit = c->requests;
+    if (trace) {
+        errno = 0;
+        s.tr.path = c->trace;
+        s.tr.pfx_default = c->prefix_tokens;
+        s.tr.f = fopen(c->trace, "r");
+        if (!s.tr.f) {
+            int e = errno;
+            rc = ic_err_set(err, e == ENOENT ? IC_ENOENT : IC_EIO, c->trace, 0, 0,
+                            "cannot open the trace: %s", strerror(e ? e : EIO));
             goto done;
         }
-        /* ---- its time ---- */
-        double dt;
-        if ((rc = step_time(&s.table, m, hw, c, n_dec, n_dec ? ctx_dec / (double)n_dec : 0,
-                            n_pre, pre_tok, n_pre ? ctx_pre / (double)n_pre : 0, &dt, err)))
-            goto done;
-        s.in_sys_time += (double)(s.arrived - finished) * dt;
-        occ_time += (double)(out->kv_blocks - s.free_blocks) * dt;
-        uint64_t held = out->kv_blocks - s.free_blocks;
-        if (held > out->peak_blocks)
-            out->peak_blocks = held;
-        batch_time += (double)(n_dec + n_pre) * dt;
-        busy += dt;
-        now += dt;
-        out->steps++;
-        /* ---- its outcome ---- */
-        for (size_t i = 0; i < s.n_run;) {
-            size_t r = s.running[i];
-            struct req *q = &s.pool[r];
-            if (!q->sched) {
-                i++;
-                continue;
-            }
-            q->computed += q->sched;
-            q->sched = 0;
-            if (q->computed < q->prompt + q->gen) {
-                i++;
-                continue;
-            }
-            /* a token: the first, or one more */
-            q->gen++;
-            bool counted = q->index >= c->warmup;
-            if (q->gen == 1) {
-                q->t_first = now;
-                if (counted)
-                    hist_add(&s.ttft, now - q->t_arr);
-            } else if (counted) {
-                hist_add(&s.itl, now - q->t_last);
-            }
-            q->t_last = now;
-            if (q->gen < q->output) {
-                i++;
-                continue;
-            }
-            /* finished */
-            out->prompt_tokens += q->prompt;
-            out->output_tokens += q->output;
-            if (counted) {
-                double e2e = now - q->t_arr, tpot = 0;
-                hist_add(&s.e2e, e2e);
-                if (q->output > 1) {
-                    tpot = (now - q->t_first) / (double)(q->output - 1);
-                    hist_add(&s.tpot, tpot);
-                }
-                if (first_counted < 0 || q->t_arr < first_counted)
-                    first_counted = q->t_arr;
-                out->counted++;
-                if ((!(c->ttft_slo_s > 0) || q->t_first - q->t_arr <= c->ttft_slo_s) &&
-                    (!(c->tpot_slo_s > 0) || tpot <= c->tpot_slo_s))
-                    good++;
-            }
-            last_finish = now;
-            finished++;
-            s.free_blocks += q->blocks;
-            memmove(&s.running[i], &s.running[i + 1], (s.n_run - i - 1) * sizeof *s.running);
-            s.n_run--;
-            s.free_list[s.n_free++] = r;
-        }
+        s.tracing = true;
     }
-    out->completed = finished;
-    out->duration_s = last_finish;
-    out->window_s = last_finish - (first_counted > 0 ? first_counted : 0);
+    if ((rc = fetch_next(&s)) < 0)
+        goto done;
+    for (;;) {
+        /* the next event: an arrival, a hand-off landing, a step's end
+         * (ties in that order; servers by index) */
+        double t_arr = s.have_next ? s.next.t : INFINITY;
+        double t_hand = s.n_heap ? s.heap[0].t : INFINITY;
+        double t_end = INFINITY;
+        size_t who = 0;
+        for (size_t i = 0; i < s.n_in; i++)
+            if (s.in[i].busy && s.in[i].end < t_end) {
+                t_end = s.in[i].end;
+                who = i;
+            }
+        double t = t_arr < t_hand ? t_arr : t_hand;
+        t = t < t_end ? t : t_end;
+        if (t > s.now) {
+            /* everything at now has happened: idle servers with news start */
+            bool started = false;
+            for (size_t i = 0; i < s.n_in; i++)
+                if (s.in[i].dirty && !s.in[i].busy) {
+                    if ((rc = form(&s, &s.in[i])))
+                        goto fail;
+                    started = started || s.in[i].busy;
+                }
+            if (started)
+                continue;
+        }
+        if (t == INFINITY)
+            break;
+        s.in_sys_time += (double)(s.arrived - s.finished) * (t - s.now);
+        s.now = t;
+        if (t_arr <= t_hand && t_arr <= t_end)
+            rc = on_arrival(&s);
+        else if (t_hand <= t_end) {
+            struct hand h = heap_pop(&s);
+            rc = on_landing(&s, h.r);
+        } else
+            rc = outcome(&s, &s.in[who]);
+        if (rc)
+            goto fail;
+    }
+    if (s.finished < s.arrived) {
+        rc = ic_err_set(err, IC_EINVAL, NULL, 0, 0,
+                        "a request cannot be scheduled: its prompt needs more KV blocks "
+                        "than the %llu of the pool, or more tokens than --max-tokens with "
+                        "chunking off", (unsigned long long)out->kv_blocks);
+        goto done;
+    }
+    if (!out->counted) {
+        rc = ic_err_set(err, IC_EINVAL, c->trace, 0, 0,
+                        "%llu requests, none past the warm-up of %llu",
+                        (unsigned long long)s.arrived, (unsigned long long)c->warmup);
+        goto done;
+    }
+    out->completed = s.finished;
+    out->duration_s = s.last_finish;
+    out->window_s = s.last_finish - (s.first_counted > 0 ? s.first_counted : 0);
     double W = out->window_s > 0 ? out->window_s : 1;
     out->requests_per_s = (double)out->counted / W;
     out->ttft = hist_stats(&s.ttft);
@@ -605,27 +1407,45 @@ int ic_sim_run(const struct ic_model_stats *m, const struct ic_hw *hw,
         out->output_tokens_per_s = out->requests_per_s * per;
         out->total_tokens_per_s = out->requests_per_s * (per + pin);
     }
-    out->output_tokens_per_s_per_chip = out->output_tokens_per_s / (double)c->dec.chips;
-    out->goodput_per_s = good / W;
-    out->slo_share = out->counted ? good / (double)out->counted : 0;
-    out->mean_batch = busy > 0 ? batch_time / busy : 0;
-    out->mean_in_system = last_finish > 0 ? s.in_sys_time / last_finish : 0;
-    out->kv_occupancy = busy > 0 ? occ_time / busy / (double)out->kv_blocks : 0;
-    out->step_cache_hits = s.table.hits;
-    out->step_cache_misses = s.table.misses;
+    out->replicas = R;
+    out->chips = R * (c->dec.chips + c->prefill_chips);
+    out->output_tokens_per_s_per_chip = out->output_tokens_per_s / (double)out->chips;
+    out->goodput_per_s = s.good / W;
+    out->slo_share = out->counted ? s.good / (double)out->counted : 0;
+    out->mean_batch = s.busy > 0 ? s.batch_time / s.busy : 0;
+    out->mean_in_system = s.last_finish > 0 ? s.in_sys_time / s.last_finish : 0;
+    out->kv_occupancy = s.busy > 0 ? s.occ_time / s.busy : 0;
+    for (size_t i = 0; i < s.n_in; i++) {
+        uint64_t *pk = i < s.n_pre ? &out->prefill_peak_blocks : &out->peak_blocks;
+        if (s.in[i].peak > *pk)
+            *pk = s.in[i].peak;
+    }
+    out->kv_transfer_mean_s = out->handoffs ? s.xfer_s / (double)out->handoffs : 0;
+    out->step_cache_hits = s.table[0].hits + s.table[1].hits;
+    out->step_cache_misses = s.table[0].misses + s.table[1].misses;
     rc = IC_OK;
     goto done;
-oom:
-    rc = ic_err_set(err, IC_ENOMEM, NULL, 0, 0, "out of memory");
+fail:
+    if (rc == IC_ENOMEM)
+        ic_err_set(err, IC_ENOMEM, NULL, 0, 0, "out of memory");
 done:
+    if (s.tr.f)
+        fclose(s.tr.f);
     for (int i = 0; i < 4; i++)
         free(hs[i]->bin);
-    free(s.table.keys);
-    free(s.table.vals);
+    for (int k = 0; k < 2; k++) {
+        free(s.table[k].keys);
+        free(s.table[k].vals);
+    }
+    for (size_t i = 0; s.in && i < s.n_in; i++) {
+        free(s.in[i].running);
+        free(s.in[i].wait);
+        pc_free(&s.in[i].pc);
+    }
+    free(s.in);
+    free(s.heap);
     free(s.pool);
     free(s.free_list);
-    free(s.running);
-    free(s.wait);
     if (s.rng)
         gsl_rng_free(s.rng);
     return rc;

@@ -32,7 +32,19 @@
  * arrival. Percentiles come from histograms of 1000 log-spaced bins per
  * decade (0.23% relative resolution), so memory is bounded by the requests
  * in flight, not by their number. The first `warmup` requests to arrive are
- * left out of every statistic. */
+ * left out of every statistic.
+ *
+ * Beyond one server: requests may come from a trace (enum ic_sim_source),
+ * read one line ahead; prompts may find their first tokens in a prefix
+ * cache (a share of every prompt, or by the trace's prefix ids: entries of
+ * whole blocks in the server's pool, shared, evicted least recent first);
+ * R replicas run behind a router; a disaggregated layout gives each
+ * replica a prefill server (prefill_chips) whose sequences leave after
+ * their prompt, their KV handed to a decode server over the scale-out link
+ * (ic_disagg_kv_transfer_s), the first token out when it lands. The
+ * servers advance by events in time order (an arrival, a hand-off landing,
+ * a step's end; ties in that order), each step formed as above when its
+ * server is free. */
 #ifndef IC_SIM_H
 #define IC_SIM_H
 
@@ -49,6 +61,44 @@ enum ic_sim_dist { IC_DIST_FIXED, IC_DIST_UNIFORM, IC_DIST_LOGNORMAL, IC_DIST_GA
 const char *ic_sim_dist_name(enum ic_sim_dist d);
 
 enum ic_sim_sched { IC_SCHED_CHUNKED, IC_SCHED_PREFILL_FIRST, IC_SCHED_COUNT };
+
+/* Where requests come from: drawn (arrivals Poisson at rate or all at t =
+ * 0, lengths from the distributions), a trace replayed (its arrival times
+ * and lengths), or a trace's lengths in its order with arrivals drawn from
+ * rate. A trace is read as the simulation goes (one line ahead), so memory
+ * holds only the requests in flight. */
+enum ic_sim_source { IC_SRC_DRAWN, IC_SRC_TRACE, IC_SRC_TRACE_LENGTHS, IC_SRC_COUNT };
+
+/* Arrivals (colocated replicas, prefill servers) and hand-offs (decode
+ * servers) go to the next replica in turn, or to the one with the fewest
+ * requests routed to it and not yet gone (the lowest index on a tie). */
+enum ic_sim_route { IC_ROUTE_ROUND_ROBIN, IC_ROUTE_LEAST_LOADED, IC_ROUTE_COUNT };
+const char *ic_sim_route_name(enum ic_sim_route r);
+
+/* What a preempted sequence loses: recompute frees its blocks and prefills
+ * prompt and output again on readmission; swap copies its KV to host memory
+ * over the host link (ic_hw host_B_s, one way, every chip its shard in
+ * parallel) and back on readmission, the copies taking their time on the
+ * server beside its steps' time. */
+enum ic_sim_preempt { IC_PREEMPT_RECOMPUTE, IC_PREEMPT_SWAP, IC_PREEMPT_COUNT };
+
+/* A trace line: "arrival_s,prompt,output[,prefix_id[,prefix_tokens]]";
+ * a first line beginning with a letter is a header; blank lines and lines
+ * beginning with '#' are skipped. Lines longer than this are an error. */
+#define IC_SIM_TRACE_LINE_MAX 1024
+#define IC_SIM_MAX_LENGTH UINT64_C(10000000) /* prompt or output tokens of one request */
+#define IC_SIM_MAX_REPLICAS 4096           /* replicas behind the router */
+
+/* One finished request, for a per-request record. */
+struct ic_sim_request {
+    uint64_t index;              /* arrival order, from 0 */
+    uint64_t replica;            /* the replica that served it (its decode server) */
+    double arrival_s, first_token_s, finish_s;
+    uint64_t prompt, output;     /* tokens */
+    uint64_t cached;             /* prompt tokens found in the prefix cache, first admission */
+    uint64_t preemptions;        /* times it was preempted */
+    bool counted;                /* past the warm-up */
+};
 
 struct ic_sim_lengths {
     enum ic_sim_dist dist;
@@ -71,6 +121,22 @@ struct ic_sim_cfg {
                                    (0: IC_PREFILL_MFU) */
     uint64_t seed;
     double ttft_slo_s, tpot_slo_s;  /* goodput: requests meeting both (0: no SLO) */
+    /* ---- added later; zero keeps the behaviour above ---- */
+    enum ic_sim_source source;  /* where requests come from (IC_SRC_DRAWN) */
+    const char *trace;          /* IC_SRC_TRACE*: the CSV's path (a file, a pipe) */
+    double prefix_hit;          /* share of a prompt found cached when it has no prefix id,
+                                   [0, 1) (the last prompt token is always computed) */
+    uint64_t prefix_tokens;     /* a trace's prefix id without a length column: its tokens */
+    uint64_t replicas;          /* R replicas behind a router (0 or 1: one) */
+    enum ic_sim_route route;    /* how arrivals (and hand-offs) pick a replica */
+    uint64_t prefill_chips;     /* > 0: disaggregated: each replica is a prefill server of
+                                   this many chips and a decode server of dec.chips */
+    enum ic_sim_preempt preempt;/* recompute (default) or swap over the host link */
+    /* called once per finished request in finishing order (may be NULL); a
+     * non-zero return stops the run with that code (err untouched: the
+     * callback fills it through ctx if it wants) */
+    int (*on_request)(void *ctx, const struct ic_sim_request *r);
+    void *on_request_ctx;
 };
 
 struct ic_sim_cfg ic_sim_defaults(void);
@@ -100,11 +166,24 @@ struct ic_sim_result {
     uint64_t prompt_tokens, output_tokens; /* all requests */
     uint64_t peak_blocks;          /* most blocks held at once */
     uint64_t step_cache_hits, step_cache_misses;
+    /* ---- added later ---- */
+    uint64_t prefill_tokens;       /* tokens run through prefill (chunks and recompute) */
+    uint64_t prefix_hit_tokens;    /* prompt tokens found cached at admission */
+    uint64_t replicas, chips;      /* replicas; chips in all (prefill servers included) */
+    uint64_t prefill_kv_blocks;    /* disaggregated: a prefill server's pool */
+    uint64_t prefill_peak_blocks;
+    uint64_t handoffs;             /* disaggregated: KV hand-offs */
+    double kv_transfer_mean_s;     /* their mean time */
+    uint64_t swaps;                /* preemptions by swap (each out and back) */
+    double swap_s;                 /* time spent copying KV to and from the host */
 };
 
 /* Runs the simulation. IC_EINVAL for a configuration that cannot run (no
  * room for the KV of one request, lengths beyond the model's reach, a zero
- * field), IC_ENOMEM. Deterministic for a seed. */
+ * field) or a trace line in error (err names the file, line and column,
+ * with a hint), IC_ENOENT / IC_EIO for a trace that cannot be opened or
+ * read, IC_ENOMEM. With a trace, requests 0 means every line (else at most
+ * that many). Deterministic for a seed (and a trace). */
 int ic_sim_run(const struct ic_model_stats *m, const struct ic_hw *hw,
                const struct ic_sim_cfg *c, struct ic_sim_result *out, struct ic_err *err);
 
