@@ -68,52 +68,18 @@ struct sim_setup {
     struct ic_sim_cfg c;
 };
 
+/* The options' workload and scheduler (ic_opts_sim_cfg, as optimize reads
+ * them), on the setup's chips and types with the estimate simulate uses. */
 static void fill_cfg(const struct ic_opts *a, struct sim_setup *x)
 {
     struct ic_sim_cfg *c = &x->c;
-    *c = ic_sim_defaults();
+    ic_opts_sim_cfg(a, c);
     c->dec = x->s.dec;
     c->dec.estimate = a->given[IC_OPT_ESTIMATE] ? (enum ic_estimate)a->estimate
                       : x->s.en                   ? IC_EST_EXPECTED /* a profile's estimate */
                                                   : ic_decode_default_estimate(x->s.h);
-    c->requests = a->given[IC_OPT_REQUESTS] ? a->requests : 2000;
-    if (a->given[IC_OPT_PROMPT])
-        c->prompt.mean = (double)a->prompt;
-    if (a->given[IC_OPT_OUTPUT])
-        c->output.mean = (double)a->output;
-    c->prompt.dist = (enum ic_sim_dist)a->prompt_dist;
-    c->output.dist = (enum ic_sim_dist)a->output_dist;
-    c->prompt.cv = a->given[IC_OPT_PROMPT_CV] ? a->prompt_cv : c->prompt.dist ? 0.5 : 0;
-    c->output.cv = a->given[IC_OPT_OUTPUT_CV] ? a->output_cv : c->output.dist ? 0.5 : 0;
-    if (a->given[IC_OPT_MAX_SEQS])
-        c->max_seqs = a->max_seqs;
-    else if (x->s.en && x->s.en->max_batch) /* the engine's own default */
-        c->max_seqs = x->s.en->max_batch;
-    if (a->given[IC_OPT_MAX_TOKENS])
-        c->max_tokens = a->max_tokens;
-    if (a->given[IC_OPT_BLOCK])
-        c->block = a->block;
-    if (a->given[IC_OPT_MEM_UTIL])
-        c->mem_util = a->mem_util;
-    c->sched = (enum ic_sim_sched)a->scheduler;
-    if (a->given[IC_OPT_MFU])
-        c->prefill_mfu = a->mfu;
-    if (a->given[IC_OPT_SEED])
-        c->seed = a->seed;
-    c->ttft_slo_s = a->given[IC_OPT_TTFT] ? a->ttft_s : 0;
-    c->tpot_slo_s = a->given[IC_OPT_TPOT] ? a->tpot_s : 0;
-    if (a->given[IC_OPT_TRACE]) {
-        c->trace = a->trace;
-        c->source = a->given[IC_OPT_RATE] || a->given[IC_OPT_RATES] ? IC_SRC_TRACE_LENGTHS
-                                                                    : IC_SRC_TRACE;
-        c->requests = a->given[IC_OPT_REQUESTS] ? a->requests : 0; /* 0: every line */
-    }
-    c->prefix_hit = a->given[IC_OPT_PREFIX_HIT] ? a->prefix_hit : 0;
-    c->prefix_tokens = a->given[IC_OPT_PREFIX] ? a->prefix : 0;
-    c->replicas = a->given[IC_OPT_REPLICAS] ? a->replicas : 1;
-    c->route = (enum ic_sim_route)a->router;
-    c->preempt = (enum ic_sim_preempt)a->preempt;
-    c->prefill_chips = a->given[IC_OPT_PREFILL_CHIPS] ? a->prefill_chips : 0;
+    if (!a->given[IC_OPT_MAX_SEQS] && x->s.en && x->s.en->max_batch)
+        c->max_seqs = x->s.en->max_batch; /* the engine's own default */
 }
 
 /* --requests-csv: one line per finished request. */
@@ -136,12 +102,6 @@ static int write_request(void *ctx, const struct ic_sim_request *r)
         return IC_EIO;
     }
     return 0;
-}
-
-static bool meets(const struct ic_sim_cfg *c, const struct ic_sim_result *r)
-{
-    return (!(c->ttft_slo_s > 0) || r->ttft.p[2] <= c->ttft_slo_s) &&
-           (!(c->tpot_slo_s > 0) || r->tpot.p[2] <= c->tpot_slo_s);
 }
 
 /* One run at rate (0: offline); the warm-up 10% of the requests under a
@@ -179,7 +139,7 @@ static void add_row(struct ic_rows *rows, const struct ic_sim_cfg *c, double rat
     ic_rows_num(rows, "kv_occupancy", r->kv_occupancy);
     ic_rows_num(rows, "preemptions", (double)r->preemptions);
     ic_rows_num(rows, "goodput_per_s", r->goodput_per_s);
-    ic_rows_num(rows, "meets_slo", meets(c, r));
+    ic_rows_num(rows, "meets_slo", ic_sim_meets_slos(c, r));
 }
 
 static int draw(const char *path, const int *size, const char *title, const double *rates,
@@ -290,21 +250,18 @@ int ic_cli_cmd_simulate(const struct ic_opts *a, const struct ic_db *db, FILE *o
     bool slos = x.c.ttft_slo_s > 0 || x.c.tpot_slo_s > 0;
     if (sweep && slos) {
         size_t k = 0;
-        while (k < n && rates[k] > 0 && meets(&x.c, &res[k]))
+        while (k < n && rates[k] > 0 && ic_sim_meets_slos(&x.c, &res[k]))
             k++;
-        if (k > 0) {
-            double lo = rates[k - 1], hi = k < n ? rates[k] : 0;
-            for (int it = 0; hi > 0 && it < 6; it++) {
-                double mid = (lo + hi) / 2;
-                struct ic_sim_result rm;
-                if ((rc = run_at(a, &x, mid, &rm, &e)))
-                    goto lib_fail;
-                if (meets(&x.c, &rm))
-                    lo = mid;
-                else
-                    hi = mid;
-            }
-            capacity = lo;
+        if (k > 0 && k < n) {
+            /* between the last rate that meets them and the next: the
+             * runs' warm-up as run_at gives it under a rate */
+            struct ic_sim_cfg c = x.c;
+            c.warmup = a->given[IC_OPT_WARMUP] ? a->warmup : c.requests / 10;
+            if ((rc = ic_sim_capacity_bisect(&x.s.st, x.s.h, &c, rates[k - 1], rates[k], 6,
+                                             &capacity, NULL, NULL, &e)))
+                goto lib_fail;
+        } else if (k > 0) {
+            capacity = rates[k - 1];
         }
     }
     struct ic_rows rows;

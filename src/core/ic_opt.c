@@ -844,4 +844,18 @@ void ic_opts_sim_cfg(const struct ic_opts *o, struct ic_sim_cfg *c)
         c->prefill_mfu = o->mfu;
     if (o->given[IC_OPT_SEED])
         c->seed = o->seed;
+    c->ttft_slo_s = o->given[IC_OPT_TTFT] ? o->ttft_s : 0;
+    c->tpot_slo_s = o->given[IC_OPT_TPOT] ? o->tpot_s : 0;
+    if (o->given[IC_OPT_TRACE]) {
+        c->trace = o->trace;
+        c->source = o->given[IC_OPT_RATE] || o->given[IC_OPT_RATES] ? IC_SRC_TRACE_LENGTHS
+                                                                    : IC_SRC_TRACE;
+        c->requests = o->given[IC_OPT_REQUESTS] ? o->requests : 0; /* 0: every line */
+    }
+    c->prefix_hit = o->given[IC_OPT_PREFIX_HIT] ? o->prefix_hit : 0;
+    c->prefix_tokens = o->given[IC_OPT_PREFIX] ? o->prefix : 0;
+    c->replicas = o->given[IC_OPT_REPLICAS] ? o->replicas : 1;
+    c->route = (enum ic_sim_route)o->router;
+    c->preempt = (enum ic_sim_preempt)o->preempt;
+    c->prefill_chips = o->given[IC_OPT_PREFILL_CHIPS] ? o->prefill_chips : 0;
 }

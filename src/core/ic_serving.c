@@ -757,11 +757,6 @@ int ic_optimize(const struct ic_model_stats *m, const struct ic_hw *hws, size_t 
 
 /* ---- ranking by simulated capacity ---------------------------------------- */
 
-static bool meets_p99(const struct ic_sim_result *r, double ttft_slo_s, double tpot_slo_s)
-{
-    return r->ttft.p[IC_SIM_PCT - 1] <= ttft_slo_s && r->tpot.p[IC_SIM_PCT - 1] <= tpot_slo_s;
-}
-
 int ic_opt_capacity(const struct ic_model_stats *m, const struct ic_hw *hw,
                     const struct ic_sim_cfg *base, double ttft_slo_s, double tpot_slo_s,
                     double *capacity, struct ic_sim_result *at, unsigned *runs,
@@ -781,27 +776,16 @@ int ic_opt_capacity(const struct ic_model_stats *m, const struct ic_hw *hw,
         goto out;
     n++;
     const double X = r.requests_per_s;
-    double lo = 0.05 * X, hi = X, cap = 0;
+    double cap = 0;
     c.warmup = c.requests / 10;
-    c.rate = lo;
+    c.rate = 0.05 * X;
     if ((rc = ic_sim_run(m, hw, &c, &r, err)))
         goto out;
     n++;
-    if (meets_p99(&r, ttft_slo_s, tpot_slo_s)) {
-        cap = lo;
+    if (ic_sim_meets_slos(&c, &r)) {
         best = r;
-        for (int it = 0; it < 7; it++) {
-            c.rate = (lo + hi) / 2;
-            if ((rc = ic_sim_run(m, hw, &c, &r, err)))
-                goto out;
-            n++;
-            if (meets_p99(&r, ttft_slo_s, tpot_slo_s)) {
-                lo = cap = c.rate;
-                best = r;
-            } else {
-                hi = c.rate;
-            }
-        }
+        if ((rc = ic_sim_capacity_bisect(m, hw, &c, 0.05 * X, X, 7, &cap, &best, &n, err)))
+            goto out;
     }
     *capacity = cap;
     if (at)

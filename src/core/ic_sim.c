@@ -1450,3 +1450,35 @@ done:
         gsl_rng_free(s.rng);
     return rc;
 }
+
+bool ic_sim_meets_slos(const struct ic_sim_cfg *c, const struct ic_sim_result *r)
+{
+    return (!(c->ttft_slo_s > 0) || r->ttft.p[IC_SIM_PCT - 1] <= c->ttft_slo_s) &&
+           (!(c->tpot_slo_s > 0) || r->tpot.p[IC_SIM_PCT - 1] <= c->tpot_slo_s);
+}
+
+int ic_sim_capacity_bisect(const struct ic_model_stats *m, const struct ic_hw *hw,
+                           const struct ic_sim_cfg *c, double lo, double hi, int iters,
+                           double *cap, struct ic_sim_result *at, unsigned *runs,
+                           struct ic_err *err)
+{
+    struct ic_sim_cfg k = *c;
+    struct ic_sim_result r;
+    for (int it = 0; it < iters; it++) {
+        k.rate = (lo + hi) / 2;
+        int rc = ic_sim_run(m, hw, &k, &r, err);
+        if (runs)
+            (*runs)++;
+        if (rc)
+            return rc;
+        if (ic_sim_meets_slos(&k, &r)) {
+            lo = k.rate;
+            if (at)
+                *at = r;
+        } else {
+            hi = k.rate;
+        }
+    }
+    *cap = lo;
+    return IC_OK;
+}

@@ -187,6 +187,23 @@ struct ic_sim_result {
 int ic_sim_run(const struct ic_model_stats *m, const struct ic_hw *hw,
                const struct ic_sim_cfg *c, struct ic_sim_result *out, struct ic_err *err);
 
+/* Whether a run meets c's SLOs: P99 TTFT <= c->ttft_slo_s and P99 TPOT <=
+ * c->tpot_slo_s, an SLO of 0 not asked. */
+bool ic_sim_meets_slos(const struct ic_sim_cfg *c, const struct ic_sim_result *r);
+
+/* The capacity under c's SLOs between two rates, by bisection: lo is known
+ * to meet them and hi (> lo) not to; `iters` runs at the midpoint (c's seed,
+ * requests and warm-up; its rate set here) move lo up or hi down. *cap gets
+ * the last rate found to meet them (lo when none of the runs did); *at (may
+ * be NULL) that run's result, left as it was when none did; *runs (may be
+ * NULL) is increased by the runs made. Errors are ic_sim_run's. The one
+ * capacity search: simulate refines its rate sweep with it, optimize its
+ * ranking (ic_opt_capacity). */
+int ic_sim_capacity_bisect(const struct ic_model_stats *m, const struct ic_hw *hw,
+                           const struct ic_sim_cfg *c, double lo, double hi, int iters,
+                           double *cap, struct ic_sim_result *at, unsigned *runs,
+                           struct ic_err *err);
+
 /* A mean context as the step table keys it: rounded in steps of 1/32 of the
  * power of two below it (under 32: to a whole token), so within 1.6%. */
 double ic_sim_context_key(double x);
