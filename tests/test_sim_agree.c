@@ -118,11 +118,13 @@ END_TEST
  * on one H100, prompt 1024, output 256 (decode contexts 1024 .. 1278
  * cached, mean 1151 = ic_decode's 1152 - 1), 20 requests one every 10^6 s
  * on average (two within 10 s of each other: a chance of ~2e-4).
- * disagg's other term, the KV hand-off (kv_transfer_s, here 128 MiB over
- * 50 GB/s = 2.7 ms) is not compared: the simulator runs prefill and decode
- * on one replica and hands nothing over. Its decode_seq_s, B / (L x step),
- * is checked as one request's decode rate: 1 / (L x TPOT) within the same
- * tolerance. */
+ * Its decode_seq_s, B / (L x step), is checked as one request's decode
+ * rate: 1 / (L x TPOT) within the same tolerance. Then disagg's other term,
+ * the KV hand-off (kv_transfer_s: 1024 tokens x 128 KiB = 128 MiB over
+ * 50 GB/s + 5 us = 2.689 ms), against the simulator's disaggregated layout
+ * (a prefill server of 1 chip beside the decode server of 1): the first
+ * token is out when the KV lands, so TTFT = prefill_s + kv_transfer_s, and
+ * TPOT is unchanged. */
 START_TEST(test_disagg_vanishing_rate)
 {
     struct ic_test_pair *t = ic_test_pair("llama3-8b", "h100");
@@ -152,6 +154,20 @@ START_TEST(test_disagg_vanishing_rate)
     ck_assert_msg(ic_test_rel(1 / (256 * r.tpot.mean), d.decode_seq_s) < tol, "decode rate");
     /* E2E = TTFT + 255 x TPOT, both closed-form */
     ck_assert_msg(ic_test_rel(r.e2e.mean, d.prefill_s + 255 * d.decode_step_s) < tol, "e2e");
+
+    /* 1024 x (2 x 32 layers x 8 KV heads x 128 x 2 B = 131,072 B) over the
+     * H100's 50 GB/s scale-out link plus its 5 us */
+    ck_assert_double_eq_tol(d.kv_bytes, 1024.0 * 131072, 0.5);
+    ck_assert_msg(ic_test_rel(d.kv_transfer_s, 1024.0 * 131072 / 50e9 + 5e-6) < 1e-9,
+                  "transfer %.9g", d.kv_transfer_s);
+    c.prefill_chips = 1;
+    ck_assert_int_eq(ic_sim_run(&t->st, &t->h, &c, &r, &e), IC_OK);
+    ck_assert_uint_eq(r.completed, 20);
+    ck_assert_uint_eq(r.handoffs, 20);
+    ck_assert_msg(ic_test_rel(r.kv_transfer_mean_s, d.kv_transfer_s) < 1e-9, "hand-off");
+    ck_assert_msg(ic_test_rel(r.ttft.mean, d.prefill_s + d.kv_transfer_s) < 1e-6,
+                  "disaggregated ttft %.9g vs %.9g", r.ttft.mean, d.prefill_s + d.kv_transfer_s);
+    ck_assert_msg(ic_test_rel(r.tpot.mean, d.decode_step_s) < tol, "disaggregated tpot");
     free(t);
 }
 END_TEST
