@@ -281,9 +281,11 @@ START_TEST(test_numbers_rejected)
         {"--batch", "4x", "--batch: '4x' is not a whole number; expected 1 to 16777216"},
         {"--batch", " 4", "--batch: ' 4' is not a whole number"},
         {"--chips", "8abc", "--chips: '8abc' is not a whole number; expected 1 to 1048576"},
-        {"--chips", "+8", "--chips: '+8' is not a whole number"},
+        {"--chips", "+8", "--chips: '+8' has a plus sign; expected 1 to 1048576"},
         {"--context", "2048.5", "--context: '2048.5' is not a whole number; expected 1 to 67108864"},
-        {"--context", "1e5", "--context: '1e5' is not a whole number"},
+        {"--context", "1e-5", "--context: '1e-5' is not a whole number"},
+        /* a whole number written with an exponent is read, then ranged */
+        {"--context", "1e8", "--context: 1e8 is out of range; expected 1 to 67108864"},
         {"--context", "0x800", "--context: '0x800' is not a whole number"},
         {"--batch", "0", "--batch: 0 is out of range; expected 1 to 16777216"},
         {"--batch", "16777217", "--batch: 16777217 is out of range; expected 1 to 16777216"},

@@ -161,8 +161,12 @@ int ic_decode_for_hw(struct ic_decode_cfg *c, const struct ic_hw *hw, int estima
                      ic_dtype_traits((enum ic_dtype)t)->name);
         }
     const char *ct = ic_dtype_traits(c->compute)->name;
-    return ic_err_set(err, IC_EINVAL, NULL, 0, 0, "--compute %s: %s has no %s compute (it lists: %s)",
-                      ct, hw->name, ct, have);
+    int rc = ic_err_set(err, IC_EINVAL, NULL, 0, 0, "--compute %s: %s has no %s compute (it lists: %s)",
+                        ct, hw->name, ct, have);
+    if (have[0])
+        ic_err_hint(err, "choose a type it lists, e.g. '--compute %s'",
+                    hw->peak_flop_s[IC_DT_BF16] > 0 ? "bf16" : strtok(have, " "));
+    return rc;
 }
 
 void ic_decode_fewest(const struct ic_model_stats *m, struct ic_point *p)

@@ -345,20 +345,26 @@ int ic_prefix(const struct ic_model_stats *m, const struct ic_hw *hw,
               const struct ic_prefix_cfg *cfg, struct ic_prefix *out, struct ic_err *err)
 {
     const uint64_t T = cfg->pf.prompt, P = cfg->prefix;
-    if (!P || P >= T)
-        return ic_err_set(err, IC_EINVAL, NULL, 0, 0,
-                          "the prefix is %llu tokens; expected 1 to the prompt minus 1 (%llu)",
-                          (unsigned long long)P, (unsigned long long)(T ? T - 1 : 0));
+    if (!P || P >= T) {
+        int rc = ic_err_set(err, IC_EINVAL, NULL, 0, 0,
+                            "the prefix is %llu tokens; expected 1 to the prompt minus 1 (%llu)",
+                            (unsigned long long)P, (unsigned long long)(T ? T - 1 : 0));
+        ic_err_hint(err, "the prompt counts the prefix: e.g. '--prompt 2048 --prefix 1536'");
+        return rc;
+    }
     if (!(cfg->hit_rate >= 0 && cfg->hit_rate <= 1))
         return ic_err_set(err, IC_EINVAL, NULL, 0, 0, "the hit rate %g is outside 0 to 1",
                           cfg->hit_rate);
     if (!cfg->n_prefixes)
         return ic_err_set(err, IC_EINVAL, NULL, 0, 0, "at least one prefix is cached");
-    if (!(hw->host_B_s > 0))
-        return ic_err_set(err, IC_EINVAL, hw->path, hw->locs[IC_HWF_HOST].line,
-                          hw->locs[IC_HWF_HOST].col,
-                          "%s has no host link: cached prefixes cannot be offloaded to host "
-                          "memory", hw->name);
+    if (!(hw->host_B_s > 0)) {
+        int rc = ic_err_set(err, IC_EINVAL, hw->path, hw->locs[IC_HWF_HOST].line,
+                            hw->locs[IC_HWF_HOST].col,
+                            "%s has no host link: cached prefixes cannot be offloaded to host "
+                            "memory", hw->name);
+        ic_err_hint(err, "choose a chip whose entry has a host_link section");
+        return rc;
+    }
     struct ic_prefill_cfg c = cfg->pf;
     struct ic_prefill full, hit, pre;
     int rc;
