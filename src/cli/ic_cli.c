@@ -500,8 +500,11 @@ static int cmd_list(const struct ic_opts *a, const struct ic_db *db, FILE *out, 
             char peak[32] = "-";
             if (h->peak_flop_s[IC_DT_BF16] > 0)
                 snprintf(peak, sizeof peak, "%.0f TF/s", h->peak_flop_s[IC_DT_BF16] / 1e12);
-            fprintf(out, "%-16s %-22s %9s %9s/s %11s  %-24s %9.2f\n", h->name, al, cap, bwt,
-                    peak, fab, h->usd_per_chip_hour);
+            char usd[32] = "-"; /* no price in the entry */
+            if (ic_hw_has_price(h))
+                snprintf(usd, sizeof usd, "%.2f", h->usd_per_chip_hour);
+            fprintf(out, "%-16s %-22s %9s %9s/s %11s  %-24s %9s\n", h->name, al, cap, bwt,
+                    peak, fab, usd);
         } else {
             struct ic_model *m = rec;
             struct ic_model_stats st;
@@ -569,8 +572,11 @@ static void show_hw(FILE *out, const struct ic_hw *h)
             h->dcn_kind, h->dcn_B_s / 1e9, h->dcn_latency_s * 1e6, h->section_source[3]);
     fprintf(out, "\nhost link: %s, %.4g GB/s one way\n  source: %s\n", h->host_kind,
             h->host_B_s / 1e9, h->section_source[4]);
-    fprintf(out, "\nprice: $%.2f per chip-hour as of %s\n  source: %s\n", h->usd_per_chip_hour,
-            h->price_as_of, h->section_source[5]);
+    if (ic_hw_has_price(h))
+        fprintf(out, "\nprice: $%.2f per chip-hour as of %s\n  source: %s\n",
+                h->usd_per_chip_hour, h->price_as_of, h->section_source[5]);
+    else
+        fprintf(out, "\nprice: none (no cost is computed)\n  source: %s\n", h->section_source[5]);
     fprintf(out, "\nB_crit (bf16 weights, bf16 compute): %.0f\n",
             h->peak_flop_s[IC_DT_BF16] > 0 ? 2.0 * h->peak_flop_s[IC_DT_BF16] / (2 * h->hbm_bandwidth_B_s)
                                            : 0.0);

@@ -803,6 +803,11 @@ int ic_cli_cmd_cost(const struct ic_opts *a, const struct ic_db *db, FILE *out, 
     if (a->given[IC_OPT_PRICE])
         price = a->price;
     s.h->usd_per_chip_hour = price;
+    /* an entry without a price and no --price: every cost not known (NaN:
+     * null in JSON, '-' in the table), never $0 */
+    const bool priced = ic_hw_has_price(s.h);
+    if (!priced)
+        price = NAN;
     struct ic_point p;
     struct ic_prefill q;
     struct ic_err e = {0};
@@ -833,8 +838,9 @@ int ic_cli_cmd_cost(const struct ic_opts *a, const struct ic_db *db, FILE *out, 
     ic_rows_num(&r, "decode_mfu", p.flops / p.step_s / (N * C));
     ic_rows_num(&r, "prefill_flops_per_usd", q.flops / q.prefill_s / usd_s);
     rc = write_one(out, errf, &s, s.dec.chips,
-                   price > 0 ? "cost (ideal bound; price from the hw entry unless --price)"
-                             : "cost (ideal bound)\nnote: the entry's price is 0", &r);
+                   priced ? "cost (ideal bound; price from the hw entry unless --price)"
+                          : "cost (ideal bound)\nnote: the entry has no price; --price USD "
+                            "gives one", &r);
 out:
     ic_cli_setup_free(&s);
     return rc;
@@ -945,7 +951,9 @@ int ic_cli_cmd_bestofn(const struct ic_opts *a, const struct ic_db *db, FILE *ou
                 goto out;
             }
             t = q.ttft_s + (double)L * pt.step_s;
-            usd = s.h->usd_per_chip_hour * (double)d.chips / 3600.0 * t;
+            /* no price in the entry: no cost (null, '-') */
+            usd = ic_hw_has_price(s.h) ? s.h->usd_per_chip_hour * (double)d.chips / 3600.0 * t
+                                       : NAN;
         }
         if (ic_rows_add(&r)) {
             ic_rows_free(&r);

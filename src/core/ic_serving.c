@@ -117,9 +117,11 @@ int ic_prefill(const struct ic_model_stats *m, const struct ic_hw *hw,
                                             : IC_PF_MEMORY;
     p.ttft_s = cfg->queue_s + p.prefill_s;
     p.tokens_s = (double)T * (double)R / p.prefill_s;
-    p.usd_per_mtok = hw->usd_per_chip_hour * (double)N / 3600.0 / p.tokens_s * 1e6;
+    /* no price, no cost (NaN: null in JSON, '-' in a table) */
+    const bool priced = ic_hw_has_price(hw);
+    p.usd_per_mtok = priced ? hw->usd_per_chip_hour * (double)N / 3600.0 / p.tokens_s * 1e6 : NAN;
     const double chk[] = {p.flops, p.compute_s, p.memory_s, p.comm_s, p.prefill_s,
-                          p.ttft_s, p.tokens_s, p.usd_per_mtok};
+                          p.ttft_s, p.tokens_s, priced ? p.usd_per_mtok : 0};
     if (!all_finite_nonneg(chk, sizeof chk / sizeof chk[0]) || !(p.prefill_s > 0))
         return not_finite(err);
     *out = p;
