@@ -245,8 +245,11 @@ struct sweep_cols {
     bool left[SW_MAX_COLS]; /* text: aligned left */
 };
 
+/* A column (at most 19 of the SW_MAX_COLS are ever added); its index. */
 static int add_col(struct sweep_cols *c, const char *head, bool left)
 {
+    if (c->n == SW_MAX_COLS)
+        return SW_MAX_COLS - 1; /* not reached: the table below has 19 */
     c->head[c->n] = head;
     c->left[c->n] = left;
     return c->n++;
