@@ -7,6 +7,7 @@
 #include "ic_rows.h"
 #include "ic_test_cli.h"
 
+#include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -106,7 +107,7 @@ START_TEST(test_sweeps)
     ck_assert_int_eq(run("--model", "mixtral-8x7b", "--hw", "h100", "--chips", "2", "--sweep",
                          "precision", NULL),
                      0);
-    has_out("int4 int8");
+    has_out("int4  int8"); /* weights, KV: two columns apart */
     ck_assert_int_eq(run("--model", "llama3-8b", "--hw", "l4", "--sweep", "context,batch",
                          "--format", "csv", NULL),
                      0);
@@ -281,9 +282,11 @@ START_TEST(test_numbers_rejected)
         {"--batch", "4x", "--batch: '4x' is not a whole number; expected 1 to 16777216"},
         {"--batch", " 4", "--batch: ' 4' is not a whole number"},
         {"--chips", "8abc", "--chips: '8abc' is not a whole number; expected 1 to 1048576"},
-        {"--chips", "+8", "--chips: '+8' is not a whole number"},
+        {"--chips", "+8", "--chips: '+8' has a plus sign; expected 1 to 1048576"},
         {"--context", "2048.5", "--context: '2048.5' is not a whole number; expected 1 to 67108864"},
-        {"--context", "1e5", "--context: '1e5' is not a whole number"},
+        {"--context", "1e-5", "--context: '1e-5' is not a whole number"},
+        /* a whole number written with an exponent is read, then ranged */
+        {"--context", "1e8", "--context: 1e8 is out of range; expected 1 to 67108864"},
         {"--context", "0x800", "--context: '0x800' is not a whole number"},
         {"--batch", "0", "--batch: 0 is out of range; expected 1 to 16777216"},
         {"--batch", "16777217", "--batch: 16777217 is out of range; expected 1 to 16777216"},
@@ -875,6 +878,189 @@ START_TEST(test_useful_tp_marked)
 }
 END_TEST
 
+/* The k-th (0-based) number after "key": in a JSON text; NAN for null. */
+static double json_nth(const char *text, const char *key, int k)
+{
+    char pat[64];
+    snprintf(pat, sizeof pat, "\"%s\": ", key);
+    const char *p = text;
+    for (int i = 0; i <= k; i++) {
+        p = strstr(p, pat);
+        ck_assert_msg(p, "no %s number %d in JSON", key, k);
+        p += strlen(pat);
+    }
+    return strncmp(p, "null", 4) == 0 ? NAN : strtod(p, NULL);
+}
+
+/* The whitespace-separated fields of line l of text (the header is line
+ * 0) into f (at most cap), the "<- largest useful" mark left off. */
+static int fields(const char *text, int l, char f[][48], int cap)
+{
+    const char *p = text;
+    for (int i = 0; i < l && p; i++)
+        p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL;
+    ck_assert_ptr_nonnull(p);
+    int n = 0;
+    while (*p && *p != '\n' && n < cap) {
+        while (*p == ' ')
+            p++;
+        if (!*p || *p == '\n' || strncmp(p, "<-", 2) == 0)
+            break;
+        size_t k = strcspn(p, " \n");
+        snprintf(f[n++], 48, "%.*s", (int)(k < 47 ? k : 47), p);
+        p += k;
+    }
+    return n;
+}
+
+/* The line of text that opens with `head`, by number; -1 when none. */
+static int line_of(const char *text, const char *head)
+{
+    int l = 0;
+    for (const char *p = text; p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL, l++)
+        if (strncmp(p, head, strlen(head)) == 0)
+            return l;
+    return -1;
+}
+
+/* --sweep chips: each column as wide as its values (issue 15: the 64-chip
+ * row of Llama-3.1-405B on L4s at a 1,000,000-token context printed
+ * '3.83.28e+03', tokens/s run into $/Mtok; the 256-chip row of Llama-3-70B
+ * on H100s printed '19.91.43e+04'). Every row splits into the header's
+ * fifteen columns (chips, batch, step, expected, weights, kv, compute,
+ * comm, bound, tok/s/chip, tok/s, $/Mtok, mem/chip, fits, max batch), and
+ * its tokens/s and $/Mtok read back as the JSON of the same points to
+ * their printed figures. */
+START_TEST(test_sweep_columns_apart)
+{
+    static const char *const cases[][6] = {
+        {"llama3.1-405b", "l4", "--context", "1000000"},
+        {"llama3-70b", "h100", "--context", "2048"},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        ck_assert_int_eq(run("--model", cases[c][0], "--hw", cases[c][1], cases[c][2],
+                             cases[c][3], "--sweep", "chips", "--format", "json", NULL),
+                         0);
+        static char json[sizeof out_buf];
+        memcpy(json, out_buf, sizeof json);
+        ck_assert_int_eq(run("--model", cases[c][0], "--hw", cases[c][1], cases[c][2],
+                             cases[c][3], "--sweep", "chips", NULL),
+                         0);
+        int head = line_of(out_buf, "chips");
+        ck_assert_int_ge(head, 0);
+        int rows = 0;
+        for (int l = head + 1;; l++) {
+            char f[24][48];
+            int n = fields(out_buf, l, f, 24);
+            if (n == 0 || !strchr("0123456789", f[0][0]))
+                break;
+            ck_assert_msg(n == 15, "%s on %s, row %d: %d columns, not 15 (%s %s %s ...)",
+                          cases[c][0], cases[c][1], rows, n, f[0], f[1], f[2]);
+            double tps = json_nth(json, "tokens_per_s", rows);
+            double usd = json_nth(json, "usd_per_million_tokens", rows);
+            /* printed with 3 figures (tok/s at least 0.1): within half a unit of them */
+            ck_assert_msg(fabs(strtod(f[10], NULL) - tps) <= fmax(0.05, 5e-3 * tps),
+                          "row %d: tok/s '%s', JSON %g", rows, f[10], tps);
+            ck_assert_msg(fabs(strtod(f[11], NULL) - usd) <= 5e-3 * usd,
+                          "row %d: $/Mtok '%s', JSON %g", rows, f[11], usd);
+            ck_assert_uint_eq(strtoull(f[0], NULL, 10), 1u << rows); /* chips 1, 2, 4 .. 256 */
+            rows++;
+        }
+        ck_assert_int_eq(rows, 9);
+    }
+}
+END_TEST
+
+/* An MoE model's sweep table shows the experts touched per MoE layer: with
+ * E experts, top-k each and B tokens routed uniformly at random, the
+ * expected count is E (1 - (1 - k/E)^B). Mixtral-8x7B (E = 8, k = 2):
+ * B = 1: 8 x 0.25 = 2.0; B = 2: 8 x (1 - 0.5625) = 3.5; B = 4: 8 x (1 -
+ * 0.31640625) = 5.47; B = 8: 8 x (1 - 0.10011) = 7.20. A dense model's
+ * table has no such column. */
+START_TEST(test_moe_experts_column)
+{
+    ck_assert_int_eq(run("--model", "mixtral-8x7b", "--hw", "h100", "--sweep", "batch", NULL),
+                     0);
+    int head = line_of(out_buf, "batch");
+    ck_assert_int_ge(head, 0);
+    char f[24][48];
+    int n = fields(out_buf, head, f, 24);
+    int col = -1; /* the header's words: "step ms" is two, and so on */
+    for (int i = 0; i < n; i++)
+        if (strcmp(f[i], "experts") == 0)
+            col = i;
+    ck_assert_msg(col >= 0, "no experts column:\n%s", out_buf);
+    /* batch, step ms, expected, weights ms, kv ms, compute ms, comm ms,
+     * bound: the experts are the 9th value of a row (index 8) */
+    static const double want[] = {2.0, 3.5, 5.47, 7.20};
+    for (int b = 0; b < 4; b++) {
+        n = fields(out_buf, head + 1 + b, f, 24);
+        ck_assert_uint_eq(strtoull(f[0], NULL, 10), 1u << b);
+        ck_assert_msg(fabs(strtod(f[8], NULL) - want[b]) <= 0.051, "batch %d: experts '%s', not %.2f",
+                      1 << b, f[8], want[b]);
+    }
+    ck_assert_int_eq(run("--model", "llama3-8b", "--hw", "h100", "--sweep", "batch", NULL), 0);
+    ck_assert(!strstr(out_buf, "experts"));
+}
+END_TEST
+
+/* An entry without a price (0, as 'infcalc bench' writes for a machine whose
+ * price it cannot know) shows no cost: null in JSON, '-' in a table, never
+ * $0; --price gives one, $/M tokens = price x chips / 3600 / tokens/s x 1e6. */
+START_TEST(test_no_price)
+{
+    char src[4096], dir[] = "/tmp/ic-noprice-XXXXXX", path[64];
+    FILE *f = fopen(IC_TEST_DIR "/fixtures/good-hw.yaml", "r");
+    ck_assert_ptr_nonnull(f);
+    size_t len = fread(src, 1, sizeof src - 1, f);
+    fclose(f);
+    src[len] = '\0';
+    char *at = strstr(src, "usd_per_chip_hour: 1.00");
+    ck_assert_ptr_nonnull(at);
+    memcpy(at, "usd_per_chip_hour: 0   ", strlen("usd_per_chip_hour: 1.00"));
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/hw.yaml", dir);
+    f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_uint_eq(fwrite(src, 1, len, f), len);
+    ck_assert_int_eq(fclose(f), 0);
+
+    ck_assert_int_eq(run("--model", "llama3.2-1b", "--hw", path, "--format", "json", NULL), 0);
+    has_out("\"usd_per_million_tokens\": null,");
+    has_out("\"flops_per_usd\": null,");
+    ck_assert_int_eq(run("--model", "llama3.2-1b", "--hw", path, NULL), 0);
+    has_out("cost                 - (the entry has no price)");
+    ck_assert(!strstr(out_buf, "$0"));
+    ck_assert_int_eq(run("--model", "llama3.2-1b", "--hw", path, "--sweep", "batch", NULL), 0);
+    int head = line_of(out_buf, "batch");
+    char fl[24][48];
+    int n = fields(out_buf, head + 1, fl, 24);
+    /* batch step expected? weights kv compute comm bound tpc tps $/Mtok: '-' */
+    ck_assert_int_ge(n, 12);
+    ck_assert_str_eq(fl[n - 3], "-");
+    ck_assert_int_eq(run("cost", "--model", "llama3.2-1b", "--hw", path, "--format", "json",
+                         NULL),
+                     0);
+    has_out("\"usd_per_chip_hour\": null, \"usd_per_hour\": null,");
+    has_out("\"usd_per_million_output_tokens\": null,");
+    has_out("\"usd_per_million_prompt_tokens\": null,");
+    ck_assert_int_eq(run("cost", "--model", "llama3.2-1b", "--hw", path, NULL), 0);
+    has_out("$/M output tokens          -");
+    has_out("note: the entry has no price");
+    ck_assert(!strstr(out_buf, "$0"));
+    ck_assert_int_eq(run("cost", "--model", "llama3.2-1b", "--hw", path, "--price", "2",
+                         "--format", "json", NULL),
+                     0);
+    double tps = json_num(out_buf, "tokens_per_s");
+    ck_assert_double_eq_tol(json_num(out_buf, "usd_per_million_output_tokens"),
+                            2.0 / 3600.0 / tps * 1e6, 1e-9 * (2.0 / 3600.0 / tps * 1e6));
+    ck_assert_int_eq(run("show", "hw", path, NULL), 0);
+    has_out("price: none");
+    remove(path);
+    rmdir(dir);
+}
+END_TEST
+
 /* config.json as users have it. Qwen2.5-7B (examples/my-config.json) reads
  * 7,070,619,136 parameters per step (all but the input embedding: 2 x that
  * = 14,141,238,272 B in bf16).
@@ -988,6 +1174,9 @@ int main(void)
     tcase_add_test(tc, test_output_full_disk);
     tcase_add_test(tc, test_fewest_chips_shown);
     tcase_add_test(tc, test_useful_tp_marked);
+    tcase_add_test(tc, test_sweep_columns_apart);
+    tcase_add_test(tc, test_moe_experts_column);
+    tcase_add_test(tc, test_no_price);
     tcase_add_test(tc, test_config_json_as_shipped);
     suite_add_tcase(s, tc);
     return ic_test_run(s);

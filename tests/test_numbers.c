@@ -5,8 +5,11 @@
  * all three, or refused in all three: in a file at the value's own
  * line:column (JSON's grammar may stop inside the value: the second digit
  * of '007'), on the command line by a message naming the option and the
- * text. A leading minus ('-0' included) and leading zeros are refused; a
- * binary-prefixed bandwidth (TiB/s) is 2^40 bytes a second. */
+ * text, with the same reason in YAML and on the command line, and a hint.
+ * A sign ('-0' and '+8' included), leading zeros, a point without a digit
+ * on one side ('.5', '5.') and a bare time ('0.2') are refused; a whole
+ * count may carry a point or an exponent ('8.0', '1e3'); a binary-prefixed
+ * bandwidth (TiB/s) is 2^40 bytes a second. */
 #include "ic_hw.h"
 #include "ic_model.h"
 #include "ic_opt.h"
@@ -26,38 +29,72 @@ static const struct form {
     const char *text;
     enum kind kind;
     bool ok;
-    double value; /* SI units */
+    double value;    /* SI units */
+    const char *why; /* a refusal's reason, in the YAML and the command-line message */
 } forms[] = {
-    {"8", K_COUNT, true, 8},
-    {"-8", K_COUNT, false, 0},
-    {"-0", K_COUNT, false, 0},
-    {"008", K_COUNT, false, 0},
-    {"00", K_COUNT, false, 0},
-    {"0.5", K_NUMBER, true, 0.5},
-    {"0", K_NUMBER, true, 0},
-    {"0.50", K_NUMBER, true, 0.5},
-    {"-0", K_NUMBER, false, 0},
-    {"-0.0", K_NUMBER, false, 0},
-    {"-0.5", K_NUMBER, false, 0},
-    {"00.5", K_NUMBER, false, 0},
-    {"05e-1", K_NUMBER, false, 0},
-    {"16 GiB", K_SIZE, true, 16.0 * 1073741824.0},
-    {"16GiB", K_SIZE, true, 16.0 * 1073741824.0},
-    {"016 GiB", K_SIZE, false, 0},
-    {"-0 GiB", K_SIZE, false, 0},
-    {"1 TiB/s", K_SIZE, false, 0},
-    {"1 TiB/s", K_BANDWIDTH, true, 1099511627776.0},
-    {"3.35 TB/s", K_BANDWIDTH, true, 3.35e12},
-    {"1 GiB/s", K_BANDWIDTH, true, 1073741824.0},
-    {"1 TiB", K_BANDWIDTH, false, 0},
-    {"-1 TiB/s", K_BANDWIDTH, false, 0},
-    {"-0 TiB/s", K_BANDWIDTH, false, 0},
-    {"01 TiB/s", K_BANDWIDTH, false, 0},
-    {"1 TIB/s", K_BANDWIDTH, false, 0},
-    {"1 TiFLOP/s", K_BANDWIDTH, false, 0},
-    {"1 us", K_TIME, true, 1e-6},
-    {"01 us", K_TIME, false, 0},
-    {"-0 us", K_TIME, false, 0},
+    {"8", K_COUNT, true, 8, NULL},
+    {"-8", K_COUNT, false, 0, "has a minus sign"},
+    {"-0", K_COUNT, false, 0, "has a minus sign"},
+    {"008", K_COUNT, false, 0, "has a leading zero"},
+    {"00", K_COUNT, false, 0, "has a leading zero"},
+    /* a plus sign: JSON's error, refused everywhere */
+    {"+8", K_COUNT, false, 0, "'+8' has a plus sign"},
+    /* a whole count with a point or an exponent, read exactly (config.json
+     * writes 70.6e9); a fraction is refused */
+    {"8.0", K_COUNT, true, 8, NULL},
+    {"1e3", K_COUNT, true, 1000, NULL},
+    {"1E+3", K_COUNT, true, 1000, NULL},
+    {"12.5e1", K_COUNT, true, 125, NULL}, /* 125 x 10^(1 - 1) */
+    {"8.5", K_COUNT, false, 0, "'8.5' is not a whole number"},
+    {"1e-3", K_COUNT, false, 0, "'1e-3' is not a whole number"},
+    /* a digit on both sides of the point: '.5' and '5.' are JSON's errors */
+    {".5", K_COUNT, false, 0, "no digit before the point"},
+    {"8.", K_COUNT, false, 0, "no digit after the point"},
+    {"0.5", K_NUMBER, true, 0.5, NULL},
+    {"0", K_NUMBER, true, 0, NULL},
+    {"0.50", K_NUMBER, true, 0.5, NULL},
+    {"5e-1", K_NUMBER, true, 0.5, NULL},
+    {"-0", K_NUMBER, false, 0, "has a minus sign"},
+    {"-0.0", K_NUMBER, false, 0, "has a minus sign"},
+    {"-0.5", K_NUMBER, false, 0, "has a minus sign"},
+    {"00.5", K_NUMBER, false, 0, "has a leading zero"},
+    {"05e-1", K_NUMBER, false, 0, "has a leading zero"},
+    {"+0.5", K_NUMBER, false, 0, "'+0.5' has a plus sign"},
+    {".5", K_NUMBER, false, 0, "'.5' has no digit before the point (write 0.5)"},
+    {"1.", K_NUMBER, false, 0, "'1.' has no digit after the point (write 1 or 1.0)"},
+    {"1.e-1", K_NUMBER, false, 0, "no digit after the point"},
+    {"16 GiB", K_SIZE, true, 16.0 * 1073741824.0, NULL},
+    {"16GiB", K_SIZE, true, 16.0 * 1073741824.0, NULL},
+    {"1.5e1 GiB", K_SIZE, true, 15.0 * 1073741824.0, NULL},
+    {"016 GiB", K_SIZE, false, 0, "has a leading zero"},
+    {"-0 GiB", K_SIZE, false, 0, "has a minus sign"},
+    {"+16 GiB", K_SIZE, false, 0, "has a plus sign"},
+    {".5 GiB", K_SIZE, false, 0, "no digit before the point"},
+    {"16. GiB", K_SIZE, false, 0, "no digit after the point"},
+    {"1 TiB/s", K_SIZE, false, 0, "'TiB/s' is a bandwidth, but a size is expected"},
+    {"1 TiB/s", K_BANDWIDTH, true, 1099511627776.0, NULL},
+    {"3.35 TB/s", K_BANDWIDTH, true, 3.35e12, NULL},
+    {"1 GiB/s", K_BANDWIDTH, true, 1073741824.0, NULL},
+    {"1 TiB", K_BANDWIDTH, false, 0, "is a size"},
+    {"-1 TiB/s", K_BANDWIDTH, false, 0, "has a minus sign"},
+    {"-0 TiB/s", K_BANDWIDTH, false, 0, "has a minus sign"},
+    {"01 TiB/s", K_BANDWIDTH, false, 0, "has a leading zero"},
+    {"+1 TB/s", K_BANDWIDTH, false, 0, "has a plus sign"},
+    {".5 TB/s", K_BANDWIDTH, false, 0, "no digit before the point"},
+    {"1 TIB/s", K_BANDWIDTH, false, 0, "unknown unit"},
+    {"1 TiFLOP/s", K_BANDWIDTH, false, 0, "unknown unit"},
+    {"1 us", K_TIME, true, 1e-6, NULL},
+    {"200 ms", K_TIME, true, 0.2, NULL},
+    {"200ms", K_TIME, true, 0.2, NULL},
+    {"01 us", K_TIME, false, 0, "has a leading zero"},
+    {"-0 us", K_TIME, false, 0, "has a minus sign"},
+    {"+1 us", K_TIME, false, 0, "has a plus sign"},
+    {".5 us", K_TIME, false, 0, "no digit before the point"},
+    {"5. us", K_TIME, false, 0, "no digit after the point"},
+    /* a bare number is not a time, not even in seconds: every quantity
+     * carries its unit (in JSON written as a bare number, not a string) */
+    {"0.2", K_TIME, false, 0, "'0.2' has no unit"},
+    {"0", K_TIME, false, 0, "'0' has no unit"},
 };
 
 static char dir[64];
@@ -100,6 +137,8 @@ static void hw_text(char *buf, size_t cap, bool json, enum kind k, const char *t
     const char *bw_v = k == K_BANDWIDTH ? text : "1 TB/s";
     const char *lat_v = k == K_TIME ? text : "1 us";
     const char *usd_v = k == K_NUMBER ? text : "1.00";
+    /* a time without a unit is the bare JSON number a writer would put */
+    const char *q = strspn(lat_v, "0123456789.eE+-") == strlen(lat_v) ? "" : "\"";
     if (json)
         snprintf(buf, cap,
                  "{\"name\": \"test-chip\", \"vendor\": \"Test\",\n"
@@ -109,7 +148,7 @@ static void hw_text(char *buf, size_t cap, bool json, enum kind k, const char *t
                  "\"interconnect\": {\"kind\": \"ici\", \"topology\": \"torus-2d\", "
                  "\"link_bandwidth_one_way\": \"50 GB/s\", \"links_per_chip\": 4, "
                  "\"domain_chips\": 64, \"source\": \"test fixture\",\n"
-                 "\"hop_latency\": \"%s\"},\n"
+                 "\"hop_latency\": %s%s%s},\n"
                  "\"scale_out\": {\"kind\": \"dcn\", \"bandwidth_one_way\": \"25 Gbit/s\", "
                  "\"latency\": \"10 us\", \"source\": \"test fixture\"},\n"
                  "\"host_link\": {\"kind\": \"pcie\", \"bandwidth_one_way\": \"16 GB/s\", "
@@ -117,7 +156,7 @@ static void hw_text(char *buf, size_t cap, bool json, enum kind k, const char *t
                  "\"price\": {\"as_of\": \"2025-01\", \"source\": \"test fixture\",\n"
                  "\"usd_per_chip_hour\": %s},\n"
                  "\"sources\": [\"test fixture\"]}\n",
-                 cap_v, bw_v, lat_v, usd_v);
+                 cap_v, bw_v, q, lat_v, q, usd_v);
     else
         snprintf(buf, cap,
                  "name: test-chip\nvendor: Test\nmemory:\n  capacity: %s\n  source: test fixture\n"
@@ -216,6 +255,12 @@ static void files(const struct form *f, bool *ok, double *v)
             ck_assert_msg(rc == IC_EINVAL, "%s: '%s': code %d: %s", what, f->text, rc, e.msg);
             ok[json] = false;
             at_value(&e, line, col, f->text, what);
+            /* JSON's grammar may refuse first, in its own words */
+            if (!json && f->why)
+                ck_assert_msg(strstr(e.msg, f->why), "%s: '%s': '%s' lacks '%s'", what, f->text,
+                              e.msg, f->why);
+            ck_assert_msg(e.hint[0], "%s: '%s' refused without a hint: %s", what, f->text,
+                          e.msg);
         }
     }
 }
@@ -248,6 +293,9 @@ static bool cli(const struct form *f, bool *ok, double *v)
                           (strstr(e.msg, f->text) || (*unit && strstr(e.msg, unit))),
                       "command line: '%s' refused without naming %s and the text: %s", f->text,
                       o[f->kind].opt, e.msg);
+        ck_assert_msg(!f->why || strstr(e.msg, f->why), "command line: '%s': '%s' lacks '%s'",
+                      f->text, e.msg, f->why);
+        ck_assert_msg(e.hint[0], "command line: '%s' refused without a hint: %s", f->text, e.msg);
     }
     ic_opts_free(&a);
     return true;

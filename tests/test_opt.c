@@ -29,6 +29,7 @@ static int parse(struct ic_opts *o, struct ic_err *e, ...)
         struct ic_err e_;                                                                 \
         ck_assert_int_eq(parse(&o_, &e_, __VA_ARGS__, NULL), IC_EINVAL);                  \
         ck_assert_msg(strstr(e_.msg, want), "'%s' lacks '%s'", e_.msg, want);             \
+        ck_assert_msg(e_.hint[0], "'%s' has no hint", e_.msg);                            \
         ic_opts_free(&o_);                                                                \
     } while (0)
 
@@ -74,9 +75,14 @@ START_TEST(test_typed_values)
     ck_assert_int_eq(parse(&o, &e, "prefill", "--queue", "200ms", NULL), IC_OK);
     ck_assert_double_eq_tol(o.queue_s, 0.2, 1e-15);
     ic_opts_free(&o);
-    ck_assert_int_eq(parse(&o, &e, "optimize", "--ttft", "2", "--tpot", "50ms", NULL), IC_OK);
+    ck_assert_int_eq(parse(&o, &e, "optimize", "--ttft", "2s", "--tpot", "50ms", NULL), IC_OK);
     ck_assert_double_eq(o.ttft_s, 2);
     ck_assert_double_eq_tol(o.tpot_s, 0.05, 1e-15);
+    ic_opts_free(&o);
+    /* a whole count written with a point or an exponent, as in the files */
+    ck_assert_int_eq(parse(&o, &e, "--chips", "1e3", "--batch", "8.0", NULL), IC_OK);
+    ck_assert_uint_eq(o.chips[0], 1000);
+    ck_assert_uint_eq(o.batch, 8);
     ic_opts_free(&o);
     ck_assert_int_eq(parse(&o, &e, "bench", "--llc", "32MiB", NULL), IC_OK);
     ck_assert_double_eq(o.llc_bytes, 33554432.0); /* 32 x 1048576 */
@@ -109,9 +115,16 @@ START_TEST(test_refusals)
     FAILS("--accept: 'nan' is not a number", "specdec", "--accept", "nan");
     FAILS("--accept: ' 0.5' is not a number", "specdec", "--accept", " 0.5");
     FAILS("--accept: 1.5 is out of range; expected 0 to 1", "specdec", "--accept", "1.5");
-    FAILS("--chips: '-4' is not a whole number", "--chips", "-4");
-    FAILS("--chips: '+4' is not a whole number", "--chips", "+4");
-    FAILS("--chips: '1e3' is not a whole number", "--chips", "1e3");
+    FAILS("--chips: '-4' has a minus sign", "--chips", "-4");
+    FAILS("--chips: '+4' has a plus sign", "--chips", "+4");
+    FAILS("--chips: '8.5' is not a whole number", "--chips", "8.5");
+    FAILS("--chips: '1e-3' is not a whole number", "--chips", "1e-3");
+    FAILS("--accept: '.5' has no digit before the point", "specdec", "--accept", ".5");
+    FAILS("--accept: '1.' has no digit after the point", "specdec", "--accept", "1.");
+    FAILS("--accept: '+0.5' has a plus sign", "specdec", "--accept", "+0.5");
+    /* a time carries its unit, as in the files (docs/numbers.md) */
+    FAILS("--ttft: '2' has no unit; expected a time with a unit", "optimize", "--ttft", "2");
+    FAILS("--queue: '0' has no unit", "prefill", "--queue", "0");
     FAILS("--chips: '08' has a leading zero", "--chips", "08");
     FAILS("--accept: '00.5' has a leading zero", "specdec", "--accept", "00.5");
     FAILS("--queue: '01' has a leading zero", "prefill", "--queue", "01");
@@ -144,6 +157,52 @@ START_TEST(test_refusals)
 }
 END_TEST
 
+/* Every refusal carries a hint (FAILS checks there is one); these check
+ * what it says: the option as --help shows it (the command's own line
+ * where it has one, on one line), or a nearer fix. */
+START_TEST(test_hints)
+{
+    static const struct {
+        const char *hint;
+        const char *argv[8];
+    } cases[] = {
+        {"--chips N[,..]: chips holding one tensor-parallel replica (default 1)",
+         {"--chips", "+8"}},
+        {"--batch B: with --chunk: sequences decoding beside the chunk (default 1)",
+         {"prefill", "--batch", "8.5"}},
+        /* the table's two help lines joined by a space */
+        {"--hw H[,..]: a hwdb name or alias, or a hardware YAML file ('infcalc list hw')",
+         {"--hw"}},
+        {"--queue TIME: waiting time before the prefill (200ms, 0.5s; default 0)",
+         {"prefill", "--queue", "0.2"}},
+        {"give it once; several values are one list: '--chips 4,8'",
+         {"--chips", "4", "--chips", "8"}},
+        {"give it once", {"--batch", "4", "--batch", "8"}},
+        {"write '--quick' alone", {"bench", "--quick=1"}},
+        {"did you mean 'bf16'?", {"--weights", "bf61"}},
+        {"did you mean 'serial'?", {"--comm", "seriel"}},
+        {"'infcalc decode --help' lists its options", {"--frobnicate"}},
+        {"'infcalc list --help' lists its options", {"list", "--chips", "4"}},
+        /* a fifth word: more than any command takes */
+        {"options start with --; 'infcalc show --help' lists them",
+         {"show", "hw", "h100", "a", "b", "c"}},
+        {"did you mean 'decode'? ('infcalc --help' lists the commands)", {"decod"}},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *argv[10] = {(char *)"infcalc"};
+        int argc = 1;
+        for (int j = 0; cases[i].argv[j]; j++)
+            argv[argc++] = (char *)cases[i].argv[j];
+        struct ic_opts o;
+        struct ic_err e = {0};
+        ck_assert_int_eq(ic_opts_parse(argc, argv, &o, &e), IC_EINVAL);
+        ck_assert_msg(strcmp(e.hint, cases[i].hint) == 0, "%s: hint '%s', not '%s'", e.msg,
+                      e.hint, cases[i].hint);
+        ic_opts_free(&o);
+    }
+}
+END_TEST
+
 /* Every row is whole: a name with two dashes, bounds in order for the
  * kinds that have them, a help line, a command; the list commands a subset
  * of the commands. Each command's --help lists exactly the options it takes. */
@@ -157,7 +216,8 @@ START_TEST(test_table_and_help)
         ck_assert_msg(!(d->list_cmds & ~d->cmds), "%s: lists where not taken", d->name);
         if (d->kind == IC_OK_COUNT || d->kind == IC_OK_NUM || d->kind == IC_OK_TIME ||
             d->kind == IC_OK_BYTES)
-            ck_assert_msg(d->lo <= d->hi && d->hi > 0, "%s: bounds", d->name);
+            /* lo >= 0: no option takes a sign (parse_num, docs/numbers.md) */
+            ck_assert_msg(d->lo >= 0 && d->lo <= d->hi && d->hi > 0, "%s: bounds", d->name);
         if (d->kind == IC_OK_CHOICE)
             ck_assert_msg(d->choices && d->choices[0] && d->choices[1], "%s: choices", d->name);
         ck_assert_int_eq(ic_opt_find(d->name), k);
@@ -215,7 +275,7 @@ START_TEST(test_set_one)
     ck_assert_int_eq(ic_opt_set(&o, IC_OPT_BATCH, "64", &e), IC_EINVAL);
     ck_assert_str_eq(e.msg, "option '--batch' given twice");
     ck_assert_int_eq(ic_opt_set(&o, IC_OPT_CONTEXT, "-0", &e), IC_EINVAL);
-    ck_assert_str_eq(e.msg, "--context: '-0' is not a whole number; expected 1 to 67108864");
+    ck_assert_str_eq(e.msg, "--context: '-0' has a minus sign; expected 1 to 67108864");
     ck_assert(!o.given[IC_OPT_CONTEXT]);
     ic_opts_free(&o);
 }
@@ -228,6 +288,7 @@ int main(void)
     tcase_add_test(tc, test_typed_values);
     tcase_add_test(tc, test_refusals);
     tcase_add_test(tc, test_table_and_help);
+    tcase_add_test(tc, test_hints);
     tcase_add_test(tc, test_set_one);
     suite_add_tcase(s, tc);
     return ic_test_run(s);

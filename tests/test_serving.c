@@ -556,7 +556,7 @@ START_TEST(test_minus_zero)
         {"--hit-rate", "-0", "--hit-rate: '-0' has a minus sign; expected 0 to 1"},
         {"--hit-rate", "-0.0", "--hit-rate: '-0.0' has a minus sign; expected 0 to 1"},
         {"--mfu", "-1e-300", "--mfu: '-1e-300' has a minus sign; expected 1e-06 to 1"},
-        {"--queue", "-0", "--queue: '-0' has a minus sign; expected 0 to 1e+06"},
+        {"--queue", "-0", "--queue: '-0' has a minus sign; expected a time, e.g. '1 us'"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         ck_assert_int_eq(run("prefix", "--model", "llama3-8b", "--hw", "h100", "--prompt",
@@ -707,9 +707,10 @@ START_TEST(test_commands_bad_input)
     HAS(err_buf, "--block: 0 is out of range");
     ck_assert_int_eq(run("optimize", "--model", "llama3-8b", "--ttft", "1s", NULL), 2);
     HAS(err_buf, "optimize needs --model, --ttft and --tpot");
-    ck_assert_int_eq(run("optimize", "--model", "llama3-8b", "--ttft", "1s", "--tpot", "0",
+    ck_assert_int_eq(run("optimize", "--model", "llama3-8b", "--ttft", "1s", "--tpot", "0ms",
                          NULL),
                      2);
+    HAS(err_buf, "--ttft and --tpot must be positive times");
     ck_assert_int_eq(run("disagg", "--model", "llama3-8b", "--hw", "h100", "--output", "0",
                          NULL),
                      2);

@@ -52,7 +52,11 @@ START_TEST(test_bad_quantities)
     qty_fails("3.35", IC_QTY_BANDWIDTH, "no unit");
     qty_fails("80 GB", IC_QTY_BANDWIDTH, "is a size, but a bandwidth is expected");
     qty_fails("3 TB/s", IC_QTY_BYTES, "is a bandwidth");
-    qty_fails("-1 GB", IC_QTY_BYTES, "negative");
+    qty_fails("-1 GB", IC_QTY_BYTES, "'-1 GB' has a minus sign");
+    qty_fails("+1 GB", IC_QTY_BYTES, "'+1 GB' has a plus sign");
+    qty_fails(".5 GB", IC_QTY_BYTES, "no digit before the point");
+    qty_fails("5. GB", IC_QTY_BYTES, "no digit after the point");
+    qty_fails("0.2", IC_QTY_TIME, "'0.2' has no unit");
     qty_fails("nan GB", IC_QTY_BYTES, "not a number");
     qty_fails(".inf GB", IC_QTY_BYTES, "not a number");
     qty_fails("inf GB", IC_QTY_BYTES, "not a number");
@@ -83,6 +87,48 @@ START_TEST(test_counts)
     ck_assert_int_eq(ic_count_parse("99999999999999999999999", &v, why, sizeof why),
                      IC_EINVAL);
     ck_assert_ptr_nonnull(strstr(why, "too large"));
+    /* a point or an exponent is read exactly, in integers: digits x 10^(E - F) */
+    static const struct {
+        const char *text;
+        uint64_t v;
+    } whole[] = {
+        {"8.0", 8},
+        {"1e3", 1000},
+        {"1E+3", 1000},
+        {"100e-2", 1},                                      /* 100 x 10^-2 */
+        {"10.50e1", 105},                                   /* 1050 x 10^(1 - 2) */
+        {"0.05e2", 5},                                      /* 5 x 10^(2 - 2) */
+        {"0.000", 0},
+        {"0e5", 0},
+        {"1e18", UINT64_C(1000000000000000000)},            /* exact in a double too */
+        {"9007199254740993.0", UINT64_C(9007199254740993)}, /* 2^53 + 1: a double says ..992 */
+        {"9.223372036854775807e18", UINT64_C(9223372036854775807)}, /* 2^63 - 1 */
+    };
+    for (size_t i = 0; i < sizeof whole / sizeof whole[0]; i++) {
+        v = 12345;
+        ck_assert_msg(ic_count_parse(whole[i].text, &v, why, sizeof why) == 0, "%s: %s",
+                      whole[i].text, why);
+        ck_assert_uint_eq(v, whole[i].v);
+    }
+    static const struct {
+        const char *text, *why;
+    } refused[] = {
+        {"8.5", "'8.5' is not a whole number"},
+        {"1e-3", "'1e-3' is not a whole number"},
+        {"123456789012345678901234567890e-20", "is not a whole number"}, /* 1234567890.1234... */
+        {"9.223372036854775808e18", "too large"},                        /* 2^63 */
+        {"9223372036854775808", "too large"},
+        {"+8", "'+8' has a plus sign"},
+        {".5", "'.5' has no digit before the point (write 0.5)"},
+        {"5.", "'5.' has no digit after the point (write 5 or 5.0)"},
+        {"5.e3", "no digit after the point"},
+        {"+0x4", "hexadecimal"},
+    };
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+        ck_assert_int_eq(ic_count_parse(refused[i].text, &v, why, sizeof why), IC_EINVAL);
+        ck_assert_msg(strstr(why, refused[i].why), "%s: '%s' lacks '%s'", refused[i].text, why,
+                      refused[i].why);
+    }
 }
 END_TEST
 

@@ -129,21 +129,45 @@ static const char usage_validate[] =
     "plots/validate-cuda). A build without CUDA exits 2; a machine without a device, 1.\n";
 
 
+/* The hint of an error without one of its own; tests/bad_cli.sh counts it
+ * as missing. */
+static const char general_hint[] =
+    "'infcalc --help' lists the commands, 'infcalc COMMAND --help' their options";
+
+static int usage_v(FILE *err, const char *hint, const char *fmt, va_list ap)
+{
+    fputs("infcalc: error: ", err);
+    vfprintf(err, fmt, ap);
+    fprintf(err, "\n  %s\n", hint);
+    return 2;
+}
+
+int ic_cli_usage_hint(FILE *err, const char *hint, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int rc = usage_v(err, hint, fmt, ap);
+    va_end(ap);
+    return rc;
+}
+
 int ic_cli_usage(FILE *err, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    fputs("infcalc: error: ", err);
-    vfprintf(err, fmt, ap);
+    int rc = usage_v(err, general_hint, fmt, ap);
     va_end(ap);
-    fputc('\n', err);
-    return 2;
+    return rc;
 }
 
 int ic_cli_report(FILE *errf, int rc, const struct ic_err *e)
 {
     ic_err_print(errf, e);
-    return rc == IC_ENOMEM || rc == IC_EIO ? 1 : 2;
+    bool input = !(rc == IC_ENOMEM || rc == IC_EIO);
+    /* an input error the library left without a hint still ends with one */
+    if (input && !e->hint[0])
+        fprintf(errf, "  %s\n", general_hint);
+    return input ? 2 : 1;
 }
 
 int ic_cli_check_plot(const char *path, FILE *errf)
@@ -177,9 +201,13 @@ static void append(char *buf, size_t n, const char *sep, const char *what)
 static int cmd_decode(const struct ic_opts *a, const struct ic_db *db, FILE *out, FILE *errf)
 {
     if (a->n_pos)
-        return ic_cli_usage(errf, "unexpected argument '%s' (options start with --)", a->pos[0]);
+        return ic_cli_usage_hint(errf, "a command comes first ('infcalc COMMAND [options]'); "
+                                       "'infcalc --help' lists them",
+                                 "unexpected argument '%s' (options start with --)", a->pos[0]);
     if (!a->given[IC_OPT_MODEL] || !a->given[IC_OPT_HW])
-        return ic_cli_usage(errf, "decode needs --model and --hw ('infcalc --help' for usage)");
+        return ic_cli_usage_hint(errf, "e.g. 'infcalc --model llama3-70b --hw h100'; 'infcalc "
+                                       "list models' and 'infcalc list hw' name the entries",
+                                 "decode needs --model and --hw ('infcalc --help' for usage)");
     int rc = 0;
     /* values per list option: one (the default) where not given */
     int nl[L_COUNT];
@@ -198,19 +226,27 @@ static int cmd_decode(const struct ic_opts *a, const struct ic_db *db, FILE *out
         [IC_AXIS_CHIPS] = IC_OPT_CHIPS, [IC_AXIS_PRECISION] = IC_OPT_WEIGHTS};
     for (int i = 0; i < n_axes; i++) {
         int o = axis_opt[axes[i]];
-        if (a->given[o] || (axes[i] == IC_AXIS_PRECISION && a->given[IC_OPT_KV]))
-            return ic_cli_usage(errf, "--sweep %s varies %s; leave that option out",
-                                ic_axis_name(axes[i]),
-                                axes[i] == IC_AXIS_PRECISION ? "--weights and --kv"
-                                                             : ic_opt_table[o].name);
+        if (a->given[o] || (axes[i] == IC_AXIS_PRECISION && a->given[IC_OPT_KV])) {
+            char hint[160];
+            snprintf(hint, sizeof hint, "the sweep chooses the values; to compare a few of "
+                                        "your own, list them without --sweep ('%s A,B')",
+                     ic_opt_table[o].name);
+            return ic_cli_usage_hint(errf, hint, "--sweep %s varies %s; leave that option out",
+                                     ic_axis_name(axes[i]),
+                                     axes[i] == IC_AXIS_PRECISION ? "--weights and --kv"
+                                                                  : ic_opt_table[o].name);
+        }
     }
     if (base.micro > 1 && base.pp <= 1)
-        return ic_cli_usage(errf, "--micro splits the batch along a pipeline; add --pp P");
+        return ic_cli_usage_hint(errf, "e.g. '--pp 2 --micro 4': two stages, the batch in "
+                                       "four micro-batches",
+                                 "--micro splits the batch along a pipeline; add --pp P");
     int plot_w = a->given[IC_OPT_PLOT_SIZE] ? a->plot_size[0] : 1600;
     int plot_h = a->given[IC_OPT_PLOT_SIZE] ? a->plot_size[1] : 1000;
     const char *plot = a->given[IC_OPT_PLOT] ? a->plot : NULL;
     if (plot && !(n_axes == 1 && (axes[0] == IC_AXIS_BATCH || axes[0] == IC_AXIS_CONTEXT)))
-        return ic_cli_usage(errf, "--plot draws a batch or a context sweep; add --sweep batch or "
+        return ic_cli_usage_hint(errf, "e.g. '--sweep batch --plot decode.png'",
+                                 "--plot draws a batch or a context sweep; add --sweep batch or "
                                  "--sweep context");
 
     /* The configurations: every combination of the listed values. */
@@ -218,8 +254,11 @@ static int cmd_decode(const struct ic_opts *a, const struct ic_db *db, FILE *out
     for (int l = 0; l < L_COUNT; l++)
         n_cfg *= (size_t)nl[l];
     if (n_cfg > IC_CLI_MAX_CONFIGS)
-        return ic_cli_usage(errf, "the listed options make %zu configurations; at most %d",
-                           n_cfg, IC_CLI_MAX_CONFIGS);
+        return ic_cli_usage_hint(errf, "the configurations are the product of the lists' "
+                                       "lengths (--model, --hw, --chips, --context, --weights, "
+                                       "--kv, --compute): shorten a list",
+                                 "the listed options make %zu configurations; at most %d", n_cfg,
+                                 IC_CLI_MAX_CONFIGS);
 
     struct ic_err e = {0};
     struct ic_model *models = calloc((size_t)nl[L_MODEL], sizeof *models);
@@ -311,7 +350,7 @@ static int cmd_decode(const struct ic_opts *a, const struct ic_db *db, FILE *out
             }
         const struct ic_hw *h = &hws[k->pick[L_HW]];
         if ((lrc = ic_decode_for_hw(&k->cfg, h, estimate, &e))) {
-            rc = ic_cli_usage(errf, "%s", e.msg);
+            rc = ic_cli_report(errf, lrc, &e);
             goto out;
         }
         const struct ic_model_stats *st = &stats[k->pick[L_MODEL]];
@@ -417,15 +456,17 @@ static void gb(char *buf, size_t n, double v) { ic_report_bytes(buf, n, v); }
 
 /* list/show without a known kind: the usage error, and the nearest kind
  * to the word given ('list modles': did you mean 'models'?). */
-static int kind_error(FILE *errf, const char *what, const struct ic_opts *a, const char *k1,
-                      const char *k2, const char *k3)
+static int kind_error(FILE *errf, const char *what, const char *example, const struct ic_opts *a,
+                      const char *k1, const char *k2, const char *k3)
 {
     const char *const kinds[3] = {k1, k2, k3};
     const char *near = a->n_pos ? ic_text_nearest(a->pos[0], kinds, 3) : NULL;
-    ic_cli_usage(errf, "%s", what);
+    char hint[160];
     if (near && strcmp(near, a->pos[0]))
-        fprintf(errf, "  did you mean '%s'?\n", near);
-    return 2;
+        snprintf(hint, sizeof hint, "did you mean '%s'?", near);
+    else
+        snprintf(hint, sizeof hint, "e.g. 'infcalc %s'", example);
+    return ic_cli_usage_hint(errf, hint, "%s", what);
 }
 
 /* One engine profile: what it adds to the achieved rates, with sources. */
@@ -512,8 +553,8 @@ static int cmd_list(const struct ic_opts *a, const struct ic_db *db, FILE *out, 
     if (a->n_pos == 1 && strcmp(a->pos[0], "engines") == 0)
         return list_engines(db, out, errf);
     if (a->n_pos != 1 || (strcmp(a->pos[0], "hw") && strcmp(a->pos[0], "models")))
-        return kind_error(errf, "list needs 'hw', 'models' or 'engines'", a, "hw", "models",
-                          "engines");
+        return kind_error(errf, "list needs 'hw', 'models' or 'engines'", "list models", a, "hw",
+                          "models", "engines");
     bool hw_kind = strcmp(a->pos[0], "hw") == 0;
     char **paths = NULL;
     size_t n = 0;
@@ -552,8 +593,11 @@ static int cmd_list(const struct ic_opts *a, const struct ic_db *db, FILE *out, 
             char peak[32] = "-";
             if (h->peak_flop_s[IC_DT_BF16] > 0)
                 snprintf(peak, sizeof peak, "%.0f TF/s", h->peak_flop_s[IC_DT_BF16] / 1e12);
-            fprintf(out, "%-16s %-22s %9s %9s/s %11s  %-24s %9.2f\n", h->name, al, cap, bwt,
-                    peak, fab, h->usd_per_chip_hour);
+            char usd[32] = "-"; /* no price in the entry */
+            if (ic_hw_has_price(h))
+                snprintf(usd, sizeof usd, "%.2f", h->usd_per_chip_hour);
+            fprintf(out, "%-16s %-22s %9s %9s/s %11s  %-24s %9s\n", h->name, al, cap, bwt,
+                    peak, fab, usd);
         } else {
             struct ic_model *m = rec;
             struct ic_model_stats st;
@@ -621,8 +665,11 @@ static void show_hw(FILE *out, const struct ic_hw *h)
             h->dcn_kind, h->dcn_B_s / 1e9, h->dcn_latency_s * 1e6, h->section_source[3]);
     fprintf(out, "\nhost link: %s, %.4g GB/s one way\n  source: %s\n", h->host_kind,
             h->host_B_s / 1e9, h->section_source[4]);
-    fprintf(out, "\nprice: $%.2f per chip-hour as of %s\n  source: %s\n", h->usd_per_chip_hour,
-            h->price_as_of, h->section_source[5]);
+    if (ic_hw_has_price(h))
+        fprintf(out, "\nprice: $%.2f per chip-hour as of %s\n  source: %s\n",
+                h->usd_per_chip_hour, h->price_as_of, h->section_source[5]);
+    else
+        fprintf(out, "\nprice: none (no cost is computed)\n  source: %s\n", h->section_source[5]);
     fprintf(out, "\nB_crit (bf16 weights, bf16 compute): %.0f\n",
             h->peak_flop_s[IC_DT_BF16] > 0 ? 2.0 * h->peak_flop_s[IC_DT_BF16] / (2 * h->hbm_bandwidth_B_s)
                                            : 0.0);
@@ -722,8 +769,8 @@ static int cmd_show(const struct ic_opts *a, const struct ic_db *db, FILE *out, 
         return rc;
     }
     if (a->n_pos != 2 || (strcmp(a->pos[0], "hw") && strcmp(a->pos[0], "model")))
-        return kind_error(errf, "show needs 'hw NAME', 'model NAME' or 'engine NAME'", a, "hw",
-                          "model", "engine");
+        return kind_error(errf, "show needs 'hw NAME', 'model NAME' or 'engine NAME'",
+                          "show hw h100", a, "hw", "model", "engine");
     struct ic_err e = {0};
     int rc = 0, lrc;
     if (strcmp(a->pos[0], "hw") == 0) {
@@ -756,19 +803,31 @@ static int check_device(const struct ic_opts *a, FILE *errf)
     if (a->device != 1)
         return 0;
     if (!ic_cuda_built())
-        return ic_cli_usage(errf, "--device cuda: this build has no CUDA support (meson "
-                                  "-Dcuda=enabled with nvcc)");
+        return ic_cli_usage_hint(errf, "use --device cpu, or rebuild: 'meson setup build "
+                                       "-Dcuda=enabled'",
+                                 "--device cuda: this build has no CUDA support (meson "
+                                 "-Dcuda=enabled with nvcc)");
     if (a->given[IC_OPT_THREADS])
-        return ic_cli_usage(errf, "--threads: not with --device cuda");
+        return ic_cli_usage_hint(errf, "leave --threads out: it sets the CPU kernel's threads",
+                                 "--threads: not with --device cuda");
     if (a->given[IC_OPT_LLC])
-        return ic_cli_usage(errf, "--llc: not with --device cuda");
+        return ic_cli_usage_hint(errf, "leave --llc out: it sizes the CPU kernel's buffers",
+                                 "--llc: not with --device cuda");
     return 0;
+}
+
+int ic_cli_unexpected(FILE *errf, const struct ic_opts *a)
+{
+    char hint[96];
+    snprintf(hint, sizeof hint, "options start with --; 'infcalc %s --help' lists them",
+             ic_cmd_name(a->cmd));
+    return ic_cli_usage_hint(errf, hint, "unexpected argument '%s'", a->pos[0]);
 }
 
 static int cmd_bench(const struct ic_opts *a, FILE *out, FILE *errf)
 {
     if (a->n_pos)
-        return ic_cli_usage(errf, "unexpected argument '%s'", a->pos[0]);
+        return ic_cli_unexpected(errf, a);
     int rc;
     if ((rc = check_device(a, errf)))
         return rc;
@@ -779,8 +838,9 @@ static int cmd_bench(const struct ic_opts *a, FILE *out, FILE *errf)
                               a->given[IC_OPT_NAME] ? a->name : cuda ? "this-gpu" : "this-machine",
                               cuda, a->llc_bytes};
     if (strspn(o.name, "abcdefghijklmnopqrstuvwxyz0123456789-.") != strlen(o.name))
-        return ic_cli_usage(errf, "--name: '%s'; expected lower-case letters, digits, '-' or '.'",
-                            o.name);
+        return ic_cli_usage_hint(errf, "e.g. '--name epyc-9654-2s'",
+                                 "--name: '%s'; expected lower-case letters, digits, '-' or '.'",
+                                 o.name);
     struct ic_err e = {0};
     int lrc;
     /* the entry's place before a minute of measuring */
@@ -793,10 +853,12 @@ static int cmd_bench(const struct ic_opts *a, FILE *out, FILE *errf)
 static int cmd_validate(const struct ic_opts *a, FILE *out, FILE *errf)
 {
     if (a->n_pos)
-        return ic_cli_usage(errf, "unexpected argument '%s'", a->pos[0]);
+        return ic_cli_unexpected(errf, a);
     if (!a->given[IC_OPT_HW])
-        return ic_cli_usage(errf, "validate needs --hw FILE (an entry written by 'infcalc "
-                                  "bench')");
+        return ic_cli_usage_hint(errf, "'infcalc bench' writes this-machine.yaml; then "
+                                       "'infcalc validate --hw this-machine.yaml'",
+                                 "validate needs --hw FILE (an entry written by 'infcalc "
+                                 "bench')");
     int rc;
     if ((rc = check_device(a, errf)))
         return rc;
@@ -841,7 +903,7 @@ static const char usage_serve[] =
 static int cmd_serve(const struct ic_opts *a, const struct ic_db *db, FILE *out, FILE *errf)
 {
     if (a->n_pos)
-        return ic_cli_usage(errf, "unexpected argument '%s'", a->pos[0]);
+        return ic_cli_unexpected(errf, a);
     return ic_serve_run(db, a->given[IC_OPT_BIND] ? a->bind : "127.0.0.1",
                         a->given[IC_OPT_PORT] ? (unsigned)a->port : 8080, out, errf);
 }
@@ -866,7 +928,7 @@ static const char usage_check[] =
 static int cmd_check(const struct ic_opts *a, const struct ic_db *db, FILE *out, FILE *errf)
 {
     if (a->n_pos)
-        return ic_cli_usage(errf, "unexpected argument '%s'", a->pos[0]);
+        return ic_cli_unexpected(errf, a);
     char def[4096];
     const char *csv = a->measurements;
     if (!a->given[IC_OPT_MEASUREMENTS]) {
@@ -921,15 +983,17 @@ static int run(const struct ic_opts *a, int argc, FILE *out, FILE *errf)
         if (a->cmd == IC_CMD_HELP && a->n_pos == 1) {
             which = ic_cmd_find(a->pos[0]);
             if (which == IC_CMD_COUNT) {
-                ic_cli_usage(errf, "unknown command '%s'", a->pos[0]);
                 const char *names[IC_CMD_COUNT];
                 for (int c = 0; c < IC_CMD_COUNT; c++)
                     names[c] = ic_cmd_name((enum ic_cmd)c);
                 const char *near = ic_text_nearest(a->pos[0], names, IC_CMD_COUNT);
+                char hint[160];
                 if (near)
-                    fprintf(errf, "  did you mean '%s'?\n", near);
-                fputs("  'infcalc --help' lists the commands\n", errf);
-                return 2;
+                    snprintf(hint, sizeof hint,
+                             "did you mean '%s'? ('infcalc --help' lists the commands)", near);
+                else
+                    snprintf(hint, sizeof hint, "'infcalc --help' lists the commands");
+                return ic_cli_usage_hint(errf, hint, "unknown command '%s'", a->pos[0]);
             }
         }
         FILE *dst = argc == 1 ? errf : out;
@@ -948,7 +1012,8 @@ static int run(const struct ic_opts *a, int argc, FILE *out, FILE *errf)
     /* output files before any work: the picture's type and a place it can
      * be written, naming the OS's reason when it cannot */
     if (a->given[IC_OPT_PLOT_SIZE] && !a->given[IC_OPT_PLOT])
-        return ic_cli_usage(errf, "--plot-size needs --plot FILE");
+        return ic_cli_usage_hint(errf, "e.g. '--plot chart.png --plot-size 800x500'",
+                                 "--plot-size needs --plot FILE");
     int rc;
     if (a->given[IC_OPT_PLOT] && (rc = ic_cli_check_plot(a->plot, errf)))
         return rc;
@@ -984,9 +1049,8 @@ int ic_cli_run(int argc, char **argv, FILE *out, FILE *errf)
         if (rc == IC_ENOMEM) {
             rc = ic_cli_oom(errf);
         } else {
-            rc = ic_cli_usage(errf, "%s", e.msg);
-            if (e.hint[0])
-                fprintf(errf, "  %s\n", e.hint);
+            rc = e.hint[0] ? ic_cli_usage_hint(errf, e.hint, "%s", e.msg)
+                           : ic_cli_usage(errf, "%s", e.msg);
         }
     } else {
         rc = run(&a, argc, out, errf);

@@ -20,8 +20,20 @@
 /* The most configurations decode's listed options may make. */
 enum { IC_CLI_MAX_CONFIGS = 16 };
 
-/* "infcalc: error: <message>" on err; returns 2. */
+/* A usage error: "infcalc: error: <message>", then "  <hint>" on the next
+ * line, as the loaders' errors end (ic_err_print); returns 2. Every error
+ * carries a hint: what to write instead, or where to look (issue 16;
+ * tests/bad_cli.sh runs the command lines of tests/fixtures/bad-cli.txt). */
+int ic_cli_usage_hint(FILE *err, const char *hint, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* The same with the general hint ('infcalc --help' and the commands' own);
+ * prefer ic_cli_usage_hint with a hint that fits the error. */
 int ic_cli_usage(FILE *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* "unexpected argument 'X'" (the first positional argument of a command
+ * that takes none), with its hint; returns 2. */
+int ic_cli_unexpected(FILE *errf, const struct ic_opts *a);
 
 /* Prints a library error; returns the exit status (1 for out of memory or
  * I/O, else 2). */

@@ -33,12 +33,14 @@ int ic_cli_engine_check(const struct ic_opts *a, const struct ic_hw *h, FILE *er
     if (!a->given[IC_OPT_ENGINE])
         return 0;
     if (a->given[IC_OPT_ESTIMATE] && a->estimate == IC_EST_IDEAL)
-        return ic_cli_usage(errf, "--engine: the ideal bound reads no engine profile; leave out "
-                                  "--estimate ideal (--engine implies expected)");
+        return ic_cli_usage_hint(errf, "leave out --estimate ideal (--engine implies expected)",
+                                 "--engine: the ideal bound reads no engine profile");
     if (!h->achieved.present || h->measured.present)
-        return ic_cli_usage(errf, "--engine: %s has no achieved section (published "
-                                  "microbenchmarks); an engine profile adds to those rates only",
-                            h->name);
+        return ic_cli_usage_hint(errf, "choose a chip with achieved rates ('infcalc show hw "
+                                       "NAME' lists them), or leave out --engine",
+                                 "--engine: %s has no achieved section (published "
+                                 "microbenchmarks); an engine profile adds to those rates only",
+                                 h->name);
     return 0;
 }
 
@@ -78,11 +80,16 @@ int ic_cli_setup(const struct ic_opts *a, const struct ic_db *db, const char *cm
 {
     memset(s, 0, sizeof *s);
     if (a->n_pos)
-        return ic_cli_usage(errf, "unexpected argument '%s' (options start with --)", a->pos[0]);
+        return ic_cli_unexpected(errf, a);
     ic_cli_decode_opts(a, s);
-    if (!a->given[IC_OPT_MODEL] || !a->given[IC_OPT_HW])
-        return ic_cli_usage(errf, "%s needs --model and --hw ('infcalc %s --help' for usage)",
-                            cmd, cmd);
+    if (!a->given[IC_OPT_MODEL] || !a->given[IC_OPT_HW]) {
+        char hint[160];
+        snprintf(hint, sizeof hint, "e.g. 'infcalc %s --model llama3-8b --hw h100'; 'infcalc "
+                                    "list models' and 'infcalc list hw' name the entries", cmd);
+        return ic_cli_usage_hint(errf, hint,
+                                 "%s needs --model and --hw ('infcalc %s --help' for usage)", cmd,
+                                 cmd);
+    }
     s->m = malloc(sizeof *s->m);
     s->h = malloc(sizeof *s->h);
     if (!s->m || !s->h) {
@@ -302,8 +309,10 @@ int ic_cli_cmd_prefill(const struct ic_opts *a, const struct ic_db *db, FILE *ou
     if (a->given[IC_OPT_CHUNK])
         chunk = a->chunk;
     if (!chunk && (a->given[IC_OPT_BATCH] || a->given[IC_OPT_CONTEXT])) {
-        rc = ic_cli_usage(errf, "--batch and --context describe the decode batch a chunked "
-                                "prefill rides on; add --chunk C");
+        rc = ic_cli_usage_hint(errf, "e.g. '--chunk 512 --batch 32 --context 4096'; without "
+                                     "--chunk the prompt is prefilled alone",
+                               "--batch and --context describe the decode batch a chunked "
+                               "prefill rides on; add --chunk C");
         goto out;
     }
     if (s.st.max_context && pf.prefix + pf.prompt > s.st.max_context)
@@ -469,20 +478,26 @@ int ic_cli_cmd_specdec(const struct ic_opts *a, const struct ic_db *db, FILE *ou
     struct ic_cli_setup s;
     memset(&s, 0, sizeof s);
     if (a->n_pos)
-        return ic_cli_usage(errf, "unexpected argument '%s' (options start with --)", a->pos[0]);
+        return ic_cli_unexpected(errf, a);
     bool have_a = a->given[IC_OPT_ACCEPT], have_pq = a->given[IC_OPT_P] || a->given[IC_OPT_Q];
     if (have_a == have_pq)
-        return ic_cli_usage(errf, "specdec needs either --accept A or --p and --q (not both)");
+        return ic_cli_usage_hint(errf, "e.g. 'infcalc specdec --accept 0.8 --cost-ratio 0.05'",
+                                 "specdec needs either --accept A or --p and --q (not both)");
     if (have_pq && !(a->given[IC_OPT_P] && a->given[IC_OPT_Q]))
-        return ic_cli_usage(errf, "--p and --q go together: the target's and the draft's "
-                                  "distributions");
+        return ic_cli_usage_hint(errf, "e.g. '--p 0.6,0.3,0.1 --q 0.5,0.4,0.1'",
+                                 "--p and --q go together: the target's and the draft's "
+                                 "distributions");
     bool draft = a->given[IC_OPT_DRAFT];
     if (draft == a->given[IC_OPT_COST_RATIO])
-        return ic_cli_usage(errf, "specdec needs either --cost-ratio C or --draft MODEL (not "
-                                  "both)");
+        return ic_cli_usage_hint(errf, "--cost-ratio 0.05 states the draft step's cost; --draft "
+                                       "llama3-8b --model llama3-70b --hw h100 computes it",
+                                 "specdec needs either --cost-ratio C or --draft MODEL (not "
+                                 "both)");
     if (!draft && (a->given[IC_OPT_MODEL] || a->given[IC_OPT_HW]))
-        return ic_cli_usage(errf, "--model and --hw cost the steps of a --draft model; with "
-                                  "--cost-ratio leave them out");
+        return ic_cli_usage_hint(errf, "add --draft MODEL (and drop --cost-ratio) to cost the "
+                                       "steps on --hw",
+                                 "--model and --hw cost the steps of a --draft model; with "
+                                 "--cost-ratio leave them out");
     double acc = 0, c = 0;
     uint64_t k_only = 0;
     if (have_a)
@@ -494,6 +509,8 @@ int ic_cli_cmd_specdec(const struct ic_opts *a, const struct ic_db *db, FILE *ou
                                         "--p has %zu probabilities and --q %zu; they describe "
                                         "the same tokens", np, nq)
                            : ic_spec_accept(a->p, a->q, np, &acc, &e);
+        if (np != nq)
+            ic_err_hint(&e, "give one probability per token in both, in the same order");
         if (lrc)
             return ic_cli_report(errf, lrc, &e);
     }
@@ -511,8 +528,10 @@ int ic_cli_cmd_specdec(const struct ic_opts *a, const struct ic_db *db, FILE *ou
                 o != IC_OPT_COST_RATIO && o != IC_OPT_DRAFT_LEN && o != IC_OPT_FORMAT &&
                 o != IC_OPT_DB &&
                 o != IC_OPT_HELP && o != IC_OPT_VERSION)
-                return ic_cli_usage(errf, "--cost-ratio takes no model or hardware options; "
-                                          "use --draft MODEL to cost the steps");
+                return ic_cli_usage_hint(errf, "with --cost-ratio give only --accept (or --p "
+                                               "and --q), --k and --format",
+                                         "--cost-ratio takes no model or hardware options; "
+                                         "use --draft MODEL to cost the steps");
         double best_s;
         uint64_t best = ic_spec_best_k(acc, c, IC_SPEC_MAX_K, &best_s);
         ic_rows_init(&r, spec_cols, (int)(sizeof spec_cols / sizeof spec_cols[0]));
@@ -661,7 +680,9 @@ int ic_cli_cmd_prefix(const struct ic_opts *a, const struct ic_db *db, FILE *out
     if (rc)
         goto out;
     if (!a->given[IC_OPT_PREFIX]) {
-        rc = ic_cli_usage(errf, "prefix needs --prefix P (the shared prefix tokens)");
+        rc = ic_cli_usage_hint(errf, "e.g. '--prompt 2048 --prefix 1536': a system prompt of "
+                                     "1536 tokens shared by every request",
+                               "prefix needs --prefix P (the shared prefix tokens)");
         goto out;
     }
     pc.prefix = a->prefix;
@@ -827,6 +848,11 @@ int ic_cli_cmd_cost(const struct ic_opts *a, const struct ic_db *db, FILE *out, 
     if (a->given[IC_OPT_PRICE])
         price = a->price;
     s.h->usd_per_chip_hour = price;
+    /* an entry without a price and no --price: every cost not known (NaN:
+     * null in JSON, '-' in the table), never $0 */
+    const bool priced = ic_hw_has_price(s.h);
+    if (!priced)
+        price = NAN;
     struct ic_point p;
     struct ic_prefill q;
     struct ic_err e = {0};
@@ -857,8 +883,9 @@ int ic_cli_cmd_cost(const struct ic_opts *a, const struct ic_db *db, FILE *out, 
     ic_rows_num(&r, "decode_mfu", p.flops / p.step_s / (N * C));
     ic_rows_num(&r, "prefill_flops_per_usd", q.flops / q.prefill_s / usd_s);
     rc = write_one(out, errf, &s, s.dec.chips,
-                   price > 0 ? "cost (ideal bound; price from the hw entry unless --price)"
-                             : "cost (ideal bound)\nnote: the entry's price is 0", &r);
+                   priced ? "cost (ideal bound; price from the hw entry unless --price)"
+                          : "cost (ideal bound)\nnote: the entry has no price; --price USD "
+                            "gives one", &r);
 out:
     ic_cli_setup_free(&s);
     return rc;
@@ -893,26 +920,34 @@ int ic_cli_cmd_bestofn(const struct ic_opts *a, const struct ic_db *db, FILE *ou
     struct ic_cli_setup s;
     memset(&s, 0, sizeof s);
     if (a->n_pos)
-        return ic_cli_usage(errf, "unexpected argument '%s' (options start with --)", a->pos[0]);
+        return ic_cli_unexpected(errf, a);
     if (!a->given[IC_OPT_SUCCESS])
-        return ic_cli_usage(errf, "bestofn needs --success P (one candidate's chance)");
+        return ic_cli_usage_hint(errf, "e.g. 'infcalc bestofn --success 0.3 --target 0.9'",
+                                 "bestofn needs --success P (one candidate's chance)");
     if (a->given[IC_OPT_N] && a->given[IC_OPT_TARGET])
-        return ic_cli_usage(errf, "give --n N or --target Q, not both");
+        return ic_cli_usage_hint(errf, "--n costs N candidates; --target finds the fewest that "
+                                       "reach the chance",
+                                 "give --n N or --target Q, not both");
     double p, target = 0;
     uint64_t n_only = 0, L = 256;
     p = a->success;
     if (!(p > 0 && p < 1))
-        return ic_cli_usage(errf, "--success: %s; expected a chance strictly between 0 and 1",
-                            a->text[IC_OPT_SUCCESS]);
+        return ic_cli_usage_hint(errf, "a chance of 0 or 1 leaves nothing to choose; e.g. "
+                                       "'--success 0.3'",
+                                 "--success: %s; expected a chance strictly between 0 and 1",
+                                 a->text[IC_OPT_SUCCESS]);
     if (a->given[IC_OPT_TARGET]) {
         target = a->target;
         if (!(target > 0 && target < 1))
-            return ic_cli_usage(errf, "--target: %s; expected a chance strictly between 0 and "
-                                      "1", a->text[IC_OPT_TARGET]);
+            return ic_cli_usage_hint(errf, "no finite number of candidates reaches a chance "
+                                           "of 1; e.g. '--target 0.99'",
+                                     "--target: %s; expected a chance strictly between 0 and "
+                                     "1", a->text[IC_OPT_TARGET]);
         n_only = ic_bestofn_needed(p, target);
         if (n_only > IC_BESTOFN_MAX_N)
-            return ic_cli_usage(errf, "--target %s needs %llu candidates at --success %s; at "
-                                      "most %d",
+            return ic_cli_usage_hint(errf, "ask for a lower --target, or raise --success",
+                                     "--target %s needs %llu candidates at --success %s; at "
+                                     "most %d",
                                 a->text[IC_OPT_TARGET], (unsigned long long)n_only,
                                 a->text[IC_OPT_SUCCESS], IC_BESTOFN_MAX_N);
     }
@@ -932,8 +967,10 @@ int ic_cli_cmd_bestofn(const struct ic_opts *a, const struct ic_db *db, FILE *ou
             if (a->given[o] && o != IC_OPT_SUCCESS && o != IC_OPT_N && o != IC_OPT_TARGET &&
                 o != IC_OPT_OUTPUT && o != IC_OPT_FORMAT && o != IC_OPT_DB &&
                 o != IC_OPT_HELP && o != IC_OPT_VERSION)
-                return ic_cli_usage(errf, "--chips, --prompt, --mfu and the type options cost "
-                                          "the candidates on hardware: add --model and --hw");
+                return ic_cli_usage_hint(errf, "e.g. '--model llama3-8b --hw h100'; without "
+                                               "them only the chances are computed",
+                                         "--chips, --prompt, --mfu and the type options cost "
+                                         "the candidates on hardware: add --model and --hw");
     }
     struct ic_rows r;
     /* without hardware, no time or cost columns: the first four */
@@ -959,7 +996,9 @@ int ic_cli_cmd_bestofn(const struct ic_opts *a, const struct ic_db *db, FILE *ou
                 goto out;
             }
             t = q.ttft_s + (double)L * pt.step_s;
-            usd = s.h->usd_per_chip_hour * (double)d.chips / 3600.0 * t;
+            /* no price in the entry: no cost (null, '-') */
+            usd = ic_hw_has_price(s.h) ? s.h->usd_per_chip_hour * (double)d.chips / 3600.0 * t
+                                       : NAN;
         }
         if (ic_rows_add(&r)) {
             ic_rows_free(&r);
@@ -1091,10 +1130,12 @@ int ic_cli_cmd_optimize(const struct ic_opts *a, const struct ic_db *db, FILE *o
 {
     int rc;
     if (a->n_pos)
-        return ic_cli_usage(errf, "unexpected argument '%s' (options start with --)", a->pos[0]);
+        return ic_cli_unexpected(errf, a);
     if (!a->given[IC_OPT_MODEL] || !a->given[IC_OPT_TTFT] || !a->given[IC_OPT_TPOT])
-        return ic_cli_usage(errf, "optimize needs --model, --ttft and --tpot ('infcalc optimize "
-                                  "--help')");
+        return ic_cli_usage_hint(errf, "e.g. 'infcalc optimize --model llama3-70b --ttft 2s "
+                                       "--tpot 50ms'",
+                                 "optimize needs --model, --ttft and --tpot ('infcalc optimize "
+                                 "--help')");
     struct ic_opt_req req = {.prompt = 2048, .output = 256, .max_chips = 64};
     uint64_t top = 10;
     enum ic_format fmt = (enum ic_format)a->format;
@@ -1126,10 +1167,13 @@ int ic_cli_cmd_optimize(const struct ic_opts *a, const struct ic_db *db, FILE *o
         IC_OPT_MEM_UTIL, IC_OPT_SEED, IC_OPT_BLOCK, IC_OPT_SHORTLIST};
     for (size_t i = 0; !by_cap && i < sizeof sim_only / sizeof sim_only[0]; i++)
         if (a->given[sim_only[i]])
-            return ic_cli_usage(errf, "%s needs --rank capacity (the closed form simulates "
-                                      "nothing)", ic_opt_table[sim_only[i]].name);
+            return ic_cli_usage_hint(errf, "add --rank capacity, or leave the option out",
+                                     "%s needs --rank capacity (the closed form simulates "
+                                     "nothing)", ic_opt_table[sim_only[i]].name);
     if (!(req.ttft_s > 0) || !(req.tpot_s > 0))
-        return ic_cli_usage(errf, "--ttft and --tpot must be positive times");
+        return ic_cli_usage_hint(errf, "a zero target is met by no configuration; e.g. "
+                                       "'--ttft 2s --tpot 50ms'",
+                                 "--ttft and --tpot must be positive times");
 
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);

@@ -112,10 +112,13 @@ static int run_at(const struct ic_opts *a, const struct sim_setup *x, double rat
     struct ic_sim_cfg c = x->c;
     c.rate = rate;
     c.warmup = a->given[IC_OPT_WARMUP] ? a->warmup : rate > 0 ? c.requests / 10 : 0;
-    if (c.requests && c.warmup >= c.requests)
-        return ic_err_set(e, IC_EINVAL, NULL, 0, 0,
-                          "--warmup %llu leaves no request of the %llu to count",
-                          (unsigned long long)c.warmup, (unsigned long long)c.requests);
+    if (c.requests && c.warmup >= c.requests) {
+        int rc = ic_err_set(e, IC_EINVAL, NULL, 0, 0,
+                            "--warmup %llu leaves no request of the %llu to count",
+                            (unsigned long long)c.warmup, (unsigned long long)c.requests);
+        ic_err_hint(e, "give --warmup below --requests (by default a tenth of them)");
+        return rc;
+    }
     return ic_sim_run(&x->s.st, x->s.h, &c, r, e);
 }
 
@@ -193,7 +196,9 @@ int ic_cli_cmd_simulate(const struct ic_opts *a, const struct ic_db *db, FILE *o
     fill_cfg(a, &x);
     if (a->given[IC_OPT_RATE] && a->given[IC_OPT_RATES]) {
         ic_cli_setup_free(&x.s);
-        return ic_cli_usage(errf, "give --rate R or --rates R1,R2,.., not both");
+        return ic_cli_usage_hint(errf, "--rate runs one load; --rates sweeps several ('--rates "
+                                       "1,2,4')",
+                                 "give --rate R or --rates R1,R2,.., not both");
     }
     bool sweep = a->given[IC_OPT_RATES] || a->given[IC_OPT_PLOT];
     struct ic_err e = {0};
@@ -220,8 +225,9 @@ int ic_cli_cmd_simulate(const struct ic_opts *a, const struct ic_db *db, FILE *o
     if (a->given[IC_OPT_REQUESTS_CSV]) {
         if (sweep) {
             ic_cli_setup_free(&x.s);
-            return ic_cli_usage(errf, "--requests-csv records one run: give --rate R (or "
-                                      "none: offline), not --rates or --plot");
+            return ic_cli_usage_hint(errf, "give --rate R (or no rate: offline), not --rates or "
+                                           "--plot",
+                                     "--requests-csv records one run, not a sweep");
         }
         if ((rc = ic_out_open(&w.o, a->requests_csv, "the requests' CSV", &e)))
             goto lib_fail;

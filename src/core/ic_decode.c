@@ -115,10 +115,11 @@ int ic_decode(const struct ic_model_stats *m, const struct ic_hw *hw,
     p->latency_s = p->step_s;
     p->tokens_s = (double)B / p->step_s;
     p->tokens_s_chip = p->tokens_s / NT;
-    p->usd_per_mtok = hw->usd_per_chip_hour * NT / 3600.0 / p->tokens_s * 1e6;
-    p->flops_per_usd = hw->usd_per_chip_hour > 0
-                          ? p->flops / p->step_s / (hw->usd_per_chip_hour * NT / 3600.0)
-                          : 0;
+    /* no price, no cost (NaN: null in JSON, '-' in a table) */
+    const bool priced = ic_hw_has_price(hw);
+    p->usd_per_mtok = priced ? hw->usd_per_chip_hour * NT / 3600.0 / p->tokens_s * 1e6 : NAN;
+    p->flops_per_usd =
+        priced ? p->flops / p->step_s / (hw->usd_per_chip_hour * NT / 3600.0) : NAN;
 
     const struct ic_mem mk = ic_step_mem_of(&l, 0);
     const uint64_t seqs = (B + mk.batch_ways - 1) / mk.batch_ways;
@@ -135,7 +136,8 @@ int ic_decode(const struct ic_model_stats *m, const struct ic_hw *hw,
     const double bw = ic_step_weight_bytes(m, cfg->weights);
     p->b_crit = bw * C / (2.0 * W);
     p->b_crit_moe = m->n_experts ? p->b_crit * (double)m->n_experts / (double)m->top_k : p->b_crit;
-    const double check[] = {p->tokens_s, p->usd_per_mtok, p->mem_per_chip_B, p->flops, p->b_crit_moe};
+    const double check[] = {p->tokens_s, priced ? p->usd_per_mtok : 0, p->mem_per_chip_B,
+                            p->flops, p->b_crit_moe};
     if (!ic_finite_nonneg(check, sizeof check / sizeof check[0]))
         return ic_err_set(err, IC_EINVAL, NULL, 0, 0,
                           "the step time is not a finite positive number for these inputs "
@@ -162,8 +164,12 @@ int ic_decode_for_hw(struct ic_decode_cfg *c, const struct ic_hw *hw, int estima
                      ic_dtype_traits((enum ic_dtype)t)->name);
         }
     const char *ct = ic_dtype_traits(c->compute)->name;
-    return ic_err_set(err, IC_EINVAL, NULL, 0, 0, "--compute %s: %s has no %s compute (it lists: %s)",
-                      ct, hw->name, ct, have);
+    int rc = ic_err_set(err, IC_EINVAL, NULL, 0, 0, "--compute %s: %s has no %s compute (it lists: %s)",
+                        ct, hw->name, ct, have);
+    if (have[0])
+        ic_err_hint(err, "choose a type it lists, e.g. '--compute %s'",
+                    hw->peak_flop_s[IC_DT_BF16] > 0 ? "bf16" : strtok(have, " "));
+    return rc;
 }
 
 void ic_decode_fewest(const struct ic_model_stats *m, struct ic_point *p)

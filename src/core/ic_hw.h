@@ -165,7 +165,7 @@ struct ic_hw {
     char host_kind[IC_HW_NAME_LEN];
     double host_B_s;            /* host link, one way */
 
-    double usd_per_chip_hour;
+    double usd_per_chip_hour;   /* 0: no price (ic_hw_has_price) */
     char price_as_of[16];       /* YYYY-MM */
 
     char sources[IC_HW_MAX_SOURCES][IC_HW_TEXT_LEN];
@@ -190,6 +190,12 @@ int ic_hw_load(const char *path, struct ic_hw *out, struct ic_err *err);
  * measured gemm_by_batch lists, also gives offset (a double[size2]) and qty
  * for the writer. */
 const struct ic_schema *ic_hw_schema(void);
+
+/* Whether the entry has a price: a price of 0 is none (what 'infcalc
+ * bench' writes for a machine whose price it cannot know). Without one, a
+ * cost is not known: NaN in a result, null in JSON, '-' in a table, never
+ * "$0 per million tokens". */
+bool ic_hw_has_price(const struct ic_hw *hw);
 
 /* Dense peak FLOP/s of dtype on hw; 0 when the chip lacks it. */
 double ic_hw_peak(const struct ic_hw *hw, enum ic_dtype t);

@@ -38,15 +38,21 @@ static int check_cfg(const struct ic_model_stats *m, const struct ic_hw *hw,
     if (!ep)
         return ic_err_set(err, IC_EINVAL, NULL, 0, 0, "ep (expert-parallel groups) must be at "
                                                       "least 1");
-    if (ep > 1 && !m->n_experts)
-        return ic_err_set(err, IC_EINVAL, NULL, 0, 0,
-                          "ep is %llu but the model has no routed experts; expert "
-                          "parallelism needs an MoE model (use ep 1)", (unsigned long long)ep);
-    if (ep > 1 && m->n_experts % ep)
-        return ic_err_set(err, IC_EINVAL, NULL, 0, 0,
-                          "ep is %llu but does not divide the %llu routed experts; every "
-                          "group must hold the same number", (unsigned long long)ep,
-                          (unsigned long long)m->n_experts);
+    if (ep > 1 && !m->n_experts) {
+        int rc = ic_err_set(err, IC_EINVAL, NULL, 0, 0,
+                            "ep is %llu but the model has no routed experts; expert "
+                            "parallelism needs an MoE model (use ep 1)", (unsigned long long)ep);
+        ic_err_hint(err, "'infcalc list models' marks the MoE models (e.g. mixtral-8x7b)");
+        return rc;
+    }
+    if (ep > 1 && m->n_experts % ep) {
+        int rc = ic_err_set(err, IC_EINVAL, NULL, 0, 0,
+                            "ep is %llu but does not divide the %llu routed experts; every "
+                            "group must hold the same number", (unsigned long long)ep,
+                            (unsigned long long)m->n_experts);
+        ic_err_hint(err, "choose an ep that divides %llu, e.g. 2", (unsigned long long)m->n_experts);
+        return rc;
+    }
     if (c->dec.estimate != IC_EST_IDEAL)
         return ic_err_set(err, IC_EINVAL, NULL, 0, 0,
                           "the MoE analysis computes the ideal bound only (estimate 'ideal')");
@@ -54,11 +60,16 @@ static int check_cfg(const struct ic_model_stats *m, const struct ic_hw *hw,
     if (N && ep > IC_DECODE_MAX_CHIPS / N)
         return ic_err_set(err, IC_EINVAL, NULL, 0, 0,
                           "chips x ep is too large (at most 2^20 chips in all)");
-    if (N * ep > hw->ici_domain_chips && !(hw->dcn_B_s > 0))
-        return ic_err_set(err, IC_EINVAL, hw->path, hw->locs[IC_HWF_DCN].line,
-                          hw->locs[IC_HWF_DCN].col,
-                          "%s has no scale-out network: chips x ep at most %llu (its "
-                          "fabric's domain)", hw->name, (unsigned long long)hw->ici_domain_chips);
+    if (N * ep > hw->ici_domain_chips && !(hw->dcn_B_s > 0)) {
+        int rc = ic_err_set(err, IC_EINVAL, hw->path, hw->locs[IC_HWF_DCN].line,
+                            hw->locs[IC_HWF_DCN].col,
+                            "%s has no scale-out network: chips x ep at most %llu (its "
+                            "fabric's domain)", hw->name,
+                            (unsigned long long)hw->ici_domain_chips);
+        ic_err_hint(err, "use fewer chips or groups, or a chip whose entry has a scale_out "
+                         "section");
+        return rc;
+    }
     return IC_OK;
 }
 

@@ -380,6 +380,33 @@ static const struct {
                                    "requests/s, the SLOs and the capacity marked"},
 };
 
+/* The option's help for cmd: the command's own line where it has one. */
+static const char *help_of(enum ic_cmd cmd, int k)
+{
+    for (size_t j = 0; j < sizeof help_for / sizeof help_for[0]; j++)
+        if (help_for[j].cmd == cmd && (int)help_for[j].opt == k)
+            return help_for[j].help;
+    return ic_opt_table[k].help;
+}
+
+/* The hint of a value refused for option k under cmd: the option as --help
+ * shows it ("--chips N[,..]: chips holding one tensor-parallel replica
+ * (default 1)"), on one line. */
+static void value_hint(struct ic_err *err, enum ic_cmd cmd, int k)
+{
+    if (!err || err->hint[0])
+        return;
+    const struct ic_opt_def *d = &ic_opt_table[k];
+    bool list = d->list_cmds & (UINT64_C(1) << cmd);
+    char help[400];
+    snprintf(help, sizeof help, "%s", help_of(cmd, k));
+    for (char *c = help; *c; c++)
+        if (*c == '\n')
+            *c = ' ';
+    ic_err_hint(err, "%s%s%s%s: %s", d->name, d->meta ? " " : "", d->meta ? d->meta : "",
+                list ? "[,..]" : "", help);
+}
+
 /* ---- names ---------------------------------------------------------------- */
 
 const char *ic_text_nearest(const char *word, const char *const *cands, int n)
@@ -450,60 +477,65 @@ static int fail(struct ic_err *err, const char *fmt, ...)
     return IC_EINVAL;
 }
 
+/* The value parsers below read numbers with ic_units' grammar, the one the
+ * files use (docs/numbers.md), and add the option's range. */
+
 static int parse_count(const char *name, const char *t, double lo, double hi, uint64_t *out,
                        struct ic_err *err)
 {
     unsigned long long l = (unsigned long long)lo, h = (unsigned long long)hi;
-    if (!*t || strspn(t, "0123456789") != strlen(t))
+    char why[160];
+    uint64_t v;
+    /* the files' values come trimmed; an option's space is a typo */
+    if (!*t || isspace((unsigned char)*t))
         return fail(err, "%s: '%s' is not a whole number; expected %llu to %llu", name, t, l, h);
-    if (t[0] == '0' && t[1]) /* as the files refuse it (docs/numbers.md) */
-        return fail(err, "%s: '%s' has a leading zero; expected %llu to %llu", name, t, l, h);
-    errno = 0;
-    unsigned long long v = strtoull(t, NULL, 10);
-    if (errno == ERANGE || v < l || v > h)
+    /* digits past 2^63 are a number out of range, not a malformed one */
+    bool digits = strspn(t, "0123456789") == strlen(t) && t[0] != '0';
+    if (!digits && ic_count_parse(t, &v, why, sizeof why))
+        return fail(err, "%s: %s; expected %llu to %llu", name, why, l, h);
+    if (digits) {
+        errno = 0;
+        unsigned long long d = strtoull(t, NULL, 10);
+        if (errno == ERANGE)
+            return fail(err, "%s: %s is out of range; expected %llu to %llu", name, t, l, h);
+        v = d;
+    }
+    if (v < l || v > h)
         return fail(err, "%s: %s is out of range; expected %llu to %llu", name, t, l, h);
     *out = v;
     return IC_OK;
 }
 
+/* Every option's lo is >= 0: no option takes a sign (ic_number_parse
+ * refuses '-0' and '-1e-300', which are not a zero to print as "-0" or
+ * round away). */
 static int parse_num(const char *name, const char *t, double lo, double hi, double *out,
                      struct ic_err *err)
 {
-    char *end = NULL;
-    errno = 0;
-    double v = strtod(t, &end);
-    /* plain decimals only: strtod also takes hex, inf, nan and leading space */
-    if (end == t || *end || !isfinite(v) || strpbrk(t, "xXpPiInN") ||
-        isspace((unsigned char)*t))
+    char why[160];
+    double v;
+    if (!*t || isspace((unsigned char)*t))
         return fail(err, "%s: '%s' is not a number; expected %g to %g", name, t, lo, hi);
-    /* a quantity that cannot be negative takes no minus sign: '-0' and
-     * '-1e-300' are not a zero to print as "-0" or round away */
-    if (lo >= 0 && t[0] == '-')
-        return fail(err, "%s: '%s' has a minus sign; expected %g to %g", name, t, lo, hi);
-    const char *d = t[0] == '+' || t[0] == '-' ? t + 1 : t;
-    if (d[0] == '0' && isdigit((unsigned char)d[1]))
-        return fail(err, "%s: '%s' has a leading zero; expected %g to %g", name, t, lo, hi);
-    if (errno == ERANGE || v < lo || v > hi)
+    if (ic_number_parse(t, &v, why, sizeof why))
+        return fail(err, "%s: %s; expected %g to %g", name, why, lo, hi);
+    if (v < lo || v > hi)
         return fail(err, "%s: %s is out of range; expected %g to %g", name, t, lo, hi);
     *out = v;
     return IC_OK;
 }
 
+/* A size or a time with its unit, as in the files: a bare number is
+ * refused (a time's included, docs/numbers.md). */
 static int parse_qty(const char *name, const char *t, enum ic_qty q, double lo, double hi,
                      double *out, struct ic_err *err)
 {
-    char why[160];
+    char why[200];
     double v;
-    if (q == IC_QTY_TIME && strspn(t, "0123456789.eE+-") == strlen(t)) {
-        if (parse_num(name, t, lo, hi, &v, err))
-            return IC_EINVAL;
-    } else if (t[0] == '-') {
-        return fail(err, "%s: '%s' has a minus sign; expected %s such as %s", name, t,
-                    ic_qty_name(q), ic_qty_example(q));
-    } else if (ic_qty_parse(t, q, &v, why, sizeof why)) {
-        return fail(err, "%s: %s; expected %s such as %s", name, why, ic_qty_name(q),
+    if (isspace((unsigned char)*t))
+        return fail(err, "%s: '%s' is not %s; expected e.g. %s", name, t, ic_qty_name(q),
                     ic_qty_example(q));
-    }
+    if (ic_qty_parse(t, q, &v, why, sizeof why))
+        return fail(err, "%s: %s", name, why);
     if (!(v >= lo && v <= hi))
         return fail(err, "%s: %s is out of range; expected %g to %g%s", name, t, lo, hi,
                     q == IC_QTY_TIME ? " s" : " B");
@@ -563,7 +595,7 @@ static bool item(const char *t, int i, char *buf, size_t cap)
     return len > 0;
 }
 
-int ic_opt_set(struct ic_opts *o, int opt, const char *text, struct ic_err *err)
+static int opt_set(struct ic_opts *o, int opt, const char *text, struct ic_err *err)
 {
     const struct ic_opt_def *d = &ic_opt_table[opt];
     uint64_t bit = UINT64_C(1) << o->cmd;
@@ -574,11 +606,22 @@ int ic_opt_set(struct ic_opts *o, int opt, const char *text, struct ic_err *err)
             ic_err_hint(err, "'infcalc %s --help' lists its options", cmd);
         return IC_EINVAL;
     }
-    if (o->given[opt])
-        return fail(err, "option '%s' given twice", d->name);
+    if (o->given[opt]) {
+        fail(err, "option '%s' given twice", d->name);
+        if (err && (d->list_cmds & bit) && text && o->text[opt])
+            ic_err_hint(err, "give it once; several values are one list: '%s %s,%s'",
+                        d->name, o->text[opt], text);
+        else if (err)
+            ic_err_hint(err, "give it once");
+        return IC_EINVAL;
+    }
     if (d->kind == IC_OK_FLAG) {
-        if (text)
-            return fail(err, "option '%s' takes no value", d->name);
+        if (text) {
+            fail(err, "option '%s' takes no value", d->name);
+            if (err)
+                ic_err_hint(err, "write '%s' alone", d->name);
+            return IC_EINVAL;
+        }
         o->given[opt] = true;
         o->n[opt] = 1;
         return IC_OK;
@@ -654,9 +697,16 @@ int ic_opt_set(struct ic_opts *o, int opt, const char *text, struct ic_err *err)
                                err);
                 break;
             case IC_OK_DTYPE:
-                if (ic_dtype_parse(buf, (enum ic_dtype *)field + i))
+                if (ic_dtype_parse(buf, (enum ic_dtype *)field + i)) {
                     rc = fail(err, "%s: unknown type '%s'; expected fp32, bf16, fp16, fp8, int8, "
                                    "int4 or fp4", d->name, buf);
+                    const char *types[IC_DT_COUNT];
+                    for (int t = 0; t < IC_DT_COUNT; t++)
+                        types[t] = ic_dtype_traits((enum ic_dtype)t)->name;
+                    const char *near = ic_text_nearest(buf, types, IC_DT_COUNT);
+                    if (near && err)
+                        ic_err_hint(err, "did you mean '%s'?", near);
+                }
                 break;
             case IC_OK_CHOICE:
                 rc = parse_choice(d, buf, (int *)field + i, err);
@@ -691,6 +741,16 @@ int ic_opt_set(struct ic_opts *o, int opt, const char *text, struct ic_err *err)
     return IC_OK;
 }
 
+int ic_opt_set(struct ic_opts *o, int opt, const char *text, struct ic_err *err)
+{
+    int rc = opt_set(o, opt, text, err);
+    /* every refusal carries a hint: where none more particular was set,
+     * the option as --help shows it */
+    if (rc == IC_EINVAL)
+        value_hint(err, o->cmd, opt);
+    return rc;
+}
+
 /* ---- the command line ----------------------------------------------------- */
 
 int ic_opts_parse(int argc, char **argv, struct ic_opts *o, struct ic_err *err)
@@ -715,8 +775,13 @@ int ic_opts_parse(int argc, char **argv, struct ic_opts *o, struct ic_err *err)
     for (; i < argc; i++) {
         const char *arg = argv[i];
         if (arg[0] != '-' || !arg[1]) {
-            if (o->n_pos >= IC_OPT_MAX_POS)
-                return fail(err, "unexpected argument '%s'", arg);
+            if (o->n_pos >= IC_OPT_MAX_POS) {
+                fail(err, "unexpected argument '%s'", arg);
+                if (err)
+                    ic_err_hint(err, "options start with --; 'infcalc %s --help' lists them",
+                                cmd_names[o->cmd]);
+                return IC_EINVAL;
+            }
             o->pos[o->n_pos++] = arg;
             continue;
         }
@@ -735,6 +800,8 @@ int ic_opts_parse(int argc, char **argv, struct ic_opts *o, struct ic_err *err)
             const char *near = ic_opt_nearest(name);
             if (err && near)
                 ic_err_hint(err, "did you mean '%s'?", near);
+            else if (err)
+                ic_err_hint(err, "'infcalc %s --help' lists its options", cmd_names[o->cmd]);
             return IC_EINVAL;
         }
         const char *val = NULL;
@@ -758,10 +825,7 @@ void ic_opt_help(FILE *out, enum ic_cmd cmd)
         const struct ic_opt_def *d = &ic_opt_table[k];
         if (!(d->cmds & bit) || k == IC_OPT_VERSION)
             continue;
-        const char *help = d->help;
-        for (size_t j = 0; j < sizeof help_for / sizeof help_for[0]; j++)
-            if (help_for[j].cmd == cmd && (int)help_for[j].opt == k)
-                help = help_for[j].help;
+        const char *help = help_of(cmd, k);
         char head[64];
         snprintf(head, sizeof head, "  %s%s%s%s", d->name, d->meta ? " " : "",
                  d->meta ? d->meta : "", (d->list_cmds & bit) ? "[,..]" : "");

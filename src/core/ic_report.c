@@ -4,6 +4,7 @@
 #include "ic_rows.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char *const format_names[IC_FMT_COUNT] = {
@@ -177,22 +178,23 @@ static void point_row(struct ic_rows *r, const struct ic_report_group *g,
     ic_rows_num(r, "uneven_split", p->uneven_split);
 }
 
-/* Milliseconds with three significant figures in a fixed-width column. */
-static void ms(FILE *out, int width, double s)
+/* Milliseconds with three significant figures (more where the value has
+ * more integer digits). */
+static void ms(char *buf, size_t n, double s)
 {
     double v = s * 1e3;
     int decimals = v >= 100 ? 1 : v >= 1 ? 2 : v >= 0.01 ? 3 : 4;
-    fprintf(out, "%*.*f", width, decimals, v);
+    snprintf(buf, n, "%.*f", decimals, v);
 }
 
-static void count(FILE *out, int width, double v)
+static void count(char *buf, size_t n, double v)
 {
     if (v >= 1e7)
-        fprintf(out, "%*.3g", width, v);
+        snprintf(buf, n, "%.3g", v);
     else if (v >= 100)
-        fprintf(out, "%*.0f", width, v);
+        snprintf(buf, n, "%.0f", v);
     else
-        fprintf(out, "%*.1f", width, v);
+        snprintf(buf, n, "%.1f", v);
 }
 
 static void table_title(FILE *out, const struct ic_report_group *r, const struct ic_point *p,
@@ -240,8 +242,28 @@ static void table_title(FILE *out, const struct ic_report_group *r, const struct
     fputs("\n", out);
 }
 
-static void table_sweep(FILE *out, const struct ic_report *rep, const struct ic_report_group *r,
-                        const struct ic_point *pts, size_t n)
+/* The sweep table's cells, one row per point, each column as wide as its
+ * widest cell or its heading (issue 15: a fixed width ran two values
+ * together, '3.83.28e+03'), two spaces apart. */
+enum { SW_MAX_COLS = 24, SW_CELL = 32 };
+struct sweep_cols {
+    int n;
+    const char *head[SW_MAX_COLS];
+    bool left[SW_MAX_COLS]; /* text: aligned left */
+};
+
+/* A column (at most 19 of the SW_MAX_COLS are ever added); its index. */
+static int add_col(struct sweep_cols *c, const char *head, bool left)
+{
+    if (c->n == SW_MAX_COLS)
+        return SW_MAX_COLS - 1; /* not reached: the table below has 19 */
+    c->head[c->n] = head;
+    c->left[c->n] = left;
+    return c->n++;
+}
+
+static int table_sweep(FILE *out, const struct ic_report *rep, const struct ic_report_group *r,
+                       const struct ic_point *pts, size_t n)
 {
     bool show_chips = false, show_ctx = false, show_prec = false;
     for (int i = 0; i < rep->n_axes; i++) {
@@ -250,22 +272,86 @@ static void table_sweep(FILE *out, const struct ic_report *rep, const struct ic_
         show_prec |= rep->axes[i] == IC_AXIS_PRECISION;
     }
     table_title(out, r, &pts[0], show_chips, show_ctx, show_prec);
-    if (show_chips)
-        fputs("chips ", out);
-    if (show_prec)
-        fputs("wts  kv   ", out);
-    fputs("   batch", out);
-    if (show_ctx)
-        fputs("  context", out);
-    /* the other estimate's step beside the step, where the entry has it */
-    const bool other = pts[0].other_known;
-    fputs("   step ms", out);
-    if (other)
-        fputs(pts[0].cfg.estimate == IC_EST_IDEAL ? "  expected" : "  ideal ms", out);
-    fputs("  weights ms    kv ms  compute ms  comm ms  bound     tok/s/chip"
-          "      tok/s  $/Mtok  mem/chip GB  fits", out);
-    if (show_chips || show_ctx || show_prec)
-        fputs("  max batch", out);
+    /* the other estimate's step beside the step, where the entry has it;
+     * the experts a step's tokens route to, for an MoE model */
+    const bool other = pts[0].other_known, moe = pts[0].experts_touched > 0;
+    const bool max_col = show_chips || show_ctx || show_prec;
+    struct sweep_cols c = {0};
+    int c_chips = show_chips ? add_col(&c, "chips", false) : -1;
+    int c_wts = show_prec ? add_col(&c, "wts", true) : -1;
+    int c_kvt = show_prec ? add_col(&c, "kv", true) : -1;
+    int c_batch = add_col(&c, "batch", false);
+    int c_ctx = show_ctx ? add_col(&c, "context", false) : -1;
+    int c_step = add_col(&c, "step ms", false);
+    int c_other = other ? add_col(&c, pts[0].cfg.estimate == IC_EST_IDEAL ? "expected"
+                                                                          : "ideal ms",
+                                  false)
+                        : -1;
+    int c_w = add_col(&c, "weights ms", false);
+    int c_kv = add_col(&c, "kv ms", false);
+    int c_comp = add_col(&c, "compute ms", false);
+    int c_comm = add_col(&c, "comm ms", false);
+    int c_bound = add_col(&c, "bound", true);
+    int c_exp = moe ? add_col(&c, "experts", false) : -1;
+    int c_tpc = add_col(&c, "tok/s/chip", false);
+    int c_tps = add_col(&c, "tok/s", false);
+    int c_usd = add_col(&c, "$/Mtok", false);
+    int c_mem = add_col(&c, "mem/chip GB", false);
+    int c_fits = add_col(&c, "fits", true);
+    int c_max = max_col ? add_col(&c, "max batch", false) : -1;
+    char(*cell)[SW_MAX_COLS][SW_CELL] = calloc(n ? n : 1, sizeof *cell);
+    if (!cell)
+        return IC_ENOMEM;
+    for (size_t i = 0; i < n; i++) {
+        const struct ic_point *p = &pts[i];
+        char(*x)[SW_CELL] = cell[i];
+        if (c_chips >= 0)
+            snprintf(x[c_chips], SW_CELL, "%llu", (unsigned long long)p->cfg.chips);
+        if (c_wts >= 0) {
+            snprintf(x[c_wts], SW_CELL, "%s", dt(p->cfg.weights));
+            snprintf(x[c_kvt], SW_CELL, "%s", dt(p->cfg.kv));
+        }
+        snprintf(x[c_batch], SW_CELL, "%llu", (unsigned long long)p->cfg.batch);
+        if (c_ctx >= 0)
+            snprintf(x[c_ctx], SW_CELL, "%llu", (unsigned long long)p->cfg.context);
+        ms(x[c_step], SW_CELL, p->step_s);
+        if (c_other >= 0) {
+            if (p->other_known)
+                ms(x[c_other], SW_CELL, p->other_step_s);
+            else
+                snprintf(x[c_other], SW_CELL, "-");
+        }
+        ms(x[c_w], SW_CELL, p->weights_s);
+        ms(x[c_kv], SW_CELL, p->kv_s);
+        ms(x[c_comp], SW_CELL, p->compute_s);
+        ms(x[c_comm], SW_CELL, p->comm_s);
+        snprintf(x[c_bound], SW_CELL, "%s", ic_bound_name(p->bound));
+        if (c_exp >= 0)
+            snprintf(x[c_exp], SW_CELL, "%.1f", p->experts_touched);
+        count(x[c_tpc], SW_CELL, p->tokens_s_chip);
+        count(x[c_tps], SW_CELL, p->tokens_s);
+        /* no price in the entry: no cost */
+        if (isfinite(p->usd_per_mtok))
+            snprintf(x[c_usd], SW_CELL, "%.3g", p->usd_per_mtok);
+        else
+            snprintf(x[c_usd], SW_CELL, "-");
+        snprintf(x[c_mem], SW_CELL, "%.2f", p->mem_per_chip_B / 1e9);
+        snprintf(x[c_fits], SW_CELL, "%s", p->fits ? "yes" : "NO");
+        if (c_max >= 0)
+            snprintf(x[c_max], SW_CELL, "%llu", (unsigned long long)p->max_batch);
+    }
+    int w[SW_MAX_COLS];
+    for (int k = 0; k < c.n; k++) {
+        w[k] = (int)strlen(c.head[k]);
+        for (size_t i = 0; i < n; i++)
+            if ((int)strlen(cell[i][k]) > w[k])
+                w[k] = (int)strlen(cell[i][k]);
+    }
+    /* text to the left, numbers to the right; the last column is not
+     * padded out to the end of the line */
+    for (int k = 0; k < c.n; k++)
+        fprintf(out, "%s%*s", k ? "  " : "", c.left[k] ? (k + 1 < c.n ? -w[k] : 0) : w[k],
+                c.head[k]);
     fputc('\n', out);
     /* a chips sweep: the largest useful tensor-parallel size is the one with
      * the shortest step; past it, adding chips lengthens the step (the
@@ -276,40 +362,14 @@ static void table_sweep(FILE *out, const struct ic_report *rep, const struct ic_
         if (useful == n || pts[i].step_s < pts[useful].step_s)
             useful = i;
     for (size_t i = 0; i < n; i++) {
-        const struct ic_point *p = &pts[i];
-        if (show_chips)
-            fprintf(out, "%5llu ", (unsigned long long)p->cfg.chips);
-        if (show_prec)
-            fprintf(out, "%-4s %-4s ", dt(p->cfg.weights), dt(p->cfg.kv));
-        fprintf(out, "%8llu", (unsigned long long)p->cfg.batch);
-        if (show_ctx)
-            fprintf(out, " %8llu", (unsigned long long)p->cfg.context);
-        ms(out, 10, p->step_s);
-        if (other) {
-            if (p->other_known)
-                ms(out, 10, p->other_step_s);
-            else
-                fprintf(out, "%10s", "-");
-        }
-        ms(out, 12, p->weights_s);
-        ms(out, 9, p->kv_s);
-        ms(out, 12, p->compute_s);
-        ms(out, 9, p->comm_s);
-        fprintf(out, "  %-8s", ic_bound_name(p->bound));
-        count(out, 11, p->tokens_s_chip);
-        count(out, 11, p->tokens_s);
-        /* eight columns: two significant figures where three would touch
-         * the column before */
-        fprintf(out, p->usd_per_mtok >= 9999.5 ? " %7.2g" : "%8.3g", p->usd_per_mtok);
-        fprintf(out, "%13.2f", p->mem_per_chip_B / 1e9);
-        if (show_chips || show_ctx || show_prec)
-            fprintf(out, "  %-4s%11llu", p->fits ? "yes" : "NO", (unsigned long long)p->max_batch);
-        else
-            fprintf(out, "  %s", p->fits ? "yes" : "NO");
+        for (int k = 0; k < c.n; k++)
+            fprintf(out, "%s%*s", k ? "  " : "", c.left[k] ? (k + 1 < c.n ? -w[k] : 0) : w[k],
+                    cell[i][k]);
         if (i == useful && n > 1)
             fputs("  <- largest useful", out);
         fputc('\n', out);
     }
+    free(cell);
     if (useful < n && n > 1) {
         const struct ic_point *u = &pts[useful];
         fprintf(out, "largest useful tensor-parallel size: %llu chips, the shortest step (%.3g ms)",
@@ -322,6 +382,7 @@ static void table_sweep(FILE *out, const struct ic_report *rep, const struct ic_
         }
         fputc('\n', out);
     }
+    return IC_OK;
 }
 
 static void table_point(FILE *out, const struct ic_report_group *r, const struct ic_point *p)
@@ -360,8 +421,11 @@ static void table_point(FILE *out, const struct ic_report_group *r, const struct
     fprintf(out, "    collectives        %-12s (%s all-reduced per chip)\n", a, b);
     fprintf(out, "  throughput           %.4g tokens/s, %.4g tokens/s per chip\n", p->tokens_s,
             p->tokens_s_chip);
-    fprintf(out, "  cost                 $%.3g per million tokens, %.3g FLOPs per dollar\n",
-            p->usd_per_mtok, p->flops_per_usd);
+    if (isfinite(p->usd_per_mtok))
+        fprintf(out, "  cost                 $%.3g per million tokens, %.3g FLOPs per dollar\n",
+                p->usd_per_mtok, p->flops_per_usd);
+    else
+        fputs("  cost                 - (the entry has no price)\n", out);
     ic_report_bytes(a, sizeof a, p->mem_per_chip_B);
     ic_report_bytes(b, sizeof b, p->capacity_B);
     fprintf(out, "  memory per chip      %s of %s: %s\n", a, b, p->fits ? "fits" : "DOES NOT FIT");
@@ -423,9 +487,11 @@ int ic_report_write(FILE *out, enum ic_format fmt, const struct ic_report *r,
             const struct ic_report_group *gr = &groups[g];
             if (g)
                 fputc('\n', out);
-            if (r->sweep)
-                table_sweep(out, r, gr, gr->pts, gr->n);
-            else
+            if (r->sweep) {
+                int rc = table_sweep(out, r, gr, gr->pts, gr->n);
+                if (rc)
+                    return rc;
+            } else
                 table_point(out, gr, &gr->pts[0]);
         }
     }

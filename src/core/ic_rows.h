@@ -15,8 +15,10 @@
  * ("time.step_s") is a field of a nested JSON object ("time": {"step_s"})
  * and keeps its dotted name in the CSV header. One row prints as a
  * two-column list of fields, several as a table. A value that is not finite
- * is a bug in the caller: it prints as null in JSON, an empty CSV cell and
- * "-" in the table, never "nan". Text is copied whole, never cut. */
+ * is one not known (NaN: a cost where the entry has no price, the other
+ * estimate where the entry has no figures for it): it prints as null in
+ * JSON, an empty CSV cell and "-" in the table, never "nan" or a made-up 0.
+ * Text is copied whole, never cut. */
 #ifndef IC_ROWS_H
 #define IC_ROWS_H
 

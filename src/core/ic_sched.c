@@ -166,11 +166,15 @@ static int pick_reserve(const struct ic_model_stats *m, const struct ic_batching
         what = "prompt + the 0.999 output quantile (the default reservation)";
     }
     const double need = (double)c->prompt + ceil(c->out.mean);
-    if (r < need)
-        return ic_err_set(err, IC_EINVAL, NULL, 0, 0,
-                          "%s is %.0f tokens; a contiguous reservation must hold at least "
-                          "prompt + the mean output (%.0f tokens), or most requests would "
-                          "not fit", what, r, need);
+    if (r < need) {
+        int rc = ic_err_set(err, IC_EINVAL, NULL, 0, 0,
+                            "%s is %.0f tokens; a contiguous reservation must hold at least "
+                            "prompt + the mean output (%.0f tokens), or most requests would "
+                            "not fit", what, r, need);
+        ic_err_hint(err, "raise --reserve to %.0f tokens or more, or shorten --prompt or "
+                         "--output", need);
+        return rc;
+    }
     if (r > (double)IC_MODEL_MAX_CONTEXT)
         return ic_err_set(err, IC_EINVAL, NULL, 0, 0,
                           "%s is %.0f tokens; expected at most 2^26", what, r);

@@ -118,9 +118,11 @@ int ic_prefill(const struct ic_model_stats *m, const struct ic_hw *hw,
                                             : IC_PF_MEMORY;
     p.ttft_s = cfg->queue_s + p.prefill_s;
     p.tokens_s = (double)T * (double)R / p.prefill_s;
-    p.usd_per_mtok = hw->usd_per_chip_hour * (double)N / 3600.0 / p.tokens_s * 1e6;
+    /* no price, no cost (NaN: null in JSON, '-' in a table) */
+    const bool priced = ic_hw_has_price(hw);
+    p.usd_per_mtok = priced ? hw->usd_per_chip_hour * (double)N / 3600.0 / p.tokens_s * 1e6 : NAN;
     const double chk[] = {p.flops, p.compute_s, p.memory_s, p.comm_s, p.prefill_s,
-                          p.ttft_s, p.tokens_s, p.usd_per_mtok};
+                          p.ttft_s, p.tokens_s, priced ? p.usd_per_mtok : 0};
     if (!all_finite_nonneg(chk, sizeof chk / sizeof chk[0]) || !(p.prefill_s > 0))
         return not_finite(err);
     *out = p;
@@ -354,20 +356,26 @@ int ic_prefix(const struct ic_model_stats *m, const struct ic_hw *hw,
               const struct ic_prefix_cfg *cfg, struct ic_prefix *out, struct ic_err *err)
 {
     const uint64_t T = cfg->pf.prompt, P = cfg->prefix;
-    if (!P || P >= T)
-        return ic_err_set(err, IC_EINVAL, NULL, 0, 0,
-                          "the prefix is %llu tokens; expected 1 to the prompt minus 1 (%llu)",
-                          (unsigned long long)P, (unsigned long long)(T ? T - 1 : 0));
+    if (!P || P >= T) {
+        int rc = ic_err_set(err, IC_EINVAL, NULL, 0, 0,
+                            "the prefix is %llu tokens; expected 1 to the prompt minus 1 (%llu)",
+                            (unsigned long long)P, (unsigned long long)(T ? T - 1 : 0));
+        ic_err_hint(err, "the prompt counts the prefix: e.g. '--prompt 2048 --prefix 1536'");
+        return rc;
+    }
     if (!(cfg->hit_rate >= 0 && cfg->hit_rate <= 1))
         return ic_err_set(err, IC_EINVAL, NULL, 0, 0, "the hit rate %g is outside 0 to 1",
                           cfg->hit_rate);
     if (!cfg->n_prefixes)
         return ic_err_set(err, IC_EINVAL, NULL, 0, 0, "at least one prefix is cached");
-    if (!(hw->host_B_s > 0))
-        return ic_err_set(err, IC_EINVAL, hw->path, hw->locs[IC_HWF_HOST].line,
-                          hw->locs[IC_HWF_HOST].col,
-                          "%s has no host link: cached prefixes cannot be offloaded to host "
-                          "memory", hw->name);
+    if (!(hw->host_B_s > 0)) {
+        int rc = ic_err_set(err, IC_EINVAL, hw->path, hw->locs[IC_HWF_HOST].line,
+                            hw->locs[IC_HWF_HOST].col,
+                            "%s has no host link: cached prefixes cannot be offloaded to host "
+                            "memory", hw->name);
+        ic_err_hint(err, "choose a chip whose entry has a host_link section");
+        return rc;
+    }
     struct ic_prefill_cfg c = cfg->pf;
     struct ic_prefill full, hit, pre;
     int rc;

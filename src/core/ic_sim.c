@@ -282,8 +282,12 @@ static int trace_next(struct trace *t, struct arrival *a, struct ic_err *err)
         errno = 0;
         if (!fgets(t->buf, sizeof t->buf, t->f)) {
             if (ferror(t->f))
-                return ic_err_set(err, IC_EIO, t->path, t->line + 1, 0,
-                                  "cannot read the trace: %s", strerror(errno ? errno : EIO));
+            {
+                int rc = ic_err_set(err, IC_EIO, t->path, t->line + 1, 0,
+                                    "cannot read the trace: %s", strerror(errno ? errno : EIO));
+                ic_err_hint(err, "a trace must be readable to its end (a file, a pipe)");
+                return rc;
+            }
             return 0;
         }
         t->line++;
@@ -1332,6 +1336,8 @@ int ic_sim_run(const struct ic_model_stats *m, const struct ic_hw *hw,
             int e = errno;
             rc = ic_err_set(err, e == ENOENT ? IC_ENOENT : IC_EIO, c->trace, 0, 0,
                             "cannot open the trace: %s", strerror(e ? e : EIO));
+            ic_err_hint(err, "--trace takes a CSV file (or a pipe: /dev/stdin) of "
+                             "arrival_s,prompt,output lines");
             goto done;
         }
         s.tracing = true;

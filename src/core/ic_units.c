@@ -89,53 +89,84 @@ _Static_assert(sizeof qty_table / sizeof qty_table[0] == IC_QTY_COUNT,
 const char *ic_qty_name(enum ic_qty q) { return qty_table[q].name; }
 const char *ic_qty_example(enum ic_qty q) { return qty_table[q].example; }
 
-/* Reads a finite non-negative decimal at the start of text; returns the end
- * pointer or NULL with a reason. */
-static const char *parse_decimal(const char *text, double *out, char *why,
+/* Reads the plain decimal at the start of text (after spaces) and returns
+ * its end, or NULL with a reason in why; what names the kind of number
+ * for the reason ("a number", "a whole number"). The grammar is JSON's
+ * number without its minus (RFC 8259 section 6), so that a YAML entry, a
+ * JSON entry and an option read the same texts (docs/numbers.md):
+ *
+ *   int [ "." digit+ ] [ ("e" | "E") [ "+" | "-" ] digit+ ]
+ *   int = "0" | digit1-9 digit*
+ *
+ * No sign ('-0' and '+8' included: nothing infcalc reads is negative, and
+ * a plus is JSON's error), no leading zero ('010' is ten to strtod, eight
+ * to a YAML 1.1 reader and an error to JSON), a digit on both sides of the
+ * point ('.5' and '5.' are JSON's errors), no hex, inf or nan. An exponent
+ * without digits ends the number before its 'e' (what follows is then
+ * trailing text). */
+static const char *parse_decimal(const char *text, const char *what, double *out, char *why,
                                  unsigned why_len)
 {
     const char *p = text;
     while (*p == ' ')
         p++;
+    /* hex first, sign or not: the most telling reason for '+0x4' */
+    const char *h = p + (*p == '+' || *p == '-');
+    if (h[0] == '0' && (h[1] == 'x' || h[1] == 'X')) {
+        snprintf(why, why_len, "'%s' is not %s (hexadecimal is not read)", text, what);
+        return NULL;
+    }
     if (*p == '-') {
-        snprintf(why, why_len, "negative value '%s'", text);
+        snprintf(why, why_len, "'%s' has a minus sign", text);
         return NULL;
     }
-    /* strtod also reads "inf", "nan" and hex floats; accept only plain
-     * decimals so that those are rejected with a clear reason. */
-    if (!(isdigit((unsigned char)*p) || (*p == '.' && isdigit((unsigned char)p[1])) ||
-          *p == '+')) {
-        snprintf(why, why_len, "'%s' is not a number", text);
+    if (*p == '+') {
+        snprintf(why, why_len, "'%s' has a plus sign", text);
         return NULL;
     }
-    const char *q = *p == '+' ? p + 1 : p;
-    if (q[0] == '0' && (q[1] == 'x' || q[1] == 'X')) {
-        snprintf(why, why_len, "'%s': hexadecimal numbers are not accepted", text);
+    if (*p == '.' && isdigit((unsigned char)p[1])) {
+        int n = 1 + (int)strspn(p + 1, "0123456789");
+        snprintf(why, why_len, "'%s' has no digit before the point (write 0%.*s)", text, n, p);
         return NULL;
     }
-    /* '010' is ten to strtod, eight to a YAML 1.1 reader (octal) and an
-     * error to JSON: refused everywhere (docs/numbers.md) */
-    if (q[0] == '0' && isdigit((unsigned char)q[1])) {
+    if (!isdigit((unsigned char)*p)) {
+        snprintf(why, why_len, "'%s' is not %s", text, what);
+        return NULL;
+    }
+    if (p[0] == '0' && isdigit((unsigned char)p[1])) {
         snprintf(why, why_len, "'%s' has a leading zero", text);
         return NULL;
     }
+    const char *q = p + strspn(p, "0123456789");
+    if (*q == '.') {
+        if (!isdigit((unsigned char)q[1])) {
+            int n = (int)(q - p);
+            snprintf(why, why_len, "'%s' has no digit after the point (write %.*s or %.*s.0)",
+                     text, n, p, n, p);
+            return NULL;
+        }
+        q += 1 + strspn(q + 1, "0123456789");
+    }
+    if (*q == 'e' || *q == 'E') {
+        const char *x = q + 1 + (q[1] == '+' || q[1] == '-');
+        if (isdigit((unsigned char)*x))
+            q = x + strspn(x, "0123456789");
+    }
+    /* [p, q) is a decimal strtod reads whole and no further: the grammar
+     * above is a subset of its own */
     char *end;
     errno = 0;
     double v = strtod(p, &end);
-    if (end == p) {
-        snprintf(why, why_len, "'%s' is not a number", text);
+    if (end != q) {
+        snprintf(why, why_len, "'%s' is not %s", text, what);
         return NULL;
     }
     if (errno == ERANGE || !isfinite(v)) {
         snprintf(why, why_len, "'%s' is out of range", text);
         return NULL;
     }
-    if (v < 0) {
-        snprintf(why, why_len, "negative value '%s'", text);
-        return NULL;
-    }
     *out = v;
-    return end;
+    return q;
 }
 
 /* Which quantity kind, if any, has a unit spelled sym (for "wrong kind"). */
@@ -152,7 +183,7 @@ int ic_qty_parse(const char *text, enum ic_qty q, double *out, char *why,
                  unsigned why_len)
 {
     double v;
-    const char *p = parse_decimal(text, &v, why, why_len);
+    const char *p = parse_decimal(text, "a number", &v, why, why_len);
     if (!p) {
         /* the number's fault; say what the whole value should look like */
         size_t n = why_len ? strlen(why) : 0;
@@ -200,45 +231,94 @@ int ic_qty_parse(const char *text, enum ic_qty q, double *out, char *why,
     return IC_EINVAL;
 }
 
+/* The whole number the plain decimal [p, q) stands for, exactly, in
+ * integers (a double would round past 2^53): with D its digits (point
+ * left out), F of them after the point and E its exponent, the value is
+ * D x 10^(E - F); the zeros that end D move into the power. Returns 0
+ * with *out, 1 when the value is not whole, 2 when it is 2^63 or more. */
+static int exact_whole(const char *p, const char *q, uint64_t *out)
+{
+    const char *e = p + strcspn(p, "eE");
+    if (e > q)
+        e = q;
+    long n_dig = 0, n_frac = 0, first = -1, last = -1, exp10 = 0;
+    bool after = false;
+    for (const char *c = p; c < e; c++) {
+        if (*c == '.') {
+            after = true;
+            continue;
+        }
+        if (*c != '0') {
+            if (first < 0)
+                first = n_dig;
+            last = n_dig;
+        }
+        n_dig++;
+        n_frac += after;
+    }
+    if (e < q) {
+        int sign = e[1] == '-' ? -1 : 1;
+        for (const char *c = e + 1 + (e[1] == '+' || e[1] == '-'); c < q; c++)
+            if (exp10 < 1000000) /* parse_decimal has refused what is beyond a double */
+                exp10 = exp10 * 10 + (*c - '0');
+        exp10 *= sign;
+    }
+    if (first < 0) {
+        *out = 0;
+        return 0;
+    }
+    /* D[first..last] x 10^shift, its last digit not 0 */
+    long shift = exp10 - n_frac + (n_dig - 1 - last), n = last - first + 1;
+    if (shift < 0)
+        return 1;
+    if (n + shift > 19) /* at least 10^19 */
+        return 2;
+    uint64_t v = 0;
+    long k = 0;
+    for (const char *c = p; c < e; c++)
+        if (*c != '.' && k++ >= first && k - 1 <= last)
+            v = v * 10 + (uint64_t)(*c - '0');
+    for (long i = 0; i < shift; i++)
+        v *= 10; /* below 10^19: no overflow */
+    if (v >= UINT64_C(9223372036854775808))
+        return 2;
+    *out = v;
+    return 0;
+}
+
 int ic_count_parse(const char *text, uint64_t *out, char *why, unsigned why_len)
 {
     double v;
-    const char *p = parse_decimal(text, &v, why, why_len);
+    const char *p = parse_decimal(text, "a whole number", &v, why, why_len);
     if (!p)
         return IC_EINVAL;
     if (*p) {
-        snprintf(why, why_len, "'%s' is not a plain count (no units or trailing text)",
-                 text);
-        return IC_EINVAL;
-    }
-    if (v >= 9223372036854775808.0) {
-        snprintf(why, why_len, "'%s' is too large (at most 2^63)", text);
-        return IC_EINVAL;
-    }
-    /* Plain digit strings are read exactly; doubles lose precision past 2^53. */
-    const char *d = text;
-    while (*d == ' ' || *d == '+')
-        d++;
-    if (strspn(d, "0123456789") == strlen(d)) {
-        *out = strtoull(d, NULL, 10);
-        return IC_OK;
-    }
-    if (v != floor(v)) {
         snprintf(why, why_len, "'%s' is not a whole number", text);
         return IC_EINVAL;
     }
-    *out = (uint64_t)v;
+    /* '8.0', '1e3' and '70.6e9' are whole numbers, read exactly */
+    const char *d = text + strspn(text, " ");
+    uint64_t w;
+    switch (exact_whole(d, p, &w)) {
+    case 1:
+        snprintf(why, why_len, "'%s' is not a whole number", text);
+        return IC_EINVAL;
+    case 2:
+        snprintf(why, why_len, "'%s' is too large (2^63 or more)", text);
+        return IC_EINVAL;
+    }
+    *out = w;
     return IC_OK;
 }
 
 int ic_number_parse(const char *text, double *out, char *why, unsigned why_len)
 {
     double v;
-    const char *p = parse_decimal(text, &v, why, why_len);
+    const char *p = parse_decimal(text, "a number", &v, why, why_len);
     if (!p)
         return IC_EINVAL;
     if (*p) {
-        snprintf(why, why_len, "'%s' is not a plain number", text);
+        snprintf(why, why_len, "'%s' is not a number", text);
         return IC_EINVAL;
     }
     *out = v;

@@ -52,18 +52,24 @@ const char *ic_qty_name(enum ic_qty q);
 /* An example of a well-formed value of that kind, for messages. */
 const char *ic_qty_example(enum ic_qty q);
 
-/* The numbers below are plain decimals (docs/numbers.md): no minus sign
- * ('-0' included), no leading zero ('007', '00.5'), no hex, inf or nan.
+/* The numbers below are plain decimals (docs/numbers.md): JSON's number
+ * grammar without its minus sign. No sign ('-0' and '+8' included), no
+ * leading zero ('007', '00.5'), a digit on both sides of a point (not '.5'
+ * or '5.'), no hex, inf or nan. The reasons given name the text in quotes
+ * ("'+8' has a plus sign").
  *
  * Parses "<number> <unit>" into SI base units. On failure returns IC_EINVAL
  * and writes a short reason (what was wrong, what was expected) into why. The
- * number must be finite and non-negative; the unit must be of kind q. */
+ * number must be finite and non-negative; the unit must be of kind q (a
+ * bare number is refused, a time's included: '0.2' is not 0.2 s). */
 int ic_qty_parse(const char *text, enum ic_qty q, double *out, char *why,
                  unsigned why_len);
 
-/* Parses a plain non-negative integer count ("80", "70553706496" or
- * "70.6e9" when it is integral), rejecting signs, fractions, units, values
- * above 2^63 and trailing text. Returns 0 or IC_EINVAL with a reason. */
+/* Parses a plain non-negative integer count below 2^63, read exactly:
+ * digits ("80", "70553706496"), or with a point or an exponent where the
+ * value is whole ("8.0", "1e3", "70.6e9", "9007199254740993.0"); refuses
+ * signs, fractions ("8.5", "1e-3"), units and trailing text. Returns 0 or
+ * IC_EINVAL with a reason. */
 int ic_count_parse(const char *text, uint64_t *out, char *why,
                    unsigned why_len);
 

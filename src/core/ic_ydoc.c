@@ -124,8 +124,14 @@ static int read_input(const char *path, const char *shown, char **buf, size_t *l
 {
     bool is_stdin = strcmp(path, "-") == 0;
     int fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return ic_err_set(err, IC_ENOENT, shown, 0, 0, "cannot open file: %s", strerror(errno));
+    if (fd < 0) {
+        int e = errno;
+        int rc = ic_err_set(err, IC_ENOENT, shown, 0, 0, "cannot open file: %s", strerror(e));
+        ic_err_hint(err, e == EACCES ? "check the file's permissions"
+                                     : "check the path (a relative one starts from the current "
+                                       "folder)");
+        return rc;
+    }
     int rc = IC_OK;
     char *b = NULL;
     size_t n = 0, cap = 0;
@@ -430,8 +436,8 @@ static int read_scalar_field(const struct ic_ydoc *d, const struct ic_field *f,
         if (ic_count_parse(text, (uint64_t *)(void *)base, why, sizeof why)) {
             rc = ic_ydoc_error(d, v, err, "'%s': %s; expected a non-negative whole number",
                                f->key, why);
-            ic_err_hint(err, "write decimal digits only, e.g. '%s: 32': no sign, point, "
-                             "exponent, unit or quotes",
+            ic_err_hint(err, "write a whole number, e.g. '%s: 32' (or 32.0, 3.2e1): no sign, "
+                             "unit or quotes",
                         f->key);
             return rc;
         }

@@ -981,9 +981,11 @@ static bool ends_with(const char *s, const char *suffix)
 
 static int unknown_type(const char *path, struct ic_err *err)
 {
-    return ic_err_set(err, IC_EINVAL, NULL, 0, 0,
-                      "--plot %s: unknown picture type; expected a name ending in .png, "
-                      ".svg or .pdf", path);
+    int rc = ic_err_set(err, IC_EINVAL, NULL, 0, 0,
+                        "--plot %s: unknown picture type; expected a name ending in .png, "
+                        ".svg or .pdf", path);
+    ic_err_hint(err, "the name's ending chooses the type, e.g. '--plot chart.png'");
+    return rc;
 }
 
 int ic_plot_check_path(const char *path, struct ic_err *err)
