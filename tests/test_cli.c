@@ -1056,6 +1056,19 @@ START_TEST(test_no_price)
                             2.0 / 3600.0 / tps * 1e6, 1e-9 * (2.0 / 3600.0 / tps * 1e6));
     ck_assert_int_eq(run("show", "hw", path, NULL), 0);
     has_out("price: none");
+    /* optimize ranks by price: the entry alone is refused (exit 2, a hint);
+     * beside a priced chip it is left out and said, never ranked as free */
+    ck_assert_int_eq(run("optimize", "--model", "llama3.2-1b", "--hw", path, "--ttft", "2s",
+                         "--tpot", "50ms", NULL),
+                     2);
+    ck_assert_ptr_nonnull(strstr(ic_test_err, "optimize ranks by price"));
+    char both[96];
+    snprintf(both, sizeof both, "%s,h100", path);
+    ck_assert_int_eq(run("optimize", "--model", "llama3.2-1b", "--hw", both, "--ttft", "2s",
+                         "--tpot", "50ms", "--format", "csv", NULL),
+                     0);
+    ck_assert_ptr_null(strstr(out_buf, "test-chip"));
+    ck_assert_ptr_nonnull(strstr(out_buf, "h100"));
     remove(path);
     rmdir(dir);
 }

@@ -1229,6 +1229,28 @@ int ic_cli_cmd_optimize(const struct ic_opts *a, const struct ic_db *db, FILE *o
                 goto out;
             }
     }
+    /* the search ranks by price: an entry without one (as bench writes them)
+     * would rank as free, so it is left out, and said */
+    char unpriced[300] = "";
+    size_t n_priced = 0;
+    for (size_t i = 0; i < n_hw; i++) {
+        if (ic_hw_has_price(&hws[i])) {
+            if (n_priced != i)
+                hws[n_priced] = hws[i];
+            n_priced++;
+        } else {
+            size_t l = strlen(unpriced);
+            snprintf(unpriced + l, sizeof unpriced - l, "%s%s", l ? ", " : "", hws[i].name);
+        }
+    }
+    if (!n_priced) {
+        rc = ic_cli_usage_hint(errf, "give the entry a price (usd_per_chip_hour in its YAML) "
+                                     "or choose priced chips ('infcalc list hw')",
+                               "optimize ranks by price, and %s %s none", unpriced,
+                               n_hw == 1 ? "has" : "have");
+        goto out;
+    }
+    n_hw = n_priced;
     if ((lrc = ic_optimize(&st, hws, n_hw, &req, cands, n_cf, &n_ok,
                            a->given[IC_OPT_PLOT] ? &fr : NULL, &n_fr, &e))) {
         rc = ic_cli_report(errf, lrc, &e);
@@ -1290,7 +1312,7 @@ int ic_cli_cmd_optimize(const struct ic_opts *a, const struct ic_db *db, FILE *o
     char title[1200], ttft[32], tpot[32];
     ic_report_time(ttft, sizeof ttft, req.ttft_s);
     ic_report_time(tpot, sizeof tpot, req.tpot_s);
-    char how[400], demand[120] = "";
+    char how[720], demand[120] = "";
     if (by_cap)
         snprintf(how, sizeof how,
                  "ranked by simulated capacity under the P99 SLOs (ideal bound): the %zu "
@@ -1304,6 +1326,10 @@ int ic_cli_cmd_optimize(const struct ic_opts *a, const struct ic_db *db, FILE *o
                  "mean context");
     if (req.rate > 0)
         snprintf(demand, sizeof demand, "; replicas for %.4g requests/s", req.rate);
+    if (unpriced[0]) {
+        size_t l = strlen(how);
+        snprintf(how + l, sizeof how - l, "\nleft out, without a price: %s", unpriced);
+    }
     snprintf(title, sizeof title,
              "%s, prompt %llu, output %llu tokens; SLOs: TTFT <= %s, TPOT <= %s%s\n%s\n"
              "%zu chip type%s searched in %.0f ms; %zu configurations meet the SLOs%s",
