@@ -408,12 +408,14 @@ static int cmd_decode(const struct ic_opts *a, const struct ic_db *db, FILE *out
                : k->cfg.estimate == IC_EST_EXPECTED ? "expected time from measured figures"
                                                     : "ideal bound from spec-sheet peaks");
         if (n_axes == 2) {
-            snprintf(sub, sizeof sub, "weights %s, KV %s, compute %s; %s",
+            snprintf(sub, sizeof sub, "weights %s, KV %s, compute %s; %s; the bound %s",
                      ic_dtype_traits(k->cfg.weights)->name, ic_dtype_traits(k->cfg.kv)->name,
                      ic_dtype_traits(k->cfg.compute)->name,
                      k->cfg.estimate == IC_EST_EXPECTED || both
                          ? "expected step (achieved or measured rates)"
-                         : "ideal bound from spec-sheet peaks");
+                         : "ideal bound from spec-sheet peaks",
+                     k->cfg.estimate == IC_EST_IDEAL && both ? "of the ideal bound's terms"
+                                                             : "of its terms");
             if (axes[0] != IC_AXIS_BATCH && axes[1] != IC_AXIS_BATCH) {
                 snprintf(part, sizeof part, "; batch %llu", (unsigned long long)k->cfg.batch);
                 append(sub, sizeof sub, "", part);

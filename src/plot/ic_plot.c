@@ -255,16 +255,53 @@ static double text_width(cairo_t *cr, const char *s)
     return e.x_advance;
 }
 
-/* A label beside a vertical line at device x: to its right where it fits
- * inside the frame, else to its left. */
-static void side_text(cairo_t *cr, struct scene *sc, const struct ic_plot_panel *p, double x,
-                      double y, double ay, const char *s)
+/* Is the box clear of every label and marker in sc (curves aside)? */
+static bool box_free(const struct scene *sc, double l, double t, double w, double h)
 {
-    double w = text_width(cr, s);
-    if (x + 8 + w <= p->x0 + p->w - 4 || x - 8 - w < p->x0 + 4)
-        text_in(cr, sc, x + 8, y, 0, ay, s);
-    else
-        text_in(cr, sc, x - 8, y, 1, ay, s);
+    for (size_t i = 0; sc && i < sc->n; i++) {
+        const struct shape *v = &sc->s[i];
+        bool point = !v->box && v->x0 == v->x1 && v->y0 == v->y1;
+        double pad = point ? v->pad : 0;
+        if ((v->box || point) && v->x0 - pad < l + w && v->x1 + pad > l &&
+            v->y0 - pad < t + h && v->y1 + pad > t)
+            return false;
+    }
+    return true;
+}
+
+/* A label beside a vertical line at device x, centred on y, else on alt_y,
+ * else on one of five heights between: to the right of the line where it
+ * fits inside the frame, else to its left; the first place clear of every
+ * curve, label and marker drawn so far, else the first clear of labels and
+ * markers (the first place when none is). */
+static void side_text(cairo_t *cr, struct scene *sc, const struct ic_plot_panel *p, double x,
+                      double y, double alt_y, const char *s)
+{
+    cairo_text_extents_t e;
+    cairo_text_extents(cr, s, &e);
+    double ys[7] = {y, alt_y};
+    for (int k = 1; k <= 5; k++)
+        ys[k + 1] = p->y0 + p->h * k / 6.0;
+    double best_l = x + 8 <= p->x0 + p->w - 4 - e.width || x - 8 - e.width < p->x0 + 4
+                        ? x + 8
+                        : x - 8 - e.width,
+           best_y = y;
+    bool found = false;
+    for (int c = 0; c < 2 * 7 * 2 && !found; c++) {
+        const int pass = c / 14, k = c / 2 % 7, side = c % 2;
+        double l = side == 0 ? x + 8 : x - 8 - e.width;
+        double t = ys[k] - e.height / 2;
+        if (l < p->x0 + 4 || l + e.width > p->x0 + p->w - 4 || t < p->y0 + 2 ||
+            t + e.height > p->y0 + p->h - 2)
+            continue;
+        if (!sc || sc->oom ||
+            (pass == 0 ? !scene_hits(sc, l - 2, t - 2, e.width + 4, e.height + 4)
+                       : box_free(sc, l - 2, t - 2, e.width + 4, e.height + 4))) {
+            best_l = l, best_y = ys[k];
+            found = true;
+        }
+    }
+    text_in(cr, sc, best_l, best_y, 0, 0.5, s);
 }
 
 /* ---- units and ranges ------------------------------------------------------ */
@@ -277,6 +314,8 @@ static void tick_label(char *buf, size_t n, double v)
         snprintf(buf, n, "%gM", v / 1e6);
     else if (a >= 1e4 && fmod(a, 1e3) == 0)
         snprintf(buf, n, "%gk", v / 1e3);
+    else if (a < 1e7 && v == floor(v))
+        snprintf(buf, n, "%.0f", v); /* 131072, never 1.311e+05 */
     else
         snprintf(buf, n, "%.4g", v);
 }
@@ -751,7 +790,7 @@ static void run_panel(cairo_t *cr, struct ic_plot_panel *p, panel_fn fn, const v
         scene_reset(&sc);
         sc.headroom = bh + 16;
         lg = (struct legend){.size = size};
-        if (bh + 16 > p->h / 2)
+        if (bh + 16 > p->h / 3)
             break; /* the data would have too little room: above the frame */
     }
     sc.headroom = 0;
@@ -935,7 +974,7 @@ static void kv_crossing(cairo_t *cr, struct scene *sc, const struct ic_plot_pane
             else
                 snprintf(buf, sizeof buf, "KV read overtakes weight read at S = %.0f", s);
             font(cr, 14, false);
-            side_text(cr, sc, a, x, a->y0 + a->h - 10, 1, buf);
+            side_text(cr, sc, a, x, a->y0 + a->h - 18, a->y0 + 18, buf);
             break;
         }
     }
@@ -1045,8 +1084,8 @@ static void time_panel(cairo_t *cr, struct ic_plot_panel *p, const void *vctx, s
         cairo_set_line_width(cr, terms[T_STEP].width);
         polyline(cr, sc, p, xs, ys, n);
         if (both) {
-            legend_add(lg, 7, 3.0, "step time, expected (achieved rates)");
-            struct legend_item *li = legend_add(lg, 7, 2.2, "step time, ideal bound (spec peaks)");
+            legend_add(lg, 7, 3.0, "step, expected");
+            struct legend_item *li = legend_add(lg, 7, 2.2, "step, ideal bound");
             if (li)
                 li->dashed = true;
         } else {
@@ -1077,7 +1116,7 @@ static void time_panel(cairo_t *cr, struct ic_plot_panel *p, const void *vctx, s
             else
                 snprintf(buf, sizeof buf, "B_crit = %.0f", first->b_crit);
             font(cr, 13, false);
-            side_text(cr, sc, p, x, p->y0 + p->h - 8, 1, buf);
+            side_text(cr, sc, p, x, p->y0 + p->h - 16, p->y0 + 16, buf);
         }
     } else {
         for (size_t c = 0; c < set->n_curves; c++) {
@@ -1129,6 +1168,7 @@ static void time_panel(cairo_t *cr, struct ic_plot_panel *p, const void *vctx, s
         const struct ic_point *m = set->mark;
         double mx = xval(m, by_context);
         if (mx >= p->xmin && mx <= p->xmax) {
+            /* the ring on the solid line; the label gives both estimates */
             double x = ic_plot_px(p, mx), y = ic_plot_py(p, solid_step(m));
             cairo_set_source_rgba(cr, 0, 0, 0, 0.7);
             cairo_set_line_width(cr, 1.5);
@@ -1138,14 +1178,20 @@ static void time_panel(cairo_t *cr, struct ic_plot_panel *p, const void *vctx, s
             scene_seg(sc, x, p->y0, x, p->y0 + p->h, 3);
             cairo_set_line_width(cr, 3);
             dot(cr, sc, x, y, 8, false);
-            char buf[96], ts[32];
+            char buf[128], ts[32], td[32];
             ic_plot_time_tick(ts, sizeof ts, solid_step(m), 0, 0);
-            snprintf(buf, sizeof buf, "%s %llu: %s", by_context ? "context" : "batch",
-                     (unsigned long long)(by_context ? m->cfg.context : m->cfg.batch), ts);
+            ic_plot_time_tick(td, sizeof td, dashed_step(m), 0, 0);
+            if (has_both(m))
+                snprintf(buf, sizeof buf, "%s %llu: %s (ideal %s)",
+                         by_context ? "context" : "batch",
+                         (unsigned long long)(by_context ? m->cfg.context : m->cfg.batch), ts, td);
+            else
+                snprintf(buf, sizeof buf, "%s %llu: %s", by_context ? "context" : "batch",
+                         (unsigned long long)(by_context ? m->cfg.context : m->cfg.batch), ts);
             font(cr, 14, true);
             /* beside the line, at the top or, where the ring is there, the bottom */
             double ty = y < p->y0 + p->h / 2 ? p->y0 + p->h - 18 : p->y0 + 18;
-            side_text(cr, sc, p, x, ty, 0.5, buf);
+            side_text(cr, sc, p, x, ty, ty == p->y0 + 18 ? p->y0 + p->h - 18 : p->y0 + 18, buf);
         }
     }
     if (by_context)
@@ -1225,7 +1271,7 @@ static void pareto_panel(cairo_t *cr, struct ic_plot_panel *p, const void *vctx,
                     grow(&ylo, &yhi, tokens_chip_at(pt, t[k]));
                 }
         }
-    const struct ic_point *mk = set->mark;
+    const struct ic_point *mk = set->mark; /* ringed where its points are drawn */
     if (mk && solid_step(mk) > 0) {
         grow(&xlo, &xhi, solid_step(mk));
         grow(&ylo, &yhi, tokens_chip_at(mk, solid_step(mk)));
@@ -1594,7 +1640,7 @@ static void lines_panel(cairo_t *cr, struct ic_plot_panel *a, const void *vctx,
         marker_line(cr, sc, a, x, 1.2);
         if (l->vline_label) {
             font(cr, 14, false);
-            side_text(cr, sc, a, x, a->y0 + 16, 0.5, l->vline_label);
+            side_text(cr, sc, a, x, a->y0 + 16, a->y0 + a->h - 16, l->vline_label);
         }
     }
     cairo_restore(cr);
@@ -1669,6 +1715,8 @@ static void axis_value_label(char *buf, size_t n, enum ic_axis ax, uint64_t v)
     if (ax == IC_AXIS_PRECISION)
         snprintf(buf, n, "%s/%s", ic_dtype_traits((enum ic_dtype)(v / IC_DT_COUNT))->name,
                  ic_dtype_traits((enum ic_dtype)(v % IC_DT_COUNT))->name);
+    else if (ax == IC_AXIS_CONTEXT && v >= 2048 && v % 1024 == 0)
+        snprintf(buf, n, "%lluk", (unsigned long long)(v / 1024)); /* 8k, 128k: as said */
     else
         tick_label(buf, n, (double)v);
 }
