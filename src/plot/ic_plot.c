@@ -132,7 +132,7 @@ struct shape {
 struct scene {
     struct shape *s;
     size_t n, cap;
-    bool oom; /* a shape could not be kept: the legend goes where it used to */
+    bool oom; /* a shape could not be kept: the figure fails (IC_ENOMEM) */
     double headroom; /* device units the data leave free under the frame's top */
 };
 
@@ -725,11 +725,6 @@ static bool legend_find(const struct ic_plot_panel *p, const struct scene *sc, d
     double xl = p->x0 + m, xr = p->x0 + p->w - bw - m, yt = p->y0 + m, yb = p->y0 + p->h - bh - m;
     if (xr < xl || yb < yt)
         return false;
-    if (sc->oom) { /* nothing known of the curves: the usual corner */
-        *ox = bottom_right ? xr : xl;
-        *oy = bottom_right ? yb : yt;
-        return true;
-    }
     double cand[64][2];
     int n = 0;
     const double corners[4][2] = {{xl, yt}, {xr, yt}, {xr, yb}, {xl, yb}};
@@ -764,7 +759,7 @@ static bool legend_find(const struct ic_plot_panel *p, const struct scene *sc, d
 typedef void (*panel_fn)(cairo_t *cr, struct ic_plot_panel *p, const void *ctx,
                          struct scene *sc, struct legend *lg);
 
-static void run_panel(cairo_t *cr, struct ic_plot_panel *p, panel_fn fn, const void *ctx)
+static int run_panel(cairo_t *cr, struct ic_plot_panel *p, panel_fn fn, const void *ctx)
 {
     struct scene sc = {0};
     const double size = p->h < 450 || p->w < 450 ? 11 : 13;
@@ -774,6 +769,11 @@ static void run_panel(cairo_t *cr, struct ic_plot_panel *p, panel_fn fn, const v
     for (int attempt = 0; attempt < 2; attempt++) {
         cairo_push_group(cr);
         fn(cr, p, ctx, &sc, &lg);
+        if (sc.oom) { /* where the curves are is not known: no picture */
+            cairo_pattern_destroy(cairo_pop_group(cr));
+            free(sc.s);
+            return IC_ENOMEM;
+        }
         double bw = 0, bh = 0, x = 0, y = 0;
         legend_size(cr, &lg, &bw, &bh);
         if (!lg.n || legend_find(p, &sc, bw, bh, lg.bottom_right, &x, &y)) {
@@ -784,7 +784,7 @@ static void run_panel(cairo_t *cr, struct ic_plot_panel *p, panel_fn fn, const v
                 p->lx = x, p->ly = y, p->lw = bw, p->lh = bh;
             }
             free(sc.s);
-            return;
+            return IC_OK;
         }
         cairo_pattern_destroy(cairo_pop_group(cr));
         scene_reset(&sc);
@@ -811,7 +811,9 @@ static void run_panel(cairo_t *cr, struct ic_plot_panel *p, panel_fn fn, const v
     p->lw = p->w;
     p->lh = rh;
     p->legend_outside = true;
+    bool oom = sc.oom;
     free(sc.s);
+    return oom ? IC_ENOMEM : IC_OK;
 }
 
 /* ---- drawing helpers ------------------------------------------------------- */
@@ -1407,10 +1409,13 @@ int ic_plot_decode(cairo_t *cr, double width, double height, const struct ic_plo
     background(cr, width, height);
     title(cr, width, set->title, set->subtitle);
     struct time_ctx tc = {set, false, "batch (sequences decoded together)"};
-    run_panel(cr, &a, time_panel, &tc);
-    run_panel(cr, &b, pareto_panel, &pc);
+    rc = run_panel(cr, &a, time_panel, &tc);
+    if (!rc)
+        rc = run_panel(cr, &b, pareto_panel, &pc);
     free(v);
     free(idx);
+    if (rc)
+        return ic_err_set(err, rc, NULL, 0, 0, "out of memory");
     if (layout)
         *layout = (struct ic_plot_layout){{a, b}, 2};
     return drawn(cr, err);
@@ -1426,7 +1431,8 @@ int ic_plot_context(cairo_t *cr, double width, double height, const struct ic_pl
     background(cr, width, height);
     title(cr, width, set->title, set->subtitle);
     struct time_ctx tc = {set, true, "context (tokens in each sequence's KV cache)"};
-    run_panel(cr, &a, time_panel, &tc);
+    if ((rc = run_panel(cr, &a, time_panel, &tc)))
+        return ic_err_set(err, rc, NULL, 0, 0, "out of memory");
     if (layout)
         *layout = (struct ic_plot_layout){{a, a}, 1};
     return drawn(cr, err);
@@ -1523,7 +1529,9 @@ int ic_plot_validation(cairo_t *cr, double width, double height, const char *t,
     background(cr, width, height);
     title(cr, width, t, subtitle);
     struct valid_ctx vc = {series, n_series, x_label};
-    run_panel(cr, &a, valid_panel, &vc);
+    int rc = run_panel(cr, &a, valid_panel, &vc);
+    if (rc)
+        return ic_err_set(err, rc, NULL, 0, 0, "out of memory");
     /* the residuals share the x range; symmetric, with room above the largest */
     b.xmin = a.xmin;
     b.xmax = a.xmax;
@@ -1677,7 +1685,8 @@ int ic_plot_figure(cairo_t *cr, double width, double height, const struct ic_plo
     background(cr, width, height);
     title(cr, width, f->title, f->subtitle);
     for (int i = 0; i < f->n_panels; i++)
-        run_panel(cr, &pn[i], lines_panel, &f->panels[i]);
+        if ((rc = run_panel(cr, &pn[i], lines_panel, &f->panels[i])))
+            return ic_err_set(err, rc, NULL, 0, 0, "out of memory");
     if (layout)
         *layout = (struct ic_plot_layout){{pn[0], pn[f->n_panels - 1]}, f->n_panels};
     return drawn(cr, err);
