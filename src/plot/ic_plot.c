@@ -752,68 +752,78 @@ static bool legend_find(const struct ic_plot_panel *p, const struct scene *sc, d
 }
 
 /* Draws one panel with fn, then its legend where nothing drawn lies; where
- * no place inside is clear, draws the panel again with the data kept below
- * the legend's height (headroom); where still none is, once more a little
- * lower with the legend in rows above its frame. fn draws everything but
- * the legend, recording in sc what it draws and in lg what the legend says. */
+ * no place inside is clear, with the data kept below the legend's height
+ * (headroom); where still none is, a little lower with the legend in rows
+ * above its frame. fn draws everything but the legend, recording in sc what
+ * it draws and in lg what the legend says. The choice is made by dry runs
+ * on a scratch surface with the target's font options (the same text
+ * metrics), then the panel is drawn once on cr. IC_ENOMEM when the scene
+ * or the scratch surface cannot be had (nothing drawn on cr then). */
 typedef void (*panel_fn)(cairo_t *cr, struct ic_plot_panel *p, const void *ctx,
                          struct scene *sc, struct legend *lg);
 
 static int run_panel(cairo_t *cr, struct ic_plot_panel *p, panel_fn fn, const void *ctx)
 {
-    struct scene sc = {0};
     const double size = p->h < 450 || p->w < 450 ? 11 : 13;
+    struct scene sc = {0};
     struct legend lg = {.size = size};
-    p->lw = p->lh = 0;
-    p->legend_outside = false;
-    for (int attempt = 0; attempt < 2; attempt++) {
-        cairo_push_group(cr);
-        fn(cr, p, ctx, &sc, &lg);
-        if (sc.oom) { /* where the curves are is not known: no picture */
-            cairo_pattern_destroy(cairo_pop_group(cr));
-            free(sc.s);
-            return IC_ENOMEM;
-        }
-        double bw = 0, bh = 0, x = 0, y = 0;
-        legend_size(cr, &lg, &bw, &bh);
-        if (!lg.n || legend_find(p, &sc, bw, bh, lg.bottom_right, &x, &y)) {
-            cairo_pop_group_to_source(cr);
-            cairo_paint(cr);
-            if (lg.n) {
-                legend_box(cr, &lg, x, y, bw, bh);
-                p->lx = x, p->ly = y, p->lw = bw, p->lh = bh;
-            }
-            free(sc.s);
-            return IC_OK;
-        }
-        cairo_pattern_destroy(cairo_pop_group(cr));
+    cairo_surface_t *scratch = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, 1, 1);
+    cairo_t *dry = cairo_create(scratch);
+    cairo_font_options_t *fo = cairo_font_options_create();
+    cairo_surface_get_font_options(cairo_get_target(cr), fo);
+    cairo_set_font_options(dry, fo);
+    cairo_font_options_destroy(fo);
+    int rc = cairo_status(dry) == CAIRO_STATUS_SUCCESS ? IC_OK : IC_ENOMEM;
+    bool inside = false;
+    double headroom = 0, x = 0, y = 0, bw = 0, bh = 0;
+    for (int attempt = 0; attempt < 2 && !rc && !inside; attempt++) {
+        struct ic_plot_panel q = *p;
         scene_reset(&sc);
-        sc.headroom = bh + 16;
+        sc.headroom = headroom;
         lg = (struct legend){.size = size};
+        fn(dry, &q, ctx, &sc, &lg);
+        if (sc.oom) {
+            rc = IC_ENOMEM;
+            break;
+        }
+        legend_size(dry, &lg, &bw, &bh);
+        if (!lg.n || legend_find(&q, &sc, bw, bh, lg.bottom_right, &x, &y)) {
+            inside = true;
+            break;
+        }
         if (bh + 16 > p->h / 3)
             break; /* the data would have too little room: above the frame */
+        headroom = bh + 16;
     }
-    sc.headroom = 0;
-    double top = p->y0 - 6;
-    struct legend first = {.size = size};
-    cairo_push_group(cr); /* only to learn the entries */
-    fn(cr, p, ctx, &sc, &first);
-    cairo_pattern_destroy(cairo_pop_group(cr));
-    double rh = legend_rows(cr, &first, p->x0, top, p->w, false);
-    p->y0 += rh + 4;
-    p->h -= rh + 4;
+    double rh = 0, top = p->y0 - 6;
+    if (!rc && !inside)
+        rh = legend_rows(dry, &lg, p->x0, top, p->w, false);
+    cairo_destroy(dry);
+    cairo_surface_destroy(scratch);
+    if (rc) {
+        free(sc.s);
+        return rc;
+    }
     scene_reset(&sc);
+    sc.headroom = inside ? headroom : 0;
+    if (!inside) {
+        p->y0 += rh + 4;
+        p->h -= rh + 4;
+    }
     lg = (struct legend){.size = size};
     fn(cr, p, ctx, &sc, &lg);
-    legend_rows(cr, &lg, p->x0, top, p->w, true);
-    p->lx = p->x0;
-    p->ly = top;
-    p->lw = p->w;
-    p->lh = rh;
-    p->legend_outside = true;
-    bool oom = sc.oom;
+    p->lw = p->lh = 0;
+    p->legend_outside = !inside;
+    if (inside && lg.n) {
+        legend_box(cr, &lg, x, y, bw, bh);
+        p->lx = x, p->ly = y, p->lw = bw, p->lh = bh;
+    } else if (!inside) {
+        legend_rows(cr, &lg, p->x0, top, p->w, true);
+        p->lx = p->x0, p->ly = top, p->lw = p->w, p->lh = rh;
+    }
+    rc = sc.oom ? IC_ENOMEM : IC_OK;
     free(sc.s);
-    return oom ? IC_ENOMEM : IC_OK;
+    return rc;
 }
 
 /* ---- drawing helpers ------------------------------------------------------- */
@@ -1869,13 +1879,12 @@ static void heat_panel(cairo_t *cr, struct ic_plot_panel *p, const struct heat_c
                     cairo_set_source_rgb(cr, 1, 1, 1);
                 /* with room, what bounds the step beneath the value */
                 const char *bn = ic_bound_name(pt->bound);
+                font(cr, 10, false);
                 bool two = ch >= 34 && text_width(cr, bn) + 4 < cw;
-                text(cr, x + cw / 2, y + ch / 2 - (two ? 7 : 0), 0.5, 0.5, buf);
-                if (two) {
-                    font(cr, 10, false);
+                if (two)
                     text(cr, x + cw / 2, y + ch / 2 + 8, 0.5, 0.5, bn);
-                    font(cr, 11, false);
-                }
+                font(cr, 11, false);
+                text(cr, x + cw / 2, y + ch / 2 - (two ? 7 : 0), 0.5, 0.5, buf);
             }
         }
     /* edges: between a fitting cell and one that does not (thick, black),
