@@ -499,6 +499,42 @@ START_TEST(test_heatmap)
 }
 END_TEST
 
+/* simulate's figure: a linear rate axis ends at the first tick past the
+ * data (rates 0.97 .. 11.6 -> 0 .. 12: ticks of 2, 11.6 + a marker's room
+ * fits below 12), and the second panel (throughput against latency, time
+ * on x) sits beside the first. */
+START_TEST(test_linear_axis_and_two_panels)
+{
+    const double rates[] = {0.97, 1.94, 2.91, 3.88, 4.85, 5.83, 6.8, 7.77, 8.74, 9.71, 10.7, 11.6};
+    const double ttft[] = {0.09, 0.09, 0.09, 0.09, 0.1, 0.11, 0.15, 0.19, 0.28, 2.1, 11, 19};
+    const double tput[] = {37, 74, 111, 148, 185, 222, 259, 296, 330, 340, 342, 341};
+    const struct ic_plot_series a[] = {{"TTFT P50", rates, ttft, 12, false, false}};
+    const struct ic_plot_series b[] = {{"against TTFT", ttft, tput, 12, false, false}};
+    const struct ic_plot_lines panels[2] = {
+        {.x_label = "requests per second", .y_label = "latency", .ylog = true, .ytime = true,
+         .series = a, .n_series = 1},
+        {.x_label = "latency", .y_label = "tokens/s per chip", .xlog = true, .ylog = true,
+         .xtime = true, .series = b, .n_series = 1},
+    };
+    const struct ic_plot_figure f = {"simulate", NULL, panels, 2};
+    cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, W, H);
+    cairo_t *cr = cairo_create(s);
+    struct ic_plot_layout lay;
+    struct ic_err e = {0};
+    ck_assert_int_eq(ic_plot_figure(cr, W, H, &f, &lay, &e), 0);
+    ck_assert_int_eq(lay.n_panels, 2);
+    ck_assert(!lay.panel[0].xlog);
+    ck_assert_double_eq_tol(lay.panel[0].xmin, 0, 1e-12);
+    ck_assert_double_eq_tol(lay.panel[0].xmax, 12, 1e-9);
+    ck_assert(lay.panel[1].x0 > lay.panel[0].x0 + lay.panel[0].w);
+    /* the first panel's last point, blue, at (11.6, 19 s) */
+    struct rgb pt = pixel(s, dev_x(&lay.panel[0], 11.6), dev_y(&lay.panel[0], 19));
+    ck_assert(near(pt, 0.0, 0.447, 0.698, 0.1));
+    cairo_destroy(cr);
+    cairo_surface_destroy(s);
+}
+END_TEST
+
 /* --plot errors name the cause: no sweep, a sweep with no chart of its
  * own, a heatmap of several configurations. */
 START_TEST(test_plot_errors)
@@ -533,6 +569,7 @@ int main(void)
     tcase_add_test(tc, test_small_legend_and_ring);
     tcase_add_test(tc, test_expected_solid_ideal_dashed);
     tcase_add_test(tc, test_heatmap);
+    tcase_add_test(tc, test_linear_axis_and_two_panels);
     tcase_add_test(tc, test_plot_errors);
     suite_add_tcase(s, tc);
     return ic_test_run(s);
