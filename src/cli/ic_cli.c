@@ -371,7 +371,8 @@ static int cmd_decode(const struct ic_opts *a, const struct ic_db *db, FILE *out
         append(t, sizeof t, "", nl[L_MODEL] > 1 ? "several models"
                                                       : models[k->pick[L_MODEL]].name);
         append(t, sizeof t, " on ", "");
-        if (nl[L_CHIPS] == 1) {
+        bool chips_swept = n_axes == 2 && (axes[0] == IC_AXIS_CHIPS || axes[1] == IC_AXIS_CHIPS);
+        if (nl[L_CHIPS] == 1 && !chips_swept) {
             snprintf(part, sizeof part, "%llu x ", (unsigned long long)k->cfg.chips);
             append(t, sizeof t, "", part);
         }
@@ -382,7 +383,7 @@ static int cmd_decode(const struct ic_opts *a, const struct ic_db *db, FILE *out
         } else {
             append(t, sizeof t, "", hws[k->pick[L_HW]].name);
         }
-        if (nl[L_CHIPS] > 1)
+        if (nl[L_CHIPS] > 1 || chips_swept)
             append(t, sizeof t, "", " (chips vary)");
         snprintf(part, sizeof part, "weights %s, KV %s, compute %s",
                  nl[L_WEIGHTS] > 1 ? "vary" : ic_dtype_traits(k->cfg.weights)->name,

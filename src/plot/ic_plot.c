@@ -798,6 +798,9 @@ static int run_panel(cairo_t *cr, struct ic_plot_panel *p, panel_fn fn, const vo
     double rh = 0, top = p->y0 - 6;
     if (!rc && !inside)
         rh = legend_rows(dry, &lg, p->x0, top, p->w, false);
+    /* a picture too small for the legend above the data as well (320x240):
+     * none, rather than a panel squashed flat */
+    bool none = !inside && rh + 4 > p->h / 2;
     cairo_destroy(dry);
     cairo_surface_destroy(scratch);
     if (rc) {
@@ -806,15 +809,17 @@ static int run_panel(cairo_t *cr, struct ic_plot_panel *p, panel_fn fn, const vo
     }
     scene_reset(&sc);
     sc.headroom = inside ? headroom : 0;
-    if (!inside) {
+    if (!inside && !none) {
         p->y0 += rh + 4;
         p->h -= rh + 4;
     }
     lg = (struct legend){.size = size};
     fn(cr, p, ctx, &sc, &lg);
     p->lw = p->lh = 0;
-    p->legend_outside = !inside;
-    if (inside && lg.n) {
+    p->legend_outside = !inside && !none;
+    if (none) {
+        /* no legend */
+    } else if (inside && lg.n) {
         legend_box(cr, &lg, x, y, bw, bh);
         p->lx = x, p->ly = y, p->lw = bw, p->lh = bh;
     } else if (!inside) {
@@ -1867,7 +1872,9 @@ static void heat_panel(cairo_t *cr, struct ic_plot_panel *p, const struct heat_c
             }
             /* the value where the cell has room for it */
             char buf[32];
-            if (c->tokens)
+            if (c->tokens && v < 100)
+                snprintf(buf, sizeof buf, "%.2g", v); /* 0.07, 4.2, 12 */
+            else if (c->tokens)
                 tick_label(buf, sizeof buf, round(v));
             else
                 ic_plot_time_tick(buf, sizeof buf, v, 0, 0);
@@ -1984,7 +1991,9 @@ static void heat_panel(cairo_t *cr, struct ic_plot_panel *p, const struct heat_c
     marks[nm++] = vhi;
     for (int k = 0; k < nm; k++) {
         char buf[32];
-        if (c->tokens)
+        if (c->tokens && marks[k] < 100)
+            snprintf(buf, sizeof buf, "%.2g", marks[k]);
+        else if (c->tokens)
             tick_label(buf, sizeof buf, (double)(long long)llround(marks[k]));
         else
             ic_plot_time_tick(buf, sizeof buf, marks[k], 0, 0);
