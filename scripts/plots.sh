@@ -27,10 +27,20 @@ run --model qwen2.5-72b --hw h100 --chips 8 --batch 16 --sweep context \
     --plot "$out/context-qwen2.5-72b-h100-8.png"
 run --model qwen2.5-72b --hw h100 --chips 8 --batch 16 --kv bf16,fp8,int4 --sweep context \
     --plot "$out/context-kv-qwen2.5-72b-h100-8.png"
+# A two-axis sweep as heatmaps: step time and tokens/s per chip over batch x
+# context, the edge of what fits and the bound changes outlined.
+run --model qwen2.5-72b --hw h100 --chips 8 --sweep batch,context \
+    --plot "$out/heatmap-qwen2.5-72b-h100-8.png"
 # The serving analyses: the cheapest $/M tokens per chip type under SLOs,
 # and prefill's TTFT against prompt length, fused and unfused attention.
 run optimize --model llama3-70b --ttft 2s --tpot 50ms --prompt 4096 --output 512 \
     --plot "$out/optimize-llama3-70b.png"
 run prefill --model llama3-70b --hw h100 --chips 8 --prompt 8192 \
     --plot "$out/prefill-llama3-70b-h100-8.png"
+# The serving simulation: latency against load, throughput per chip against
+# latency.
+run simulate --model llama3-70b --hw h100 --chips 8 --prompt 2048 --output 300 \
+    --ttft 2s --tpot 50ms --plot "$out/simulate-70b-8xh100.png"
+# Predicted against published measurements (published/decode.csv).
+run check-published --plot "$out/published.png"
 ls -l "$out"

@@ -3,10 +3,15 @@
  * where the figure must have a colour (the gray out-of-memory band at a batch
  * that does not fit, no band where it fits, a curve crossing the plot area,
  * a point where the Pareto panel puts it), and non-empty PNG, SVG and PDF
- * files. */
+ * files. The geometry is checked with arithmetic of its own: the last
+ * point and its marker inside the frame, the legend's box clear of every
+ * polyline (sampled every half pixel), the frontier of a hand-made set, the
+ * time unit an axis reads in, the expected step solid and the ideal dashed
+ * (pixels along each line). */
 #include "ic_plot.h"
 #include "ic_sweep.h"
 #include "ic_test.h"
+#include "ic_test_cli.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -26,7 +31,8 @@ static struct rgb pixel(cairo_surface_t *s, double x, double y)
     unsigned char *d = cairo_image_surface_get_data(s);
     int stride = cairo_image_surface_get_stride(s);
     int xi = (int)lround(x), yi = (int)lround(y);
-    ck_assert(xi >= 0 && xi < W && yi >= 0 && yi < H);
+    ck_assert(xi >= 0 && xi < cairo_image_surface_get_width(s) && yi >= 0 &&
+              yi < cairo_image_surface_get_height(s));
     uint32_t v = *(uint32_t *)(void *)(d + (size_t)yi * (size_t)stride + (size_t)xi * 4);
     return (struct rgb){((v >> 16) & 255) / 255.0, ((v >> 8) & 255) / 255.0, (v & 255) / 255.0};
 }
@@ -94,11 +100,11 @@ START_TEST(test_decode_figure)
         black |= near(pixel(s, x8, yy), 0, 0, 0, 0.15);
     ck_assert(black);
     /* it passes through the point the model gives at batch 8 */
-    double ys = ic_plot_py(left, pts[3].step_s * 1e3);
+    double ys = ic_plot_py(left, pts[3].step_s);
     ck_assert_uint_eq(pts[3].cfg.batch, 8);
     ck_assert(near(pixel(s, x8, ys), 0, 0, 0, 0.25));
     /* the Pareto panel has the batch-1 point in the palette's blue */
-    struct rgb b1 = pixel(s, ic_plot_px(right, pts[0].latency_s * 1e3),
+    struct rgb b1 = pixel(s, ic_plot_px(right, pts[0].latency_s),
                           ic_plot_py(right, pts[0].tokens_s_chip));
     ck_assert_msg(near(b1, 0.0, 0.447, 0.698, 0.08), "batch 1 point: %.2f %.2f %.2f", b1.r, b1.g,
                   b1.b);
@@ -168,7 +174,7 @@ START_TEST(test_context_and_validation_figures)
     struct rgb r = pixel(s, ic_plot_px(&lay.panel[1], 1), ic_plot_py(&lay.panel[1], 20));
     ck_assert_msg(near(r, 0.0, 0.447, 0.698, 0.08), "residual point: %.2f %.2f %.2f", r.r, r.g,
                   r.b);
-    struct rgb mpt = pixel(s, ic_plot_px(&lay.panel[0], 4), ic_plot_py(&lay.panel[0], 4.0));
+    struct rgb mpt = pixel(s, ic_plot_px(&lay.panel[0], 4), ic_plot_py(&lay.panel[0], 4e-3));
     ck_assert(near(mpt, 0.0, 0.447, 0.698, 0.08));
     cairo_destroy(cr);
     cairo_surface_destroy(s);
@@ -202,6 +208,352 @@ START_TEST(test_files)
 }
 END_TEST
 
+/* ---- geometry, checked with arithmetic of the test's own ----------------- */
+
+/* Device x (y) of a value on a log or linear axis, written out again:
+ * f = (log v - log lo) / (log hi - log lo), x = x0 + f w; y = y0 + h - f h. */
+static double dev_x(const struct ic_plot_panel *p, double v)
+{
+    double f = p->xlog ? log(v / p->xmin) / log(p->xmax / p->xmin)
+                       : (v - p->xmin) / (p->xmax - p->xmin);
+    return p->x0 + f * p->w;
+}
+
+static double dev_y(const struct ic_plot_panel *p, double v)
+{
+    double f = p->ylog ? log(v / p->ymin) / log(p->ymax / p->ymin)
+                       : (v - p->ymin) / (p->ymax - p->ymin);
+    return p->y0 + p->h - f * p->h;
+}
+
+/* Does the polyline through (xs, ys) (data units) come within margin of
+ * the legend's box? Sampled every half device unit along each segment. */
+static bool polyline_hits_legend(const struct ic_plot_panel *p, const double *xs,
+                                 const double *ys, size_t n, double margin)
+{
+    double lx0 = p->lx - margin, lx1 = p->lx + p->lw + margin;
+    double ly0 = p->ly - margin, ly1 = p->ly + p->lh + margin;
+    for (size_t i = 0; i + 1 < n; i++) {
+        double ax = dev_x(p, xs[i]), ay = dev_y(p, ys[i]);
+        double bx = dev_x(p, xs[i + 1]), by = dev_y(p, ys[i + 1]);
+        double len = hypot(bx - ax, by - ay);
+        int steps = (int)ceil(len * 2) + 1;
+        for (int k = 0; k <= steps; k++) {
+            double t = (double)k / steps, x = ax + t * (bx - ax), y = ay + t * (by - ay);
+            if (x >= lx0 && x <= lx1 && y >= ly0 && y <= ly1)
+                return true;
+        }
+    }
+    return false;
+}
+
+START_TEST(test_frontier)
+{
+    /* a hand-made set: (latency, throughput)
+     *  0 (1, 10)  on it: nothing is as fast
+     *  1 (1, 5)   dominated by 0 (same latency, less throughput)
+     *  2 (2, 20)  on it
+     *  3 (3, 20)  dominated by 2 (slower, same throughput)
+     *  4 (3, 30)  on it
+     *  5 (4, 25)  dominated by 4
+     *  6 (0, 100) left out: latency not positive
+     *  7 (5, NaN) left out
+     *  8 (6, 40)  on it */
+    const double lat[] = {1, 1, 2, 3, 3, 4, 0, 5, 6};
+    const double thr[] = {10, 5, 20, 20, 30, 25, 100, NAN, 40};
+    size_t idx[9];
+    size_t k = ic_plot_frontier(lat, thr, 9, idx);
+    ck_assert_uint_eq(k, 4);
+    ck_assert_uint_eq(idx[0], 0);
+    ck_assert_uint_eq(idx[1], 2);
+    ck_assert_uint_eq(idx[2], 4);
+    ck_assert_uint_eq(idx[3], 8);
+    /* the naive definition agrees point by point: i is on the frontier iff
+     * no valid j has lat_j <= lat_i and thr_j >= thr_i with one strict */
+    for (size_t i = 0; i < 9; i++) {
+        bool valid = lat[i] > 0 && isfinite(thr[i]), dominated = false;
+        for (size_t j = 0; j < 9 && valid; j++)
+            if (j != i && lat[j] > 0 && isfinite(thr[j]) && lat[j] <= lat[i] &&
+                thr[j] >= thr[i] && (lat[j] < lat[i] || thr[j] > thr[i]))
+                dominated = true;
+        bool on = false;
+        for (size_t q = 0; q < k; q++)
+            on |= idx[q] == i;
+        ck_assert_msg(on == (valid && !dominated), "point %zu", i);
+    }
+}
+END_TEST
+
+START_TEST(test_time_units)
+{
+    double scale = 0;
+    char buf[32];
+    /* [0.5 ms, 100 ms]: in s the bottom reads 0.0005 (< 0.01); in ms
+     * 0.5 .. 100, so ms, and the tick at 0.0005 s reads 0.5 */
+    ck_assert_str_eq(ic_plot_time_unit(0.0005, 0.1, &scale), "ms");
+    ck_assert_double_eq_tol(scale, 1e-3, 1e-15);
+    ic_plot_time_tick(buf, sizeof buf, 0.0005, 0.0005, 0.1);
+    ck_assert_str_eq(buf, "0.5");
+    /* [2 us, 500 us]: ms would read 0.002 at the bottom; us reads 2 .. 500 */
+    ck_assert_str_eq(ic_plot_time_unit(2e-6, 5e-4, NULL), "us");
+    /* [50 ms, 2 s]: s reads 0.05 .. 2 */
+    ck_assert_str_eq(ic_plot_time_unit(0.05, 2, NULL), "s");
+    /* [5 ms, 50 s]: s reads 0.005 at the bottom, ms 50000 at the top: no
+     * one unit; each tick carries its own, reading 1 to 999 */
+    ck_assert_ptr_null(ic_plot_time_unit(0.005, 50, NULL));
+    ic_plot_time_tick(buf, sizeof buf, 0.0005, 0.005, 50);
+    ck_assert_str_eq(buf, "500 us");
+    ic_plot_time_tick(buf, sizeof buf, 0.02, 0.005, 50);
+    ck_assert_str_eq(buf, "20 ms");
+    ic_plot_time_tick(buf, sizeof buf, 10, 0.005, 50);
+    ck_assert_str_eq(buf, "10 s");
+}
+END_TEST
+
+/* The last point of a line chart and its marker (radius 3.5, ring line 2)
+ * sit inside the frame, with room for its label up and to the right. */
+START_TEST(test_edge_points_inside)
+{
+    const double xs[] = {1, 10, 100}, ys[] = {0.001, 0.01, 0.1};
+    const char *const labels[] = {"a", "b", "last"};
+    const struct ic_plot_series ser[] = {{"s", xs, ys, 3, false, false}};
+    const struct ic_plot_lines L = {.title = "t", .x_label = "x", .y_label = "y", .xlog = true,
+                                    .ylog = true, .ytime = true, .series = ser, .n_series = 1,
+                                    .point_labels = labels, .labelled_series = 0};
+    cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, 800, 500);
+    cairo_t *cr = cairo_create(s);
+    struct ic_plot_layout lay;
+    struct ic_err e = {0};
+    ck_assert_int_eq(ic_plot_lines(cr, 800, 500, &L, &lay, &e), 0);
+    const struct ic_plot_panel *p = &lay.panel[0];
+    /* the ranges hold the data: 100 and 0.1 strictly inside */
+    ck_assert(p->xmax > 100 && p->ymax > 0.1);
+    double x = dev_x(p, 100), y = dev_y(p, 0.1);
+    /* marker: 3.5 + 1 of its line from the frame's right and top edges */
+    ck_assert_msg(p->x0 + p->w - x >= 4.5, "right edge: %.1f", p->x0 + p->w - x);
+    ck_assert_msg(y - p->y0 >= 4.5, "top edge: %.1f", y - p->y0);
+    /* its label starts 7 right of it and rises 5 + a 12-point line above:
+     * at least 30 units of room to the right, 17 above */
+    ck_assert_msg(p->x0 + p->w - x >= 30, "label room right: %.1f", p->x0 + p->w - x);
+    ck_assert_msg(y - p->y0 >= 17, "label room above: %.1f", y - p->y0);
+    /* and the point is drawn there, in the first colour (blue) */
+    struct rgb pt = pixel(s, x, y);
+    ck_assert_msg(near(pt, 0.0, 0.447, 0.698, 0.1), "last point %.2f %.2f %.2f at %.1f,%.1f", pt.r,
+                  pt.g, pt.b, x, y);
+    cairo_destroy(cr);
+    cairo_surface_destroy(s);
+}
+END_TEST
+
+/* At 800x500 and at the serve page's 1200x600, the legend's box never
+ * meets a curve, and the ringed point (radius 8, line 3) at the last batch
+ * is inside the frame. */
+START_TEST(test_small_legend_and_ring)
+{
+    size_t n = main_sweep(pts, 16, IC_DT_BF16);
+    static const int sizes[2][2] = {{800, 500}, {1200, 600}};
+    for (int z = 0; z < 2; z++) {
+        const int w = sizes[z][0], h = sizes[z][1];
+        struct ic_plot_curve cv = {"", pts, n};
+        const struct ic_point *last = &pts[n - 1];
+        struct ic_plot_set set = {"llama3-70b on 16 x tpu-v5e", "bf16", &cv, 1, last};
+        cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, w, h);
+        cairo_t *cr = cairo_create(s);
+        struct ic_plot_layout lay;
+        struct ic_err e = {0};
+        ck_assert_int_eq(ic_plot_decode(cr, w, h, &set, &lay, &e), 0);
+        const struct ic_plot_panel *a = &lay.panel[0], *b = &lay.panel[1];
+        /* every drawn term's polyline and the step, against the left legend */
+        double xs[IC_SWEEP_MAX_VALUES], ys[IC_SWEEP_MAX_VALUES];
+        ck_assert_double_gt(a->lw, 0);
+        for (int t = 0; t < 5; t++) {
+            size_t m = 0;
+            for (size_t i = 0; i < n; i++) {
+                const struct ic_point *q = &pts[i];
+                double v = t == 0   ? q->step_s
+                           : t == 1 ? q->weights_s
+                           : t == 2 ? q->kv_s
+                           : t == 3 ? q->compute_s + q->attn_s
+                                    : q->comm_s;
+                if (v >= a->ymin && v <= a->ymax) /* drawn (clipped to the frame) */
+                    xs[m] = (double)q->cfg.batch, ys[m++] = v;
+            }
+            ck_assert_msg(!polyline_hits_legend(a, xs, ys, m, 0), "%dx%d: term %d under the legend",
+                          w, h, t);
+        }
+        /* the Pareto frontier (fitting points) against the right legend */
+        size_t m = 0;
+        for (size_t i = 0; i < n; i++)
+            if (pts[i].fits)
+                xs[m] = pts[i].latency_s, ys[m++] = pts[i].tokens_s_chip;
+        ck_assert_double_gt(b->lw, 0);
+        ck_assert_msg(!polyline_hits_legend(b, xs, ys, m, 0), "%dx%d: frontier under the legend",
+                      w, h);
+        /* a legend above the frame stays above it */
+        for (int k = 0; k < 2; k++) {
+            const struct ic_plot_panel *p = &lay.panel[k];
+            if (p->legend_outside)
+                ck_assert(p->ly + p->lh <= p->y0);
+            else
+                ck_assert(p->lx >= p->x0 && p->lx + p->lw <= p->x0 + p->w &&
+                          p->ly >= p->y0 && p->ly + p->lh <= p->y0 + p->h);
+        }
+        /* the ring: 8 + 1.5 inside each edge, on both panels */
+        double rx = dev_x(a, (double)last->cfg.batch), ry = dev_y(a, last->step_s);
+        ck_assert_msg(rx - 9.5 >= a->x0 && rx + 9.5 <= a->x0 + a->w && ry - 9.5 >= a->y0 &&
+                          ry + 9.5 <= a->y0 + a->h,
+                      "%dx%d: ring at %.1f,%.1f outside the time panel", w, h, rx, ry);
+        rx = dev_x(b, last->latency_s), ry = dev_y(b, last->tokens_s_chip);
+        ck_assert_msg(rx - 11.5 >= b->x0 && rx + 11.5 <= b->x0 + b->w && ry - 11.5 >= b->y0 &&
+                          ry + 11.5 <= b->y0 + b->h,
+                      "%dx%d: ring outside the Pareto panel", w, h);
+        cairo_destroy(cr);
+        cairo_surface_destroy(s);
+    }
+}
+END_TEST
+
+/* Points carrying both estimates: the expected step is drawn solid, the
+ * ideal bound dashed. Synthetic: each point's own (ideal) step, and an
+ * expected step of twice that beside it. */
+START_TEST(test_expected_solid_ideal_dashed)
+{
+    size_t n = main_sweep(pts, 16, IC_DT_BF16);
+    for (size_t i = 0; i < n; i++) {
+        ck_assert(pts[i].cfg.estimate == IC_EST_IDEAL);
+        pts[i].other_known = true;
+        pts[i].other_step_s = 2 * pts[i].step_s;
+    }
+    struct ic_plot_curve cv = {"", pts, n};
+    struct ic_plot_set set = {"both", NULL, &cv, 1, NULL};
+    cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, W, H);
+    cairo_t *cr = cairo_create(s);
+    struct ic_plot_layout lay;
+    struct ic_err e = {0};
+    ck_assert_int_eq(ic_plot_decode(cr, W, H, &set, &lay, &e), 0);
+    const struct ic_plot_panel *a = &lay.panel[0];
+    /* along batch 16 .. 64 (points 4 .. 6), each line by log-log
+     * interpolation between its points: the solid one black all along, the
+     * dashed one black in places and not in others (its gaps) */
+    int solid_black = 0, solid_n = 0, dashed_black = 0, dashed_n = 0;
+    for (size_t i = 4; i < 6; i++) {
+        double x0 = dev_x(a, (double)pts[i].cfg.batch), x1 = dev_x(a, (double)pts[i + 1].cfg.batch);
+        for (double x = x0 + 2; x < x1 - 2; x += 1) {
+            double f = (x - x0) / (x1 - x0);
+            double ideal = exp(log(pts[i].step_s) + f * (log(pts[i + 1].step_s) - log(pts[i].step_s)));
+            solid_black += near(pixel(s, x, dev_y(a, 2 * ideal)), 0, 0, 0, 0.3);
+            solid_n++;
+            dashed_black += near(pixel(s, x, dev_y(a, ideal)), 0, 0, 0, 0.3);
+            dashed_n++;
+        }
+    }
+    ck_assert_int_gt(solid_n, 40);
+    ck_assert_msg(solid_black >= solid_n - 2, "solid: %d of %d black", solid_black, solid_n);
+    ck_assert_msg(dashed_black > dashed_n / 5 && dashed_black < dashed_n * 9 / 10,
+                  "dashed: %d of %d black", dashed_black, dashed_n);
+    cairo_destroy(cr);
+    cairo_surface_destroy(s);
+}
+END_TEST
+
+/* A batch x context sweep as heatmaps: the cheapest cell dark (the map's
+ * low end), the dearest bright, a cell that does not fit hatched. */
+START_TEST(test_heatmap)
+{
+    struct ic_test_pair *t = ic_test_pair("llama3-70b", "h100");
+    struct ic_decode_cfg c = ic_decode_defaults();
+    c.chips = 8;
+    enum ic_axis ax[2] = {IC_AXIS_BATCH, IC_AXIS_CONTEXT};
+    size_t n = 0;
+    struct ic_err e = {0};
+    ck_assert_int_eq(ic_sweep_run(&t->st, &t->h, &c, ax, 2, pts, &n, &e), 0);
+    const struct ic_plot_heat hm = {"heat", NULL, pts, n, {IC_AXIS_BATCH, IC_AXIS_CONTEXT}};
+    cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, W, H);
+    cairo_t *cr = cairo_create(s);
+    struct ic_plot_layout lay;
+    ck_assert_int_eq(ic_plot_heatmap(cr, W, H, &hm, &lay, &e), 0);
+    ck_assert_int_eq(lay.n_panels, 2);
+    /* batch 1, context 128 (the fastest step): the cell at the bottom left
+     * of the step-time panel, sampled near its corner (away from its text) */
+    const struct ic_plot_panel *a = &lay.panel[0];
+    ck_assert_uint_eq(pts[0].cfg.batch, 1);
+    ck_assert_uint_eq(pts[0].cfg.context, 128);
+    struct rgb lo = pixel(s, a->x0 + 3, a->y0 + a->h - 3);
+    ck_assert_msg(near(lo, 0.267, 0.005, 0.329, 0.06), "low cell %.2f %.2f %.2f", lo.r, lo.g,
+                  lo.b);
+    /* some cell does not fit (the largest batch at the longest context) */
+    bool any_out = false;
+    for (size_t i = 0; i < n; i++)
+        any_out |= !pts[i].fits;
+    ck_assert(any_out);
+    /* the edge of what fits is vermillion somewhere in the panel */
+    ck_assert(has_colour(s, a, 0.835, 0.369, 0.0, 0.06));
+    cairo_destroy(cr);
+    cairo_surface_destroy(s);
+    ck_assert_int_eq(ic_plot_heatmap(cr = NULL, W, H, &(struct ic_plot_heat){"", NULL, pts, 0,
+                                                                           {IC_AXIS_BATCH,
+                                                                            IC_AXIS_CONTEXT}},
+                                     NULL, &e),
+                     IC_EINVAL);
+    free(t);
+}
+END_TEST
+
+/* simulate's figure: a linear rate axis ends at the first tick past the
+ * data (rates 0.97 .. 11.6 -> 0 .. 12: ticks of 2, 11.6 + a marker's room
+ * fits below 12), and the second panel (throughput against latency, time
+ * on x) sits beside the first. */
+START_TEST(test_linear_axis_and_two_panels)
+{
+    const double rates[] = {0.97, 1.94, 2.91, 3.88, 4.85, 5.83, 6.8, 7.77, 8.74, 9.71, 10.7, 11.6};
+    const double ttft[] = {0.09, 0.09, 0.09, 0.09, 0.1, 0.11, 0.15, 0.19, 0.28, 2.1, 11, 19};
+    const double tput[] = {37, 74, 111, 148, 185, 222, 259, 296, 330, 340, 342, 341};
+    const struct ic_plot_series a[] = {{"TTFT P50", rates, ttft, 12, false, false}};
+    const struct ic_plot_series b[] = {{"against TTFT", ttft, tput, 12, false, false}};
+    const struct ic_plot_lines panels[2] = {
+        {.x_label = "requests per second", .y_label = "latency", .ylog = true, .ytime = true,
+         .series = a, .n_series = 1},
+        {.x_label = "latency", .y_label = "tokens/s per chip", .xlog = true, .ylog = true,
+         .xtime = true, .series = b, .n_series = 1},
+    };
+    const struct ic_plot_figure f = {"simulate", NULL, panels, 2};
+    cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, W, H);
+    cairo_t *cr = cairo_create(s);
+    struct ic_plot_layout lay;
+    struct ic_err e = {0};
+    ck_assert_int_eq(ic_plot_figure(cr, W, H, &f, &lay, &e), 0);
+    ck_assert_int_eq(lay.n_panels, 2);
+    ck_assert(!lay.panel[0].xlog);
+    ck_assert_double_eq_tol(lay.panel[0].xmin, 0, 1e-12);
+    ck_assert_double_eq_tol(lay.panel[0].xmax, 12, 1e-9);
+    ck_assert(lay.panel[1].x0 > lay.panel[0].x0 + lay.panel[0].w);
+    /* the first panel's last point, blue, at (11.6, 19 s) */
+    struct rgb pt = pixel(s, dev_x(&lay.panel[0], 11.6), dev_y(&lay.panel[0], 19));
+    ck_assert(near(pt, 0.0, 0.447, 0.698, 0.1));
+    cairo_destroy(cr);
+    cairo_surface_destroy(s);
+}
+END_TEST
+
+/* --plot errors name the cause: no sweep, a sweep with no chart of its
+ * own, a heatmap of several configurations. */
+START_TEST(test_plot_errors)
+{
+    ck_assert_int_eq(ic_test_cli("--model", "llama3-70b", "--hw", "h100", "--plot", "x.png", NULL),
+                     2);
+    ck_assert_ptr_nonnull(strstr(ic_test_err, "--plot draws a sweep, and there is none"));
+    ck_assert_int_eq(ic_test_cli("--model", "llama3-70b", "--hw", "h100", "--sweep", "chips",
+                                 "--plot", "x.png", NULL),
+                     2);
+    ck_assert_ptr_nonnull(strstr(ic_test_err, "a chips sweep alone has no chart"));
+    ck_assert_int_eq(ic_test_cli("--model", "llama3-70b", "--hw", "h100,h200", "--sweep",
+                                 "batch,context", "--plot", "x.png", NULL),
+                     2);
+    ck_assert_ptr_nonnull(strstr(ic_test_err, "heatmap of one configuration"));
+    ck_assert_int_ne(access("x.png", F_OK), 0); /* nothing written */
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("plot");
@@ -211,6 +563,14 @@ int main(void)
     tcase_add_test(tc, test_overlay_figure);
     tcase_add_test(tc, test_context_and_validation_figures);
     tcase_add_test(tc, test_files);
+    tcase_add_test(tc, test_frontier);
+    tcase_add_test(tc, test_time_units);
+    tcase_add_test(tc, test_edge_points_inside);
+    tcase_add_test(tc, test_small_legend_and_ring);
+    tcase_add_test(tc, test_expected_solid_ideal_dashed);
+    tcase_add_test(tc, test_heatmap);
+    tcase_add_test(tc, test_linear_axis_and_two_panels);
+    tcase_add_test(tc, test_plot_errors);
     suite_add_tcase(s, tc);
     return ic_test_run(s);
 }

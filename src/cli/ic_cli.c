@@ -37,8 +37,10 @@ static const char usage_decode[] =
     "The options marked [,..] take comma-separated lists (--chips 4,8,16): one\n"
     "configuration per combination (at most 16), one curve each in the picture,\n"
     "plus their envelope. --plot draws a batch sweep (step time against batch and\n"
-    "the latency / throughput Pareto frontier) or a context sweep (step time\n"
-    "against context).\n"
+    "the latency / throughput Pareto frontier), a context sweep (step time\n"
+    "against context) or a two-axis sweep as heatmaps of step time and tokens/s\n"
+    "per chip (--sweep batch,context); where the entry has achieved rates, the\n"
+    "expected step is drawn solid and the ideal bound dashed.\n"
     "\n"
     "example: infcalc --model llama3-70b --hw v5e --chips 16 --sweep batch\n";
 
@@ -244,10 +246,21 @@ static int cmd_decode(const struct ic_opts *a, const struct ic_db *db, FILE *out
     int plot_w = a->given[IC_OPT_PLOT_SIZE] ? a->plot_size[0] : 1600;
     int plot_h = a->given[IC_OPT_PLOT_SIZE] ? a->plot_size[1] : 1000;
     const char *plot = a->given[IC_OPT_PLOT] ? a->plot : NULL;
-    if (plot && !(n_axes == 1 && (axes[0] == IC_AXIS_BATCH || axes[0] == IC_AXIS_CONTEXT)))
+    if (plot && !n_axes)
         return ic_cli_usage_hint(errf, "e.g. '--sweep batch --plot decode.png'",
-                                 "--plot draws a batch or a context sweep; add --sweep batch or "
-                                 "--sweep context");
+                                 "--plot draws a sweep, and there is none; add --sweep batch, "
+                                 "--sweep context, or two axes for a heatmap (--sweep "
+                                 "batch,context)");
+    if (plot && n_axes == 1 && (axes[0] == IC_AXIS_CHIPS || axes[0] == IC_AXIS_PRECISION)) {
+        char hint[160];
+        snprintf(hint, sizeof hint, "draw it against batch as a heatmap (--sweep %s,batch), or "
+                                    "overlay %s on a batch sweep (%s --sweep batch)",
+                 ic_axis_name(axes[0]),
+                 axes[0] == IC_AXIS_CHIPS ? "chip counts" : "weight types",
+                 axes[0] == IC_AXIS_CHIPS ? "--chips 4,8,16" : "--weights bf16,fp8,int4");
+        return ic_cli_usage_hint(errf, hint, "--plot: a %s sweep alone has no chart",
+                                 ic_axis_name(axes[0]));
+    }
 
     /* The configurations: every combination of the listed values. */
     size_t n_cfg = 1;
@@ -259,6 +272,10 @@ static int cmd_decode(const struct ic_opts *a, const struct ic_db *db, FILE *out
                                        "--kv, --compute): shorten a list",
                                  "the listed options make %zu configurations; at most %d", n_cfg,
                                  IC_CLI_MAX_CONFIGS);
+    if (plot && n_axes == 2 && n_cfg > 1)
+        return ic_cli_usage_hint(errf, "give one value to each list",
+                                 "--plot: a two-axis sweep is drawn as a heatmap of one "
+                                 "configuration, and the listed options make %zu", n_cfg);
 
     struct ic_err e = {0};
     struct ic_model *models = calloc((size_t)nl[L_MODEL], sizeof *models);
@@ -406,7 +423,8 @@ static int cmd_decode(const struct ic_opts *a, const struct ic_db *db, FILE *out
         append(t, sizeof t, "", nl[L_MODEL] > 1 ? "several models"
                                                       : models[k->pick[L_MODEL]].name);
         append(t, sizeof t, " on ", "");
-        if (nl[L_CHIPS] == 1) {
+        bool chips_swept = n_axes == 2 && (axes[0] == IC_AXIS_CHIPS || axes[1] == IC_AXIS_CHIPS);
+        if (nl[L_CHIPS] == 1 && !chips_swept) {
             snprintf(part, sizeof part, "%llu x ", (unsigned long long)k->cfg.chips);
             append(t, sizeof t, "", part);
         }
@@ -417,7 +435,7 @@ static int cmd_decode(const struct ic_opts *a, const struct ic_db *db, FILE *out
         } else {
             append(t, sizeof t, "", hws[k->pick[L_HW]].name);
         }
-        if (nl[L_CHIPS] > 1)
+        if (nl[L_CHIPS] > 1 || chips_swept)
             append(t, sizeof t, "", " (chips vary)");
         snprintf(part, sizeof part, "weights %s, KV %s, compute %s",
                  nl[L_WEIGHTS] > 1 ? "vary" : ic_dtype_traits(k->cfg.weights)->name,
@@ -433,12 +451,40 @@ static int cmd_decode(const struct ic_opts *a, const struct ic_db *db, FILE *out
             snprintf(part, sizeof part, "batch %llu", (unsigned long long)k->cfg.batch);
         }
         append(sub, sizeof sub, "; ", part);
+        /* both estimates where the points carry them: the chart draws the
+         * expected step solid and the ideal bound dashed */
+        bool both = false;
+        for (size_t i = 0; i < used; i++)
+            both |= pts[i].other_known;
         append(sub, sizeof sub, "; ",
-               k->cfg.estimate == IC_EST_EXPECTED ? "expected time from measured figures"
-                                                  : "ideal bound from spec-sheet peaks");
-        struct ic_plot_set set = {t, sub, curves, n_cfg, NULL};
-        lrc = ic_plot_write(plot, axes[0] == IC_AXIS_CONTEXT ? IC_PLOT_CONTEXT : IC_PLOT_DECODE,
-                            plot_w, plot_h, &set, &e);
+               both ? "expected step solid (achieved rates), ideal bound dashed"
+               : k->cfg.estimate == IC_EST_EXPECTED ? "expected time from measured figures"
+                                                    : "ideal bound from spec-sheet peaks");
+        if (n_axes == 2) {
+            snprintf(sub, sizeof sub, "weights %s, KV %s, compute %s; %s; the bound %s",
+                     ic_dtype_traits(k->cfg.weights)->name, ic_dtype_traits(k->cfg.kv)->name,
+                     ic_dtype_traits(k->cfg.compute)->name,
+                     k->cfg.estimate == IC_EST_EXPECTED || both
+                         ? "expected step (achieved or measured rates)"
+                         : "ideal bound from spec-sheet peaks",
+                     k->cfg.estimate == IC_EST_IDEAL && both ? "of the ideal bound's terms"
+                                                             : "of its terms");
+            if (axes[0] != IC_AXIS_BATCH && axes[1] != IC_AXIS_BATCH) {
+                snprintf(part, sizeof part, "; batch %llu", (unsigned long long)k->cfg.batch);
+                append(sub, sizeof sub, "", part);
+            }
+            if (axes[0] != IC_AXIS_CONTEXT && axes[1] != IC_AXIS_CONTEXT) {
+                snprintf(part, sizeof part, "; context %llu", (unsigned long long)k->cfg.context);
+                append(sub, sizeof sub, "", part);
+            }
+            const struct ic_plot_heat hm = {t, sub, pts, used, {axes[0], axes[1]}};
+            lrc = ic_plot_heatmap_write(plot, plot_w, plot_h, &hm, &e);
+        } else {
+            struct ic_plot_set set = {t, sub, curves, n_cfg, NULL};
+            lrc = ic_plot_write(plot,
+                                axes[0] == IC_AXIS_CONTEXT ? IC_PLOT_CONTEXT : IC_PLOT_DECODE,
+                                plot_w, plot_h, &set, &e);
+        }
         if (lrc) {
             rc = ic_cli_report(errf, lrc, &e);
             goto out;

@@ -401,7 +401,8 @@ static int write_csv(FILE *out, const struct evaluated *x)
 static int write_plot(const char *path, int w, int h, const char *csv, const struct evaluated *x,
                       FILE *errf)
 {
-    /* measured against predicted time per output token, ms, log-log: y = x
+    /* measured against predicted time per output token (s; the axes read
+     * in ms where the range calls for it), log-log: y = x
      * and a +-15% band, ideal rings and expected dots over validation rows */
     double *v = malloc((4 * x->n + 8) * sizeof *v);
     if (!v)
@@ -413,15 +414,15 @@ static int write_plot(const char *path, int w, int h, const char *csv, const str
         const struct ic_pub_eval *ev = &x->ev[i];
         if (!ev->evaluated || x->rows[i].calibration)
             continue;
-        mi[ni] = 1e3 * ev->measured_s;
-        pi[ni++] = 1e3 * ev->ideal_s;
-        lo = fmin(lo, fmin(1e3 * ev->measured_s, 1e3 * ev->ideal_s));
-        hi = fmax(hi, fmax(1e3 * ev->measured_s, 1e3 * ev->ideal_s));
+        mi[ni] = ev->measured_s;
+        pi[ni++] = ev->ideal_s;
+        lo = fmin(lo, fmin(ev->measured_s, ev->ideal_s));
+        hi = fmax(hi, fmax(ev->measured_s, ev->ideal_s));
         if (ev->has_expected) {
-            me[ne] = 1e3 * ev->measured_s;
-            pe[ne++] = 1e3 * ev->expected_s;
-            lo = fmin(lo, 1e3 * ev->expected_s);
-            hi = fmax(hi, 1e3 * ev->expected_s);
+            me[ne] = ev->measured_s;
+            pe[ne++] = ev->expected_s;
+            lo = fmin(lo, ev->expected_s);
+            hi = fmax(hi, ev->expected_s);
         }
     }
     if (!ni) {
@@ -449,10 +450,12 @@ static int write_plot(const char *path, int w, int h, const char *csv, const str
     const struct ic_plot_lines L = {
         .title = "infcalc against published decode measurements",
         .subtitle = sub,
-        .x_label = "measured time per output token (ms)",
-        .y_label = "predicted (ms)",
+        .x_label = "measured time per output token",
+        .y_label = "predicted",
         .xlog = true,
         .ylog = true,
+        .xtime = true,
+        .ytime = true,
         .series = ser,
         .n_series = ne ? 5 : 4,
         .points_mask = 1u << 3 | 1u << 4,

@@ -388,15 +388,25 @@ out:
 }
 
 /* TTFT against the prompt length, fused and unfused, with the compute and
- * memory terms of the fused kernel. */
+ * memory terms of the fused kernel: prompts of 128, 256, ... tokens up to
+ * the model's usable context (the prefix counted in it), which ends the
+ * chart and is marked; to 2^20 where the model states none. */
 static int plot_prefill(const struct ic_opts *a, const struct ic_cli_setup *s,
                         const struct ic_prefill_cfg *base, FILE *errf)
 {
-    enum { NP = 15 };
+    enum { NP = 16 };
     double xs[NP], ys[4][NP];
     size_t n = 0;
     struct ic_err e = {0};
-    for (uint64_t t = 128; t <= (UINT64_C(1) << 20) && n < NP; t *= 2) {
+    const uint64_t usable = s->st.max_context > base->prefix ? s->st.max_context - base->prefix : 0;
+    const uint64_t stop = s->st.max_context ? usable : UINT64_C(1) << 20;
+    uint64_t prompts[NP], np = 0;
+    for (uint64_t t = 128; t <= stop && np < NP - 1; t *= 2)
+        prompts[np++] = t;
+    if (s->st.max_context && (np == 0 || prompts[np - 1] < stop) && stop > 0)
+        prompts[np++] = stop; /* end exactly at the usable context */
+    for (uint64_t i = 0; i < np; i++) {
+        const uint64_t t = prompts[i];
         struct ic_prefill_cfg c = *base;
         c.prompt = t;
         struct ic_prefill pf, pu;
@@ -413,21 +423,39 @@ static int plot_prefill(const struct ic_opts *a, const struct ic_cli_setup *s,
         ys[3][n] = pf.memory_s;
         n++;
     }
+    if (!n) {
+        if (e.msg[0])
+            return ic_cli_report(errf, IC_EINVAL, &e);
+        return ic_cli_usage_hint(errf, "shorten --prefix, or leave out --plot",
+                                 "--plot: the prefix leaves %llu tokens of %s's usable context "
+                                 "(%llu); the chart starts at 128",
+                                 (unsigned long long)usable, s->m->name,
+                                 (unsigned long long)s->st.max_context);
+    }
     struct ic_plot_series ser[4] = {
         {"TTFT, fused attention", xs, ys[0], n, false, false},
         {"TTFT, unfused attention", xs, ys[1], n, false, false},
         {"compute (fused)", xs, ys[2], n, true, false},
         {"weights + attention HBM (fused)", xs, ys[3], n, true, false},
     };
-    char title[320], sub[160];
+    char title[320], sub[240], mark[96];
     title_of(title, sizeof title, s, base->chips);
-    snprintf(sub, sizeof sub, "prefill of one prompt, MFU %.2f%s, ideal bound", 
-             base->mfu > 0 ? base->mfu : IC_PREFILL_MFU, base->mfu > 0 ? "" : " (default)");
+    snprintf(sub, sizeof sub, "prefill of one prompt%s, MFU %.2f%s, ideal bound%s",
+             base->prefix ? " after its cached prefix" : "",
+             base->mfu > 0 ? base->mfu : IC_PREFILL_MFU, base->mfu > 0 ? "" : " (default)",
+             s->st.max_context ? "; up to the model's usable context"
+                               : "; the model states no context limit");
+    snprintf(mark, sizeof mark, "usable context: %llu tokens%s", (unsigned long long)usable,
+             base->prefix ? " after the prefix" : "");
     int w = a->given[IC_OPT_PLOT_SIZE] ? a->plot_size[0] : 1600;
     int h = a->given[IC_OPT_PLOT_SIZE] ? a->plot_size[1] : 1000;
     struct ic_plot_lines L = {.title = title, .subtitle = sub, .x_label = "prompt tokens",
-                             .y_label = "time (s)", .xlog = true, .ylog = true,
-                             .series = ser, .n_series = 4};
+                             .y_label = "time", .xlog = true, .ylog = true, .ytime = true,
+                             .series = ser, .n_series = 4,
+                             .vline = s->st.max_context && n && xs[n - 1] == (double)usable
+                                          ? (double)usable
+                                          : 0,
+                             .vline_label = mark};
     int lrc = ic_plot_lines_write(a->plot, w, h, &L, &e);
     return lrc ? ic_cli_report(errf, lrc, &e) : 0;
 }
@@ -1406,9 +1434,9 @@ static int plot_optimize(const char *path, const int *size, const struct ic_hw *
     }
     struct ic_err e = {0};
     struct ic_plot_lines L = {.title = title, .subtitle = sub,
-                              .x_label = "time per output token (s)",
+                              .x_label = "time per output token",
                               .y_label = "$ per million output tokens", .xlog = true,
-                              .ylog = true, .series = ser, .n_series = ns, .vline = tpot_slo,
+                              .ylog = true, .xtime = true, .series = ser, .n_series = ns, .vline = tpot_slo,
                               .vline_label = "TPOT SLO"};
     int lrc = ic_plot_lines_write(path, w, h, &L, &e);
     free(v);

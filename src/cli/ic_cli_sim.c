@@ -145,21 +145,35 @@ static void add_row(struct ic_rows *rows, const struct ic_sim_cfg *c, double rat
     ic_rows_num(rows, "meets_slo", ic_sim_meets_slos(c, r));
 }
 
+/* The rate sweep's chart: left, P50/P99 TTFT and TPOT against requests/s
+ * with the SLO lines and the capacity; right, output tokens/s per chip
+ * against P50 TPOT and against P99 TTFT, one point per rate (labelled with
+ * it): the serving counterpart of the decode Pareto panel. */
 static int draw(const char *path, const int *size, const char *title, const double *rates,
                 const struct ic_sim_result *res, size_t n, const struct ic_sim_cfg *c,
                 double capacity, FILE *errf)
 {
-    double *v = malloc(6 * (n + 2) * sizeof *v);
-    if (!v)
+    double *v = malloc((7 * n + 6) * sizeof *v);
+    char *lab = malloc(n * 16 + 1);
+    const char **labels = malloc((n ? n : 1) * sizeof *labels);
+    if (!v || !lab || !labels) {
+        free(v);
+        free(lab);
+        free(labels);
         return ic_cli_oom(errf);
-    double *t50 = v, *t99 = v + n, *p50 = v + 2 * n, *p99 = v + 3 * n, *sx = v + 4 * n,
-           *sy = v + 4 * n + 2, *sy2 = v + 4 * n + 4;
+    }
+    double *t50 = v, *t99 = v + n, *p50 = v + 2 * n, *p99 = v + 3 * n, *tput = v + 4 * n,
+           *sx = v + 7 * n, *sy = v + 7 * n + 2, *sy2 = v + 7 * n + 4;
     for (size_t i = 0; i < n; i++) {
         t50[i] = res[i].ttft.p[0];
         t99[i] = res[i].ttft.p[2];
         p50[i] = res[i].tpot.p[0];
         p99[i] = res[i].tpot.p[2];
+        tput[i] = res[i].output_tokens_per_s_per_chip;
+        snprintf(lab + 16 * i, 16, "%.3g/s", rates[i]);
+        labels[i] = lab + 16 * i;
     }
+    /* the SLO lines span the rates drawn, no further */
     sx[0] = rates[0], sx[1] = rates[n - 1];
     sy[0] = sy[1] = c->ttft_slo_s;
     sy2[0] = sy2[1] = c->tpot_slo_s;
@@ -172,18 +186,30 @@ static int draw(const char *path, const int *size, const char *title, const doub
         ser[ns++] = (struct ic_plot_series){"TTFT SLO", sx, sy, 2, true, true};
     if (c->tpot_slo_s > 0)
         ser[ns++] = (struct ic_plot_series){"TPOT SLO", sx, sy2, 2, true, true};
+    const struct ic_plot_series ser2[2] = {
+        {"against P50 TPOT (labels: requests/s)", p50, tput, n, false, false},
+        {"against P99 TTFT", t99, tput, n, true, false},
+    };
     char sub[300];
     snprintf(sub, sizeof sub, "prompt %.0f, output %.0f tokens (%s); %s; capacity %s",
              c->prompt.mean, c->output.mean, ic_sim_dist_name(c->output.dist),
              c->dec.estimate == IC_EST_EXPECTED ? "expected time" : "ideal bound",
              capacity > 0 ? "marked" : "not reached");
-    struct ic_plot_lines L = {.title = title, .subtitle = sub, .x_label = "requests per second",
-                              .y_label = "seconds", .xlog = false, .ylog = true,
-                              .series = ser, .n_series = ns, .vline = capacity,
-                              .vline_label = "capacity under the P99 SLOs"};
+    const struct ic_plot_lines panels[2] = {
+        {.x_label = "requests per second", .y_label = "latency", .xlog = false, .ylog = true,
+         .ytime = true, .series = ser, .n_series = ns, .vline = capacity,
+         .vline_label = "capacity under the P99 SLOs"},
+        {.x_label = "latency", .y_label = "output tokens/s per chip", .xlog = true,
+         .ylog = true, .xtime = true, .series = ser2, .n_series = 2,
+         .vline = c->tpot_slo_s, .vline_label = "TPOT SLO", .point_labels = labels,
+         .labelled_series = 0},
+    };
+    const struct ic_plot_figure f = {title, sub, panels, 2};
     struct ic_err e = {0};
-    int rc = ic_plot_lines_write(path, size ? size[0] : 1600, size ? size[1] : 1000, &L, &e);
+    int rc = ic_plot_figure_write(path, size ? size[0] : 1600, size ? size[1] : 1000, &f, &e);
     free(v);
+    free(lab);
+    free(labels);
     return rc ? ic_cli_report(errf, rc, &e) : 0;
 }
 

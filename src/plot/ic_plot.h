@@ -12,13 +12,22 @@
  *              marking where the KV read overtakes the weight read.
  *   validation measured points with their spread beside the predicted
  *              curve, and a residuals panel in percent.
- * Every axis has units, decade ticks with 1-2-5 labels, the palette is
- * Okabe-Ito (colour-blind safe), text is DejaVu Sans. */
+ *   heatmap    a two-axis sweep (batch x context, say): step time and
+ *              tokens/s per chip per cell, the cells that do not fit
+ *              outlined, and the edges where the bound changes.
+ * Every axis has units (time axes in the unit their range reads in: ms,
+ * us, or each tick its own), decade ticks with 1-2-5 labels; the points
+ * at the ends sit inside the frame with their labels; a legend goes where
+ * no curve, point or label is, else above the frame. Where the points carry
+ * both estimates (ic_point.other_step_s), the expected step time is drawn
+ * solid and the ideal bound dashed. The palette is Okabe-Ito (colour-blind
+ * safe), text is DejaVu Sans. */
 #ifndef IC_PLOT_H
 #define IC_PLOT_H
 
 #include "ic_decode.h"
 #include "ic_err.h"
+#include "ic_sweep.h"
 
 #include <cairo.h>
 #include <stdbool.h>
@@ -43,9 +52,13 @@ struct ic_plot_set {
 /* Where a panel sits and what it shows, so tests can probe pixels. */
 struct ic_plot_panel {
     double x0, y0, w, h;     /* plot area in device units */
-    double xmin, xmax;       /* data range on x (log axes: positive) */
+    double xmin, xmax;       /* data range on x (log axes: positive; time axes: s;
+                                heatmaps: cell units, cell i spans i .. i + 1) */
     double ymin, ymax;
     bool xlog, ylog;
+    bool xtime, ytime;       /* values in seconds, ticks in the unit the range reads in */
+    double lx, ly, lw, lh;   /* the legend's box, device units (lw 0: none) */
+    bool legend_outside;     /* above the frame: no place inside was clear */
 };
 
 struct ic_plot_layout {
@@ -98,19 +111,70 @@ struct ic_plot_series {
 
 struct ic_plot_lines {
     const char *title, *subtitle;
-    const char *x_label, *y_label;
+    const char *x_label, *y_label; /* time axes: without the unit, which is added */
     bool xlog, ylog;
+    bool xtime, ytime;       /* x or y in seconds, labelled in ms, us ... as the range reads */
     const struct ic_plot_series *series;
     size_t n_series;
     double vline;            /* a vertical marker at this x (0: none) */
     const char *vline_label;
     unsigned points_mask;    /* bit s: series s is markers only (a scatter) */
     unsigned open_mask;      /* bit s: its markers are rings, not dots */
+    const char *const *point_labels; /* optional: a label beside each point of the
+                                        series labelled_series (NULL entries: none) */
+    size_t labelled_series;
 };
 
 int ic_plot_lines(cairo_t *cr, double width, double height, const struct ic_plot_lines *l,
                   struct ic_plot_layout *layout, struct ic_err *err);
 
+/* One or two line-chart panels side by side under one title (the panels'
+ * own titles unused): simulate's latency against load beside throughput
+ * per chip against latency. */
+struct ic_plot_figure {
+    const char *title, *subtitle;
+    const struct ic_plot_lines *panels;
+    int n_panels;            /* 1 or 2 */
+};
+
+int ic_plot_figure(cairo_t *cr, double width, double height, const struct ic_plot_figure *f,
+                   struct ic_plot_layout *layout, struct ic_err *err);
+int ic_plot_figure_write(const char *path, int width, int height, const struct ic_plot_figure *f,
+                         struct ic_err *err);
+
+/* A two-axis sweep as two heatmaps: step time (left) and tokens/s per chip
+ * (right) per cell, x the first axis's values, y the second's (the grid
+ * ic_sweep_run returns; a ragged grid leaves its missing cells blank). The
+ * cells that do not fit are hatched and outlined, the edges between cells
+ * bound by different terms drawn dashed. IC_EINVAL without points. */
+struct ic_plot_heat {
+    const char *title, *subtitle;
+    const struct ic_point *pts;
+    size_t n;
+    enum ic_axis axes[2];
+};
+
+int ic_plot_heatmap(cairo_t *cr, double width, double height, const struct ic_plot_heat *h,
+                    struct ic_plot_layout *layout, struct ic_err *err);
+int ic_plot_heatmap_write(const char *path, int width, int height, const struct ic_plot_heat *h,
+                          struct ic_err *err);
+
+/* The unit a time axis from lo_s to hi_s (seconds) reads in: the largest of
+ * s, ms, us and ns in which its top reads at least 1 and below 10000 and its
+ * bottom at least 0.01 ([0.0005 s, 0.1 s]: "ms", ticks 0.5 .. 100), *scale
+ * its seconds; NULL where none does (each tick then carries its own unit). */
+const char *ic_plot_time_unit(double lo_s, double hi_s, double *scale);
+
+/* A tick label for v_s on such an axis: the number in the axis's unit, or,
+ * where the axis has none, with the unit in which it reads 1 to 999
+ * ("500 us", "2 s"). */
+void ic_plot_time_tick(char *buf, size_t n, double v_s, double lo_s, double hi_s);
+
+/* The Pareto frontier of n points (latency, throughput): the indices of the
+ * points no other point dominates (latency no higher and throughput no
+ * lower, one of them strictly), sorted by latency, into idx (room for n).
+ * Points with a non-positive or non-finite coordinate are left out. */
+size_t ic_plot_frontier(const double *latency, const double *throughput, size_t n, size_t *idx);
 /* Renders a figure as PNG into a malloc'd buffer (*png, *n; free() it). */
 int ic_plot_png(enum ic_plot_kind kind, int width, int height, const struct ic_plot_set *set,
                 unsigned char **png, size_t *n, struct ic_err *err);

@@ -215,6 +215,7 @@ static int chart(const struct point_req *q, bool by_context, struct ic_serve_res
     for (size_t i = 0; i < nv; i++) {
         struct ic_decode_cfg k = c;
         ic_sweep_apply(ax, vals[i], &k);
+        k.both = true; /* the expected step solid, the ideal bound dashed */
         if (ic_decode(&q->st, q->h, &k, &pts[np], &e) == IC_OK)
             np++; /* past a hard limit (2^24 sequences, 2^26 tokens): stop there */
     }
@@ -229,10 +230,17 @@ static int chart(const struct point_req *q, bool by_context, struct ic_serve_res
              ic_dtype_traits(c.weights)->name, ic_dtype_traits(c.kv)->name,
              ic_dtype_traits(c.compute)->name, by_context ? "batch" : "context",
              (unsigned long long)(by_context ? c.batch : c.context),
-             c.estimate == IC_EST_EXPECTED ? "expected time from measured figures"
-                                           : "ideal bound from spec-sheet peaks");
+             pts[0].other_known ? "expected step solid, ideal bound dashed"
+             : c.estimate == IC_EST_EXPECTED ? "expected time from measured figures"
+                                             : "ideal bound from spec-sheet peaks");
     struct ic_plot_curve cv = {"", pts, np};
-    struct ic_plot_set set = {title, sub, &cv, 1, &q->pt};
+    /* the ringed point with both estimates, as the curve has them */
+    struct ic_point mark = q->pt;
+    struct ic_decode_cfg mc = c;
+    mc.both = true;
+    if (ic_decode(&q->st, q->h, &mc, &mark, &e) != IC_OK)
+        mark = q->pt;
+    struct ic_plot_set set = {title, sub, &cv, 1, &mark};
     unsigned char *png = NULL;
     size_t len = 0;
     if (ic_plot_png(by_context ? IC_PLOT_CONTEXT : IC_PLOT_DECODE, 1200, 600, &set, &png, &len,
