@@ -23,6 +23,13 @@ grep -q "measured by infcalc bench" "$out/show.txt"
 grep -q '"estimate": "expected"' "$out/decode.json"
 "$ic" --model llama3-8b --hw "$out/machine.yaml" --compute fp32 --estimate ideal \
     --format json | grep -q '"estimate": "ideal"'
+# the default compute type (bf16) works on a benched entry without --compute
+# (issue 15): every type left at its default, both estimates
+"$ic" --model llama3-8b --hw "$out/machine.yaml" --format json > "$out/default.json"
+grep -q '"estimate": "expected"' "$out/default.json"
+grep -q '"compute": "bf16"' "$out/default.json"
+"$ic" --model llama3-8b --hw "$out/machine.yaml" --estimate ideal --format json |
+    grep -q '"estimate": "ideal"'
 "$ic" validate --quick --hw "$out/machine.yaml" --csv "$out/validate.csv" \
     --plot-prefix "$out/validate" > "$out/validate.txt"
 grep -q "median |err|" "$out/validate.txt"
