@@ -761,13 +761,27 @@ static void cpu_bench_report(const struct ic_dev *d, const struct ic_bench_opts 
 
 /* ---- validate ---------------------------------------------------------------- */
 
-/* The full sweep: weights of 246M parameters (>= 4x a 32 MiB LLC even in
- * int8) and a small model whose weights fit the LLC (cache-resident). */
+/* The full sweep: three DRAM-resident shapes, weights >= 4x a 32 MiB LLC
+ * even in int8, dim 1024 to 4096 and query heads per KV head 4, 8 and 1
+ * (the 246M one, which the bench's GEMM and attention shapes follow, over
+ * the whole grid; the other two, which the bench never measured, over
+ * batches 1-256 at two contexts), and a small model whose weights fit the
+ * LLC (cache-resident). The charts draw the first. */
 static const struct ic_vmodel full_models[] = {
     {"ref-246m", {2048, 5632, 4, 16, 4, 128, 32000, 0, 0},
      {IC_KW_FP32, IC_KW_BF16, IC_KW_INT8}, 3,
      {1, 2, 4, 8, 16, 32, 64, 128, 256}, 9,
      {128, 512, 2048, 8192, 16384}, 5},
+    /* 209M parameters: 16 layers of dim 1024, 16 heads of 64 over 2 KV heads */
+    {"ref-209m-d1024", {1024, 2816, 16, 16, 2, 64, 32000, 0, 0},
+     {IC_KW_FP32, IC_KW_BF16, IC_KW_INT8}, 3,
+     {1, 4, 16, 64, 256}, 5,
+     {128, 2048}, 2},
+    /* 536M parameters: 2 layers of dim 4096, 32 heads of 128, no grouping */
+    {"ref-536m-d4096", {4096, 11008, 2, 32, 32, 128, 32000, 0, 0},
+     {IC_KW_FP32, IC_KW_BF16, IC_KW_INT8}, 3,
+     {1, 4, 16, 64, 256}, 5,
+     {128, 2048}, 2},
     {"ref-8m", {512, 1408, 2, 8, 2, 64, 4096, 0, 0},
      {IC_KW_BF16, IC_KW_INT8, IC_KW_FP32}, 2,
      {1, 4, 16, 64}, 4,
