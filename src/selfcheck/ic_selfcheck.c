@@ -458,7 +458,10 @@ struct err_stats {
     double med_abs, med_signed, p90_abs, within10;
 };
 
-static struct err_stats error_stats(const struct ic_vpoint *v, size_t n, int regime_mask, int wt_dt)
+/* Over the points of the regimes in regime_mask, of weight type wt_dt and
+ * model index model (-1: any). */
+static struct err_stats error_stats_of(const struct ic_vpoint *v, size_t n, int regime_mask,
+                                       int wt_dt, int model)
 {
     struct err_stats s = {0, 0, 0, 0, 0};
     double *a = malloc(sizeof *a * (n ? n : 1)), *sg = malloc(sizeof *sg * (n ? n : 1));
@@ -473,6 +476,8 @@ static struct err_stats error_stats(const struct ic_vpoint *v, size_t n, int reg
         if (!(regime_mask & (1 << v[i].regime)))
             continue;
         if (wt_dt >= 0 && (int)v[i].pred.cfg.weights != wt_dt)
+            continue;
+        if (model >= 0 && v[i].model != model)
             continue;
         a[k] = fabs(v[i].err);
         sg[k] = v[i].err;
@@ -491,6 +496,11 @@ static struct err_stats error_stats(const struct ic_vpoint *v, size_t n, int reg
     free(a);
     free(sg);
     return s;
+}
+
+static struct err_stats error_stats(const struct ic_vpoint *v, size_t n, int regime_mask, int wt_dt)
+{
+    return error_stats_of(v, n, regime_mask, wt_dt, -1);
 }
 
 static void print_stats(FILE *out, const char *label, struct err_stats s)
@@ -887,6 +897,12 @@ int ic_selfcheck_validate(const struct ic_validate_opts *o, FILE *out, FILE *pro
     for (size_t t = 0; t < sizeof by_type / sizeof by_type[0]; t++)
         print_stats(out, ic_dtype_traits(by_type[t])->name,
                     error_stats(pts, n, dram_mask, (int)by_type[t]));
+    if (n_models > 1) {
+        fprintf(out, "\n  by shape, %s-resident (targets on each: median <= 5%%, p90 <= 15%%):\n",
+                ops->memory);
+        for (size_t m = 0; m < n_models; m++)
+            print_stats(out, models[m].name, error_stats_of(pts, n, dram_mask, -1, (int)m));
+    }
     if (o->model)
         print_points(out, models, pts, n);
     if (o->csv_path) {
