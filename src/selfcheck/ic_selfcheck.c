@@ -892,7 +892,8 @@ int ic_selfcheck_validate(const struct ic_validate_opts *o, FILE *out, FILE *pro
     snprintf(label, sizeof label, "%s-resident (all above)", ops->memory);
     print_stats(out, label, dram);
     print_stats(out, "all points", error_stats(pts, n, (1 << R_COUNT) - 1, -1));
-    fprintf(out, "\n  by weight type, %s-resident:\n", ops->memory);
+    if (dram.n)
+        fprintf(out, "\n  by weight type, %s-resident:\n", ops->memory);
     static const enum ic_dtype by_type[] = {IC_DT_FP32, IC_DT_BF16, IC_DT_INT8};
     for (size_t t = 0; t < sizeof by_type / sizeof by_type[0]; t++)
         print_stats(out, ic_dtype_traits(by_type[t])->name,
