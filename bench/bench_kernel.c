@@ -4,8 +4,10 @@
  *   1. ic_kern_matmul at batch 1 on a weight matrix far larger than the LLC
  *      (16384 x 8192: 512 MiB fp32, 256 MiB bf16, 128 MiB int8), for 1 and 2
  *      threads: achieved weight read bandwidth, median of 7 timed calls after
- *      2 warm-up calls, next to a read-only bandwidth probe (AVX-512 sum of a
- *      1 GiB float array, best of 5) taken right before and right after.
+ *      2 warm-up calls, next to a read-only bandwidth probe (ic_mb_read: a
+ *      SIMD sum of a 1 GiB float array in the kernel's own build and SIMD
+ *      variant, best of 5 after a warm-up pass) taken right before and
+ *      right after.
  *      Two ratios, both to the mean of the two probes: the matmul's median
  *      (the figure asked for) and its best of the 7 (like against like: the
  *      probe is a best of 5, and on this noisy host a median of 7 sits
@@ -17,15 +19,12 @@
  * (docs/measuring.md), so every figure is paired with a probe taken within
  * seconds of it and only the ratios are meant to be compared. */
 #include "ic_kern.h"
+#include "ic_mbench.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-#if defined(__AVX512F__)
-#include <immintrin.h>
-#endif
 
 static double now_s(void)
 {
@@ -48,52 +47,15 @@ static double median(double *v, int n)
 
 /* ---- read-only bandwidth probe ------------------------------------------ */
 
-struct probe {
-    const float *buf; /* [n] */
-    size_t n;
-    float part[1024]; /* one partial sum per thread, kept so the reads are not dead */
-};
-
-static void probe_part(void *arg, int i, int n)
+/* Best of 5 passes over the buffer, in B/s: ic_mb_read, which is built as
+ * the kernel is (one variant per instruction set, chosen at run time, or
+ * -march=native with -Dnative=true: src/meson.build), so the probe sums with
+ * the same vector width the kernel's matmul reads with. (This file's own
+ * AVX-512 loop before: bench/ is built without the kernel's -march flags, so
+ * it compiled to its scalar fallback and the 1-thread ratios read 1.36-1.42.) */
+static double probe_B_s(struct ic_kern_pool *pool, const float *buf, size_t n)
 {
-    struct probe *p = arg;
-    const size_t per = (p->n / (size_t)n) & ~(size_t)63;
-    const float *restrict a = p->buf + per * (size_t)i; /* [per] */
-#if defined(__AVX512F__)
-    __m512 s0 = _mm512_setzero_ps(), s1 = s0, s2 = s0, s3 = s0;
-    for (size_t k = 0; k < per; k += 64) {
-        s0 = _mm512_add_ps(s0, _mm512_load_ps(a + k));
-        s1 = _mm512_add_ps(s1, _mm512_load_ps(a + k + 16));
-        s2 = _mm512_add_ps(s2, _mm512_load_ps(a + k + 32));
-        s3 = _mm512_add_ps(s3, _mm512_load_ps(a + k + 48));
-    }
-    p->part[i] = _mm512_reduce_add_ps(_mm512_add_ps(_mm512_add_ps(s0, s1), _mm512_add_ps(s2, s3)));
-#else
-    float s[16] = {0};
-    for (size_t k = 0; k < per; k += 16)
-        for (int l = 0; l < 16; l++)
-            s[l] += a[k + (size_t)l];
-    float t = 0;
-    for (int l = 0; l < 16; l++)
-        t += s[l];
-    p->part[i] = t;
-#endif
-}
-
-/* Best of 5 passes over the buffer, in B/s. */
-static double probe_B_s(struct ic_kern_pool *pool, struct probe *p)
-{
-    double best = 0;
-    const int n = ic_kern_pool_threads(pool);
-    const double bytes = (double)((p->n / (size_t)n) & ~(size_t)63) * (double)n * sizeof(float);
-    for (int rep = 0; rep < 5; rep++) {
-        double t0 = now_s();
-        ic_kern_pool_run(pool, probe_part, p);
-        double bw = bytes / (now_s() - t0);
-        if (bw > best)
-            best = bw;
-    }
-    return best;
+    return ic_mb_read(pool, buf, n, 1, 5).hi;
 }
 
 /* ---- the benchmark -------------------------------------------------------- */
@@ -104,16 +66,13 @@ int main(void)
 {
     struct ic_err e = {0};
     const size_t probe_n = (size_t)1 << 28; /* 1 GiB of float */
-    struct probe *pr = calloc(1, sizeof *pr);
     float *pbuf = aligned_alloc(64, probe_n * sizeof(float));
-    if (!pr || !pbuf) {
+    if (!pbuf) {
         fprintf(stderr, "bench_kernel: out of memory for the 1 GiB probe buffer\n");
         return 1;
     }
     for (size_t i = 0; i < probe_n; i++)
         pbuf[i] = (float)(i & 1023) * 1e-3f;
-    pr->buf = pbuf;
-    pr->n = probe_n;
 
     const uint32_t N = 16384, K = 8192;
     struct ic_kern_matrix *m[IC_KW_COUNT] = {0};
@@ -128,8 +87,9 @@ int main(void)
     for (uint32_t c = 0; c < K; c++)
         x[c] = (float)ic_kern_uniform(99, c);
 
-    printf("matmul, batch 1, %u x %u weights (LLC 32 MiB); GB/s = 1e9 B/s; probes best of 5\n",
-           N, K);
+    printf("%s kernel and probe; matmul, batch 1, %u x %u weights (LLC 32 MiB); "
+           "GB/s = 1e9 B/s; probes best of 5\n",
+           ic_kern_simd(), N, K);
     printf("%-5s %3s %8s %12s %10s %10s %12s %9s %9s\n", "type", "thr", "MiB", "probe_before",
            "mm_median", "mm_best", "probe_after", "ratio_med", "ratio_best");
     for (int nt = 1; nt <= 2; nt++) {
@@ -140,7 +100,7 @@ int main(void)
         }
         for (int t = 0; t < IC_KW_COUNT; t++) {
             const double bytes = (double)ic_kern_matrix_bytes(m[t]);
-            const double before = probe_B_s(pool, pr);
+            const double before = probe_B_s(pool, pbuf, probe_n);
             double ts[REPS];
             for (int rep = 0; rep < WARM + REPS; rep++) {
                 double t0 = now_s();
@@ -149,7 +109,7 @@ int main(void)
                     ts[rep - WARM] = now_s() - t0;
             }
             const double bw = bytes / median(ts, REPS), best = bytes / ts[0]; /* ts sorted */
-            const double after = probe_B_s(pool, pr), probe = 0.5 * (before + after);
+            const double after = probe_B_s(pool, pbuf, probe_n), probe = 0.5 * (before + after);
             printf("%-5s %3d %8.1f %12.2f %10.2f %10.2f %12.2f %9.3f %9.3f\n",
                    ic_kern_wtype_name((enum ic_kern_wtype)t), nt, bytes / 1048576.0, before / 1e9,
                    bw / 1e9, best / 1e9, after / 1e9, bw / probe, best / probe);
@@ -188,7 +148,7 @@ int main(void)
             }
             ic_kern_fill_cache(k, 0, 128, 7);
             const double bytes = (double)ic_kern_weight_bytes(k);
-            const double before = probe_B_s(pool, pr);
+            const double before = probe_B_s(pool, pbuf, probe_n);
             double ts[REPS];
             for (int rep = 0; rep < WARM + REPS; rep++) {
                 const uint32_t tok = (uint32_t)rep * 11u, pos = 128 + (uint32_t)(rep % REPS);
@@ -198,7 +158,7 @@ int main(void)
                     ts[rep - WARM] = now_s() - t0;
             }
             const double step_s = median(ts, REPS);
-            const double after = probe_B_s(pool, pr);
+            const double after = probe_B_s(pool, pbuf, probe_n);
             printf("%-5s %3d %10.1f %9.2f %12.2f %12.2f %12.2f %7.3f\n",
                    ic_kern_wtype_name((enum ic_kern_wtype)t), nt, bytes / 1048576.0,
                    step_s * 1e3, before / 1e9, bytes / step_s / 1e9, after / 1e9,
@@ -208,6 +168,5 @@ int main(void)
         }
     }
     free(pbuf);
-    free(pr);
     return 0;
 }

@@ -23,6 +23,13 @@ grep -q "measured by infcalc bench" "$out/show.txt"
 grep -q '"estimate": "expected"' "$out/decode.json"
 "$ic" --model llama3-8b --hw "$out/machine.yaml" --compute fp32 --estimate ideal \
     --format json | grep -q '"estimate": "ideal"'
+# the default compute type (bf16) works on a benched entry without --compute
+# (issue 15): every type left at its default, both estimates
+"$ic" --model llama3-8b --hw "$out/machine.yaml" --format json > "$out/default.json"
+grep -q '"estimate": "expected"' "$out/default.json"
+grep -q '"compute": "bf16"' "$out/default.json"
+"$ic" --model llama3-8b --hw "$out/machine.yaml" --estimate ideal --format json |
+    grep -q '"estimate": "ideal"'
 "$ic" validate --quick --hw "$out/machine.yaml" --csv "$out/validate.csv" \
     --plot-prefix "$out/validate" > "$out/validate.txt"
 grep -q "median |err|" "$out/validate.txt"
@@ -31,4 +38,21 @@ rows=$(($(wc -l < "$out/validate.csv") - 1))
 [ "$rows" -ge 6 ]
 if grep -q ',,' "$out/validate.csv"; then echo "empty CSV field" >&2; exit 1; fi
 [ -s "$out/validate-batch.png" ] && [ -s "$out/validate-context.png" ]
+# validate --model: a dense config.json's shape, every point printed with
+# its probes; what the kernel cannot run (experts) refused with status 2
+cat > "$out/tiny.json" <<'EOF2'
+{"model_type": "llama", "hidden_size": 256, "intermediate_size": 704,
+ "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
+ "head_dim": 64, "vocab_size": 1000, "max_position_embeddings": 4096}
+EOF2
+"$ic" validate --quick --hw "$out/machine.yaml" --model "$out/tiny.json" > "$out/model.txt"
+grep -q "compute probe" "$out/model.txt"
+# 3 weight types x batches 1 and 4 x context 256
+[ "$(grep -c ' ms ' "$out/model.txt")" -eq 6 ]
+set +e
+"$ic" validate --quick --hw "$out/machine.yaml" --model mixtral-8x7b > /dev/null 2> "$out/moe.txt"
+st=$?
+set -e
+[ "$st" -eq 2 ]
+grep -q "routed experts" "$out/moe.txt"
 echo "selfcheck: bench and validate ran; $rows points"

@@ -293,14 +293,18 @@ START_TEST(test_expected_from_measured)
      * gemm fp32 100 GFLOP/s, bf16 80; p = 2; fork/join 2 us; LLC 32 MiB.
      * llama3-8b, fp32 weights, bf16 KV, batch 1, context 1:
      *   weights 7,504,924,672 params * 4 B / 25e9 = 1.200788 s
-     *   compute 2 * 7,504,924,672 / 1e11          = 0.150098 s
-     *   linear sqrt(1.200788^2 + 0.150098^2)      = 1.210133 s
+     *   compute: the in-cache time at batch 1 less one pass over the
+     *   weights at the batch-1 rate (the same here, no gemm_by_batch):
+     *   2 * 7,504,924,672 / 1e11 - the same      = 0 s
+     *   linear sqrt(1.200788^2 + 0^2)             = 1.200788 s
      *   KV: the cache of 1 token read (131,072 B) and the new token's
      *   written (131,072 B): 262,144 B / 20e9 = 13.1072 us; attention
      *   16,384 * 32 FLOP / 8e10 = 6.5536 us; joined: 14.654 us
      *   fixed (8 * 32 + 2) regions * 2 us         = 516 us
-     *   step                                      = 1.210663 s
-     * (1.210658 s before the step counted its KV write: +5.4 us) */
+     *   step                                      = 1.201319 s
+     * (1.210663 s while the compute term was 2 * params / 1e11 = 0.150098 s
+     * at batch 1, the weight stream counted twice)
+     * batch 8: compute 8 * 0.150098 - 0.150098   = 1.050689 s */
     struct ic_test_pair *t = ic_test_pair("llama3-8b", IC_TEST_DIR "/fixtures/measured-cpu.yaml");
     const struct ic_model_stats st = t->st;
     struct ic_hw *h = &t->h;
@@ -314,8 +318,15 @@ START_TEST(test_expected_from_measured)
     ck_assert_int_eq(ic_decode(&st, h, &c, &p, &e), 0);
     ck_assert_double_eq_tol(p.weights_s, 1.200788, 1e-6);
     ck_assert_double_eq_tol(p.fixed_s, 516e-6, 1e-12);
-    ck_assert_double_eq_tol(p.step_s, 1.210663, 2e-6);
+    ck_assert_double_eq_tol(p.compute_s, 0, 1e-12);
+    ck_assert_double_eq_tol(p.step_s, 1.201319, 2e-6);
     ck_assert_double_eq_tol(p.kv_s, 13.1072e-6, 1e-12);
+    struct ic_decode_cfg c8 = c;
+    c8.batch = 8;
+    struct ic_point p8;
+    ck_assert_int_eq(ic_decode(&st, h, &c8, &p8, &e), 0);
+    ck_assert_double_eq_tol(p8.compute_s, 1.050689, 2e-6);
+    ck_assert_double_eq_tol(p8.weights_s, 1.200788, 1e-6);
     ck_assert_double_eq_tol(p.kv_write_bytes, 131072, 1e-6);
     ck_assert(!p.cache_resident);
     /* a probe at half the benched bandwidth doubles the memory time */
@@ -347,16 +358,18 @@ START_TEST(test_expected_probes_and_types)
      * probe_gemm 50 GFLOP/s and transition_p_by_type {fp32: 1}.
      * llama3-8b, batch 1, context 1, bf16 KV (figures of
      * test_expected_from_measured):
-     *   fp32 weights: p = 1, the times add:
-     *     linear 1.200788 + 0.150098 = 1.350886 s; attention (global p = 2)
-     *     14.654 us; fixed 516 us; step 1.351417 s
+     *   fp32 weights, batch 2: p = 1, the times add:
+     *     compute 2 * 0.150098 - 0.150098 = 0.150098 s (in cache at batch
+     *     2 less one pass over the weights at batch 1's rate)
+     *     linear 1.200788 + 0.150098 = 1.350886 s; KV 2 * 262,144 B / 20e9
+     *     = 26.2144 us, attention 2 * 6.5536 = 13.1072 us, joined (global
+     *     p = 2) 29.309 us; fixed 516 us; step 1.351431 s
      *   compute_scale 0.5 (a compute probe at half the benched one): the
      *     compute terms double, memory stays:
      *     linear 1.200788 + 0.300197 = 1.500985 s; attention
-     *     sqrt(13.1072^2 + 13.1072^2) = 18.536 us; step 1.501519 s
-     *   bf16 weights (no exponent of its own: the global p = 2):
-     *     sqrt(0.750492^2 + 0.187623^2) = 0.773590 s; step 0.774121 s
-     * (each 5 us above the figures before the KV write was counted) */
+     *     sqrt(26.2144^2 + 26.2144^2) = 37.073 us; step 1.501538 s
+     *   bf16 weights, batch 1 (no exponent of its own: the global p = 2):
+     *     compute 0, linear 0.750492 s; attention 14.654 us; step 0.751023 s */
     struct ic_test_pair *t =
         ic_test_pair("llama3-8b", IC_TEST_DIR "/fixtures/measured-cpu-types.yaml");
     struct ic_hw *h = &t->h;
@@ -364,20 +377,21 @@ START_TEST(test_expected_probes_and_types)
     ck_assert_double_eq_tol(h->measured.probe_gemm_flop_s, 50e9, 1);
     ck_assert_double_eq(h->measured.transition_p_type[IC_DT_FP32], 1);
     ck_assert_double_eq(h->measured.transition_p_type[IC_DT_BF16], 0); /* not given */
-    struct ic_decode_cfg c = cfg(1, 1, 1, IC_DT_FP32, IC_DT_BF16, IC_DT_FP32);
+    struct ic_decode_cfg c = cfg(1, 2, 1, IC_DT_FP32, IC_DT_BF16, IC_DT_FP32);
     c.estimate = IC_EST_EXPECTED;
     struct ic_point p;
     ck_assert_int_eq(ic_decode(&t->st, h, &c, &p, &e), 0);
-    ck_assert_double_eq_tol(p.step_s, 1.351417, 2e-6);
+    ck_assert_double_eq_tol(p.compute_s, 0.150098, 2e-6);
+    ck_assert_double_eq_tol(p.step_s, 1.351431, 2e-6);
     c.compute_scale = 0.5;
     ck_assert_int_eq(ic_decode(&t->st, h, &c, &p, &e), 0);
     ck_assert_double_eq_tol(p.compute_s, 2 * 0.150098, 2e-6);
     ck_assert_double_eq_tol(p.weights_s, 1.200788, 2e-6);
-    ck_assert_double_eq_tol(p.step_s, 1.501519, 2e-6);
+    ck_assert_double_eq_tol(p.step_s, 1.501538, 2e-6);
     c = cfg(1, 1, 1, IC_DT_BF16, IC_DT_BF16, IC_DT_FP32);
     c.estimate = IC_EST_EXPECTED;
     ck_assert_int_eq(ic_decode(&t->st, h, &c, &p, &e), 0);
-    ck_assert_double_eq_tol(p.step_s, 0.774121, 2e-6);
+    ck_assert_double_eq_tol(p.step_s, 0.751023, 2e-6);
     free(t);
 }
 END_TEST

@@ -3,8 +3,12 @@
  * full causal recompute (bf16 and int8 KV, several GQA groupings, sequences
  * at different positions in one batch), bf16/int8 weights against fp32
  * weights, batch-row independence, the bf16 rounding, the thread pool, and
- * shape validation. Tolerances are stated and derived where they are used. */
+ * shape validation; and the self-check's helpers around the kernel: a
+ * model's kernel shape and bytes (validate --model) and the point counter's
+ * time left. Tolerances are stated and derived where they are used. */
 #include "ic_kern.h"
+#include "ic_model.h"
+#include "ic_selfcheck.h"
 #include "ic_test.h"
 
 #include <math.h>
@@ -505,6 +509,85 @@ START_TEST(test_names)
 }
 END_TEST
 
+/* ---- the self-check's helpers ---------------------------------------------- */
+
+START_TEST(test_model_shape_and_bytes)
+{
+    struct ic_model *m = malloc(sizeof *m);
+    struct ic_model_stats st;
+    struct ic_err e = {0};
+    ck_assert_ptr_nonnull(m);
+    /* llama3-8b: dim 4096, hidden 14336, 32 layers, 32 heads of 128 over 8 */
+    ic_test_model("llama3-8b", m, &st);
+    struct ic_kern_shape s;
+    ck_assert_int_eq(ic_selfcheck_model_shape(m, &s, &e), IC_OK);
+    ck_assert_uint_eq(s.dim, 4096);
+    ck_assert_uint_eq(s.hidden_dim, 14336);
+    ck_assert_uint_eq(s.n_layers, 32);
+    ck_assert_uint_eq(s.n_heads, 32);
+    ck_assert_uint_eq(s.n_kv_heads, 8);
+    ck_assert_uint_eq(s.head_dim, 128);
+    ck_assert_uint_eq(s.vocab, 128256);
+    /* what the kernel cannot run is refused, naming why */
+    ic_test_model("mixtral-8x7b", m, &st);
+    ck_assert_int_eq(ic_selfcheck_model_shape(m, &s, &e), IC_EINVAL);
+    ck_assert_ptr_nonnull(strstr(e.msg, "routed experts"));
+    ic_test_model("deepseek-v3", m, &st);
+    ck_assert_int_eq(ic_selfcheck_model_shape(m, &s, &e), IC_EINVAL);
+    free(m);
+
+    /* validate's 246M shape (dim 2048, hidden 5632, 4 layers, 16 heads of
+     * 128 over 4, vocab 32000), by hand: per layer q and o 2 * 2048 * 2048
+     * = 8,388,608, k and v 2 * 512 * 2048 = 2,097,152, MLP 3 * 5632 * 2048
+     * = 34,603,008: 45,088,768; 4 layers 180,355,072 + LM head 65,536,000
+     * = 245,891,072 weights. fp32: 983,564,288 B + the fp32 embedding
+     * 262,144,000 = 1,245,708,288 B; int8: 245,891,072 + row scales 4 B x
+     * (4 * (3072 + 2048 + 11264 + 2048) + 32000 = 105,728 rows) = 422,912
+     * + 262,144,000 = 508,457,984 B */
+    const struct ic_kern_shape v = {2048, 5632, 4, 16, 4, 128, 32000, 0, 0};
+    ck_assert_double_eq_tol(ic_selfcheck_kern_bytes(&v, 32), 1245708288.0, 0.5);
+    ck_assert_double_eq_tol(ic_selfcheck_kern_bytes(&v, 8), 508457984.0, 0.5);
+    /* and against the kernel's own count on a small shape (the embedding
+     * aside, which ic_kern_weight_bytes leaves out: a step reads B rows) */
+    const struct ic_kern_shape sm = {64, 96, 2, 4, 2, 16, 50, 1, 8};
+    struct ic_kern_pool *p = pool_or_fail(1);
+    for (int t = 0; t < IC_KW_COUNT; t++) {
+        struct ic_kern *k = NULL;
+        ck_assert_int_eq(ic_kern_create(&sm, (enum ic_kern_wtype)t, IC_KKV_BF16, 1, p, &k, &e), 0);
+        ck_assert_double_eq_tol(ic_selfcheck_kern_bytes(&sm, ic_kern_wtype_bits((enum ic_kern_wtype)t)) -
+                                    50.0 * 64 * 4,
+                                (double)ic_kern_weight_bytes(k), 0.5);
+        ic_kern_free(k);
+    }
+    ic_kern_pool_free(p);
+}
+END_TEST
+
+START_TEST(test_eta)
+{
+    char b[64];
+    /* 3 of 12 points in 30 s: 9 left at 10 s each = 90 s */
+    ic_selfcheck_eta(b, sizeof b, 30.0, 3, 12);
+    ck_assert_str_eq(b, "about 1 min 30 s left");
+    /* 4 of 5 in 10 s: 2.5 s, rounded up */
+    ic_selfcheck_eta(b, sizeof b, 10.0, 4, 5);
+    ck_assert_str_eq(b, "about 3 s left");
+    /* 1 of 3 in an hour: 2 h */
+    ic_selfcheck_eta(b, sizeof b, 3600.0, 1, 3);
+    ck_assert_str_eq(b, "about 2 h 00 min left");
+    ic_selfcheck_eta(b, sizeof b, 5.0, 0, 3);
+    ck_assert_str_eq(b, "time left not known yet");
+    ic_selfcheck_eta(b, sizeof b, 5.0, 3, 3);
+    ck_assert_str_eq(b, "about 0 s left");
+    /* no counter where the progress is not a terminal (a file here) */
+    ck_assert(!ic_selfcheck_counter(NULL));
+    FILE *f = tmpfile();
+    ck_assert_ptr_nonnull(f);
+    ck_assert(!ic_selfcheck_counter(f));
+    fclose(f);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("kernel");
@@ -523,6 +606,8 @@ int main(void)
     tcase_add_test(tc, test_fill_cache);
     tcase_add_test(tc, test_set_cache);
     tcase_add_test(tc, test_bad_shapes);
+    tcase_add_test(tc, test_model_shape_and_bytes);
+    tcase_add_test(tc, test_eta);
     suite_add_tcase(s, tc);
     return ic_test_run(s);
 }

@@ -12,6 +12,7 @@
 #include "ic_report.h"
 #include "ic_selfcheck.h"
 #include "ic_serve.h"
+#include "ic_kern.h"
 #include "ic_sweep.h"
 #include "ic_units.h"
 
@@ -111,8 +112,10 @@ static const char usage_bench[] =
 static const char usage_validate[] =
     "usage: infcalc validate --hw FILE [--device cpu|cuda] [--threads N] [--quick]\n"
     "                        [--rounds R] [--seed S] [--csv FILE] [--plot-prefix PREFIX]\n"
+    "                        [--model M [--db DIR]]\n"
     "\n"
-    "Times the reference decode kernel over batch 1-256 x context 128-16384 (the KV\n"
+    "Times the reference decode kernel on three shapes (dim 1024, 2048 and 4096; 1, 4\n"
+    "and 8 query heads per KV head) over batch 1-256 x context 128-16384 (the KV\n"
     "cache capped at 2 GiB) x fp32/bf16/int8 weights, plus a model small enough to\n"
     "sit in the LLC, in random order, R rounds (default 3), with a memory and a\n"
     "compute probe beside every point (the kernel's own matmul, as the bench took\n"
@@ -121,7 +124,14 @@ static const char usage_validate[] =
     "median absolute, signed median and 90th-percentile error and the share within\n"
     "10%, per regime. Writes the CSV (default plots/validate-cpu.csv) and\n"
     "measured-vs-predicted charts (default PREFIX plots/validate-cpu). --quick: a\n"
-    "small sweep, one round (< 60 s).\n"
+    "small sweep, one round (< 60 s). On a terminal a point counter shows the time\n"
+    "left.\n"
+    "\n"
+    "--model M (a modeldb entry or config.json of a dense decoder) times the kernel\n"
+    "on M's shape instead, in the weight types whose weights fit in 80% of the\n"
+    "memory available (refused otherwise), batch 1-64 x context 256 and 2048, and\n"
+    "prints every point measured against predicted with the probes beside its\n"
+    "steps; no CSV or charts unless --csv or --plot-prefix is given.\n"
     "\n"
     "--device cuda times the CUDA decode kernel on device 0 against an entry from\n"
     "'infcalc bench --device cuda': a 1.0 B-parameter model (bf16 and int8 weights,\n"
@@ -909,28 +919,55 @@ static int cmd_validate(const struct ic_opts *a, FILE *out, FILE *errf)
     if ((rc = check_device(a, errf)))
         return rc;
     bool cuda = a->device == 1;
+    /* --model M: M's shape, and no CSV or charts unless asked (the defaults
+     * are the built-in sweep's committed files) */
+    const bool own = a->given[IC_OPT_MODEL];
     struct ic_validate_opts o = {a->hw[0], (int)a->threads, a->given[IC_OPT_QUICK],
                                  a->given[IC_OPT_ROUNDS] ? (int)a->rounds : 3, a->seed, 0,
                                  a->given[IC_OPT_CSV] ? a->csv
+                                 : own                ? NULL
                                  : cuda               ? "plots/validate-cuda.csv"
                                                       : "plots/validate-cpu.csv",
                                  a->given[IC_OPT_PLOT_PREFIX] ? a->plot_prefix
+                                 : own                        ? NULL
                                  : cuda                       ? "plots/validate-cuda"
                                                               : "plots/validate-cpu",
-                                 cuda};
+                                 cuda, NULL};
     struct ic_err e = {0};
     int lrc;
+    struct ic_model *m = NULL;
+    if (own) {
+        if (a->n[IC_OPT_MODEL] > 1)
+            return ic_cli_usage(errf, "--model: validate times one model");
+        struct ic_db db;
+        m = malloc(sizeof *m);
+        if (!m)
+            return ic_cli_oom(errf);
+        struct ic_kern_shape shape;
+        if ((lrc = ic_db_init(&db, a->given[IC_OPT_DB] ? a->db : NULL, &e)) ||
+            (lrc = ic_db_model(&db, a->model[0], m, &e)) ||
+            (lrc = ic_selfcheck_model_shape(m, &shape, &e))) {
+            free(m);
+            return ic_cli_report(errf, lrc, &e);
+        }
+        o.model = m;
+    }
     /* the CSV's and the charts' places before the timings */
     char chart[4200];
-    if ((lrc = ic_out_check(o.csv_path, "the CSV", &e)))
+    if (o.csv_path && (lrc = ic_out_check(o.csv_path, "the CSV", &e))) {
+        free(m);
         return ic_cli_report(errf, lrc, &e);
+    }
     static const char *const charts[] = {"batch", "context"};
     for (int i = 0; i < 2 && o.plot_prefix; i++) {
         snprintf(chart, sizeof chart, "%s-%s.png", o.plot_prefix, charts[i]);
-        if ((rc = ic_cli_check_plot(chart, errf)))
+        if ((rc = ic_cli_check_plot(chart, errf))) {
+            free(m);
             return rc;
+        }
     }
     lrc = ic_selfcheck_validate(&o, out, errf, &e);
+    free(m);
     return lrc ? ic_cli_report(errf, lrc, &e) : 0;
 }
 

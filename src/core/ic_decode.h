@@ -71,7 +71,10 @@ struct ic_decode_cfg {
  *                  (DRAM, scaled by bw_scale; or in-LLC when weights and KV
  *                  fit the LLC), which folds in dequantization;
  *                  T_cmp = 2 * B * active params / gemm rate of that type at
- *                  batch B (the benched rates at 1, 2, 4 ... 256, interpolated);
+ *                  batch B (the benched rates at 1, 2, 4 ... 256, interpolated)
+ *                  less the same at batch 1 for one pass over the weights
+ *                  (ic_step_matmul_compute_s: the weight stream is T_mem's,
+ *                  so T_cmp is 0 at batch 1);
  *                  joined softly, (T_mem^p + T_cmp^p)^(1/p), p measured
  *                  (a plain max() is optimistic near the ridge), the weight
  *                  type's own p where the entry has one;
@@ -81,7 +84,10 @@ struct ic_decode_cfg {
  *                  and the attention FLOPs at the measured attention rate
  *                  (else the matmul rate with the query heads per KV head
  *                  as the batch);
- *   fixed          regions * fork_join;
+ *   fixed          regions * fork_join, + (4 * layers + 1) * matmul_start
+ *                  (the reference kernel's matmul calls; not when cache-
+ *                  resident) + layers * tokens * layer_work, both measured
+ *                  by bench (0 in older entries);
  *   step           their sum (+ collectives as in the ideal bound). */
 
 /* Defaults: 1 chip, batch 1, context 2048, bf16 everywhere, overlap. */

@@ -243,6 +243,8 @@ static const struct ic_field measured_fields[] = {
     QTY("probe_bandwidth", IC_HWF_M_PROBE, measured.probe_B_s, IC_QTY_BANDWIDTH, false),
     QTY("probe_gemm", IC_HWF_M_PROBE_GEMM, measured.probe_gemm_flop_s, IC_QTY_RATE, false),
     QTY("fork_join", IC_HWF_M_FORK_JOIN, measured.fork_join_s, IC_QTY_TIME, true),
+    QTY("matmul_start", IC_HWF_M_MATMUL_START, measured.matmul_start_s, IC_QTY_TIME, false),
+    QTY("layer_work", IC_HWF_M_LAYER_WORK, measured.layer_work_s, IC_QTY_TIME, false),
     NUM("transition_p", IC_HWF_M_TRANSITION_P, measured.transition_p, true),
     MAP("transition_p_by_type", IC_HWF_M_TP, &tp_schema, false),
     MAP("gemv_dram", IC_HWF_M_GEMV, &gemv_schema, true),
@@ -464,6 +466,11 @@ static int check_values(struct ic_hw *hw, const char *path, struct ic_err *err)
             !(ms->probe_gemm_flop_s >= 1e6 && ms->probe_gemm_flop_s <= 1e19))
             return field_error(hw, path, IC_HWF_M_PROBE_GEMM, err,
                                "'probe_gemm' must be between 1 MFLOP/s and 10 EFLOP/s");
+        if (ms->matmul_start_s > 1 || ms->layer_work_s > 1)
+            return field_error(hw, path,
+                               ms->matmul_start_s > 1 ? IC_HWF_M_MATMUL_START
+                                                      : IC_HWF_M_LAYER_WORK,
+                               err, "'matmul_start' and 'layer_work' must be at most 1 s");
         if (!(ms->llc_B >= 1e3 && ms->llc_B <= 1e12) || ms->fork_join_s > 1)
             return field_error(hw, path, IC_HWF_M_LLC, err,
                                "'llc' must be between 1 kB and 1 TB and 'fork_join' at most 1 s");

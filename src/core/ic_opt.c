@@ -69,7 +69,7 @@ _Static_assert(IC_ATTN_FLASH == 0 && IC_ATTN_UNFUSED == 1, "attention choices");
 
 const struct ic_opt_def ic_opt_table[IC_OPT_COUNT] = {
     [IC_OPT_MODEL] = {"--model", IC_OK_TEXT, "M", 0, 0, NULL,
-                      STEP_CMDS | C(OPTIMIZE), C(DECODE),
+                      STEP_CMDS | C(OPTIMIZE) | C(VALIDATE), C(DECODE),
                       "a modeldb name or alias, a model YAML file or a Hugging Face\n"
                       "config.json ('infcalc list models'); '-' reads standard input",
                       F(model)},
@@ -126,7 +126,8 @@ const struct ic_opt_def ic_opt_table[IC_OPT_COUNT] = {
                           "picture size in pixels, 320x240 to 10000x10000 (default 1600x1000)",
                           F(plot_size)},
     [IC_OPT_DB] = {"--db", IC_OK_TEXT, "DIR", 0, 0, NULL,
-                   STEP_CMDS | C(OPTIMIZE) | C(LIST) | C(SHOW) | C(SERVE) | C(CHECK), 0,
+                   STEP_CMDS | C(OPTIMIZE) | C(LIST) | C(SHOW) | C(SERVE) | C(CHECK) |
+                       C(VALIDATE), 0,
                    "folder holding hwdb/ and modeldb/ (default: $INFCALC_DB, then the\n"
                    "installed or source-tree databases)", F(db)},
 

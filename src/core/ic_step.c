@@ -366,6 +366,18 @@ double ic_step_gemm_rate(const struct ic_hw_measured *ms, enum ic_dtype t, doubl
     return exp(log(r[i]) + f * (log(r[i + 1]) - log(r[i])));
 }
 
+double ic_step_matmul_compute_s(const struct ic_hw_measured *ms, enum ic_dtype t, double b,
+                                 double flops)
+{
+    if (!(flops > 0))
+        return 0;
+    if (b < 1)
+        b = 1;
+    const double at_b = flops / ic_step_gemm_rate(ms, t, b);      /* in cache, batch b */
+    const double at_1 = flops / b / ic_step_gemm_rate(ms, t, 1);  /* its weights read once */
+    return at_b > at_1 ? at_b - at_1 : 0;
+}
+
 /* max(a, b) for the terms below, which are checked finite afterwards (libm's
  * fmax is an out-of-line call for its NaN rule) */
 static inline double max2(double a, double b) { return a > b ? a : b; }
@@ -462,8 +474,12 @@ int ic_step_time(const struct ic_load *l, const struct ic_hw *hw, const struct i
         const double scale = t->cache_resident ? 1.0 : r->bw_scale;
         const double cs = r->compute_scale > 0 ? r->compute_scale : 1.0;
         t->weights_s = l->weight_bytes / (rate[wt] * scale);
-        t->compute_s = (l->lin_flops[IC_PHASE_DECODE] + l->lin_flops[IC_PHASE_PREFILL]) /
-                      (ic_step_gemm_rate(ms, wt, l->tokens) * cs);
+        /* the compute beyond the weight stream that the gemv rate already
+         * times (ic_step_matmul_compute_s): 0 at batch 1 */
+        t->compute_s = ic_step_matmul_compute_s(ms, wt, (double)l->tokens,
+                                                l->lin_flops[IC_PHASE_DECODE] +
+                                                    l->lin_flops[IC_PHASE_PREFILL]) /
+                       cs;
         t->kv_s = kv_bytes / (rate[kt] * scale);
         /* attention at its measured rate; without one, as a matmul whose
          * batch is the query heads sharing a KV head */
@@ -478,7 +494,14 @@ int ic_step_time(const struct ic_load *l, const struct ic_hw *hw, const struct i
         lin = ic_step_pnorm(t->weights_s, t->compute_s, pl);
         att = ic_step_pnorm(t->kv_s, t->attn_s, ms->transition_p);
         const uint64_t regions = r->regions ? r->regions : 8 * l->layers + 2;
-        fixed = (double)regions * ms->fork_join_s;
+        /* the step's work outside its matmuls and attention, from bench's
+         * microbenchmark of the reference kernel (0 in older entries): each
+         * matmul's start from DRAM (the kernel runs 4 per layer, q/k/v and
+         * the gate and up projections fused, and the LM head), and each
+         * layer's row work per sequence */
+        const double calls = t->cache_resident ? 0 : 4.0 * (double)l->layers + 1;
+        fixed = (double)regions * ms->fork_join_s + calls * ms->matmul_start_s +
+                (double)l->layers * l->tokens * ms->layer_work_s;
         t->fixed_s = fixed;
     } else {
         double rate[IC_PHASE_COUNT];

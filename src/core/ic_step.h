@@ -287,6 +287,19 @@ double ic_step_pnorm(double a, double b, double p);
  * has no gemm_by_batch table. */
 double ic_step_gemm_rate(const struct ic_hw_measured *ms, enum ic_dtype t, double b);
 
+/* The expected time's compute term of a matmul of `flops` FLOPs at batch b
+ * on a measured entry, in seconds: its time in cache at batch b (the rate
+ * above) less the time in cache of one pass over its weights, which is
+ * that at batch 1 (flops / b at the batch-1 rate); 0 where that is larger.
+ * At batch 1 the in-cache matmul is a GEMV bound by the cache's bandwidth,
+ * not by arithmetic: its time is a weight stream, and the weight stream is
+ * already the memory term (the gemv rate from DRAM, compute included). A
+ * compute term of flops / rate(1) there counted the stream twice (~16%
+ * pessimistic at batch 1 on 2 threads, issue 13). The one definition
+ * ic_step_time and the self-check's transition fit share. */
+double ic_step_matmul_compute_s(const struct ic_hw_measured *ms, enum ic_dtype t, double b,
+                                double flops);
+
 /* One sequence's cache at `context` tokens over the whole model, bytes of
  * type kv (window layers hold at most their window). */
 double ic_step_kv_seq_bytes(const struct ic_model_stats *m, uint64_t context, enum ic_dtype kv);

@@ -48,6 +48,7 @@ enum ic_bench_step {
     IC_BS_GEMV_CACHE,  /* the same, weights in the LLC / L2 */
     IC_BS_GEMM,        /* the in-cache matmul at batches 1 ... 256 */
     IC_BS_ATTENTION,   /* the decode step's attention alone */
+    IC_BS_OVERHEAD,    /* a step's work outside its matmuls: matmul starts, layer work */
     IC_BS_TRANSITION,  /* the matmul at batches from DRAM, for the fit */
     IC_BS_COUNT
 };
@@ -79,12 +80,27 @@ struct ic_bench_res {
     double mat_B[IC_DEV_TYPES];          /* the DRAM matrices' bytes */
     double gemm_b[IC_DEV_TYPES][IC_DEV_BATCHES]; /* FLOP/s at batch 1, 2, 4 ... 256 */
     double attn_flop_s[2];         /* attention over a bf16 / int8 KV cache */
+    /* the step overhead (IC_BS_OVERHEAD): per matmul call from DRAM and per
+     * layer and sequence, medians (0 where negative: reported raw below);
+     * the shape's chain of matmuls and its step, medians, at the reference
+     * probe's level */
+    double matmul_start_s, layer_work_s, raw_start_s, raw_work_s;
+    double chain_s, ostep_s;
+    unsigned o_dim, o_layers;
     /* the transition's timings: memory, compute and measured seconds of
      * n_fit matmuls, types in order, n_fit / n_types each */
     double fit_tm[IC_DEV_FIT], fit_tc[IC_DEV_FIT], fit_t[IC_DEV_FIT];
     size_t n_fit;
     double p, p_type[IC_DEV_TYPES]; /* fitted by the driver */
+    /* where the bench's probes disagreed beyond IC_DEV_PROBE_SPREAD (a
+     * disturbed run): what and by how much, for the progress, the report
+     * and the entry's notes; "" when they agreed */
+    char warn[512];
 };
+
+/* How far apart (max / min - 1) the bench's repeated probes may read before
+ * it takes them again and, if they still disagree, says so. */
+#define IC_DEV_PROBE_SPREAD 0.10
 
 /* One model of validate's sweep (shape as the reference kernel takes it). */
 struct ic_vmodel {
@@ -118,6 +134,11 @@ struct ic_vpoint {
     uint64_t regions;     /* parallel regions (a GPU: kernels) one step ran */
     /* results */
     double measured, probe_bw, probe_flop, predicted, err;
+    /* the charts: predicted at the run's median probes (one machine state
+     * for every point, so the line is the model's shape over the sweep),
+     * and the factor that carries measured to that state,
+     * pred_run / predicted (the point's own error kept) */
+    double pred_run, to_run;
     struct ic_point pred;
     int regime;
 };

@@ -4,6 +4,7 @@
 #include "ic_dev.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -224,6 +225,35 @@ fail:
     return rc;
 }
 
+/* max / min - 1 of v[0..n) */
+static double spread(const double *v, int n)
+{
+    double lo = v[0], hi = v[0];
+    for (int i = 1; i < n; i++) {
+        lo = fmin(lo, v[i]);
+        hi = fmax(hi, v[i]);
+    }
+    return lo > 0 ? hi / lo - 1 : INFINITY;
+}
+
+/* Appends one sentence to r->warn (cut where it is full). */
+static void warn_add(struct ic_bench_res *r, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void warn_add(struct ic_bench_res *r, const char *fmt, ...)
+{
+    size_t len = strlen(r->warn);
+    if (len + 2 >= sizeof r->warn)
+        return;
+    if (len)
+        r->warn[len++] = ' ';
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->warn + len, sizeof r->warn - len, fmt, ap);
+    va_end(ap);
+}
+
+enum { PROBE_TRIES = 3 };
+
 static int cpu_read(struct ic_dev *d, struct ic_bench_res *r, struct ic_err *err)
 {
     (void)err;
@@ -233,9 +263,35 @@ static int cpu_read(struct ic_dev *d, struct ic_bench_res *r, struct ic_err *err
     r->read_1t_B_s = r->read_1t_s.median;
     /* validate's probe, as validate takes it (struct probe): the reference
      * its probes are divided by, so that what the probe reads differently
-     * from the figure above is not taken for a change in the machine */
-    r->probe_B_s = probe_median(d->pool, &d->pr, r->reps);
-    r->probe_flop_s = probe_median(d->pool, &d->cpr, r->reps);
+     * from the figure above is not taken for a change in the machine.
+     * Every rate the entry holds is stated at this level, so a disturbed
+     * reference skews them all (one entry had its compute probe at 69
+     * GFLOP/s where quiet runs read 133-156, issue 13): the median of reps
+     * probes is taken twice, and a third time when the two differ by more
+     * than IC_DEV_PROBE_SPREAD; the reference is the median of the takes,
+     * and a disagreement left is a warning. The same check runs again at
+     * the end of the bench (cpu_transition). */
+    double bw[PROBE_TRIES], fl[PROBE_TRIES];
+    int k = 0;
+    while (k < PROBE_TRIES) {
+        bw[k] = probe_median(d->pool, &d->pr, r->reps);
+        fl[k] = probe_median(d->pool, &d->cpr, r->reps);
+        k++;
+        if (k >= 2 && spread(bw, k) <= IC_DEV_PROBE_SPREAD && spread(fl, k) <= IC_DEV_PROBE_SPREAD)
+            break;
+    }
+    const double sb = spread(bw, k), sf = spread(fl, k);
+    const struct ic_mb_stats mb = ic_mb_summary(bw, k), mf = ic_mb_summary(fl, k);
+    r->probe_B_s = mb.median;
+    r->probe_flop_s = mf.median;
+    if (sb > IC_DEV_PROBE_SPREAD || sf > IC_DEV_PROBE_SPREAD)
+        warn_add(r,
+                 "The reference probes disagreed over %d takes (memory %.1f-%.1f GB/s, "
+                 "compute %.1f-%.1f GFLOP/s; more than %.0f%% apart): the machine was "
+                 "disturbed, and every rate in the entry is stated at their median; run "
+                 "the bench again when it is quiet.",
+                 k, mb.lo / 1e9, mb.hi / 1e9, mf.lo / 1e9, mf.hi / 1e9,
+                 100 * IC_DEV_PROBE_SPREAD);
     return IC_OK;
 }
 
@@ -424,6 +480,103 @@ static int cpu_attention(struct ic_dev *d, struct ic_bench_res *r, struct ic_err
     return IC_OK;
 }
 
+/* The decode step's work that no matmul, attention or region figure
+ * carries (the README noted a whole step 3-5% slower than its isolated
+ * matmuls, issue 13): a 2-layer model of validate's layer shape (dim 2048,
+ * hidden 5632, 16 heads of 128 over 4 KV heads, vocab 8192; quick: dim
+ * 1024, hidden 2816, heads of 64), fp32, weights 360 MB (quick 90 MB), and
+ * a second set of matrices of the same shapes that its step calls (per
+ * layer q/k/v fused, the output, gate and up fused, down; then the LM
+ * head), timed as a chain of ic_kern_matmul calls at batch 1, then the
+ * kernel's step at batch 1 and position 16 (attention over 16 tokens: a
+ * few microseconds), both between memory probes, reps pairs:
+ *   matmul_start = (chain - bytes / gemv rate at the probes' level) / calls
+ *                  - fork_join: each call's start from DRAM;
+ *   layer_work   = (step - chain - (its extra regions) * fork_join) / layers:
+ *                  norms, RoPE, SwiGLU, residuals and the cache append.
+ * Medians of the pairs; a negative median (noise around 0) enters the
+ * entry as 0 and is reported raw. */
+static int cpu_overhead(struct ic_dev *d, struct ic_bench_res *r, struct ic_err *err)
+{
+    enum { L = 2, PER = 4, CALLS = L * PER + 1 };
+    const struct ic_kern_shape s = d->quick ? (struct ic_kern_shape){1024, 2816, L, 16, 4, 64,
+                                                                     8192, 1, 32}
+                                            : (struct ic_kern_shape){2048, 5632, L, 16, 4, 128,
+                                                                     8192, 1, 32};
+    const uint32_t qkv = (s.n_heads + 2 * s.n_kv_heads) * s.head_dim, qd = s.n_heads * s.head_dim;
+    const uint32_t dims[PER][2] = {{qkv, s.dim}, {s.dim, qd}, {2 * s.hidden_dim, s.dim},
+                                   {s.dim, s.hidden_dim}};
+    struct ic_kern_matrix *mm[CALLS] = {NULL};
+    struct ic_kern *k = NULL;
+    float *x = NULL, *y = NULL;
+    int rc = IC_OK;
+    double bytes = 0;
+    for (int c = 0; c < CALLS && !rc; c++) {
+        const uint32_t rows = c < L * PER ? dims[c % PER][0] : s.vocab;
+        const uint32_t cols = c < L * PER ? dims[c % PER][1] : s.dim;
+        rc = ic_kern_matrix_create(IC_KW_FP32, rows, cols, 600 + (uint64_t)c, &mm[c], err);
+        if (!rc)
+            bytes += (double)ic_kern_matrix_bytes(mm[c]);
+    }
+    if (!rc)
+        rc = ic_kern_create(&s, IC_KW_FP32, IC_KKV_BF16, 31, d->pool, &k, err);
+    const size_t wide = 2 * (size_t)s.hidden_dim > qkv ? 2 * (size_t)s.hidden_dim : qkv;
+    if (!rc) {
+        x = calloc(wide > s.vocab ? wide : s.vocab, sizeof *x); /* [max cols] */
+        y = calloc(wide > s.vocab ? wide : s.vocab, sizeof *y); /* [max rows] */
+        if (!x || !y)
+            rc = ic_err_set(err, IC_ENOMEM, NULL, 0, 0, "out of memory");
+    }
+    if (!rc) {
+        for (uint32_t c = 0; c < s.dim; c++)
+            x[c] = (float)ic_kern_uniform(5, c);
+        ic_kern_fill_cache(k, 0, 16, 3);
+        const uint32_t tok = 7, pos = 16;
+        double vs[16], vw[16], vc[16], vt[16];
+        const int n = r->reps < 16 ? r->reps : 16;
+        uint64_t chain_regions = 0, step_regions = 0;
+        for (int i = -1; i < n; i++) { /* i = -1: warm-up */
+            const double b0 = probe_take(d->pool, &d->pr);
+            uint64_t g0 = ic_kern_pool_runs(d->pool);
+            double t0 = ic_mb_now();
+            for (int c = 0; c < CALLS; c++)
+                ic_kern_matmul(d->pool, mm[c], x, 1, y);
+            const double tc = ic_mb_now() - t0;
+            uint64_t g1 = ic_kern_pool_runs(d->pool);
+            t0 = ic_mb_now();
+            ic_kern_step(k, 1, &tok, &pos, NULL);
+            const double ts = ic_mb_now() - t0;
+            uint64_t g2 = ic_kern_pool_runs(d->pool);
+            const double b1 = probe_take(d->pool, &d->pr);
+            if (i < 0)
+                continue;
+            chain_regions = g1 - g0;
+            step_regions = g2 - g1;
+            const double level = 0.5 * (b0 + b1) / r->probe_B_s;
+            vs[i] = (tc - bytes / (r->gemv_B_s[0] * level)) / CALLS - r->fork_join_s;
+            vw[i] = (ts - tc -
+                     ((double)step_regions - (double)chain_regions) * r->fork_join_s) /
+                    L;
+            vc[i] = tc * level; /* at the reference level */
+            vt[i] = ts * level;
+        }
+        r->raw_start_s = ic_mb_summary(vs, n).median;
+        r->raw_work_s = ic_mb_summary(vw, n).median;
+        r->chain_s = ic_mb_summary(vc, n).median;
+        r->ostep_s = ic_mb_summary(vt, n).median;
+        r->matmul_start_s = fmax(0, r->raw_start_s);
+        r->layer_work_s = fmax(0, r->raw_work_s);
+        r->o_dim = s.dim;
+        r->o_layers = L;
+    }
+    ic_kern_free(k);
+    for (int c = 0; c < CALLS; c++)
+        ic_kern_matrix_free(mm[c]);
+    free(x);
+    free(y);
+    return rc;
+}
+
 static int cpu_transition(struct ic_dev *d, struct ic_bench_res *r, struct ic_err *err)
 {
     (void)err;
@@ -447,11 +600,25 @@ static int cpu_transition(struct ic_dev *d, struct ic_bench_res *r, struct ic_er
                               .median;
             double b1 = probe_take(d->pool, &d->pr), c1 = probe_take(d->pool, &d->cpr);
             r->fit_tm[k] = bytes / (r->gemv_B_s[t] * 0.5 * (b0 + b1) / r->probe_B_s);
-            r->fit_tc[k] = flops / (ic_step_gemm_rate(&table, ic_dev_cpu.dtypes[t], batches[b]) *
-                                    0.5 * (c0 + c1) / r->probe_flop_s);
+            /* the model's own compute term (ic_step_matmul_compute_s) */
+            r->fit_tc[k] = ic_step_matmul_compute_s(&table, ic_dev_cpu.dtypes[t], batches[b],
+                                                    flops) /
+                           (0.5 * (c0 + c1) / r->probe_flop_s);
             k++;
         }
     r->n_fit = k;
+    /* the reference probes again, after the whole bench: a machine whose
+     * state moved since cpu_read took them (a disturbance that began or
+     * ended in between) is named, not saved without a word */
+    const double bw_end = probe_median(d->pool, &d->pr, r->reps);
+    const double fl_end = probe_median(d->pool, &d->cpr, r->reps);
+    const double db = bw_end / r->probe_B_s - 1, df = fl_end / r->probe_flop_s - 1;
+    if (fabs(db) > IC_DEV_PROBE_SPREAD || fabs(df) > IC_DEV_PROBE_SPREAD)
+        warn_add(r,
+                 "The reference probes read %+.0f%% (memory) and %+.0f%% (compute) at the end "
+                 "of the bench against its start (more than %.0f%% apart): the machine's state "
+                 "moved while it ran; run the bench again when it is quiet.",
+                 100 * db, 100 * df, 100 * IC_DEV_PROBE_SPREAD);
     return IC_OK;
 }
 
@@ -469,8 +636,12 @@ static int cpu_bench_entry(const struct ic_dev *d, const struct ic_bench_opts *o
              o->name, date);
     hw->hbm_capacity_B = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
     hw->hbm_bandwidth_B_s = r->read_B_s;
+    /* bf16 too, at the same figure: the reference kernel multiplies bf16
+     * weights in fp32 (widened in registers), and bf16 is the calculator's
+     * default compute type, which an entry without it refused (issue 15) */
     hw->peak_flop_s[IC_DT_FP32] = r->peak_flop_s;
-    char notes[sizeof hw->notes], *np = notes;
+    hw->peak_flop_s[IC_DT_BF16] = r->peak_flop_s;
+    char notes[sizeof hw->notes - 1], *np = notes; /* room for the final "." */
     np += snprintf(notes, sizeof notes,
                    "STREAM copy %.4g GB/s and triad %.4g GB/s (as STREAM counts them), for "
                    "reference only: a decode step reads, it does not copy. Working-set ladder "
@@ -480,6 +651,8 @@ static int cpu_bench_entry(const struct ic_dev *d, const struct ic_bench_opts *o
         np += snprintf(np, (size_t)(notes + sizeof notes - np), " %.0f KiB %.0f%s",
                        r->ladder_B[i] / 1024, r->ladder_B_s[i] / 1e9,
                        i + 1 < r->ladder_n ? "," : "");
+    if (r->warn[0] && np < notes + sizeof notes)
+        np += snprintf(np, (size_t)(notes + sizeof notes - np), ". Warning: %s", r->warn);
     int rc;
     if ((rc = ic_dev_text(hw->description, sizeof hw->description, "description", err,
                           "%s, %d threads, measured", r->chip, th)) ||
@@ -491,8 +664,10 @@ static int cpu_bench_entry(const struct ic_dev *d, const struct ic_bench_opts *o
                           src, th)) ||
         (rc = ic_dev_text(hw->section_source[1], sizeof hw->section_source[1], "compute source",
                           err,
-                          "%s: fp32 FMA peak on register operands, %d threads; other types are "
-                          "not listed (the reference kernel computes in fp32)",
+                          "%s: fp32 FMA peak on register operands, %d threads; bf16 the same "
+                          "figure (the reference kernel widens bf16 to fp32 and multiplies in "
+                          "fp32; the CPU's own bf16 dot products are not used); other types "
+                          "are not listed",
                           src, th)) ||
         (rc = ic_dev_text(hw->section_source[2], sizeof hw->section_source[2], "source", err,
                           "one CPU socket: no chip-to-chip fabric")) ||
@@ -511,7 +686,8 @@ static int cpu_bench_entry(const struct ic_dev *d, const struct ic_bench_opts *o
                           "gemm_by_batch at batches 1-256, attention = the kernel's attention "
                           "alone over a cache >= 4x the LLC; DRAM rates at probe_bandwidth's "
                           "level, GEMM and attention at probe_gemm's; transition_p fitted to "
-                          "the matmul at batches 1-256 from DRAM, transition_p_by_type per type",
+                          "the matmul at batches 1-256 from DRAM, transition_p_by_type per type; "
+                          "matmul_start and layer_work: a step against its matmuls back to back",
                           date)))
         return rc;
     hw->n_sources = 1;
@@ -525,6 +701,8 @@ static void cpu_bench_report(const struct ic_dev *d, const struct ic_bench_opts 
     const enum ic_dtype *dts = ic_dev_cpu.dtypes;
     fprintf(out, "infcalc bench: %s, %d threads, LLC %.0f MiB, %s kernel, %s\n\n", r->chip,
             r->threads, r->llc_B / 1048576, ic_kern_simd(), r->date);
+    if (r->warn[0])
+        fprintf(out, "warning: %s\n\n", r->warn);
     fprintf(out, "read-only bandwidth (DRAM, %.0f MiB buffer), median [min, max] of %d:\n",
             r->dram_B / 1048576, r->reps);
     fprintf(out, "  %d threads   %7.2f GB/s  [%.2f, %.2f]\n", r->threads, r->read_B_s / 1e9,
@@ -568,6 +746,11 @@ static void cpu_bench_report(const struct ic_dev *d, const struct ic_bench_opts 
     fprintf(out, "decode attention (16 q / 4 KV heads of 128, cache >= 4x LLC): bf16 KV %.1f "
                  "GFLOP/s, int8 KV %.1f GFLOP/s\n",
             r->attn_flop_s[0] / 1e9, r->attn_flop_s[1] / 1e9);
+    fprintf(out, "step overhead (fp32, dim %u, %u layers, batch 1): a step %.3f ms against its "
+                 "matmuls back to back %.3f ms;\n  matmul start %.1f us per call, layer work "
+                 "%.1f us per layer and sequence (raw medians %.1f and %.1f us)\n",
+            r->o_dim, r->o_layers, r->ostep_s * 1e3, r->chain_s * 1e3, r->matmul_start_s * 1e6,
+            r->layer_work_s * 1e6, r->raw_start_s * 1e6, r->raw_work_s * 1e6);
     fprintf(out, "transition exponent p = %.3g (T = (T_mem^p + T_cmp^p)^(1/p)); per weight type:",
             r->p);
     for (int t = 0; t < nt; t++)
@@ -578,13 +761,27 @@ static void cpu_bench_report(const struct ic_dev *d, const struct ic_bench_opts 
 
 /* ---- validate ---------------------------------------------------------------- */
 
-/* The full sweep: weights of 246M parameters (>= 4x a 32 MiB LLC even in
- * int8) and a small model whose weights fit the LLC (cache-resident). */
+/* The full sweep: three DRAM-resident shapes, weights >= 4x a 32 MiB LLC
+ * even in int8, dim 1024 to 4096 and query heads per KV head 4, 8 and 1
+ * (the 246M one, which the bench's GEMM and attention shapes follow, over
+ * the whole grid; the other two, which the bench never measured, over
+ * batches 1-256 at two contexts), and a small model whose weights fit the
+ * LLC (cache-resident). The charts draw the first. */
 static const struct ic_vmodel full_models[] = {
     {"ref-246m", {2048, 5632, 4, 16, 4, 128, 32000, 0, 0},
      {IC_KW_FP32, IC_KW_BF16, IC_KW_INT8}, 3,
      {1, 2, 4, 8, 16, 32, 64, 128, 256}, 9,
      {128, 512, 2048, 8192, 16384}, 5},
+    /* 209M parameters: 16 layers of dim 1024, 16 heads of 64 over 2 KV heads */
+    {"ref-209m-d1024", {1024, 2816, 16, 16, 2, 64, 32000, 0, 0},
+     {IC_KW_FP32, IC_KW_BF16, IC_KW_INT8}, 3,
+     {1, 4, 16, 64, 256}, 5,
+     {128, 2048}, 2},
+    /* 536M parameters: 2 layers of dim 4096, 32 heads of 128, no grouping */
+    {"ref-536m-d4096", {4096, 11008, 2, 32, 32, 128, 32000, 0, 0},
+     {IC_KW_FP32, IC_KW_BF16, IC_KW_INT8}, 3,
+     {1, 4, 16, 64, 256}, 5,
+     {128, 2048}, 2},
     {"ref-8m", {512, 1408, 2, 8, 2, 64, 4096, 0, 0},
      {IC_KW_BF16, IC_KW_INT8, IC_KW_FP32}, 2,
      {1, 4, 16, 64}, 4,
@@ -765,6 +962,7 @@ const struct ic_dev_ops ic_dev_cpu = {
         [IC_BS_GEMV_CACHE] = cpu_gemv_cache,
         [IC_BS_GEMM] = cpu_gemm,
         [IC_BS_ATTENTION] = cpu_attention,
+        [IC_BS_OVERHEAD] = cpu_overhead,
         [IC_BS_TRANSITION] = cpu_transition,
     },
     .step_name = {
@@ -777,6 +975,8 @@ const struct ic_dev_ops ic_dev_cpu = {
         [IC_BS_GEMV_CACHE] = "matmul: weights in the LLC, batch 1",
         [IC_BS_GEMM] = "matmul: batches 1-256 in cache (GEMM rates)",
         [IC_BS_ATTENTION] = "attention: a cache >= 4x the LLC, bf16 and int8",
+        [IC_BS_OVERHEAD] = "step overhead: matmul starts and layer work (a step against its "
+                           "matmuls back to back)",
         [IC_BS_TRANSITION] = "matmul: batches 1-256 from DRAM (transition)",
     },
     .fit_per_type = true,

@@ -195,7 +195,8 @@ static int cuda_transition(struct ic_dev *d, struct ic_bench_res *r, struct ic_e
         for (size_t b = 0; b < NB; b++) {
             const double flops = 2.0 * batches[b] * d->dims[t][0][0] * (double)d->dims[t][0][1];
             r->fit_tm[k] = r->mat_B[t] / r->gemv_B_s[t];
-            r->fit_tc[k] = flops / ic_step_gemm_rate(&table, ic_dev_cuda.dtypes[t], batches[b]);
+            r->fit_tc[k] =
+                ic_step_matmul_compute_s(&table, ic_dev_cuda.dtypes[t], batches[b], flops);
             int rc = ic_cuda_mb_matmul(ic_dev_cuda.types[t], d->dims[t][0][0], d->dims[t][0][1],
                                        batches[b], true, n, d->v, err);
             if (rc)

@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 /* ---- shared by the devices (ic_dev.h) -------------------------------------- */
 
@@ -79,6 +80,31 @@ static void today(char *buf, size_t n)
     struct tm tm;
     gmtime_r(&t, &tm);
     strftime(buf, n, "%Y-%m-%d", &tm);
+}
+
+bool ic_selfcheck_counter(FILE *prog)
+{
+    if (!prog || !isatty(fileno(prog)))
+        return false;
+    const char *ci = getenv("CI"), *term = getenv("TERM");
+    return !(ci && *ci) && !(term && strcmp(term, "dumb") == 0);
+}
+
+void ic_selfcheck_eta(char *buf, size_t n, double elapsed_s, size_t done, size_t total)
+{
+    if (!done || done > total || !(elapsed_s >= 0)) {
+        snprintf(buf, n, "time left not known yet");
+        return;
+    }
+    /* the points so far at their mean pace: seconds, rounded up */
+    const double left = ceil(elapsed_s / (double)done * (double)(total - done));
+    if (left < 60)
+        snprintf(buf, n, "about %.0f s left", left);
+    else if (left < 3600)
+        snprintf(buf, n, "about %.0f min %02.0f s left", floor(left / 60), fmod(left, 60));
+    else
+        snprintf(buf, n, "about %.0f h %02.0f min left", floor(left / 3600),
+                 floor(fmod(left, 3600) / 60));
 }
 
 /* ---- the transition exponent ---------------------------------------------
@@ -182,6 +208,8 @@ static int make_entry(const struct ic_dev_ops *ops, const struct ic_dev *d,
     m->probe_B_s = r->probe_B_s;
     m->probe_gemm_flop_s = r->probe_flop_s;
     m->fork_join_s = r->fork_join_s;
+    m->matmul_start_s = r->matmul_start_s;
+    m->layer_work_s = r->layer_work_s;
     m->transition_p = r->p;
     for (int t = 0; t < ops->n_types; t++) {
         const enum ic_dtype dt = ops->dtypes[t];
@@ -219,6 +247,8 @@ int ic_selfcheck_bench(const struct ic_bench_opts *o, FILE *out, FILE *prog, str
         if ((rc = ops->bench[s](d, r, err)))
             goto out;
     }
+    if (r->warn[0] && prog)
+        fprintf(prog, "bench: warning: %s\n", r->warn);
     /* the transition exponent over every type's timings, and per type
      * (each type's batches) where the device's fit asks for it */
     struct fit_data fd = {r->fit_tm, r->fit_tc, r->fit_t, r->n_fit};
@@ -240,6 +270,123 @@ out:
     free(hw);
     free(r);
     return rc;
+}
+
+/* ---- validate --model ------------------------------------------------------- */
+
+int ic_selfcheck_model_shape(const struct ic_model *m, struct ic_kern_shape *shape,
+                             struct ic_err *err)
+{
+    struct ic_model_stats st;
+    int rc = ic_model_derive(m, &st, err);
+    if (rc)
+        return rc;
+    const uint64_t D = m->hidden_size, F = m->intermediate_size, L = st.n_layers,
+                   H = st.n_heads, Hk = st.n_kv_heads, d = st.head_dim, V = st.vocab_size;
+    char why[160] = "";
+    if (!D || !F || !L || !H || !Hk || !d || !V)
+        snprintf(why, sizeof why, "it states parameter totals, not a decoder's widths");
+    else if (st.n_experts)
+        snprintf(why, sizeof why, "it has %llu routed experts (MoE)",
+                 (unsigned long long)st.n_experts);
+    else if (st.mla)
+        snprintf(why, sizeof why, "it uses multi-head latent attention (MLA)");
+    else if (st.n_window_layers)
+        snprintf(why, sizeof why, "%llu of its layers attend over a sliding window",
+                 (unsigned long long)st.n_window_layers);
+    else if (d % 2 || d > IC_KERN_MAX_HEAD_DIM)
+        snprintf(why, sizeof why, "its head_dim %llu is odd or above %d",
+                 (unsigned long long)d, IC_KERN_MAX_HEAD_DIM);
+    else if (H % Hk)
+        snprintf(why, sizeof why, "its %llu query heads are not a multiple of its %llu KV heads",
+                 (unsigned long long)H, (unsigned long long)Hk);
+    else if (D > 65536 || F > 262144 || L > 1024 || H > 1024 || V > 4194304)
+        snprintf(why, sizeof why, "its widths are past the kernel's (dim <= 65536, hidden <= "
+                                  "262144, layers <= 1024, heads <= 1024, vocab <= 4194304)");
+    if (why[0]) {
+        ic_err_set(err, IC_EINVAL, m->path, 0, 0,
+                   "validate --model %s: the reference kernel runs dense Llama-style decoders "
+                   "(RMSNorm, GQA attention with RoPE, SwiGLU MLP); %s",
+                   m->name, why);
+        ic_err_hint(err, "give a dense model (e.g. llama3-8b); 'infcalc validate' without "
+                         "--model runs the built-in sweep");
+        return IC_EINVAL;
+    }
+    *shape = (struct ic_kern_shape){(uint32_t)D, (uint32_t)F, (uint32_t)L, (uint32_t)H,
+                                    (uint32_t)Hk, (uint32_t)d, (uint32_t)V, 0, 0};
+    return IC_OK;
+}
+
+double ic_selfcheck_kern_bytes(const struct ic_kern_shape *s, unsigned wt_bits)
+{
+    const double D = s->dim, F = s->hidden_dim, L = s->n_layers, qd = (double)s->n_heads * s->head_dim,
+                 kd = (double)s->n_kv_heads * s->head_dim, V = s->vocab;
+    /* per layer: q (qd x D), k and v (kd x D each), o (D x qd), w1 and w3
+     * (F x D each), w2 (D x F); then the LM head (V x D) */
+    const double weights = L * (2 * qd * D + 2 * kd * D + 3 * F * D) + V * D;
+    const double rows = L * (qd + 2 * kd + D + 2 * F + D) + V;
+    return weights * wt_bits / 8 + (wt_bits == 8 ? rows * 4 : 0) + V * D * 4;
+}
+
+/* Bytes of memory available now: MemAvailable of /proc/meminfo, else the
+ * free physical pages; 0 when neither is known. */
+static double mem_available_B(void)
+{
+    FILE *f = fopen("/proc/meminfo", "r");
+    if (f) {
+        char line[256];
+        unsigned long long kb = 0;
+        while (fgets(line, sizeof line, f))
+            if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1)
+                break;
+        fclose(f);
+        if (kb)
+            return (double)kb * 1024;
+    }
+    long pages = sysconf(_SC_AVPHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+    return pages > 0 && size > 0 ? (double)pages * (double)size : 0;
+}
+
+/* validate --model's sweep: m's shape in the kernel's types that fit, all of
+ * them held at once (validate makes every kernel before timing), next to
+ * the largest KV cache a point may use, within 80% of the memory available;
+ * smallest type first. */
+static int model_sweep(const struct ic_validate_opts *o, double kv_cap_B, struct ic_vmodel *vm,
+                       struct ic_err *err)
+{
+    memset(vm, 0, sizeof *vm);
+    int rc = ic_selfcheck_model_shape(o->model, &vm->shape, err);
+    if (rc)
+        return rc;
+    vm->name = o->model->name;
+    static const enum ic_kern_wtype by_size[] = {IC_KW_INT8, IC_KW_BF16, IC_KW_FP32};
+    const double avail = mem_available_B(), budget = 0.8 * avail - kv_cap_B;
+    double held = 0;
+    for (size_t i = 0; i < sizeof by_size / sizeof by_size[0]; i++) {
+        const double b = ic_selfcheck_kern_bytes(&vm->shape, ic_kern_wtype_bits(by_size[i]));
+        if (held + b <= budget) {
+            vm->wtypes[vm->n_wtypes++] = by_size[i];
+            held += b;
+        }
+    }
+    if (!vm->n_wtypes) {
+        ic_err_set(err, IC_EINVAL, o->model->path, 0, 0,
+                   "validate --model %s: its weights take %.2f GiB in int8 (the kernel's "
+                   "smallest type) and a point's KV cache up to %.2f GiB, more than 80%% of "
+                   "the %.2f GiB of memory available",
+                   o->model->name,
+                   ic_selfcheck_kern_bytes(&vm->shape, 8) / 1073741824.0,
+                   kv_cap_B / 1073741824.0, avail / 1073741824.0);
+        ic_err_hint(err, "the reference kernel holds the weights in RAM; take a smaller "
+                         "model or a machine with more memory");
+        return IC_EINVAL;
+    }
+    static const uint32_t batches[] = {1, 4, 16, 64}, contexts[] = {256, 2048};
+    vm->n_batches = o->quick ? 2 : 4;
+    vm->n_contexts = o->quick ? 1 : 2;
+    memcpy(vm->batches, batches, sizeof batches);
+    memcpy(vm->contexts, contexts, sizeof contexts);
+    return IC_OK;
 }
 
 /* ---- validate --------------------------------------------------------------- */
@@ -274,6 +421,30 @@ enum { R_MEMORY, R_TRANSITION, R_COMPUTE, R_CACHE, R_COUNT };
 static const char *const regime_names[R_COUNT] = {"memory-bound", "transition", "compute-bound",
                                                   "cache-resident"};
 
+/* validate --model's table: every point measured against predicted, with
+ * the probes beside its steps (medians over its rounds). */
+static void print_points(FILE *out, const struct ic_vmodel *models, const struct ic_vpoint *v,
+                         size_t n)
+{
+    fprintf(out, "\n  %-5s %5s %7s %11s %12s %7s %10s %13s %6s  %s\n", "type", "batch",
+            "context", "measured", "predicted", "error", "probe", "compute probe", "steps",
+            "regime");
+    for (int w = 0; w < models[0].n_wtypes; w++)
+        for (size_t i = 0; i < n; i++) {
+            const struct ic_vpoint *p = &v[i];
+            if (p->wt != w)
+                continue;
+            int steps = 0;
+            for (int r = 0; r < p->rounds; r++)
+                steps += p->nsteps[r];
+            fprintf(out, "  %-5s %5u %7u %8.3f ms %9.3f ms %+6.1f%% %5.1f GB/s %7.1f GFLOP/s "
+                         "%6d  %s\n",
+                    ic_kern_wtype_name(models[p->model].wtypes[p->wt]), p->batch, p->context,
+                    p->measured * 1e3, p->predicted * 1e3, 100 * p->err, p->probe_bw / 1e9,
+                    p->probe_flop / 1e9, steps, regime_names[p->regime]);
+        }
+}
+
 static int regime_of(const struct ic_point *p)
 {
     if (p->cache_resident)
@@ -287,7 +458,10 @@ struct err_stats {
     double med_abs, med_signed, p90_abs, within10;
 };
 
-static struct err_stats error_stats(const struct ic_vpoint *v, size_t n, int regime_mask, int wt_dt)
+/* Over the points of the regimes in regime_mask, of weight type wt_dt and
+ * model index model (-1: any). */
+static struct err_stats error_stats_of(const struct ic_vpoint *v, size_t n, int regime_mask,
+                                       int wt_dt, int model)
 {
     struct err_stats s = {0, 0, 0, 0, 0};
     double *a = malloc(sizeof *a * (n ? n : 1)), *sg = malloc(sizeof *sg * (n ? n : 1));
@@ -302,6 +476,8 @@ static struct err_stats error_stats(const struct ic_vpoint *v, size_t n, int reg
         if (!(regime_mask & (1 << v[i].regime)))
             continue;
         if (wt_dt >= 0 && (int)v[i].pred.cfg.weights != wt_dt)
+            continue;
+        if (model >= 0 && v[i].model != model)
             continue;
         a[k] = fabs(v[i].err);
         sg[k] = v[i].err;
@@ -320,6 +496,11 @@ static struct err_stats error_stats(const struct ic_vpoint *v, size_t n, int reg
     free(a);
     free(sg);
     return s;
+}
+
+static struct err_stats error_stats(const struct ic_vpoint *v, size_t n, int regime_mask, int wt_dt)
+{
+    return error_stats_of(v, n, regime_mask, wt_dt, -1);
 }
 
 static void print_stats(FILE *out, const char *label, struct err_stats s)
@@ -397,8 +578,9 @@ static int write_charts(const struct ic_validate_opts *o, const struct ic_dev_op
                     uint32_t y = chart == 0 ? p->context : p->batch;
                     if (x != axis[a] || y != fixed)
                         continue;
-                    pts[used++] = (struct ic_plot_vpoint){x, p->measured, p->tlo, p->thi,
-                                                          p->predicted};
+                    pts[used++] = (struct ic_plot_vpoint){x, p->measured * p->to_run,
+                                                          p->tlo * p->to_run,
+                                                          p->thi * p->to_run, p->pred_run};
                 }
             if (used > first)
                 series[ns++] = (struct ic_plot_vseries){ic_kern_wtype_name(m->wtypes[w]),
@@ -408,8 +590,9 @@ static int write_charts(const struct ic_validate_opts *o, const struct ic_dev_op
         snprintf(path, sizeof path, "%s-%s.png", o->plot_prefix, chart == 0 ? "batch" : "context");
         ops->chart_title(title, sizeof title, m->name, chip, threads);
         snprintf(sub, sizeof sub,
-                 "%s %u; all %s-resident points: median |error| %.1f%%, 90th percentile "
-                 "%.1f%%, %.0f%% within 10%% (n = %d)",
+                 "%s %u; at the run's median probes (measured carried there by its own); "
+                 "all %s-resident points: median |error| %.1f%%, p90 %.1f%%, %.0f%% within "
+                 "10%% (n = %d)",
                  chart == 0 ? "context" : "batch", fixed, ops->memory,
                  100 * dram->med_abs,
                  100 * dram->p90_abs, 100 * dram->within10, dram->n);
@@ -460,7 +643,22 @@ int ic_selfcheck_validate(const struct ic_validate_opts *o, FILE *out, FILE *pro
         return rc;
     }
     const struct ic_vmodel *models = o->quick ? ops->models_quick : ops->models_full;
-    const size_t n_models = o->quick ? ops->n_quick : ops->n_full;
+    size_t n_models = o->quick ? ops->n_quick : ops->n_full;
+    struct ic_vmodel own;
+    if (o->model) {
+        if (o->cuda)
+            rc = ic_err_set(err, IC_EINVAL, NULL, 0, 0,
+                            "validate --model: the CPU's reference kernel only, not with "
+                            "--device cuda");
+        else
+            rc = model_sweep(o, o->kv_cap_B > 0 ? o->kv_cap_B : ops->kv_cap_B, &own, err);
+        if (rc) {
+            free(hw);
+            return rc;
+        }
+        models = &own;
+        n_models = 1;
+    }
     const int rounds = o->quick ? 1
                                 : (o->rounds > 0 ? (o->rounds > IC_DEV_ROUNDS ? IC_DEV_ROUNDS
                                                                               : o->rounds)
@@ -543,7 +741,11 @@ int ic_selfcheck_validate(const struct ic_validate_opts *o, FILE *out, FILE *pro
         }
 
     /* rounds: blocks of (model, type, context) in random order, batches in
-     * random order within a block */
+     * random order within a block; on a terminal, a point counter with the
+     * time left below the progress lines (ic_selfcheck_counter) */
+    const bool counter = ic_selfcheck_counter(prog);
+    const double t_start = ic_mb_now();
+    size_t timed = 0;
     for (int r = 0; r < rounds; r++) {
         for (size_t i = 0; i < n; i++)
             order[i] = i;
@@ -577,17 +779,54 @@ int ic_selfcheck_validate(const struct ic_validate_opts *o, FILE *out, FILE *pro
             }
             for (size_t i = done; i < end; i++) {
                 struct ic_vpoint *p = &pts[order[i]];
+                if (counter)
+                    fputs("\r\033[K", prog); /* the counter's line gives way */
                 if ((rc = ops->time_point(dev, k, vm, p, r, rounds, tok, pos, o->quick, hw, prog,
                                           err)))
                     goto out;
                 p->rounds = r + 1;
+                timed++;
+                if (counter) {
+                    char eta[32];
+                    ic_selfcheck_eta(eta, sizeof eta, ic_mb_now() - t_start, timed,
+                                     n * (size_t)rounds);
+                    fprintf(prog, "validate: %zu of %zu points timed, %s", timed,
+                            n * (size_t)rounds, eta);
+                    fflush(prog);
+                }
             }
             done = end;
         }
     }
 
+    if (counter)
+        fputs("\r\033[K", prog);
+
     /* predictions: infcalc's expected time on the benched entry, at the
-     * bandwidth the probes saw */
+     * bandwidth the probes saw; and for the charts at the run's median
+     * probes. (The charts drew each point's own-moment prediction before:
+     * one bf16 point at batch 8, context 8192 ran while the compute probe
+     * read 65 GFLOP/s against ~150 around it, its prediction rose 34% above
+     * its timing, and the predicted line fell from there to context 16384,
+     * docs/validation.md.) */
+    double run_bw = 0, run_flop = 0;
+    {
+        double *bv = malloc(sizeof *bv * (n * IC_DEV_ROUNDS + 1));
+        double *fv = malloc(sizeof *fv * (n * IC_DEV_ROUNDS + 1));
+        size_t nb = 0;
+        for (size_t i = 0; bv && fv && i < n; i++)
+            for (int r = 0; r < pts[i].rounds; r++)
+                if (pts[i].probe[r] > 0 && pts[i].cprobe[r] > 0) {
+                    bv[nb] = pts[i].probe[r];
+                    fv[nb++] = pts[i].cprobe[r];
+                }
+        if (nb) {
+            run_bw = ic_mb_summary(bv, (int)nb).median;
+            run_flop = ic_mb_summary(fv, (int)nb).median;
+        }
+        free(bv);
+        free(fv);
+    }
     for (size_t i = 0; i < n; i++) {
         struct ic_vpoint *p = &pts[i];
         const struct ic_vmodel *vm = &models[p->model];
@@ -632,6 +871,12 @@ int ic_selfcheck_validate(const struct ic_validate_opts *o, FILE *out, FILE *pro
             p->err = ic_mb_summary(ratio, nr).median - 1;
             p->predicted = p->measured * (1 + p->err);
         }
+        struct ic_point q;
+        at_probes(&c, &hw->measured, bw_ref, ops->rescale ? run_bw : 0, run_flop);
+        if ((rc = ic_decode(&st, hw, &c, &q, err)))
+            goto out;
+        p->pred_run = q.step_s;
+        p->to_run = q.step_s / p->predicted;
     }
 
     char chip[128];
@@ -647,11 +892,20 @@ int ic_selfcheck_validate(const struct ic_validate_opts *o, FILE *out, FILE *pro
     snprintf(label, sizeof label, "%s-resident (all above)", ops->memory);
     print_stats(out, label, dram);
     print_stats(out, "all points", error_stats(pts, n, (1 << R_COUNT) - 1, -1));
-    fprintf(out, "\n  by weight type, %s-resident:\n", ops->memory);
+    if (dram.n)
+        fprintf(out, "\n  by weight type, %s-resident:\n", ops->memory);
     static const enum ic_dtype by_type[] = {IC_DT_FP32, IC_DT_BF16, IC_DT_INT8};
     for (size_t t = 0; t < sizeof by_type / sizeof by_type[0]; t++)
         print_stats(out, ic_dtype_traits(by_type[t])->name,
                     error_stats(pts, n, dram_mask, (int)by_type[t]));
+    if (n_models > 1) {
+        fprintf(out, "\n  by shape, %s-resident (targets on each: median <= 5%%, p90 <= 15%%):\n",
+                ops->memory);
+        for (size_t m = 0; m < n_models; m++)
+            print_stats(out, models[m].name, error_stats_of(pts, n, dram_mask, -1, (int)m));
+    }
+    if (o->model)
+        print_points(out, models, pts, n);
     if (o->csv_path) {
         if ((rc = write_csv(o->csv_path, models, pts, n, err)))
             goto out;

@@ -27,6 +27,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
+struct ic_model;      /* ic_model.h */
+struct ic_kern_shape; /* ic_kern.h */
+
 struct ic_bench_opts {
     int threads;          /* 0 = every online CPU */
     bool quick;           /* fewer repeats and smaller buffers (tests) */
@@ -51,9 +54,39 @@ struct ic_validate_opts {
     const char *csv_path; /* per-point results */
     const char *plot_prefix; /* charts: PREFIX-batch.png, PREFIX-context.png; NULL: none */
     bool cuda;            /* time the CUDA kernel on device 0 (an entry from bench --device cuda) */
+    /* --model: time the reference kernel on this model's shape (a dense
+     * decoder the kernel runs: no experts, MLA or sliding windows) in the
+     * kernel's weight types that fit in the memory available, instead of
+     * the built-in sweep, and print every point measured against predicted
+     * with its probes; NULL: the built-in sweep. Borrowed. */
+    const struct ic_model *model;
 };
+
+/* The reference kernel's shape of model m (its decoder's widths; the
+ * kernel's embedding is fp32 and its LM head untied), or IC_EINVAL naming
+ * m's file and what the kernel does not run (experts, MLA, sliding-window
+ * layers, an odd or too wide head, query heads not a multiple of the KV
+ * heads, widths past the kernel's). shape is written only on success;
+ * max_batch and max_seq are left 0. */
+int ic_selfcheck_model_shape(const struct ic_model *m, struct ic_kern_shape *shape,
+                             struct ic_err *err);
+
+/* Bytes the reference kernel holds for shape s in weight type wt (bits per
+ * weight wt_bits: 32, 16 or 8): its matrices at wt_bits, one fp32 scale per
+ * row for 8 bits, and the fp32 embedding table. */
+double ic_selfcheck_kern_bytes(const struct ic_kern_shape *s, unsigned wt_bits);
 
 int ic_selfcheck_validate(const struct ic_validate_opts *o, FILE *out, FILE *progress,
                           struct ic_err *err);
+
+/* Whether validate shows its point counter on prog: a terminal, outside CI
+ * (the CI variable set) and not TERM=dumb. */
+bool ic_selfcheck_counter(FILE *prog);
+
+/* "about 1 min 30 s left" into buf: the time the remaining total - done
+ * points take at the mean pace of the done ones over elapsed_s seconds
+ * (rounded up to the second; minutes and seconds under an hour, hours and
+ * minutes above); "time left not known yet" before the first point. */
+void ic_selfcheck_eta(char *buf, size_t n, double elapsed_s, size_t done, size_t total);
 
 #endif
