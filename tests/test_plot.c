@@ -7,7 +7,9 @@
  * point and its marker inside the frame, the legend's box clear of every
  * polyline (sampled every half pixel), the frontier of a hand-made set, the
  * time unit an axis reads in, the expected step solid and the ideal dashed
- * (pixels along each line). */
+ * (pixels along each line), the chips chart's line at the largest useful
+ * size (in memory and in the PNG the command line writes, its x worked out
+ * by hand from the layout). */
 #include "ic_plot.h"
 #include "ic_sweep.h"
 #include "ic_test.h"
@@ -620,6 +622,13 @@ START_TEST(test_chips_figure)
     ck_assert_msg(fabs(oom.r - oom.g) < 0.03 && fabs(oom.g - oom.b) < 0.03 && oom.r < 0.85,
                   "not gray at 1 chip: %.2f %.2f %.2f", oom.r, oom.g, oom.b);
     ck_assert_msg(ok.r > 0.8 && ok.g > 0.8 && ok.b > 0.8, "gray at 4 chips");
+    /* where no chip count fits there is no largest useful size: no orange
+     * line, ring or legend sample anywhere */
+    for (size_t i = 0; i < n; i++)
+        pts[i].fits = false;
+    ck_assert_int_eq(ic_plot_chips(cr, W, H, &set, &lay, &e), 0);
+    const struct ic_plot_panel whole = {.x0 = 0, .y0 = 0, .w = W, .h = H};
+    ck_assert(!has_colour(s, &whole, 0.902, 0.624, 0.0, 0.15));
     cairo_destroy(cr);
     cairo_surface_destroy(s);
 }

@@ -985,19 +985,19 @@ static void pow2_range(struct ic_plot_panel *p, double xlo, double xhi)
 }
 
 /* The line at the largest useful size of curve cv on panel p, labelled
- * where label is set; a no-op where no point fits. */
-static void useful_line(cairo_t *cr, struct scene *sc, const struct ic_plot_panel *p,
+ * where label is set; false (nothing drawn) where no point fits. */
+static bool useful_line(cairo_t *cr, struct scene *sc, const struct ic_plot_panel *p,
                         const struct ic_plot_curve *cv, bool label)
 {
     size_t u = ic_sweep_largest_useful(cv->pts, cv->n);
     if (u >= cv->n)
-        return;
+        return false;
     const struct ic_point *pt = &cv->pts[u];
     double x = ic_plot_px(p, (double)pt->cfg.chips);
     color(cr, USEFUL_COLOR, 1);
     marker_line(cr, sc, p, x, 2.5);
     if (!label)
-        return;
+        return true;
     char buf[128];
     snprintf(buf, sizeof buf, "largest useful: %llu chips", (unsigned long long)pt->cfg.chips);
     cairo_set_source_rgb(cr, 0.55, 0.35, 0);
@@ -1008,6 +1008,7 @@ static void useful_line(cairo_t *cr, struct scene *sc, const struct ic_plot_pane
     if (text_width(cr, buf) > room) /* a small picture: the count alone */
         snprintf(buf, sizeof buf, "%llu chips", (unsigned long long)pt->cfg.chips);
     side_text(cr, sc, p, x, p->y0 + 18, p->y0 + p->h - 18, buf);
+    return true;
 }
 
 static bool any_both(const struct ic_plot_set *set)
@@ -1193,8 +1194,7 @@ static void time_panel(cairo_t *cr, struct ic_plot_panel *p, const void *vctx, s
             if (li)
                 li->dashed = true;
         }
-        if (xk == X_CHIPS) {
-            useful_line(cr, sc, p, cv, true);
+        if (xk == X_CHIPS && useful_line(cr, sc, p, cv, true)) {
             struct legend_item *li = legend_add(lg, USEFUL_COLOR, 2.5,
                                               "largest useful TP size");
             if (li)
@@ -1269,7 +1269,11 @@ static void time_panel(cairo_t *cr, struct ic_plot_panel *p, const void *vctx, s
                 dot(cr, sc, ic_plot_px(p, xs[u]), ic_plot_py(p, cv->pts[u].step_s), 9, false);
             }
         }
-        if (xk == X_CHIPS) {
+        bool any_useful = false;
+        for (size_t c = 0; c < set->n_curves; c++)
+            any_useful |= ic_sweep_largest_useful(set->curves[c].pts, set->curves[c].n) <
+                          set->curves[c].n;
+        if (xk == X_CHIPS && any_useful) {
             struct legend_item *li = legend_add(lg, USEFUL_COLOR, 3, "largest useful TP size");
             if (li)
                 li->marker = li->ring = true;
@@ -1549,12 +1553,14 @@ static void chips_rate_panel(cairo_t *cr, struct ic_plot_panel *p, const void *v
     const struct ic_plot_set *set = vctx;
     const bool single = set->n_curves == 1, both = any_both(set);
     double xlo = INFINITY, xhi = 0, ylo = INFINITY, yhi = 0;
+    bool any = false; /* a point that fits: something to draw */
     for (size_t c = 0; c < set->n_curves; c++)
         for (size_t i = 0; i < set->curves[c].n; i++) {
             const struct ic_point *pt = &set->curves[c].pts[i];
             grow(&xlo, &xhi, (double)pt->cfg.chips);
             if (!pt->fits)
                 continue;
+            any = true;
             const double t[2] = {solid_step(pt), dashed_step(pt)};
             for (int k = 0; k < 2; k++)
                 if (t[k] > 0) {
@@ -1564,8 +1570,20 @@ static void chips_rate_panel(cairo_t *cr, struct ic_plot_panel *p, const void *v
                         grow(&ylo, &yhi, per * (double)pt->cfg.chips);
                 }
         }
-    if (!(yhi > 0)) /* nothing fits: an empty panel with a range */
+    if (!(yhi > 0)) /* nothing fits: an empty panel with a range, said */
         ylo = 1, yhi = 10;
+    if (!any) {
+        p->xlog = p->ylog = true;
+        fit_panel(p, sc, xlo, xhi, ylo, yhi, PAD, PAD, PAD, PAD);
+        pow2_range(p, xlo, xhi);
+        grid(cr, p);
+        cairo_set_source_rgb(cr, 0.3, 0.3, 0.3);
+        font(cr, 15, false);
+        text_in(cr, sc, p->x0 + p->w / 2, p->y0 + p->h / 2, 0.5, 0.5,
+                "no chip count fits in HBM: no throughput");
+        frame(cr, p, "chips (tensor-parallel size)", "throughput (tokens/s)");
+        return;
+    }
     p->xlog = p->ylog = true;
     p->xtime = p->ytime = false;
     fit_panel(p, sc, xlo, xhi, ylo, yhi, PAD, PAD, PAD, PAD);
@@ -1605,8 +1623,7 @@ static void chips_rate_panel(cairo_t *cr, struct ic_plot_panel *p, const void *v
                        single ? (all ? "tokens/s, all chips" : "tokens/s per chip") : cv->label);
         }
     }
-    if (single) {
-        useful_line(cr, sc, p, &set->curves[0], false);
+    if (single && useful_line(cr, sc, p, &set->curves[0], false)) {
         struct legend_item *li = legend_add(lg, USEFUL_COLOR, 2.5, "largest useful TP size");
         if (li)
             li->dashed = true;
