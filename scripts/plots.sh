@@ -27,6 +27,9 @@ run --model qwen2.5-72b --hw h100 --chips 8 --batch 16 --sweep context \
     --plot "$out/context-qwen2.5-72b-h100-8.png"
 run --model qwen2.5-72b --hw h100 --chips 8 --batch 16 --kv bf16,fp8,int4 --sweep context \
     --plot "$out/context-kv-qwen2.5-72b-h100-8.png"
+# How many chips: step time and tokens/s against the tensor-parallel size,
+# the largest useful one (the shortest step) marked.
+run --model llama3-70b --hw h100 --sweep chips --plot "$out/chips-llama3-70b-h100.png"
 # A two-axis sweep as heatmaps: step time and tokens/s per chip over batch x
 # context, the edge of what fits and the bound changes outlined.
 run --model qwen2.5-72b --hw h100 --chips 8 --sweep batch,context \

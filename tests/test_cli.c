@@ -531,10 +531,11 @@ START_TEST(test_plot_and_lists)
                          "--sweep", "context", NULL),
                      2);
     /* pictures need a sweep with a chart, a known extension, a sane size */
-    ck_assert_int_eq(run("--model", "llama3-8b", "--hw", "h100", "--sweep", "chips", "--plot",
-                         "x.png", NULL),
+    ck_assert_int_eq(run("--model", "llama3-8b", "--hw", "h100", "--sweep", "precision",
+                         "--plot", "x.png", NULL),
                      2);
-    has_err("a chips sweep alone has no chart");
+    has_err("a precision sweep alone has no chart");
+    has_err("--sweep precision,batch");
     ck_assert_int_eq(run("--model", "llama3-8b", "--hw", "h100", "--sweep", "batch", "--plot",
                          "x.gif", NULL),
                      2);

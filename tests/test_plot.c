@@ -7,7 +7,9 @@
  * point and its marker inside the frame, the legend's box clear of every
  * polyline (sampled every half pixel), the frontier of a hand-made set, the
  * time unit an axis reads in, the expected step solid and the ideal dashed
- * (pixels along each line). */
+ * (pixels along each line), the chips chart's line at the largest useful
+ * size (in memory and in the PNG the command line writes, its x worked out
+ * by hand from the layout). */
 #include "ic_plot.h"
 #include "ic_sweep.h"
 #include "ic_test.h"
@@ -535,6 +537,188 @@ START_TEST(test_linear_axis_and_two_panels)
 }
 END_TEST
 
+/* ---- the chips sweep: the largest useful tensor-parallel size ------------ */
+
+/* The rule on hand-made points: the shortest step among the points that
+ * fit, the first on a tie; n where none fits. */
+START_TEST(test_largest_useful_rule)
+{
+    struct ic_point q[6] = {0};
+    /* chips 1 .. 32: 1 does not fit (and has the shortest step of all:
+     * left out), then 40, 20, 10, 12, 10 ms: the 10 ms at index 3 (8
+     * chips), not the equal one at index 5 */
+    const double step[6] = {0.001, 0.040, 0.020, 0.010, 0.012, 0.010};
+    for (int i = 0; i < 6; i++) {
+        q[i].cfg.chips = 1ull << i;
+        q[i].step_s = step[i];
+        q[i].fits = i > 0;
+    }
+    ck_assert_uint_eq(ic_sweep_largest_useful(q, 6), 3);
+    ck_assert_uint_eq(ic_sweep_largest_useful(q, 3), 2); /* 1 .. 4 chips: 4 */
+    for (int i = 0; i < 6; i++)
+        q[i].fits = false;
+    ck_assert_uint_eq(ic_sweep_largest_useful(q, 6), 6);
+    ck_assert_uint_eq(ic_sweep_largest_useful(q, 0), 0);
+}
+END_TEST
+
+/* Pixels near the marker's orange (Okabe-Ito 0.902, 0.624, 0) in the
+ * device column x from y0 to y1. */
+static int orange_in_column(cairo_surface_t *s, double x, double y0, double y1)
+{
+    int k = 0;
+    for (double y = y0; y <= y1; y += 1)
+        k += near(pixel(s, x, y), 0.902, 0.624, 0.0, 0.15);
+    return k;
+}
+
+/* Llama-3-70B on H100s, batch 1, context 2048, swept over 1 .. 256 chips:
+ * the chart's line sits at the largest useful size, 16 chips. By hand
+ * from the table (ideal bound): 8 chips 5.21 ms, 16 chips 2.67 ms (the
+ * weight read 2.64 ms, all-reduces 2.26 ms overlapped), 32 chips 5.46 ms
+ * (the all-reduces alone); 1 chip does not fit 80 GB (141.8 GB of bf16
+ * weights). */
+START_TEST(test_chips_figure)
+{
+    struct ic_test_pair *t = ic_test_pair("llama3-70b", "h100");
+    struct ic_decode_cfg c = ic_decode_defaults();
+    enum ic_axis ax = IC_AXIS_CHIPS;
+    size_t n = 0;
+    struct ic_err e = {0};
+    ck_assert_int_eq(ic_sweep_run(&t->st, &t->h, &c, &ax, 1, pts, &n, &e), 0);
+    free(t);
+    ck_assert_uint_eq(n, 9); /* 1, 2, 4, ... 256 */
+    ck_assert(!pts[0].fits && pts[1].fits);
+    ck_assert_uint_eq(pts[4].cfg.chips, 16);
+    ck_assert_double_eq_tol(pts[3].step_s, 5.21e-3, 0.01e-3);
+    ck_assert_double_eq_tol(pts[4].step_s, 2.67e-3, 0.01e-3);
+    ck_assert_double_eq_tol(pts[5].step_s, 5.46e-3, 0.01e-3);
+    ck_assert_uint_eq(ic_sweep_largest_useful(pts, n), 4);
+    struct ic_plot_curve cv = {"", pts, n};
+    struct ic_plot_set set = {"llama3-70b on h100 (chips vary)", NULL, &cv, 1, NULL};
+    cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, W, H);
+    cairo_t *cr = cairo_create(s);
+    struct ic_plot_layout lay;
+    ck_assert_int_eq(ic_plot_chips(cr, W, H, &set, &lay, &e), 0);
+    ck_assert_int_eq(lay.n_panels, 2);
+    for (int k = 0; k < 2; k++) {
+        const struct ic_plot_panel *p = &lay.panel[k];
+        /* a log2 axis half an octave past 1 and 256: 16 in the middle */
+        ck_assert(p->xlog && p->xpow2);
+        ck_assert_double_eq_tol(p->xmin, 1 / sqrt(2), 1e-12);
+        ck_assert_double_eq_tol(p->xmax, 256 * sqrt(2), 1e-9);
+        ck_assert_double_eq_tol(dev_x(p, 16), p->x0 + p->w / 2, 1e-9);
+        /* the dashed marker (3 on, 3 off) fills about half its column;
+         * the columns at 8 and 32 chips have at most a legend's sample */
+        int at = orange_in_column(s, dev_x(p, 16), p->y0 + 1, p->y0 + p->h - 1);
+        ck_assert_msg(at > p->h / 4, "panel %d: %d orange pixels at 16 chips", k, at);
+        ck_assert_int_lt(orange_in_column(s, dev_x(p, 8), p->y0 + 1, p->y0 + p->h - 1), 12);
+        ck_assert_int_lt(orange_in_column(s, dev_x(p, 32), p->y0 + 1, p->y0 + p->h - 1), 12);
+    }
+    /* the left panel: 1 chip grayed (does not fit), 4 chips not */
+    const struct ic_plot_panel *a = &lay.panel[0];
+    double y = a->y0 + a->h * 0.5;
+    struct rgb oom = pixel(s, dev_x(a, 1), y), ok = pixel(s, dev_x(a, 4) + 3, y);
+    ck_assert_msg(fabs(oom.r - oom.g) < 0.03 && fabs(oom.g - oom.b) < 0.03 && oom.r < 0.85,
+                  "not gray at 1 chip: %.2f %.2f %.2f", oom.r, oom.g, oom.b);
+    ck_assert_msg(ok.r > 0.8 && ok.g > 0.8 && ok.b > 0.8, "gray at 4 chips");
+    /* where no chip count fits there is no largest useful size: no orange
+     * line, ring or legend sample anywhere */
+    for (size_t i = 0; i < n; i++)
+        pts[i].fits = false;
+    ck_assert_int_eq(ic_plot_chips(cr, W, H, &set, &lay, &e), 0);
+    const struct ic_plot_panel whole = {.x0 = 0, .y0 = 0, .w = W, .h = H};
+    ck_assert(!has_colour(s, &whole, 0.902, 0.624, 0.0, 0.15));
+    cairo_destroy(cr);
+    cairo_surface_destroy(s);
+}
+END_TEST
+
+/* The number after "key": at or after p, its end in *end. */
+static double num_after(const char *p, const char *key, const char **end)
+{
+    char pat[48];
+    snprintf(pat, sizeof pat, "\"%s\": ", key);
+    const char *q = strstr(p, pat);
+    ck_assert_msg(q, "no %s after offset", key);
+    q += strlen(pat);
+    char *e;
+    double v = strtod(q, &e);
+    if (end)
+        *end = e;
+    return v;
+}
+
+/* The command line end to end: `--sweep chips --plot` writes a PNG of the
+ * requested size whose marker line stands at the chip count the table
+ * marks, which is the shortest step of the JSON's points that fit, picked
+ * here by a loop of the test's own. */
+START_TEST(test_chips_chart_cli)
+{
+    ck_assert_int_eq(ic_test_cli("--model", "llama3-70b", "--hw", "h100", "--sweep", "chips",
+                                 "--format", "json", NULL),
+                     0);
+    unsigned long best = 0, count = 0;
+    double best_s = INFINITY;
+    for (const char *p = strstr(ic_test_out, "\"chips\": "); p;
+         p = strstr(p + 1, "\"chips\": ")) {
+        unsigned long chips = (unsigned long)num_after(p, "chips", NULL);
+        /* time.step_s comes before time_other.step_s in each object */
+        double step = num_after(strstr(p, "\"time\": {"), "step_s", NULL);
+        const char *f = strstr(p, "\"fits\": ");
+        ck_assert_ptr_nonnull(f);
+        bool fits = strncmp(f + 8, "true", 4) == 0;
+        count++;
+        if (fits && step < best_s)
+            best_s = step, best = chips;
+    }
+    ck_assert_uint_eq(count, 9);
+    ck_assert_uint_eq(best, 16); /* 2.67 ms, against 5.21 at 8 and 5.46 at 32 */
+    /* the table marks the same row */
+    ck_assert_int_eq(ic_test_cli("--model", "llama3-70b", "--hw", "h100", "--sweep", "chips",
+                                 "--plot", "test_chips_cli.png", "--plot-size", "1200x800", NULL),
+                     0);
+    const char *m = strstr(ic_test_out, "<- largest useful");
+    ck_assert_ptr_nonnull(m);
+    const char *line = m;
+    while (line > ic_test_out && line[-1] != '\n')
+        line--;
+    ck_assert_uint_eq(strtoul(line, NULL, 10), best);
+    ck_assert_ptr_nonnull(strstr(ic_test_out, "largest useful tensor-parallel size: 16 chips"));
+    /* a PNG (signature, then IHDR's big-endian width and height) */
+    FILE *fp = fopen("test_chips_cli.png", "rb");
+    ck_assert_ptr_nonnull(fp);
+    unsigned char hd[24];
+    ck_assert_uint_eq(fread(hd, 1, sizeof hd, fp), sizeof hd);
+    fclose(fp);
+    ck_assert_int_eq(memcmp(hd, "\x89PNG\r\n\x1a\n", 8), 0);
+    ck_assert_int_eq(memcmp(hd + 12, "IHDR", 4), 0);
+    ck_assert_uint_eq((unsigned)hd[16] << 24 | (unsigned)hd[17] << 16 | (unsigned)hd[18] << 8 | hd[19],
+                      1200);
+    ck_assert_uint_eq((unsigned)hd[20] << 24 | (unsigned)hd[21] << 16 | (unsigned)hd[22] << 8 | hd[23],
+                      800);
+    cairo_surface_t *s = cairo_image_surface_create_from_png("test_chips_cli.png");
+    ck_assert_int_eq(cairo_surface_status(s), CAIRO_STATUS_SUCCESS);
+    ck_assert_int_eq(cairo_image_surface_get_width(s), 1200);
+    ck_assert_int_eq(cairo_image_surface_get_height(s), 800);
+    /* where the line must be, by hand: two panels, 95 left, 120 between,
+     * 30 right, so each (1200 - 245) / 2 = 477.5 wide, the right one from
+     * 95 + 477.5 + 120 = 692.5; x from 1/sqrt 2 to 256 sqrt 2 (9 octaves),
+     * 16 chips 4.5 octaves in: x = x0 + 477.5 / 2 = 333.75 and 931.25. The
+     * plot area spans y 90 .. 730 at most (a legend above it moves the top
+     * down): 200 .. 700 is inside. At 8 chips (3.5 octaves in, 280.7 and
+     * 877.9): no line. */
+    const double at16[2] = {333.75, 931.25}, at8[2] = {280.69, 877.92};
+    for (int k = 0; k < 2; k++) {
+        int on = orange_in_column(s, at16[k], 200, 700);
+        ck_assert_msg(on > 150, "panel %d: %d orange pixels at x %.2f", k, on, at16[k]);
+        ck_assert_int_lt(orange_in_column(s, at8[k], 200, 700), 12);
+    }
+    cairo_surface_destroy(s);
+    unlink("test_chips_cli.png");
+}
+END_TEST
+
 /* --plot errors name the cause: no sweep, a sweep with no chart of its
  * own, a heatmap of several configurations. */
 START_TEST(test_plot_errors)
@@ -542,10 +726,10 @@ START_TEST(test_plot_errors)
     ck_assert_int_eq(ic_test_cli("--model", "llama3-70b", "--hw", "h100", "--plot", "x.png", NULL),
                      2);
     ck_assert_ptr_nonnull(strstr(ic_test_err, "--plot draws a sweep, and there is none"));
-    ck_assert_int_eq(ic_test_cli("--model", "llama3-70b", "--hw", "h100", "--sweep", "chips",
-                                 "--plot", "x.png", NULL),
+    ck_assert_int_eq(ic_test_cli("--model", "llama3-70b", "--hw", "h100", "--sweep",
+                                 "precision", "--plot", "x.png", NULL),
                      2);
-    ck_assert_ptr_nonnull(strstr(ic_test_err, "a chips sweep alone has no chart"));
+    ck_assert_ptr_nonnull(strstr(ic_test_err, "a precision sweep alone has no chart"));
     ck_assert_int_eq(ic_test_cli("--model", "llama3-70b", "--hw", "h100,h200", "--sweep",
                                  "batch,context", "--plot", "x.png", NULL),
                      2);
@@ -571,6 +755,9 @@ int main(void)
     tcase_add_test(tc, test_heatmap);
     tcase_add_test(tc, test_linear_axis_and_two_panels);
     tcase_add_test(tc, test_plot_errors);
+    tcase_add_test(tc, test_largest_useful_rule);
+    tcase_add_test(tc, test_chips_figure);
+    tcase_add_test(tc, test_chips_chart_cli);
     suite_add_tcase(s, tc);
     return ic_test_run(s);
 }

@@ -39,9 +39,11 @@ static const char usage_decode[] =
     "configuration per combination (at most 16), one curve each in the picture,\n"
     "plus their envelope. --plot draws a batch sweep (step time against batch and\n"
     "the latency / throughput Pareto frontier), a context sweep (step time\n"
-    "against context) or a two-axis sweep as heatmaps of step time and tokens/s\n"
-    "per chip (--sweep batch,context); where the entry has achieved rates, the\n"
-    "expected step is drawn solid and the ideal bound dashed.\n"
+    "against context), a chips sweep (step time and tokens/s against the\n"
+    "tensor-parallel size, the largest useful one marked) or a two-axis sweep as\n"
+    "heatmaps of step time and tokens/s per chip (--sweep batch,context); where\n"
+    "the entry has achieved rates, the expected step is drawn solid and the\n"
+    "ideal bound dashed.\n"
     "\n"
     "example: infcalc --model llama3-70b --hw v5e --chips 16 --sweep batch\n";
 
@@ -259,18 +261,13 @@ static int cmd_decode(const struct ic_opts *a, const struct ic_db *db, FILE *out
     if (plot && !n_axes)
         return ic_cli_usage_hint(errf, "e.g. '--sweep batch --plot decode.png'",
                                  "--plot draws a sweep, and there is none; add --sweep batch, "
-                                 "--sweep context, or two axes for a heatmap (--sweep "
-                                 "batch,context)");
-    if (plot && n_axes == 1 && (axes[0] == IC_AXIS_CHIPS || axes[0] == IC_AXIS_PRECISION)) {
-        char hint[160];
-        snprintf(hint, sizeof hint, "draw it against batch as a heatmap (--sweep %s,batch), or "
-                                    "overlay %s on a batch sweep (%s --sweep batch)",
-                 ic_axis_name(axes[0]),
-                 axes[0] == IC_AXIS_CHIPS ? "chip counts" : "weight types",
-                 axes[0] == IC_AXIS_CHIPS ? "--chips 4,8,16" : "--weights bf16,fp8,int4");
-        return ic_cli_usage_hint(errf, hint, "--plot: a %s sweep alone has no chart",
-                                 ic_axis_name(axes[0]));
-    }
+                                 "--sweep context, --sweep chips, or two axes for a heatmap "
+                                 "(--sweep batch,context)");
+    if (plot && n_axes == 1 && axes[0] == IC_AXIS_PRECISION)
+        return ic_cli_usage_hint(errf, "draw it against batch as a heatmap (--sweep "
+                                       "precision,batch), or overlay weight types on a batch "
+                                       "sweep (--weights bf16,fp8,int4 --sweep batch)",
+                                 "--plot: a precision sweep alone has no chart");
 
     /* The configurations: every combination of the listed values. */
     size_t n_cfg = 1;
@@ -433,7 +430,7 @@ static int cmd_decode(const struct ic_opts *a, const struct ic_db *db, FILE *out
         append(t, sizeof t, "", nl[L_MODEL] > 1 ? "several models"
                                                       : models[k->pick[L_MODEL]].name);
         append(t, sizeof t, " on ", "");
-        bool chips_swept = n_axes == 2 && (axes[0] == IC_AXIS_CHIPS || axes[1] == IC_AXIS_CHIPS);
+        bool chips_swept = axes[0] == IC_AXIS_CHIPS || (n_axes == 2 && axes[1] == IC_AXIS_CHIPS);
         if (nl[L_CHIPS] == 1 && !chips_swept) {
             snprintf(part, sizeof part, "%llu x ", (unsigned long long)k->cfg.chips);
             append(t, sizeof t, "", part);
@@ -457,6 +454,9 @@ static int cmd_decode(const struct ic_opts *a, const struct ic_db *db, FILE *out
                 snprintf(part, sizeof part, "context varies");
             else
                 snprintf(part, sizeof part, "context %llu", (unsigned long long)k->cfg.context);
+        } else if (axes[0] == IC_AXIS_CHIPS && nl[L_CONTEXT] == 1) {
+            snprintf(part, sizeof part, "batch %llu, context %llu",
+                     (unsigned long long)k->cfg.batch, (unsigned long long)k->cfg.context);
         } else {
             snprintf(part, sizeof part, "batch %llu", (unsigned long long)k->cfg.batch);
         }
@@ -492,7 +492,9 @@ static int cmd_decode(const struct ic_opts *a, const struct ic_db *db, FILE *out
         } else {
             struct ic_plot_set set = {t, sub, curves, n_cfg, NULL};
             lrc = ic_plot_write(plot,
-                                axes[0] == IC_AXIS_CONTEXT ? IC_PLOT_CONTEXT : IC_PLOT_DECODE,
+                                axes[0] == IC_AXIS_CONTEXT ? IC_PLOT_CONTEXT
+                                : axes[0] == IC_AXIS_CHIPS ? IC_PLOT_CHIPS
+                                                           : IC_PLOT_DECODE,
                                 plot_w, plot_h, &set, &e);
         }
         if (lrc) {

@@ -353,14 +353,10 @@ static int table_sweep(FILE *out, const struct ic_report *rep, const struct ic_r
         fprintf(out, "%s%*s", k ? "  " : "", c.left[k] ? (k + 1 < c.n ? -w[k] : 0) : w[k],
                 c.head[k]);
     fputc('\n', out);
-    /* a chips sweep: the largest useful tensor-parallel size is the one with
-     * the shortest step; past it, adding chips lengthens the step (the
-     * collectives grow faster than the per-chip reads shrink) */
-    size_t useful = n;
+    /* a chips sweep: the largest useful tensor-parallel size (the rule is
+     * ic_sweep_largest_useful's, shared with the chart) */
     bool by_chips = show_chips && rep->n_axes == 1;
-    for (size_t i = 0; by_chips && i < n; i++)
-        if (useful == n || pts[i].step_s < pts[useful].step_s)
-            useful = i;
+    size_t useful = by_chips ? ic_sweep_largest_useful(pts, n) : n;
     for (size_t i = 0; i < n; i++) {
         for (int k = 0; k < c.n; k++)
             fprintf(out, "%s%*s", k ? "  " : "", c.left[k] ? (k + 1 < c.n ? -w[k] : 0) : w[k],

@@ -123,3 +123,12 @@ int ic_sweep_run(const struct ic_model_stats *m, const struct ic_hw *hw,
     *n_out = n;
     return IC_OK;
 }
+
+size_t ic_sweep_largest_useful(const struct ic_point *pts, size_t n)
+{
+    size_t best = n;
+    for (size_t i = 0; i < n; i++)
+        if (pts[i].fits && (best == n || pts[i].step_s < pts[best].step_s))
+            best = i;
+    return best;
+}

@@ -35,4 +35,13 @@ int ic_sweep_run(const struct ic_model_stats *m, const struct ic_hw *hw,
                  const struct ic_decode_cfg *base, const enum ic_axis *axes, int n_axes,
                  struct ic_point *out, size_t *n_out, struct ic_err *err);
 
+/* The largest useful tensor-parallel size of a chips sweep (pts in the
+ * order of their chip counts, one configuration): the index of the point
+ * with the shortest step (step_s, the point's own estimate; the first on a
+ * tie) among those that fit in HBM. Past it, adding chips lengthens the
+ * step: the collectives grow faster than the per-chip reads shrink. The
+ * table's mark and the chart's marker line both come from here. Returns n
+ * where no point fits (or n is 0). */
+size_t ic_sweep_largest_useful(const struct ic_point *pts, size_t n);
+
 #endif

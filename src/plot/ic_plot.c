@@ -488,7 +488,15 @@ static double axis_ticks(cairo_t *cr, const struct ic_plot_panel *p, bool xaxis,
     double vals[256];
     bool major[256];
     int n = 0;
-    if (lg) {
+    if (lg && xaxis && p->xpow2) {
+        /* chips: every power of two in range, each labelled where an octave
+         * is 30 device units or more, else every other one (from 1) */
+        bool every = p->w / log2(hi / lo) >= 30;
+        for (double v = pow(2, ceil(log2(lo) - 1e-9)); v <= hi * 1.0001 && n < 250; v *= 2) {
+            vals[n] = v;
+            major[n++] = every || lround(log2(v)) % 2 == 0;
+        }
+    } else if (lg) {
         double decades = log10(hi / lo);
         for (double d = pow(10, floor(log10(lo) + 1e-9)); d <= hi * 1.0001 && n < 250; d *= 10)
             for (int m = 1; m <= 9 && n < 250; m++) {
@@ -947,15 +955,60 @@ static double compute_crossing(const struct ic_plot_curve *cv)
     return INFINITY;
 }
 
+/* What the time panel's x axis is. */
+enum xkind { X_BATCH, X_CONTEXT, X_CHIPS };
+
 struct time_ctx {
     const struct ic_plot_set *set;
-    bool by_context;
+    enum xkind x;
     const char *xlabel;
 };
 
-static double xval(const struct ic_point *p, bool by_context)
+static double xval(const struct ic_point *p, enum xkind x)
 {
-    return by_context ? (double)p->cfg.context : (double)p->cfg.batch;
+    return x == X_CONTEXT ? (double)p->cfg.context
+           : x == X_CHIPS ? (double)p->cfg.chips
+                          : (double)p->cfg.batch;
+}
+
+/* The largest useful tensor-parallel size of a curve, ringed or lined in
+ * this colour (the Okabe-Ito orange: no term's). */
+enum { USEFUL_COLOR = 4 };
+
+/* A chips axis: the data's ends half an octave inside the frame (the
+ * labels sit at the powers of two). */
+static void pow2_range(struct ic_plot_panel *p, double xlo, double xhi)
+{
+    p->xpow2 = true;
+    p->xmin = xlo / sqrt(2);
+    p->xmax = xhi * sqrt(2);
+}
+
+/* The line at the largest useful size of curve cv on panel p, labelled
+ * where label is set; false (nothing drawn) where no point fits. */
+static bool useful_line(cairo_t *cr, struct scene *sc, const struct ic_plot_panel *p,
+                        const struct ic_plot_curve *cv, bool label)
+{
+    size_t u = ic_sweep_largest_useful(cv->pts, cv->n);
+    if (u >= cv->n)
+        return false;
+    const struct ic_point *pt = &cv->pts[u];
+    double x = ic_plot_px(p, (double)pt->cfg.chips);
+    color(cr, USEFUL_COLOR, 1);
+    marker_line(cr, sc, p, x, 2.5);
+    if (!label)
+        return true;
+    char buf[128];
+    snprintf(buf, sizeof buf, "largest useful: %llu chips", (unsigned long long)pt->cfg.chips);
+    cairo_set_source_rgb(cr, 0.55, 0.35, 0);
+    /* the size that fits on the wider side of the line (down to 8) */
+    double room = fmax(x - p->x0, p->x0 + p->w - x) - 14, size = 14;
+    for (font(cr, size, true); size > 9 && text_width(cr, buf) > room; size--)
+        font(cr, size - 1, true);
+    if (text_width(cr, buf) > room) /* a small picture: the count alone */
+        snprintf(buf, sizeof buf, "%llu chips", (unsigned long long)pt->cfg.chips);
+    side_text(cr, sc, p, x, p->y0 + 18, p->y0 + p->h - 18, buf);
+    return true;
 }
 
 static bool any_both(const struct ic_plot_set *set)
@@ -1003,20 +1056,21 @@ static void time_panel(cairo_t *cr, struct ic_plot_panel *p, const void *vctx, s
 {
     const struct time_ctx *ctx = vctx;
     const struct ic_plot_set *set = ctx->set;
-    const bool by_context = ctx->by_context;
+    const enum xkind xk = ctx->x;
+    const bool by_context = xk == X_CONTEXT;
     double xlo = INFINITY, xhi = 0, ylo = INFINITY, yhi = 0;
     const bool single = set->n_curves == 1, both = any_both(set);
     for (size_t c = 0; c < set->n_curves; c++)
         for (size_t i = 0; i < set->curves[c].n; i++) {
             const struct ic_point *pt = &set->curves[c].pts[i];
-            grow(&xlo, &xhi, xval(pt, by_context));
+            grow(&xlo, &xhi, xval(pt, xk));
             grow(&ylo, &yhi, solid_step(pt));
             grow(&ylo, &yhi, dashed_step(pt));
             for (int t = 0; t < T_COUNT && single; t++)
                 grow(&ylo, &yhi, term_value(pt, (enum term)t));
         }
     if (set->mark) {
-        grow(&xlo, &xhi, xval(set->mark, by_context));
+        grow(&xlo, &xhi, xval(set->mark, xk));
         grow(&ylo, &yhi, solid_step(set->mark));
     }
     /* terms far below the step time would squash the picture: keep 4 decades */
@@ -1026,6 +1080,8 @@ static void time_panel(cairo_t *cr, struct ic_plot_panel *p, const void *vctx, s
     p->xtime = false;
     p->ytime = true;
     fit_panel(p, sc, xlo, xhi, ylo, yhi, PAD, PAD, PAD, PAD);
+    if (xk == X_CHIPS)
+        pow2_range(p, xlo, xhi);
     grid(cr, p);
     clip_to(cr, p);
     if (single) {
@@ -1034,7 +1090,7 @@ static void time_panel(cairo_t *cr, struct ic_plot_panel *p, const void *vctx, s
         /* compute-bound batches: where the points' linear compute time
          * passes their weight read (B_crit for a dense model; later for an
          * MoE, whose weight read grows with the experts touched) */
-        double bc = by_context ? INFINITY : compute_crossing(cv);
+        double bc = xk == X_BATCH ? compute_crossing(cv) : INFINITY;
         if (!by_context && bc < p->xmax) {
             color(cr, 2, 0.13);
             double x = ic_plot_px(p, fmax(bc, p->xmin));
@@ -1044,11 +1100,27 @@ static void time_panel(cairo_t *cr, struct ic_plot_panel *p, const void *vctx, s
             if (li)
                 li->patch = true, li->alpha = 0.13;
         }
-        /* points that do not fit: gray from the first one on */
-        for (size_t i = 0; i < cv->n; i++)
+        /* points that do not fit: gray from the first one on (a chips
+         * sweep: up to the first that fits, the fewer chips holding less) */
+        size_t nofit = 0;
+        while (xk == X_CHIPS && nofit < cv->n && !cv->pts[nofit].fits)
+            nofit++;
+        if (nofit) {
+            double edge = nofit < cv->n ? sqrt(xval(&cv->pts[nofit - 1], xk) *
+                                               xval(&cv->pts[nofit], xk))
+                                        : p->xmax;
+            double x = ic_plot_px(p, fmin(edge, p->xmax));
+            cairo_set_source_rgba(cr, 0.45, 0.45, 0.45, 0.35);
+            cairo_rectangle(cr, p->x0, p->y0, x - p->x0, p->h);
+            cairo_fill(cr);
+            struct legend_item *li = legend_add(lg, 7, 0, "does not fit in HBM");
+            if (li)
+                li->patch = true, li->alpha = 0.3;
+        }
+        for (size_t i = 0; i < cv->n && xk != X_CHIPS; i++)
             if (!cv->pts[i].fits) {
-                double v = xval(&cv->pts[i], by_context);
-                double prev = i ? xval(&cv->pts[i - 1], by_context) : p->xmin;
+                double v = xval(&cv->pts[i], xk);
+                double prev = i ? xval(&cv->pts[i - 1], xk) : p->xmin;
                 /* the boundary: the largest batch that fits, else halfway (log) */
                 double edge = !by_context && cv->pts[i].max_batch >= prev
                                   ? (double)cv->pts[i].max_batch + 0.5
@@ -1067,7 +1139,7 @@ static void time_panel(cairo_t *cr, struct ic_plot_panel *p, const void *vctx, s
         double xs[IC_SWEEP_MAX_VALUES], ys[IC_SWEEP_MAX_VALUES];
         size_t n = cv->n < IC_SWEEP_MAX_VALUES ? cv->n : IC_SWEEP_MAX_VALUES;
         for (size_t i = 0; i < n; i++)
-            xs[i] = xval(&cv->pts[i], by_context);
+            xs[i] = xval(&cv->pts[i], xk);
         /* the terms (of the point's own estimate), dashed and thin */
         for (int t = T_COUNT - 1; t >= 1; t--) {
             bool any = false;
@@ -1122,6 +1194,12 @@ static void time_panel(cairo_t *cr, struct ic_plot_panel *p, const void *vctx, s
             if (li)
                 li->dashed = true;
         }
+        if (xk == X_CHIPS && useful_line(cr, sc, p, cv, true)) {
+            struct legend_item *li = legend_add(lg, USEFUL_COLOR, 2.5,
+                                              "largest useful TP size");
+            if (li)
+                li->dashed = true;
+        }
         if (!by_context && bc >= p->xmin && bc <= p->xmax) {
             double x = ic_plot_px(p, bc);
             color(cr, 2, 1);
@@ -1140,10 +1218,18 @@ static void time_panel(cairo_t *cr, struct ic_plot_panel *p, const void *vctx, s
             const struct ic_plot_curve *cv = &set->curves[c];
             double xs[IC_SWEEP_MAX_VALUES], ys[IC_SWEEP_MAX_VALUES];
             size_t n = cv->n < IC_SWEEP_MAX_VALUES ? cv->n : IC_SWEEP_MAX_VALUES;
-            size_t nf = 0;
+            /* the fitting run: [from, nf) (a batch or context sweep: up to
+             * the first that does not fit; a chips sweep: from the first
+             * that fits, the fewer chips holding less) */
+            size_t nf = 0, from = 0;
             for (size_t i = 0; i < n; i++) {
-                xs[i] = xval(&cv->pts[i], by_context);
+                xs[i] = xval(&cv->pts[i], xk);
                 nf += cv->pts[i].fits && nf == i;
+            }
+            if (xk == X_CHIPS) {
+                while (from < n && !cv->pts[from].fits)
+                    from++;
+                nf = n;
             }
             color(cr, curve_color(c), 1);
             if (both) { /* the ideal bound, dashed, where it fits */
@@ -1152,23 +1238,45 @@ static void time_panel(cairo_t *cr, struct ic_plot_panel *p, const void *vctx, s
                 cairo_set_line_width(cr, 1.6);
                 double d[] = {7, 4};
                 cairo_set_dash(cr, d, 2, 0);
-                polyline(cr, sc, p, xs, ys, nf);
+                polyline(cr, sc, p, xs + from, ys + from, nf - from);
                 cairo_set_dash(cr, NULL, 0, 0);
             }
             for (size_t i = 0; i < n; i++)
                 ys[i] = solid_step(&cv->pts[i]);
             cairo_set_line_width(cr, 2.4);
-            polyline(cr, sc, p, xs, ys, nf);
+            polyline(cr, sc, p, xs + from, ys + from, nf - from);
             /* the part that does not fit: thin and dotted */
+            double d[] = {2, 3};
+            cairo_set_line_width(cr, 1.4);
             if (nf < n) {
-                double d[] = {2, 3};
                 cairo_set_dash(cr, d, 2, 0);
-                cairo_set_line_width(cr, 1.4);
-                size_t from = nf ? nf - 1 : 0;
-                polyline(cr, sc, p, xs + from, ys + from, n - from);
+                size_t at = nf ? nf - 1 : 0;
+                polyline(cr, sc, p, xs + at, ys + at, n - at);
+                cairo_set_dash(cr, NULL, 0, 0);
+            }
+            if (from > 0) {
+                cairo_set_dash(cr, d, 2, 0);
+                polyline(cr, sc, p, xs, ys, from < n ? from + 1 : n);
                 cairo_set_dash(cr, NULL, 0, 0);
             }
             legend_add(lg, curve_color(c), 2.4, cv->label);
+            /* the largest useful size ringed on the line of the estimate
+             * that chose it (the point's own: the table's) */
+            size_t u = xk == X_CHIPS ? ic_sweep_largest_useful(cv->pts, cv->n) : cv->n;
+            if (u < cv->n && cv->pts[u].step_s > 0) {
+                color(cr, USEFUL_COLOR, 1);
+                cairo_set_line_width(cr, 3);
+                dot(cr, sc, ic_plot_px(p, xs[u]), ic_plot_py(p, cv->pts[u].step_s), 9, false);
+            }
+        }
+        bool any_useful = false;
+        for (size_t c = 0; c < set->n_curves; c++)
+            any_useful |= ic_sweep_largest_useful(set->curves[c].pts, set->curves[c].n) <
+                          set->curves[c].n;
+        if (xk == X_CHIPS && any_useful) {
+            struct legend_item *li = legend_add(lg, USEFUL_COLOR, 3, "largest useful TP size");
+            if (li)
+                li->marker = li->ring = true;
         }
         if (both) {
             legend_add(lg, 7, 2.4, "solid: expected (achieved rates)");
@@ -1183,7 +1291,7 @@ static void time_panel(cairo_t *cr, struct ic_plot_panel *p, const void *vctx, s
     if (set->mark) {
         /* the current point: a line at its batch (context), a ring on the step */
         const struct ic_point *m = set->mark;
-        double mx = xval(m, by_context);
+        double mx = xval(m, xk);
         if (mx >= p->xmin && mx <= p->xmax) {
             /* the ring on the solid line; the label gives both estimates */
             double x = ic_plot_px(p, mx), y = ic_plot_py(p, solid_step(m));
@@ -1199,12 +1307,12 @@ static void time_panel(cairo_t *cr, struct ic_plot_panel *p, const void *vctx, s
             ic_plot_time_tick(ts, sizeof ts, solid_step(m), 0, 0);
             ic_plot_time_tick(td, sizeof td, dashed_step(m), 0, 0);
             if (has_both(m))
-                snprintf(buf, sizeof buf, "%s %llu: %s (ideal %s)",
-                         by_context ? "context" : "batch",
-                         (unsigned long long)(by_context ? m->cfg.context : m->cfg.batch), ts, td);
+                snprintf(buf, sizeof buf, "%s %.0f: %s (ideal %s)",
+                         xk == X_CONTEXT ? "context" : xk == X_CHIPS ? "chips" : "batch", mx, ts,
+                         td);
             else
-                snprintf(buf, sizeof buf, "%s %llu: %s", by_context ? "context" : "batch",
-                         (unsigned long long)(by_context ? m->cfg.context : m->cfg.batch), ts);
+                snprintf(buf, sizeof buf, "%s %.0f: %s",
+                         xk == X_CONTEXT ? "context" : xk == X_CHIPS ? "chips" : "batch", mx, ts);
             font(cr, 14, true);
             /* beside the line, at the top or, where the ring is there, the bottom */
             double ty = y < p->y0 + p->h / 2 ? p->y0 + p->h - 18 : p->y0 + 18;
@@ -1423,12 +1531,128 @@ int ic_plot_decode(cairo_t *cr, double width, double height, const struct ic_plo
     layout_two(width, height, &a, &b);
     background(cr, width, height);
     title(cr, width, set->title, set->subtitle);
-    struct time_ctx tc = {set, false, "batch (sequences decoded together)"};
+    struct time_ctx tc = {set, X_BATCH, "batch (sequences decoded together)"};
     rc = run_panel(cr, &a, time_panel, &tc);
     if (!rc)
         rc = run_panel(cr, &b, pareto_panel, &pc);
     free(v);
     free(idx);
+    if (rc)
+        return ic_err_set(err, rc, NULL, 0, 0, "out of memory");
+    if (layout)
+        *layout = (struct ic_plot_layout){{a, b}, 2};
+    return drawn(cr, err);
+}
+
+/* Tokens/s against chips (a chips sweep's right panel): with one curve, in
+ * all and per chip; with several, per chip, one curve each. The points
+ * that do not fit are left out; expected solid, the ideal bound dashed. */
+static void chips_rate_panel(cairo_t *cr, struct ic_plot_panel *p, const void *vctx,
+                             struct scene *sc, struct legend *lg)
+{
+    const struct ic_plot_set *set = vctx;
+    const bool single = set->n_curves == 1, both = any_both(set);
+    double xlo = INFINITY, xhi = 0, ylo = INFINITY, yhi = 0;
+    bool any = false; /* a point that fits: something to draw */
+    for (size_t c = 0; c < set->n_curves; c++)
+        for (size_t i = 0; i < set->curves[c].n; i++) {
+            const struct ic_point *pt = &set->curves[c].pts[i];
+            grow(&xlo, &xhi, (double)pt->cfg.chips);
+            if (!pt->fits)
+                continue;
+            any = true;
+            const double t[2] = {solid_step(pt), dashed_step(pt)};
+            for (int k = 0; k < 2; k++)
+                if (t[k] > 0) {
+                    double per = tokens_chip_at(pt, t[k]);
+                    grow(&ylo, &yhi, per);
+                    if (single) /* all chips: per chip times chips */
+                        grow(&ylo, &yhi, per * (double)pt->cfg.chips);
+                }
+        }
+    if (!(yhi > 0)) /* nothing fits: an empty panel with a range, said */
+        ylo = 1, yhi = 10;
+    if (!any) {
+        p->xlog = p->ylog = true;
+        fit_panel(p, sc, xlo, xhi, ylo, yhi, PAD, PAD, PAD, PAD);
+        pow2_range(p, xlo, xhi);
+        grid(cr, p);
+        cairo_set_source_rgb(cr, 0.3, 0.3, 0.3);
+        font(cr, 15, false);
+        text_in(cr, sc, p->x0 + p->w / 2, p->y0 + p->h / 2, 0.5, 0.5,
+                "no chip count fits in HBM: no throughput");
+        frame(cr, p, "chips (tensor-parallel size)", "throughput (tokens/s)");
+        return;
+    }
+    p->xlog = p->ylog = true;
+    p->xtime = p->ytime = false;
+    fit_panel(p, sc, xlo, xhi, ylo, yhi, PAD, PAD, PAD, PAD);
+    pow2_range(p, xlo, xhi);
+    grid(cr, p);
+    clip_to(cr, p);
+    for (size_t c = 0; c < set->n_curves; c++) {
+        const struct ic_plot_curve *cv = &set->curves[c];
+        double xs[IC_SWEEP_MAX_VALUES], ys[IC_SWEEP_MAX_VALUES];
+        size_t n = cv->n < IC_SWEEP_MAX_VALUES ? cv->n : IC_SWEEP_MAX_VALUES;
+        for (size_t i = 0; i < n; i++)
+            xs[i] = (double)cv->pts[i].cfg.chips;
+        /* one curve: per chip (blue) and all chips (vermillion) */
+        for (int all = 0; all < (single ? 2 : 1); all++) {
+            int col = single ? all : curve_color(c);
+            for (int dashed = both; dashed >= 0; dashed--) {
+                for (size_t i = 0; i < n; i++) {
+                    const struct ic_point *pt = &cv->pts[i];
+                    double t = dashed ? dashed_step(pt) : solid_step(pt);
+                    ys[i] = pt->fits && t > 0 ? tokens_chip_at(pt, t) *
+                                                    (all ? (double)pt->cfg.chips : 1)
+                                              : NAN;
+                }
+                color(cr, col, dashed ? 0.8 : 1);
+                cairo_set_line_width(cr, dashed ? 1.6 : 2.4);
+                if (dashed) {
+                    double d[] = {7, 4};
+                    cairo_set_dash(cr, d, 2, 0);
+                }
+                polyline(cr, sc, p, xs, ys, n);
+                cairo_set_dash(cr, NULL, 0, 0);
+            }
+            for (size_t i = 0; i < n; i++)
+                if (isfinite(ys[i]))
+                    dot(cr, sc, ic_plot_px(p, xs[i]), ic_plot_py(p, ys[i]), 4, true);
+            legend_add(lg, col, 2.4,
+                       single ? (all ? "tokens/s, all chips" : "tokens/s per chip") : cv->label);
+        }
+    }
+    if (single && useful_line(cr, sc, p, &set->curves[0], false)) {
+        struct legend_item *li = legend_add(lg, USEFUL_COLOR, 2.5, "largest useful TP size");
+        if (li)
+            li->dashed = true;
+    }
+    if (both) {
+        legend_add(lg, 7, 2.4, "solid: expected (achieved rates)");
+        struct legend_item *li = legend_add(lg, 7, 1.6, "dashed: ideal bound");
+        if (li)
+            li->dashed = true;
+    }
+    cairo_restore(cr);
+    frame(cr, p, "chips (tensor-parallel size)",
+          single ? "throughput (tokens/s)" : "throughput per chip (tokens/s)");
+}
+
+int ic_plot_chips(cairo_t *cr, double width, double height, const struct ic_plot_set *set,
+                  struct ic_plot_layout *layout, struct ic_err *err)
+{
+    int rc = check_set(set, err);
+    if (rc)
+        return rc;
+    struct ic_plot_panel a, b;
+    layout_two(width, height, &a, &b);
+    background(cr, width, height);
+    title(cr, width, set->title, set->subtitle);
+    struct time_ctx tc = {set, X_CHIPS, "chips (tensor-parallel size)"};
+    rc = run_panel(cr, &a, time_panel, &tc);
+    if (!rc)
+        rc = run_panel(cr, &b, chips_rate_panel, set);
     if (rc)
         return ic_err_set(err, rc, NULL, 0, 0, "out of memory");
     if (layout)
@@ -1445,7 +1669,7 @@ int ic_plot_context(cairo_t *cr, double width, double height, const struct ic_pl
     struct ic_plot_panel a = panel_at(95, 90, width - 95 - 40, height - 90 - 70);
     background(cr, width, height);
     title(cr, width, set->title, set->subtitle);
-    struct time_ctx tc = {set, true, "context (tokens in each sequence's KV cache)"};
+    struct time_ctx tc = {set, X_CONTEXT, "context (tokens in each sequence's KV cache)"};
     if ((rc = run_panel(cr, &a, time_panel, &tc)))
         return ic_err_set(err, rc, NULL, 0, 0, "out of memory");
     if (layout)
@@ -2150,6 +2374,11 @@ static int draw_context(cairo_t *cr, int w, int h, const void *what, struct ic_e
     return ic_plot_context(cr, w, h, what, NULL, err);
 }
 
+static int draw_chips(cairo_t *cr, int w, int h, const void *what, struct ic_err *err)
+{
+    return ic_plot_chips(cr, w, h, what, NULL, err);
+}
+
 static int draw_lines(cairo_t *cr, int w, int h, const void *what, struct ic_err *err)
 {
     return ic_plot_lines(cr, w, h, what, NULL, err);
@@ -2180,7 +2409,10 @@ int ic_plot_heatmap_write(const char *path, int width, int height, const struct 
 int ic_plot_write(const char *path, enum ic_plot_kind kind, int width, int height,
                   const struct ic_plot_set *set, struct ic_err *err)
 {
-    return write_surface(path, width, height, kind == IC_PLOT_CONTEXT ? draw_context : draw_decode,
+    return write_surface(path, width, height,
+                         kind == IC_PLOT_CONTEXT ? draw_context
+                         : kind == IC_PLOT_CHIPS ? draw_chips
+                                                 : draw_decode,
                          set, err);
 }
 
@@ -2218,6 +2450,7 @@ int ic_plot_png(enum ic_plot_kind kind, int width, int height, const struct ic_p
     }
     cairo_t *cr = cairo_create(s);
     int rc = kind == IC_PLOT_CONTEXT ? ic_plot_context(cr, width, height, set, NULL, err)
+             : kind == IC_PLOT_CHIPS ? ic_plot_chips(cr, width, height, set, NULL, err)
                                      : ic_plot_decode(cr, width, height, set, NULL, err);
     cairo_destroy(cr);
     struct membuf b = {0};

@@ -10,6 +10,11 @@
  *              right, their envelope (the best any gives at each latency).
  *   context    step time and its terms against context at a fixed batch,
  *              marking where the KV read overtakes the weight read.
+ *   chips      a chips sweep: left, step time and its terms against the
+ *              tensor-parallel size (log2 axis), the sizes that do not fit
+ *              grayed; right, tokens/s in all and per chip against it; on
+ *              both, a line at the largest useful size
+ *              (ic_sweep_largest_useful: the one the table marks).
  *   validation measured points with their spread beside the predicted
  *              curve, and a residuals panel in percent.
  *   heatmap    a two-axis sweep (batch x context, say): step time and
@@ -57,6 +62,7 @@ struct ic_plot_panel {
     double ymin, ymax;
     bool xlog, ylog;
     bool xtime, ytime;       /* values in seconds, ticks in the unit the range reads in */
+    bool xpow2;              /* a log x axis ticked at powers of two (chips) */
     double lx, ly, lw, lh;   /* the legend's box, device units (lw 0: none) */
     bool legend_outside;     /* above the frame: no place inside was clear */
 };
@@ -76,6 +82,12 @@ int ic_plot_decode(cairo_t *cr, double width, double height, const struct ic_plo
                    struct ic_plot_layout *layout, struct ic_err *err);
 int ic_plot_context(cairo_t *cr, double width, double height, const struct ic_plot_set *set,
                     struct ic_plot_layout *layout, struct ic_err *err);
+/* A chips sweep, one curve per configuration (each curve's points in the
+ * order of their chip counts). With one curve, its terms and the largest
+ * useful size as a line on both panels; with several, that size ringed on
+ * each curve. */
+int ic_plot_chips(cairo_t *cr, double width, double height, const struct ic_plot_set *set,
+                  struct ic_plot_layout *layout, struct ic_err *err);
 
 struct ic_plot_vpoint {
     double x;          /* the swept quantity (batch, context, ...) */
@@ -96,7 +108,7 @@ int ic_plot_validation(cairo_t *cr, double width, double height, const char *tit
                        struct ic_plot_layout *layout, struct ic_err *err);
 
 /* Which figure a file holds. */
-enum ic_plot_kind { IC_PLOT_DECODE, IC_PLOT_CONTEXT, IC_PLOT_KIND_COUNT };
+enum ic_plot_kind { IC_PLOT_DECODE, IC_PLOT_CONTEXT, IC_PLOT_CHIPS, IC_PLOT_KIND_COUNT };
 
 /* A generic one-panel line chart (log axes by default): the serving
  * analyses' pictures (TTFT against prompt length, the SLO search's cost
