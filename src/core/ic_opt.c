@@ -109,7 +109,8 @@ const struct ic_opt_def ic_opt_table[IC_OPT_COUNT] = {
     [IC_OPT_ESTIMATE] = {"--estimate", IC_OK_CHOICE, "E", 0, 0, estimate_choices,
                          C(DECODE) | C(SIMULATE), 0,
                          "ideal (spec-sheet peaks) or expected (the entry's measured or\n"
-                         "achieved figures); default: expected where the entry has them",
+                         "achieved figures); default: expected on a measured entry (infcalc\n"
+                         "bench), else ideal, the expected step shown beside it",
                          F(estimate)},
     [IC_OPT_SWEEP] = {"--sweep", IC_OK_AXES, "AXIS[,AXIS]", 0, 0, NULL, C(DECODE), 0,
                       "batch, context, chips or precision; two axes give a grid", F(sweep)},
