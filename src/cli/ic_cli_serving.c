@@ -1025,8 +1025,7 @@ int ic_cli_cmd_bestofn(const struct ic_opts *a, const struct ic_db *db, FILE *ou
             }
             t = q.ttft_s + (double)L * pt.step_s;
             /* no price in the entry: no cost (null, '-') */
-            usd = ic_hw_has_price(s.h) ? s.h->usd_per_chip_hour * (double)d.chips / 3600.0 * t
-                                       : NAN;
+            usd = ic_hw_usd(s.h, (double)d.chips * t);
         }
         if (ic_rows_add(&r)) {
             ic_rows_free(&r);

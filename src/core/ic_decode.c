@@ -116,10 +116,8 @@ int ic_decode(const struct ic_model_stats *m, const struct ic_hw *hw,
     p->tokens_s = (double)B / p->step_s;
     p->tokens_s_chip = p->tokens_s / NT;
     /* no price, no cost (NaN: null in JSON, '-' in a table) */
-    const bool priced = ic_hw_has_price(hw);
-    p->usd_per_mtok = priced ? hw->usd_per_chip_hour * NT / 3600.0 / p->tokens_s * 1e6 : NAN;
-    p->flops_per_usd =
-        priced ? p->flops / p->step_s / (hw->usd_per_chip_hour * NT / 3600.0) : NAN;
+    p->usd_per_mtok = ic_hw_usd(hw, NT / p->tokens_s) * 1e6;
+    p->flops_per_usd = p->flops / p->step_s / ic_hw_usd(hw, NT);
 
     const struct ic_mem mk = ic_step_mem_of(&l, 0);
     const uint64_t seqs = (B + mk.batch_ways - 1) / mk.batch_ways;
@@ -136,7 +134,7 @@ int ic_decode(const struct ic_model_stats *m, const struct ic_hw *hw,
     const double bw = ic_step_weight_bytes(m, cfg->weights);
     p->b_crit = bw * C / (2.0 * W);
     p->b_crit_moe = m->n_experts ? p->b_crit * (double)m->n_experts / (double)m->top_k : p->b_crit;
-    const double check[] = {p->tokens_s, priced ? p->usd_per_mtok : 0, p->mem_per_chip_B,
+    const double check[] = {p->tokens_s, ic_hw_has_price(hw) ? p->usd_per_mtok : 0, p->mem_per_chip_B,
                             p->flops, p->b_crit_moe};
     if (!ic_finite_nonneg(check, sizeof check / sizeof check[0]))
         return ic_err_set(err, IC_EINVAL, NULL, 0, 0,

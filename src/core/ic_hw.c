@@ -33,6 +33,11 @@ double ic_hw_peak(const struct ic_hw *hw, enum ic_dtype t) { return hw->peak_flo
 
 bool ic_hw_has_price(const struct ic_hw *hw) { return hw->usd_per_chip_hour > 0; }
 
+double ic_hw_usd(const struct ic_hw *hw, double chip_s)
+{
+    return ic_hw_has_price(hw) ? hw->usd_per_chip_hour / 3600.0 * chip_s : NAN;
+}
+
 #define OFF(f) offsetof(struct ic_hw, f)
 #define STR(k, id, f, req) {k, IC_F_STR, id, OFF(f), sizeof(((struct ic_hw *)0)->f), 0, 0, 0, req, NULL, NULL}
 #define QTY(k, id, f, q, req) {k, IC_F_QTY, id, OFF(f), 0, 0, 0, q, req, NULL, NULL}

@@ -205,6 +205,12 @@ const struct ic_schema *ic_hw_schema(void);
  * "$0 per million tokens". */
 bool ic_hw_has_price(const struct ic_hw *hw);
 
+/* Dollars for chip_s chip-seconds at the entry's price per chip-hour; NaN
+ * for an entry without a price (null in JSON, '-' in a table). The one
+ * cost formula: $ per million tokens is ic_hw_usd(hw, chips / tokens_per_s)
+ * x 1e6. */
+double ic_hw_usd(const struct ic_hw *hw, double chip_s);
+
 /* Dense peak FLOP/s of dtype on hw; 0 when the chip lacks it. */
 double ic_hw_peak(const struct ic_hw *hw, enum ic_dtype t);
 

@@ -119,10 +119,9 @@ int ic_prefill(const struct ic_model_stats *m, const struct ic_hw *hw,
     p.ttft_s = cfg->queue_s + p.prefill_s;
     p.tokens_s = (double)T * (double)R / p.prefill_s;
     /* no price, no cost (NaN: null in JSON, '-' in a table) */
-    const bool priced = ic_hw_has_price(hw);
-    p.usd_per_mtok = priced ? hw->usd_per_chip_hour * (double)N / 3600.0 / p.tokens_s * 1e6 : NAN;
+    p.usd_per_mtok = ic_hw_usd(hw, (double)N / p.tokens_s) * 1e6;
     const double chk[] = {p.flops, p.compute_s, p.memory_s, p.comm_s, p.prefill_s,
-                          p.ttft_s, p.tokens_s, priced ? p.usd_per_mtok : 0};
+                          p.ttft_s, p.tokens_s, ic_hw_has_price(hw) ? p.usd_per_mtok : 0};
     if (!all_finite_nonneg(chk, sizeof chk / sizeof chk[0]) || !(p.prefill_s > 0))
         return not_finite(err);
     *out = p;
@@ -683,8 +682,8 @@ int ic_optimize(const struct ic_model_stats *m, const struct ic_hw *hws, size_t 
                                     step_at(m, hw, dc, b, T + L / 2, &mean)) {
                                     double dec = NT * (double)L * mean.step_s / (double)b;
                                     frontier_add(&fb, (int)h, end.step_s,
-                                                 hw->usd_per_chip_hour / 3600.0 *
-                                                     (pf_chip_s + dec) / (double)L * 1e6);
+                                                 ic_hw_usd(hw, (pf_chip_s + dec) / (double)L) *
+                                                     1e6);
                                 }
                         if (!step_at(m, hw, dc, M, T + L, &end) || end.step_s > req->tpot_s)
                             continue;
@@ -730,8 +729,8 @@ int ic_optimize(const struct ic_model_stats *m, const struct ic_hw *hws, size_t 
                             .tokens_s_chip = mean.tokens_s_chip,
                             .mem_share = end.mem_per_chip_B / end.capacity_B,
                             .prefill_share = pf_chip_s / (pf_chip_s + dec_chip_s),
-                            .usd_per_mtok = hw->usd_per_chip_hour / 3600.0 *
-                                            (pf_chip_s + dec_chip_s) / (double)L * 1e6,
+                            .usd_per_mtok =
+                                ic_hw_usd(hw, (pf_chip_s + dec_chip_s) / (double)L) * 1e6,
                         };
                         /* a type that changes nothing here (fp8 and int8 of the
                          * same width and peak) repeats a kept row: skip it,
@@ -871,7 +870,7 @@ int ic_optimize_capacity(const struct ic_model_stats *m, const struct ic_opt_req
         c.replicas = replicas_for(req->rate, capacity);
         c.prefill_replicas = c.replicas;
         c.prefill_share = 0;
-        c.usd_per_mtok = c.hw->usd_per_chip_hour * (double)c.tp / 3600.0 / (capacity * L) * 1e6;
+        c.usd_per_mtok = ic_hw_usd(c.hw, (double)c.tp / (capacity * L)) * 1e6;
         keep_best(out, cap, &kept, &c);
     }
     *n_out = kept;
