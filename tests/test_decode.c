@@ -329,6 +329,17 @@ START_TEST(test_expected_from_measured)
     ck_assert_double_eq_tol(p8.weights_s, 1.200788, 1e-6);
     ck_assert_double_eq_tol(p.kv_write_bytes, 131072, 1e-6);
     ck_assert(!p.cache_resident);
+    /* the row work, measured at width 2048 and scaled to llama3-8b's 4096:
+     * 32 layers x 8 sequences x 10 us x 4096 / 2048 = 5.12 ms beside the
+     * regions' 516 us; unscaled (no width in the entry) 2.56 ms */
+    h->measured.layer_work_s = 10e-6;
+    h->measured.layer_work_dim = 2048;
+    ck_assert_int_eq(ic_decode(&st, h, &c8, &p8, &e), 0);
+    ck_assert_double_eq_tol(p8.fixed_s, 516e-6 + 5.12e-3, 1e-12);
+    h->measured.layer_work_dim = 0;
+    ck_assert_int_eq(ic_decode(&st, h, &c8, &p8, &e), 0);
+    ck_assert_double_eq_tol(p8.fixed_s, 516e-6 + 2.56e-3, 1e-12);
+    h->measured.layer_work_s = 0;
     /* a probe at half the benched bandwidth doubles the memory time */
     c.bw_scale = 0.5;
     ck_assert_int_eq(ic_decode(&st, h, &c, &p, &e), 0);

@@ -84,6 +84,9 @@ static void fill_all(struct ic_hw *h)
     m->probe_B_s = 4.07e10;
     m->probe_gemm_flop_s = 1.93e11;
     m->fork_join_s = 3.7e-6;
+    m->matmul_start_s = 4.3e-6;
+    m->layer_work_s = 31e-6;
+    m->layer_work_dim = 2048;
     m->transition_p = 2.5;
     static const enum ic_dtype types[3] = {IC_DT_FP32, IC_DT_BF16, IC_DT_INT8};
     for (int i = 0; i < 3; i++) {
@@ -151,6 +154,9 @@ START_TEST(test_every_field_round_trips)
     close_to(m->probe_B_s, 4.07e10, "probe_bandwidth");
     close_to(m->probe_gemm_flop_s, 1.93e11, "probe_gemm");
     close_to(m->fork_join_s, 3.7e-6, "fork_join");
+    close_to(m->matmul_start_s, 4.3e-6, "matmul_start");
+    close_to(m->layer_work_s, 31e-6, "layer_work");
+    ck_assert_uint_eq(m->layer_work_dim, 2048);
     close_to(m->transition_p, 2.5, "transition_p");
     static const enum ic_dtype types[3] = {IC_DT_FP32, IC_DT_BF16, IC_DT_INT8};
     for (int i = 0; i < 3; i++) {

@@ -563,6 +563,30 @@ START_TEST(test_model_shape_and_bytes)
 }
 END_TEST
 
+/* The LLC the bench takes from its ladder (ic_selfcheck_llc_from_ladder).
+ * The ladder of this project's 2-vCPU VM on 2026-12-02 (GB/s at 1, 2, 4 ...
+ * 256 MiB; a 1 GiB read 44), whose sysconf reports a 508 MiB L3: at 1.4 x 44
+ * = 61.6 GB/s the cache ends after 32 MiB (75 GB/s; 64 MiB reads 54). */
+START_TEST(test_llc_from_ladder)
+{
+    const double M = 1048576;
+    const double ws[] = {1 * M, 2 * M, 4 * M, 8 * M, 16 * M, 32 * M, 64 * M, 128 * M, 256 * M};
+    const double bw[] = {345, 186, 159, 150, 129, 75, 54, 46, 44};
+    ck_assert(ic_selfcheck_llc_from_ladder(ws, bw, 9, 44, 1.4, 508 * M) == 32 * M);
+    /* a sysfs figure of 32 MiB: the ladder (to 32 MiB) is in cache at its top */
+    ck_assert(ic_selfcheck_llc_from_ladder(ws, bw, 6, 44, 1.4, 32 * M) == 32 * M);
+    /* 1.8 x: 75 < 79.2, so the cache ends after 16 MiB, and 16 <= 508 / 2 */
+    ck_assert(ic_selfcheck_llc_from_ladder(ws, bw, 9, 44, 1.8, 508 * M) == 16 * M);
+    /* within a factor 2 of the reported size: the reported size stands */
+    const double ws2[] = {16 * M, 32 * M, 48 * M}, bw2[] = {130, 100, 50};
+    ck_assert(ic_selfcheck_llc_from_ladder(ws2, bw2, 3, 45, 1.4, 50 * M) == 50 * M);
+    /* nothing reads like a cache, or no ladder: the reported size */
+    const double bw3[] = {50, 48, 46};
+    ck_assert(ic_selfcheck_llc_from_ladder(ws2, bw3, 3, 45, 1.4, 50 * M) == 50 * M);
+    ck_assert(ic_selfcheck_llc_from_ladder(ws2, bw3, 0, 45, 1.4, 50 * M) == 50 * M);
+}
+END_TEST
+
 START_TEST(test_eta)
 {
     char b[64];
@@ -608,6 +632,7 @@ int main(void)
     tcase_add_test(tc, test_bad_shapes);
     tcase_add_test(tc, test_model_shape_and_bytes);
     tcase_add_test(tc, test_eta);
+    tcase_add_test(tc, test_llc_from_ladder);
     suite_add_tcase(s, tc);
     return ic_test_run(s);
 }

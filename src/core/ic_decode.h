@@ -86,8 +86,10 @@ struct ic_decode_cfg {
  *                  as the batch);
  *   fixed          regions * fork_join, + (4 * layers + 1) * matmul_start
  *                  (the reference kernel's matmul calls; not when cache-
- *                  resident) + layers * tokens * layer_work, both measured
- *                  by bench (0 in older entries);
+ *                  resident) + layers * tokens * layer_work x hidden_size /
+ *                  layer_work_dim (the width it was measured at; 1 where
+ *                  the entry has none), both measured by bench (0 in older
+ *                  entries);
  *   step           their sum (+ collectives as in the ideal bound). */
 
 /* Defaults: 1 chip, batch 1, context 2048, bf16 everywhere, overlap. */

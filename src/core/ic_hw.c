@@ -250,6 +250,7 @@ static const struct ic_field measured_fields[] = {
     QTY("fork_join", IC_HWF_M_FORK_JOIN, measured.fork_join_s, IC_QTY_TIME, true),
     QTY("matmul_start", IC_HWF_M_MATMUL_START, measured.matmul_start_s, IC_QTY_TIME, false),
     QTY("layer_work", IC_HWF_M_LAYER_WORK, measured.layer_work_s, IC_QTY_TIME, false),
+    CNT("layer_work_dim", IC_HWF_M_LAYER_WORK_DIM, measured.layer_work_dim, false),
     NUM("transition_p", IC_HWF_M_TRANSITION_P, measured.transition_p, true),
     MAP("transition_p_by_type", IC_HWF_M_TP, &tp_schema, false),
     MAP("gemv_dram", IC_HWF_M_GEMV, &gemv_schema, true),

@@ -58,7 +58,7 @@ enum ic_hw_field {
     IC_HWF_SOURCES, IC_HWF_NOTES,
     IC_HWF_MEASURED, IC_HWF_M_DATE, IC_HWF_M_CPU, IC_HWF_M_THREADS, IC_HWF_M_LLC,
     IC_HWF_M_READ, IC_HWF_M_READ_1T, IC_HWF_M_CACHE_READ, IC_HWF_M_PROBE, IC_HWF_M_PROBE_GEMM,
-    IC_HWF_M_FORK_JOIN, IC_HWF_M_MATMUL_START, IC_HWF_M_LAYER_WORK,
+    IC_HWF_M_FORK_JOIN, IC_HWF_M_MATMUL_START, IC_HWF_M_LAYER_WORK, IC_HWF_M_LAYER_WORK_DIM,
     IC_HWF_M_TRANSITION_P, IC_HWF_M_SOURCE,
     IC_HWF_M_GEMV, IC_HWF_M_GEMV_FIRST,
     IC_HWF_M_GEMV_CACHE = IC_HWF_M_GEMV_FIRST + IC_DT_COUNT, IC_HWF_M_GEMV_CACHE_FIRST,
@@ -103,6 +103,10 @@ struct ic_hw_measured {
      * and regions (norms, RoPE, SwiGLU, residuals, the cache append): a
      * step over the same matmuls back to back (0: none) */
     double layer_work_s;
+    /* the residual width (hidden_size) layer_work was measured at: a model
+     * of width D costs layer_work x D / layer_work_dim (the row work runs
+     * over rows of D and of the MLP's ~2.7-3.5 D); 0: unscaled */
+    uint64_t layer_work_dim;
     double transition_p;                /* p of (T_mem^p + T_compute^p)^(1/p) */
     /* the same fitted per weight type (0: not given; transition_p stands) */
     double transition_p_type[IC_DT_COUNT];

@@ -148,7 +148,8 @@ const struct ic_opt_def ic_opt_table[IC_OPT_COUNT] = {
                      "the entry's name: lower-case letters, digits, '-' or '.'", F(name)},
     [IC_OPT_LLC] = {"--llc", IC_OK_BYTES, "SIZE", 1024, 68719476736.0, NULL, C(BENCH), 0,
                     "the last-level cache the buffers are sized from (e.g. 32MiB; default:\n"
-                    "what sysfs, else sysconf, says)", F(llc_bytes)},
+                    "what sysfs, else sysconf, says, unless a working-set ladder finds\n"
+                    "reads at DRAM speed below half of it: then the ladder's cache)", F(llc_bytes)},
     [IC_OPT_ROUNDS] = {"--rounds", IC_OK_COUNT, "R", 1, IC_MAX_ROUNDS, NULL, C(VALIDATE), 0,
                        "rounds over the points (default 3)", F(rounds)},
     [IC_OPT_SEED] = {"--seed", IC_OK_COUNT, "S", 1, (double)UINT32_MAX, NULL,

@@ -342,6 +342,7 @@ int ic_step_load(const struct ic_model_stats *m, const struct ic_step *s, struct
     if (P > 1) /* a pass's activations, split over the stage's N chips */
         out->send_bytes = pass_tokens * (double)m->hidden_size * bact / (double)N;
     out->attn_group = m->n_kv_heads ? (double)m->n_heads / (double)m->n_kv_heads : 1;
+    out->row_width = (double)m->hidden_size;
     out->layers = Lps;
     return IC_OK;
 }
@@ -500,8 +501,11 @@ int ic_step_time(const struct ic_load *l, const struct ic_hw *hw, const struct i
          * the gate and up projections fused, and the LM head), and each
          * layer's row work per sequence */
         const double calls = t->cache_resident ? 0 : 4.0 * (double)l->layers + 1;
+        const double width = ms->layer_work_dim > 0 && l->row_width > 0
+                                 ? l->row_width / (double)ms->layer_work_dim
+                                 : 1.0;
         fixed = (double)regions * ms->fork_join_s + calls * ms->matmul_start_s +
-                (double)l->layers * l->tokens * ms->layer_work_s;
+                (double)l->layers * l->tokens * ms->layer_work_s * width;
         t->fixed_s = fixed;
     } else {
         double rate[IC_PHASE_COUNT];

@@ -177,6 +177,7 @@ struct ic_load {
     /* what the expected time needs of the model */
     double attn_group;                     /* query heads per KV head */
     uint64_t layers;
+    double row_width;                      /* the residual width (hidden_size) */
 };
 
 /* Fills *out for step s of model m (pure, no allocation). Fails with

@@ -62,6 +62,8 @@ struct ic_bench_res {
     int threads;                   /* CPU threads; 1 for a device */
     int reps;                      /* repeats per figure */
     double llc_B;                  /* last-level cache (a GPU's L2) */
+    double llc_reported_B;         /* what the system said where the ladder
+                                    * found less (effective_llc), else 0 */
     double dram_B;                 /* the DRAM / HBM buffer read */
     double read_B_s, read_1t_B_s, cache_read_B_s;
     struct ic_mb_stats read_s, read_1t_s;
@@ -85,6 +87,7 @@ struct ic_bench_res {
      * the shape's chain of matmuls and its step, medians, at the reference
      * probe's level */
     double matmul_start_s, layer_work_s, raw_start_s, raw_work_s;
+    double start_lo_s, start_hi_s, work_lo_s, work_hi_s; /* 95% intervals of the medians */
     double chain_s, ostep_s;
     unsigned o_dim, o_layers;
     /* the transition's timings: memory, compute and measured seconds of

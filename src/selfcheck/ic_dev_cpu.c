@@ -2,7 +2,9 @@
  * microbenchmarks and the reference decode kernel of src/kernels/, with a
  * memory and a compute probe beside the timings. */
 #include "ic_dev.h"
+#include "ic_selfcheck.h"
 
+#include <gsl/gsl_sort.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -180,6 +182,45 @@ static void cpu_close(struct ic_dev *d)
 
 /* ---- bench ------------------------------------------------------------------- */
 
+/* The cache the bench can use, where the system's figure is not one: a VM
+ * without sysfs cache folders gets CPUID's L3 of the host (one 2-vCPU
+ * machine reported 508 MiB, while its reads fell to DRAM speed past 32 MiB:
+ * ladder 100 GB/s at 32 MiB, 55 at 64, 45 at 1 GiB). The buffers, the
+ * probes and every "in the LLC" figure are sized from the LLC, and the
+ * expected time calls a model cache-resident below it, so a cache that
+ * is not there put a DRAM rate under "in cache" and DRAM-resident models
+ * under "cache-resident". Read bandwidth at 1 MiB, 2, 4 ... up to the
+ * reported size (at most 256 MiB), against a 1 GiB read taken before and
+ * after (the faster of the two: this machine's DRAM switches between two
+ * levels); the cache ends at the last size that reads at least
+ * LLC_CACHE_RATIO x DRAM. Returns that size, or the reported one where the
+ * ladder reaches it (or cannot judge it). */
+enum { LLC_CHECK_MAX_MIB = 256 };
+#define LLC_CACHE_RATIO 1.4
+static double effective_llc(struct ic_kern_pool *pool, double reported, bool quick)
+{
+    const size_t n = (size_t)1 << 28; /* 1 GiB of floats */
+    float *buf = malloc(n * sizeof *buf);
+    if (!buf)
+        return reported;
+    for (size_t i = 0; i < n; i++)
+        buf[i] = (float)(i % 1000) * 1e-3f;
+    const int reps = quick ? 2 : 3;
+    const double d0 = ic_mb_read(pool, buf, n, 1, reps).median;
+    double bw[16], ws[16];
+    int k = 0;
+    for (double w = 1048576; w <= fmin(reported, LLC_CHECK_MAX_MIB * 1048576.0) && k < 16;
+         w *= 2, k++) {
+        ws[k] = w;
+        bw[k] = ic_mb_read(pool, buf, (size_t)(w / sizeof *buf),
+                           (int)fmax(1, 256.0 * 1048576 / w), reps)
+                    .median;
+    }
+    const double dram = fmax(d0, ic_mb_read(pool, buf, n, 1, reps).median);
+    free(buf);
+    return ic_selfcheck_llc_from_ladder(ws, bw, k, dram, LLC_CACHE_RATIO, reported);
+}
+
 static int cpu_bench_open(const struct ic_bench_opts *o, struct ic_bench_res *r,
                           struct ic_dev **out, struct ic_err *err)
 {
@@ -199,8 +240,16 @@ static int cpu_bench_open(const struct ic_bench_opts *o, struct ic_bench_res *r,
     d->quick = o->quick;
     int rc;
     if ((rc = ic_kern_pool_create(o->threads, &d->pool, err)) ||
-        (rc = ic_kern_pool_create(1, &d->pool1, err)) ||
-        (rc = probe_init(&d->pr, 4 * r->llc_B, 1, err)) ||
+        (rc = ic_kern_pool_create(1, &d->pool1, err)))
+        goto fail;
+    if (!(o->llc_B > 0)) {
+        const double eff = effective_llc(d->pool, r->llc_B, o->quick);
+        if (eff < r->llc_B) {
+            r->llc_reported_B = r->llc_B;
+            r->llc_B = eff;
+        }
+    }
+    if ((rc = probe_init(&d->pr, 4 * r->llc_B, 1, err)) ||
         (rc = probe_init(&d->cpr, r->llc_B / 4, 64, err)))
         goto fail;
     r->threads = ic_kern_pool_threads(d->pool);
@@ -461,9 +510,11 @@ static int cpu_attention(struct ic_dev *d, struct ic_bench_res *r, struct ic_err
             ic_kern_fill_cache(ak, b, S, 11 + b);
             posv[b] = S;
         }
-        /* 15 timings (one of 9 read 1.4x off on this machine) */
-        double v[16];
-        int na = d->quick ? 3 : 15;
+        /* 31 timings (one of 9 read 1.4x off on this machine; three
+         * benches minutes apart read bf16 18.8, 23.6 and 31.3 GFLOP/s
+         * from 15) */
+        double v[31];
+        int na = d->quick ? 3 : 31;
         ic_kern_step(ak, B, tok, posv, NULL);
         for (int i = 0; i < na; i++) {
             /* the time at the reference compute probe's level */
@@ -480,35 +531,58 @@ static int cpu_attention(struct ic_dev *d, struct ic_bench_res *r, struct ic_err
     return IC_OK;
 }
 
+/* The distribution-free 95% interval of the median of v[0..n) (n >= 6):
+ * the order statistics n/2 -+ 0.98 sqrt(n) of the sorted values (the
+ * binomial's normal approximation). v is reordered. */
+static void median_ci(double *v, int n, double *lo, double *hi)
+{
+    gsl_sort(v, 1, (size_t)n);
+    const double h = 0.98 * sqrt((double)n);
+    int j = (int)floor(n / 2.0 - h), k = (int)ceil(n / 2.0 + h);
+    j = j < 1 ? 1 : j;
+    k = k > n ? n : k;
+    *lo = v[j - 1];
+    *hi = v[k - 1];
+}
+
 /* The decode step's work that no matmul, attention or region figure
  * carries (the README noted a whole step 3-5% slower than its isolated
  * matmuls, issue 13): a 2-layer model of validate's layer shape (dim 2048,
  * hidden 5632, 16 heads of 128 over 4 KV heads, vocab 8192; quick: dim
- * 1024, hidden 2816, heads of 64), fp32, weights 360 MB (quick 90 MB), and
- * a second set of matrices of the same shapes that its step calls (per
- * layer q/k/v fused, the output, gate and up fused, down; then the LM
- * head), timed as a chain of ic_kern_matmul calls at batch 1, then the
- * kernel's step at batch 1 and position 16 (attention over 16 tokens: a
- * few microseconds), both between memory probes, reps pairs:
- *   matmul_start = (chain - bytes / gemv rate at the probes' level) / calls
- *                  - fork_join: each call's start from DRAM;
- *   layer_work   = (step - chain - (its extra regions) * fork_join) / layers:
- *                  norms, RoPE, SwiGLU, residuals and the cache append.
- * Medians of the pairs; a negative median (noise around 0) enters the
- * entry as 0 and is reported raw. */
+ * 1024, hidden 2816, heads of 64), fp32, and a second set of matrices of
+ * the same shapes that its step calls (per layer q/k/v fused, the output,
+ * gate and up fused, down; then the LM head). Each repetition times, back
+ * to back so that they share one moment's bandwidth: one fp32 matmul at
+ * batch 1 over the bench's DRAM matrix ("big", the gemv figure's own), then
+ * at batch 1 and at batch 8 the chain of ic_kern_matmul calls and the
+ * kernel's step (position 16: attention over 16 tokens, a few us):
+ *   layer_work   = ((step8 - chain8) - (step1 - chain1)) / (7 x layers),
+ *                  each less its regions beyond the chain's x fork_join:
+ *                  what a step costs beyond its matmuls per layer and
+ *                  sequence (norms, RoPE, SwiGLU, residuals, the append);
+ *   matmul_start = (step1 - big x share - regions x fork_join + share x
+ *                  fork_join - layers x layer_work) / (calls - share),
+ *                  share = the chain's bytes / big's: the batch-1 step
+ *                  beyond its bytes at the gemv rate, per matmul call.
+ * (Before 2026-12-02 the chain was divided by the gemv rate at the probes'
+ * level, whose switches on this machine put 180 us a call into
+ * matmul_start, and layer_work was the batch-1 step less the chain, which
+ * read -72 to +252 us between runs: docs/validation.md.) Medians of 48
+ * repetitions; each term enters the entry only where its median's 95%
+ * interval lies above 0, and is reported with the interval. */
 static int cpu_overhead(struct ic_dev *d, struct ic_bench_res *r, struct ic_err *err)
 {
-    enum { L = 2, PER = 4, CALLS = L * PER + 1 };
+    enum { L = 2, PER = 4, CALLS = L * PER + 1, WIDE_B = 8 };
     const struct ic_kern_shape s = d->quick ? (struct ic_kern_shape){1024, 2816, L, 16, 4, 64,
-                                                                     8192, 1, 32}
+                                                                     8192, WIDE_B, 32}
                                             : (struct ic_kern_shape){2048, 5632, L, 16, 4, 128,
-                                                                     8192, 1, 32};
+                                                                     8192, WIDE_B, 32};
     const uint32_t qkv = (s.n_heads + 2 * s.n_kv_heads) * s.head_dim, qd = s.n_heads * s.head_dim;
     const uint32_t dims[PER][2] = {{qkv, s.dim}, {s.dim, qd}, {2 * s.hidden_dim, s.dim},
                                    {s.dim, s.hidden_dim}};
     struct ic_kern_matrix *mm[CALLS] = {NULL};
     struct ic_kern *k = NULL;
-    float *x = NULL, *y = NULL;
+    float *x = NULL, *y = NULL, *bx = NULL, *by = NULL;
     int rc = IC_OK;
     double bytes = 0;
     for (int c = 0; c < CALLS && !rc; c++) {
@@ -521,51 +595,84 @@ static int cpu_overhead(struct ic_dev *d, struct ic_bench_res *r, struct ic_err 
     if (!rc)
         rc = ic_kern_create(&s, IC_KW_FP32, IC_KKV_BF16, 31, d->pool, &k, err);
     const size_t wide = 2 * (size_t)s.hidden_dim > qkv ? 2 * (size_t)s.hidden_dim : qkv;
+    const struct ic_kern_matrix *big = d->mats[0][0]; /* fp32, from DRAM */
+    const double big_B = (double)ic_kern_matrix_bytes(big), share = bytes / big_B;
     if (!rc) {
-        x = calloc(wide > s.vocab ? wide : s.vocab, sizeof *x); /* [max cols] */
-        y = calloc(wide > s.vocab ? wide : s.vocab, sizeof *y); /* [max rows] */
-        if (!x || !y)
+        x = calloc(WIDE_B * (wide > s.vocab ? wide : s.vocab), sizeof *x); /* [8][max cols] */
+        y = calloc(WIDE_B * (wide > s.vocab ? wide : s.vocab), sizeof *y); /* [8][max rows] */
+        bx = calloc(d->dims[0][0][1], sizeof *bx);
+        by = calloc(d->dims[0][0][0], sizeof *by);
+        if (!x || !y || !bx || !by)
             rc = ic_err_set(err, IC_ENOMEM, NULL, 0, 0, "out of memory");
     }
     if (!rc) {
-        for (uint32_t c = 0; c < s.dim; c++)
+        for (uint32_t c = 0; c < WIDE_B * s.dim; c++)
             x[c] = (float)ic_kern_uniform(5, c);
-        ic_kern_fill_cache(k, 0, 16, 3);
-        const uint32_t tok = 7, pos = 16;
-        double vs[16], vw[16], vc[16], vt[16];
-        const int n = r->reps < 16 ? r->reps : 16;
-        uint64_t chain_regions = 0, step_regions = 0;
+        uint32_t tok[WIDE_B], pos[WIDE_B];
+        for (uint32_t b = 0; b < WIDE_B; b++) {
+            ic_kern_fill_cache(k, b, 16, 3 + b);
+            tok[b] = 7 + b;
+            pos[b] = 16;
+        }
+        enum { OVH_REPS = 48 };
+        double va[OVH_REPS], vw[OVH_REPS], vc[OVH_REPS], vt[OVH_REPS], tmp[OVH_REPS];
+        const int n = d->quick ? 8 : OVH_REPS;
         for (int i = -1; i < n; i++) { /* i = -1: warm-up */
             const double b0 = probe_take(d->pool, &d->pr);
-            uint64_t g0 = ic_kern_pool_runs(d->pool);
             double t0 = ic_mb_now();
-            for (int c = 0; c < CALLS; c++)
-                ic_kern_matmul(d->pool, mm[c], x, 1, y);
-            const double tc = ic_mb_now() - t0;
-            uint64_t g1 = ic_kern_pool_runs(d->pool);
-            t0 = ic_mb_now();
-            ic_kern_step(k, 1, &tok, &pos, NULL);
-            const double ts = ic_mb_now() - t0;
-            uint64_t g2 = ic_kern_pool_runs(d->pool);
+            ic_kern_matmul(d->pool, big, bx, 1, by);
+            const double tb = ic_mb_now() - t0;
+            double tc[2], ts[2];
+            uint64_t gc[2], gs[2];
+            for (int w = 0; w < 2; w++) {
+                const uint32_t bt = w ? WIDE_B : 1;
+                uint64_t g0 = ic_kern_pool_runs(d->pool);
+                t0 = ic_mb_now();
+                for (int c = 0; c < CALLS; c++)
+                    ic_kern_matmul(d->pool, mm[c], x, bt, y);
+                tc[w] = ic_mb_now() - t0;
+                uint64_t g1 = ic_kern_pool_runs(d->pool);
+                t0 = ic_mb_now();
+                ic_kern_step(k, bt, tok, pos, NULL);
+                ts[w] = ic_mb_now() - t0;
+                gc[w] = g1 - g0;
+                gs[w] = ic_kern_pool_runs(d->pool) - g1;
+            }
             const double b1 = probe_take(d->pool, &d->pr);
             if (i < 0)
                 continue;
-            chain_regions = g1 - g0;
-            step_regions = g2 - g1;
-            const double level = 0.5 * (b0 + b1) / r->probe_B_s;
-            vs[i] = (tc - bytes / (r->gemv_B_s[0] * level)) / CALLS - r->fork_join_s;
-            vw[i] = (ts - tc -
-                     ((double)step_regions - (double)chain_regions) * r->fork_join_s) /
-                    L;
-            vc[i] = tc * level; /* at the reference level */
-            vt[i] = ts * level;
+            const double fj = r->fork_join_s, level = 0.5 * (b0 + b1) / r->probe_B_s;
+            /* the step beyond its matmuls at batch 8 less the same at
+             * batch 1: the row work of 7 more sequences in L layers */
+            const double x1 = ts[0] - tc[0] - ((double)gs[0] - (double)gc[0]) * fj;
+            const double x8 = ts[1] - tc[1] - ((double)gs[1] - (double)gc[1]) * fj;
+            vw[i] = (x8 - x1) / ((WIDE_B - 1) * (double)L);
+            /* the batch-1 step beyond its bytes at the rate of the big
+             * matmul just before it (whose one start and region are taken
+             * out: share of them is in tb * share), less its regions: per
+             * call, with the row work of one sequence taken out below */
+            va[i] = ts[0] - tb * share - (double)gs[0] * fj + share * fj;
+            vc[i] = tc[0] * level; /* at the reference level */
+            vt[i] = ts[0] * level;
         }
-        r->raw_start_s = ic_mb_summary(vs, n).median;
-        r->raw_work_s = ic_mb_summary(vw, n).median;
+        /* each term enters the entry where its median's 95% interval
+         * lies above 0, and is 0 otherwise (noise around 0: one quiet-
+         * looking run read layer work 252 us, the next 32 and 54, from
+         * differences of two ~20 ms timings; report, not model) */
+        memcpy(tmp, vw, sizeof(double) * (size_t)n);
+        r->raw_work_s = ic_mb_summary(tmp, n).median;
+        memcpy(tmp, vw, sizeof(double) * (size_t)n);
+        median_ci(tmp, n, &r->work_lo_s, &r->work_hi_s);
+        r->layer_work_s = r->work_lo_s > 0 ? r->raw_work_s : 0;
+        for (int i = 0; i < n; i++)
+            va[i] = (va[i] - L * r->layer_work_s) / (CALLS - share);
+        memcpy(tmp, va, sizeof(double) * (size_t)n);
+        r->raw_start_s = ic_mb_summary(tmp, n).median;
+        memcpy(tmp, va, sizeof(double) * (size_t)n);
+        median_ci(tmp, n, &r->start_lo_s, &r->start_hi_s);
+        r->matmul_start_s = r->start_lo_s > 0 ? r->raw_start_s : 0;
         r->chain_s = ic_mb_summary(vc, n).median;
         r->ostep_s = ic_mb_summary(vt, n).median;
-        r->matmul_start_s = fmax(0, r->raw_start_s);
-        r->layer_work_s = fmax(0, r->raw_work_s);
         r->o_dim = s.dim;
         r->o_layers = L;
     }
@@ -574,6 +681,8 @@ static int cpu_overhead(struct ic_dev *d, struct ic_bench_res *r, struct ic_err 
         ic_kern_matrix_free(mm[c]);
     free(x);
     free(y);
+    free(bx);
+    free(by);
     return rc;
 }
 
@@ -651,6 +760,11 @@ static int cpu_bench_entry(const struct ic_dev *d, const struct ic_bench_opts *o
         np += snprintf(np, (size_t)(notes + sizeof notes - np), " %.0f KiB %.0f%s",
                        r->ladder_B[i] / 1024, r->ladder_B_s[i] / 1e9,
                        i + 1 < r->ladder_n ? "," : "");
+    if (r->llc_reported_B > 0 && np < notes + sizeof notes)
+        np += snprintf(np, (size_t)(notes + sizeof notes - np),
+                       ". LLC %.0f MiB from the ladder (reads at least %.1fx DRAM's): the "
+                       "system reported %.0f MiB, which reads at DRAM speed",
+                       r->llc_B / 1048576, LLC_CACHE_RATIO, r->llc_reported_B / 1048576);
     if (r->warn[0] && np < notes + sizeof notes)
         np += snprintf(np, (size_t)(notes + sizeof notes - np), ". Warning: %s", r->warn);
     int rc;
@@ -699,8 +813,15 @@ static void cpu_bench_report(const struct ic_dev *d, const struct ic_bench_opts 
 {
     const int nt = ic_dev_cpu.n_types;
     const enum ic_dtype *dts = ic_dev_cpu.dtypes;
-    fprintf(out, "infcalc bench: %s, %d threads, LLC %.0f MiB, %s kernel, %s\n\n", r->chip,
+    fprintf(out, "infcalc bench: %s, %d threads, LLC %.0f MiB, %s kernel, %s\n", r->chip,
             r->threads, r->llc_B / 1048576, ic_kern_simd(), r->date);
+    if (r->llc_reported_B > 0)
+        fprintf(out, "(the system reports a %.0f MiB LLC; reads fall to DRAM speed past %.0f MiB "
+                     "(below %.1fx a 1 GiB read), so the bench takes %.0f MiB; --llc SIZE "
+                     "overrides)\n",
+                r->llc_reported_B / 1048576, r->llc_B / 1048576, LLC_CACHE_RATIO,
+                r->llc_B / 1048576);
+    fputc('\n', out);
     if (r->warn[0])
         fprintf(out, "warning: %s\n\n", r->warn);
     fprintf(out, "read-only bandwidth (DRAM, %.0f MiB buffer), median [min, max] of %d:\n",
@@ -748,9 +869,11 @@ static void cpu_bench_report(const struct ic_dev *d, const struct ic_bench_opts 
             r->attn_flop_s[0] / 1e9, r->attn_flop_s[1] / 1e9);
     fprintf(out, "step overhead (fp32, dim %u, %u layers, batch 1): a step %.3f ms against its "
                  "matmuls back to back %.3f ms;\n  matmul start %.1f us per call, layer work "
-                 "%.1f us per layer and sequence (raw medians %.1f and %.1f us)\n",
+                 "%.1f us per layer and sequence (medians %.1f [%.1f, %.1f] and %.1f [%.1f, "
+                 "%.1f] us, 95%% intervals; 0 where the interval reaches 0)\n",
             r->o_dim, r->o_layers, r->ostep_s * 1e3, r->chain_s * 1e3, r->matmul_start_s * 1e6,
-            r->layer_work_s * 1e6, r->raw_start_s * 1e6, r->raw_work_s * 1e6);
+            r->layer_work_s * 1e6, r->raw_start_s * 1e6, r->start_lo_s * 1e6,
+            r->start_hi_s * 1e6, r->raw_work_s * 1e6, r->work_lo_s * 1e6, r->work_hi_s * 1e6);
     fprintf(out, "transition exponent p = %.3g (T = (T_mem^p + T_cmp^p)^(1/p)); per weight type:",
             r->p);
     for (int t = 0; t < nt; t++)

@@ -37,6 +37,18 @@ void ic_dev_progress(FILE *p, int step, int steps, const char *what)
     }
 }
 
+double ic_selfcheck_llc_from_ladder(const double *ws, const double *bw, int k, double dram,
+                                    double ratio, double reported)
+{
+    double last = 0;
+    int i = 0;
+    for (; i < k && bw[i] >= ratio * dram; i++)
+        last = ws[i];
+    if (k <= 0 || last <= 0 || i == k)
+        return reported;
+    return last * 2 <= reported ? last : reported;
+}
+
 void ic_dev_matrix_dims(enum ic_kern_wtype t, double bytes, uint32_t c, uint32_t *rows,
                         uint32_t *cols)
 {
@@ -210,6 +222,7 @@ static int make_entry(const struct ic_dev_ops *ops, const struct ic_dev *d,
     m->fork_join_s = r->fork_join_s;
     m->matmul_start_s = r->matmul_start_s;
     m->layer_work_s = r->layer_work_s;
+    m->layer_work_dim = r->o_dim;
     m->transition_p = r->p;
     for (int t = 0; t < ops->n_types; t++) {
         const enum ic_dtype dt = ops->dtypes[t];

@@ -83,6 +83,17 @@ int ic_selfcheck_validate(const struct ic_validate_opts *o, FILE *out, FILE *pro
  * (the CI variable set) and not TERM=dumb. */
 bool ic_selfcheck_counter(FILE *prog);
 
+/* The last-level cache the self-check may use, from a working-set ladder:
+ * ws[0..k) ascending sizes (bytes) and bw[0..k) their read rates, dram the
+ * rate of a read far beyond any cache. The cache ends at the last size of
+ * the leading run that reads at least ratio x dram. Returns that size where
+ * it is at most half of reported (the system's figure is then not a cache
+ * the bench can use: a VM without sysfs cache folders gets the host's L3
+ * from CPUID), else reported (also where the ladder cannot judge: no
+ * sizes, none in cache, or still in cache at its top). */
+double ic_selfcheck_llc_from_ladder(const double *ws, const double *bw, int k, double dram,
+                                    double ratio, double reported);
+
 /* "about 1 min 30 s left" into buf: the time the remaining total - done
  * points take at the mean pace of the done ones over elapsed_s seconds
  * (rounded up to the second; minutes and seconds under an hour, hours and
