@@ -190,11 +190,11 @@ static void cpu_close(struct ic_dev *d)
  * expected time calls a model cache-resident below it, so a cache that
  * is not there put a DRAM rate under "in cache" and DRAM-resident models
  * under "cache-resident". Read bandwidth at 1 MiB, 2, 4 ... up to the
- * reported size (at most 256 MiB), against a 1 GiB read taken before and
- * after (the faster of the two: this machine's DRAM switches between two
- * levels); the cache ends at the last size that reads at least
- * LLC_CACHE_RATIO x DRAM. Returns that size, or the reported one where the
- * ladder reaches it (or cannot judge it). */
+ * reported size (at most 256 MiB), each over a DRAM read beside it (this
+ * machine's DRAM switches between two levels); the cache ends at the last
+ * size that reads at least LLC_CACHE_RATIO x DRAM
+ * (ic_selfcheck_llc_from_ladder). Returns that size, or the reported one
+ * where the ladder reaches it (or cannot judge it). */
 enum { LLC_CHECK_MAX_MIB = 256 };
 #define LLC_CACHE_RATIO 1.4
 static double effective_llc(struct ic_kern_pool *pool, double reported, bool quick)
@@ -205,20 +205,27 @@ static double effective_llc(struct ic_kern_pool *pool, double reported, bool qui
         return reported;
     for (size_t i = 0; i < n; i++)
         buf[i] = (float)(i % 1000) * 1e-3f;
-    const int reps = quick ? 2 : 3;
-    const double d0 = ic_mb_read(pool, buf, n, 1, reps).median;
-    double bw[16], ws[16];
+    /* each size against a 512 MiB read of the buffer's far half right
+     * after it, the median of the ratios: a level switch of this machine
+     * between a size and a DRAM figure taken once (a whole run's 32.6-56.5
+     * GB/s) once let 64 MiB pass for cache */
+    enum { LLC_REPS = 5 };
+    const int reps = quick ? 3 : LLC_REPS;
+    double rel[16], ws[16], v[LLC_REPS];
     int k = 0;
     for (double w = 1048576; w <= fmin(reported, LLC_CHECK_MAX_MIB * 1048576.0) && k < 16;
          w *= 2, k++) {
+        for (int r = 0; r < reps; r++) {
+            const double c = ic_mb_read(pool, buf, (size_t)(w / sizeof *buf),
+                                        (int)fmax(1, 256.0 * 1048576 / w), 1)
+                                 .median;
+            v[r] = c / ic_mb_read(pool, buf + n / 2, n / 2, 1, 1).median;
+        }
         ws[k] = w;
-        bw[k] = ic_mb_read(pool, buf, (size_t)(w / sizeof *buf),
-                           (int)fmax(1, 256.0 * 1048576 / w), reps)
-                    .median;
+        rel[k] = ic_mb_summary(v, reps).median;
     }
-    const double dram = fmax(d0, ic_mb_read(pool, buf, n, 1, reps).median);
     free(buf);
-    return ic_selfcheck_llc_from_ladder(ws, bw, k, dram, LLC_CACHE_RATIO, reported);
+    return ic_selfcheck_llc_from_ladder(ws, rel, k, 1.0, LLC_CACHE_RATIO, reported);
 }
 
 static int cpu_bench_open(const struct ic_bench_opts *o, struct ic_bench_res *r,
