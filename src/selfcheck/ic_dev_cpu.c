@@ -2,9 +2,7 @@
  * microbenchmarks and the reference decode kernel of src/kernels/, with a
  * memory and a compute probe beside the timings. */
 #include "ic_dev.h"
-#include "ic_selfcheck.h"
 
-#include <gsl/gsl_sort.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -271,8 +269,8 @@ static int cpu_bench_open(const struct ic_bench_opts *o, struct ic_bench_res *r,
         goto fail;
     r->threads = ic_kern_pool_threads(d->pool);
     r->reps = o->quick ? 3 : 9;
-    /* DRAM buffer: 1 GiB, and at least 4x the LLC (quick: just 4x the LLC) */
-    r->dram_B = fmax(4 * r->llc_B, o->quick ? 4 * r->llc_B : 1073741824.0);
+    /* DRAM buffer: 1 GiB, and at least dram_min_B (quick: just that) */
+    r->dram_B = fmax(dram_min_B(r->llc_B), o->quick ? 0 : 1073741824.0);
     d->n = (size_t)(r->dram_B / sizeof(float));
     d->buf = malloc(d->n * sizeof(float));  /* [n] */
     d->buf2 = malloc(d->n * sizeof(float)); /* [n] */
@@ -410,11 +408,11 @@ static int cpu_fork_join(struct ic_dev *d, struct ic_bench_res *r, struct ic_err
 
 static int cpu_gemv_dram(struct ic_dev *d, struct ic_bench_res *r, struct ic_err *err)
 {
-    /* matrices: DRAM-resident (>= 4x LLC) and cache-resident (LLC / 4) */
+    /* matrices: DRAM-resident (dram_min_B; 256 MiB and up) and cache-resident (LLC / 4) */
     const enum ic_kern_wtype *types = ic_dev_cpu.types;
     for (int t = 0; t < ic_dev_cpu.n_types; t++)
         for (int k = 0; k < 2; k++) {
-            double bytes = k == 0 ? fmax(4 * r->llc_B, d->quick ? 4 * r->llc_B : 256.0 * 1048576)
+            double bytes = k == 0 ? fmax(dram_min_B(r->llc_B), d->quick ? 0 : 256.0 * 1048576)
                                   : r->llc_B / 4;
             matrix_dims(types[t], bytes, &d->dims[t][k][0], &d->dims[t][k][1]);
             int rc = ic_kern_matrix_create(types[t], d->dims[t][k][0], d->dims[t][k][1],
@@ -548,18 +546,19 @@ static int cpu_attention(struct ic_dev *d, struct ic_bench_res *r, struct ic_err
     return IC_OK;
 }
 
-/* The distribution-free 95% interval of the median of v[0..n) (n >= 6):
+/* The median of v[0..n) (n >= 6) and its distribution-free 95% interval:
  * the order statistics n/2 -+ 0.98 sqrt(n) of the sorted values (the
- * binomial's normal approximation). v is reordered. */
-static void median_ci(double *v, int n, double *lo, double *hi)
+ * binomial's normal approximation). v is sorted (ic_mb_summary). */
+static double median_ci(double *v, int n, double *lo, double *hi)
 {
-    gsl_sort(v, 1, (size_t)n);
+    const double median = ic_mb_summary(v, n).median;
     const double h = 0.98 * sqrt((double)n);
     int j = (int)floor(n / 2.0 - h), k = (int)ceil(n / 2.0 + h);
     j = j < 1 ? 1 : j;
     k = k > n ? n : k;
     *lo = v[j - 1];
     *hi = v[k - 1];
+    return median;
 }
 
 /* The decode step's work that no matmul, attention or region figure
@@ -632,7 +631,7 @@ static int cpu_overhead(struct ic_dev *d, struct ic_bench_res *r, struct ic_err 
             pos[b] = 16;
         }
         enum { OVH_REPS = 48 };
-        double va[OVH_REPS], vw[OVH_REPS], vc[OVH_REPS], vt[OVH_REPS], tmp[OVH_REPS];
+        double va[OVH_REPS], vw[OVH_REPS], vc[OVH_REPS], vt[OVH_REPS];
         const int n = d->quick ? 8 : OVH_REPS;
         for (int i = -1; i < n; i++) { /* i = -1: warm-up */
             const double b0 = probe_take(d->pool, &d->pr);
@@ -676,17 +675,11 @@ static int cpu_overhead(struct ic_dev *d, struct ic_bench_res *r, struct ic_err 
          * lies above 0, and is 0 otherwise (noise around 0: one quiet-
          * looking run read layer work 252 us, the next 32 and 54, from
          * differences of two ~20 ms timings; report, not model) */
-        memcpy(tmp, vw, sizeof(double) * (size_t)n);
-        r->raw_work_s = ic_mb_summary(tmp, n).median;
-        memcpy(tmp, vw, sizeof(double) * (size_t)n);
-        median_ci(tmp, n, &r->work_lo_s, &r->work_hi_s);
+        r->raw_work_s = median_ci(vw, n, &r->work_lo_s, &r->work_hi_s);
         r->layer_work_s = r->work_lo_s > 0 ? r->raw_work_s : 0;
         for (int i = 0; i < n; i++)
             va[i] = (va[i] - L * r->layer_work_s) / (CALLS - share);
-        memcpy(tmp, va, sizeof(double) * (size_t)n);
-        r->raw_start_s = ic_mb_summary(tmp, n).median;
-        memcpy(tmp, va, sizeof(double) * (size_t)n);
-        median_ci(tmp, n, &r->start_lo_s, &r->start_hi_s);
+        r->raw_start_s = median_ci(va, n, &r->start_lo_s, &r->start_hi_s);
         r->matmul_start_s = r->start_lo_s > 0 ? r->raw_start_s : 0;
         r->chain_s = ic_mb_summary(vc, n).median;
         r->ostep_s = ic_mb_summary(vt, n).median;

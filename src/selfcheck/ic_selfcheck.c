@@ -40,13 +40,13 @@ void ic_dev_progress(FILE *p, int step, int steps, const char *what)
 double ic_selfcheck_llc_from_ladder(const double *ws, const double *bw, int k, double dram,
                                     double ratio, double reported)
 {
-    double last = 0;
     int i = 0;
-    for (; i < k && bw[i] >= ratio * dram; i++)
-        last = ws[i];
-    if (k <= 0 || last <= 0 || i == k)
+    while (i < k && bw[i] >= ratio * dram)
+        i++;
+    /* none in cache, or still in cache at the ladder's top: no judgement */
+    if (i == 0 || i == k)
         return reported;
-    return last * 2 <= reported ? last : reported;
+    return ws[i - 1] * 2 <= reported ? ws[i - 1] : reported;
 }
 
 void ic_dev_matrix_dims(enum ic_kern_wtype t, double bytes, uint32_t c, uint32_t *rows,
