@@ -227,6 +227,29 @@ static const struct ic_field tp_fields[] = {
 };
 static const struct ic_schema tp_schema = {"measured transition_p_by_type section", tp_fields,
                                            N(tp_fields), false};
+static const struct ic_field probe_t_fields[] = {
+    DTQ("fp32", IC_HWF_M_PROBE_T_FIRST, probe_type_B_s, IC_DT_FP32, IC_QTY_BANDWIDTH),
+    DTQ("bf16", IC_HWF_M_PROBE_T_FIRST, probe_type_B_s, IC_DT_BF16, IC_QTY_BANDWIDTH),
+    DTQ("fp16", IC_HWF_M_PROBE_T_FIRST, probe_type_B_s, IC_DT_FP16, IC_QTY_BANDWIDTH),
+    DTQ("fp8", IC_HWF_M_PROBE_T_FIRST, probe_type_B_s, IC_DT_FP8, IC_QTY_BANDWIDTH),
+    DTQ("int8", IC_HWF_M_PROBE_T_FIRST, probe_type_B_s, IC_DT_INT8, IC_QTY_BANDWIDTH),
+    DTQ("int4", IC_HWF_M_PROBE_T_FIRST, probe_type_B_s, IC_DT_INT4, IC_QTY_BANDWIDTH),
+    DTQ("fp4", IC_HWF_M_PROBE_T_FIRST, probe_type_B_s, IC_DT_FP4, IC_QTY_BANDWIDTH),
+};
+static const struct ic_schema probe_t_schema = {"measured probe_bandwidth_by_type section",
+                                                probe_t_fields, N(probe_t_fields), false};
+static const struct ic_field probe_gemm_t_fields[] = {
+    DTQ("fp32", IC_HWF_M_PROBE_GEMM_T_FIRST, probe_gemm_type, IC_DT_FP32, IC_QTY_RATE),
+    DTQ("bf16", IC_HWF_M_PROBE_GEMM_T_FIRST, probe_gemm_type, IC_DT_BF16, IC_QTY_RATE),
+    DTQ("fp16", IC_HWF_M_PROBE_GEMM_T_FIRST, probe_gemm_type, IC_DT_FP16, IC_QTY_RATE),
+    DTQ("fp8", IC_HWF_M_PROBE_GEMM_T_FIRST, probe_gemm_type, IC_DT_FP8, IC_QTY_RATE),
+    DTQ("int8", IC_HWF_M_PROBE_GEMM_T_FIRST, probe_gemm_type, IC_DT_INT8, IC_QTY_RATE),
+    DTQ("int4", IC_HWF_M_PROBE_GEMM_T_FIRST, probe_gemm_type, IC_DT_INT4, IC_QTY_RATE),
+    DTQ("fp4", IC_HWF_M_PROBE_GEMM_T_FIRST, probe_gemm_type, IC_DT_FP4, IC_QTY_RATE),
+};
+static const struct ic_schema probe_gemm_t_schema = {"measured probe_gemm_by_type section",
+                                                     probe_gemm_t_fields,
+                                                     N(probe_gemm_t_fields), false};
 static const struct ic_schema gemv_schema = {"measured gemv_dram section", gemv_fields,
                                              N(gemv_fields), false};
 static const struct ic_schema gemv_cache_schema = {"measured gemv_cache section",
@@ -247,6 +270,8 @@ static const struct ic_field measured_fields[] = {
         true),
     QTY("probe_bandwidth", IC_HWF_M_PROBE, measured.probe_B_s, IC_QTY_BANDWIDTH, false),
     QTY("probe_gemm", IC_HWF_M_PROBE_GEMM, measured.probe_gemm_flop_s, IC_QTY_RATE, false),
+    MAP("probe_bandwidth_by_type", IC_HWF_M_PROBE_T, &probe_t_schema, false),
+    MAP("probe_gemm_by_type", IC_HWF_M_PROBE_GEMM_T, &probe_gemm_t_schema, false),
     QTY("fork_join", IC_HWF_M_FORK_JOIN, measured.fork_join_s, IC_QTY_TIME, true),
     QTY("matmul_start", IC_HWF_M_MATMUL_START, measured.matmul_start_s, IC_QTY_TIME, false),
     QTY("layer_work", IC_HWF_M_LAYER_WORK, measured.layer_work_s, IC_QTY_TIME, false),
@@ -472,6 +497,25 @@ static int check_values(struct ic_hw *hw, const char *path, struct ic_err *err)
             !(ms->probe_gemm_flop_s >= 1e6 && ms->probe_gemm_flop_s <= 1e19))
             return field_error(hw, path, IC_HWF_M_PROBE_GEMM, err,
                                "'probe_gemm' must be between 1 MFLOP/s and 10 EFLOP/s");
+        for (int dt = 0; dt < IC_DT_COUNT; dt++) {
+            if (hw->locs[IC_HWF_M_PROBE_T_FIRST + dt].line &&
+                !(ms->probe_type_B_s[dt] >= 1e6 && ms->probe_type_B_s[dt] <= 1e16))
+                return field_error(hw, path, IC_HWF_M_PROBE_T_FIRST + dt, err,
+                                   "a probe bandwidth must be between 1 MB/s and 10 PB/s");
+            if (hw->locs[IC_HWF_M_PROBE_GEMM_T_FIRST + dt].line &&
+                !(ms->probe_gemm_type[dt] >= 1e6 && ms->probe_gemm_type[dt] <= 1e19))
+                return field_error(hw, path, IC_HWF_M_PROBE_GEMM_T_FIRST + dt, err,
+                                   "a probe rate must be between 1 MFLOP/s and 10 EFLOP/s");
+            if (!hw->locs[IC_HWF_M_PROBE_T_FIRST + dt].line !=
+                !hw->locs[IC_HWF_M_PROBE_GEMM_T_FIRST + dt].line)
+                return field_error(hw, path,
+                                   hw->locs[IC_HWF_M_PROBE_T_FIRST + dt].line
+                                       ? IC_HWF_M_PROBE_T_FIRST + dt
+                                       : IC_HWF_M_PROBE_GEMM_T_FIRST + dt,
+                                   err,
+                                   "a weight type in one of probe_bandwidth_by_type and "
+                                   "probe_gemm_by_type must be in both");
+        }
         if (ms->matmul_start_s > 1 || ms->layer_work_s > 1)
             return field_error(hw, path,
                                ms->matmul_start_s > 1 ? IC_HWF_M_MATMUL_START

@@ -66,7 +66,9 @@ enum ic_hw_field {
     IC_HWF_M_GEMM_LIST = IC_HWF_M_GEMM_FIRST + IC_DT_COUNT, IC_HWF_M_GEMM_LIST_FIRST,
     IC_HWF_M_ATTN = IC_HWF_M_GEMM_LIST_FIRST + IC_DT_COUNT, IC_HWF_M_ATTN_FIRST,
     IC_HWF_M_TP = IC_HWF_M_ATTN_FIRST + IC_DT_COUNT, IC_HWF_M_TP_FIRST,
-    IC_HWF_ACHIEVED = IC_HWF_M_TP_FIRST + IC_DT_COUNT, IC_HWF_A_HBM_READ, IC_HWF_A_GEMV_EFF,
+    IC_HWF_M_PROBE_T = IC_HWF_M_TP_FIRST + IC_DT_COUNT, IC_HWF_M_PROBE_T_FIRST,
+    IC_HWF_M_PROBE_GEMM_T = IC_HWF_M_PROBE_T_FIRST + IC_DT_COUNT, IC_HWF_M_PROBE_GEMM_T_FIRST,
+    IC_HWF_ACHIEVED = IC_HWF_M_PROBE_GEMM_T_FIRST + IC_DT_COUNT, IC_HWF_A_HBM_READ, IC_HWF_A_GEMV_EFF,
     IC_HWF_A_MEM_SOURCE, IC_HWF_A_GEMM, IC_HWF_A_GEMM_FIRST,
     IC_HWF_A_GEMM_SOURCE = IC_HWF_A_GEMM_FIRST + IC_DT_COUNT, IC_HWF_A_AR_LATENCY,
     IC_HWF_A_AR_BUSBW, IC_HWF_A_AR_CHIPS, IC_HWF_A_COMM_SOURCE, IC_HWF_A_LAUNCH,
@@ -94,6 +96,12 @@ struct ic_hw_measured {
     /* validate's compute probe (the same at batch 64 over LLC / 4) at bench
      * time (0: none; compute rates are then taken as benched) */
     double probe_gemm_flop_s;
+    /* the same two probes in each weight type's own matmul (0: not taken;
+     * then the fp32 probes above stand for that type): a bf16 or int8 rate
+     * is stated at, and rescaled by, its own type's probe, since the
+     * types' rates moved 10-20% against the fp32 probe between benches */
+    double probe_type_B_s[IC_DT_COUNT];
+    double probe_gemm_type[IC_DT_COUNT];
     double fork_join_s;                 /* one parallel region's fixed cost */
     /* a matmul call's cost from DRAM beyond its bytes at the gemv rate and
      * its region's fork/join (the streams' start), the reference kernel's

@@ -67,7 +67,9 @@ struct ic_bench_res {
     double dram_B;                 /* the DRAM / HBM buffer read */
     double read_B_s, read_1t_B_s, cache_read_B_s;
     struct ic_mb_stats read_s, read_1t_s;
-    double probe_B_s, probe_flop_s; /* validate's probes at bench time */
+    /* validate's probes at bench time, per type t (types[t]'s own matmul;
+     * 0 where the device takes none) */
+    double probe_B_s[IC_DEV_TYPES], probe_flop_s[IC_DEV_TYPES];
     double copy_B_s, triad_B_s;    /* STREAM's figures */
     double ladder_B[IC_DEV_LADDER], ladder_B_s[IC_DEV_LADDER];
     int ladder_n;
@@ -79,6 +81,7 @@ struct ic_bench_res {
     double gemv_B_s[IC_DEV_TYPES], gemv_cache_B_s[IC_DEV_TYPES];
     double gemv_level_B_s[IC_DEV_TYPES]; /* the probe beside each DRAM matmul */
     double gemv_of_read[IC_DEV_TYPES];   /* DRAM matmul over a read beside it */
+    double gemv_big_of_probe[IC_DEV_TYPES]; /* a 256 MiB matmul over its type's probe */
     double mat_B[IC_DEV_TYPES];          /* the DRAM matrices' bytes */
     double gemm_b[IC_DEV_TYPES][IC_DEV_BATCHES]; /* FLOP/s at batch 1, 2, 4 ... 256 */
     double attn_flop_s[2];         /* attention over a bf16 / int8 KV cache */
@@ -202,6 +205,29 @@ struct ic_dev_ops {
 
     void (*close)(struct ic_dev *d); /* NULL-safe */
 };
+
+/* The index into ops->types of kernel weight type wt; -1 if the device
+ * does not bench it. */
+static inline int ic_dev_type_index(const struct ic_dev_ops *ops, enum ic_kern_wtype wt)
+{
+    for (int t = 0; t < ops->n_types; t++)
+        if (ops->types[t] == wt)
+            return t;
+    return -1;
+}
+
+/* Which type's probes validate takes beside a point of weight type wt: its
+ * own where the entry holds that type's probes (probe_bandwidth_by_type and
+ * probe_gemm_by_type), else the fp32 probes (index 0) that every entry
+ * since probe_gemm holds. */
+static inline int ic_dev_probe_type(const struct ic_dev_ops *ops, const struct ic_hw_measured *hm,
+                                    enum ic_kern_wtype wt)
+{
+    const int t = ic_dev_type_index(ops, wt);
+    return t > 0 && hm->probe_type_B_s[ops->dtypes[t]] > 0 && hm->probe_gemm_type[ops->dtypes[t]] > 0
+               ? t
+               : 0;
+}
 
 extern const struct ic_dev_ops ic_dev_cpu;
 extern const struct ic_dev_ops ic_dev_cuda;

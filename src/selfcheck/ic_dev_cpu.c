@@ -79,7 +79,11 @@ static void matrix_dims(enum ic_kern_wtype t, double bytes, uint32_t *rows, uint
 
 /* ---- the probes -------------------------------------------------------------
  * The probes bench and validate take beside their timings, each one call of
- * the reference kernel's fp32 matmul after one untimed call:
+ * the reference kernel's matmul after one untimed call, one pair per weight
+ * type in that type (fp32 alone before 2026-12-02: the bf16 and int8
+ * matmuls' rates over the fp32 probe moved 0.91-1.03 from DRAM and 1.19-2.99
+ * in cache between benches, so that a type's rate stated at the fp32 probe
+ * carried that drift into every prediction of the type):
  *  - memory: batch 1 over a matrix of 4x the LLC, in weight bytes per
  *    second. A plain read-only sum was this probe before: on this shared
  *    machine its ratio to the kernel's matmul moved from 0.7 to 1.05
@@ -115,12 +119,13 @@ static void probe_free(struct probe *p)
     memset(p, 0, sizeof *p);
 }
 
-static int probe_init(struct probe *p, double bytes, uint32_t batch, struct ic_err *err)
+static int probe_init(struct probe *p, enum ic_kern_wtype wt, double bytes, uint32_t batch,
+                      struct ic_err *err)
 {
     memset(p, 0, sizeof *p);
-    matrix_dims(IC_KW_FP32, bytes, &p->rows, &p->cols);
+    matrix_dims(wt, bytes, &p->rows, &p->cols);
     p->batch = batch;
-    int rc = ic_kern_matrix_create(IC_KW_FP32, p->rows, p->cols, 4242, &p->w, err);
+    int rc = ic_kern_matrix_create(wt, p->rows, p->cols, 4242, &p->w, err);
     if (rc)
         return rc;
     p->x = malloc(sizeof(float) * p->cols * batch);
@@ -164,7 +169,7 @@ static double probe_median(struct ic_kern_pool *pool, const struct probe *p, int
 struct ic_dev {
     bool quick;
     struct ic_kern_pool *pool, *pool1;   /* every thread asked for; one */
-    struct probe pr, cpr;                /* memory and compute probes */
+    struct probe pr[IC_DEV_TYPES], cpr[IC_DEV_TYPES]; /* memory and compute probes per type */
     float *buf, *buf2, *buf3;            /* [n] each: the DRAM buffers */
     size_t n;
     struct ic_kern_matrix *mats[IC_DEV_TYPES][2]; /* per type: DRAM, in-cache */
@@ -175,8 +180,10 @@ static void cpu_close(struct ic_dev *d)
 {
     if (!d)
         return;
-    probe_free(&d->pr);
-    probe_free(&d->cpr);
+    for (int t = 0; t < IC_DEV_TYPES; t++) {
+        probe_free(&d->pr[t]);
+        probe_free(&d->cpr[t]);
+    }
     for (int t = 0; t < IC_DEV_TYPES; t++)
         for (int k = 0; k < 2; k++)
             ic_kern_matrix_free(d->mats[t][k]);
@@ -186,6 +193,17 @@ static void cpu_close(struct ic_dev *d)
     ic_kern_pool_free(d->pool1);
     ic_kern_pool_free(d->pool);
     free(d);
+}
+
+/* Every type's probes: memory over dram_min_B, compute over a quarter of
+ * the LLC. */
+static int probes_init(struct ic_dev *d, double llc_B, struct ic_err *err)
+{
+    int rc = IC_OK;
+    for (int t = 0; t < ic_dev_cpu.n_types && !rc; t++)
+        if (!(rc = probe_init(&d->pr[t], ic_dev_cpu.types[t], dram_min_B(llc_B), 1, err)))
+            rc = probe_init(&d->cpr[t], ic_dev_cpu.types[t], llc_B / 4, 64, err);
+    return rc;
 }
 
 /* ---- bench ------------------------------------------------------------------- */
@@ -264,8 +282,7 @@ static int cpu_bench_open(const struct ic_bench_opts *o, struct ic_bench_res *r,
             r->llc_B = eff;
         }
     }
-    if ((rc = probe_init(&d->pr, dram_min_B(r->llc_B), 1, err)) ||
-        (rc = probe_init(&d->cpr, r->llc_B / 4, 64, err)))
+    if ((rc = probes_init(d, r->llc_B, err)))
         goto fail;
     r->threads = ic_kern_pool_threads(d->pool);
     r->reps = o->quick ? 3 : 9;
@@ -335,27 +352,35 @@ static int cpu_read(struct ic_dev *d, struct ic_bench_res *r, struct ic_err *err
      * than IC_DEV_PROBE_SPREAD; the reference is the median of the takes,
      * and a disagreement left is a warning. The same check runs again at
      * the end of the bench (cpu_transition). */
-    double bw[PROBE_TRIES], fl[PROBE_TRIES];
+    const int nt = ic_dev_cpu.n_types;
+    double bw[IC_DEV_TYPES][PROBE_TRIES], fl[IC_DEV_TYPES][PROBE_TRIES];
     int k = 0;
-    while (k < PROBE_TRIES) {
-        bw[k] = probe_median(d->pool, &d->pr, r->reps);
-        fl[k] = probe_median(d->pool, &d->cpr, r->reps);
+    bool agree = false;
+    while (k < PROBE_TRIES && !agree) {
+        for (int t = 0; t < nt; t++) {
+            bw[t][k] = probe_median(d->pool, &d->pr[t], r->reps);
+            fl[t][k] = probe_median(d->pool, &d->cpr[t], r->reps);
+        }
         k++;
-        if (k >= 2 && spread(bw, k) <= IC_DEV_PROBE_SPREAD && spread(fl, k) <= IC_DEV_PROBE_SPREAD)
-            break;
+        agree = k >= 2;
+        for (int t = 0; t < nt; t++)
+            agree = agree && spread(bw[t], k) <= IC_DEV_PROBE_SPREAD &&
+                    spread(fl[t], k) <= IC_DEV_PROBE_SPREAD;
     }
-    const double sb = spread(bw, k), sf = spread(fl, k);
-    const struct ic_mb_stats mb = ic_mb_summary(bw, k), mf = ic_mb_summary(fl, k);
-    r->probe_B_s = mb.median;
-    r->probe_flop_s = mf.median;
-    if (sb > IC_DEV_PROBE_SPREAD || sf > IC_DEV_PROBE_SPREAD)
-        warn_add(r,
-                 "The reference probes disagreed over %d takes (memory %.1f-%.1f GB/s, "
-                 "compute %.1f-%.1f GFLOP/s; more than %.0f%% apart): the machine was "
-                 "disturbed, and every rate in the entry is stated at their median; run "
-                 "the bench again when it is quiet.",
-                 k, mb.lo / 1e9, mb.hi / 1e9, mf.lo / 1e9, mf.hi / 1e9,
-                 100 * IC_DEV_PROBE_SPREAD);
+    for (int t = 0; t < nt; t++) {
+        const double sb = spread(bw[t], k), sf = spread(fl[t], k);
+        const struct ic_mb_stats mb = ic_mb_summary(bw[t], k), mf = ic_mb_summary(fl[t], k);
+        r->probe_B_s[t] = mb.median;
+        r->probe_flop_s[t] = mf.median;
+        if (sb > IC_DEV_PROBE_SPREAD || sf > IC_DEV_PROBE_SPREAD)
+            warn_add(r,
+                     "The %s reference probes disagreed over %d takes (memory %.1f-%.1f GB/s, "
+                     "compute %.1f-%.1f GFLOP/s; more than %.0f%% apart): the machine was "
+                     "disturbed, and the type's rates in the entry are stated at their median; "
+                     "run the bench again when it is quiet.",
+                     ic_kern_wtype_name(ic_dev_cpu.types[t]), k, mb.lo / 1e9, mb.hi / 1e9,
+                     mf.lo / 1e9, mf.hi / 1e9, 100 * IC_DEV_PROBE_SPREAD);
+    }
     return IC_OK;
 }
 
@@ -420,33 +445,37 @@ static int cpu_gemv_dram(struct ic_dev *d, struct ic_bench_res *r, struct ic_err
             if (rc)
                 return rc;
         }
+    /* The rate from DRAM is the type's memory probe itself, the median of
+     * its takes in cpu_read: the kernel's matmul at batch 1 over
+     * dram_min_B, the size and procedure validate's probes repeat beside
+     * every timing, so that a prediction is the probe now times the
+     * step's bytes and nothing the probe does not share. (Before
+     * 2026-12-02 it was a 256 MiB matrix timed against the probe, the
+     * median ratio times the reference: in one bench the fp32 matrix read
+     * 1.12x its probe while validate's fp32 batch-1 steps ran at the
+     * probe's rate, 7% slower than predicted, docs/validation.md.) The
+     * 256 MiB matrix is still timed, for the report: each timing with a
+     * read of the DRAM buffer just before it (the kernel's share of the
+     * read bandwidth at the same moment; the read figure above was taken
+     * minutes before, at its own level) and the type's probe. */
     for (int t = 0; t < ic_dev_cpu.n_types; t++) {
-        /* The machine's bandwidth level moves while the bench runs (up to
-         * ~1.45x from minute to minute, docs/measuring.md, and 34 to 50 GB/s
-         * within a minute on 2026-11-29): each timing has a probe just
-         * before it, and the rate is the median ratio of matmul to probe
-         * over the pairs, stated at the level of the reference probe
-         * above, which validate's probes are divided by. */
-        /* and a read of the DRAM buffer (1 GiB; 4x the LLC with --quick)
-         * beside each, for the kernel's
-         * share of the read bandwidth at the same moment (the read figure
-         * above was taken minutes before, at its own level) */
-        double tv[16], lv[16], ratio[16], of_read[16];
+        double lv[16], ratio[16], of_read[16];
         const int np = r->reps < 16 ? r->reps : 16;
         const double bytes = (double)ic_kern_matrix_bytes(d->mats[t][0]);
         r->mat_B[t] = bytes;
         for (int i = 0; i < np; i++) {
             double rd = ic_mb_read(d->pool, d->buf, d->n, 1, 1).median;
-            lv[i] = probe_take(d->pool, &d->pr);
-            tv[i] = ic_mb_matmul(d->pool, d->mats[t][0], d->dims[t][0][0], d->dims[t][0][1], 1,
-                                 1)
-                        .median;
-            ratio[i] = bytes / tv[i] / lv[i];
-            of_read[i] = bytes / tv[i] / rd;
+            lv[i] = probe_take(d->pool, &d->pr[t]);
+            double tv = ic_mb_matmul(d->pool, d->mats[t][0], d->dims[t][0][0], d->dims[t][0][1],
+                                     1, 1)
+                            .median;
+            ratio[i] = bytes / tv / lv[i];
+            of_read[i] = bytes / tv / rd;
         }
         r->gemv_level_B_s[t] = ic_mb_summary(lv, np).median;
-        r->gemv_B_s[t] = ic_mb_summary(ratio, np).median * r->probe_B_s;
+        r->gemv_big_of_probe[t] = ic_mb_summary(ratio, np).median;
         r->gemv_of_read[t] = ic_mb_summary(of_read, np).median;
+        r->gemv_B_s[t] = r->probe_B_s[t];
     }
     return IC_OK;
 }
@@ -468,8 +497,8 @@ static int cpu_gemm(struct ic_dev *d, struct ic_bench_res *r, struct ic_err *err
      * 16 MiB in fp32): on the LLC / 4 matrix, 1024 x 2048 in fp32, the
      * kernel ran batches 128-256 at ~150 GFLOP/s against ~210 on every
      * shape of 2048 rows or more, the step's among them (a throwaway
-     * diagnostic, README). Each rate is stated at the reference compute
-     * probe's level, as the DRAM rates are at the memory probe's, and is
+     * diagnostic, README). Each rate is stated at its type's reference
+     * compute probe's level, as the DRAM rates are at the memory probe's, and is
      * the median of three passes over the batches (one with --quick; a
      * single pass read 1.4x apart on neighbouring batches). */
     const uint32_t gr = 2048, gc = 2048;
@@ -484,12 +513,12 @@ static int cpu_gemm(struct ic_dev *d, struct ic_bench_res *r, struct ic_err *err
         for (int ps = 0; ps < passes; ps++)
             for (int t = 0; t < nt; t++)
                 for (int i = 0; i < IC_DEV_BATCHES; i++) {
-                    double c0 = probe_take(d->pool, &d->cpr);
+                    double c0 = probe_take(d->pool, &d->cpr[t]);
                     double tg = ic_mb_matmul(d->pool, gmats[t], gr, gc, 1u << i,
                                              d->quick ? 2 : 5)
                                     .median;
-                    double c1 = probe_take(d->pool, &d->cpr);
-                    gv[t][i][ps] = 2.0 * (1 << i) * gr * (double)gc / tg * r->probe_flop_s /
+                    double c1 = probe_take(d->pool, &d->cpr[t]);
+                    gv[t][i][ps] = 2.0 * (1 << i) * gr * (double)gc / tg * r->probe_flop_s[t] /
                                    (0.5 * (c0 + c1));
                 }
         for (int t = 0; t < nt; t++)
@@ -532,13 +561,14 @@ static int cpu_attention(struct ic_dev *d, struct ic_bench_res *r, struct ic_err
         int na = d->quick ? 3 : 31;
         ic_kern_step(ak, B, tok, posv, NULL);
         for (int i = 0; i < na; i++) {
-            /* the time at the reference compute probe's level */
-            double c0 = probe_take(d->pool, &d->cpr);
+            /* the time at the fp32 reference compute probe's level (the
+             * kernel's attention widens the cache to fp32 and runs in fp32) */
+            double c0 = probe_take(d->pool, &d->cpr[0]);
             double t0 = ic_mb_now();
             ic_kern_step(ak, B, tok, posv, NULL);
             double ta = ic_mb_now() - t0;
-            double c1 = probe_take(d->pool, &d->cpr);
-            v[i] = ta * 0.5 * (c0 + c1) / r->probe_flop_s;
+            double c1 = probe_take(d->pool, &d->cpr[0]);
+            v[i] = ta * 0.5 * (c0 + c1) / r->probe_flop_s[0];
         }
         r->attn_flop_s[kt] = (double)B * (S + 1) * 4.0 * 16 * 128 / ic_mb_summary(v, na).median;
         ic_kern_free(ak);
@@ -569,7 +599,8 @@ static double median_ci(double *v, int n, double *lo, double *hi)
  * the same shapes that its step calls (per layer q/k/v fused, the output,
  * gate and up fused, down; then the LM head). Each repetition times, back
  * to back so that they share one moment's bandwidth: one fp32 matmul at
- * batch 1 over the bench's DRAM matrix ("big", the gemv figure's own), then
+ * batch 1 over the fp32 memory probe's matrix ("big", the gemv figure's
+ * own), then
  * at batch 1 and at batch 8 the chain of ic_kern_matmul calls and the
  * kernel's step (position 16: attention over 16 tokens, a few us):
  *   layer_work   = ((step8 - chain8) - (step1 - chain1)) / (7 x layers),
@@ -611,13 +642,13 @@ static int cpu_overhead(struct ic_dev *d, struct ic_bench_res *r, struct ic_err 
     if (!rc)
         rc = ic_kern_create(&s, IC_KW_FP32, IC_KKV_BF16, 31, d->pool, &k, err);
     const size_t wide = 2 * (size_t)s.hidden_dim > qkv ? 2 * (size_t)s.hidden_dim : qkv;
-    const struct ic_kern_matrix *big = d->mats[0][0]; /* fp32, from DRAM */
+    const struct ic_kern_matrix *big = d->pr[0].w; /* the fp32 memory probe's matrix */
     const double big_B = (double)ic_kern_matrix_bytes(big), share = bytes / big_B;
     if (!rc) {
         x = calloc(WIDE_B * (wide > s.vocab ? wide : s.vocab), sizeof *x); /* [8][max cols] */
         y = calloc(WIDE_B * (wide > s.vocab ? wide : s.vocab), sizeof *y); /* [8][max rows] */
-        bx = calloc(d->dims[0][0][1], sizeof *bx);
-        by = calloc(d->dims[0][0][0], sizeof *by);
+        bx = calloc(d->pr[0].cols, sizeof *bx);
+        by = calloc(d->pr[0].rows, sizeof *by);
         if (!x || !y || !bx || !by)
             rc = ic_err_set(err, IC_ENOMEM, NULL, 0, 0, "out of memory");
     }
@@ -634,7 +665,7 @@ static int cpu_overhead(struct ic_dev *d, struct ic_bench_res *r, struct ic_err 
         double va[OVH_REPS], vw[OVH_REPS], vc[OVH_REPS], vt[OVH_REPS];
         const int n = d->quick ? 8 : OVH_REPS;
         for (int i = -1; i < n; i++) { /* i = -1: warm-up */
-            const double b0 = probe_take(d->pool, &d->pr);
+            const double b0 = probe_take(d->pool, &d->pr[0]);
             double t0 = ic_mb_now();
             ic_kern_matmul(d->pool, big, bx, 1, by);
             const double tb = ic_mb_now() - t0;
@@ -654,10 +685,10 @@ static int cpu_overhead(struct ic_dev *d, struct ic_bench_res *r, struct ic_err 
                 gc[w] = g1 - g0;
                 gs[w] = ic_kern_pool_runs(d->pool) - g1;
             }
-            const double b1 = probe_take(d->pool, &d->pr);
+            const double b1 = probe_take(d->pool, &d->pr[0]);
             if (i < 0)
                 continue;
-            const double fj = r->fork_join_s, level = 0.5 * (b0 + b1) / r->probe_B_s;
+            const double fj = r->fork_join_s, level = 0.5 * (b0 + b1) / r->probe_B_s[0];
             /* the step beyond its matmuls at batch 8 less the same at
              * batch 1: the row work of 7 more sequences in L layers */
             const double x1 = ts[0] - tc[0] - ((double)gs[0] - (double)gc[0]) * fj;
@@ -713,31 +744,35 @@ static int cpu_transition(struct ic_dev *d, struct ic_bench_res *r, struct ic_er
             double flops = 2.0 * batches[b] * d->dims[t][0][0] * (double)d->dims[t][0][1];
             /* the memory and compute times at the levels this matmul
              * runs at */
-            double b0 = probe_take(d->pool, &d->pr), c0 = probe_take(d->pool, &d->cpr);
+            double b0 = probe_take(d->pool, &d->pr[t]), c0 = probe_take(d->pool, &d->cpr[t]);
             r->fit_t[k] = ic_mb_matmul(d->pool, d->mats[t][0], d->dims[t][0][0],
                                        d->dims[t][0][1], batches[b], d->quick ? 2 : 3)
                               .median;
-            double b1 = probe_take(d->pool, &d->pr), c1 = probe_take(d->pool, &d->cpr);
-            r->fit_tm[k] = bytes / (r->gemv_B_s[t] * 0.5 * (b0 + b1) / r->probe_B_s);
+            double b1 = probe_take(d->pool, &d->pr[t]), c1 = probe_take(d->pool, &d->cpr[t]);
+            r->fit_tm[k] = bytes / (r->gemv_B_s[t] * 0.5 * (b0 + b1) / r->probe_B_s[t]);
             /* the model's own compute term (ic_step_matmul_compute_s) */
             r->fit_tc[k] = ic_step_matmul_compute_s(&table, ic_dev_cpu.dtypes[t], batches[b],
                                                     flops) /
-                           (0.5 * (c0 + c1) / r->probe_flop_s);
+                           (0.5 * (c0 + c1) / r->probe_flop_s[t]);
             k++;
         }
     r->n_fit = k;
     /* the reference probes again, after the whole bench: a machine whose
      * state moved since cpu_read took them (a disturbance that began or
      * ended in between) is named, not saved without a word */
-    const double bw_end = probe_median(d->pool, &d->pr, r->reps);
-    const double fl_end = probe_median(d->pool, &d->cpr, r->reps);
-    const double db = bw_end / r->probe_B_s - 1, df = fl_end / r->probe_flop_s - 1;
-    if (fabs(db) > IC_DEV_PROBE_SPREAD || fabs(df) > IC_DEV_PROBE_SPREAD)
-        warn_add(r,
-                 "The reference probes read %+.0f%% (memory) and %+.0f%% (compute) at the end "
-                 "of the bench against its start (more than %.0f%% apart): the machine's state "
-                 "moved while it ran; run the bench again when it is quiet.",
-                 100 * db, 100 * df, 100 * IC_DEV_PROBE_SPREAD);
+    for (int t = 0; t < ic_dev_cpu.n_types; t++) {
+        const double bw_end = probe_median(d->pool, &d->pr[t], r->reps);
+        const double fl_end = probe_median(d->pool, &d->cpr[t], r->reps);
+        const double db = bw_end / r->probe_B_s[t] - 1, df = fl_end / r->probe_flop_s[t] - 1;
+        if (fabs(db) > IC_DEV_PROBE_SPREAD || fabs(df) > IC_DEV_PROBE_SPREAD)
+            warn_add(r,
+                     "The %s reference probes read %+.0f%% (memory) and %+.0f%% (compute) at "
+                     "the end of the bench against its start (more than %.0f%% apart): the "
+                     "machine's state moved while it ran; run the bench again when it is "
+                     "quiet.",
+                     ic_kern_wtype_name(ic_dev_cpu.types[t]), 100 * db, 100 * df,
+                     100 * IC_DEV_PROBE_SPREAD);
+    }
     return IC_OK;
 }
 
@@ -842,10 +877,13 @@ static void cpu_bench_report(const struct ic_dev *d, const struct ic_bench_opts 
             r->read_1t_s.lo / 1e9, r->read_1t_s.hi / 1e9);
     fprintf(out, "  in the LLC  %7.2f GB/s (%.0f MiB)\n", r->cache_read_B_s / 1e9,
             r->llc_B / 4 / 1048576);
-    fprintf(out, "  validate's probe %.2f GB/s (the kernel's fp32 matmul at batch 1, %.0f MiB)\n",
-            r->probe_B_s / 1e9, (double)ic_kern_matrix_bytes(d->pr.w) / 1048576);
-    fprintf(out, "  validate's compute probe %.1f GFLOP/s (the same at batch 64, %.0f MiB)\n",
-            r->probe_flop_s / 1e9, (double)ic_kern_matrix_bytes(d->cpr.w) / 1048576);
+    fprintf(out, "validate's probes (the kernel's matmul in each weight type: memory at batch "
+                 "1 over %.0f MiB, compute at batch 64 over %.0f MiB):\n",
+            (double)ic_kern_matrix_bytes(d->pr[0].w) / 1048576,
+            (double)ic_kern_matrix_bytes(d->cpr[0].w) / 1048576);
+    for (int t = 0; t < nt; t++)
+        fprintf(out, "  %-5s %7.2f GB/s  %7.1f GFLOP/s\n", ic_dtype_traits(dts[t])->name,
+                r->probe_B_s[t] / 1e9, r->probe_flop_s[t] / 1e9);
     fprintf(out, "STREAM copy %.2f GB/s, triad %.2f GB/s (as STREAM counts; reference only)\n",
             r->copy_B_s / 1e9, r->triad_B_s / 1e9);
     fprintf(out, "working-set ladder (GB/s):");
@@ -856,14 +894,17 @@ static void cpu_bench_report(const struct ic_dev *d, const struct ic_bench_opts 
     fprintf(out, "\nFMA peak fp32 %.1f GFLOP/s; fork/join %.2f us [%.2f, %.2f]\n",
             r->peak_flop_s / 1e9, r->fork_join_s * 1e6, r->fork_join_stats.lo * 1e6,
             r->fork_join_stats.hi * 1e6);
-    fprintf(out, "matmul (reference kernel):   DRAM GB/s  (of read)   LLC GB/s   GEMM GFLOP/s\n");
+    fprintf(out, "matmul (reference kernel):   DRAM GB/s  (of read) (256M/probe)  LLC GB/s   "
+                 "GEMM GFLOP/s\n");
     for (int t = 0; t < nt; t++)
-        fprintf(out, "  %-5s                    %9.2f  (%5.1f%%)   %9.2f   %9.1f\n",
+        fprintf(out, "  %-5s                    %9.2f  (%5.1f%%)  (%5.3f)    %9.2f   %9.1f\n",
                 ic_dtype_traits(dts[t])->name, r->gemv_B_s[t] / 1e9, 100 * r->gemv_of_read[t],
-                r->gemv_cache_B_s[t] / 1e9, r->gemm_b[t][IC_DEV_BATCHES - 1] / 1e9);
-    fprintf(out, "  (of read: over a read of the %.0f MiB buffer just before each matmul, median;\n"
-                 "  DRAM rates stated at the reference probe; the probe beside each matmul read",
-            r->dram_B / 1048576);
+                r->gemv_big_of_probe[t], r->gemv_cache_B_s[t] / 1e9,
+                r->gemm_b[t][IC_DEV_BATCHES - 1] / 1e9);
+    fprintf(out, "  (DRAM: the type's memory probe; of read: a %.0f MiB matrix over a read of "
+                 "the %.0f MiB buffer just before it, median;\n  256M/probe: the same matrix "
+                 "over the type's probe beside it, which read",
+            r->mat_B[0] / 1048576, r->dram_B / 1048576);
     for (int t = 0; t < nt; t++)
         fprintf(out, " %s %.2f", ic_dtype_traits(dts[t])->name, r->gemv_level_B_s[t] / 1e9);
     fprintf(out, " GB/s)\n");
@@ -941,14 +982,19 @@ static int cpu_validate_open(const struct ic_validate_opts *o, const struct ic_h
     if ((uint64_t)*threads != hm->threads && prog)
         fprintf(prog, "validate: warning: %s was benched with %llu threads, timing with %d\n",
                 o->hw_path, (unsigned long long)hm->threads, *threads);
+    if (hm->probe_gemm_flop_s > 0 && hm->probe_B_s > 0 &&
+        ic_dev_probe_type(&ic_dev_cpu, hm, IC_KW_BF16) == 0 && prog)
+        fprintf(prog, "validate: warning: %s has no probes per weight type (benched by an "
+                      "older infcalc): bf16 and int8 rates are rescaled by the fp32 probes; "
+                      "run 'infcalc bench' again\n",
+                o->hw_path);
     if (!(hm->probe_gemm_flop_s > 0 && hm->probe_B_s > 0) && prog)
         fprintf(prog, "validate: warning: %s has no probe_gemm (benched by an older infcalc): "
                       "DRAM rates are rescaled against its gemv_dram.fp32 and compute rates "
                       "are taken as benched; run 'infcalc bench' again\n",
                 o->hw_path);
     /* the probes (struct probe), as bench took them */
-    if ((rc = probe_init(&d->pr, dram_min_B(hm->llc_B), 1, err)) ||
-        (rc = probe_init(&d->cpr, hm->llc_B / 4, 64, err)))
+    if ((rc = probes_init(d, hm->llc_B, err)))
         goto fail;
     *out = d;
     return IC_OK;
@@ -1039,10 +1085,13 @@ static int cpu_time_point(struct ic_dev *d, void *kv, const struct ic_vmodel *m,
     const bool between = (double)ic_kern_weight_bytes(k) +
                              ic_dev_kv_cache_B(&m->shape, p->batch, p->context) >
                          hw->measured.llc_B;
-    double bw0 = between ? 0 : probe_take(pool, &d->pr);
-    double c0 = between ? 0 : probe_take(pool, &d->cpr);
+    /* the probes of the point's own weight type where the entry has them */
+    const int pt = ic_dev_probe_type(&ic_dev_cpu, &hw->measured, m->wtypes[p->wt]);
+    const struct probe *mp = &d->pr[pt], *cp = &d->cpr[pt];
+    double bw0 = between ? 0 : probe_take(pool, mp);
+    double c0 = between ? 0 : probe_take(pool, cp);
     p->t[r] = time_steps(pool, k, p->batch, tok, pos, quick ? 0.05 : 0.25, quick ? 2 : 3,
-                         between ? &d->pr : NULL, between ? &d->cpr : NULL, p->steps[r],
+                         between ? mp : NULL, between ? cp : NULL, p->steps[r],
                          &p->nsteps[r], &p->tlo, &p->thi, &p->regions);
     if (between) {
         double bv[IC_DEV_VSTEPS], cv[IC_DEV_VSTEPS];
@@ -1053,8 +1102,8 @@ static int cpu_time_point(struct ic_dev *d, void *kv, const struct ic_vmodel *m,
         p->probe[r] = ic_mb_summary(bv, p->nsteps[r]).median;
         p->cprobe[r] = ic_mb_summary(cv, p->nsteps[r]).median;
     } else {
-        p->probe[r] = 0.5 * (bw0 + probe_take(pool, &d->pr));
-        p->cprobe[r] = 0.5 * (c0 + probe_take(pool, &d->cpr));
+        p->probe[r] = 0.5 * (bw0 + probe_take(pool, mp));
+        p->cprobe[r] = 0.5 * (c0 + probe_take(pool, cp));
     }
     if (prog)
         fprintf(prog, "validate [round %d/%d] %s %-4s batch %3u context %5u: "

@@ -217,8 +217,8 @@ static int make_entry(const struct ic_dev_ops *ops, const struct ic_dev *d,
     m->read_B_s = r->read_B_s;
     m->read_1t_B_s = r->read_1t_B_s;
     m->cache_read_B_s = r->cache_read_B_s;
-    m->probe_B_s = r->probe_B_s;
-    m->probe_gemm_flop_s = r->probe_flop_s;
+    m->probe_B_s = r->probe_B_s[0]; /* types[0]: fp32 on the CPU; 0 on a GPU */
+    m->probe_gemm_flop_s = r->probe_flop_s[0];
     m->fork_join_s = r->fork_join_s;
     m->matmul_start_s = r->matmul_start_s;
     m->layer_work_s = r->layer_work_s;
@@ -229,6 +229,10 @@ static int make_entry(const struct ic_dev_ops *ops, const struct ic_dev *d,
         m->transition_p_type[dt] = r->p_type[t];
         m->gemv_B_s[dt] = r->gemv_B_s[t];
         m->gemv_cache_B_s[dt] = r->gemv_cache_B_s[t];
+        if (r->probe_B_s[t] > 0 && r->probe_flop_s[t] > 0) {
+            m->probe_type_B_s[dt] = r->probe_B_s[t];
+            m->probe_gemm_type[dt] = r->probe_flop_s[t];
+        }
     }
     m->attn_flop_s[IC_DT_BF16] = r->attn_flop_s[0];
     m->attn_flop_s[IC_DT_INT8] = r->attn_flop_s[1];
@@ -626,14 +630,39 @@ static int write_charts(const struct ic_validate_opts *o, const struct ic_dev_op
     return IC_OK;
 }
 
-/* The expected time's rates at the probes bw (bytes/s) and flop (FLOP/s):
- * each probe over the same probe at bench time (bw over bw_ref); a probe of
- * 0 (the GPU takes none), or an entry without probe_gemm: as benched. */
-static void at_probes(struct ic_decode_cfg *c, const struct ic_hw_measured *hm, double bw_ref,
-                      double bw, double flop)
+/* What validate's probes are divided by: the same probes at bench time. */
+struct probe_ref {
+    double bw, flop; /* bytes/s; FLOP/s (0: none, compute rates as benched) */
+};
+
+/* The reference for a point of weight type wt, whose probes the device
+ * took in type ic_dev_probe_type(): that type's own where the entry holds
+ * them; else the fp32 probes under probe_bandwidth and probe_gemm. An
+ * entry without probe_gemm holds a plain read probe under
+ * probe_bandwidth, which the matmul probe must not be divided by (their
+ * ratio moved 0.7-1.05 between runs): against its fp32 batch-1 DRAM
+ * matmul instead, the same operation (the device warns). */
+static struct probe_ref probe_ref_of(const struct ic_dev_ops *ops, const struct ic_hw_measured *hm,
+                                     enum ic_kern_wtype wt)
 {
-    c->bw_scale = bw > 0 ? bw / bw_ref : 1.0;
-    c->compute_scale = flop > 0 && hm->probe_gemm_flop_s > 0 ? flop / hm->probe_gemm_flop_s : 1.0;
+    const int pt = ic_dev_probe_type(ops, hm, wt);
+    if (pt > 0)
+        return (struct probe_ref){hm->probe_type_B_s[ops->dtypes[pt]],
+                                  hm->probe_gemm_type[ops->dtypes[pt]]};
+    const bool new_probes = hm->probe_gemm_flop_s > 0 && hm->probe_B_s > 0;
+    return (struct probe_ref){new_probes                     ? hm->probe_B_s
+                              : hm->gemv_B_s[IC_DT_FP32] > 0 ? hm->gemv_B_s[IC_DT_FP32]
+                                                             : hm->read_B_s,
+                              hm->probe_gemm_flop_s};
+}
+
+/* The expected time's rates at the probes bw (bytes/s) and flop (FLOP/s):
+ * each probe over the same probe at bench time (ref); a probe of 0 (the
+ * GPU takes none), or no reference compute probe: as benched. */
+static void at_probes(struct ic_decode_cfg *c, struct probe_ref ref, double bw, double flop)
+{
+    c->bw_scale = bw > 0 ? bw / ref.bw : 1.0;
+    c->compute_scale = flop > 0 && ref.flop > 0 ? flop / ref.flop : 1.0;
 }
 
 int ic_selfcheck_validate(const struct ic_validate_opts *o, FILE *out, FILE *prog,
@@ -697,17 +726,7 @@ int ic_selfcheck_validate(const struct ic_validate_opts *o, FILE *out, FILE *pro
     int threads = 1;
     if ((rc = ops->validate_open(o, hw, prog, &dev, &threads, err)))
         goto out;
-    /* What the memory probe is divided by. An entry with probe_gemm holds
-     * the matmul probe of this version under probe_bandwidth; an older one
-     * holds a plain read probe there, which the matmul probe must not be
-     * divided by (their ratio moved 0.7-1.05 between runs): against its
-     * fp32 batch-1 DRAM matmul instead, the same operation (the device
-     * warns). */
     const struct ic_hw_measured *hm = &hw->measured;
-    const bool new_probes = hm->probe_gemm_flop_s > 0 && hm->probe_B_s > 0;
-    const double bw_ref = new_probes              ? hm->probe_B_s
-                          : hm->gemv_B_s[IC_DT_FP32] > 0 ? hm->gemv_B_s[IC_DT_FP32]
-                                                          : hm->read_B_s;
 
     /* the points: every model x type x batch x context within the KV cap */
     size_t n = 0, cap_pts = 0;
@@ -822,20 +841,27 @@ int ic_selfcheck_validate(const struct ic_validate_opts *o, FILE *out, FILE *pro
      * read 65 GFLOP/s against ~150 around it, its prediction rose 34% above
      * its timing, and the predicted line fell from there to context 16384,
      * docs/validation.md.) */
-    double run_bw = 0, run_flop = 0;
+    /* the run's medians per probe type (a point's probes are its weight
+     * type's where the entry has them, ic_dev_probe_type) */
+    double run_bw[IC_DEV_TYPES] = {0}, run_flop[IC_DEV_TYPES] = {0};
     {
         double *bv = malloc(sizeof *bv * (n * IC_DEV_ROUNDS + 1));
         double *fv = malloc(sizeof *fv * (n * IC_DEV_ROUNDS + 1));
-        size_t nb = 0;
-        for (size_t i = 0; bv && fv && i < n; i++)
-            for (int r = 0; r < pts[i].rounds; r++)
-                if (pts[i].probe[r] > 0 && pts[i].cprobe[r] > 0) {
-                    bv[nb] = pts[i].probe[r];
-                    fv[nb++] = pts[i].cprobe[r];
-                }
-        if (nb) {
-            run_bw = ic_mb_summary(bv, (int)nb).median;
-            run_flop = ic_mb_summary(fv, (int)nb).median;
+        for (int pt = 0; bv && fv && pt < ops->n_types; pt++) {
+            size_t nb = 0;
+            for (size_t i = 0; i < n; i++) {
+                if (ic_dev_probe_type(ops, hm, models[pts[i].model].wtypes[pts[i].wt]) != pt)
+                    continue;
+                for (int r = 0; r < pts[i].rounds; r++)
+                    if (pts[i].probe[r] > 0 && pts[i].cprobe[r] > 0) {
+                        bv[nb] = pts[i].probe[r];
+                        fv[nb++] = pts[i].cprobe[r];
+                    }
+            }
+            if (nb) {
+                run_bw[pt] = ic_mb_summary(bv, (int)nb).median;
+                run_flop[pt] = ic_mb_summary(fv, (int)nb).median;
+            }
         }
         free(bv);
         free(fv);
@@ -861,7 +887,10 @@ int ic_selfcheck_validate(const struct ic_validate_opts *o, FILE *out, FILE *pro
         c.kv = IC_DT_BF16;
         c.compute = ops->compute;
         c.estimate = IC_EST_EXPECTED;
-        at_probes(&c, &hw->measured, bw_ref, ops->rescale ? p->probe_bw : 0, p->probe_flop);
+        const enum ic_kern_wtype pwt = vm->wtypes[p->wt];
+        const struct probe_ref ref = probe_ref_of(ops, hm, pwt);
+        const int pt = ic_dev_probe_type(ops, hm, pwt);
+        at_probes(&c, ref, ops->rescale ? p->probe_bw : 0, p->probe_flop);
         c.regions = p->regions; /* counted, not timed: structure, not calibration */
         if ((rc = ic_decode(&st, hw, &c, &p->pred, err)))
             goto out;
@@ -875,7 +904,7 @@ int ic_selfcheck_validate(const struct ic_validate_opts *o, FILE *out, FILE *pro
         for (int r = 0; r < p->rounds; r++)
             for (int s = 0; s < p->nsteps[r]; s++) {
                 struct ic_point q;
-                at_probes(&c, &hw->measured, bw_ref, p->steps[r][s].bw, p->steps[r][s].c);
+                at_probes(&c, ref, p->steps[r][s].bw, p->steps[r][s].c);
                 if ((rc = ic_decode(&st, hw, &c, &q, err)))
                     goto out;
                 ratio[nr++] = q.step_s / p->steps[r][s].t;
@@ -885,7 +914,7 @@ int ic_selfcheck_validate(const struct ic_validate_opts *o, FILE *out, FILE *pro
             p->predicted = p->measured * (1 + p->err);
         }
         struct ic_point q;
-        at_probes(&c, &hw->measured, bw_ref, ops->rescale ? run_bw : 0, run_flop);
+        at_probes(&c, ref, ops->rescale ? run_bw[pt] : 0, run_flop[pt]);
         if ((rc = ic_decode(&st, hw, &c, &q, err)))
             goto out;
         p->pred_run = q.step_s;
