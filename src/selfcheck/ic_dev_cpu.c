@@ -599,8 +599,8 @@ static double median_ci(double *v, int n, double *lo, double *hi)
  * the same shapes that its step calls (per layer q/k/v fused, the output,
  * gate and up fused, down; then the LM head). Each repetition times, back
  * to back so that they share one moment's bandwidth: one fp32 matmul at
- * batch 1 over the fp32 memory probe's matrix ("big", the gemv figure's
- * own), then
+ * batch 1 over a matrix of the fp32 memory probe's shape ("big", the gemv
+ * figure's own), then
  * at batch 1 and at batch 8 the chain of ic_kern_matmul calls and the
  * kernel's step (position 16: attention over 16 tokens, a few us):
  *   layer_work   = ((step8 - chain8) - (step1 - chain1)) / (7 x layers),
@@ -642,8 +642,13 @@ static int cpu_overhead(struct ic_dev *d, struct ic_bench_res *r, struct ic_err 
     if (!rc)
         rc = ic_kern_create(&s, IC_KW_FP32, IC_KKV_BF16, 31, d->pool, &k, err);
     const size_t wide = 2 * (size_t)s.hidden_dim > qkv ? 2 * (size_t)s.hidden_dim : qkv;
-    const struct ic_kern_matrix *big = d->pr[0].w; /* the fp32 memory probe's matrix */
-    const double big_B = (double)ic_kern_matrix_bytes(big), share = bytes / big_B;
+    /* big: an fp32 matrix of the memory probe's shape, not the probe's
+     * own (read right after the probe, its last LLC-full would come from
+     * the cache) */
+    struct ic_kern_matrix *big = NULL;
+    if (!rc)
+        rc = ic_kern_matrix_create(IC_KW_FP32, d->pr[0].rows, d->pr[0].cols, 4343, &big, err);
+    const double big_B = big ? (double)ic_kern_matrix_bytes(big) : 1, share = bytes / big_B;
     if (!rc) {
         x = calloc(WIDE_B * (wide > s.vocab ? wide : s.vocab), sizeof *x); /* [8][max cols] */
         y = calloc(WIDE_B * (wide > s.vocab ? wide : s.vocab), sizeof *y); /* [8][max rows] */
@@ -718,6 +723,7 @@ static int cpu_overhead(struct ic_dev *d, struct ic_bench_res *r, struct ic_err 
         r->o_layers = L;
     }
     ic_kern_free(k);
+    ic_kern_matrix_free(big);
     for (int c = 0; c < CALLS; c++)
         ic_kern_matrix_free(mm[c]);
     free(x);
