@@ -24,6 +24,8 @@ static const struct broken broken[] = {
     {"hw-no-unit.yaml", false, 6, 14, "'bandwidth': '1e12' has no unit", NULL},
     {"hw-measured-p-type.yaml", false, 46, 11,
      "a transition exponent must be between 1 (times add) and 64 (max)", NULL},
+    {"hw-gemv-no-source.yaml", false, 46, 20, "'gemv_efficiency' and 'gemv_source' go together",
+     "name the GEMV benchmark's document"},
     {"hw-measured-probe-half.yaml", false, 46, 11,
      "a weight type in one of probe_bandwidth_by_type and probe_gemm_by_type must be in both",
      NULL},

@@ -269,6 +269,7 @@ START_TEST(test_achieved_round_trips)
     ck_assert(a->present);
     close_to(a->hbm_read_B_s, 3.0e12, "hbm_read");
     close_to(a->gemv_eff, 0.9, "gemv_efficiency");
+    ck_assert_str_eq(a->gemv_source, "test fixture: a round figure");
     close_to(a->gemm_flop_s[IC_DT_BF16], 700e12, "gemm bf16");
     close_to(a->gemm_flop_s[IC_DT_FP8], 1300e12, "gemm fp8");
     ck_assert(a->gemm_flop_s[IC_DT_FP16] == 0);

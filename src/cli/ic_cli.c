@@ -737,9 +737,15 @@ static void show_hw(FILE *out, const struct ic_hw *h)
         gb(b, sizeof b, ach->hbm_read_B_s);
         fprintf(out, "  HBM read    %s/s (%.0f%% of spec)", b,
                 100 * ach->hbm_read_B_s / h->hbm_bandwidth_B_s);
-        if (ach->gemv_eff > 0)
-            fprintf(out, ", decode-shaped GEMV at %.0f%% of it", 100 * ach->gemv_eff);
         fprintf(out, "\n    source: %s\n", ach->mem_source);
+        if (ach->gemv_eff > 0) {
+            gb(b, sizeof b, ach->hbm_read_B_s * ach->gemv_eff);
+            fprintf(out, "  GEMV        %s/s at batch 1 (%.0f%% of the HBM read, %.0f%% of "
+                         "spec)\n    source: %s\n",
+                    b, 100 * ach->gemv_eff,
+                    100 * ach->hbm_read_B_s * ach->gemv_eff / h->hbm_bandwidth_B_s,
+                    ach->gemv_source);
+        }
         for (int t = 0; t < IC_DT_COUNT; t++)
             if (ach->gemm_flop_s[t] > 0)
                 fprintf(out, "  GEMM %-5s  %.4g T%s/s (%.0f%% of spec)\n",

@@ -303,6 +303,7 @@ static const struct ic_schema achieved_gemm_schema = {"achieved gemm section",
 static const struct ic_field achieved_fields[] = {
     QTY("hbm_read", IC_HWF_A_HBM_READ, achieved.hbm_read_B_s, IC_QTY_BANDWIDTH, true),
     NUM("gemv_efficiency", IC_HWF_A_GEMV_EFF, achieved.gemv_eff, false),
+    STR("gemv_source", IC_HWF_A_GEMV_SOURCE, achieved.gemv_source, false),
     STR("memory_source", IC_HWF_A_MEM_SOURCE, achieved.mem_source, true),
     MAP("gemm", IC_HWF_A_GEMM, &achieved_gemm_schema, true),
     STR("gemm_source", IC_HWF_A_GEMM_SOURCE, achieved.gemm_source, true),
@@ -557,6 +558,14 @@ static int check_values(struct ic_hw *hw, const char *path, struct ic_err *err)
                                     "'gemv_efficiency' must be above 0 and at most 1",
                                     "it is the decode-shaped GEMV's bandwidth over hbm_read, "
                                     "e.g. 0.85");
+        if (!hw->locs[IC_HWF_A_GEMV_EFF].line != !hw->locs[IC_HWF_A_GEMV_SOURCE].line ||
+            (hw->locs[IC_HWF_A_GEMV_SOURCE].line && strlen(a->gemv_source) < 4))
+            return field_error_hint(hw, path,
+                                    hw->locs[IC_HWF_A_GEMV_EFF].line ? IC_HWF_A_GEMV_EFF
+                                                                     : IC_HWF_A_GEMV_SOURCE,
+                                    err, "'gemv_efficiency' and 'gemv_source' go together",
+                                    "name the GEMV benchmark's document, table, date and "
+                                    "shapes in gemv_source");
         int given = 0;
         for (int dt = 0; dt < IC_DT_COUNT; dt++) {
             if (!hw->locs[IC_HWF_A_GEMM_FIRST + dt].line)

@@ -69,6 +69,7 @@ enum ic_hw_field {
     IC_HWF_M_PROBE_T = IC_HWF_M_TP_FIRST + IC_DT_COUNT, IC_HWF_M_PROBE_T_FIRST,
     IC_HWF_M_PROBE_GEMM_T = IC_HWF_M_PROBE_T_FIRST + IC_DT_COUNT, IC_HWF_M_PROBE_GEMM_T_FIRST,
     IC_HWF_ACHIEVED = IC_HWF_M_PROBE_GEMM_T_FIRST + IC_DT_COUNT, IC_HWF_A_HBM_READ, IC_HWF_A_GEMV_EFF,
+    IC_HWF_A_GEMV_SOURCE,
     IC_HWF_A_MEM_SOURCE, IC_HWF_A_GEMM, IC_HWF_A_GEMM_FIRST,
     IC_HWF_A_GEMM_SOURCE = IC_HWF_A_GEMM_FIRST + IC_DT_COUNT, IC_HWF_A_AR_LATENCY,
     IC_HWF_A_AR_BUSBW, IC_HWF_A_AR_CHIPS, IC_HWF_A_COMM_SOURCE, IC_HWF_A_LAUNCH,
@@ -151,6 +152,7 @@ struct ic_hw_achieved {
     double step_launches;        /* launches per step beside them (a CUDA graph's
                                     own launch, a TPU's one program), each at launch */
     char mem_source[IC_HW_SOURCE_LEN];
+    char gemv_source[IC_HW_SOURCE_LEN]; /* gemv_efficiency's (required with it) */
     char gemm_source[IC_HW_SOURCE_LEN];
     char comm_source[IC_HW_SOURCE_LEN];
     char launch_source[IC_HW_SOURCE_LEN];
