@@ -340,6 +340,15 @@ START_TEST(test_expected_from_measured)
     ck_assert_int_eq(ic_decode(&st, h, &c8, &p8, &e), 0);
     ck_assert_double_eq_tol(p8.fixed_s, 516e-6 + 2.56e-3, 1e-12);
     h->measured.layer_work_s = 0;
+    /* a time per attention score (bf16 KV) beside the FLOP rate: the
+     * step's scores are its FLOPs over 4 x head_dim = 524,288 / 512 = 1024
+     * (32 query heads x 32 layers x 1 cached token); at 10 ns each the
+     * attention is 6.5536 + 10.24 = 16.7936 us */
+    ck_assert_double_eq_tol(p.attn_s, 6.5536e-6, 1e-12);
+    h->measured.attn_score_s[IC_DT_BF16] = 10e-9;
+    ck_assert_int_eq(ic_decode(&st, h, &c, &p, &e), 0);
+    ck_assert_double_eq_tol(p.attn_s, 16.7936e-6, 1e-12);
+    h->measured.attn_score_s[IC_DT_BF16] = 0;
     /* a probe at half the benched bandwidth doubles the memory time */
     c.bw_scale = 0.5;
     ck_assert_int_eq(ic_decode(&st, h, &c, &p, &e), 0);

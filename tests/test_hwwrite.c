@@ -93,6 +93,7 @@ static void fill_all(struct ic_hw *h)
         const enum ic_dtype t = types[i];
         m->transition_p_type[t] = 3.1 + i;
         m->gemv_B_s[t] = 4.1e10 + 1e9 * i;
+        m->attn_score_s[t] = 3e-9 * (i + 1);
         if (i > 0) { /* bf16 and int8 probes; fp32's are the scalars above */
             m->probe_type_B_s[t] = 3.9e10 + 1e9 * i;
             m->probe_gemm_type[t] = 1.5e11 + 1e11 * i;
@@ -157,6 +158,8 @@ START_TEST(test_every_field_round_trips)
     close_to(m->cache_read_B_s, 3.05e11, "cache_read_bandwidth");
     close_to(m->probe_B_s, 4.07e10, "probe_bandwidth");
     close_to(m->probe_gemm_flop_s, 1.93e11, "probe_gemm");
+    close_to(m->attn_score_s[IC_DT_FP32], 3e-9, "attention_per_score.fp32");
+    close_to(m->attn_score_s[IC_DT_INT8], 9e-9, "attention_per_score.int8");
     close_to(m->probe_type_B_s[IC_DT_BF16], 4.0e10, "probe_bandwidth_by_type.bf16");
     close_to(m->probe_type_B_s[IC_DT_INT8], 4.1e10, "probe_bandwidth_by_type.int8");
     close_to(m->probe_gemm_type[IC_DT_BF16], 2.5e11, "probe_gemm_by_type.bf16");

@@ -217,6 +217,17 @@ static const struct ic_field attn_fields[] = {
     DTQ("int4", IC_HWF_M_ATTN_FIRST, attn_flop_s, IC_DT_INT4, IC_QTY_RATE),
     DTQ("fp4", IC_HWF_M_ATTN_FIRST, attn_flop_s, IC_DT_FP4, IC_QTY_RATE),
 };
+static const struct ic_field ascore_fields[] = {
+    DTQ("fp32", IC_HWF_M_ASCORE_FIRST, attn_score_s, IC_DT_FP32, IC_QTY_TIME),
+    DTQ("bf16", IC_HWF_M_ASCORE_FIRST, attn_score_s, IC_DT_BF16, IC_QTY_TIME),
+    DTQ("fp16", IC_HWF_M_ASCORE_FIRST, attn_score_s, IC_DT_FP16, IC_QTY_TIME),
+    DTQ("fp8", IC_HWF_M_ASCORE_FIRST, attn_score_s, IC_DT_FP8, IC_QTY_TIME),
+    DTQ("int8", IC_HWF_M_ASCORE_FIRST, attn_score_s, IC_DT_INT8, IC_QTY_TIME),
+    DTQ("int4", IC_HWF_M_ASCORE_FIRST, attn_score_s, IC_DT_INT4, IC_QTY_TIME),
+    DTQ("fp4", IC_HWF_M_ASCORE_FIRST, attn_score_s, IC_DT_FP4, IC_QTY_TIME),
+};
+static const struct ic_schema ascore_schema = {"measured attention_per_score section",
+                                               ascore_fields, N(ascore_fields), false};
 static const struct ic_schema attn_schema = {"measured attention section", attn_fields,
                                              N(attn_fields), false};
 #define TPN(k, t) NUM(k, IC_HWF_M_TP_FIRST + t, measured.transition_p_type[t], false)
@@ -283,6 +294,7 @@ static const struct ic_field measured_fields[] = {
     MAP("gemm", IC_HWF_M_GEMM, &gemm_schema, true),
     MAP("gemm_by_batch", IC_HWF_M_GEMM_LIST, &gemm_list_schema, false),
     MAP("attention", IC_HWF_M_ATTN, &attn_schema, false),
+    MAP("attention_per_score", IC_HWF_M_ASCORE, &ascore_schema, false),
     STR("source", IC_HWF_M_SOURCE, measured.source, true),
 };
 static const struct ic_schema measured_schema = {"measured section", measured_fields,
@@ -517,6 +529,10 @@ static int check_values(struct ic_hw *hw, const char *path, struct ic_err *err)
                                    "a weight type in one of probe_bandwidth_by_type and "
                                    "probe_gemm_by_type must be in both");
         }
+        for (int dt = 0; dt < IC_DT_COUNT; dt++)
+            if (ms->attn_score_s[dt] > 1e-3)
+                return field_error(hw, path, IC_HWF_M_ASCORE_FIRST + dt, err,
+                                   "a time per attention score must be at most 1 ms");
         if (ms->matmul_start_s > 1 || ms->layer_work_s > 1)
             return field_error(hw, path,
                                ms->matmul_start_s > 1 ? IC_HWF_M_MATMUL_START

@@ -68,7 +68,8 @@ enum ic_hw_field {
     IC_HWF_M_TP = IC_HWF_M_ATTN_FIRST + IC_DT_COUNT, IC_HWF_M_TP_FIRST,
     IC_HWF_M_PROBE_T = IC_HWF_M_TP_FIRST + IC_DT_COUNT, IC_HWF_M_PROBE_T_FIRST,
     IC_HWF_M_PROBE_GEMM_T = IC_HWF_M_PROBE_T_FIRST + IC_DT_COUNT, IC_HWF_M_PROBE_GEMM_T_FIRST,
-    IC_HWF_ACHIEVED = IC_HWF_M_PROBE_GEMM_T_FIRST + IC_DT_COUNT, IC_HWF_A_HBM_READ, IC_HWF_A_GEMV_EFF,
+    IC_HWF_M_ASCORE = IC_HWF_M_PROBE_GEMM_T_FIRST + IC_DT_COUNT, IC_HWF_M_ASCORE_FIRST,
+    IC_HWF_ACHIEVED = IC_HWF_M_ASCORE_FIRST + IC_DT_COUNT, IC_HWF_A_HBM_READ, IC_HWF_A_GEMV_EFF,
     IC_HWF_A_GEMV_SOURCE,
     IC_HWF_A_MEM_SOURCE, IC_HWF_A_GEMM, IC_HWF_A_GEMM_FIRST,
     IC_HWF_A_GEMM_SOURCE = IC_HWF_A_GEMM_FIRST + IC_DT_COUNT, IC_HWF_A_AR_LATENCY,
@@ -129,6 +130,11 @@ struct ic_hw_measured {
      * far larger than the LLC, 4 query heads per KV head); 0 = not measured,
      * then the matmul rate at that group size stands in */
     double attn_flop_s[IC_DT_COUNT];
+    /* decode attention's time per score (one query head against one cached
+     * token: the softmax's max, exp and sum) per KV-cache type, beside
+     * attn_flop_s: bench fits both to two head sizes (0: none; attn_flop_s
+     * then carries it) */
+    double attn_score_s[IC_DT_COUNT];
     char source[IC_HW_TEXT_LEN];
 };
 

@@ -313,6 +313,12 @@ int ic_step_load(const struct ic_model_stats *m, const struct ic_step *s, struct
             fl = ic_model_attn_flop_span(m, k->context, k->tokens, absorbed);
         }
         out->attn_flops[k->phase] += share * fl;
+        /* the scores: the FLOPs over one (query head, context token) pair's */
+        const double per_score = (double)(absorbed ? m->attn_flop_per_ctx_token_layer
+                                                   : m->prefill_attn_flop_per_ctx_token_layer) /
+                                 (double)(m->n_heads ? m->n_heads : 1);
+        if (per_score > 0)
+            out->attn_scores[k->phase] += share * fl / per_score;
         flops_attn += cnt * fl;
         /* linear: every active parameter per new token, the head per logit */
         out->lin_flops[k->phase] +=
@@ -487,8 +493,12 @@ int ic_step_time(const struct ic_load *l, const struct ic_hw *hw, const struct i
         const double arate = ms->attn_flop_s[kt] > 0
                                  ? ms->attn_flop_s[kt]
                                  : ic_step_gemm_rate(ms, kt, l->attn_group < 1 ? 1 : l->attn_group);
-        t->attn_s = (l->attn_flops[IC_PHASE_DECODE] + l->attn_flops[IC_PHASE_PREFILL]) /
-                   (arate * cs);
+        /* and each score's own work (the softmax's max, exp and sum, which
+         * no FLOP counts) where bench measured it */
+        t->attn_s = ((l->attn_flops[IC_PHASE_DECODE] + l->attn_flops[IC_PHASE_PREFILL]) / arate +
+                     (l->attn_scores[IC_PHASE_DECODE] + l->attn_scores[IC_PHASE_PREFILL]) *
+                         ms->attn_score_s[kt]) /
+                    cs;
         /* the weight type's own exponent where bench fitted one */
         const double pl = ms->transition_p_type[wt] >= 1 ? ms->transition_p_type[wt]
                                                          : ms->transition_p;

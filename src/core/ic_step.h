@@ -152,6 +152,8 @@ struct ic_load {
     double kv_read_bytes, kv_write_bytes;  /* the cache */
     double scores_bytes;                   /* unfused attention's score passes */
     double attn_flops[IC_PHASE_COUNT];     /* QK^T and AV */
+    double attn_scores[IC_PHASE_COUNT];    /* (query head, cached token) pairs they score,
+                                              over the layers: the softmax's work */
     /* collectives: each one's payload per chip and how many per step */
     double allreduce_bytes;
     uint64_t allreduces;                   /* within the N chips */

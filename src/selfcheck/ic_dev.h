@@ -84,7 +84,9 @@ struct ic_bench_res {
     double gemv_big_of_probe[IC_DEV_TYPES]; /* a 256 MiB matmul over its type's probe */
     double mat_B[IC_DEV_TYPES];          /* the DRAM matrices' bytes */
     double gemm_b[IC_DEV_TYPES][IC_DEV_BATCHES]; /* FLOP/s at batch 1, 2, 4 ... 256 */
-    double attn_flop_s[2];         /* attention over a bf16 / int8 KV cache */
+    double attn_flop_s[2];         /* attention over a bf16 / int8 KV cache: FLOP/s */
+    double attn_score_s[2];        /* ... and seconds per score beside it (0: unresolved) */
+    double attn_u128_s[2], attn_u64_s[2]; /* the timings: seconds per score, head 128 / 64 */
     /* the step overhead (IC_BS_OVERHEAD): per matmul call from DRAM and per
      * layer and sequence, medians (0 where negative: reported raw below);
      * the shape's chain of matmuls and its step, medians, at the reference

@@ -530,48 +530,79 @@ static int cpu_gemm(struct ic_dev *d, struct ic_bench_res *r, struct ic_err *err
     return rc;
 }
 
-static int cpu_attention(struct ic_dev *d, struct ic_bench_res *r, struct ic_err *err)
+/* One attention timing: the kernel with next to no weights (dim 64, one
+ * layer, vocab 64), B = 8 sequences over S cached tokens, 16 query heads
+ * over 4 KV heads of head_dim (the validation models' group), S doubling
+ * until the cache is DRAM-resident. Returns the median seconds per score
+ * (one query head against one cached token), at the fp32 reference compute
+ * probe's level (the kernel's attention widens the cache to fp32 and runs
+ * in fp32), and the FLOPs per score as infcalc counts them (4 x head_dim:
+ * QK^T and AV). */
+static int attention_per_score(struct ic_dev *d, const struct ic_bench_res *r,
+                               enum ic_kern_kvtype kvt, uint32_t head_dim, double *per_score_s,
+                               struct ic_err *err)
 {
-    /* The kernel with next to no weights (dim 64, one layer, vocab 64):
-     * its step is the attention of B sequences over S cached tokens, 16
-     * query heads over 4 KV heads of 128 (the validation models' group
-     * and head size). FLOPs as infcalc counts them: 4 * H * d per cached
-     * token (QK^T and AV). */
-    const uint32_t B = 8;
+    enum { B = 8, H = 16, KVH = 4 };
     uint32_t S = 64;
-    double kv_tok = 2.0 * 4 * 128 * 2; /* bf16 bytes per token, K and V */
+    const double kv_tok = 2.0 * KVH * head_dim * 2; /* bf16 bytes per token, K and V */
     while (B * (S + 1) * kv_tok < dram_min_B(r->llc_B))
         S *= 2;
-    struct ic_kern_shape as = {64, 64, 1, 16, 4, 128, 64, B, S + 1};
-    static const enum ic_kern_kvtype kvts[2] = {IC_KKV_BF16, IC_KKV_INT8};
-    uint32_t tok[8] = {0}, posv[8];
-    for (int kt = 0; kt < 2; kt++) {
-        struct ic_kern *ak = NULL;
-        int rc = ic_kern_create(&as, IC_KW_FP32, kvts[kt], 5, d->pool, &ak, err);
-        if (rc)
-            return rc;
-        for (uint32_t b = 0; b < B; b++) {
-            ic_kern_fill_cache(ak, b, S, 11 + b);
-            posv[b] = S;
-        }
-        /* 31 timings (one of 9 read 1.4x off on this machine; three
-         * benches minutes apart read bf16 18.8, 23.6 and 31.3 GFLOP/s
-         * from 15) */
-        double v[31];
-        int na = d->quick ? 3 : 31;
+    struct ic_kern_shape as = {64, 64, 1, H, KVH, head_dim, 64, B, S + 1};
+    uint32_t tok[B] = {0}, posv[B];
+    struct ic_kern *ak = NULL;
+    int rc = ic_kern_create(&as, IC_KW_FP32, kvt, 5, d->pool, &ak, err);
+    if (rc)
+        return rc;
+    for (uint32_t b = 0; b < B; b++) {
+        ic_kern_fill_cache(ak, b, S, 11 + b);
+        posv[b] = S;
+    }
+    /* 31 timings (one of 9 read 1.4x off on this machine; three benches
+     * minutes apart read bf16 18.8, 23.6 and 31.3 GFLOP/s from 15) */
+    double v[31];
+    const int na = d->quick ? 3 : 31;
+    ic_kern_step(ak, B, tok, posv, NULL);
+    for (int i = 0; i < na; i++) {
+        double c0 = probe_take(d->pool, &d->cpr[0]);
+        double t0 = ic_mb_now();
         ic_kern_step(ak, B, tok, posv, NULL);
-        for (int i = 0; i < na; i++) {
-            /* the time at the fp32 reference compute probe's level (the
-             * kernel's attention widens the cache to fp32 and runs in fp32) */
-            double c0 = probe_take(d->pool, &d->cpr[0]);
-            double t0 = ic_mb_now();
-            ic_kern_step(ak, B, tok, posv, NULL);
-            double ta = ic_mb_now() - t0;
-            double c1 = probe_take(d->pool, &d->cpr[0]);
-            v[i] = ta * 0.5 * (c0 + c1) / r->probe_flop_s[0];
+        double ta = ic_mb_now() - t0;
+        double c1 = probe_take(d->pool, &d->cpr[0]);
+        v[i] = ta * 0.5 * (c0 + c1) / r->probe_flop_s[0];
+    }
+    *per_score_s = ic_mb_summary(v, na).median / ((double)B * (S + 1) * H);
+    ic_kern_free(ak);
+    return IC_OK;
+}
+
+/* Decode attention per KV-cache type, as two figures: a rate per FLOP and
+ * a time per score (the softmax's max, exp and sum over each query head's
+ * scores, which no FLOP counts). A single FLOP rate measured at head_dim
+ * 128 put validate's head_dim-64 shapes 25-40% fast at long contexts (run
+ * 11, docs/validation.md): a score costs the same at either size, its
+ * FLOPs half. From the time per score u at head_dim 128 and 64:
+ *   u = c + 4 d / R   =>   R = 256 / (u128 - u64),   c = 2 u64 - u128;
+ * where the two do not resolve (c <= 0 or u128 <= u64: noise), c = 0 and
+ * R = 512 / u128, the single rate as before. */
+static int cpu_attention(struct ic_dev *d, struct ic_bench_res *r, struct ic_err *err)
+{
+    static const enum ic_kern_kvtype kvts[2] = {IC_KKV_BF16, IC_KKV_INT8};
+    for (int kt = 0; kt < 2; kt++) {
+        double u128, u64;
+        int rc;
+        if ((rc = attention_per_score(d, r, kvts[kt], 128, &u128, err)) ||
+            (rc = attention_per_score(d, r, kvts[kt], 64, &u64, err)))
+            return rc;
+        r->attn_u128_s[kt] = u128;
+        r->attn_u64_s[kt] = u64;
+        const double c = 2 * u64 - u128;
+        if (c > 0 && u128 > u64) {
+            r->attn_score_s[kt] = c;
+            r->attn_flop_s[kt] = 256.0 / (u128 - u64);
+        } else {
+            r->attn_score_s[kt] = 0;
+            r->attn_flop_s[kt] = 512.0 / u128;
         }
-        r->attn_flop_s[kt] = (double)B * (S + 1) * 4.0 * 16 * 128 / ic_mb_summary(v, na).median;
-        ic_kern_free(ak);
     }
     return IC_OK;
 }
@@ -847,12 +878,13 @@ static int cpu_bench_entry(const struct ic_dev *d, const struct ic_bench_opts *o
         (rc = ic_dev_text(hw->measured.source, sizeof hw->measured.source, "measured source",
                           err,
                           "infcalc bench %s: medians; gemv = the reference kernel's matmul at "
-                          "batch 1 (B/s), gemm = at batch 256 on 2048x2048 (FLOP/s), "
-                          "gemm_by_batch at batches 1-256, attention = the kernel's attention "
-                          "alone over a cache >= 4x the LLC; DRAM rates at probe_bandwidth's "
-                          "level, GEMM and attention at probe_gemm's; transition_p fitted to "
-                          "the matmul at batches 1-256 from DRAM, transition_p_by_type per type; "
-                          "matmul_start and layer_work: a step against its matmuls back to back",
+                          "batch 1 (B/s), gemm = at batch 256 on 2048x2048, gemm_by_batch at "
+                          "batches 1-256, attention (per FLOP) and attention_per_score = its "
+                          "attention alone, cache >= 4x the LLC, head sizes 128 and 64; DRAM "
+                          "rates at probe_bandwidth's level, GEMM and attention at probe_gemm's "
+                          "(bf16, int8: at their own probes); transition_p fitted to the matmul "
+                          "at batches 1-256 from DRAM; matmul_start and layer_work: a step "
+                          "against its matmuls back to back",
                           date)))
         return rc;
     hw->n_sources = 1;
@@ -921,9 +953,14 @@ static void cpu_bench_report(const struct ic_dev *d, const struct ic_bench_opts 
             fprintf(out, " %6.1f", r->gemm_b[t][i] / 1e9);
         fputc('\n', out);
     }
-    fprintf(out, "decode attention (16 q / 4 KV heads of 128, cache >= 4x LLC): bf16 KV %.1f "
-                 "GFLOP/s, int8 KV %.1f GFLOP/s\n",
-            r->attn_flop_s[0] / 1e9, r->attn_flop_s[1] / 1e9);
+    fprintf(out, "decode attention (16 q / 4 KV heads, cache >= 4x LLC), ns per score at head "
+                 "size 128 and 64, and fitted:\n");
+    static const char *const kvn[2] = {"bf16", "int8"};
+    for (int k = 0; k < 2; k++)
+        fprintf(out, "  %s KV  %.2f  %.2f  ->  %.1f GFLOP/s and %.2f ns per score%s\n", kvn[k],
+                r->attn_u128_s[k] * 1e9, r->attn_u64_s[k] * 1e9, r->attn_flop_s[k] / 1e9,
+                r->attn_score_s[k] * 1e9,
+                r->attn_score_s[k] > 0 ? "" : " (unresolved: one rate)");
     fprintf(out, "step overhead (fp32, dim %u, %u layers, batch 1): a step %.3f ms against its "
                  "matmuls back to back %.3f ms;\n  matmul start %.1f us per call, layer work "
                  "%.1f us per layer and sequence (medians %.1f [%.1f, %.1f] and %.1f [%.1f, "

@@ -236,6 +236,8 @@ static int make_entry(const struct ic_dev_ops *ops, const struct ic_dev *d,
     }
     m->attn_flop_s[IC_DT_BF16] = r->attn_flop_s[0];
     m->attn_flop_s[IC_DT_INT8] = r->attn_flop_s[1];
+    m->attn_score_s[IC_DT_BF16] = r->attn_score_s[0];
+    m->attn_score_s[IC_DT_INT8] = r->attn_score_s[1];
     return ops->bench_entry(d, o, r, hw, comment, comment_len, err);
 }
 
