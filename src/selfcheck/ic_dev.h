@@ -226,9 +226,10 @@ static inline int ic_dev_probe_type(const struct ic_dev_ops *ops, const struct i
                                     enum ic_kern_wtype wt)
 {
     const int t = ic_dev_type_index(ops, wt);
-    return t > 0 && hm->probe_type_B_s[ops->dtypes[t]] > 0 && hm->probe_gemm_type[ops->dtypes[t]] > 0
-               ? t
-               : 0;
+    if (t <= 0)
+        return 0;
+    const enum ic_dtype dt = ops->dtypes[t];
+    return hm->probe_type_B_s[dt] > 0 && hm->probe_gemm_type[dt] > 0 ? t : 0;
 }
 
 extern const struct ic_dev_ops ic_dev_cpu;

@@ -367,20 +367,27 @@ static int cpu_read(struct ic_dev *d, struct ic_bench_res *r, struct ic_err *err
             agree = agree && spread(bw[t], k) <= IC_DEV_PROBE_SPREAD &&
                     spread(fl[t], k) <= IC_DEV_PROBE_SPREAD;
     }
+    /* one sentence for every type whose probes disagreed (the entry's
+     * notes hold ~500 characters of warnings) */
+    char what[256] = "";
+    size_t wl = 0;
     for (int t = 0; t < nt; t++) {
         const double sb = spread(bw[t], k), sf = spread(fl[t], k);
         const struct ic_mb_stats mb = ic_mb_summary(bw[t], k), mf = ic_mb_summary(fl[t], k);
         r->probe_B_s[t] = mb.median;
         r->probe_flop_s[t] = mf.median;
-        if (sb > IC_DEV_PROBE_SPREAD || sf > IC_DEV_PROBE_SPREAD)
-            warn_add(r,
-                     "The %s reference probes disagreed over %d takes (memory %.1f-%.1f GB/s, "
-                     "compute %.1f-%.1f GFLOP/s; more than %.0f%% apart): the machine was "
-                     "disturbed, and the type's rates in the entry are stated at their median; "
-                     "run the bench again when it is quiet.",
-                     ic_kern_wtype_name(ic_dev_cpu.types[t]), k, mb.lo / 1e9, mb.hi / 1e9,
-                     mf.lo / 1e9, mf.hi / 1e9, 100 * IC_DEV_PROBE_SPREAD);
+        if ((sb > IC_DEV_PROBE_SPREAD || sf > IC_DEV_PROBE_SPREAD) && wl < sizeof what)
+            wl += (size_t)snprintf(what + wl, sizeof what - wl,
+                                   "%s%s %.1f-%.1f GB/s, %.0f-%.0f GFLOP/s", wl ? "; " : "",
+                                   ic_kern_wtype_name(ic_dev_cpu.types[t]), mb.lo / 1e9,
+                                   mb.hi / 1e9, mf.lo / 1e9, mf.hi / 1e9);
     }
+    if (wl)
+        warn_add(r,
+                 "The reference probes disagreed over %d takes by more than %.0f%% (%s): the "
+                 "machine was disturbed (the rates are stated at their medians); run the bench "
+                 "again when it is quiet.",
+                 k, 100 * IC_DEV_PROBE_SPREAD, what);
     return IC_OK;
 }
 
@@ -797,19 +804,24 @@ static int cpu_transition(struct ic_dev *d, struct ic_bench_res *r, struct ic_er
     /* the reference probes again, after the whole bench: a machine whose
      * state moved since cpu_read took them (a disturbance that began or
      * ended in between) is named, not saved without a word */
+    char what[256] = "";
+    size_t wl = 0;
     for (int t = 0; t < ic_dev_cpu.n_types; t++) {
         const double bw_end = probe_median(d->pool, &d->pr[t], r->reps);
         const double fl_end = probe_median(d->pool, &d->cpr[t], r->reps);
         const double db = bw_end / r->probe_B_s[t] - 1, df = fl_end / r->probe_flop_s[t] - 1;
-        if (fabs(db) > IC_DEV_PROBE_SPREAD || fabs(df) > IC_DEV_PROBE_SPREAD)
-            warn_add(r,
-                     "The %s reference probes read %+.0f%% (memory) and %+.0f%% (compute) at "
-                     "the end of the bench against its start (more than %.0f%% apart): the "
-                     "machine's state moved while it ran; run the bench again when it is "
-                     "quiet.",
-                     ic_kern_wtype_name(ic_dev_cpu.types[t]), 100 * db, 100 * df,
-                     100 * IC_DEV_PROBE_SPREAD);
+        if ((fabs(db) > IC_DEV_PROBE_SPREAD || fabs(df) > IC_DEV_PROBE_SPREAD) &&
+            wl < sizeof what)
+            wl += (size_t)snprintf(what + wl, sizeof what - wl, "%s%s %+.0f%% / %+.0f%%",
+                                   wl ? "; " : "", ic_kern_wtype_name(ic_dev_cpu.types[t]),
+                                   100 * db, 100 * df);
     }
+    if (wl)
+        warn_add(r,
+                 "At the end of the bench the reference probes read, against its start "
+                 "(memory / compute, more than %.0f%% apart): %s; the machine's state moved "
+                 "while it ran; run the bench again when it is quiet.",
+                 100 * IC_DEV_PROBE_SPREAD, what);
     return IC_OK;
 }
 
