@@ -78,6 +78,8 @@ START_TEST(test_lint_hwdb)
                           strlen(h->achieved.comm_source) > 40 &&
                           strlen(h->achieved.launch_source) > 40,
                       "%s: an achieved source is missing", h->name);
+        ck_assert_msg(!(h->achieved.gemv_eff > 0) || strlen(h->achieved.gemv_source) > 40,
+                      "%s: gemv_efficiency without its source", h->name);
     }
     /* The spec values docs/cases.md assumes, read from the live entries: a
      * sourced correction fails here (and only here, of the library suites,

@@ -574,14 +574,17 @@ static int check_values(struct ic_hw *hw, const char *path, struct ic_err *err)
                                     "'gemv_efficiency' must be above 0 and at most 1",
                                     "it is the decode-shaped GEMV's bandwidth over hbm_read, "
                                     "e.g. 0.85");
-        if (!hw->locs[IC_HWF_A_GEMV_EFF].line != !hw->locs[IC_HWF_A_GEMV_SOURCE].line ||
-            (hw->locs[IC_HWF_A_GEMV_SOURCE].line && strlen(a->gemv_source) < 4))
+        if (!hw->locs[IC_HWF_A_GEMV_EFF].line != !hw->locs[IC_HWF_A_GEMV_SOURCE].line)
             return field_error_hint(hw, path,
                                     hw->locs[IC_HWF_A_GEMV_EFF].line ? IC_HWF_A_GEMV_EFF
                                                                      : IC_HWF_A_GEMV_SOURCE,
                                     err, "'gemv_efficiency' and 'gemv_source' go together",
                                     "name the GEMV benchmark's document, table, date and "
                                     "shapes in gemv_source");
+        if (hw->locs[IC_HWF_A_GEMV_SOURCE].line && strlen(a->gemv_source) < 4)
+            return field_error_hint(hw, path, IC_HWF_A_GEMV_SOURCE, err,
+                                    "every achieved figure needs its source",
+                                    "name the document, its table or figure, and the date");
         int given = 0;
         for (int dt = 0; dt < IC_DT_COUNT; dt++) {
             if (!hw->locs[IC_HWF_A_GEMM_FIRST + dt].line)

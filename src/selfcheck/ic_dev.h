@@ -220,13 +220,13 @@ static inline int ic_dev_type_index(const struct ic_dev_ops *ops, enum ic_kern_w
 
 /* Which type's probes validate takes beside a point of weight type wt: its
  * own where the entry holds that type's probes (probe_bandwidth_by_type and
- * probe_gemm_by_type), else the fp32 probes (index 0) that every entry
- * since probe_gemm holds. */
+ * probe_gemm_by_type), else the fp32 probes (index 0 on the CPU, the only
+ * device that takes probes) that every entry since probe_gemm holds. */
 static inline int ic_dev_probe_type(const struct ic_dev_ops *ops, const struct ic_hw_measured *hm,
                                     enum ic_kern_wtype wt)
 {
     const int t = ic_dev_type_index(ops, wt);
-    if (t <= 0)
+    if (t <= 0 || ops->dtypes[t] == IC_DT_FP32)
         return 0;
     const enum ic_dtype dt = ops->dtypes[t];
     return hm->probe_type_B_s[dt] > 0 && hm->probe_gemm_type[dt] > 0 ? t : 0;

@@ -195,14 +195,19 @@ static void cpu_close(struct ic_dev *d)
     free(d);
 }
 
-/* Every type's probes: memory over dram_min_B, compute over a quarter of
- * the LLC. */
-static int probes_init(struct ic_dev *d, double llc_B, struct ic_err *err)
+/* The probes of every type (hm NULL: the bench), or of the types whose
+ * probes the entry hm holds and fp32's (validate): memory over dram_min_B,
+ * compute over a quarter of the LLC. */
+static int probes_init(struct ic_dev *d, double llc_B, const struct ic_hw_measured *hm,
+                       struct ic_err *err)
 {
     int rc = IC_OK;
-    for (int t = 0; t < ic_dev_cpu.n_types && !rc; t++)
+    for (int t = 0; t < ic_dev_cpu.n_types && !rc; t++) {
+        if (hm && t > 0 && ic_dev_probe_type(&ic_dev_cpu, hm, ic_dev_cpu.types[t]) != t)
+            continue;
         if (!(rc = probe_init(&d->pr[t], ic_dev_cpu.types[t], dram_min_B(llc_B), 1, err)))
             rc = probe_init(&d->cpr[t], ic_dev_cpu.types[t], llc_B / 4, 64, err);
+    }
     return rc;
 }
 
@@ -282,7 +287,7 @@ static int cpu_bench_open(const struct ic_bench_opts *o, struct ic_bench_res *r,
             r->llc_B = eff;
         }
     }
-    if ((rc = probes_init(d, r->llc_B, err)))
+    if ((rc = probes_init(d, r->llc_B, NULL, err)))
         goto fail;
     r->threads = ic_kern_pool_threads(d->pool);
     r->reps = o->quick ? 3 : 9;
@@ -589,8 +594,8 @@ static int attention_per_score(struct ic_dev *d, const struct ic_bench_res *r,
  * 11, docs/validation.md): a score costs the same at either size, its
  * FLOPs half. From the time per score u at head_dim 128 and 64:
  *   u = c + 4 d / R   =>   R = 256 / (u128 - u64),   c = 2 u64 - u128;
- * where the two do not resolve (c <= 0 or u128 <= u64: noise), c = 0 and
- * R = 512 / u128, the single rate as before. */
+ * where the two do not resolve (c <= 0, u128 <= u64, or R above 10x the
+ * single rate: noise), c = 0 and R = 512 / u128, the single rate. */
 static int cpu_attention(struct ic_dev *d, struct ic_bench_res *r, struct ic_err *err)
 {
     static const enum ic_kern_kvtype kvts[2] = {IC_KKV_BF16, IC_KKV_INT8};
@@ -602,8 +607,10 @@ static int cpu_attention(struct ic_dev *d, struct ic_bench_res *r, struct ic_err
             return rc;
         r->attn_u128_s[kt] = u128;
         r->attn_u64_s[kt] = u64;
+        /* a rate above 10x the single one means the two head sizes
+         * differ by less than their noise (runs 12 and 13: 2.1-4.6x) */
         const double c = 2 * u64 - u128;
-        if (c > 0 && u128 > u64) {
+        if (c > 0 && u128 > u64 && 256.0 / (u128 - u64) <= 10 * 512.0 / u128) {
             r->attn_score_s[kt] = c;
             r->attn_flop_s[kt] = 256.0 / (u128 - u64);
         } else {
@@ -1049,7 +1056,7 @@ static int cpu_validate_open(const struct ic_validate_opts *o, const struct ic_h
                       "are taken as benched; run 'infcalc bench' again\n",
                 o->hw_path);
     /* the probes (struct probe), as bench took them */
-    if ((rc = probes_init(d, hm->llc_B, err)))
+    if ((rc = probes_init(d, hm->llc_B, hm, err)))
         goto fail;
     *out = d;
     return IC_OK;

@@ -229,7 +229,7 @@ static int make_entry(const struct ic_dev_ops *ops, const struct ic_dev *d,
         m->transition_p_type[dt] = r->p_type[t];
         m->gemv_B_s[dt] = r->gemv_B_s[t];
         m->gemv_cache_B_s[dt] = r->gemv_cache_B_s[t];
-        if (r->probe_B_s[t] > 0 && r->probe_flop_s[t] > 0) {
+        if (dt != IC_DT_FP32 && r->probe_B_s[t] > 0 && r->probe_flop_s[t] > 0) {
             m->probe_type_B_s[dt] = r->probe_B_s[t];
             m->probe_gemm_type[dt] = r->probe_flop_s[t];
         }
