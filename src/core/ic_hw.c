@@ -110,33 +110,19 @@ static const struct ic_schema price_schema = {"price section", price_fields,
                                               N(price_fields), false};
 
 #define DTQ(k, base, arr, t, q) QTY(k, base + t, measured.arr[t], q, false)
+/* One quantity per compute type (fp32, bf16, fp16, fp8, int8, int4, fp4: the order the
+ * writer lists them). */
+#define DT_FIELDS(base, arr, q)                                                            \
+    DTQ("fp32", base, arr, IC_DT_FP32, q), DTQ("bf16", base, arr, IC_DT_BF16, q),          \
+        DTQ("fp16", base, arr, IC_DT_FP16, q), DTQ("fp8", base, arr, IC_DT_FP8, q),        \
+        DTQ("int8", base, arr, IC_DT_INT8, q), DTQ("int4", base, arr, IC_DT_INT4, q),      \
+        DTQ("fp4", base, arr, IC_DT_FP4, q)
 static const struct ic_field gemv_fields[] = {
-    DTQ("fp32", IC_HWF_M_GEMV_FIRST, gemv_B_s, IC_DT_FP32, IC_QTY_BANDWIDTH),
-    DTQ("bf16", IC_HWF_M_GEMV_FIRST, gemv_B_s, IC_DT_BF16, IC_QTY_BANDWIDTH),
-    DTQ("fp16", IC_HWF_M_GEMV_FIRST, gemv_B_s, IC_DT_FP16, IC_QTY_BANDWIDTH),
-    DTQ("fp8", IC_HWF_M_GEMV_FIRST, gemv_B_s, IC_DT_FP8, IC_QTY_BANDWIDTH),
-    DTQ("int8", IC_HWF_M_GEMV_FIRST, gemv_B_s, IC_DT_INT8, IC_QTY_BANDWIDTH),
-    DTQ("int4", IC_HWF_M_GEMV_FIRST, gemv_B_s, IC_DT_INT4, IC_QTY_BANDWIDTH),
-    DTQ("fp4", IC_HWF_M_GEMV_FIRST, gemv_B_s, IC_DT_FP4, IC_QTY_BANDWIDTH),
-};
+    DT_FIELDS(IC_HWF_M_GEMV_FIRST, gemv_B_s, IC_QTY_BANDWIDTH)};
 static const struct ic_field gemv_cache_fields[] = {
-    DTQ("fp32", IC_HWF_M_GEMV_CACHE_FIRST, gemv_cache_B_s, IC_DT_FP32, IC_QTY_BANDWIDTH),
-    DTQ("bf16", IC_HWF_M_GEMV_CACHE_FIRST, gemv_cache_B_s, IC_DT_BF16, IC_QTY_BANDWIDTH),
-    DTQ("fp16", IC_HWF_M_GEMV_CACHE_FIRST, gemv_cache_B_s, IC_DT_FP16, IC_QTY_BANDWIDTH),
-    DTQ("fp8", IC_HWF_M_GEMV_CACHE_FIRST, gemv_cache_B_s, IC_DT_FP8, IC_QTY_BANDWIDTH),
-    DTQ("int8", IC_HWF_M_GEMV_CACHE_FIRST, gemv_cache_B_s, IC_DT_INT8, IC_QTY_BANDWIDTH),
-    DTQ("int4", IC_HWF_M_GEMV_CACHE_FIRST, gemv_cache_B_s, IC_DT_INT4, IC_QTY_BANDWIDTH),
-    DTQ("fp4", IC_HWF_M_GEMV_CACHE_FIRST, gemv_cache_B_s, IC_DT_FP4, IC_QTY_BANDWIDTH),
-};
+    DT_FIELDS(IC_HWF_M_GEMV_CACHE_FIRST, gemv_cache_B_s, IC_QTY_BANDWIDTH)};
 static const struct ic_field gemm_fields[] = {
-    DTQ("fp32", IC_HWF_M_GEMM_FIRST, gemm_flop_s, IC_DT_FP32, IC_QTY_RATE),
-    DTQ("bf16", IC_HWF_M_GEMM_FIRST, gemm_flop_s, IC_DT_BF16, IC_QTY_RATE),
-    DTQ("fp16", IC_HWF_M_GEMM_FIRST, gemm_flop_s, IC_DT_FP16, IC_QTY_RATE),
-    DTQ("fp8", IC_HWF_M_GEMM_FIRST, gemm_flop_s, IC_DT_FP8, IC_QTY_RATE),
-    DTQ("int8", IC_HWF_M_GEMM_FIRST, gemm_flop_s, IC_DT_INT8, IC_QTY_RATE),
-    DTQ("int4", IC_HWF_M_GEMM_FIRST, gemm_flop_s, IC_DT_INT4, IC_QTY_RATE),
-    DTQ("fp4", IC_HWF_M_GEMM_FIRST, gemm_flop_s, IC_DT_FP4, IC_QTY_RATE),
-};
+    DT_FIELDS(IC_HWF_M_GEMM_FIRST, gemm_flop_s, IC_QTY_RATE)};
 /* gemm_by_batch: {fp32: [r1, r2, ... r256], ...}: nine rates per type. */
 static int read_gemm_list(const struct ic_ydoc *d, yaml_node_t *node, void *rec, int dt,
                           struct ic_err *err)
@@ -209,23 +195,9 @@ static const struct ic_field gemm_list_fields[] = {
 static const struct ic_schema gemm_list_schema = {"measured gemm_by_batch section",
                                                   gemm_list_fields, N(gemm_list_fields), false};
 static const struct ic_field attn_fields[] = {
-    DTQ("fp32", IC_HWF_M_ATTN_FIRST, attn_flop_s, IC_DT_FP32, IC_QTY_RATE),
-    DTQ("bf16", IC_HWF_M_ATTN_FIRST, attn_flop_s, IC_DT_BF16, IC_QTY_RATE),
-    DTQ("fp16", IC_HWF_M_ATTN_FIRST, attn_flop_s, IC_DT_FP16, IC_QTY_RATE),
-    DTQ("fp8", IC_HWF_M_ATTN_FIRST, attn_flop_s, IC_DT_FP8, IC_QTY_RATE),
-    DTQ("int8", IC_HWF_M_ATTN_FIRST, attn_flop_s, IC_DT_INT8, IC_QTY_RATE),
-    DTQ("int4", IC_HWF_M_ATTN_FIRST, attn_flop_s, IC_DT_INT4, IC_QTY_RATE),
-    DTQ("fp4", IC_HWF_M_ATTN_FIRST, attn_flop_s, IC_DT_FP4, IC_QTY_RATE),
-};
+    DT_FIELDS(IC_HWF_M_ATTN_FIRST, attn_flop_s, IC_QTY_RATE)};
 static const struct ic_field ascore_fields[] = {
-    DTQ("fp32", IC_HWF_M_ASCORE_FIRST, attn_score_s, IC_DT_FP32, IC_QTY_TIME),
-    DTQ("bf16", IC_HWF_M_ASCORE_FIRST, attn_score_s, IC_DT_BF16, IC_QTY_TIME),
-    DTQ("fp16", IC_HWF_M_ASCORE_FIRST, attn_score_s, IC_DT_FP16, IC_QTY_TIME),
-    DTQ("fp8", IC_HWF_M_ASCORE_FIRST, attn_score_s, IC_DT_FP8, IC_QTY_TIME),
-    DTQ("int8", IC_HWF_M_ASCORE_FIRST, attn_score_s, IC_DT_INT8, IC_QTY_TIME),
-    DTQ("int4", IC_HWF_M_ASCORE_FIRST, attn_score_s, IC_DT_INT4, IC_QTY_TIME),
-    DTQ("fp4", IC_HWF_M_ASCORE_FIRST, attn_score_s, IC_DT_FP4, IC_QTY_TIME),
-};
+    DT_FIELDS(IC_HWF_M_ASCORE_FIRST, attn_score_s, IC_QTY_TIME)};
 static const struct ic_schema ascore_schema = {"measured attention_per_score section",
                                                ascore_fields, N(ascore_fields), false};
 static const struct ic_schema attn_schema = {"measured attention section", attn_fields,
@@ -239,25 +211,11 @@ static const struct ic_field tp_fields[] = {
 static const struct ic_schema tp_schema = {"measured transition_p_by_type section", tp_fields,
                                            N(tp_fields), false};
 static const struct ic_field probe_t_fields[] = {
-    DTQ("fp32", IC_HWF_M_PROBE_T_FIRST, probe_type_B_s, IC_DT_FP32, IC_QTY_BANDWIDTH),
-    DTQ("bf16", IC_HWF_M_PROBE_T_FIRST, probe_type_B_s, IC_DT_BF16, IC_QTY_BANDWIDTH),
-    DTQ("fp16", IC_HWF_M_PROBE_T_FIRST, probe_type_B_s, IC_DT_FP16, IC_QTY_BANDWIDTH),
-    DTQ("fp8", IC_HWF_M_PROBE_T_FIRST, probe_type_B_s, IC_DT_FP8, IC_QTY_BANDWIDTH),
-    DTQ("int8", IC_HWF_M_PROBE_T_FIRST, probe_type_B_s, IC_DT_INT8, IC_QTY_BANDWIDTH),
-    DTQ("int4", IC_HWF_M_PROBE_T_FIRST, probe_type_B_s, IC_DT_INT4, IC_QTY_BANDWIDTH),
-    DTQ("fp4", IC_HWF_M_PROBE_T_FIRST, probe_type_B_s, IC_DT_FP4, IC_QTY_BANDWIDTH),
-};
+    DT_FIELDS(IC_HWF_M_PROBE_T_FIRST, probe_type_B_s, IC_QTY_BANDWIDTH)};
 static const struct ic_schema probe_t_schema = {"measured probe_bandwidth_by_type section",
                                                 probe_t_fields, N(probe_t_fields), false};
 static const struct ic_field probe_gemm_t_fields[] = {
-    DTQ("fp32", IC_HWF_M_PROBE_GEMM_T_FIRST, probe_gemm_type, IC_DT_FP32, IC_QTY_RATE),
-    DTQ("bf16", IC_HWF_M_PROBE_GEMM_T_FIRST, probe_gemm_type, IC_DT_BF16, IC_QTY_RATE),
-    DTQ("fp16", IC_HWF_M_PROBE_GEMM_T_FIRST, probe_gemm_type, IC_DT_FP16, IC_QTY_RATE),
-    DTQ("fp8", IC_HWF_M_PROBE_GEMM_T_FIRST, probe_gemm_type, IC_DT_FP8, IC_QTY_RATE),
-    DTQ("int8", IC_HWF_M_PROBE_GEMM_T_FIRST, probe_gemm_type, IC_DT_INT8, IC_QTY_RATE),
-    DTQ("int4", IC_HWF_M_PROBE_GEMM_T_FIRST, probe_gemm_type, IC_DT_INT4, IC_QTY_RATE),
-    DTQ("fp4", IC_HWF_M_PROBE_GEMM_T_FIRST, probe_gemm_type, IC_DT_FP4, IC_QTY_RATE),
-};
+    DT_FIELDS(IC_HWF_M_PROBE_GEMM_T_FIRST, probe_gemm_type, IC_QTY_RATE)};
 static const struct ic_schema probe_gemm_t_schema = {"measured probe_gemm_by_type section",
                                                      probe_gemm_t_fields,
                                                      N(probe_gemm_t_fields), false};
