@@ -183,10 +183,9 @@ static void cpu_close(struct ic_dev *d)
     for (int t = 0; t < IC_DEV_TYPES; t++) {
         probe_free(&d->pr[t]);
         probe_free(&d->cpr[t]);
-    }
-    for (int t = 0; t < IC_DEV_TYPES; t++)
         for (int k = 0; k < 2; k++)
             ic_kern_matrix_free(d->mats[t][k]);
+    }
     free(d->buf);
     free(d->buf2);
     free(d->buf3);
@@ -322,19 +321,21 @@ static double spread(const double *v, int n)
     return lo > 0 ? hi / lo - 1 : INFINITY;
 }
 
-/* Appends one sentence to r->warn (cut where it is full). */
-static void warn_add(struct ic_bench_res *r, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-static void warn_add(struct ic_bench_res *r, const char *fmt, ...)
+/* Appends text to buf[size] after sep where buf is not empty (cut where
+ * it is full): the bench's warnings (r->warn) and the phrases of one. */
+static void text_add(char *buf, size_t size, const char *sep, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void text_add(char *buf, size_t size, const char *sep, const char *fmt, ...)
 {
-    size_t len = strlen(r->warn);
-    if (len + 2 >= sizeof r->warn)
+    size_t len = strlen(buf);
+    const size_t sl = len ? strlen(sep) : 0;
+    if (len + sl + 1 >= size)
         return;
-    if (len)
-        r->warn[len++] = ' ';
+    memcpy(buf + len, sep, sl);
+    len += sl;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(r->warn + len, sizeof r->warn - len, fmt, ap);
+    vsnprintf(buf + len, size - len, fmt, ap);
     va_end(ap);
 }
 
@@ -375,20 +376,18 @@ static int cpu_read(struct ic_dev *d, struct ic_bench_res *r, struct ic_err *err
     /* one sentence for every type whose probes disagreed (the entry's
      * notes hold ~500 characters of warnings) */
     char what[256] = "";
-    size_t wl = 0;
     for (int t = 0; t < nt; t++) {
         const double sb = spread(bw[t], k), sf = spread(fl[t], k);
         const struct ic_mb_stats mb = ic_mb_summary(bw[t], k), mf = ic_mb_summary(fl[t], k);
         r->probe_B_s[t] = mb.median;
         r->probe_flop_s[t] = mf.median;
-        if ((sb > IC_DEV_PROBE_SPREAD || sf > IC_DEV_PROBE_SPREAD) && wl < sizeof what)
-            wl += (size_t)snprintf(what + wl, sizeof what - wl,
-                                   "%s%s %.1f-%.1f GB/s, %.0f-%.0f GFLOP/s", wl ? "; " : "",
-                                   ic_kern_wtype_name(ic_dev_cpu.types[t]), mb.lo / 1e9,
-                                   mb.hi / 1e9, mf.lo / 1e9, mf.hi / 1e9);
+        if (sb > IC_DEV_PROBE_SPREAD || sf > IC_DEV_PROBE_SPREAD)
+            text_add(what, sizeof what, "; ", "%s %.1f-%.1f GB/s, %.0f-%.0f GFLOP/s",
+                     ic_kern_wtype_name(ic_dev_cpu.types[t]), mb.lo / 1e9, mb.hi / 1e9,
+                     mf.lo / 1e9, mf.hi / 1e9);
     }
-    if (wl)
-        warn_add(r,
+    if (what[0])
+        text_add(r->warn, sizeof r->warn, " ",
                  "The reference probes disagreed over %d takes by more than %.0f%% (%s): the "
                  "machine was disturbed (the rates are stated at their medians); run the bench "
                  "again when it is quiet.",
@@ -812,19 +811,16 @@ static int cpu_transition(struct ic_dev *d, struct ic_bench_res *r, struct ic_er
      * state moved since cpu_read took them (a disturbance that began or
      * ended in between) is named, not saved without a word */
     char what[256] = "";
-    size_t wl = 0;
     for (int t = 0; t < ic_dev_cpu.n_types; t++) {
         const double bw_end = probe_median(d->pool, &d->pr[t], r->reps);
         const double fl_end = probe_median(d->pool, &d->cpr[t], r->reps);
         const double db = bw_end / r->probe_B_s[t] - 1, df = fl_end / r->probe_flop_s[t] - 1;
-        if ((fabs(db) > IC_DEV_PROBE_SPREAD || fabs(df) > IC_DEV_PROBE_SPREAD) &&
-            wl < sizeof what)
-            wl += (size_t)snprintf(what + wl, sizeof what - wl, "%s%s %+.0f%% / %+.0f%%",
-                                   wl ? "; " : "", ic_kern_wtype_name(ic_dev_cpu.types[t]),
-                                   100 * db, 100 * df);
+        if (fabs(db) > IC_DEV_PROBE_SPREAD || fabs(df) > IC_DEV_PROBE_SPREAD)
+            text_add(what, sizeof what, "; ", "%s %+.0f%% / %+.0f%%",
+                     ic_kern_wtype_name(ic_dev_cpu.types[t]), 100 * db, 100 * df);
     }
-    if (wl)
-        warn_add(r,
+    if (what[0])
+        text_add(r->warn, sizeof r->warn, " ",
                  "At the end of the bench the reference probes read, against its start "
                  "(memory / compute, more than %.0f%% apart): %s; the machine's state moved "
                  "while it ran; run the bench again when it is quiet.",

@@ -635,6 +635,7 @@ static int write_charts(const struct ic_validate_opts *o, const struct ic_dev_op
 /* What validate's probes are divided by: the same probes at bench time. */
 struct probe_ref {
     double bw, flop; /* bytes/s; FLOP/s (0: none, compute rates as benched) */
+    int type;        /* the probes' type, an index of ops->types (ic_dev_probe_type) */
 };
 
 /* The reference for a point of weight type wt, whose probes the device
@@ -650,12 +651,12 @@ static struct probe_ref probe_ref_of(const struct ic_dev_ops *ops, const struct 
     const int pt = ic_dev_probe_type(ops, hm, wt);
     if (pt > 0)
         return (struct probe_ref){hm->probe_type_B_s[ops->dtypes[pt]],
-                                  hm->probe_gemm_type[ops->dtypes[pt]]};
+                                  hm->probe_gemm_type[ops->dtypes[pt]], pt};
     const bool new_probes = hm->probe_gemm_flop_s > 0 && hm->probe_B_s > 0;
     return (struct probe_ref){new_probes                     ? hm->probe_B_s
                               : hm->gemv_B_s[IC_DT_FP32] > 0 ? hm->gemv_B_s[IC_DT_FP32]
                                                              : hm->read_B_s,
-                              hm->probe_gemm_flop_s};
+                              hm->probe_gemm_flop_s, 0};
 }
 
 /* The expected time's rates at the probes bw (bytes/s) and flop (FLOP/s):
@@ -889,9 +890,7 @@ int ic_selfcheck_validate(const struct ic_validate_opts *o, FILE *out, FILE *pro
         c.kv = IC_DT_BF16;
         c.compute = ops->compute;
         c.estimate = IC_EST_EXPECTED;
-        const enum ic_kern_wtype pwt = vm->wtypes[p->wt];
-        const struct probe_ref ref = probe_ref_of(ops, hm, pwt);
-        const int pt = ic_dev_probe_type(ops, hm, pwt);
+        const struct probe_ref ref = probe_ref_of(ops, hm, vm->wtypes[p->wt]);
         at_probes(&c, ref, ops->rescale ? p->probe_bw : 0, p->probe_flop);
         c.regions = p->regions; /* counted, not timed: structure, not calibration */
         if ((rc = ic_decode(&st, hw, &c, &p->pred, err)))
@@ -916,7 +915,7 @@ int ic_selfcheck_validate(const struct ic_validate_opts *o, FILE *out, FILE *pro
             p->predicted = p->measured * (1 + p->err);
         }
         struct ic_point q;
-        at_probes(&c, ref, ops->rescale ? run_bw[pt] : 0, run_flop[pt]);
+        at_probes(&c, ref, ops->rescale ? run_bw[ref.type] : 0, run_flop[ref.type]);
         if ((rc = ic_decode(&st, hw, &c, &q, err)))
             goto out;
         p->pred_run = q.step_s;
