@@ -626,6 +626,17 @@ void ic_kern_step(struct ic_kern *k, uint32_t batch, const uint32_t *tokens, con
     ic_kern_matmul(k->pool, k->wcls, k->xb, batch, logits ? logits : k->logits);
 }
 
+void ic_kern_row_work(struct ic_kern *k, uint32_t batch)
+{
+    assert(batch <= k->s.max_batch);
+    if (batch == 0)
+        return;
+    const struct layer *ly = &k->layers[0];
+    rows(k, ROW_ADD_NORM, ly->rms_ffn, batch);
+    rows(k, ROW_SWIGLU, NULL, batch);
+    rows(k, ROW_ADD_NORM, ly->rms_att, batch);
+}
+
 void ic_kern_fill_cache(struct ic_kern *k, uint32_t b, uint32_t len, uint64_t seed)
 {
     const struct ic_kern_shape *s = &k->s;

@@ -136,6 +136,15 @@ void ic_kern_free(struct ic_kern *k);
 void ic_kern_step(struct ic_kern *k, uint32_t batch, const uint32_t *tokens,
                   const uint32_t *pos, float *logits);
 
+/* One layer's row work for sequences 0..batch-1, as a step runs it between
+ * its matmuls and attention: the residual add and RMSNorm after the
+ * attention's output projection, the SwiGLU, the residual add and RMSNorm
+ * after the FFN (of layer 0's weights), over the kernel's own activations,
+ * which it overwrites; the parallel regions a step runs for them (one per
+ * operation when batch > 1). For microbenchmarks: what a step costs beyond
+ * its matmuls and attention, timed in cache. No allocation. */
+void ic_kern_row_work(struct ic_kern *k, uint32_t batch);
+
 /* Reallocates the KV cache and every buffer sized by the batch for
  * max_batch sequences of max_seq tokens each (the shape's max_batch and
  * max_seq change; weights stay). The cache contents are lost. IC_EINVAL on a

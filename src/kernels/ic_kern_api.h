@@ -54,6 +54,7 @@
        (struct ic_kern * k, uint32_t batch, const uint32_t *tokens, const uint32_t *pos,        \
         float *logits),                                                                         \
        (k, batch, tokens, pos, logits))                                                         \
+    XV(ic_kern_row_work, (struct ic_kern * k, uint32_t batch), (k, batch))                     \
     X(int, ic_kern_set_cache,                                                                   \
       (struct ic_kern * k, uint32_t max_batch, uint32_t max_seq, struct ic_err *err),           \
       (k, max_batch, max_seq, err))                                                             \

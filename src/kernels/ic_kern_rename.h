@@ -29,6 +29,7 @@
 #define ic_kern_create IC_KR_(ic_kern_create)
 #define ic_kern_free IC_KR_(ic_kern_free)
 #define ic_kern_step IC_KR_(ic_kern_step)
+#define ic_kern_row_work IC_KR_(ic_kern_row_work)
 #define ic_kern_set_cache IC_KR_(ic_kern_set_cache)
 #define ic_kern_fill_cache IC_KR_(ic_kern_fill_cache)
 #define ic_kern_forward_nocache IC_KR_(ic_kern_forward_nocache)

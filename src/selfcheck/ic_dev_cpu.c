@@ -644,23 +644,27 @@ static double median_ci(double *v, int n, double *lo, double *hi)
  * gate and up fused, down; then the LM head). Each repetition times, back
  * to back so that they share one moment's bandwidth: one fp32 matmul at
  * batch 1 over a matrix of the fp32 memory probe's shape ("big", the gemv
- * figure's own), then
- * at batch 1 and at batch 8 the chain of ic_kern_matmul calls and the
- * kernel's step (position 16: attention over 16 tokens, a few us):
- *   layer_work   = ((step8 - chain8) - (step1 - chain1)) / (7 x layers),
- *                  each less its regions beyond the chain's x fork_join:
- *                  what a step costs beyond its matmuls per layer and
- *                  sequence (norms, RoPE, SwiGLU, residuals, the append);
+ * figure's own), then at batch 1 the chain of ic_kern_matmul calls and the
+ * kernel's step (position 16: attention over 16 tokens, a few us); and,
+ * apart, the row work in cache:
+ *   layer_work   = (rows8 - rows4) / 4, rows_b one layer's row operations
+ *                  at batch b (ic_kern_row_work: residual adds, RMSNorms,
+ *                  SwiGLU): what a step costs beyond its matmuls and
+ *                  attention per layer and sequence, at the threads' rate;
  *   matmul_start = (step1 - big x share - regions x fork_join + share x
  *                  fork_join - layers x layer_work) / (calls - share),
  *                  share = the chain's bytes / big's: the batch-1 step
  *                  beyond its bytes at the gemv rate, per matmul call.
  * (Before 2026-12-02 the chain was divided by the gemv rate at the probes'
  * level, whose switches on this machine put 180 us a call into
- * matmul_start, and layer_work was the batch-1 step less the chain, which
- * read -72 to +252 us between runs: docs/validation.md.) Medians of 48
- * repetitions; each term enters the entry only where its median's 95%
- * interval lies above 0, and is reported with the interval. */
+ * matmul_start. layer_work was the batch-1 step less the chain, which read
+ * -72 to +252 us between runs, and then the same at batch 8 less at batch
+ * 1 over 7 x layers, differences of DRAM timings of ~10-30 ms that read 0,
+ * 0, 70 and 108 us in four benches (runs 12-15), while the step less its
+ * matmuls at batch 8 ran 60-85 us per layer and sequence with attention
+ * over 128 tokens in it: docs/validation.md.) Medians of 48 repetitions;
+ * each term enters the entry only where its median's 95% interval lies
+ * above 0, and is reported with the interval. */
 static int cpu_overhead(struct ic_dev *d, struct ic_bench_res *r, struct ic_err *err)
 {
     enum { L = 2, PER = 4, CALLS = L * PER + 1, WIDE_B = 8 };
@@ -718,43 +722,51 @@ static int cpu_overhead(struct ic_dev *d, struct ic_bench_res *r, struct ic_err 
             double t0 = ic_mb_now();
             ic_kern_matmul(d->pool, big, bx, 1, by);
             const double tb = ic_mb_now() - t0;
-            double tc[2], ts[2];
-            uint64_t gc[2], gs[2];
-            for (int w = 0; w < 2; w++) {
-                const uint32_t bt = w ? WIDE_B : 1;
-                uint64_t g0 = ic_kern_pool_runs(d->pool);
-                t0 = ic_mb_now();
-                for (int c = 0; c < CALLS; c++)
-                    ic_kern_matmul(d->pool, mm[c], x, bt, y);
-                tc[w] = ic_mb_now() - t0;
-                uint64_t g1 = ic_kern_pool_runs(d->pool);
-                t0 = ic_mb_now();
-                ic_kern_step(k, bt, tok, pos, NULL);
-                ts[w] = ic_mb_now() - t0;
-                gc[w] = g1 - g0;
-                gs[w] = ic_kern_pool_runs(d->pool) - g1;
-            }
+            /* at batch 1 the chain of the step's matmuls, then the step */
+            t0 = ic_mb_now();
+            for (int c = 0; c < CALLS; c++)
+                ic_kern_matmul(d->pool, mm[c], x, 1, y);
+            const double tc = ic_mb_now() - t0;
+            uint64_t g1 = ic_kern_pool_runs(d->pool);
+            t0 = ic_mb_now();
+            ic_kern_step(k, 1, tok, pos, NULL);
+            const double ts = ic_mb_now() - t0;
+            const uint64_t gs = ic_kern_pool_runs(d->pool) - g1;
             const double b1 = probe_take(d->pool, &d->pr[0]);
             if (i < 0)
                 continue;
             const double fj = r->fork_join_s, level = 0.5 * (b0 + b1) / r->probe_B_s[0];
-            /* the step beyond its matmuls at batch 8 less the same at
-             * batch 1: the row work of 7 more sequences in L layers */
-            const double x1 = ts[0] - tc[0] - ((double)gs[0] - (double)gc[0]) * fj;
-            const double x8 = ts[1] - tc[1] - ((double)gs[1] - (double)gc[1]) * fj;
-            vw[i] = (x8 - x1) / ((WIDE_B - 1) * (double)L);
             /* the batch-1 step beyond its bytes at the rate of the big
              * matmul just before it (whose one start and region are taken
              * out: share of them is in tb * share), less its regions: per
              * call, with the row work of one sequence taken out below */
-            va[i] = ts[0] - tb * share - (double)gs[0] * fj + share * fj;
-            vc[i] = tc[0] * level; /* at the reference level */
-            vt[i] = ts[0] * level;
+            va[i] = ts - tb * share - (double)gs * fj + share * fj;
+            vc[i] = tc * level; /* at the reference level */
+            vt[i] = ts * level;
+        }
+        /* the row work itself, in cache: one layer's row operations
+         * (ic_kern_row_work) at batch WIDE_B less at WIDE_B / 2, per
+         * sequence, each the median of 15 calls; the regions cancel. A
+         * step at batch WIDE_B first leaves every sequence's activations
+         * as a step leaves them. */
+        ic_kern_step(k, WIDE_B, tok, pos, NULL);
+        for (int i = -1; i < n; i++) {
+            double t8[15], t4[15];
+            for (int c = 0; c < 15; c++) {
+                double t0 = ic_mb_now();
+                ic_kern_row_work(k, WIDE_B);
+                t8[c] = ic_mb_now() - t0;
+                t0 = ic_mb_now();
+                ic_kern_row_work(k, WIDE_B / 2);
+                t4[c] = ic_mb_now() - t0;
+            }
+            if (i >= 0)
+                vw[i] = (ic_mb_summary(t8, 15).median - ic_mb_summary(t4, 15).median) /
+                        (WIDE_B - WIDE_B / 2);
         }
         /* each term enters the entry where its median's 95% interval
-         * lies above 0, and is 0 otherwise (noise around 0: one quiet-
-         * looking run read layer work 252 us, the next 32 and 54, from
-         * differences of two ~20 ms timings; report, not model) */
+         * lies above 0, and is 0 otherwise (noise around 0: the start's
+         * differences of ~10 ms timings; report, not model) */
         r->raw_work_s = median_ci(vw, n, &r->work_lo_s, &r->work_hi_s);
         r->layer_work_s = r->work_lo_s > 0 ? r->raw_work_s : 0;
         for (int i = 0; i < n; i++)
@@ -892,14 +904,14 @@ static int cpu_bench_entry(const struct ic_dev *d, const struct ic_bench_opts *o
         (rc = ic_dev_text(hw->notes, sizeof hw->notes, "notes", err, "%s.", notes)) ||
         (rc = ic_dev_text(hw->measured.source, sizeof hw->measured.source, "measured source",
                           err,
-                          "infcalc bench %s: medians; gemv = the reference kernel's matmul at "
+                          "infcalc bench %s: medians; gemv = the kernel's matmul at "
                           "batch 1 (B/s), gemm = at batch 256 on 2048x2048, gemm_by_batch at "
                           "batches 1-256, attention (per FLOP) and attention_per_score = its "
                           "attention alone, cache >= 4x the LLC, head sizes 128 and 64; DRAM "
                           "rates at probe_bandwidth's level, GEMM and attention at probe_gemm's "
                           "(bf16, int8: at their own probes); transition_p fitted to the matmul "
-                          "at batches 1-256 from DRAM; matmul_start and layer_work: a step "
-                          "against its matmuls back to back",
+                          "at batches 1-256 from DRAM; matmul_start: a step against its "
+                          "matmuls, layer_work: its row work in cache",
                           date)))
         return rc;
     hw->n_sources = 1;
@@ -978,7 +990,8 @@ static void cpu_bench_report(const struct ic_dev *d, const struct ic_bench_opts 
                 r->attn_score_s[k] > 0 ? "" : " (unresolved: one rate)");
     fprintf(out, "step overhead (fp32, dim %u, %u layers, batch 1): a step %.3f ms against its "
                  "matmuls back to back %.3f ms;\n  matmul start %.1f us per call, layer work "
-                 "%.1f us per layer and sequence (medians %.1f [%.1f, %.1f] and %.1f [%.1f, "
+                 "%.1f us per layer and sequence (its row operations in cache at batch 8 "
+                 "less 4) (medians %.1f [%.1f, %.1f] and %.1f [%.1f, "
                  "%.1f] us, 95%% intervals; 0 where the interval reaches 0)\n",
             r->o_dim, r->o_layers, r->ostep_s * 1e3, r->chain_s * 1e3, r->matmul_start_s * 1e6,
             r->layer_work_s * 1e6, r->raw_start_s * 1e6, r->start_lo_s * 1e6,
@@ -1215,8 +1228,8 @@ const struct ic_dev_ops ic_dev_cpu = {
         [IC_BS_GEMV_CACHE] = "matmul: weights in the LLC, batch 1",
         [IC_BS_GEMM] = "matmul: batches 1-256 in cache (GEMM rates)",
         [IC_BS_ATTENTION] = "attention: a cache >= 4x the LLC, bf16 and int8",
-        [IC_BS_OVERHEAD] = "step overhead: matmul starts and layer work (a step against its "
-                           "matmuls back to back)",
+        [IC_BS_OVERHEAD] = "step overhead: matmul starts (a step against its matmuls back "
+                           "to back) and layer work (its row operations in cache)",
         [IC_BS_TRANSITION] = "matmul: batches 1-256 from DRAM (transition)",
     },
     .fit_per_type = true,
