@@ -33,6 +33,8 @@ static const struct broken broken[] = {
      NULL},
     {"hw-measured-score-big.yaml", false, 46, 11,
      "a time per attention score must be at most 1 ms", NULL},
+    {"hw-probe-attention-big.yaml", false, 43, 20,
+     "'probe_attention' (seconds per attention score) must be between 1 ps and 1 ms", NULL},
     {"hw-measured-probe-half.yaml", false, 46, 11,
      "a weight type in one of probe_bandwidth_by_type and probe_gemm_by_type must be in both",
      NULL},

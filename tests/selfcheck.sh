@@ -15,6 +15,8 @@ llc=
 [ -d /sys/devices/system/cpu/cpu0/cache ] || llc="--llc 32MiB"
 "$ic" bench --quick $llc --out "$out/machine.yaml" --name test-machine > "$out/bench.txt"
 grep -q "wrote $out/machine.yaml" "$out/bench.txt"
+# the attention probe's reference, which validate rescales the attention by
+grep -q "^  probe_attention: " "$out/machine.yaml"
 "$ic" show hw "$out/machine.yaml" > "$out/show.txt"
 grep -q "measured by infcalc bench" "$out/show.txt"
 # the entry works as --hw, and the expected time is the default on it
@@ -47,6 +49,7 @@ cat > "$out/tiny.json" <<'EOF2'
 EOF2
 "$ic" validate --quick --hw "$out/machine.yaml" --model "$out/tiny.json" > "$out/model.txt"
 grep -q "compute probe" "$out/model.txt"
+grep -q "attention probe" "$out/model.txt"
 # 3 weight types x batches 1 and 4 x context 256
 [ "$(grep -c ' ms ' "$out/model.txt")" -eq 6 ]
 set +e

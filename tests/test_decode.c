@@ -348,6 +348,19 @@ START_TEST(test_expected_from_measured)
     h->measured.attn_score_s[IC_DT_BF16] = 10e-9;
     ck_assert_int_eq(ic_decode(&st, h, &c, &p, &e), 0);
     ck_assert_double_eq_tol(p.attn_s, 16.7936e-6, 1e-12);
+    /* an attention probe at half its benched rate doubles the attention
+     * (33.5872 us), whatever the compute probe says (compute_scale 4 would
+     * have made it 4.1984 us), and leaves the weights as they were */
+    c.attn_scale = 0.5;
+    c.compute_scale = 4;
+    ck_assert_int_eq(ic_decode(&st, h, &c, &p, &e), 0);
+    ck_assert_double_eq_tol(p.attn_s, 33.5872e-6, 1e-12);
+    ck_assert_double_eq_tol(p.weights_s, 1.200788, 1e-6);
+    /* without one (0), the compute probe's scale stands in: 4.1984 us */
+    c.attn_scale = 0;
+    ck_assert_int_eq(ic_decode(&st, h, &c, &p, &e), 0);
+    ck_assert_double_eq_tol(p.attn_s, 4.1984e-6, 1e-12);
+    c.compute_scale = 1;
     h->measured.attn_score_s[IC_DT_BF16] = 0;
     /* a probe at half the benched bandwidth doubles the memory time */
     c.bw_scale = 0.5;

@@ -83,6 +83,7 @@ static void fill_all(struct ic_hw *h)
     m->cache_read_B_s = 3.05e11;
     m->probe_B_s = 4.07e10;
     m->probe_gemm_flop_s = 1.93e11;
+    m->probe_attn_s = 12.5e-9;
     m->fork_join_s = 3.7e-6;
     m->matmul_start_s = 4.3e-6;
     m->layer_work_s = 31e-6;
@@ -158,6 +159,7 @@ START_TEST(test_every_field_round_trips)
     close_to(m->cache_read_B_s, 3.05e11, "cache_read_bandwidth");
     close_to(m->probe_B_s, 4.07e10, "probe_bandwidth");
     close_to(m->probe_gemm_flop_s, 1.93e11, "probe_gemm");
+    close_to(m->probe_attn_s, 12.5e-9, "probe_attention");
     close_to(m->attn_score_s[IC_DT_FP32], 3e-9, "attention_per_score.fp32");
     close_to(m->attn_score_s[IC_DT_INT8], 9e-9, "attention_per_score.int8");
     close_to(m->probe_type_B_s[IC_DT_BF16], 4.0e10, "probe_bandwidth_by_type.bf16");

@@ -12,7 +12,7 @@ const enum ic_dtype ic_decode_fewest_types[5] = {IC_DT_BF16, IC_DT_FP8, IC_DT_IN
 struct ic_decode_cfg ic_decode_defaults(void)
 {
     return (struct ic_decode_cfg){1, 1, 2048, IC_DT_BF16, IC_DT_BF16, IC_DT_BF16,
-                                  IC_COMM_OVERLAP, IC_EST_IDEAL, 1.0, 0, 1.0, 1, 1, false, NULL};
+                                  IC_COMM_OVERLAP, IC_EST_IDEAL, 1.0, 0, 1.0, 1, 1, false, NULL, 0};
 }
 
 /* The step: B sequences, one new token each (with logits), S - 1 cached
@@ -67,7 +67,7 @@ int ic_decode(const struct ic_model_stats *m, const struct ic_hw *hw,
     struct ic_time t;
     const struct ic_rates rates = {cfg->estimate, cfg->comm, {1.0, 1.0},
                                    cfg->bw_scale, cfg->compute_scale, cfg->regions,
-                                   cfg->engine};
+                                   cfg->engine, cfg->attn_scale};
     int rc;
     if ((rc = ic_step_load(m, &step, &l, err)) || (rc = ic_step_time(&l, hw, &rates, &t, err)))
         return rc;

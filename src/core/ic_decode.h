@@ -52,7 +52,7 @@ struct ic_decode_cfg {
     uint64_t regions;
     /* expected only: compute rate right now over the bench's (a compute probe
      * taken beside a timing over the entry's probe_gemm; 1 = as benched):
-     * scales the GEMM and attention rates */
+     * scales the GEMM rates, and the attention's where attn_scale is 0 */
     double compute_scale;
     /* pipeline stages of `chips` chips each (0 or 1: none) and micro-batches
      * (0 or 1: one); chips x pp chips in all (ic_step.h) */
@@ -63,6 +63,10 @@ struct ic_decode_cfg {
     /* the expected estimate from achieved rates: the serving engine's
      * profile (--engine, enginedb/), not owned; NULL: a good engine */
     const struct ic_engine *engine;
+    /* expected only: the attention's rate right now over the bench's (an
+     * attention probe beside a timing over the entry's probe_attention; 0 =
+     * compute_scale stands in) */
+    double attn_scale;
 };
 
 /* The expected time (cfg.estimate = IC_EST_EXPECTED) uses what `infcalc
@@ -79,7 +83,8 @@ struct ic_decode_cfg {
  *                  (a plain max() is optimistic near the ridge), the weight
  *                  type's own p where the entry has one;
  *                  the DRAM rates scaled by bw_scale, the GEMM rates by
- *                  compute_scale;
+ *                  compute_scale (the attention's by attn_scale where it
+ *                  is given);
  *   attention      the same with the KV bytes (at the KV type's gemv rate)
  *                  and the attention FLOPs at the measured attention rate
  *                  (else the matmul rate with the query heads per KV head

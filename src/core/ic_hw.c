@@ -239,6 +239,7 @@ static const struct ic_field measured_fields[] = {
         true),
     QTY("probe_bandwidth", IC_HWF_M_PROBE, measured.probe_B_s, IC_QTY_BANDWIDTH, false),
     QTY("probe_gemm", IC_HWF_M_PROBE_GEMM, measured.probe_gemm_flop_s, IC_QTY_RATE, false),
+    QTY("probe_attention", IC_HWF_M_PROBE_ATTN, measured.probe_attn_s, IC_QTY_TIME, false),
     MAP("probe_bandwidth_by_type", IC_HWF_M_PROBE_T, &probe_t_schema, false),
     MAP("probe_gemm_by_type", IC_HWF_M_PROBE_GEMM_T, &probe_gemm_t_schema, false),
     QTY("fork_join", IC_HWF_M_FORK_JOIN, measured.fork_join_s, IC_QTY_TIME, true),
@@ -487,6 +488,11 @@ static int check_values(struct ic_hw *hw, const char *path, struct ic_err *err)
                                    "a weight type in one of probe_bandwidth_by_type and "
                                    "probe_gemm_by_type must be in both");
         }
+        if (hw->locs[IC_HWF_M_PROBE_ATTN].line &&
+            !(ms->probe_attn_s >= 1e-12 && ms->probe_attn_s <= 1e-3))
+            return field_error(hw, path, IC_HWF_M_PROBE_ATTN, err,
+                               "'probe_attention' (seconds per attention score) must be between "
+                               "1 ps and 1 ms");
         for (int dt = 0; dt < IC_DT_COUNT; dt++)
             if (ms->attn_score_s[dt] > 1e-3)
                 return field_error(hw, path, IC_HWF_M_ASCORE_FIRST + dt, err,

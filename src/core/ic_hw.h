@@ -58,6 +58,7 @@ enum ic_hw_field {
     IC_HWF_SOURCES, IC_HWF_NOTES,
     IC_HWF_MEASURED, IC_HWF_M_DATE, IC_HWF_M_CPU, IC_HWF_M_THREADS, IC_HWF_M_LLC,
     IC_HWF_M_READ, IC_HWF_M_READ_1T, IC_HWF_M_CACHE_READ, IC_HWF_M_PROBE, IC_HWF_M_PROBE_GEMM,
+    IC_HWF_M_PROBE_ATTN,
     IC_HWF_M_FORK_JOIN, IC_HWF_M_MATMUL_START, IC_HWF_M_LAYER_WORK, IC_HWF_M_LAYER_WORK_DIM,
     IC_HWF_M_TRANSITION_P, IC_HWF_M_SOURCE,
     IC_HWF_M_GEMV, IC_HWF_M_GEMV_FIRST,
@@ -104,14 +105,20 @@ struct ic_hw_measured {
      * types' rates moved 10-20% against the fp32 probe between benches */
     double probe_type_B_s[IC_DT_COUNT];
     double probe_gemm_type[IC_DT_COUNT];
+    /* validate's attention probe at bench time: the reference kernel's
+     * decode attention over a bf16 cache within the LLC, seconds per score
+     * (0: not taken; attention is then rescaled by the compute probe). The
+     * attention is scalar and latency-bound (an exp per score): between
+     * benches it moved 9.9-18.5 ns per score against the GEMM probe */
+    double probe_attn_s;
     double fork_join_s;                 /* one parallel region's fixed cost */
     /* a matmul call's cost from DRAM beyond its bytes at the gemv rate and
      * its region's fork/join (the streams' start), the reference kernel's
      * matmuls timed back to back at a decode step's shapes (0: none) */
     double matmul_start_s;
     /* a decoder layer's work per sequence outside its matmuls, attention
-     * and regions (norms, RoPE, SwiGLU, residuals, the cache append): a
-     * step over the same matmuls back to back (0: none) */
+     * and regions (residual adds, RMSNorms, SwiGLU): the kernel's row
+     * operations timed in cache at two batches (0: none) */
     double layer_work_s;
     /* the residual width (hidden_size) layer_work was measured at: a model
      * of width D costs layer_work x D / layer_work_dim (the row work runs

@@ -355,7 +355,7 @@ int ic_step_load(const struct ic_model_stats *m, const struct ic_step *s, struct
 
 struct ic_rates ic_rates_ideal(void)
 {
-    return (struct ic_rates){IC_EST_IDEAL, IC_COMM_OVERLAP, {1.0, 1.0}, 1.0, 1.0, 0, NULL};
+    return (struct ic_rates){IC_EST_IDEAL, IC_COMM_OVERLAP, {1.0, 1.0}, 1.0, 1.0, 0, NULL, 0};
 }
 
 double ic_step_gemm_rate(const struct ic_hw_measured *ms, enum ic_dtype t, double b)
@@ -494,11 +494,12 @@ int ic_step_time(const struct ic_load *l, const struct ic_hw *hw, const struct i
                                  ? ms->attn_flop_s[kt]
                                  : ic_step_gemm_rate(ms, kt, l->attn_group < 1 ? 1 : l->attn_group);
         /* and each score's own work (the softmax's max, exp and sum, which
-         * no FLOP counts) where bench measured it */
+         * no FLOP counts) where bench measured it; at the attention probe's
+         * level where one was taken, else at the compute probe's */
         t->attn_s = ((l->attn_flops[IC_PHASE_DECODE] + l->attn_flops[IC_PHASE_PREFILL]) / arate +
                      (l->attn_scores[IC_PHASE_DECODE] + l->attn_scores[IC_PHASE_PREFILL]) *
                          ms->attn_score_s[kt]) /
-                    cs;
+                    (r->attn_scale > 0 ? r->attn_scale : cs);
         /* the weight type's own exponent where bench fitted one */
         const double pl = ms->transition_p_type[wt] >= 1 ? ms->transition_p_type[wt]
                                                          : ms->transition_p;

@@ -206,6 +206,10 @@ struct ic_rates {
      * (enginedb/); NULL = a good engine on the chip (graphs, overlapped
      * scheduling, every kernel at the achieved rates) */
     const struct ic_engine *engine;
+    /* expected from measured rates only: the attention's rate now over the
+     * bench's (an attention probe beside a timing over the entry's
+     * probe_attention); 0 = compute_scale stands in */
+    double attn_scale;
 };
 
 /* Ideal, overlapped collectives, every phase at the peak. */

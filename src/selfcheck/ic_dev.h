@@ -70,6 +70,7 @@ struct ic_bench_res {
     /* validate's probes at bench time, per type t (types[t]'s own matmul;
      * 0 where the device takes none) */
     double probe_B_s[IC_DEV_TYPES], probe_flop_s[IC_DEV_TYPES];
+    double probe_attn_s;           /* the attention probe: seconds per score (0: none) */
     double copy_B_s, triad_B_s;    /* STREAM's figures */
     double ladder_B[IC_DEV_LADDER], ladder_B_s[IC_DEV_LADDER];
     int ladder_n;
@@ -122,9 +123,10 @@ struct ic_vmodel {
     int n_contexts;
 };
 
-/* One timed step and the mean of the probes on its two sides. */
+/* One timed step and the mean of the probes on its two sides (a: the
+ * attention probe, seconds per score; 0 where none was taken). */
 struct ic_vstep {
-    double t, bw, c;
+    double t, bw, c, a;
 };
 
 /* One point of validate's sweep: what was timed, then what was predicted. */
@@ -138,10 +140,11 @@ struct ic_vpoint {
     int nsteps[IC_DEV_ROUNDS];
     double probe[IC_DEV_ROUNDS];  /* per round: memory probe beside the timing (bytes/s) */
     double cprobe[IC_DEV_ROUNDS]; /* per round: compute probe beside the timing (FLOP/s) */
+    double aprobe[IC_DEV_ROUNDS]; /* per round: attention probe (s per score; 0: none) */
     int rounds;
     uint64_t regions;     /* parallel regions (a GPU: kernels) one step ran */
     /* results */
-    double measured, probe_bw, probe_flop, predicted, err;
+    double measured, probe_bw, probe_flop, probe_attn, predicted, err;
     /* the charts: predicted at the run's median probes (one machine state
      * for every point, so the line is the model's shape over the sweep),
      * and the factor that carries measured to that state,

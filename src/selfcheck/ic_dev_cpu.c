@@ -164,12 +164,60 @@ static double probe_median(struct ic_kern_pool *pool, const struct probe *p, int
     return ic_mb_summary(v, n).median;
 }
 
+/* The attention probe: the reference kernel's decode attention alone
+ * (dim 64, one layer, vocab 64: next to no weights), 8 sequences over 512
+ * cached bf16 tokens, 16 query heads over 4 KV heads of 128 (validate's
+ * group and head size), 8.4 MB of cache: within the LLC, since the
+ * attention is scalar and latency-bound (an exp per score), not a read.
+ * Bench states the attention figures at its level and validate takes it
+ * beside every timing: between benches the attention per score moved
+ * 9.9-18.5 ns against the GEMM compute probe, which did not follow it
+ * (runs 12-15, docs/validation.md). */
+enum { AP_B = 8, AP_S = 512, AP_H = 16, AP_KVH = 4, AP_D = 128 };
+struct aprobe {
+    struct ic_kern *k;
+    uint32_t tok[AP_B], pos[AP_B];
+};
+
+static void aprobe_free(struct aprobe *a)
+{
+    ic_kern_free(a->k);
+    memset(a, 0, sizeof *a);
+}
+
+static int aprobe_init(struct aprobe *a, struct ic_kern_pool *pool, struct ic_err *err)
+{
+    memset(a, 0, sizeof *a);
+    const struct ic_kern_shape s = {64, 64, 1, AP_H, AP_KVH, AP_D, 64, AP_B, AP_S + 1};
+    int rc = ic_kern_create(&s, IC_KW_FP32, IC_KKV_BF16, 29, pool, &a->k, err);
+    if (rc)
+        return rc;
+    for (uint32_t b = 0; b < AP_B; b++) {
+        ic_kern_fill_cache(a->k, b, AP_S, 41 + b);
+        a->tok[b] = b;
+        a->pos[b] = AP_S;
+    }
+    return IC_OK;
+}
+
+/* The attention probe's seconds per score now (one untimed step, then two
+ * timed: ~2-3 ms on this machine). */
+static double aprobe_take(const struct aprobe *a)
+{
+    ic_kern_step(a->k, AP_B, a->tok, a->pos, NULL);
+    const double t0 = ic_mb_now();
+    ic_kern_step(a->k, AP_B, a->tok, a->pos, NULL);
+    ic_kern_step(a->k, AP_B, a->tok, a->pos, NULL);
+    return (ic_mb_now() - t0) / (2.0 * AP_B * (AP_S + 1) * AP_H);
+}
+
 /* ---- the device's state ----------------------------------------------------- */
 
 struct ic_dev {
     bool quick;
     struct ic_kern_pool *pool, *pool1;   /* every thread asked for; one */
     struct probe pr[IC_DEV_TYPES], cpr[IC_DEV_TYPES]; /* memory and compute probes per type */
+    struct aprobe ap;                    /* the attention probe (k NULL: none) */
     float *buf, *buf2, *buf3;            /* [n] each: the DRAM buffers */
     size_t n;
     struct ic_kern_matrix *mats[IC_DEV_TYPES][2]; /* per type: DRAM, in-cache */
@@ -186,6 +234,7 @@ static void cpu_close(struct ic_dev *d)
         for (int k = 0; k < 2; k++)
             ic_kern_matrix_free(d->mats[t][k]);
     }
+    aprobe_free(&d->ap);
     free(d->buf);
     free(d->buf2);
     free(d->buf3);
@@ -196,7 +245,8 @@ static void cpu_close(struct ic_dev *d)
 
 /* The probes of every type (hm NULL: the bench), or of the types whose
  * probes the entry hm holds and fp32's (validate): memory over dram_min_B,
- * compute over a quarter of the LLC. */
+ * compute over a quarter of the LLC; and the attention probe (validate:
+ * where the entry holds its reference). */
 static int probes_init(struct ic_dev *d, double llc_B, const struct ic_hw_measured *hm,
                        struct ic_err *err)
 {
@@ -207,6 +257,8 @@ static int probes_init(struct ic_dev *d, double llc_B, const struct ic_hw_measur
         if (!(rc = probe_init(&d->pr[t], ic_dev_cpu.types[t], dram_min_B(llc_B), 1, err)))
             rc = probe_init(&d->cpr[t], ic_dev_cpu.types[t], llc_B / 4, 64, err);
     }
+    if (!rc && (!hm || hm->probe_attn_s > 0))
+        rc = aprobe_init(&d->ap, d->pool, err);
     return rc;
 }
 
@@ -545,10 +597,10 @@ static int cpu_gemm(struct ic_dev *d, struct ic_bench_res *r, struct ic_err *err
  * layer, vocab 64), B = 8 sequences over S cached tokens, 16 query heads
  * over 4 KV heads of head_dim (the validation models' group), S doubling
  * until the cache is DRAM-resident. Returns the median seconds per score
- * (one query head against one cached token), at the fp32 reference compute
- * probe's level (the kernel's attention widens the cache to fp32 and runs
- * in fp32), and the FLOPs per score as infcalc counts them (4 x head_dim:
- * QK^T and AV). */
+ * (one query head against one cached token), at the reference attention
+ * probe's level (r->probe_attn_s, taken before the first; before
+ * 2026-12-02 at the fp32 compute probe's, which did not follow it), and
+ * the FLOPs per score as infcalc counts them (4 x head_dim: QK^T and AV). */
 static int attention_per_score(struct ic_dev *d, const struct ic_bench_res *r,
                                enum ic_kern_kvtype kvt, uint32_t head_dim, double *per_score_s,
                                struct ic_err *err)
@@ -574,12 +626,12 @@ static int attention_per_score(struct ic_dev *d, const struct ic_bench_res *r,
     const int na = d->quick ? 3 : 31;
     ic_kern_step(ak, B, tok, posv, NULL);
     for (int i = 0; i < na; i++) {
-        double c0 = probe_take(d->pool, &d->cpr[0]);
+        double a0 = aprobe_take(&d->ap);
         double t0 = ic_mb_now();
         ic_kern_step(ak, B, tok, posv, NULL);
         double ta = ic_mb_now() - t0;
-        double c1 = probe_take(d->pool, &d->cpr[0]);
-        v[i] = ta * 0.5 * (c0 + c1) / r->probe_flop_s[0];
+        double a1 = aprobe_take(&d->ap);
+        v[i] = ta * r->probe_attn_s / (0.5 * (a0 + a1));
     }
     *per_score_s = ic_mb_summary(v, na).median / ((double)B * (S + 1) * H);
     ic_kern_free(ak);
@@ -598,6 +650,13 @@ static int attention_per_score(struct ic_dev *d, const struct ic_bench_res *r,
 static int cpu_attention(struct ic_dev *d, struct ic_bench_res *r, struct ic_err *err)
 {
     static const enum ic_kern_kvtype kvts[2] = {IC_KKV_BF16, IC_KKV_INT8};
+    /* the attention probe's reference, the median of 15 takes (a quick
+     * bench: 3) */
+    double av[15];
+    const int nav = d->quick ? 3 : 15;
+    for (int i = 0; i < nav; i++)
+        av[i] = aprobe_take(&d->ap);
+    r->probe_attn_s = ic_mb_summary(av, nav).median;
     for (int kt = 0; kt < 2; kt++) {
         double u128, u64;
         int rc;
@@ -789,35 +848,88 @@ static int cpu_overhead(struct ic_dev *d, struct ic_bench_res *r, struct ic_err 
     return rc;
 }
 
+/* The transition's timings: per weight type, the chain of matmuls a decode
+ * step of validate's layer shape calls (dim 2048, hidden 5632, 16 heads of
+ * 128 over 4 KV heads: q/k/v fused, the output, gate and up fused, down;
+ * quick: dim 1024, hidden 2816, heads of 64), in as many layers as reach
+ * dram_min_B, then an LM head of vocab 8192, called back to back from DRAM
+ * at batches 1, 2, 4 ... 256, less the model's fixed cost of its calls
+ * (each a region and a matmul start); with the memory and compute times
+ * the model gives it at the probes beside it. Until 2026-12-02 one 128 MiB
+ * matrix of 2048 columns: its fitted exponents (int8 up to 31, a max)
+ * left the steps' matmuls at batch 8-64 15-35% slower than predicted (run
+ * 16, docs/validation.md); a step's matmuls are several shorter calls,
+ * some 5632 columns wide. */
 static int cpu_transition(struct ic_dev *d, struct ic_bench_res *r, struct ic_err *err)
 {
-    (void)err;
     static const uint32_t batches[] = {1, 2, 4, 8, 16, 32, 64, 128, 256};
-    enum { NB = sizeof batches / sizeof batches[0] };
+    enum { NB = sizeof batches / sizeof batches[0], PER = 4, MAX_L = 16, V = 8192 };
     _Static_assert(NB * IC_DEV_TYPES <= IC_DEV_FIT, "room for the fit's timings");
     struct ic_hw_measured table; /* the rates just measured, as the model reads them */
     ic_dev_gemm_table(&ic_dev_cpu, r, &table);
+    const uint32_t D = d->quick ? 1024 : 2048, F = d->quick ? 2816 : 5632,
+                   hd = d->quick ? 64 : 128, qkv = (16 + 2 * 4) * hd, qd = 16 * hd;
+    const uint32_t dims[PER][2] = {{qkv, D}, {D, qd}, {2 * F, D}, {D, F}};
+    const uint32_t widest = 2 * F > V ? 2 * F : V; /* rows; columns are at most F */
+    const uint32_t bmax = batches[NB - 1];
+    float *x = malloc(sizeof *x * bmax * F), *y = malloc(sizeof *y * bmax * widest);
+    struct ic_kern_matrix *mm[PER * MAX_L + 1] = {NULL};
+    int rc = x && y ? IC_OK : ic_err_set(err, IC_ENOMEM, NULL, 0, 0, "out of memory");
+    for (size_t i = 0; !rc && i < (size_t)bmax * F; i++)
+        x[i] = (float)ic_kern_uniform(9, i);
     size_t k = 0;
-    for (int t = 0; t < ic_dev_cpu.n_types; t++)
-        for (size_t b = 0; b < NB; b++) {
+    for (int t = 0; t < ic_dev_cpu.n_types && !rc; t++) {
+        const enum ic_kern_wtype wt = ic_dev_cpu.types[t];
+        double layer_el = 0;
+        for (int c = 0; c < PER; c++)
+            layer_el += (double)dims[c][0] * dims[c][1];
+        const double layer_B = layer_el * ic_kern_wtype_bits(wt) / 8;
+        int L = (int)ceil(dram_min_B(r->llc_B) / layer_B);
+        L = L < 1 ? 1 : L > MAX_L ? MAX_L : L;
+        const int calls = PER * L + 1;
+        double bytes = 0, el = 0;
+        for (int c = 0; c < calls && !rc; c++) {
+            const uint32_t rows = c < PER * L ? dims[c % PER][0] : V;
+            const uint32_t cols = c < PER * L ? dims[c % PER][1] : D;
+            rc = ic_kern_matrix_create(wt, rows, cols, 900 + 31 * (uint64_t)t + (uint64_t)c,
+                                       &mm[c], err);
+            if (!rc) {
+                bytes += (double)ic_kern_matrix_bytes(mm[c]);
+                el += (double)rows * cols;
+            }
+        }
+        for (size_t b = 0; b < NB && !rc; b++) {
             if (d->quick && batches[b] > 16)
                 continue;
-            double bytes = (double)ic_kern_matrix_bytes(d->mats[t][0]);
-            double flops = 2.0 * batches[b] * d->dims[t][0][0] * (double)d->dims[t][0][1];
-            /* the memory and compute times at the levels this matmul
-             * runs at */
+            /* the memory and compute times at the levels the chain runs at */
             double b0 = probe_take(d->pool, &d->pr[t]), c0 = probe_take(d->pool, &d->cpr[t]);
-            r->fit_t[k] = ic_mb_matmul(d->pool, d->mats[t][0], d->dims[t][0][0],
-                                       d->dims[t][0][1], batches[b], d->quick ? 2 : 3)
-                              .median;
+            double v[3];
+            const int reps = d->quick ? 2 : 3;
+            for (int i = 0; i < reps; i++) {
+                const double t0 = ic_mb_now();
+                for (int c = 0; c < calls; c++)
+                    ic_kern_matmul(d->pool, mm[c], x, batches[b], y);
+                v[i] = ic_mb_now() - t0;
+            }
             double b1 = probe_take(d->pool, &d->pr[t]), c1 = probe_take(d->pool, &d->cpr[t]);
+            r->fit_t[k] = ic_mb_summary(v, reps).median -
+                          calls * (r->matmul_start_s + r->fork_join_s);
             r->fit_tm[k] = bytes / (r->gemv_B_s[t] * 0.5 * (b0 + b1) / r->probe_B_s[t]);
             /* the model's own compute term (ic_step_matmul_compute_s) */
             r->fit_tc[k] = ic_step_matmul_compute_s(&table, ic_dev_cpu.dtypes[t], batches[b],
-                                                    flops) /
+                                                    2.0 * batches[b] * el) /
                            (0.5 * (c0 + c1) / r->probe_flop_s[t]);
             k++;
         }
+        for (int c = 0; c < calls; c++) {
+            ic_kern_matrix_free(mm[c]);
+            mm[c] = NULL;
+        }
+    }
+    free(x);
+    free(y);
+    if (rc)
+        return rc;
     r->n_fit = k;
     /* the reference probes again, after the whole bench: a machine whose
      * state moved since cpu_read took them (a disturbance that began or
@@ -909,9 +1021,9 @@ static int cpu_bench_entry(const struct ic_dev *d, const struct ic_bench_opts *o
                           "batches 1-256, attention (per FLOP) and attention_per_score = its "
                           "attention alone, cache >= 4x the LLC, head sizes 128 and 64; DRAM "
                           "rates at probe_bandwidth's level, GEMM and attention at probe_gemm's "
-                          "(bf16, int8: at their own probes); transition_p fitted to the matmul "
-                          "at batches 1-256 from DRAM; matmul_start: a step against its "
-                          "matmuls, layer_work: its row work in cache",
+                          "(bf16, int8: at their own probes); transition_p fitted to a layer "
+                          "chain's matmuls, batches 1-256, DRAM; matmul_start: a step against "
+                          "its matmuls, layer_work: its row work in cache",
                           date)))
         return rc;
     hw->n_sources = 1;
@@ -949,6 +1061,9 @@ static void cpu_bench_report(const struct ic_dev *d, const struct ic_bench_opts 
     for (int t = 0; t < nt; t++)
         fprintf(out, "  %-5s %7.2f GB/s  %7.1f GFLOP/s\n", ic_dtype_traits(dts[t])->name,
                 r->probe_B_s[t] / 1e9, r->probe_flop_s[t] / 1e9);
+    fprintf(out, "  attention %.2f ns per score (the kernel's attention alone, %d sequences over %d "
+                 "bf16 tokens in the LLC)\n",
+            r->probe_attn_s * 1e9, AP_B, AP_S);
     fprintf(out, "STREAM copy %.2f GB/s, triad %.2f GB/s (as STREAM counts; reference only)\n",
             r->copy_B_s / 1e9, r->triad_B_s / 1e9);
     fprintf(out, "working-set ladder (GB/s):");
@@ -1103,17 +1218,18 @@ static int cpu_kern_fill(void *k, uint32_t b, uint32_t len, uint64_t seed, struc
  * at least min_steps (at most 64); returns the median step and widens
  * [*lo, *hi] by every single step.
  *
- * With probes (mp and cp not NULL) it also takes both before the first step
- * and after every step, and records each step in out[] with the mean of the
- * probes on its two sides, the machine's state at its own moment (steps of
- * 0.7-0.9 s at one point ran 1.3x apart on this machine, so two probes
- * around the whole point missed what moved in between); at most
- * IC_DEV_VSTEPS steps then, *n_out of them. */
+ * With probes (mp and cp not NULL; ap, the attention probe, where not NULL)
+ * it also takes them before the first step and after every step, and
+ * records each step in out[] with the mean of the probes on its two sides,
+ * the machine's state at its own moment (steps of 0.7-0.9 s at one point
+ * ran 1.3x apart on this machine, so two probes around the whole point
+ * missed what moved in between); at most IC_DEV_VSTEPS steps then, *n_out
+ * of them. */
 static double time_steps(struct ic_kern_pool *pool, struct ic_kern *k, uint32_t b,
                          const uint32_t *tok, const uint32_t *pos, double budget_s,
                          int min_steps, const struct probe *mp, const struct probe *cp,
-                         struct ic_vstep *out, int *n_out, double *lo, double *hi,
-                         uint64_t *regions)
+                         const struct aprobe *ap, struct ic_vstep *out, int *n_out, double *lo,
+                         double *hi, uint64_t *regions)
 {
     const int most = mp ? IC_DEV_VSTEPS : 64;
     double v[64];
@@ -1122,6 +1238,7 @@ static double time_steps(struct ic_kern_pool *pool, struct ic_kern *k, uint32_t 
     ic_kern_step(k, b, tok, pos, NULL); /* warm-up, and a count of its parallel regions */
     *regions = ic_kern_pool_runs(pool) - r0;
     double bw = mp ? probe_take(pool, mp) : 0, c = mp ? probe_take(pool, cp) : 0;
+    double a = mp && ap ? aprobe_take(ap) : 0;
     double start = ic_mb_now();
     while (n < most && (n < min_steps || ic_mb_now() - start < budget_s)) {
         double t0 = ic_mb_now();
@@ -1129,9 +1246,11 @@ static double time_steps(struct ic_kern_pool *pool, struct ic_kern *k, uint32_t 
         double t = ic_mb_now() - t0;
         if (mp) {
             double bw1 = probe_take(pool, mp), c1 = probe_take(pool, cp);
-            out[n] = (struct ic_vstep){t, 0.5 * (bw + bw1), 0.5 * (c + c1)};
+            double a1 = ap ? aprobe_take(ap) : 0;
+            out[n] = (struct ic_vstep){t, 0.5 * (bw + bw1), 0.5 * (c + c1), 0.5 * (a + a1)};
             bw = bw1;
             c = c1;
+            a = a1;
         }
         v[n++] = t;
     }
@@ -1159,22 +1278,27 @@ static int cpu_time_point(struct ic_dev *d, void *kv, const struct ic_vmodel *m,
     /* the probes of the point's own weight type where the entry has them */
     const int pt = ic_dev_probe_type(&ic_dev_cpu, &hw->measured, m->wtypes[p->wt]);
     const struct probe *mp = &d->pr[pt], *cp = &d->cpr[pt];
+    const struct aprobe *ap = d->ap.k ? &d->ap : NULL;
     double bw0 = between ? 0 : probe_take(pool, mp);
     double c0 = between ? 0 : probe_take(pool, cp);
+    double a0 = between || !ap ? 0 : aprobe_take(ap);
     p->t[r] = time_steps(pool, k, p->batch, tok, pos, quick ? 0.05 : 0.25, quick ? 2 : 3,
-                         between ? mp : NULL, between ? cp : NULL, p->steps[r],
+                         between ? mp : NULL, between ? cp : NULL, ap, p->steps[r],
                          &p->nsteps[r], &p->tlo, &p->thi, &p->regions);
     if (between) {
-        double bv[IC_DEV_VSTEPS], cv[IC_DEV_VSTEPS];
+        double bv[IC_DEV_VSTEPS], cv[IC_DEV_VSTEPS], av[IC_DEV_VSTEPS];
         for (int s = 0; s < p->nsteps[r]; s++) {
             bv[s] = p->steps[r][s].bw;
             cv[s] = p->steps[r][s].c;
+            av[s] = p->steps[r][s].a;
         }
         p->probe[r] = ic_mb_summary(bv, p->nsteps[r]).median;
         p->cprobe[r] = ic_mb_summary(cv, p->nsteps[r]).median;
+        p->aprobe[r] = ap ? ic_mb_summary(av, p->nsteps[r]).median : 0;
     } else {
         p->probe[r] = 0.5 * (bw0 + probe_take(pool, mp));
         p->cprobe[r] = 0.5 * (c0 + probe_take(pool, cp));
+        p->aprobe[r] = ap ? 0.5 * (a0 + aprobe_take(ap)) : 0;
     }
     if (prog)
         fprintf(prog, "validate [round %d/%d] %s %-4s batch %3u context %5u: "
@@ -1230,7 +1354,7 @@ const struct ic_dev_ops ic_dev_cpu = {
         [IC_BS_ATTENTION] = "attention: a cache >= 4x the LLC, bf16 and int8",
         [IC_BS_OVERHEAD] = "step overhead: matmul starts (a step against its matmuls back "
                            "to back) and layer work (its row operations in cache)",
-        [IC_BS_TRANSITION] = "matmul: batches 1-256 from DRAM (transition)",
+        [IC_BS_TRANSITION] = "matmul: a layer chain at batches 1-256 from DRAM (transition)",
     },
     .fit_per_type = true,
     .bench_entry = cpu_bench_entry,

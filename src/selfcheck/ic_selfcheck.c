@@ -219,6 +219,7 @@ static int make_entry(const struct ic_dev_ops *ops, const struct ic_dev *d,
     m->cache_read_B_s = r->cache_read_B_s;
     m->probe_B_s = r->probe_B_s[0]; /* types[0]: fp32 on the CPU; 0 on a GPU */
     m->probe_gemm_flop_s = r->probe_flop_s[0];
+    m->probe_attn_s = r->probe_attn_s; /* 0 on a GPU: none taken */
     m->fork_join_s = r->fork_join_s;
     m->matmul_start_s = r->matmul_start_s;
     m->layer_work_s = r->layer_work_s;
@@ -445,9 +446,9 @@ static const char *const regime_names[R_COUNT] = {"memory-bound", "transition", 
 static void print_points(FILE *out, const struct ic_vmodel *models, const struct ic_vpoint *v,
                          size_t n)
 {
-    fprintf(out, "\n  %-5s %5s %7s %11s %12s %7s %10s %13s %6s  %s\n", "type", "batch",
-            "context", "measured", "predicted", "error", "probe", "compute probe", "steps",
-            "regime");
+    fprintf(out, "\n  %-5s %5s %7s %11s %12s %7s %10s %13s %15s %6s  %s\n", "type", "batch",
+            "context", "measured", "predicted", "error", "probe", "compute probe",
+            "attention probe", "steps", "regime");
     for (int w = 0; w < models[0].n_wtypes; w++)
         for (size_t i = 0; i < n; i++) {
             const struct ic_vpoint *p = &v[i];
@@ -457,10 +458,10 @@ static void print_points(FILE *out, const struct ic_vmodel *models, const struct
             for (int r = 0; r < p->rounds; r++)
                 steps += p->nsteps[r];
             fprintf(out, "  %-5s %5u %7u %8.3f ms %9.3f ms %+6.1f%% %5.1f GB/s %7.1f GFLOP/s "
-                         "%6d  %s\n",
+                         "%6.2f ns/score %6d  %s\n",
                     ic_kern_wtype_name(models[p->model].wtypes[p->wt]), p->batch, p->context,
                     p->measured * 1e3, p->predicted * 1e3, 100 * p->err, p->probe_bw / 1e9,
-                    p->probe_flop / 1e9, steps, regime_names[p->regime]);
+                    p->probe_flop / 1e9, p->probe_attn * 1e9, steps, regime_names[p->regime]);
         }
 }
 
@@ -550,18 +551,18 @@ static int write_csv(const char *path, const struct ic_vmodel *models, const str
     FILE *f = o.f;
     fprintf(f, "model,weights,kv,batch,context,rounds,measured_s,measured_min_s,measured_max_s,"
                "probe_B_s,probe_flop_s,predicted_s,error_pct,regime,pred_weights_s,"
-               "pred_compute_s,pred_kv_s,pred_attn_s,pred_fixed_s\n");
+               "pred_compute_s,pred_kv_s,pred_attn_s,pred_fixed_s,probe_attn_s\n");
     for (size_t i = 0; i < n; i++) {
         const struct ic_vpoint *p = &v[i];
         fprintf(f,
                 "%s,%s,bf16,%u,%u,%d,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.3f,%s,%.6g,%.6g,%.6g,%.6g,"
-                "%.6g\n",
+                "%.6g,%.6g\n",
                 models[p->model].name,
                 ic_kern_wtype_name(models[p->model].wtypes[p->wt]), p->batch, p->context,
                 p->rounds, p->measured, p->tlo, p->thi, p->probe_bw, p->probe_flop, p->predicted,
                 100 * p->err,
                 regime_names[p->regime], p->pred.weights_s, p->pred.compute_s, p->pred.kv_s,
-                p->pred.attn_s, p->pred.fixed_s);
+                p->pred.attn_s, p->pred.fixed_s, p->probe_attn);
     }
     return ic_out_close(&o, false, err);
 }
@@ -636,6 +637,7 @@ static int write_charts(const struct ic_validate_opts *o, const struct ic_dev_op
 struct probe_ref {
     double bw, flop; /* bytes/s; FLOP/s (0: none, compute rates as benched) */
     int type;        /* the probes' type, an index of ops->types (ic_dev_probe_type) */
+    double attn;     /* the attention probe, seconds per score (0: none) */
 };
 
 /* The reference for a point of weight type wt, whose probes the device
@@ -651,21 +653,25 @@ static struct probe_ref probe_ref_of(const struct ic_dev_ops *ops, const struct 
     const int pt = ic_dev_probe_type(ops, hm, wt);
     if (pt > 0)
         return (struct probe_ref){hm->probe_type_B_s[ops->dtypes[pt]],
-                                  hm->probe_gemm_type[ops->dtypes[pt]], pt};
+                                  hm->probe_gemm_type[ops->dtypes[pt]], pt, hm->probe_attn_s};
     const bool new_probes = hm->probe_gemm_flop_s > 0 && hm->probe_B_s > 0;
     return (struct probe_ref){new_probes                     ? hm->probe_B_s
                               : hm->gemv_B_s[IC_DT_FP32] > 0 ? hm->gemv_B_s[IC_DT_FP32]
                                                              : hm->read_B_s,
-                              hm->probe_gemm_flop_s, 0};
+                              hm->probe_gemm_flop_s, 0, hm->probe_attn_s};
 }
 
-/* The expected time's rates at the probes bw (bytes/s) and flop (FLOP/s):
- * each probe over the same probe at bench time (ref); a probe of 0 (the
- * GPU takes none), or no reference compute probe: as benched. */
-static void at_probes(struct ic_decode_cfg *c, struct probe_ref ref, double bw, double flop)
+/* The expected time's rates at the probes bw (bytes/s), flop (FLOP/s) and
+ * attn (seconds per score): each probe over the same probe at bench time
+ * (ref; the attention's a time, so the reference over it); a probe of 0
+ * (the GPU takes none), or no reference: as benched (the attention then
+ * at the compute probe's scale). */
+static void at_probes(struct ic_decode_cfg *c, struct probe_ref ref, double bw, double flop,
+                      double attn)
 {
     c->bw_scale = bw > 0 ? bw / ref.bw : 1.0;
     c->compute_scale = flop > 0 && ref.flop > 0 ? flop / ref.flop : 1.0;
+    c->attn_scale = attn > 0 && ref.attn > 0 ? ref.attn / attn : 0;
 }
 
 int ic_selfcheck_validate(const struct ic_validate_opts *o, FILE *out, FILE *prog,
@@ -846,10 +852,17 @@ int ic_selfcheck_validate(const struct ic_validate_opts *o, FILE *out, FILE *pro
      * docs/validation.md.) */
     /* the run's medians per probe type (a point's probes are its weight
      * type's where the entry has them, ic_dev_probe_type) */
-    double run_bw[IC_DEV_TYPES] = {0}, run_flop[IC_DEV_TYPES] = {0};
+    double run_bw[IC_DEV_TYPES] = {0}, run_flop[IC_DEV_TYPES] = {0}, run_attn = 0;
     {
         double *bv = malloc(sizeof *bv * (n * IC_DEV_ROUNDS + 1));
         double *fv = malloc(sizeof *fv * (n * IC_DEV_ROUNDS + 1));
+        size_t na = 0;
+        for (size_t i = 0; bv && i < n; i++) /* the attention probe: one for every type */
+            for (int r = 0; r < pts[i].rounds; r++)
+                if (pts[i].aprobe[r] > 0)
+                    bv[na++] = pts[i].aprobe[r];
+        if (na)
+            run_attn = ic_mb_summary(bv, (int)na).median;
         for (int pt = 0; bv && fv && pt < ops->n_types; pt++) {
             size_t nb = 0;
             for (size_t i = 0; i < n; i++) {
@@ -872,13 +885,15 @@ int ic_selfcheck_validate(const struct ic_validate_opts *o, FILE *out, FILE *pro
     for (size_t i = 0; i < n; i++) {
         struct ic_vpoint *p = &pts[i];
         const struct ic_vmodel *vm = &models[p->model];
-        double tv[IC_DEV_ROUNDS], pv[IC_DEV_ROUNDS], cv[IC_DEV_ROUNDS];
+        double tv[IC_DEV_ROUNDS], pv[IC_DEV_ROUNDS], cv[IC_DEV_ROUNDS], av[IC_DEV_ROUNDS];
         memcpy(tv, p->t, sizeof tv);
         memcpy(pv, p->probe, sizeof pv);
         memcpy(cv, p->cprobe, sizeof cv);
+        memcpy(av, p->aprobe, sizeof av);
         p->measured = ic_mb_summary(tv, p->rounds).median;
         p->probe_bw = ic_mb_summary(pv, p->rounds).median;
         p->probe_flop = ic_mb_summary(cv, p->rounds).median;
+        p->probe_attn = ic_mb_summary(av, p->rounds).median;
         shape_model(&vm->shape, vm->name, im);
         struct ic_model_stats st;
         if ((rc = ic_model_derive(im, &st, err)))
@@ -891,7 +906,7 @@ int ic_selfcheck_validate(const struct ic_validate_opts *o, FILE *out, FILE *pro
         c.compute = ops->compute;
         c.estimate = IC_EST_EXPECTED;
         const struct probe_ref ref = probe_ref_of(ops, hm, vm->wtypes[p->wt]);
-        at_probes(&c, ref, ops->rescale ? p->probe_bw : 0, p->probe_flop);
+        at_probes(&c, ref, ops->rescale ? p->probe_bw : 0, p->probe_flop, p->probe_attn);
         c.regions = p->regions; /* counted, not timed: structure, not calibration */
         if ((rc = ic_decode(&st, hw, &c, &p->pred, err)))
             goto out;
@@ -905,7 +920,7 @@ int ic_selfcheck_validate(const struct ic_validate_opts *o, FILE *out, FILE *pro
         for (int r = 0; r < p->rounds; r++)
             for (int s = 0; s < p->nsteps[r]; s++) {
                 struct ic_point q;
-                at_probes(&c, ref, p->steps[r][s].bw, p->steps[r][s].c);
+                at_probes(&c, ref, p->steps[r][s].bw, p->steps[r][s].c, p->steps[r][s].a);
                 if ((rc = ic_decode(&st, hw, &c, &q, err)))
                     goto out;
                 ratio[nr++] = q.step_s / p->steps[r][s].t;
@@ -915,7 +930,7 @@ int ic_selfcheck_validate(const struct ic_validate_opts *o, FILE *out, FILE *pro
             p->predicted = p->measured * (1 + p->err);
         }
         struct ic_point q;
-        at_probes(&c, ref, ops->rescale ? run_bw[ref.type] : 0, run_flop[ref.type]);
+        at_probes(&c, ref, ops->rescale ? run_bw[ref.type] : 0, run_flop[ref.type], run_attn);
         if ((rc = ic_decode(&st, hw, &c, &q, err)))
             goto out;
         p->pred_run = q.step_s;
