@@ -39,6 +39,9 @@ grep -q "median |err|" "$out/validate.txt"
 rows=$(($(wc -l < "$out/validate.csv") - 1))
 [ "$rows" -ge 6 ]
 if grep -q ',,' "$out/validate.csv"; then echo "empty CSV field" >&2; exit 1; fi
+# every point has its attention probe (the last column, seconds per score)
+head -1 "$out/validate.csv" | grep -q ',probe_attn_s$'
+awk -F, 'NR > 1 && !($NF > 0 && $NF < 1e-5) { bad = 1 } END { exit bad }' "$out/validate.csv"
 [ -s "$out/validate-batch.png" ] && [ -s "$out/validate-context.png" ]
 # validate --model: a dense config.json's shape, every point printed with
 # its probes; what the kernel cannot run (experts) refused with status 2
@@ -49,7 +52,9 @@ cat > "$out/tiny.json" <<'EOF2'
 EOF2
 "$ic" validate --quick --hw "$out/machine.yaml" --model "$out/tiny.json" > "$out/model.txt"
 grep -q "compute probe" "$out/model.txt"
-grep -q "attention probe" "$out/model.txt"
+# every printed point with a positive attention probe beside it
+awk '{ for (i = 2; i <= NF; i++) if ($i == "ns/score") { n++; if ($(i - 1) + 0 > 0) ok++ } }
+     END { exit !(n > 0 && ok == n) }' "$out/model.txt"
 # 3 weight types x batches 1 and 4 x context 256
 [ "$(grep -c ' ms ' "$out/model.txt")" -eq 6 ]
 set +e

@@ -489,10 +489,10 @@ static int check_values(struct ic_hw *hw, const char *path, struct ic_err *err)
                                    "probe_gemm_by_type must be in both");
         }
         if (hw->locs[IC_HWF_M_PROBE_ATTN].line &&
-            !(ms->probe_attn_s >= 1e-12 && ms->probe_attn_s <= 1e-3))
+            !(ms->probe_attn_s >= 1e-12 && ms->probe_attn_s <= 1e-5))
             return field_error(hw, path, IC_HWF_M_PROBE_ATTN, err,
                                "'probe_attention' (seconds per attention score) must be between "
-                               "1 ps and 1 ms");
+                               "1 ps and 10 us");
         for (int dt = 0; dt < IC_DT_COUNT; dt++)
             if (ms->attn_score_s[dt] > 1e-3)
                 return field_error(hw, path, IC_HWF_M_ASCORE_FIRST + dt, err,

@@ -198,7 +198,8 @@ struct ic_rates {
     double mfu[IC_PHASE_COUNT];
     /* expected only: DRAM bandwidth now over the bench's (1 = as benched) */
     double bw_scale;
-    /* expected only: compute rate now over the bench's (1 = as benched) */
+    /* expected only: compute rate now over the bench's (1 = as benched);
+     * the attention's too where attn_scale is 0 */
     double compute_scale;
     /* expected only: parallel regions (fork/join) per step; 0 = 8 per layer + 2 */
     uint64_t regions;

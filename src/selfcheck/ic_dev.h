@@ -49,7 +49,7 @@ enum ic_bench_step {
     IC_BS_GEMM,        /* the in-cache matmul at batches 1 ... 256 */
     IC_BS_ATTENTION,   /* the decode step's attention alone */
     IC_BS_OVERHEAD,    /* a step's work outside its matmuls: matmul starts, layer work */
-    IC_BS_TRANSITION,  /* the matmul at batches from DRAM, for the fit */
+    IC_BS_TRANSITION,  /* matmuls at batches from DRAM, for the fit */
     IC_BS_COUNT
 };
 
@@ -97,7 +97,8 @@ struct ic_bench_res {
     double chain_s, ostep_s;
     unsigned o_dim, o_layers;
     /* the transition's timings: memory, compute and measured seconds of
-     * n_fit matmuls, types in order, n_fit / n_types each */
+     * n_fit matmuls (the CPU: chains of a layer's matmuls), types in order,
+     * n_fit / n_types each */
     double fit_tm[IC_DEV_FIT], fit_tc[IC_DEV_FIT], fit_t[IC_DEV_FIT];
     size_t n_fit;
     double p, p_type[IC_DEV_TYPES]; /* fitted by the driver */

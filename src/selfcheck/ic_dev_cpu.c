@@ -1,6 +1,6 @@
 /* ic_dev_cpu: the self-check on this machine's CPU (ic_dev.h): the
  * microbenchmarks and the reference decode kernel of src/kernels/, with a
- * memory and a compute probe beside the timings. */
+ * memory, a compute and an attention probe beside the timings. */
 #include "ic_dev.h"
 
 #include <math.h>
@@ -706,10 +706,11 @@ static double median_ci(double *v, int n, double *lo, double *hi)
  * figure's own), then at batch 1 the chain of ic_kern_matmul calls and the
  * kernel's step (position 16: attention over 16 tokens, a few us); and,
  * apart, the row work in cache:
- *   layer_work   = (rows8 - rows4) / 4, rows_b one layer's row operations
- *                  at batch b (ic_kern_row_work: residual adds, RMSNorms,
- *                  SwiGLU): what a step costs beyond its matmuls and
- *                  attention per layer and sequence, at the threads' rate;
+ *   layer_work   = (rows_4T - rows_2T) / 2T on T threads (8 and 4 on 2),
+ *                  rows_b one layer's row operations at batch b
+ *                  (ic_kern_row_work: residual adds, RMSNorms, SwiGLU):
+ *                  what a step costs beyond its matmuls and attention per
+ *                  layer and sequence, at the threads' rate;
  *   matmul_start = (step1 - big x share - regions x fork_join + share x
  *                  fork_join - layers x layer_work) / (calls - share),
  *                  share = the chain's bytes / big's: the batch-1 step
@@ -726,7 +727,13 @@ static double median_ci(double *v, int n, double *lo, double *hi)
  * above 0, and is reported with the interval. */
 static int cpu_overhead(struct ic_dev *d, struct ic_bench_res *r, struct ic_err *err)
 {
-    enum { L = 2, PER = 4, CALLS = L * PER + 1, WIDE_B = 8 };
+    enum { L = 2, PER = 4, CALLS = L * PER + 1, MAX_WIDE = 256 };
+    /* the row work's two batches, 4 and 2 sequences a thread (8 and 4 on 2
+     * threads): rows are dealt to the threads one sequence each, so a
+     * difference of batches that are not multiples of the threads (8 less 4
+     * on 8 threads: one sequence a thread in both) reads noise */
+    const int th = ic_kern_pool_threads(d->pool);
+    const uint32_t WIDE_B = 4u * (uint32_t)(th < 1 ? 1 : th > MAX_WIDE / 4 ? MAX_WIDE / 4 : th);
     const struct ic_kern_shape s = d->quick ? (struct ic_kern_shape){1024, 2816, L, 16, 4, 64,
                                                                      8192, WIDE_B, 32}
                                             : (struct ic_kern_shape){2048, 5632, L, 16, 4, 128,
@@ -757,8 +764,8 @@ static int cpu_overhead(struct ic_dev *d, struct ic_bench_res *r, struct ic_err 
         rc = ic_kern_matrix_create(IC_KW_FP32, d->pr[0].rows, d->pr[0].cols, 4343, &big, err);
     const double big_B = big ? (double)ic_kern_matrix_bytes(big) : 1, share = bytes / big_B;
     if (!rc) {
-        x = calloc(WIDE_B * (wide > s.vocab ? wide : s.vocab), sizeof *x); /* [8][max cols] */
-        y = calloc(WIDE_B * (wide > s.vocab ? wide : s.vocab), sizeof *y); /* [8][max rows] */
+        x = calloc(WIDE_B * (wide > s.vocab ? wide : s.vocab), sizeof *x); /* [WIDE_B][max cols] */
+        y = calloc(WIDE_B * (wide > s.vocab ? wide : s.vocab), sizeof *y); /* [WIDE_B][max rows] */
         bx = calloc(d->pr[0].cols, sizeof *bx);
         by = calloc(d->pr[0].rows, sizeof *by);
         if (!x || !y || !bx || !by)
@@ -767,7 +774,7 @@ static int cpu_overhead(struct ic_dev *d, struct ic_bench_res *r, struct ic_err 
     if (!rc) {
         for (uint32_t c = 0; c < WIDE_B * s.dim; c++)
             x[c] = (float)ic_kern_uniform(5, c);
-        uint32_t tok[WIDE_B], pos[WIDE_B];
+        uint32_t tok[MAX_WIDE], pos[MAX_WIDE];
         for (uint32_t b = 0; b < WIDE_B; b++) {
             ic_kern_fill_cache(k, b, 16, 3 + b);
             tok[b] = 7 + b;
@@ -805,7 +812,8 @@ static int cpu_overhead(struct ic_dev *d, struct ic_bench_res *r, struct ic_err 
         }
         /* the row work itself, in cache: one layer's row operations
          * (ic_kern_row_work) at batch WIDE_B less at WIDE_B / 2, per
-         * sequence, each the median of 15 calls; the regions cancel. A
+         * sequence (the threads' rate), each the median of 15 calls; the
+         * regions cancel. A
          * step at batch WIDE_B first leaves every sequence's activations
          * as a step leaves them. */
         ic_kern_step(k, WIDE_B, tok, pos, NULL);
@@ -898,6 +906,10 @@ static int cpu_transition(struct ic_dev *d, struct ic_bench_res *r, struct ic_er
                 el += (double)rows * cols;
             }
         }
+        /* one untimed pass: first touches of y and of the int8 path's
+         * scratch */
+        for (int c = 0; c < calls && !rc; c++)
+            ic_kern_matmul(d->pool, mm[c], x, d->quick ? 16 : bmax, y);
         for (size_t b = 0; b < NB && !rc; b++) {
             if (d->quick && batches[b] > 16)
                 continue;
@@ -912,8 +924,12 @@ static int cpu_transition(struct ic_dev *d, struct ic_bench_res *r, struct ic_er
                 v[i] = ic_mb_now() - t0;
             }
             double b1 = probe_take(d->pool, &d->pr[t]), c1 = probe_take(d->pool, &d->cpr[t]);
-            r->fit_t[k] = ic_mb_summary(v, reps).median -
-                          calls * (r->matmul_start_s + r->fork_join_s);
+            /* less the calls' fixed cost, which the model adds apart; a
+             * start that noise put above half the chain is not taken out
+             * (the fit's log time needs a positive one) */
+            const double med = ic_mb_summary(v, reps).median,
+                         fixed = calls * (r->matmul_start_s + r->fork_join_s);
+            r->fit_t[k] = med - fixed > 0.5 * med ? med - fixed : med;
             r->fit_tm[k] = bytes / (r->gemv_B_s[t] * 0.5 * (b0 + b1) / r->probe_B_s[t]);
             /* the model's own compute term (ic_step_matmul_compute_s) */
             r->fit_tc[k] = ic_step_matmul_compute_s(&table, ic_dev_cpu.dtypes[t], batches[b],
@@ -942,6 +958,15 @@ static int cpu_transition(struct ic_dev *d, struct ic_bench_res *r, struct ic_er
         if (fabs(db) > IC_DEV_PROBE_SPREAD || fabs(df) > IC_DEV_PROBE_SPREAD)
             text_add(what, sizeof what, "; ", "%s %+.0f%% / %+.0f%%",
                      ic_kern_wtype_name(ic_dev_cpu.types[t]), 100 * db, 100 * df);
+    }
+    if (r->probe_attn_s > 0 && d->ap.k) { /* and the attention probe's rate */
+        double av[16];
+        const int na = r->reps < 16 ? r->reps : 16;
+        for (int i = 0; i < na; i++)
+            av[i] = aprobe_take(&d->ap);
+        const double da = r->probe_attn_s / ic_mb_summary(av, na).median - 1;
+        if (fabs(da) > IC_DEV_PROBE_SPREAD)
+            text_add(what, sizeof what, "; ", "attention %+.0f%%", 100 * da);
     }
     if (what[0])
         text_add(r->warn, sizeof r->warn, " ",
@@ -1105,8 +1130,8 @@ static void cpu_bench_report(const struct ic_dev *d, const struct ic_bench_opts 
                 r->attn_score_s[k] > 0 ? "" : " (unresolved: one rate)");
     fprintf(out, "step overhead (fp32, dim %u, %u layers, batch 1): a step %.3f ms against its "
                  "matmuls back to back %.3f ms;\n  matmul start %.1f us per call, layer work "
-                 "%.1f us per layer and sequence (its row operations in cache at batch 8 "
-                 "less 4) (medians %.1f [%.1f, %.1f] and %.1f [%.1f, "
+                 "%.1f us per layer and sequence (its row operations in cache, 4 less 2 "
+                 "sequences a thread) (medians %.1f [%.1f, %.1f] and %.1f [%.1f, "
                  "%.1f] us, 95%% intervals; 0 where the interval reaches 0)\n",
             r->o_dim, r->o_layers, r->ostep_s * 1e3, r->chain_s * 1e3, r->matmul_start_s * 1e6,
             r->layer_work_s * 1e6, r->raw_start_s * 1e6, r->start_lo_s * 1e6,
@@ -1173,6 +1198,11 @@ static int cpu_validate_open(const struct ic_validate_opts *o, const struct ic_h
         fprintf(prog, "validate: warning: %s has no probes per weight type (benched by an "
                       "older infcalc): bf16 and int8 rates are rescaled by the fp32 probes; "
                       "run 'infcalc bench' again\n",
+                o->hw_path);
+    if (!(hm->probe_attn_s > 0) && prog)
+        fprintf(prog, "validate: warning: %s has no probe_attention (benched by an older "
+                      "infcalc): the attention is rescaled by the compute probe; run 'infcalc "
+                      "bench' again\n",
                 o->hw_path);
     if (!(hm->probe_gemm_flop_s > 0 && hm->probe_B_s > 0) && prog)
         fprintf(prog, "validate: warning: %s has no probe_gemm (benched by an older infcalc): "
@@ -1312,8 +1342,8 @@ static void cpu_validate_head(FILE *out, const char *chip, int threads, int roun
                               const char *hw_path, const char *bench_date)
 {
     fprintf(out, "infcalc validate: reference decode kernel on %s, %d threads, %d round%s, "
-                 "%zu points\npredicted: expected time on %s (bench of %s), DRAM figures "
-                 "and GEMM rates rescaled by probes beside each point\n\n",
+                 "%zu points\npredicted: expected time on %s (bench of %s), DRAM, GEMM and "
+                 "attention rates rescaled by probes beside each point\n\n",
             chip, threads, rounds, rounds > 1 ? "s" : "", n, hw_path, bench_date);
 }
 

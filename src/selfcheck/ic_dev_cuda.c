@@ -11,7 +11,8 @@
  * replays one), gemv_dram / gemv_cache = the CUDA step's matmul at batch 1
  * from HBM / from the L2, gemm_by_batch = that matmul at batches 1-256 on an
  * L2-resident matrix, attention = the step's split-K attention over a cache
- * >= 4x the L2, transition_p fitted as on the CPU, compute.bf16 = cuBLAS's
+ * >= 4x the L2, transition_p fitted to that matmul at batches 1-256 from
+ * HBM (one matrix; the CPU fits a layer chain), compute.bf16 = cuBLAS's
  * bf16 GEMM at 8192^3 (the chip's achievable matrix rate). Types: bf16 and
  * int8 (the CUDA kernel's weights). No probes: a GPU's HBM bandwidth does
  * not drift with its neighbours' load as the shared CPU's does, and its

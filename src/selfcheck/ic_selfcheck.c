@@ -121,7 +121,8 @@ void ic_selfcheck_eta(char *buf, size_t n, double elapsed_s, size_t done, size_t
 
 /* ---- the transition exponent ---------------------------------------------
  * p of (T_mem^p + T_cmp^p)^(1/p) that best fits matmul times measured across
- * batches on a DRAM-resident matrix (least squares in log time), by GSL's
+ * batches from DRAM (the CPU: a decode layer's chain of matmuls; least
+ * squares in log time), by GSL's
  * Brent minimizer on p in [1, 32]. */
 
 struct fit_data {

@@ -3,8 +3,9 @@
  * bench measures this machine with microbenchmarks (ic_mbench) and writes a
  * hwdb entry for it with a `measured:` section: the calibration. validate
  * times the reference decode kernel (ic_kern) over a batch x context x
- * weight-type sweep, in random order and repeated, with a memory and a
- * compute probe (the kernel's own matmul) between the timed steps, and
+ * weight-type sweep, in random order and repeated, with a memory, a
+ * compute (the kernel's own matmul) and an attention probe (its attention
+ * alone) between the timed steps, and
  * judges infcalc's expected time for the same shapes on that entry against
  * the timings: the validation. Nothing validate measures feeds a
  * prediction; the probes, microbenchmarks taken as the bench took them, only
