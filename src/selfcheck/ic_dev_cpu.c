@@ -1042,13 +1042,13 @@ static int cpu_bench_entry(const struct ic_dev *d, const struct ic_bench_opts *o
         (rc = ic_dev_text(hw->measured.source, sizeof hw->measured.source, "measured source",
                           err,
                           "infcalc bench %s: medians; gemv = the kernel's matmul at "
-                          "batch 1 (B/s), gemm = at batch 256 on 2048x2048, gemm_by_batch at "
-                          "batches 1-256, attention (per FLOP) and attention_per_score = its "
+                          "batch 1 (B/s), gemm(_by_batch) = at batch 256 (1-256) on "
+                          "2048x2048, attention (per FLOP) and attention_per_score = its "
                           "attention alone, cache >= 4x the LLC, head sizes 128 and 64; DRAM "
-                          "rates at probe_bandwidth's level, GEMM and attention at probe_gemm's "
-                          "(bf16, int8: at their own probes); transition_p fitted to a layer "
-                          "chain's matmuls, batches 1-256, DRAM; matmul_start: a step against "
-                          "its matmuls, layer_work: its row work in cache",
+                          "rates at probe_bandwidth's level, GEMM at probe_gemm's (bf16, int8: "
+                          "their own), attention at probe_attention's; transition_p fitted to a "
+                          "layer chain's matmuls, batches 1-256, DRAM; matmul_start: a step "
+                          "against its matmuls, layer_work: its row work in cache",
                           date)))
         return rc;
     hw->n_sources = 1;
