@@ -75,8 +75,7 @@ START_TEST(test_matmul)
 {
     static const uint32_t shapes[][2] = {{37, 77}, {64, 1000}, {129, 513}, {5, 3}, {300, 2050},
                                          {16, 64}, {1, 31}};
-    /* 8 and 13: batch tiles of 4 + 4 and 5 + 5 + 3 (tiles as even as they
-     * come), 17: 6 + 6 + 5 */
+    /* 8 and 13: batch tiles of 4 + 4 and 5 + 5 + 3, 17: 6 + 6 + 5 */
     static const uint32_t batches[] = {1, 3, 8, 13, 17};
     struct ic_err e = {0};
     for (int nt = 1; nt <= 2; nt++) {

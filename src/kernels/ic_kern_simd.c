@@ -37,8 +37,8 @@
  *    alone).
  *  - batch > BT_MAX: for each panel of NP rows the columns are cut in blocks
  *    of KC, and one block of the panel (NP x KC weights, L2-resident) meets
- *    every batch tile (BT x KC activations, L1-resident; the tiles as even
- *    as they come, 8 as 4 + 4) before the next
+ *    every batch tile (BT x KC activations, L1-resident; 8 as 4 + 4, not
+ *    6 + 2) before the next
  *    block is read, so each weight cache line comes from DRAM once per call
  *    and the FMAs are fed from L1/L2. The partial dot products of a block
  *    are reduced and added into y.
@@ -709,10 +709,13 @@ static void matmul_rows(const struct matmul_job *j, uint32_t r0, uint32_t r1)
      * stays in L2 while every batch tile meets it. */
     const uint32_t kc = K;
     uint32_t np = r1 - r0;
-    /* batch tiles as even as they come: 8 as 4 + 4, not 6 + 2 (a 2-row
-     * tile widens every bf16 weight again for two FMAs each; bf16 at batch
-     * 8 from DRAM ran 9.7-10.6 ms on a 128 MiB matrix against 3.8 at batch
-     * 4, and 6.8-7.1 ms with even tiles: a throwaway diagnostic, 2026-12-02) */
+    /* batch tiles of ceil(batch / ntile), ntile the fewest of at most bmax:
+     * 8 as 4 + 4, not 6 + 2 (the last tile can still be short: 32 as 6 x 5
+     * + 2; an even split is the next step). bf16 at batch 8 from DRAM ran
+     * 9.7-10.6 ms on a 128 MiB matrix against 3.8 at batch 4, and 6.8-7.1
+     * ms as 4 + 4 (a throwaway diagnostic, 2026-12-02). Why is not
+     * established: both splits widen every weight twice; the AVX-512 bf16
+     * tile of 6 batch rows needs 33 vector registers of 32 and may spill. */
     const uint32_t ntile = (batch + bmax - 1) / bmax, bstep = (batch + ntile - 1) / ntile;
     if (batch > bmax) {
         uint64_t fit = PANEL_B / ((uint64_t)K * esz);
