@@ -112,9 +112,9 @@ struct ic_hw_measured {
      * benches it moved 9.9-18.5 ns per score against the GEMM probe */
     double probe_attn_s;
     double fork_join_s;                 /* one parallel region's fixed cost */
-    /* a matmul call's cost from DRAM beyond its bytes at the gemv rate and
-     * its region's fork/join (the streams' start), the reference kernel's
-     * matmuls timed back to back at a decode step's shapes (0: none) */
+    /* a matmul call's cost from DRAM beyond its bytes and its region's
+     * fork/join (the streams' start): 16 calls of the reference kernel's
+     * matmul against one call of their bytes (0: none) */
     double matmul_start_s;
     /* a decoder layer's work per sequence outside its matmuls, attention
      * and regions (residual adds, RMSNorms, SwiGLU): the kernel's row

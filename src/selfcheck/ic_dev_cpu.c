@@ -596,14 +596,15 @@ static int cpu_gemm(struct ic_dev *d, struct ic_bench_res *r, struct ic_err *err
 /* One attention timing: the kernel with next to no weights (dim 64, one
  * layer, vocab 64), B = 8 sequences over S cached tokens, 16 query heads
  * over 4 KV heads of head_dim (the validation models' group), S doubling
- * until the cache is DRAM-resident. Returns the median seconds per score
- * (one query head against one cached token), at the reference attention
- * probe's level (r->probe_attn_s, taken before the first; before
- * 2026-12-02 at the fp32 compute probe's, which did not follow it), and
- * the FLOPs per score as infcalc counts them (4 x head_dim: QK^T and AV). */
-static int attention_per_score(struct ic_dev *d, const struct ic_bench_res *r,
-                               enum ic_kern_kvtype kvt, uint32_t head_dim, double *per_score_s,
-                               struct ic_err *err)
+ * until the cache is DRAM-resident. Fills ta[0..*n) with the timings
+ * (31; quick: 3), am[] with the mean of the attention probes on each one's
+ * two sides, and *scores with a step's scores (one query head against one
+ * cached token); the FLOPs per score as infcalc counts them are 4 x
+ * head_dim (QK^T and AV). */
+enum { ATT_N = 31 };
+static int attention_timings(struct ic_dev *d, const struct ic_bench_res *r,
+                             enum ic_kern_kvtype kvt, uint32_t head_dim, double *ta, double *am,
+                             int *n, double *scores, struct ic_err *err)
 {
     enum { B = 8, H = 16, KVH = 4 };
     uint32_t S = 64;
@@ -622,18 +623,16 @@ static int attention_per_score(struct ic_dev *d, const struct ic_bench_res *r,
     }
     /* 31 timings (one of 9 read 1.4x off on this machine; three benches
      * minutes apart read bf16 18.8, 23.6 and 31.3 GFLOP/s from 15) */
-    double v[31];
-    const int na = d->quick ? 3 : 31;
+    *n = d->quick ? 3 : ATT_N;
     ic_kern_step(ak, B, tok, posv, NULL);
-    for (int i = 0; i < na; i++) {
+    for (int i = 0; i < *n; i++) {
         double a0 = aprobe_take(&d->ap);
         double t0 = ic_mb_now();
         ic_kern_step(ak, B, tok, posv, NULL);
-        double ta = ic_mb_now() - t0;
-        double a1 = aprobe_take(&d->ap);
-        v[i] = ta * r->probe_attn_s / (0.5 * (a0 + a1));
+        ta[i] = ic_mb_now() - t0;
+        am[i] = 0.5 * (a0 + aprobe_take(&d->ap));
     }
-    *per_score_s = ic_mb_summary(v, na).median / ((double)B * (S + 1) * H);
+    *scores = (double)B * (S + 1) * H;
     ic_kern_free(ak);
     return IC_OK;
 }
@@ -650,19 +649,33 @@ static int attention_per_score(struct ic_dev *d, const struct ic_bench_res *r,
 static int cpu_attention(struct ic_dev *d, struct ic_bench_res *r, struct ic_err *err)
 {
     static const enum ic_kern_kvtype kvts[2] = {IC_KKV_BF16, IC_KKV_INT8};
-    /* the attention probe's reference, the median of 15 takes (a quick
-     * bench: 3) */
-    double av[15];
-    const int nav = d->quick ? 3 : 15;
-    for (int i = 0; i < nav; i++)
-        av[i] = aprobe_take(&d->ap);
-    r->probe_attn_s = ic_mb_summary(av, nav).median;
-    for (int kt = 0; kt < 2; kt++) {
-        double u128, u64;
-        int rc;
-        if ((rc = attention_per_score(d, r, kvts[kt], 128, &u128, err)) ||
-            (rc = attention_per_score(d, r, kvts[kt], 64, &u64, err)))
+    static const uint32_t hds[2] = {128, 64};
+    /* the four timings (KV type x head size), each with the attention
+     * probes beside it, as validate takes them: between DRAM-heavy work.
+     * The reference is the median of all those probes (until 2026-12-02
+     * 15 takes back to back before them, which read 15.7-18.9 ns per
+     * score where validate's beside its steps read 16.8-20.1, runs
+     * 17-19); each timing is stated at it: ta x reference / its probes. */
+    double ta[4][ATT_N], am[4][ATT_N], all[4 * ATT_N], scores[4];
+    int n[4], na = 0;
+    for (int j = 0; j < 4; j++) {
+        int rc = attention_timings(d, r, kvts[j / 2], hds[j % 2], ta[j], am[j], &n[j],
+                                   &scores[j], err);
+        if (rc)
             return rc;
+        for (int i = 0; i < n[j]; i++)
+            all[na++] = am[j][i];
+    }
+    r->probe_attn_s = ic_mb_summary(all, na).median;
+    double u[4];
+    for (int j = 0; j < 4; j++) {
+        double v[ATT_N];
+        for (int i = 0; i < n[j]; i++)
+            v[i] = ta[j][i] * r->probe_attn_s / am[j][i];
+        u[j] = ic_mb_summary(v, n[j]).median / scores[j];
+    }
+    for (int kt = 0; kt < 2; kt++) {
+        const double u128 = u[2 * kt], u64 = u[2 * kt + 1];
         r->attn_u128_s[kt] = u128;
         r->attn_u64_s[kt] = u64;
         /* a rate above 10x the single one means the two head sizes
@@ -703,31 +716,30 @@ static double median_ci(double *v, int n, double *lo, double *hi)
  * gate and up fused, down; then the LM head). Each repetition times, back
  * to back so that they share one moment's bandwidth: one fp32 matmul at
  * batch 1 over a matrix of the fp32 memory probe's shape ("big", the gemv
- * figure's own), then at batch 1 the chain of ic_kern_matmul calls and the
- * kernel's step (position 16: attention over 16 tokens, a few us); and,
- * apart, the row work in cache:
+ * figure's own), the chain of ic_kern_matmul calls and the kernel's step
+ * at batch 1 (position 16; reported, not modelled), the big matrix's bytes
+ * as SPLIT_K matrices of 1 / SPLIT_K its rows called back to back, and
+ * the big matrix again; and, apart, the row work in cache:
+ *   matmul_start = (split - (big0 + big1) / 2) / (SPLIT_K - 1) - fork_join:
+ *                  a DRAM matmul call's cost beyond its bytes and its
+ *                  region (the streams' start);
  *   layer_work   = (rows_4T - rows_2T) / 2T on T threads (8 and 4 on 2),
  *                  rows_b one layer's row operations at batch b
  *                  (ic_kern_row_work: residual adds, RMSNorms, SwiGLU):
  *                  what a step costs beyond its matmuls and attention per
- *                  layer and sequence, at the threads' rate;
- *   matmul_start = (step1 - big x share - regions x fork_join + share x
- *                  fork_join - layers x layer_work) / (calls - share),
- *                  share = the chain's bytes / big's: the batch-1 step
- *                  beyond its bytes at the gemv rate, per matmul call.
- * (Before 2026-12-02 the chain was divided by the gemv rate at the probes'
- * level, whose switches on this machine put 180 us a call into
- * matmul_start. layer_work was the batch-1 step less the chain, which read
- * -72 to +252 us between runs, and then the same at batch 8 less at batch
- * 1 over 7 x layers, differences of DRAM timings of ~10-30 ms that read 0,
- * 0, 70 and 108 us in four benches (runs 12-15), while the step less its
- * matmuls at batch 8 ran 60-85 us per layer and sequence with attention
- * over 128 tokens in it: docs/validation.md.) Medians of 48 repetitions;
- * each term enters the entry only where its median's 95% interval lies
- * above 0, and is reported with the interval. */
+ *                  layer and sequence, at the threads' rate.
+ * (Before 2026-12-02 matmul_start was the batch-1 step beyond its bytes at
+ * the big matmul's rate, per call: its medians read -109, -46 and +92 us
+ * in runs 17-19, and 92 entered one entry. layer_work was the batch-1 step
+ * less the chain, which read -72 to +252 us between runs, and then the
+ * same at batch 8 less at batch 1 over 7 x layers, differences of DRAM
+ * timings of ~10-30 ms that read 0, 0, 70 and 108 us in four benches
+ * (runs 12-15): docs/validation.md.) Medians of 48 repetitions; each term
+ * enters the entry only where its median's 95% interval lies above 0, and
+ * is reported with the interval. */
 static int cpu_overhead(struct ic_dev *d, struct ic_bench_res *r, struct ic_err *err)
 {
-    enum { L = 2, PER = 4, CALLS = L * PER + 1, MAX_WIDE = 256 };
+    enum { L = 2, PER = 4, CALLS = L * PER + 1, MAX_WIDE = 256, SPLIT_K = 16 };
     /* the row work's two batches, 4 and 2 sequences a thread (8 and 4 on 2
      * threads): rows are dealt to the threads one sequence each, so a
      * difference of batches that are not multiples of the threads (8 less 4
@@ -745,13 +757,10 @@ static int cpu_overhead(struct ic_dev *d, struct ic_bench_res *r, struct ic_err 
     struct ic_kern *k = NULL;
     float *x = NULL, *y = NULL, *bx = NULL, *by = NULL;
     int rc = IC_OK;
-    double bytes = 0;
     for (int c = 0; c < CALLS && !rc; c++) {
         const uint32_t rows = c < L * PER ? dims[c % PER][0] : s.vocab;
         const uint32_t cols = c < L * PER ? dims[c % PER][1] : s.dim;
         rc = ic_kern_matrix_create(IC_KW_FP32, rows, cols, 600 + (uint64_t)c, &mm[c], err);
-        if (!rc)
-            bytes += (double)ic_kern_matrix_bytes(mm[c]);
     }
     if (!rc)
         rc = ic_kern_create(&s, IC_KW_FP32, IC_KKV_BF16, 31, d->pool, &k, err);
@@ -759,10 +768,13 @@ static int cpu_overhead(struct ic_dev *d, struct ic_bench_res *r, struct ic_err 
     /* big: an fp32 matrix of the memory probe's shape, not the probe's
      * own (read right after the probe, its last LLC-full would come from
      * the cache) */
-    struct ic_kern_matrix *big = NULL;
+    struct ic_kern_matrix *big = NULL, *part[SPLIT_K] = {NULL};
     if (!rc)
         rc = ic_kern_matrix_create(IC_KW_FP32, d->pr[0].rows, d->pr[0].cols, 4343, &big, err);
-    const double big_B = big ? (double)ic_kern_matrix_bytes(big) : 1, share = bytes / big_B;
+    /* and the same bytes as SPLIT_K matrices of 1 / SPLIT_K its rows each */
+    for (int c = 0; c < SPLIT_K && !rc; c++)
+        rc = ic_kern_matrix_create(IC_KW_FP32, d->pr[0].rows / SPLIT_K, d->pr[0].cols,
+                                   5000 + (uint64_t)c, &part[c], err);
     if (!rc) {
         x = calloc(WIDE_B * (wide > s.vocab ? wide : s.vocab), sizeof *x); /* [WIDE_B][max cols] */
         y = calloc(WIDE_B * (wide > s.vocab ? wide : s.vocab), sizeof *y); /* [WIDE_B][max rows] */
@@ -793,20 +805,25 @@ static int cpu_overhead(struct ic_dev *d, struct ic_bench_res *r, struct ic_err 
             for (int c = 0; c < CALLS; c++)
                 ic_kern_matmul(d->pool, mm[c], x, 1, y);
             const double tc = ic_mb_now() - t0;
-            uint64_t g1 = ic_kern_pool_runs(d->pool);
             t0 = ic_mb_now();
             ic_kern_step(k, 1, tok, pos, NULL);
             const double ts = ic_mb_now() - t0;
-            const uint64_t gs = ic_kern_pool_runs(d->pool) - g1;
+            /* the big matrix's bytes as SPLIT_K calls, then the big one
+             * again: the calls' starts beyond one, less their regions,
+             * against the two big timings around them (a drift between
+             * them cancels) */
+            t0 = ic_mb_now();
+            for (int c = 0; c < SPLIT_K; c++)
+                ic_kern_matmul(d->pool, part[c], bx, 1, by);
+            const double tk = ic_mb_now() - t0;
+            t0 = ic_mb_now();
+            ic_kern_matmul(d->pool, big, bx, 1, by);
+            const double tb1 = ic_mb_now() - t0;
             const double b1 = probe_take(d->pool, &d->pr[0]);
             if (i < 0)
                 continue;
             const double fj = r->fork_join_s, level = 0.5 * (b0 + b1) / r->probe_B_s[0];
-            /* the batch-1 step beyond its bytes at the rate of the big
-             * matmul just before it (whose one start and region are taken
-             * out: share of them is in tb * share), less its regions: per
-             * call, with the row work of one sequence taken out below */
-            va[i] = ts - tb * share - (double)gs * fj + share * fj;
+            va[i] = (tk - 0.5 * (tb + tb1)) / (SPLIT_K - 1) - fj;
             vc[i] = tc * level; /* at the reference level */
             vt[i] = ts * level;
         }
@@ -836,8 +853,6 @@ static int cpu_overhead(struct ic_dev *d, struct ic_bench_res *r, struct ic_err 
          * differences of ~10 ms timings; report, not model) */
         r->raw_work_s = median_ci(vw, n, &r->work_lo_s, &r->work_hi_s);
         r->layer_work_s = r->work_lo_s > 0 ? r->raw_work_s : 0;
-        for (int i = 0; i < n; i++)
-            va[i] = (va[i] - L * r->layer_work_s) / (CALLS - share);
         r->raw_start_s = median_ci(va, n, &r->start_lo_s, &r->start_hi_s);
         r->matmul_start_s = r->start_lo_s > 0 ? r->raw_start_s : 0;
         r->chain_s = ic_mb_summary(vc, n).median;
@@ -847,6 +862,8 @@ static int cpu_overhead(struct ic_dev *d, struct ic_bench_res *r, struct ic_err 
     }
     ic_kern_free(k);
     ic_kern_matrix_free(big);
+    for (int c = 0; c < SPLIT_K; c++)
+        ic_kern_matrix_free(part[c]);
     for (int c = 0; c < CALLS; c++)
         ic_kern_matrix_free(mm[c]);
     free(x);
@@ -1047,8 +1064,8 @@ static int cpu_bench_entry(const struct ic_dev *d, const struct ic_bench_opts *o
                           "attention alone, cache >= 4x the LLC, head sizes 128 and 64; DRAM "
                           "rates at probe_bandwidth's level, GEMM at probe_gemm's (bf16, int8: "
                           "their own), attention at probe_attention's; transition_p fitted to a "
-                          "layer chain's matmuls, batches 1-256, DRAM; matmul_start: a step "
-                          "against its matmuls, layer_work: its row work in cache",
+                          "layer chain's matmuls, batches 1-256, DRAM; matmul_start: 16 calls "
+                          "against one as big, layer_work: its row work in cache",
                           date)))
         return rc;
     hw->n_sources = 1;
@@ -1129,7 +1146,8 @@ static void cpu_bench_report(const struct ic_dev *d, const struct ic_bench_opts 
                 r->attn_score_s[k] * 1e9,
                 r->attn_score_s[k] > 0 ? "" : " (unresolved: one rate)");
     fprintf(out, "step overhead (fp32, dim %u, %u layers, batch 1): a step %.3f ms against its "
-                 "matmuls back to back %.3f ms;\n  matmul start %.1f us per call, layer work "
+                 "matmuls back to back %.3f ms;\n  matmul start %.1f us per call (16 calls against one of their "
+                 "bytes), layer work "
                  "%.1f us per layer and sequence (its row operations in cache, 4 less 2 "
                  "sequences a thread) (medians %.1f [%.1f, %.1f] and %.1f [%.1f, "
                  "%.1f] us, 95%% intervals; 0 where the interval reaches 0)\n",
@@ -1382,8 +1400,8 @@ const struct ic_dev_ops ic_dev_cpu = {
         [IC_BS_GEMV_CACHE] = "matmul: weights in the LLC, batch 1",
         [IC_BS_GEMM] = "matmul: batches 1-256 in cache (GEMM rates)",
         [IC_BS_ATTENTION] = "attention: a cache >= 4x the LLC, bf16 and int8",
-        [IC_BS_OVERHEAD] = "step overhead: matmul starts (a step against its matmuls back "
-                           "to back) and layer work (its row operations in cache)",
+        [IC_BS_OVERHEAD] = "step overhead: matmul starts (16 DRAM calls against one of their "
+                           "bytes) and layer work (its row operations in cache)",
         [IC_BS_TRANSITION] = "matmul: a layer chain at batches 1-256 from DRAM (transition)",
     },
     .fit_per_type = true,
