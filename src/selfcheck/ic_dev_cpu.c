@@ -211,6 +211,18 @@ static double aprobe_take(const struct aprobe *a)
     return (ic_mb_now() - t0) / (2.0 * AP_B * (AP_S + 1) * AP_H);
 }
 
+/* Seconds for the matmuls m[0..n) called back to back, each over x at
+ * batch into y (the chains bench times: a step's matmuls, a matrix's
+ * rows as several calls). */
+static double time_matmuls(struct ic_kern_pool *pool, struct ic_kern_matrix *const *m, int n,
+                           const float *x, uint32_t batch, float *y)
+{
+    const double t0 = ic_mb_now();
+    for (int c = 0; c < n; c++)
+        ic_kern_matmul(pool, m[c], x, batch, y);
+    return ic_mb_now() - t0;
+}
+
 /* ---- the device's state ----------------------------------------------------- */
 
 struct ic_dev {
@@ -801,10 +813,7 @@ static int cpu_overhead(struct ic_dev *d, struct ic_bench_res *r, struct ic_err 
             ic_kern_matmul(d->pool, big, bx, 1, by);
             const double tb = ic_mb_now() - t0;
             /* at batch 1 the chain of the step's matmuls, then the step */
-            t0 = ic_mb_now();
-            for (int c = 0; c < CALLS; c++)
-                ic_kern_matmul(d->pool, mm[c], x, 1, y);
-            const double tc = ic_mb_now() - t0;
+            const double tc = time_matmuls(d->pool, mm, CALLS, x, 1, y);
             t0 = ic_mb_now();
             ic_kern_step(k, 1, tok, pos, NULL);
             const double ts = ic_mb_now() - t0;
@@ -812,10 +821,7 @@ static int cpu_overhead(struct ic_dev *d, struct ic_bench_res *r, struct ic_err 
              * again: the calls' starts beyond one, less their regions,
              * against the two big timings around them (a drift between
              * them cancels) */
-            t0 = ic_mb_now();
-            for (int c = 0; c < SPLIT_K; c++)
-                ic_kern_matmul(d->pool, part[c], bx, 1, by);
-            const double tk = ic_mb_now() - t0;
+            const double tk = time_matmuls(d->pool, part, SPLIT_K, bx, 1, by);
             t0 = ic_mb_now();
             ic_kern_matmul(d->pool, big, bx, 1, by);
             const double tb1 = ic_mb_now() - t0;
@@ -902,12 +908,12 @@ static int cpu_transition(struct ic_dev *d, struct ic_bench_res *r, struct ic_er
     int rc = x && y ? IC_OK : ic_err_set(err, IC_ENOMEM, NULL, 0, 0, "out of memory");
     for (size_t i = 0; !rc && i < (size_t)bmax * F; i++)
         x[i] = (float)ic_kern_uniform(9, i);
+    double layer_el = 0; /* one layer's weights */
+    for (int c = 0; c < PER; c++)
+        layer_el += (double)dims[c][0] * dims[c][1];
     size_t k = 0;
     for (int t = 0; t < ic_dev_cpu.n_types && !rc; t++) {
         const enum ic_kern_wtype wt = ic_dev_cpu.types[t];
-        double layer_el = 0;
-        for (int c = 0; c < PER; c++)
-            layer_el += (double)dims[c][0] * dims[c][1];
         const double layer_B = layer_el * ic_kern_wtype_bits(wt) / 8;
         int L = (int)ceil(dram_min_B(r->llc_B) / layer_B);
         L = L < 1 ? 1 : L > MAX_L ? MAX_L : L;
@@ -925,8 +931,8 @@ static int cpu_transition(struct ic_dev *d, struct ic_bench_res *r, struct ic_er
         }
         /* one untimed pass: first touches of y and of the int8 path's
          * scratch */
-        for (int c = 0; c < calls && !rc; c++)
-            ic_kern_matmul(d->pool, mm[c], x, d->quick ? 16 : bmax, y);
+        if (!rc)
+            (void)time_matmuls(d->pool, mm, calls, x, d->quick ? 16 : bmax, y);
         for (size_t b = 0; b < NB && !rc; b++) {
             if (d->quick && batches[b] > 16)
                 continue;
@@ -934,12 +940,8 @@ static int cpu_transition(struct ic_dev *d, struct ic_bench_res *r, struct ic_er
             double b0 = probe_take(d->pool, &d->pr[t]), c0 = probe_take(d->pool, &d->cpr[t]);
             double v[3];
             const int reps = d->quick ? 2 : 3;
-            for (int i = 0; i < reps; i++) {
-                const double t0 = ic_mb_now();
-                for (int c = 0; c < calls; c++)
-                    ic_kern_matmul(d->pool, mm[c], x, batches[b], y);
-                v[i] = ic_mb_now() - t0;
-            }
+            for (int i = 0; i < reps; i++)
+                v[i] = time_matmuls(d->pool, mm, calls, x, batches[b], y);
             double b1 = probe_take(d->pool, &d->pr[t]), c1 = probe_take(d->pool, &d->cpr[t]);
             /* less the calls' fixed cost, which the model adds apart; a
              * start that noise put above half the chain is not taken out
@@ -1146,11 +1148,11 @@ static void cpu_bench_report(const struct ic_dev *d, const struct ic_bench_opts 
                 r->attn_score_s[k] * 1e9,
                 r->attn_score_s[k] > 0 ? "" : " (unresolved: one rate)");
     fprintf(out, "step overhead (fp32, dim %u, %u layers, batch 1): a step %.3f ms against its "
-                 "matmuls back to back %.3f ms;\n  matmul start %.1f us per call (16 calls against one of their "
-                 "bytes), layer work "
-                 "%.1f us per layer and sequence (its row operations in cache, 4 less 2 "
-                 "sequences a thread) (medians %.1f [%.1f, %.1f] and %.1f [%.1f, "
-                 "%.1f] us, 95%% intervals; 0 where the interval reaches 0)\n",
+                 "matmuls back to back %.3f ms;\n  matmul start %.1f us per call (16 calls "
+                 "against one of their bytes), layer work %.1f us per layer and sequence (its "
+                 "row operations in cache, 4 less 2 sequences a thread) (medians %.1f [%.1f, "
+                 "%.1f] and %.1f [%.1f, %.1f] us, 95%% intervals; 0 where the interval "
+                 "reaches 0)\n",
             r->o_dim, r->o_layers, r->ostep_s * 1e3, r->chain_s * 1e3, r->matmul_start_s * 1e6,
             r->layer_work_s * 1e6, r->raw_start_s * 1e6, r->start_lo_s * 1e6,
             r->start_hi_s * 1e6, r->raw_work_s * 1e6, r->work_lo_s * 1e6, r->work_hi_s * 1e6);
