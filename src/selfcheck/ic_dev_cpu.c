@@ -1161,6 +1161,16 @@ static void cpu_bench_report(const struct ic_dev *d, const struct ic_bench_opts 
     for (int t = 0; t < nt; t++)
         fprintf(out, " %s %.3g", ic_dtype_traits(dts[t])->name, r->p_type[t]);
     fputc('\n', out);
+    /* how well it fits: the chain's time over the model's at that type's p */
+    const size_t per = r->n_fit / (size_t)nt;
+    fprintf(out, "  the layer chain's time over the model's at each type's p, batch 1, 2, 4 ...:\n");
+    for (int t = 0; t < nt && per > 0; t++) {
+        fprintf(out, "  %-5s", ic_dtype_traits(dts[t])->name);
+        for (size_t i = t * per; i < (t + 1) * per; i++)
+            fprintf(out, " %5.2f",
+                    r->fit_t[i] / ic_step_pnorm(r->fit_tm[i], r->fit_tc[i], r->p_type[t]));
+        fputc('\n', out);
+    }
     fprintf(out, "\nwrote %s (use it with --hw %s)\n", o->out_path, o->out_path);
 }
 
