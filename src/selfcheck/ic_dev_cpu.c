@@ -1163,7 +1163,8 @@ static void cpu_bench_report(const struct ic_dev *d, const struct ic_bench_opts 
     fputc('\n', out);
     /* how well it fits: the chain's time over the model's at that type's p */
     const size_t per = r->n_fit / (size_t)nt;
-    fprintf(out, "  the layer chain's time over the model's at each type's p, batch 1, 2, 4 ...:\n");
+    fprintf(out, "  the layer chain's time over the model's at each type's p, batch 1, 2, "
+                 "4 ...:\n");
     for (int t = 0; t < nt && per > 0; t++) {
         fprintf(out, "  %-5s", ic_dtype_traits(dts[t])->name);
         for (size_t i = t * per; i < (t + 1) * per; i++)
