@@ -80,6 +80,20 @@ START_TEST(test_lint_hwdb)
                       "%s: an achieved source is missing", h->name);
         ck_assert_msg(!(h->achieved.gemv_eff > 0) || strlen(h->achieved.gemv_source) > 40,
                       "%s: gemv_efficiency without its source", h->name);
+        /* fp16 at the bf16 figure where the chip's own spec gives the two
+         * the same dense peak (every GPU entry; the TPUs list no fp16),
+         * and the derivation stated: the same peak x bf16's efficiency */
+        if (h->peak_flop_s[IC_DT_FP16] > 0) {
+            ck_assert_msg(h->peak_flop_s[IC_DT_FP16] == h->peak_flop_s[IC_DT_BF16],
+                          "%s: fp16 and bf16 peaks differ; derive fp16 by their ratio", h->name);
+            ck_assert_msg(h->achieved.gemm_flop_s[IC_DT_FP16] ==
+                              h->achieved.gemm_flop_s[IC_DT_BF16],
+                          "%s achieved fp16", h->name);
+            ck_assert_msg(strstr(h->achieved.derived_from, "gemm.fp16") != NULL,
+                          "%s: achieved fp16 GEMM not stated as derived", h->name);
+        } else
+            ck_assert_msg(!(h->achieved.gemm_flop_s[IC_DT_FP16] > 0), "%s achieved fp16 without a peak",
+                          h->name);
     }
     /* The spec values docs/cases.md assumes, read from the live entries: a
      * sourced correction fails here (and only here, of the library suites,
