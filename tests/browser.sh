@@ -35,7 +35,11 @@ for p in 9515 9616 9717 9818 9919; do
     chromedriver --port="$p" > "$OUT/chromedriver.log" 2>&1 &
     dpid=$!
     for _ in $(seq 30); do
-        if node -e "fetch('http://127.0.0.1:$p/status').then(r=>r.json()).then(j=>process.exit(j.value.ready?0:1)).catch(()=>process.exit(1))"; then
+        # ours, not another run's on the same port: that one answers
+        # /status while ours fails to bind and exits (two suites at once)
+        if grep -q "started successfully" "$OUT/chromedriver.log" &&
+            kill -0 "$dpid" 2> /dev/null &&
+            node -e "fetch('http://127.0.0.1:$p/status').then(r=>r.json()).then(j=>process.exit(j.value.ready?0:1)).catch(()=>process.exit(1))"; then
             dport=$p
             break
         fi
