@@ -80,20 +80,32 @@ START_TEST(test_lint_hwdb)
                       "%s: an achieved source is missing", h->name);
         ck_assert_msg(!(h->achieved.gemv_eff > 0) || strlen(h->achieved.gemv_source) > 40,
                       "%s: gemv_efficiency without its source", h->name);
-        /* fp16 at the bf16 figure where the chip's own spec gives the two
-         * the same dense peak (every GPU entry; the TPUs list no fp16),
-         * and the derivation stated: the same peak x bf16's efficiency */
-        if (h->peak_flop_s[IC_DT_FP16] > 0) {
-            ck_assert_msg(h->peak_flop_s[IC_DT_FP16] == h->peak_flop_s[IC_DT_BF16],
-                          "%s: fp16 and bf16 peaks differ; derive fp16 by their ratio", h->name);
-            ck_assert_msg(h->achieved.gemm_flop_s[IC_DT_FP16] ==
-                              h->achieved.gemm_flop_s[IC_DT_BF16],
-                          "%s achieved fp16", h->name);
-            ck_assert_msg(strstr(h->achieved.derived_from, "gemm.fp16") != NULL,
-                          "%s: achieved fp16 GEMM not stated as derived", h->name);
-        } else
-            ck_assert_msg(!(h->achieved.gemm_flop_s[IC_DT_FP16] > 0), "%s achieved fp16 without a peak",
-                          h->name);
+        /* a GEMM rate for every compute type the chip lists in fp16 or
+         * fp4 (the derivations hwdb/README.md states): either sourced in
+         * gemm_source or derived, and then its base type's figure x the
+         * ratio of the two peaks (fp16 from bf16: the same peak on every
+         * GPU entry; fp4 from fp8: twice it on the B200), within 0.5% */
+        static const struct {
+            enum ic_dtype t, base;
+            const char *key, *name;
+        } der[] = {{IC_DT_FP16, IC_DT_BF16, "gemm.fp16", "FP16"},
+                   {IC_DT_FP4, IC_DT_FP8, "gemm.fp4", "FP4"}};
+        for (size_t k = 0; k < sizeof der / sizeof der[0]; k++) {
+            const double peak = h->peak_flop_s[der[k].t], a = h->achieved.gemm_flop_s[der[k].t];
+            if (!(peak > 0)) {
+                ck_assert_msg(!(a > 0), "%s: achieved %s without a peak", h->name, der[k].key);
+                continue;
+            }
+            ck_assert_msg(a > 0, "%s lists %s but has no achieved rate", h->name, der[k].name);
+            if (strstr(h->achieved.derived_from, der[k].key)) {
+                const double want = h->achieved.gemm_flop_s[der[k].base] * peak /
+                                    h->peak_flop_s[der[k].base];
+                ck_assert_msg(ic_test_rel(a, want) < 5e-3, "%s: %s %g, derived %g", h->name,
+                              der[k].key, a, want);
+            } else
+                ck_assert_msg(strstr(h->achieved.gemm_source, der[k].name) != NULL,
+                              "%s: %s neither sourced nor derived", h->name, der[k].key);
+        }
     }
     /* The spec values docs/cases.md assumes, read from the live entries: a
      * sourced correction fails here (and only here, of the library suites,
