@@ -809,12 +809,10 @@ static int cpu_overhead(struct ic_dev *d, struct ic_bench_res *r, struct ic_err 
         const int n = d->quick ? 8 : OVH_REPS;
         for (int i = -1; i < n; i++) { /* i = -1: warm-up */
             const double b0 = probe_take(d->pool, &d->pr[0]);
-            double t0 = ic_mb_now();
-            ic_kern_matmul(d->pool, big, bx, 1, by);
-            const double tb = ic_mb_now() - t0;
+            const double tb = time_matmuls(d->pool, &big, 1, bx, 1, by);
             /* at batch 1 the chain of the step's matmuls, then the step */
             const double tc = time_matmuls(d->pool, mm, CALLS, x, 1, y);
-            t0 = ic_mb_now();
+            const double t0 = ic_mb_now();
             ic_kern_step(k, 1, tok, pos, NULL);
             const double ts = ic_mb_now() - t0;
             /* the big matrix's bytes as SPLIT_K calls, then the big one
@@ -822,9 +820,7 @@ static int cpu_overhead(struct ic_dev *d, struct ic_bench_res *r, struct ic_err 
              * against the two big timings around them (a drift between
              * them cancels) */
             const double tk = time_matmuls(d->pool, part, SPLIT_K, bx, 1, by);
-            t0 = ic_mb_now();
-            ic_kern_matmul(d->pool, big, bx, 1, by);
-            const double tb1 = ic_mb_now() - t0;
+            const double tb1 = time_matmuls(d->pool, &big, 1, bx, 1, by);
             const double b1 = probe_take(d->pool, &d->pr[0]);
             if (i < 0)
                 continue;
