@@ -590,6 +590,49 @@ START_TEST(test_expected_from_achieved)
 }
 END_TEST
 
+/* The launch floor of MoE and MLA layers on the achieved H100 fixture (2 us
+ * a kernel in a graph, 10 kernels a dense layer, no step launch): each MoE
+ * layer runs 4 kernels more (router GEMM, top-k, sort by expert, weighted
+ * sum around two grouped GEMMs and their activation, where a dense MLP runs
+ * 3), shared experts 3 more, MLA 4 more a layer (ic_step.h).
+ *   Mixtral-8x7B (32 layers, all MoE, no shared expert):
+ *     (10 x 32 + 4 x 32) x 2 us = 448 x 2 us = 896 us
+ *   DeepSeek-V3 (61 layers, 58 MoE after 3 dense, one shared expert, MLA):
+ *     (10 x 61 + (4 + 3) x 58 + 4 x 61) x 2 us = (610 + 406 + 244) x 2 us
+ *     = 1260 x 2 us = 2.52 ms
+ *   Llama-3-8B (dense GQA): 10 x 32 x 2 us = 640 us, as before.
+ * One program per step (kernels_per_layer 0) launches none of them: the
+ * floor stays the one step launch, 5 us, whatever the layers. */
+START_TEST(test_expected_moe_mla_kernels)
+{
+    static const struct {
+        const char *model;
+        double extra, fixed;
+    } cases[] = {
+        {"mixtral-8x7b", 128, 896e-6},
+        {"deepseek-v3", 650, 2.52e-3},
+        {"llama3-8b", 0, 640e-6},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct ic_test_pair *t =
+            ic_test_pair(cases[i].model, IC_TEST_DIR "/fixtures/achieved-h100.yaml");
+        ck_assert_double_eq_tol(ic_step_extra_kernels(&t->st), cases[i].extra, 1e-12);
+        struct ic_decode_cfg c = cfg(1, 1, 1024, IC_DT_BF16, IC_DT_BF16, IC_DT_BF16);
+        c.estimate = IC_EST_EXPECTED;
+        struct ic_point p;
+        struct ic_err e = {0};
+        ck_assert_int_eq(ic_decode(&t->st, &t->h, &c, &p, &e), IC_OK);
+        ck_assert_double_eq_tol(p.fixed_s, cases[i].fixed, 1e-12);
+        struct ic_hw h2 = t->h;
+        h2.achieved.kernels_per_layer = 0;
+        h2.achieved.step_launches = 1;
+        ck_assert_int_eq(ic_decode(&t->st, &h2, &c, &p, &e), IC_OK);
+        ck_assert_double_eq_tol(p.fixed_s, 5e-6, 1e-15);
+        free(t);
+    }
+}
+END_TEST
+
 /* The expected time with an engine profile (tests/fixtures/engine-test.yaml:
  * no graphs, the scheduler between steps with 1 ms of host time, attention
  * at 0.8 of the GEMV bandwidth for a bf16 cache, int8 weight GEMV at 0.5)
@@ -698,6 +741,7 @@ int main(void)
     tcase_add_test(tc, test_every_field_written);
     tcase_add_test(tc, test_measured_every_type);
     tcase_add_test(tc, test_expected_from_achieved);
+    tcase_add_test(tc, test_expected_moe_mla_kernels);
     tcase_add_test(tc, test_expected_with_engine);
     suite_add_tcase(s, tc);
     return ic_test_run(s);

@@ -350,7 +350,17 @@ int ic_step_load(const struct ic_model_stats *m, const struct ic_step *s, struct
     out->attn_group = m->n_kv_heads ? (double)m->n_heads / (double)m->n_kv_heads : 1;
     out->row_width = (double)m->hidden_size;
     out->layers = Lps;
+    out->extra_kernels = f * ic_step_extra_kernels(m);
     return IC_OK;
+}
+
+double ic_step_extra_kernels(const struct ic_model_stats *m)
+{
+    const double moe = IC_STEP_MOE_KERNELS + (m->group_params[IC_PG_SHARED] > 0
+                                                  ? IC_STEP_SHARED_KERNELS
+                                                  : 0);
+    return (double)m->n_moe_layers * (m->n_experts ? moe : 0) +
+           (m->mla ? (double)IC_STEP_MLA_KERNELS * (double)m->n_layers : 0);
 }
 
 struct ic_rates ic_rates_ideal(void)
@@ -453,8 +463,12 @@ int ic_step_time(const struct ic_load *l, const struct ic_hw *hw, const struct i
         t->attn_s = (l->attn_flops[IC_PHASE_DECODE] + l->attn_flops[IC_PHASE_PREFILL]) / (ca * cs);
         lin = max2(t->weights_s, t->compute_s);
         att = max2(t->kv_s, t->attn_s);
-        fixed = a->kernels_per_layer * (double)l->layers *
-                    (graphs ? a->launch_graph_s : a->launch_s) +
+        /* the launches: a dense layer's kernels on every layer, and what
+         * MoE and MLA layers run beyond them, where the entry counts kernels */
+        const double kernels = a->kernels_per_layer > 0
+                                   ? a->kernels_per_layer * (double)l->layers + l->extra_kernels
+                                   : 0;
+        fixed = kernels * (graphs ? a->launch_graph_s : a->launch_s) +
                 a->step_launches * a->launch_s + (en && !en->overlap ? en->cpu_step_s : 0);
         t->fixed_s = fixed;
         if (l->allreduces)

@@ -179,6 +179,9 @@ struct ic_load {
     /* what the expected time needs of the model */
     double attn_group;                     /* query heads per KV head */
     uint64_t layers;
+    double extra_kernels;                  /* kernels this stage's layers launch beyond
+                                              a dense GQA layer's each
+                                              (ic_step_extra_kernels) */
     double row_width;                      /* the residual width (hidden_size) */
 };
 
@@ -243,7 +246,8 @@ struct ic_time {
  *             (published microbenchmarks): the ideal rule over the achieved
  *             HBM read (times the GEMV efficiency) and GEMM rate of the
  *             compute type, plus kernels_per_layer x layers launches inside
- *             a graph, and the all-reduces at their achieved latency and bus
+ *             a graph (and the extra kernels of MoE and MLA layers,
+ *             ic_step_extra_kernels), and the all-reduces at their achieved latency and bus
  *             bandwidth (ic_comm_allreduce_achieved_s), always after the
  *             kernels (serial, as serving engines run them); with an engine
  *             profile (r->engine, ic_engine.h) and only there: the weights
@@ -283,6 +287,28 @@ uint64_t ic_step_kv_head_ways(const struct ic_model_stats *m, uint64_t chips);
 /* Expected routed experts touched by `tokens` tokens choosing top-k of E
  * uniformly: E * (1 - (1 - k/E)^tokens). */
 double ic_step_experts_touched(uint64_t n_experts, uint64_t top_k, double tokens);
+
+/* Kernels one decode step launches beyond kernels_per_layer x layers (the
+ * hwdb entry's count of a dense GQA layer: add + RMSNorm, QKV GEMM, RoPE,
+ * cache write, attention, O GEMM, add + RMSNorm, gate/up GEMM, SwiGLU, down
+ * GEMM), over all of m's layers, as engines lay such layers out:
+ *   each MoE layer +4: its routed experts run 7 kernels where a dense MLP
+ *     runs 3 (router GEMM, top-k, sorting the tokens by expert, grouped
+ *     GEMM 1, activation, grouped GEMM 2, the weighted sum over the k
+ *     experts), IC_STEP_MOE_KERNELS;
+ *   with shared experts +3 more (their gate/up GEMM, SwiGLU, down GEMM),
+ *     IC_STEP_SHARED_KERNELS;
+ *   each MLA layer +4: 9 kernels where GQA's attention runs 5 (the fused
+ *     down-projection GEMM, two RMSNorms, the q up-projection GEMM, the
+ *     absorbed k batched GEMM, cache write + RoPE, attention, the absorbed v
+ *     batched GEMM, O GEMM), IC_STEP_MLA_KERNELS.
+ * The counts and their sources are in hwdb/README.md. Only an entry that
+ * counts kernels (kernels_per_layer > 0) pays them; one program per step
+ * (a TPU's) has none. */
+#define IC_STEP_MOE_KERNELS 4
+#define IC_STEP_SHARED_KERNELS 3
+#define IC_STEP_MLA_KERNELS 4
+double ic_step_extra_kernels(const struct ic_model_stats *m);
 
 /* The soft transition between two terms that overlap: (a^p + b^p)^(1/p);
  * p = 1 adds them, p -> infinity is max(a, b); 0 when both are 0.  The
