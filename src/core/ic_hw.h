@@ -160,8 +160,9 @@ struct ic_hw_achieved {
     uint64_t allreduce_chips;    /* chips the collective figures were taken on */
     double launch_s;             /* one kernel launch, no graph */
     double launch_graph_s;       /* one kernel inside a captured graph */
-    double kernels_per_layer;    /* kernels one decoder layer launches per step (each at
-                                    launch_graph); 0 where a step is one program */
+    double kernels_per_layer;    /* kernels one dense GQA decoder layer launches per step
+                                    (each at launch_graph; MoE and MLA layers add
+                                    ic_step_extra_kernels); 0 where a step is one program */
     double step_launches;        /* launches per step beside them (a CUDA graph's
                                     own launch, a TPU's one program), each at launch */
     char mem_source[IC_HW_SOURCE_LEN];

@@ -350,17 +350,19 @@ int ic_step_load(const struct ic_model_stats *m, const struct ic_step *s, struct
     out->attn_group = m->n_kv_heads ? (double)m->n_heads / (double)m->n_kv_heads : 1;
     out->row_width = (double)m->hidden_size;
     out->layers = Lps;
-    out->extra_kernels = f * ic_step_extra_kernels(m);
+    /* the busiest stage's MoE layers, as its all-to-alls count them */
+    out->extra_kernels = ic_step_extra_kernels(
+        m, P > 1 ? ceil(f * (double)m->n_moe_layers) : (double)m->n_moe_layers, (double)Lps);
     return IC_OK;
 }
 
-double ic_step_extra_kernels(const struct ic_model_stats *m)
+double ic_step_extra_kernels(const struct ic_model_stats *m, double moe_layers, double layers)
 {
     const double moe = IC_STEP_MOE_KERNELS + (m->group_params[IC_PG_SHARED] > 0
                                                   ? IC_STEP_SHARED_KERNELS
                                                   : 0);
-    return (double)m->n_moe_layers * (m->n_experts ? moe : 0) +
-           (m->mla ? (double)IC_STEP_MLA_KERNELS * (double)m->n_layers : 0);
+    return (m->n_experts ? moe_layers * moe : 0) +
+           (m->mla ? (double)IC_STEP_MLA_KERNELS * layers : 0);
 }
 
 struct ic_rates ic_rates_ideal(void)

@@ -291,7 +291,9 @@ double ic_step_experts_touched(uint64_t n_experts, uint64_t top_k, double tokens
 /* Kernels one decode step launches beyond kernels_per_layer x layers (the
  * hwdb entry's count of a dense GQA layer: add + RMSNorm, QKV GEMM, RoPE,
  * cache write, attention, O GEMM, add + RMSNorm, gate/up GEMM, SwiGLU, down
- * GEMM), over all of m's layers, as engines lay such layers out:
+ * GEMM) over `layers` of m's layers of which `moe_layers` are MoE layers
+ * (the whole model: m->n_moe_layers and m->n_layers; a pipeline stage: its
+ * own), as engines lay such layers out:
  *   each MoE layer +4: its routed experts run 7 kernels where a dense MLP
  *     runs 3 (router GEMM, top-k, sorting the tokens by expert, grouped
  *     GEMM 1, activation, grouped GEMM 2, the weighted sum over the k
@@ -308,7 +310,7 @@ double ic_step_experts_touched(uint64_t n_experts, uint64_t top_k, double tokens
 #define IC_STEP_MOE_KERNELS 4
 #define IC_STEP_SHARED_KERNELS 3
 #define IC_STEP_MLA_KERNELS 4
-double ic_step_extra_kernels(const struct ic_model_stats *m);
+double ic_step_extra_kernels(const struct ic_model_stats *m, double moe_layers, double layers);
 
 /* The soft transition between two terms that overlap: (a^p + b^p)^(1/p);
  * p = 1 adds them, p -> infinity is max(a, b); 0 when both are 0.  The
