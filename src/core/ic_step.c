@@ -340,19 +340,20 @@ int ic_step_load(const struct ic_model_stats *m, const struct ic_step *s, struct
         out->allreduce_bytes = pass_tokens * (double)m->hidden_size * bact;
         out->allreduces = 2 * Lps;
     }
+    /* the busiest stage's MoE layers: its all-to-alls and its extra kernels */
+    const uint64_t moe_stage =
+        P > 1 ? (uint64_t)ceil(f * (double)m->n_moe_layers) : m->n_moe_layers;
     if (ep > 1 && m->n_experts) {
         out->a2a_bytes = 2.0 * pass_tokens * (double)m->top_k * (double)(ep - 1) / (double)ep *
                       (double)m->hidden_size * bact / (double)N;
-        out->a2as = P > 1 ? (uint64_t)ceil(f * (double)m->n_moe_layers) : m->n_moe_layers;
+        out->a2as = moe_stage;
     }
     if (P > 1) /* a pass's activations, split over the stage's N chips */
         out->send_bytes = pass_tokens * (double)m->hidden_size * bact / (double)N;
     out->attn_group = m->n_kv_heads ? (double)m->n_heads / (double)m->n_kv_heads : 1;
     out->row_width = (double)m->hidden_size;
     out->layers = Lps;
-    /* the busiest stage's MoE layers, as its all-to-alls count them */
-    out->extra_kernels = ic_step_extra_kernels(
-        m, P > 1 ? ceil(f * (double)m->n_moe_layers) : (double)m->n_moe_layers, (double)Lps);
+    out->extra_kernels = ic_step_extra_kernels(m, (double)moe_stage, (double)Lps);
     return IC_OK;
 }
 

@@ -247,8 +247,9 @@ struct ic_time {
  *             HBM read (times the GEMV efficiency) and GEMM rate of the
  *             compute type, plus kernels_per_layer x layers launches inside
  *             a graph (and the extra kernels of MoE and MLA layers,
- *             ic_step_extra_kernels), and the all-reduces at their achieved latency and bus
- *             bandwidth (ic_comm_allreduce_achieved_s), always after the
+ *             ic_step_extra_kernels), and the all-reduces at their
+ *             achieved latency and bus bandwidth
+ *             (ic_comm_allreduce_achieved_s), always after the
  *             kernels (serial, as serving engines run them); with an engine
  *             profile (r->engine, ic_engine.h) and only there: the weights
  *             at the GEMV bandwidth times the profile's efficiency for the
