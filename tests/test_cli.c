@@ -784,6 +784,22 @@ START_TEST(test_check_published)
                          IC_TEST_DIR "/fixtures/published/bad-kind.csv", NULL),
                      2);
     has_err("bad-kind.csv:2:");
+    /* rows that include the prefill are marked p after the batch and say so
+     * in JSON; p1's time per token (test_published): (15,010,111,488 + 3 x
+     * 15,010,373,632) / 4 / 3.35e12 = 4.48 ms against 5 ms, -10.4% */
+    ck_assert_int_eq(run("check-published", "--measurements",
+                         IC_TEST_DIR "/fixtures/published/prefill.csv", NULL),
+                     0);
+    has_out("   1p       3 ");
+    has_out("4.48 (-10.4%)");
+    ck_assert_int_eq(run("check-published", "--measurements",
+                         IC_TEST_DIR "/fixtures/published/prefill.csv", "--format", "json", NULL),
+                     0);
+    has_out("\"includes_prefill\": true, \"ideal_step_s\": 0.00448071");
+    ck_assert_int_eq(run("check-published", "--measurements",
+                         IC_TEST_DIR "/fixtures/published/bad-prefill.csv", NULL),
+                     2);
+    has_err("bad-prefill.csv:2:93:");
     ck_assert_int_eq(run("check-published", "--measurements",
                          IC_TEST_DIR "/fixtures/published/good.csv", "--plot", "x.gif", NULL),
                      2);

@@ -69,6 +69,10 @@ START_TEST(test_rows_refused)
     refused("bad-no-source.csv", 1, 1, "no column 'source'");
     /* tp after "r1,validation,decode_b1,e,1,h100,16," (36 characters) */
     refused("bad-tp.csv", 2, 37, "tp must divide chips");
+    /* includes_prefill after the 19 fields "r1,...,src of row," (92
+     * characters); on a throughput row after 122 */
+    refused("bad-prefill.csv", 2, 93, "includes_prefill must be yes, no or empty");
+    refused("bad-prefill-tput.csv", 2, 123, "includes_prefill is for decode rows");
 }
 END_TEST
 
@@ -209,6 +213,77 @@ START_TEST(test_engine_selected)
 }
 END_TEST
 
+/* Rows whose figure includes the prompts' prefill (includes_prefill yes):
+ * the time per output token is (one prefill step of the batch's prompts +
+ * (output - 1) decode steps) / output, on the frozen H100 (3.35e12 B/s,
+ * 989e12 bf16 FLOP/s, the prefill at the peak too: a bound) with
+ * Llama-3-8B: 15,009,849,344 weight bytes (all but the embedding), 131,072
+ * cache bytes a token.
+ *  p1: batch 1, a 1-token prompt, 4 out. The prefill reads the weights and
+ *    its token's k and v (a step's attention reads the new tokens' too) and
+ *    writes them: 15,010,111,488 B / 3.35e12; its 2 x 7.5e9
+ *    FLOPs take 15 us at 989e12, under the 4.48 ms of reads. The decode
+ *    step at context 1 + 2 = 3 reads 3 tokens and writes 1:
+ *    15,010,373,632 B / 3.35e12. Per token: (P + 3 D) / 4; measured 5 ms.
+ *  p2: batch 8, 1000-token prompts, 2 out (one decode step). The prefill
+ *    is compute-bound: per sequence 2 x 1000 x 7,504,924,672 active
+ *    parameters (the head's 525,336,576 included) less 2 x 999 x the head
+ *    (logits of the last token only) = 13,960,226,865,152 FLOPs of linear
+ *    layers, and causal attention 4 x 32 heads x 128 x 32 layers x (1 + 2
+ *    + ... + 1000 = 500,500) = 262,406,144,000; 8 sequences over 989e12
+ *    FLOP/s (its reads, 15.01e9 + 8000 x 131,072 B, take 4.8 ms). The
+ *    decode at context 1001: (15,009,849,344 + 8 x 1002 x 131,072) B /
+ *    3.35e12. Per token (P + D) / 2 against 8 / 100 tokens/s = 80 ms.
+ *  p3, p4 (no, empty): the decode step alone. */
+START_TEST(test_prefill_rows)
+{
+    struct ic_pub_row *r = NULL;
+    size_t n = 0;
+    struct ic_err e = {0};
+    ck_assert_int_eq(ic_pub_load(FIX "prefill.csv", &r, &n, &e), IC_OK);
+    ck_assert_uint_eq(n, 5);
+    ck_assert(r[0].includes_prefill && r[1].includes_prefill);
+    ck_assert(!r[2].includes_prefill && !r[3].includes_prefill && !r[4].includes_prefill);
+    struct ic_test_pair *t = ic_test_pair("llama3-8b", "h100");
+    struct ic_pub_eval v;
+
+    ck_assert_int_eq(ic_pub_predict(&r[0], &t->st, &t->h, NULL, &v, &e), IC_OK);
+    const double P1 = 15010111488.0 / 3.35e12, D1 = 15010373632.0 / 3.35e12;
+    ck_assert(v.with_prefill);
+    ck_assert_double_eq_tol(v.ideal_prefill_s, P1, 1e-12 * P1);
+    ck_assert_double_eq_tol(v.ideal_step_s, D1, 1e-12 * D1);
+    ck_assert_double_eq_tol(v.ideal_s, (P1 + 3 * D1) / 4, 1e-12 * D1);
+    ck_assert_double_eq_tol(v.e_ideal, (P1 + 3 * D1) / 4 / 0.005 - 1, 1e-9);
+
+    ck_assert_int_eq(ic_pub_predict(&r[1], &t->st, &t->h, NULL, &v, &e), IC_OK);
+    const double P2 = 8 * (13960226865152.0 + 262406144000.0) / 989e12;
+    const double D2 = (15009849344.0 + 8 * 1002 * 131072.0) / 3.35e12;
+    ck_assert_double_eq_tol(v.ideal_prefill_s, P2, 1e-12 * P2);
+    ck_assert_double_eq_tol(v.ideal_step_s, D2, 1e-12 * D2);
+    ck_assert_double_eq_tol(v.ideal_s, (P2 + D2) / 2, 1e-12 * P2);
+    ck_assert_double_eq_tol(v.e_ideal, (P2 + D2) / 2 / 0.08 - 1, 1e-9);
+
+    for (int i = 2; i < 4; i++) {
+        ck_assert_int_eq(ic_pub_predict(&r[i], &t->st, &t->h, NULL, &v, &e), IC_OK);
+        ck_assert(!v.with_prefill);
+        ck_assert_double_eq(v.ideal_prefill_s, 0);
+        ck_assert_double_eq_tol(v.ideal_s, D1, 1e-12 * D1);
+    }
+    free(t);
+
+    /* the expected estimate composes the same way (achieved H100 fixture) */
+    t = ic_test_pair("llama3-8b", IC_TEST_DIR "/fixtures/achieved-h100.yaml");
+    ck_assert_int_eq(ic_pub_predict(&r[1], &t->st, &t->h, NULL, &v, &e), IC_OK);
+    ck_assert(v.has_expected);
+    ck_assert(v.expected_prefill_s > v.expected_step_s);
+    ck_assert_double_eq_tol(v.expected_s, (v.expected_prefill_s + v.expected_step_s) / 2,
+                            1e-12 * v.expected_s);
+    ck_assert_double_eq(v.expected_noeng_s, v.expected_s);
+    free(t);
+    free(r);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("published");
@@ -218,6 +293,7 @@ int main(void)
     tcase_add_test(tc, test_stats);
     tcase_add_test(tc, test_predict);
     tcase_add_test(tc, test_engine_selected);
+    tcase_add_test(tc, test_prefill_rows);
     suite_add_tcase(s, tc);
     return ic_test_run(s);
 }

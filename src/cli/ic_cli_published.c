@@ -188,7 +188,10 @@ static int write_table(FILE *out, const char *csv, const struct evaluated *x)
             "never in the figures), %zu high-load throughput rows (simulated, below)\n",
             csv, x->n, nv, nc, nt);
     fprintf(out, "predicted: one decode step at batch = concurrency per replica, context = input "
-                 "+ output/2; error on time per output token (negative: predicted faster)\n\n");
+                 "+ output/2; error on time per output token (negative: predicted faster)\n"
+                 "p after the batch: the figure includes the prompts' prefill, predicted as "
+                 "(one prefill step of the batch's prompts + (output - 1) decode steps) / "
+                 "output\n\n");
     fprintf(out, "%-12s %-4s %-14s %-10s %-3s %-14s %-15s %5s %7s %10s %17s %17s %9s\n", "id",
             "use", "engine", "hw", "tp", "model", "w/kv/compute", "batch", "context",
             "measured ms", "ideal ms (err)", "expected ms (err)", "w/o prof");
@@ -213,10 +216,11 @@ static int write_table(FILE *out, const char *csv, const struct evaluated *x)
             snprintf(expd, sizeof expd, "%.2f (%s)", 1e3 * v->expected_s, e2);
             pct(e3, sizeof e3, v->e_expected_noeng);
         }
-        fprintf(out, "%-12.12s %-4s %-14.14s %-10.10s %-3llu %-14.14s %-15s %5llu %7llu %10.2f %17s "
-                     "%17s %9s\n",
+        fprintf(out, "%-12.12s %-4s %-14.14s %-10.10s %-3llu %-14.14s %-15s %4llu%c %7llu %10.2f "
+                     "%17s %17s %9s\n",
                 r->id, r->calibration ? "cal" : "val", r->engine, r->hw,
                 (unsigned long long)r->tp, r->model, prec, (unsigned long long)v->batch,
+                v->with_prefill ? 'p' : ' ',
                 (unsigned long long)v->context, 1e3 * v->measured_s, ideal, expd, e3);
     }
     /* the profile each row's engine column chose */
@@ -329,11 +333,16 @@ static int write_json(FILE *out, const char *csv, const struct evaluated *x)
                          "\"ideal_s\": %.6g, \"ideal_error\": %.6g",
                     (unsigned long long)v->batch, (unsigned long long)v->context, v->measured_s,
                     v->ideal_s, v->e_ideal);
+            fprintf(out, ", \"includes_prefill\": %s, \"ideal_step_s\": %.6g, "
+                         "\"ideal_prefill_s\": %.6g",
+                    v->with_prefill ? "true" : "false", v->ideal_step_s, v->ideal_prefill_s);
             if (v->has_expected)
                 fprintf(out, ", \"expected_s\": %.6g, \"expected_error\": %.6g, "
                              "\"expected_without_profile_s\": %.6g, "
-                             "\"expected_without_profile_error\": %.6g",
-                        v->expected_s, v->e_expected, v->expected_noeng_s, v->e_expected_noeng);
+                             "\"expected_without_profile_error\": %.6g, "
+                             "\"expected_step_s\": %.6g, \"expected_prefill_s\": %.6g",
+                        v->expected_s, v->e_expected, v->expected_noeng_s, v->e_expected_noeng,
+                        v->expected_step_s, v->expected_prefill_s);
             else
                 fputs(", \"expected_s\": null, \"expected_error\": null, "
                       "\"expected_without_profile_s\": null, "
@@ -376,7 +385,7 @@ static int write_csv(FILE *out, const struct evaluated *x)
 {
     fputs("id,use,kind,engine,hw,tp,model,batch,context,measured_s,ideal_s,ideal_error,"
           "expected_s,expected_error,expected_without_profile_s,"
-          "expected_without_profile_error\n", out);
+          "expected_without_profile_error,includes_prefill\n", out);
     for (size_t i = 0; i < x->n; i++) {
         const struct ic_pub_row *r = &x->rows[i];
         const struct ic_pub_eval *v = &x->ev[i];
@@ -384,16 +393,17 @@ static int write_csv(FILE *out, const struct evaluated *x)
                 r->calibration ? "calibration" : "validation", ic_pub_kind_name(r->kind),
                 r->engine, r->hw, (unsigned long long)r->tp, r->model);
         if (!v->evaluated) {
-            fputs(",,,,,,,,,\n", out);
+            fputs(",,,,,,,,,,\n", out);
             continue;
         }
         fprintf(out, ",%llu,%llu,%.6g,%.6g,%.6g", (unsigned long long)v->batch,
                 (unsigned long long)v->context, v->measured_s, v->ideal_s, v->e_ideal);
         if (v->has_expected)
-            fprintf(out, ",%.6g,%.6g,%.6g,%.6g\n", v->expected_s, v->e_expected,
+            fprintf(out, ",%.6g,%.6g,%.6g,%.6g", v->expected_s, v->e_expected,
                     v->expected_noeng_s, v->e_expected_noeng);
         else
-            fputs(",,,,\n", out);
+            fputs(",,,,", out);
+        fprintf(out, ",%s\n", v->with_prefill ? "yes" : "no");
     }
     return IC_OK;
 }

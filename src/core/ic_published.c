@@ -132,12 +132,12 @@ static int record(struct csv *c, struct field *f, char **buf, struct ic_err *err
 enum col {
     C_ID, C_USE, C_KIND, C_ENGINE, C_ENGINE_VERSION, C_HW, C_CHIPS, C_TP, C_MODEL, C_WEIGHTS,
     C_KV, C_COMPUTE, C_CONCURRENCY, C_INPUT, C_OUTPUT, C_QUANTITY, C_VALUE, C_UNIT, C_SOURCE,
-    C_SOURCE_WHERE, C_SOURCE_DATE, C_COUNT
+    C_SOURCE_WHERE, C_SOURCE_DATE, C_PREFILL, C_COUNT
 };
 static const char *const col_names[C_COUNT] = {
     "id", "use", "kind", "engine", "engine_version", "hw", "chips", "tp", "model", "weights",
     "kv", "compute", "concurrency", "input_tokens", "output_tokens", "quantity", "value", "unit",
-    "source", "source_where", "source_date",
+    "source", "source_where", "source_date", "includes_prefill",
 };
 
 static int bad(const char *path, const struct field *f, struct ic_err *err, const char *what,
@@ -260,6 +260,19 @@ static int parse_row(const char *path, const struct field *f, const int *at, str
     if (!(x > 0) || !isfinite(x))
         return bad(path, v, err, "a measured value must be positive", "the figure as published");
     r->value = x;
+    if (at[C_PREFILL] >= 0) {
+        const struct field *pf = &f[at[C_PREFILL]];
+        if (strcmp(pf->text, "yes") && strcmp(pf->text, "no") && pf->text[0])
+            return bad(path, pf, err, "includes_prefill must be yes, no or empty",
+                       "yes: the figure is whole requests' time (prompts' prefill "
+                       "included) over their output tokens; no or empty: decode only");
+        r->includes_prefill = strcmp(pf->text, "yes") == 0;
+        if (r->includes_prefill && r->kind >= IC_PUB_THROUGHPUT_OFFLINE)
+            return bad(path, pf, err,
+                       "includes_prefill is for decode rows; a throughput row is "
+                       "simulated with its prefill already",
+                       "leave it empty on throughput_offline and throughput_server rows");
+    }
     return IC_OK;
 }
 
@@ -304,7 +317,7 @@ int ic_pub_load(const char *path, struct ic_pub_row **rows, size_t *n, struct ic
         }
     }
     for (int i = 0; i < C_COUNT; i++)
-        if (at[i] < 0 && i != C_SOURCE_WHERE && i != C_SOURCE_DATE) {
+        if (at[i] < 0 && i != C_SOURCE_WHERE && i != C_SOURCE_DATE && i != C_PREFILL) {
             rc = ic_err_set(err, IC_EINVAL, shown, 1, 1, "no column '%s'", col_names[i]);
             ic_err_hint(err, "published/README.md lists the columns");
             goto out;
@@ -450,6 +463,35 @@ const struct ic_engine *ic_pub_engine_for(const struct ic_pub_row *r,
     return NULL;
 }
 
+/* The predicted time per output token of one estimate: the decode step at
+ * the mean context (step_s, of cfg c); where the row's figure includes the
+ * prefill, (the batch's prompts prefilled in one step + (output - 1) such
+ * decode steps) / output, as a static batch runs a request: its prompt's
+ * prefill gives the first token, each later one a decode step. The prefill
+ * step is ic_sim_step_s's (ic_step's) at c's chips, types, estimate and
+ * engine, the ideal one at the peak (MFU 1, a bound like the decode step's,
+ * not the simulation's MFU 0.4); *prefill_s gets it (0 without the
+ * prefill). */
+static int per_token(const struct ic_pub_row *r, const struct ic_model_stats *m,
+                     const struct ic_hw *hw, const struct ic_decode_cfg *c, double step_s,
+                     double *tpot_s, double *prefill_s, struct ic_err *err)
+{
+    *prefill_s = 0;
+    *tpot_s = step_s;
+    if (!r->includes_prefill || !r->input_tokens)
+        return IC_OK;
+    struct ic_sim_cfg sc = ic_sim_defaults();
+    sc.dec = *c;
+    sc.prefill_mfu = 1.0;
+    int rc = ic_sim_step_s(m, hw, &sc, 0, 0, c->batch, c->batch * r->input_tokens, 0,
+                           prefill_s, err);
+    if (rc)
+        return rc;
+    const double out = (double)r->output_tokens;
+    *tpot_s = (*prefill_s + (out - 1) * step_s) / out;
+    return IC_OK;
+}
+
 int ic_pub_predict(const struct ic_pub_row *r, const struct ic_model_stats *m,
                    const struct ic_hw *hw, const struct ic_engine *engine,
                    struct ic_pub_eval *out, struct ic_err *err)
@@ -469,29 +511,39 @@ int ic_pub_predict(const struct ic_pub_row *r, const struct ic_model_stats *m,
     c.compute = r->compute;
     struct ic_point p;
     int rc;
+    double pre;
     c.estimate = IC_EST_IDEAL;
     if ((rc = ic_decode(m, hw, &c, &p, err)))
         return rc;
     out->evaluated = true;
+    out->with_prefill = r->includes_prefill && r->input_tokens;
     out->batch = c.batch;
     out->context = c.context;
     out->measured_s = ic_pub_measured_tpot_s(r);
-    out->ideal_s = p.step_s;
-    out->e_ideal = ic_pub_error(r, p.step_s);
+    out->ideal_step_s = p.step_s;
+    if ((rc = per_token(r, m, hw, &c, p.step_s, &out->ideal_s, &out->ideal_prefill_s, err)))
+        return rc;
+    out->e_ideal = ic_pub_error(r, out->ideal_s);
     if (hw->measured.present || hw->achieved.present) {
         c.estimate = IC_EST_EXPECTED;
         struct ic_err e2 = {0};
         if (ic_decode(m, hw, &c, &p, &e2) == IC_OK) {
             out->has_expected = true;
-            out->expected_noeng_s = out->expected_s = p.step_s;
-            out->e_expected_noeng = out->e_expected = ic_pub_error(r, p.step_s);
+            out->expected_step_s = p.step_s;
+            if ((rc = per_token(r, m, hw, &c, p.step_s, &out->expected_s,
+                                &out->expected_prefill_s, err)))
+                return rc;
+            out->expected_noeng_s = out->expected_s;
+            out->e_expected_noeng = out->e_expected = ic_pub_error(r, out->expected_s);
             c.engine = engine;
             if (engine && p.achieved) { /* a profile adds to achieved rates only */
-                if ((rc = ic_decode(m, hw, &c, &p, err)))
+                if ((rc = ic_decode(m, hw, &c, &p, err)) ||
+                    (rc = per_token(r, m, hw, &c, p.step_s, &out->expected_s, &pre, err)))
                     return rc;
                 out->engine_used = true;
-                out->expected_s = p.step_s;
-                out->e_expected = ic_pub_error(r, p.step_s);
+                out->expected_step_s = p.step_s;
+                out->expected_prefill_s = pre;
+                out->e_expected = ic_pub_error(r, out->expected_s);
             }
         } else {
             snprintf(out->no_expected, sizeof out->no_expected, "%s", e2.msg);

@@ -19,7 +19,9 @@
  * (rounded up) and context
  * = input + output / 2 (the mean context over the output) on tp chips, with
  * the row's precisions, once with the ideal bound and once with the expected
- * estimate (where the entry has measured or achieved figures). The error is
+ * estimate (where the entry has measured or achieved figures); a row whose
+ * figure includes the prompts' prefill (includes_prefill) adds one prefill
+ * step of the batch's prompts, spread over its output tokens. The error is
  * on time per output token: e = t_predicted / t_measured - 1, so a negative
  * error is a prediction faster than the measurement. Rows marked
  * `calibration` are shown but never enter the statistics. */
@@ -65,6 +67,10 @@ struct ic_pub_row {
     enum ic_pub_quantity quantity;
     double value;                  /* tokens/s or seconds, SI */
     char source[IC_PUB_SOURCE];
+    /* the figure is whole requests (their prompts' prefill included) over
+     * their output tokens (optional column includes_prefill: yes; no or
+     * empty, or no such column: decode only) */
+    bool includes_prefill;
 };
 
 /* Reads the CSV at path (RFC 4180: a header naming the columns, commas,
@@ -95,17 +101,23 @@ int ic_pub_stats(const double *e, size_t n, struct ic_pub_stats *out);
 /* A row's predictions: the decode step (batch = ceil(concurrency /
  * replicas), context = input + ceil(output / 2)) with the ideal bound and,
  * where hw has measured or achieved figures, the expected estimate (with
- * the engine's profile, and without it). Rows of
+ * the engine's profile, and without it), each turned into a time per output
+ * token: the step itself, or where the row includes the prefill (and has a
+ * prompt), (one prefill step of the batch's prompts + (output - 1) decode
+ * steps) / output, as a static batch serves its requests. Rows of
  * the throughput kinds are not evaluated (evaluated false, nothing else
  * set). IC_EINVAL when the step itself fails (the row's precisions on a
  * chip without that compute type, too many chips). */
 struct ic_pub_eval {
     bool evaluated, has_expected;
+    bool with_prefill;           /* the times below include the prefill's share */
     uint64_t batch, context;
     double measured_s;           /* measured time per output token */
-    double ideal_s, expected_s;  /* predicted step times */
+    double ideal_s, expected_s;  /* predicted times per output token */
     double e_ideal, e_expected;  /* their errors (ic_pub_error) */
-    /* the expected step without the row's engine profile (a good engine
+    double ideal_step_s, expected_step_s;       /* the decode steps */
+    double ideal_prefill_s, expected_prefill_s; /* the prefill steps (0 without) */
+    /* the expected time without the row's engine profile (a good engine
      * on the chip), and its error; equal to the above when no profile was
      * given */
     double expected_noeng_s, e_expected_noeng;
