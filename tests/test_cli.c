@@ -795,7 +795,7 @@ START_TEST(test_check_published)
     ck_assert_int_eq(run("check-published", "--measurements",
                          IC_TEST_DIR "/fixtures/published/prefill.csv", "--format", "json", NULL),
                      0);
-    has_out("\"includes_prefill\": true, \"ideal_step_s\": 0.00448071");
+    has_out("\"includes_prefill\": true, \"simulated\": false, \"ideal_step_s\": 0.00448071");
     ck_assert_int_eq(run("check-published", "--measurements",
                          IC_TEST_DIR "/fixtures/published/bad-prefill.csv", NULL),
                      2);

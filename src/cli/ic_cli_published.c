@@ -191,7 +191,8 @@ static int write_table(FILE *out, const char *csv, const struct evaluated *x)
                  "+ output/2; error on time per output token (negative: predicted faster)\n"
                  "p after the batch: the figure includes the prompts' prefill, predicted as "
                  "(one prefill step of the batch's prompts + (output - 1) decode steps) / "
-                 "output\n\n");
+                 "output; i: a serving run whose steps carry arriving prompts' chunks, "
+                 "simulated at the row's concurrency (mean TPOT, or median ITL)\n\n");
     fprintf(out, "%-12s %-4s %-14s %-10s %-3s %-14s %-15s %5s %7s %10s %17s %17s %9s\n", "id",
             "use", "engine", "hw", "tp", "model", "w/kv/compute", "batch", "context",
             "measured ms", "ideal ms (err)", "expected ms (err)", "w/o prof");
@@ -220,7 +221,7 @@ static int write_table(FILE *out, const char *csv, const struct evaluated *x)
                      "%17s %17s %9s\n",
                 r->id, r->calibration ? "cal" : "val", r->engine, r->hw,
                 (unsigned long long)r->tp, r->model, prec, (unsigned long long)v->batch,
-                v->with_prefill ? 'p' : ' ',
+                v->simulated ? 'i' : v->with_prefill ? 'p' : ' ',
                 (unsigned long long)v->context, 1e3 * v->measured_s, ideal, expd, e3);
     }
     /* the profile each row's engine column chose */
@@ -333,9 +334,10 @@ static int write_json(FILE *out, const char *csv, const struct evaluated *x)
                          "\"ideal_s\": %.6g, \"ideal_error\": %.6g",
                     (unsigned long long)v->batch, (unsigned long long)v->context, v->measured_s,
                     v->ideal_s, v->e_ideal);
-            fprintf(out, ", \"includes_prefill\": %s, \"ideal_step_s\": %.6g, "
-                         "\"ideal_prefill_s\": %.6g",
-                    v->with_prefill ? "true" : "false", v->ideal_step_s, v->ideal_prefill_s);
+            fprintf(out, ", \"includes_prefill\": %s, \"simulated\": %s, "
+                         "\"ideal_step_s\": %.6g, \"ideal_prefill_s\": %.6g",
+                    v->with_prefill ? "true" : "false", v->simulated ? "true" : "false",
+                    v->ideal_step_s, v->ideal_prefill_s);
             if (v->has_expected)
                 fprintf(out, ", \"expected_s\": %.6g, \"expected_error\": %.6g, "
                              "\"expected_without_profile_s\": %.6g, "
@@ -403,7 +405,7 @@ static int write_csv(FILE *out, const struct evaluated *x)
                     v->expected_noeng_s, v->e_expected_noeng);
         else
             fputs(",,,,", out);
-        fprintf(out, ",%s\n", v->with_prefill ? "yes" : "no");
+        fprintf(out, ",%s\n", v->simulated ? "interleaved" : v->with_prefill ? "yes" : "no");
     }
     return IC_OK;
 }

@@ -26,6 +26,7 @@ static const char *const quantity_names[IC_PUBQ_COUNT] = {
     [IC_PUBQ_TPOT] = "tpot",
     [IC_PUBQ_STEP_TIME] = "step_time",
     [IC_PUBQ_OUTPUT_TOKENS_PER_S] = "output_tokens_per_s",
+    [IC_PUBQ_ITL_MEDIAN] = "itl_median",
 };
 
 const char *ic_pub_kind_name(enum ic_pub_kind k) { return kind_names[k]; }
@@ -132,12 +133,12 @@ static int record(struct csv *c, struct field *f, char **buf, struct ic_err *err
 enum col {
     C_ID, C_USE, C_KIND, C_ENGINE, C_ENGINE_VERSION, C_HW, C_CHIPS, C_TP, C_MODEL, C_WEIGHTS,
     C_KV, C_COMPUTE, C_CONCURRENCY, C_INPUT, C_OUTPUT, C_QUANTITY, C_VALUE, C_UNIT, C_SOURCE,
-    C_SOURCE_WHERE, C_SOURCE_DATE, C_PREFILL, C_COUNT
+    C_SOURCE_WHERE, C_SOURCE_DATE, C_PREFILL, C_MAX_TOKENS, C_COUNT
 };
 static const char *const col_names[C_COUNT] = {
     "id", "use", "kind", "engine", "engine_version", "hw", "chips", "tp", "model", "weights",
     "kv", "compute", "concurrency", "input_tokens", "output_tokens", "quantity", "value", "unit",
-    "source", "source_where", "source_date", "includes_prefill",
+    "source", "source_where", "source_date", "includes_prefill", "max_batched_tokens",
 };
 
 static int bad(const char *path, const struct field *f, struct ic_err *err, const char *what,
@@ -237,12 +238,13 @@ static int parse_row(const char *path, const struct field *f, const int *at, str
     int qi = pick(quantity_names, IC_PUBQ_COUNT, q->text);
     if (qi < 0)
         return bad(path, q, err, "unknown quantity",
-                   "tokens_per_s_per_seq, tpot, step_time or output_tokens_per_s");
+                   "tokens_per_s_per_seq, tpot, step_time, itl_median or output_tokens_per_s");
     r->quantity = (enum ic_pub_quantity)qi;
     const struct field *v = &f[at[C_VALUE]], *u = &f[at[C_UNIT]];
     char why[256], text[300], msg[600];
     double x;
-    if (r->quantity == IC_PUBQ_TPOT || r->quantity == IC_PUBQ_STEP_TIME) {
+    if (r->quantity == IC_PUBQ_TPOT || r->quantity == IC_PUBQ_STEP_TIME ||
+        r->quantity == IC_PUBQ_ITL_MEDIAN) {
         snprintf(text, sizeof text, "%s %s", v->text, u->text);
         if (ic_qty_parse(text, IC_QTY_TIME, &x, why, sizeof why)) {
             snprintf(msg, sizeof msg, "'%s': %s", text, why);
@@ -262,16 +264,37 @@ static int parse_row(const char *path, const struct field *f, const int *at, str
     r->value = x;
     if (at[C_PREFILL] >= 0) {
         const struct field *pf = &f[at[C_PREFILL]];
-        if (strcmp(pf->text, "yes") && strcmp(pf->text, "no") && pf->text[0])
-            return bad(path, pf, err, "includes_prefill must be yes, no or empty",
-                       "yes: the figure is whole requests' time (prompts' prefill "
-                       "included) over their output tokens; no or empty: decode only");
-        r->includes_prefill = strcmp(pf->text, "yes") == 0;
-        if (r->includes_prefill && r->kind >= IC_PUB_THROUGHPUT_OFFLINE)
+        if (strcmp(pf->text, "yes") && strcmp(pf->text, "interleaved") &&
+            strcmp(pf->text, "no") && pf->text[0])
+            return bad(path, pf, err, "includes_prefill must be yes, interleaved, no or empty",
+                       "yes: whole requests of a static batch (prompts' prefill included) "
+                       "over their output tokens; interleaved: a serving run whose steps "
+                       "carry arriving requests' prefills; no or empty: decode only");
+        r->prefill = strcmp(pf->text, "yes") == 0           ? IC_PUB_PREFILL_STATIC
+                     : strcmp(pf->text, "interleaved") == 0 ? IC_PUB_PREFILL_INTERLEAVED
+                                                            : IC_PUB_PREFILL_NONE;
+        if (r->prefill && r->kind >= IC_PUB_THROUGHPUT_OFFLINE)
             return bad(path, pf, err,
                        "includes_prefill is for decode rows; a throughput row is "
                        "simulated with its prefill already",
                        "leave it empty on throughput_offline and throughput_server rows");
+        if (r->prefill == IC_PUB_PREFILL_INTERLEAVED &&
+            ((r->quantity != IC_PUBQ_TPOT && r->quantity != IC_PUBQ_ITL_MEDIAN) ||
+             r->output_tokens < 2))
+            return bad(path, pf, err,
+                       "an interleaved row states a serving run's tpot or itl_median, "
+                       "with at least 2 output tokens",
+                       "the simulation gives each request's TPOT and every ITL; a "
+                       "static batch's whole time is includes_prefill yes");
+    }
+    if (at[C_MAX_TOKENS] >= 0 && f[at[C_MAX_TOKENS]].text[0]) {
+        const struct field *mf = &f[at[C_MAX_TOKENS]];
+        int rc2 = count_field(path, mf, 1, IC_MODEL_MAX_CONTEXT, &r->max_batched_tokens, err);
+        if (rc2)
+            return rc2;
+        if (r->prefill != IC_PUB_PREFILL_INTERLEAVED)
+            return bad(path, mf, err, "max_batched_tokens is for interleaved rows",
+                       "the budget of a serving run's steps; leave it empty elsewhere");
     }
     return IC_OK;
 }
@@ -317,7 +340,8 @@ int ic_pub_load(const char *path, struct ic_pub_row **rows, size_t *n, struct ic
         }
     }
     for (int i = 0; i < C_COUNT; i++)
-        if (at[i] < 0 && i != C_SOURCE_WHERE && i != C_SOURCE_DATE && i != C_PREFILL) {
+        if (at[i] < 0 && i != C_SOURCE_WHERE && i != C_SOURCE_DATE && i != C_PREFILL &&
+            i != C_MAX_TOKENS) {
             rc = ic_err_set(err, IC_EINVAL, shown, 1, 1, "no column '%s'", col_names[i]);
             ic_err_hint(err, "published/README.md lists the columns");
             goto out;
@@ -378,6 +402,7 @@ double ic_pub_measured_tpot_s(const struct ic_pub_row *r)
         return 1.0 / r->value;
     case IC_PUBQ_TPOT:
     case IC_PUBQ_STEP_TIME:
+    case IC_PUBQ_ITL_MEDIAN:
         return r->value;
     case IC_PUBQ_OUTPUT_TOKENS_PER_S:
         /* every sequence in flight gets one token a step */
@@ -467,22 +492,38 @@ const struct ic_engine *ic_pub_engine_for(const struct ic_pub_row *r,
  * the mean context (step_s, of cfg c); where the row's figure includes the
  * prefill, (the batch's prompts prefilled in one step + (output - 1) such
  * decode steps) / output, as a static batch runs a request: its prompt's
- * prefill gives the first token, each later one a decode step. The prefill
- * step is ic_sim_step_s's (ic_step's) at c's chips, types, estimate and
- * engine, the ideal one at the peak (MFU 1, a bound like the decode step's,
- * not the simulation's MFU 0.4); *prefill_s gets it (0 without the
- * prefill). */
+ * prefill gives the first token, each later one a decode step; for an
+ * interleaved row, the serving simulation's mean TPOT or median ITL (see
+ * ic_pub_predict). Prefill steps are ic_sim's (ic_step's) at c's chips,
+ * types, estimate and engine, the ideal ones at the peak (MFU 1, a bound
+ * like the decode step's, not the simulation's MFU 0.4); *prefill_s gets
+ * the static batch's (0 otherwise). */
 static int per_token(const struct ic_pub_row *r, const struct ic_model_stats *m,
                      const struct ic_hw *hw, const struct ic_decode_cfg *c, double step_s,
                      double *tpot_s, double *prefill_s, struct ic_err *err)
 {
     *prefill_s = 0;
     *tpot_s = step_s;
-    if (!r->includes_prefill || !r->input_tokens)
+    if (!r->prefill || !r->input_tokens)
         return IC_OK;
     struct ic_sim_cfg sc = ic_sim_defaults();
     sc.dec = *c;
     sc.prefill_mfu = 1.0;
+    if (r->prefill == IC_PUB_PREFILL_INTERLEAVED) {
+        sc.max_seqs = c->batch;
+        sc.requests = 10 * c->batch > 100 ? 10 * c->batch : 100;
+        sc.warmup = c->batch;
+        sc.prompt.mean = (double)r->input_tokens;
+        sc.output.mean = (double)r->output_tokens;
+        if (r->max_batched_tokens)
+            sc.max_tokens = r->max_batched_tokens;
+        struct ic_sim_result res;
+        int rc = ic_sim_run(m, hw, &sc, &res, err);
+        if (rc)
+            return rc;
+        *tpot_s = r->quantity == IC_PUBQ_ITL_MEDIAN ? res.itl.p[0] : res.tpot.mean;
+        return IC_OK;
+    }
     int rc = ic_sim_step_s(m, hw, &sc, 0, 0, c->batch, c->batch * r->input_tokens, 0,
                            prefill_s, err);
     if (rc)
@@ -516,7 +557,8 @@ int ic_pub_predict(const struct ic_pub_row *r, const struct ic_model_stats *m,
     if ((rc = ic_decode(m, hw, &c, &p, err)))
         return rc;
     out->evaluated = true;
-    out->with_prefill = r->includes_prefill && r->input_tokens;
+    out->with_prefill = r->prefill && r->input_tokens;
+    out->simulated = r->prefill == IC_PUB_PREFILL_INTERLEAVED && r->input_tokens;
     out->batch = c.batch;
     out->context = c.context;
     out->measured_s = ic_pub_measured_tpot_s(r);

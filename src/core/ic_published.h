@@ -8,6 +8,7 @@
  *   tokens_per_s_per_seq  decode tokens/s of one sequence (batch 1: 1/TPOT)
  *   tpot                  time per output token (or inter-token latency)
  *   step_time             one decode step
+ *   itl_median            the median inter-token latency of a serving run
  *   output_tokens_per_s   output tokens/s of the whole run at that
  *                         concurrency (the sequences in flight over all
  *                         chips / tp replicas)
@@ -20,8 +21,11 @@
  * = input + output / 2 (the mean context over the output) on tp chips, with
  * the row's precisions, once with the ideal bound and once with the expected
  * estimate (where the entry has measured or achieved figures); a row whose
- * figure includes the prompts' prefill (includes_prefill) adds one prefill
- * step of the batch's prompts, spread over its output tokens. The error is
+ * figure includes the prompts' prefill (includes_prefill yes) adds one
+ * prefill step of the batch's prompts, spread over its output tokens; a
+ * serving run whose steps carry arriving requests' prefills (interleaved)
+ * is simulated (ic_sim: the row's concurrency as the batch limit, requests
+ * queued behind it as a client at that concurrency sends them). The error is
  * on time per output token: e = t_predicted / t_measured - 1, so a negative
  * error is a prediction faster than the measurement. Rows marked
  * `calibration` are shown but never enter the statistics. */
@@ -49,6 +53,7 @@ enum ic_pub_quantity {
     IC_PUBQ_TPOT,
     IC_PUBQ_STEP_TIME,
     IC_PUBQ_OUTPUT_TOKENS_PER_S,
+    IC_PUBQ_ITL_MEDIAN,
     IC_PUBQ_COUNT
 };
 
@@ -67,10 +72,17 @@ struct ic_pub_row {
     enum ic_pub_quantity quantity;
     double value;                  /* tokens/s or seconds, SI */
     char source[IC_PUB_SOURCE];
-    /* the figure is whole requests (their prompts' prefill included) over
-     * their output tokens (optional column includes_prefill: yes; no or
-     * empty, or no such column: decode only) */
-    bool includes_prefill;
+    /* what the figure holds beside decode steps (optional column
+     * includes_prefill): yes, whole requests of a static batch (their
+     * prompts' prefill included) over their output tokens; interleaved, a
+     * serving run at a fixed concurrency whose steps carry the chunked
+     * prefills of arriving requests (its mean TPOT or median ITL); no,
+     * empty or no such column: decode steps only */
+    enum ic_pub_prefill { IC_PUB_PREFILL_NONE, IC_PUB_PREFILL_STATIC,
+                          IC_PUB_PREFILL_INTERLEAVED } prefill;
+    /* interleaved rows: the engine's budget of new tokens a step (optional
+     * column max_batched_tokens; 0: ic_sim's default, 8192) */
+    uint64_t max_batched_tokens;
 };
 
 /* Reads the CSV at path (RFC 4180: a header naming the columns, commas,
@@ -104,13 +116,20 @@ int ic_pub_stats(const double *e, size_t n, struct ic_pub_stats *out);
  * the engine's profile, and without it), each turned into a time per output
  * token: the step itself, or where the row includes the prefill (and has a
  * prompt), (one prefill step of the batch's prompts + (output - 1) decode
- * steps) / output, as a static batch serves its requests. Rows of
+ * steps) / output, as a static batch serves its requests; or for an
+ * interleaved row the mean TPOT (median ITL for itl_median) of ic_sim_run:
+ * 10 x batch requests (at least 100), all queued at the start, at most
+ * batch running (a client at that concurrency), the first batch of them
+ * the warm-up, fixed lengths, chunked prefill within max_batched_tokens,
+ * the ideal prefill at the peak (ideal_prefill_s, expected_prefill_s: 0).
+ * Rows of
  * the throughput kinds are not evaluated (evaluated false, nothing else
  * set). IC_EINVAL when the step itself fails (the row's precisions on a
  * chip without that compute type, too many chips). */
 struct ic_pub_eval {
     bool evaluated, has_expected;
     bool with_prefill;           /* the times below include the prefill's share */
+    bool simulated;              /* ... by a serving simulation (interleaved rows) */
     uint64_t batch, context;
     double measured_s;           /* measured time per output token */
     double ideal_s, expected_s;  /* predicted times per output token */
