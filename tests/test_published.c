@@ -77,6 +77,9 @@ START_TEST(test_rows_refused)
      * of row,yes," 96) */
     refused("bad-interleaved.csv", 2, 98, "an interleaved row states a serving run's tpot");
     refused("bad-max-tokens.csv", 2, 97, "max_batched_tokens is for interleaved rows");
+    /* a batch's whole time on a row that says it holds no prefill: at
+     * includes_prefill, after "...,12,s,src of row," (98) */
+    refused("bad-e2e.csv", 2, 99, "an e2e_latency row includes its prefill");
     refused("bad-prefill-tput.csv", 2, 123, "includes_prefill is for decode rows");
 }
 END_TEST
@@ -239,15 +242,19 @@ END_TEST
  *    FLOP/s (its reads, 15.01e9 + 8000 x 131,072 B, take 4.8 ms). The
  *    decode at context 1001: (15,009,849,344 + 8 x 1002 x 131,072) B /
  *    3.35e12. Per token (P + D) / 2 against 8 / 100 tokens/s = 80 ms.
- *  p3, p4 (no, empty): the decode step alone. */
+ *  p3, p4 (no, empty): the decode step alone.
+ *  p6: p2 stated as the batch's whole time, 0.2 s for 2 output tokens:
+ *    0.1 s a token, predicted as p2. */
 START_TEST(test_prefill_rows)
 {
     struct ic_pub_row *r = NULL;
     size_t n = 0;
     struct ic_err e = {0};
     ck_assert_int_eq(ic_pub_load(FIX "prefill.csv", &r, &n, &e), IC_OK);
-    ck_assert_uint_eq(n, 5);
+    ck_assert_uint_eq(n, 6);
     ck_assert(r[0].prefill == IC_PUB_PREFILL_STATIC && r[1].prefill == IC_PUB_PREFILL_STATIC);
+    ck_assert_int_eq(r[5].quantity, IC_PUBQ_E2E_LATENCY);
+    ck_assert_double_eq_tol(ic_pub_measured_tpot_s(&r[5]), 0.1, 1e-15);
     ck_assert(!r[2].prefill && !r[3].prefill && !r[4].prefill);
     struct ic_test_pair *t = ic_test_pair("llama3-8b", "h100");
     struct ic_pub_eval v;
@@ -267,6 +274,9 @@ START_TEST(test_prefill_rows)
     ck_assert_double_eq_tol(v.ideal_step_s, D2, 1e-12 * D2);
     ck_assert_double_eq_tol(v.ideal_s, (P2 + D2) / 2, 1e-12 * P2);
     ck_assert_double_eq_tol(v.e_ideal, (P2 + D2) / 2 / 0.08 - 1, 1e-9);
+    ck_assert_int_eq(ic_pub_predict(&r[5], &t->st, &t->h, NULL, &v, &e), IC_OK);
+    ck_assert_double_eq_tol(v.ideal_s, (P2 + D2) / 2, 1e-12 * P2);
+    ck_assert_double_eq_tol(v.e_ideal, (P2 + D2) / 2 / 0.1 - 1, 1e-9);
 
     for (int i = 2; i < 4; i++) {
         ck_assert_int_eq(ic_pub_predict(&r[i], &t->st, &t->h, NULL, &v, &e), IC_OK);

@@ -27,6 +27,7 @@ static const char *const quantity_names[IC_PUBQ_COUNT] = {
     [IC_PUBQ_STEP_TIME] = "step_time",
     [IC_PUBQ_OUTPUT_TOKENS_PER_S] = "output_tokens_per_s",
     [IC_PUBQ_ITL_MEDIAN] = "itl_median",
+    [IC_PUBQ_E2E_LATENCY] = "e2e_latency",
 };
 
 const char *ic_pub_kind_name(enum ic_pub_kind k) { return kind_names[k]; }
@@ -238,13 +239,14 @@ static int parse_row(const char *path, const struct field *f, const int *at, str
     int qi = pick(quantity_names, IC_PUBQ_COUNT, q->text);
     if (qi < 0)
         return bad(path, q, err, "unknown quantity",
-                   "tokens_per_s_per_seq, tpot, step_time, itl_median or output_tokens_per_s");
+                   "tokens_per_s_per_seq, tpot, step_time, itl_median, e2e_latency or "
+                   "output_tokens_per_s");
     r->quantity = (enum ic_pub_quantity)qi;
     const struct field *v = &f[at[C_VALUE]], *u = &f[at[C_UNIT]];
     char why[256], text[300], msg[600];
     double x;
     if (r->quantity == IC_PUBQ_TPOT || r->quantity == IC_PUBQ_STEP_TIME ||
-        r->quantity == IC_PUBQ_ITL_MEDIAN) {
+        r->quantity == IC_PUBQ_ITL_MEDIAN || r->quantity == IC_PUBQ_E2E_LATENCY) {
         snprintf(text, sizeof text, "%s %s", v->text, u->text);
         if (ic_qty_parse(text, IC_QTY_TIME, &x, why, sizeof why)) {
             snprintf(msg, sizeof msg, "'%s': %s", text, why);
@@ -287,6 +289,10 @@ static int parse_row(const char *path, const struct field *f, const int *at, str
                        "the simulation gives each request's TPOT and every ITL; a "
                        "static batch's whole time is includes_prefill yes");
     }
+    if (r->quantity == IC_PUBQ_E2E_LATENCY && r->prefill != IC_PUB_PREFILL_STATIC)
+        return bad(path, at[C_PREFILL] >= 0 ? &f[at[C_PREFILL]] : q, err,
+                   "an e2e_latency row includes its prefill: includes_prefill must be yes",
+                   "a static batch's whole time is its prompts' prefill and every decode step");
     if (at[C_MAX_TOKENS] >= 0 && f[at[C_MAX_TOKENS]].text[0]) {
         const struct field *mf = &f[at[C_MAX_TOKENS]];
         int rc2 = count_field(path, mf, 1, IC_MODEL_MAX_CONTEXT, &r->max_batched_tokens, err);
@@ -404,6 +410,9 @@ double ic_pub_measured_tpot_s(const struct ic_pub_row *r)
     case IC_PUBQ_STEP_TIME:
     case IC_PUBQ_ITL_MEDIAN:
         return r->value;
+    case IC_PUBQ_E2E_LATENCY:
+        /* every sequence of the batch runs the whole time */
+        return r->value / (double)r->output_tokens;
     case IC_PUBQ_OUTPUT_TOKENS_PER_S:
         /* every sequence in flight gets one token a step */
         return (double)r->concurrency / r->value;

@@ -9,6 +9,8 @@
  *   tpot                  time per output token (or inter-token latency)
  *   step_time             one decode step
  *   itl_median            the median inter-token latency of a serving run
+ *   e2e_latency           a static batch's whole time, prefill included
+ *                         (includes_prefill yes): over output tokens
  *   output_tokens_per_s   output tokens/s of the whole run at that
  *                         concurrency (the sequences in flight over all
  *                         chips / tp replicas)
@@ -54,6 +56,7 @@ enum ic_pub_quantity {
     IC_PUBQ_STEP_TIME,
     IC_PUBQ_OUTPUT_TOKENS_PER_S,
     IC_PUBQ_ITL_MEDIAN,
+    IC_PUBQ_E2E_LATENCY,
     IC_PUBQ_COUNT
 };
 
