@@ -650,6 +650,41 @@ START_TEST(test_deterministic_all)
 }
 END_TEST
 
+/* A request the KV pool can never hold ends the run with an error instead
+ * of preempting itself forever: Llama-3-8B on one H100 has a pool of
+ * 26,673 blocks of 16 tokens (426,768 tokens: 72 GB less the weights, at
+ * 131,072 B a token). A prompt of 3,000,000 tokens cannot be prefilled;
+ * one of 420,000 can, and then its output fills the pool after 6,768
+ * tokens of its 10,000. */
+START_TEST(test_request_beyond_pool)
+{
+    struct ic_test_pair *t = ic_test_pair("llama3-8b", "h100");
+    struct ic_sim_cfg c = ic_sim_defaults();
+    c.requests = 2;
+    c.max_seqs = 1;
+    struct ic_sim_result r;
+    struct ic_err e = {0};
+    c.prompt.mean = 3000000;
+    ck_assert_int_eq(ic_sim_run(&t->st, &t->h, &c, &r, &e), IC_EINVAL);
+    ck_assert_msg(strstr(e.msg, "3000000 prompt") && strstr(e.msg, "can never finish") &&
+                      strstr(e.msg, "26673"),
+                  "%s", e.msg);
+    c.prompt.mean = 420000;
+    c.output.mean = 10000;
+    e = (struct ic_err){0};
+    ck_assert_int_eq(ic_sim_run(&t->st, &t->h, &c, &r, &e), IC_EINVAL);
+    ck_assert_msg(strstr(e.msg, "420000 prompt and 10000 output") &&
+                      strstr(e.msg, "can never finish"),
+                  "%s", e.msg);
+    /* 6,000 output tokens fit (426,000 of 426,768) */
+    c.output.mean = 6000;
+    e = (struct ic_err){0};
+    ck_assert_int_eq(ic_sim_run(&t->st, &t->h, &c, &r, &e), IC_OK);
+    ck_assert_uint_eq(r.completed, 2);
+    free(t);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("sim");
@@ -671,6 +706,7 @@ int main(void)
     tcase_add_test(tc, test_littles_law_layouts);
     tcase_add_test(tc, test_swap);
     tcase_add_test(tc, test_deterministic_all);
+    tcase_add_test(tc, test_request_beyond_pool);
     suite_add_tcase(s, tc);
     return ic_test_run(s);
 }

@@ -957,6 +957,14 @@ form:;
         if (!decode_ready(q))
             continue;
         while (!reserve(I, q, 1)) {
+            if (I->n_run == 1) /* alone, and the pool cannot hold it: it never ends */
+                return ic_err_set(s->err, IC_EINVAL, NULL, 0, 0,
+                                  "a request of %llu prompt and %llu output tokens needs more "
+                                  "KV blocks than the pool's %llu (of %llu tokens each): it "
+                                  "can never finish",
+                                  (unsigned long long)q->prompt, (unsigned long long)q->output,
+                                  (unsigned long long)I->kv_blocks,
+                                  (unsigned long long)c->block);
             if (I->n_run - 1 == i) { /* it is the newest: it goes itself */
                 if ((rc = preempt(s, I, i)))
                     return rc;
@@ -1038,6 +1046,15 @@ form:;
         if (!decodes) {
             force_decodes = true;
             goto form;
+        }
+        if (I->n_run == 1) { /* alone, and the pool cannot take its next tokens */
+            const struct req *q = &s->pool[I->running[0]];
+            return ic_err_set(s->err, IC_EINVAL, NULL, 0, 0,
+                              "a request of %llu prompt and %llu output tokens needs more KV "
+                              "blocks than the pool's %llu (of %llu tokens each): it can "
+                              "never finish",
+                              (unsigned long long)q->prompt, (unsigned long long)q->output,
+                              (unsigned long long)I->kv_blocks, (unsigned long long)c->block);
         }
         if ((rc = preempt(s, I, I->n_run - 1)))
             return rc;
