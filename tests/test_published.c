@@ -80,6 +80,12 @@ START_TEST(test_rows_refused)
     /* a batch's whole time on a row that says it holds no prefill: at
      * includes_prefill, after "...,12,s,src of row," (98) */
     refused("bad-e2e.csv", 2, 99, "an e2e_latency row includes its prefill");
+    /* a step time that includes a prefill (after "...,src of row," 97); a
+     * prefill without a prompt (input 0: 91); a budget under the batch of 8
+     * (after "...,src of row,interleaved," 113) */
+    refused("bad-prefill-step.csv", 2, 98, "not a step time or a median ITL");
+    refused("bad-prefill-noprompt.csv", 2, 92, "needs a prompt");
+    refused("bad-max-tokens-small.csv", 2, 114, "max_batched_tokens is below the batch");
     refused("bad-prefill-tput.csv", 2, 123, "includes_prefill is for decode rows");
 }
 END_TEST
@@ -294,6 +300,16 @@ START_TEST(test_prefill_rows)
     ck_assert_double_eq_tol(v.expected_s, (v.expected_prefill_s + v.expected_step_s) / 2,
                             1e-12 * v.expected_s);
     ck_assert_double_eq(v.expected_noeng_s, v.expected_s);
+    /* with an engine profile (tests/fixtures/engine-test.yaml: plain
+     * launches, host time a step) both steps take it, composed alike */
+    struct ic_engine *pr = calloc(1, sizeof *pr);
+    ck_assert_int_eq(ic_engine_load(IC_TEST_DIR "/fixtures/engine-test.yaml", pr, &e), IC_OK);
+    ck_assert_int_eq(ic_pub_predict(&r[1], &t->st, &t->h, pr, &v, &e), IC_OK);
+    ck_assert(v.engine_used);
+    ck_assert(v.expected_s > v.expected_noeng_s);
+    ck_assert_double_eq_tol(v.expected_s, (v.expected_prefill_s + v.expected_step_s) / 2,
+                            1e-12 * v.expected_s);
+    free(pr);
     free(t);
     free(r);
 }
@@ -317,14 +333,18 @@ END_TEST
  *    tokens (+1.6% of the cache at most: < 1e-4 of the step). With 512
  *    (i3) the prompts take 8 steps, and the first to finish its prompt
  *    decodes beside the others' chunks: its TPOT holds them, above that
- *    step by more than 5%. */
+ *    step by more than 5%.
+ *  i5: i3 as a median ITL: most gaps there hold a chunk, so the median is
+ *    not the mean TPOT (more than 2% apart) and lies between the batch-4
+ *    decode step and the heaviest step, three decodes beside a 512-token
+ *    chunk at the end of a prompt (488 cached). */
 START_TEST(test_interleaved_rows)
 {
     struct ic_pub_row *r = NULL;
     size_t n = 0;
     struct ic_err e = {0};
     ck_assert_int_eq(ic_pub_load(FIX "interleaved.csv", &r, &n, &e), IC_OK);
-    ck_assert_uint_eq(n, 4);
+    ck_assert_uint_eq(n, 5);
     ck_assert_int_eq(r[0].prefill, IC_PUB_PREFILL_INTERLEAVED);
     ck_assert_int_eq(r[1].quantity, IC_PUBQ_ITL_MEDIAN);
     ck_assert_uint_eq(r[2].max_batched_tokens, 512);
@@ -345,6 +365,15 @@ START_TEST(test_interleaved_rows)
     ck_assert_double_eq_tol(v.ideal_s, D4, 1e-3 * D4);
     ck_assert_int_eq(ic_pub_predict(&r[2], &t->st, &t->h, NULL, &v, &e), IC_OK);
     ck_assert_msg(v.ideal_s > 1.05 * D4, "TPOT %g against the step %g", v.ideal_s, D4);
+    const double tpot3 = v.ideal_s;
+    ck_assert_int_eq(ic_pub_predict(&r[4], &t->st, &t->h, NULL, &v, &e), IC_OK);
+    struct ic_sim_cfg sc = ic_sim_defaults();
+    sc.prefill_mfu = 1;
+    double heavy = 0;
+    ck_assert_int_eq(ic_sim_step_s(&t->st, &t->h, &sc, 3, 1007, 1, 512, 488, &heavy, &e), IC_OK);
+    ck_assert_msg(fabs(v.ideal_s / tpot3 - 1) > 0.02, "ITL %g, TPOT %g", v.ideal_s, tpot3);
+    ck_assert_msg(v.ideal_s > D4 && v.ideal_s <= heavy * 1.001, "ITL %g, step %g, heavy %g",
+                  v.ideal_s, D4, heavy);
     free(t);
     free(r);
 }

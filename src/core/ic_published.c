@@ -288,11 +288,21 @@ static int parse_row(const char *path, const struct field *f, const int *at, str
                        "with at least 2 output tokens",
                        "the simulation gives each request's TPOT and every ITL; a "
                        "static batch's whole time is includes_prefill yes");
+        if (r->prefill == IC_PUB_PREFILL_STATIC &&
+            (r->quantity == IC_PUBQ_STEP_TIME || r->quantity == IC_PUBQ_ITL_MEDIAN))
+            return bad(path, pf, err,
+                       "includes_prefill yes is for whole requests' time per token, not a "
+                       "step time or a median ITL",
+                       "tokens_per_s_per_seq, tpot, output_tokens_per_s or e2e_latency");
+        if (r->prefill && !r->input_tokens)
+            return bad(path, pf, err, "a row that includes the prefill needs a prompt",
+                       "input_tokens is 0: give the prompt's length, or includes_prefill no");
     }
     if (r->quantity == IC_PUBQ_E2E_LATENCY && r->prefill != IC_PUB_PREFILL_STATIC)
         return bad(path, at[C_PREFILL] >= 0 ? &f[at[C_PREFILL]] : q, err,
                    "an e2e_latency row includes its prefill: includes_prefill must be yes",
-                   "a static batch's whole time is its prompts' prefill and every decode step");
+                   "a static batch's whole time is its prompts' prefill and every decode "
+                   "step; add the includes_prefill column with yes");
     if (at[C_MAX_TOKENS] >= 0 && f[at[C_MAX_TOKENS]].text[0]) {
         const struct field *mf = &f[at[C_MAX_TOKENS]];
         int rc2 = count_field(path, mf, 1, IC_MODEL_MAX_CONTEXT, &r->max_batched_tokens, err);
@@ -301,6 +311,13 @@ static int parse_row(const char *path, const struct field *f, const int *at, str
         if (r->prefill != IC_PUB_PREFILL_INTERLEAVED)
             return bad(path, mf, err, "max_batched_tokens is for interleaved rows",
                        "the budget of a serving run's steps; leave it empty elsewhere");
+        const uint64_t batch = (r->concurrency + r->chips / r->tp - 1) / (r->chips / r->tp);
+        if (r->max_batched_tokens < batch)
+            return bad(path, mf, err,
+                       "max_batched_tokens is below the batch: every running sequence's "
+                       "decode takes a token of it",
+                       "engines refuse a budget under their sequence limit (vLLM: "
+                       "max_num_batched_tokens >= max_num_seqs)");
     }
     return IC_OK;
 }
@@ -513,7 +530,7 @@ static int per_token(const struct ic_pub_row *r, const struct ic_model_stats *m,
 {
     *prefill_s = 0;
     *tpot_s = step_s;
-    if (!r->prefill || !r->input_tokens)
+    if (!r->prefill)
         return IC_OK;
     struct ic_sim_cfg sc = ic_sim_defaults();
     sc.dec = *c;
@@ -566,8 +583,8 @@ int ic_pub_predict(const struct ic_pub_row *r, const struct ic_model_stats *m,
     if ((rc = ic_decode(m, hw, &c, &p, err)))
         return rc;
     out->evaluated = true;
-    out->with_prefill = r->prefill && r->input_tokens;
-    out->simulated = r->prefill == IC_PUB_PREFILL_INTERLEAVED && r->input_tokens;
+    out->with_prefill = r->prefill != IC_PUB_PREFILL_NONE;
+    out->simulated = r->prefill == IC_PUB_PREFILL_INTERLEAVED;
     out->batch = c.batch;
     out->context = c.context;
     out->measured_s = ic_pub_measured_tpot_s(r);

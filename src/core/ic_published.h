@@ -6,7 +6,7 @@
  * read in one public source: an engine serving a model on tp chips at a
  * concurrency, with prompt and output lengths, and what was measured:
  *   tokens_per_s_per_seq  decode tokens/s of one sequence (batch 1: 1/TPOT)
- *   tpot                  time per output token (or inter-token latency)
+ *   tpot                  the mean time per output token
  *   step_time             one decode step
  *   itl_median            the median inter-token latency of a serving run
  *   e2e_latency           a static batch's whole time, prefill included
@@ -117,9 +117,10 @@ int ic_pub_stats(const double *e, size_t n, struct ic_pub_stats *out);
  * replicas), context = input + ceil(output / 2)) with the ideal bound and,
  * where hw has measured or achieved figures, the expected estimate (with
  * the engine's profile, and without it), each turned into a time per output
- * token: the step itself, or where the row includes the prefill (and has a
- * prompt), (one prefill step of the batch's prompts + (output - 1) decode
- * steps) / output, as a static batch serves its requests; or for an
+ * token: the step itself, or where the row includes the prefill (ic_pub_load
+ * refuses such a row without a prompt), (one prefill step of the batch's
+ * prompts + (output - 1) decode steps) / output, as a static batch serves
+ * its requests; or for an
  * interleaved row the mean TPOT (median ITL for itl_median) of ic_sim_run:
  * 10 x batch requests (at least 100), all queued at the start, at most
  * batch running (a client at that concurrency), the first batch of them
