@@ -120,16 +120,16 @@ int ic_pub_stats(const double *e, size_t n, struct ic_pub_stats *out);
  * token: the step itself, or where the row includes the prefill (ic_pub_load
  * refuses such a row without a prompt), (one prefill step of the batch's
  * prompts + (output - 1) decode steps) / output, as a static batch serves
- * its requests; or for an
- * interleaved row the mean TPOT (median ITL for itl_median) of ic_sim_run:
- * 10 x batch requests (at least 100), all queued at the start, at most
- * batch running (a client at that concurrency), the first batch of them
- * the warm-up, fixed lengths, chunked prefill within max_batched_tokens,
- * the ideal prefill at the peak (ideal_prefill_s, expected_prefill_s: 0).
- * Rows of
- * the throughput kinds are not evaluated (evaluated false, nothing else
- * set). IC_EINVAL when the step itself fails (the row's precisions on a
- * chip without that compute type, too many chips). */
+ * its requests; or for an interleaved row the mean TPOT (median ITL for
+ * itl_median) of ic_sim_run: 10 x batch requests (at least 100), all
+ * queued at the start, at most batch running (a client at that
+ * concurrency), the first batch of them the warm-up, fixed lengths,
+ * chunked prefill within max_batched_tokens, the ideal prefill at the peak
+ * (ideal_prefill_s, expected_prefill_s: 0). Rows of the throughput kinds
+ * are not evaluated (evaluated false, nothing else set). IC_EINVAL when
+ * the step itself fails (the row's precisions on a chip without that
+ * compute type, too many chips) or an interleaved row's simulation does
+ * (a request its KV pool cannot hold). */
 struct ic_pub_eval {
     bool evaluated, has_expected;
     bool with_prefill;           /* the times below include the prefill's share */
