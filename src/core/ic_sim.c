@@ -880,6 +880,19 @@ done:
  * blocks (its prompt and output prefilled again on readmission); swap
  * copies its KV to the host (the copy charged to the server's next step)
  * and frees the blocks. Either way it goes back to the queue's front. */
+/* A request running alone whose next tokens the KV pool cannot take: no
+ * preemption frees a block for it, so it would never finish. */
+static int too_long(struct sim *s, const struct inst *I, const struct req *q)
+{
+    ic_err_set(s->err, IC_EINVAL, NULL, 0, 0,
+               "a request of %llu prompt and %llu output tokens needs more KV blocks than the "
+               "pool's %llu (of %llu tokens each): it can never finish",
+               (unsigned long long)q->prompt, (unsigned long long)q->output,
+               (unsigned long long)I->kv_blocks, (unsigned long long)s->c->block);
+    ic_err_hint(s->err, "shorter prompts or outputs, more chips, or a smaller KV type (--kv)");
+    return IC_EINVAL;
+}
+
 static int preempt(struct sim *s, struct inst *I, size_t pos)
 {
     size_t r = I->running[pos];
@@ -958,13 +971,7 @@ form:;
             continue;
         while (!reserve(I, q, 1)) {
             if (I->n_run == 1) /* alone, and the pool cannot hold it: it never ends */
-                return ic_err_set(s->err, IC_EINVAL, NULL, 0, 0,
-                                  "a request of %llu prompt and %llu output tokens needs more "
-                                  "KV blocks than the pool's %llu (of %llu tokens each): it "
-                                  "can never finish",
-                                  (unsigned long long)q->prompt, (unsigned long long)q->output,
-                                  (unsigned long long)I->kv_blocks,
-                                  (unsigned long long)c->block);
+                return too_long(s, I, q);
             if (I->n_run - 1 == i) { /* it is the newest: it goes itself */
                 if ((rc = preempt(s, I, i)))
                     return rc;
@@ -1047,15 +1054,8 @@ form:;
             force_decodes = true;
             goto form;
         }
-        if (I->n_run == 1) { /* alone, and the pool cannot take its next tokens */
-            const struct req *q = &s->pool[I->running[0]];
-            return ic_err_set(s->err, IC_EINVAL, NULL, 0, 0,
-                              "a request of %llu prompt and %llu output tokens needs more KV "
-                              "blocks than the pool's %llu (of %llu tokens each): it can "
-                              "never finish",
-                              (unsigned long long)q->prompt, (unsigned long long)q->output,
-                              (unsigned long long)I->kv_blocks, (unsigned long long)c->block);
-        }
+        if (I->n_run == 1) /* alone, and the pool cannot take its next tokens */
+            return too_long(s, I, &s->pool[I->running[0]]);
         if ((rc = preempt(s, I, I->n_run - 1)))
             return rc;
         goto form;
