@@ -189,6 +189,14 @@ static void copy(char *dst, size_t n, const char *src)
     snprintf(dst, n, "%s", src);
 }
 
+/* Sequences one replica runs: the row's concurrency over chips / tp
+ * replicas, rounded up (0 where a throughput row states none). */
+static uint64_t batch_per_replica(const struct ic_pub_row *r)
+{
+    const uint64_t replicas = r->chips / r->tp;
+    return (r->concurrency + replicas - 1) / replicas;
+}
+
 static int parse_row(const char *path, const struct field *f, const int *at, struct ic_pub_row *r,
                      struct ic_err *err)
 {
@@ -311,8 +319,7 @@ static int parse_row(const char *path, const struct field *f, const int *at, str
         if (r->prefill != IC_PUB_PREFILL_INTERLEAVED)
             return bad(path, mf, err, "max_batched_tokens is for interleaved rows",
                        "the budget of a serving run's steps; leave it empty elsewhere");
-        const uint64_t batch = (r->concurrency + r->chips / r->tp - 1) / (r->chips / r->tp);
-        if (r->max_batched_tokens < batch)
+        if (r->max_batched_tokens < batch_per_replica(r))
             return bad(path, mf, err,
                        "max_batched_tokens is below the batch: every running sequence's "
                        "decode takes a token of it",
@@ -566,10 +573,9 @@ int ic_pub_predict(const struct ic_pub_row *r, const struct ic_model_stats *m,
     *out = (struct ic_pub_eval){0};
     if (r->kind == IC_PUB_THROUGHPUT_OFFLINE || r->kind == IC_PUB_THROUGHPUT_SERVER)
         return IC_OK;
-    const uint64_t replicas = r->chips / r->tp;
     struct ic_decode_cfg c = ic_decode_defaults();
     c.chips = r->tp;
-    c.batch = (r->concurrency + replicas - 1) / replicas;
+    c.batch = batch_per_replica(r);
     c.context = r->input_tokens + (r->output_tokens + 1) / 2;
     if (c.context < 1)
         c.context = 1;
@@ -633,7 +639,7 @@ int ic_pub_predict_throughput(const struct ic_pub_row *r, const struct ic_model_
         return IC_OK;
     const uint64_t replicas = r->chips / r->tp;
     const uint64_t dflt = engine && engine->max_batch ? engine->max_batch : 256;
-    const uint64_t seqs = r->concurrency ? (r->concurrency + replicas - 1) / replicas : dflt;
+    const uint64_t seqs = r->concurrency ? batch_per_replica(r) : dflt;
     struct ic_sim_cfg c = ic_sim_defaults();
     c.dec.chips = r->tp;
     c.dec.weights = r->weights;
