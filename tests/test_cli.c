@@ -456,6 +456,23 @@ START_TEST(test_list_and_show)
 }
 END_TEST
 
+/* Requests of one output token have no TPOT and no ITL: '-' in the table,
+ * null in JSON (they read "0 ns"); the TTFT is there. */
+START_TEST(test_sim_one_token_outputs)
+{
+    ck_assert_int_eq(run("simulate", "--model", "llama3-8b", "--hw", "h100", "--output", "1",
+                         "--requests", "20", "--format", "json", NULL),
+                     0);
+    has_out("\"tpot\": {\"p50_s\": null, \"p90_s\": null, \"p99_s\": null}, "
+            "\"itl\": {\"p99_s\": null}");
+    ck_assert_int_eq(run("simulate", "--model", "llama3-8b", "--hw", "h100", "--output", "1",
+                         "--requests", "20", NULL),
+                     0);
+    has_out("TPOT p50        -");
+    has_out("ITL p99         -");
+}
+END_TEST
+
 START_TEST(test_config_json_and_warning)
 {
     ck_assert_int_eq(run("--model", IC_SRC_DIR "/examples/my-config.json", "--hw", "h200",
@@ -1197,6 +1214,7 @@ int main(void)
     tcase_add_test(tc, test_help_everywhere);
     tcase_add_test(tc, test_list_and_show);
     tcase_add_test(tc, test_config_json_and_warning);
+    tcase_add_test(tc, test_sim_one_token_outputs);
     tcase_add_test(tc, test_plot_and_lists);
     tcase_add_test(tc, test_csv_carries_every_json_field);
     tcase_add_test(tc, test_rows_filled_by_name);

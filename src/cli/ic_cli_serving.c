@@ -1197,6 +1197,9 @@ int ic_cli_cmd_optimize(const struct ic_opts *a, const struct ic_db *db, FILE *o
             return ic_cli_usage_hint(errf, "add --rank capacity, or leave the option out",
                                      "%s needs --rank capacity (the closed form simulates "
                                      "nothing)", ic_opt_table[sim_only[i]].name);
+    int crc = by_cap ? ic_cli_sim_check(a, errf) : 0;
+    if (crc)
+        return crc;
     if (!(req.ttft_s > 0) || !(req.tpot_s > 0))
         return ic_cli_usage_hint(errf, "a zero target is met by no configuration; e.g. "
                                        "'--ttft 2s --tpot 50ms'",

@@ -82,6 +82,47 @@ static void fill_cfg(const struct ic_opts *a, struct sim_setup *x)
         c->max_seqs = x->s.en->max_batch; /* the engine's own default */
 }
 
+int ic_cli_sim_check(const struct ic_opts *a, FILE *errf)
+{
+    if (a->given[IC_OPT_RATE] && a->rate > 0 && a->rate < 1e-9)
+        return ic_cli_usage_hint(errf, "0 runs the requests all at once (offline)",
+                                 "--rate %g: expected 0 or a rate from 1e-9 to 1e6 requests "
+                                 "per second (as --rates)", a->rate);
+    static const struct {
+        enum ic_opt len, dist, cv;
+    } l[2] = {{IC_OPT_PROMPT, IC_OPT_PROMPT_DIST, IC_OPT_PROMPT_CV},
+              {IC_OPT_OUTPUT, IC_OPT_OUTPUT_DIST, IC_OPT_OUTPUT_CV}};
+    for (int i = 0; i < 2; i++) {
+        const uint64_t v = i ? a->output : a->prompt;
+        const int dist = i ? a->output_dist : a->prompt_dist;
+        const double cv = i ? a->output_cv : a->prompt_cv;
+        if (a->given[l[i].len] && v > IC_SIM_MAX_LENGTH)
+            return ic_cli_usage_hint(errf, "the simulation holds each request's tokens; the "
+                                           "closed forms (prefill, batching) take longer ones",
+                                     "%s %llu: the simulation takes at most %llu tokens a "
+                                     "request", ic_opt_table[l[i].len].name,
+                                     (unsigned long long)v,
+                                     (unsigned long long)IC_SIM_MAX_LENGTH);
+        if (a->given[l[i].cv] && dist == IC_DIST_FIXED) {
+            char hint[96];
+            snprintf(hint, sizeof hint, "e.g. '%s lognormal %s %g'",
+                     ic_opt_table[l[i].dist].name, ic_opt_table[l[i].cv].name, cv);
+            return ic_cli_usage_hint(errf, hint,
+                                     "%s spreads the lengths, and %s is fixed; give a "
+                                     "distribution", ic_opt_table[l[i].cv].name,
+                                     ic_opt_table[l[i].dist].name);
+        }
+        if (a->given[l[i].cv] && dist == IC_DIST_UNIFORM && cv > 1)
+            return ic_cli_usage_hint(errf, "a wider spread needs a skewed distribution: "
+                                           "lognormal or gamma",
+                                     "%s %g with %s uniform: the half width over the mean is at "
+                                     "most 1 (lengths from 0 to twice the mean)",
+                                     ic_opt_table[l[i].cv].name, cv,
+                                     ic_opt_table[l[i].dist].name);
+    }
+    return 0;
+}
+
 /* --requests-csv: one line per finished request. */
 struct req_csv {
     struct ic_out o;
@@ -132,10 +173,11 @@ static void add_row(struct ic_rows *rows, const struct ic_sim_cfg *c, double rat
     ic_rows_num(rows, "ttft.p50_s", r->ttft.p[0]);
     ic_rows_num(rows, "ttft.p90_s", r->ttft.p[1]);
     ic_rows_num(rows, "ttft.p99_s", r->ttft.p[2]);
-    ic_rows_num(rows, "tpot.p50_s", r->tpot.p[0]);
-    ic_rows_num(rows, "tpot.p90_s", r->tpot.p[1]);
-    ic_rows_num(rows, "tpot.p99_s", r->tpot.p[2]);
-    ic_rows_num(rows, "itl.p99_s", r->itl.p[2]);
+    /* no TPOT or ITL where every output is one token: '-' (null in JSON) */
+    ic_rows_num(rows, "tpot.p50_s", r->tpot.n ? r->tpot.p[0] : NAN);
+    ic_rows_num(rows, "tpot.p90_s", r->tpot.n ? r->tpot.p[1] : NAN);
+    ic_rows_num(rows, "tpot.p99_s", r->tpot.n ? r->tpot.p[2] : NAN);
+    ic_rows_num(rows, "itl.p99_s", r->itl.n ? r->itl.p[2] : NAN);
     ic_rows_num(rows, "e2e.p50_s", r->e2e.p[0]);
     ic_rows_num(rows, "e2e.p99_s", r->e2e.p[2]);
     ic_rows_num(rows, "mean_batch", r->mean_batch);
@@ -216,7 +258,10 @@ static int draw(const char *path, const int *size, const char *title, const doub
 int ic_cli_cmd_simulate(const struct ic_opts *a, const struct ic_db *db, FILE *out, FILE *errf)
 {
     struct sim_setup x;
-    int rc = ic_cli_setup(a, db, "simulate", &x.s, errf);
+    int rc = ic_cli_sim_check(a, errf);
+    if (rc)
+        return rc;
+    rc = ic_cli_setup(a, db, "simulate", &x.s, errf);
     if (rc)
         return rc;
     fill_cfg(a, &x);
@@ -337,8 +382,13 @@ int ic_cli_cmd_simulate(const struct ic_opts *a, const struct ic_db *db, FILE *o
                  ic_sim_route_name(x.c.route));
     if (r0->prefix_hit_tokens || x.c.prefix_hit > 0)
         snprintf(layout + strlen(layout), sizeof layout - strlen(layout),
-                 "\nprefix cache (first run): %.3g%% of prompt tokens found cached",
-                 100.0 * (double)r0->prefix_hit_tokens / (double)r0->prompt_tokens);
+                 "\nprefix cache (first run): %.3g%% of prompt tokens found cached%s",
+                 r0->prefix_query_tokens
+                     ? 100.0 * (double)r0->prefix_hit_tokens / (double)r0->prefix_query_tokens
+                     : 0.0,
+                 r0->prefix_query_tokens > r0->prompt_tokens
+                     ? " (each admission's lookup: readmissions after preemption too)"
+                     : "");
     if (x.c.preempt == IC_PREEMPT_SWAP)
         snprintf(layout + strlen(layout), sizeof layout - strlen(layout),
                  "\npreemption by swap over the host link (first run: %.4g s copying)",

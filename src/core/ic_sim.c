@@ -181,19 +181,26 @@ static int step_time(struct step_table *t, const struct ic_model_stats *m, const
 
 /* ---- histograms ------------------------------------------------------------- */
 
-enum { H_PER_DECADE = 1000, H_DECADES = 12, H_BINS = H_PER_DECADE * H_DECADES };
-#define H_LO 1e-7 /* seconds: the first bin's lower edge */
+/* 1 ns to 1e12 s (a prompt of millions of tokens queued behind thousands of
+ * others waits ~1e5 s and more); a value beyond either end counts in the end
+ * bin, and a percentile that falls there is the extreme value itself */
+enum { H_PER_DECADE = 1000, H_DECADES = 21, H_BINS = H_PER_DECADE * H_DECADES };
+#define H_LO 1e-9 /* seconds: the first bin's lower edge */
 
 struct hist {
     uint64_t *bin; /* [H_BINS] */
     uint64_t n;
-    double sum;
+    double sum, min, max;
     double last_x;  /* the last value and its bin: a step's tokens mostly share */
     long last_i;    /* their gap, so the logarithm is taken once a step */
 };
 
 static void hist_add(struct hist *h, double x)
 {
+    if (!h->n || x < h->min)
+        h->min = x;
+    if (!h->n || x > h->max)
+        h->max = x;
     h->n++;
     h->sum += x;
     if (x != h->last_x) { /* (0 starts in bin 0, as it belongs) */
@@ -209,6 +216,7 @@ static struct ic_sim_dist_stats hist_stats(const struct hist *h)
     struct ic_sim_dist_stats s = {0};
     if (!h->n)
         return s;
+    s.n = h->n;
     s.mean = h->sum / (double)h->n;
     static const double q[IC_SIM_PCT] = {0.50, 0.90, 0.99};
     for (int k = 0; k < IC_SIM_PCT; k++) {
@@ -217,7 +225,9 @@ static struct ic_sim_dist_stats hist_stats(const struct hist *h)
         for (long i = 0; i < H_BINS; i++) {
             acc += h->bin[i];
             if (acc >= want) {
-                s.p[k] = H_LO * pow(10, ((double)i + 0.5) / H_PER_DECADE);
+                s.p[k] = i == H_BINS - 1 ? h->max
+                         : i == 0        ? h->min
+                                         : H_LO * pow(10, ((double)i + 0.5) / H_PER_DECADE);
                 break;
             }
         }
@@ -630,7 +640,8 @@ struct sim {
     double gen_t;          /* drawn arrivals: the next one's time */
     uint64_t next_index, limit;
     uint64_t arrived, finished;
-    double now;
+    double now;            /* s, from epoch */
+    double epoch;          /* s: where now's 0 lies (moved while the system is empty) */
     struct hist ttft, tpot, itl, e2e;
     double in_sys_time;    /* the integral of the requests in the system over time */
     double busy, batch_time, occ_time, first_counted, last_finish, good, xfer_s;
@@ -763,6 +774,8 @@ static int fetch_next(struct sim *s)
             return rc;
         if (c->source == IC_SRC_TRACE_LENGTHS)
             s->next.t = s->gen_t;
+        else
+            s->next.t -= s->epoch;
     } else {
         s->next.t = s->gen_t;
     }
@@ -1028,8 +1041,11 @@ form:;
             s->out->swap_s += st;
             q->swapped = false;
         }
-        if (fresh)
+        if (fresh && I->role != ROLE_DECODE) {
+            /* a readmission after recompute looks its prompt up again */
             s->out->prefix_hit_tokens += q->computed;
+            s->out->prefix_query_tokens += q->prompt;
+        }
         q->admitted_once = true;
         I->w_head = (I->w_head + 1) % I->wait_cap;
         I->w_n--;
@@ -1094,21 +1110,23 @@ static int finish(struct sim *s, struct inst *I, size_t r)
         hist_add(&s->e2e, now - q->t_arr);
         if (q->output > 1)
             hist_add(&s->tpot, tpot);
-        if (s->first_counted < 0 || q->t_arr < s->first_counted)
-            s->first_counted = q->t_arr;
+        if (s->first_counted < 0 || q->t_arr + s->epoch < s->first_counted)
+            s->first_counted = q->t_arr + s->epoch;
         s->out->counted++;
         if ((!(c->ttft_slo_s > 0) || q->t_first - q->t_arr <= c->ttft_slo_s) &&
             (!(c->tpot_slo_s > 0) || tpot <= c->tpot_slo_s))
             s->good++;
     }
     if (c->on_request) {
-        struct ic_sim_request x = {q->index, q->inst >= s->n_pre ? q->inst - s->n_pre : q->inst, q->t_arr, q->t_first, now,
+        const double e = s->epoch;
+        struct ic_sim_request x = {q->index, q->inst >= s->n_pre ? q->inst - s->n_pre : q->inst,
+                                   q->t_arr + e, q->t_first + e, now + e,
                                    q->prompt, q->output, q->cached, q->preempts, counted};
         int rc = c->on_request(c->on_request_ctx, &x);
         if (rc)
             return rc;
     }
-    s->last_finish = now;
+    s->last_finish = now + s->epoch;
     s->finished++;
     if (I) {
         I->free_blocks += q->blocks;
@@ -1164,6 +1182,20 @@ static int on_arrival(struct sim *s)
     } else {
         q->prompt = draw(s, &c->prompt);
         q->output = draw(s, &c->output);
+    }
+    if (c->sched == IC_SCHED_PREFILL_FIRST && q->prompt > c->max_tokens) {
+        /* prefill-first prefills whole prompts; split over steps of a few
+         * tokens it would admit and preempt without end (vLLM, likewise,
+         * refuses a token budget under the longest prompt without chunked
+         * prefill) */
+        ic_err_set(s->err, IC_EINVAL, s->tracing ? s->tr.path : NULL,
+                   s->tracing ? s->tr.line : 0, 0,
+                   "a prompt of %llu tokens is over the step budget of %llu tokens: "
+                   "prefill-first prefills a prompt whole, in one step",
+                   (unsigned long long)q->prompt, (unsigned long long)c->max_tokens);
+        ic_err_hint(s->err, "raise --max-tokens to the longest prompt, or use --scheduler "
+                            "chunked (prompts in chunks)");
+        return IC_EINVAL;
     }
     s->arrived++;
     int rc;
@@ -1389,6 +1421,17 @@ int ic_sim_run(const struct ic_model_stats *m, const struct ic_hw *hw,
         }
         if (t == INFINITY)
             break;
+        if (s.arrived == s.finished && t == t_arr && t >= 0x1p20) {
+            /* the system is empty and the next event is an arrival far
+             * from 0: move 0 there, so that step times keep their digits
+             * beside a clock of ~1/rate x requests seconds (nothing in
+             * flight holds a time; the reported times add epoch back) */
+            s.epoch += t;
+            s.gen_t -= t;
+            s.next.t = 0;
+            s.now = 0;
+            t = t_arr = 0;
+        }
         s.in_sys_time += (double)(s.arrived - s.finished) * (t - s.now);
         s.now = t;
         if (t_arr <= t_hand && t_arr <= t_end)

@@ -30,9 +30,14 @@
  * prompt; TTFT = that time - arrival; TPOT = (finish - first token) /
  * (output - 1); ITL: every gap between two of its tokens; E2E = finish -
  * arrival. Percentiles come from histograms of 1000 log-spaced bins per
- * decade (0.23% relative resolution), so memory is bounded by the requests
- * in flight, not by their number. The first `warmup` requests to arrive are
- * left out of every statistic.
+ * decade from 1 ns to 1e12 s (0.23% relative resolution; a percentile in an
+ * end bin is the extreme value itself), so memory is bounded by the
+ * requests in flight, not by their number. The first `warmup` requests to
+ * arrive are left out of every statistic. The clock's 0 moves to each
+ * arrival that finds the system empty (past 2^20 s), so that step times
+ * keep their digits at any rate; reported times are absolute.
+ * Prefill-first refuses a prompt over max_tokens (it prefills prompts
+ * whole).
  *
  * Beyond one server: requests may come from a trace (enum ic_sim_source),
  * read one line ahead; prompts may find their first tokens in a prefix
@@ -144,6 +149,7 @@ struct ic_sim_cfg ic_sim_defaults(void);
 enum { IC_SIM_PCT = 3 }; /* P50, P90, P99 */
 
 struct ic_sim_dist_stats {
+    uint64_t n;    /* values (0: none, e.g. TPOT when every output is 1 token) */
     double mean;
     double p[IC_SIM_PCT];
 };
@@ -169,6 +175,8 @@ struct ic_sim_result {
     /* ---- added later ---- */
     uint64_t prefill_tokens;       /* tokens run through prefill (chunks and recompute) */
     uint64_t prefix_hit_tokens;    /* prompt tokens found cached at admission */
+    uint64_t prefix_query_tokens;  /* prompt tokens looked up: every admission with nothing
+                                      computed, readmissions after recompute included */
     uint64_t replicas, chips;      /* replicas; chips in all (prefill servers included) */
     uint64_t prefill_kv_blocks;    /* disaggregated: a prefill server's pool */
     uint64_t prefill_peak_blocks;
