@@ -393,6 +393,24 @@ START_TEST(test_pipeline)
     ck_assert_uint_eq(tm.cycles, 2);
     ck_assert_double_eq_tol(tm.step_s, 2 * (tm.stage_s + 32 * 4096 / 50e9 + 5e-6), 1e-12);
 
+    /* More micro-batches than sequences: 3 sequences in 8 are 3 passes of
+     * one (an empty micro-batch is no pass; they cost a whole pass each):
+     * max(3, 2 stages) = 3 cycles of (a pass of 1 + a send of 1 token),
+     * the same step as 3 micro-batches asked for. */
+    s.kind[0].count = 3;
+    s.layout.micro = 8;
+    ck_assert_int_eq(ic_step_load(&t->st, &s, &l, &e), IC_OK);
+    ck_assert_uint_eq(l.micro, 3);
+    ck_assert_double_eq_tol(l.send_bytes, 4096.0, 1e-9);
+    ck_assert_int_eq(ic_step_time(&l, &t->h, &r, &tm, &e), IC_OK);
+    ck_assert_uint_eq(tm.cycles, 3);
+    ck_assert_double_eq_tol(tm.step_s, 3 * (tm.stage_s + 4096 / 50e9 + 5e-6), 1e-12);
+    const double eight = tm.step_s;
+    s.layout.micro = 3;
+    ck_assert_int_eq(ic_step_load(&t->st, &s, &l, &e), IC_OK);
+    ck_assert_int_eq(ic_step_time(&l, &t->h, &r, &tm, &e), IC_OK);
+    ck_assert_double_eq_tol(tm.step_s, eight, 1e-15);
+
     /* more stages than layers refused */
     s.layout = (struct ic_layout){8, 1, 127, 1};
     ck_assert_int_eq(ic_step_load(&t->st, &s, &l, &e), IC_EINVAL);

@@ -251,6 +251,17 @@ static int cmd_decode(const struct ic_opts *a, const struct ic_db *db, FILE *out
                                                                   : ic_opt_table[o].name);
         }
     }
+    bool batch_swept = false;
+    for (int i = 0; i < n_axes; i++)
+        batch_swept = batch_swept || axes[i] == IC_AXIS_BATCH;
+    /* (a batch sweep under the micro-batch count runs one sequence a
+     * micro-batch: ic_step_load) */
+    if (base.micro > base.batch && !batch_swept)
+        return ic_cli_usage_hint(errf, "a micro-batch holds one sequence at least; e.g. "
+                                       "'--batch 8 --micro 4'",
+                                 "--micro %llu splits a batch of %llu: at most one micro-batch "
+                                 "a sequence", (unsigned long long)base.micro,
+                                 (unsigned long long)base.batch);
     if (base.micro > 1 && base.pp <= 1)
         return ic_cli_usage_hint(errf, "e.g. '--pp 2 --micro 4': two stages, the batch in "
                                        "four micro-batches",

@@ -84,7 +84,8 @@ const struct ic_opt_def ic_opt_table[IC_OPT_COUNT] = {
                    "layers apiece (default 1)", F(pp)},
     [IC_OPT_MICRO] = {"--micro", IC_OK_COUNT, "M", 1, (double)IC_DECODE_MAX_BATCH, NULL,
                       C(DECODE), 0,
-                      "micro-batches the batch splits into along the pipeline (default 1)",
+                      "micro-batches the batch splits into along the pipeline (default 1;\n"
+                      "at most the batch: a batch sweep below it runs one sequence a micro-batch)",
                       F(micro)},
     [IC_OPT_BATCH] = {"--batch", IC_OK_COUNT, "B", 1, (double)IC_DECODE_MAX_BATCH, NULL,
                       C(DECODE) | C(PREFILL) | C(SPECDEC) | C(BATCHING) | C(DISAGG) | C(COST), 0,

@@ -207,7 +207,13 @@ int ic_step_load(const struct ic_model_stats *m, const struct ic_step *s, struct
     if (rc)
         return rc;
     const uint64_t N = s->layout.chips, ep = s->layout.ep;
-    const uint64_t P = s->layout.pp ? s->layout.pp : 1, M = s->layout.micro ? s->layout.micro : 1;
+    const uint64_t P = s->layout.pp ? s->layout.pp : 1;
+    /* at most one micro-batch a sequence: an empty one is no pass */
+    uint64_t n_seqs = 0, M = s->layout.micro ? s->layout.micro : 1;
+    for (unsigned i = 0; i < s->n_kinds; i++)
+        n_seqs += s->kind[i].count;
+    if (n_seqs && M > n_seqs)
+        M = n_seqs;
     if (P > 1 && P > m->n_layers)
         return ic_err_set(err, IC_EINVAL, NULL, 0, 0,
                           "%llu pipeline stages for %llu layers; expected at most one stage "

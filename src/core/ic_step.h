@@ -118,7 +118,8 @@ struct ic_layout {
     uint64_t pp;      /* pipeline stages of N chips each, ceil(L / pp) layers per
                          stage, the last holding the LM head (0 or 1: none) */
     uint64_t micro;   /* micro-batches the sequences split into, each passing the
-                         stages in turn (0 or 1: one) */
+                         stages in turn (0 or 1: one; at most one a sequence: more
+                         are taken as that many) */
 };
 
 struct ic_seqs {
