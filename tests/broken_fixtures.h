@@ -178,7 +178,11 @@ static const struct broken broken[] = {
     {"hw-huge-domain.yaml", false, 16, 17, "'domain_chips' is absurdly large", NULL},
     {"hw-huge-links.yaml", false, 15, 19, "'links_per_chip' is absurdly large (more than 1024)",
      NULL},
-    {"hw-price-huge.yaml", false, 29, 22, "'usd_per_chip_hour' must be at most 10,000", NULL},
+    {"hw-price-huge.yaml", false, 29, 22,
+     "'usd_per_chip_hour' must be 0 (no price) or from 0.001 to 10,000", NULL},
+    /* a price so small that tokens per dollar overflow ('inf' in the table) */
+    {"hw-price-tiny.yaml", false, 29, 22,
+     "'usd_per_chip_hour' must be 0 (no price) or from 0.001 to 10,000", NULL},
     {"hw-count-overflow.yaml", false, 15, 19,
      "'links_per_chip': '18446744073709551616' is too large (2^63 or more)", NULL},
     {"config-overflow.json", true, 6, 17, "'vocab_size': '1e30' is too large (2^63 or more)",

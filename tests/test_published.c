@@ -87,6 +87,14 @@ START_TEST(test_rows_refused)
     refused("bad-prefill-noprompt.csv", 2, 92, "needs a prompt");
     refused("bad-max-tokens-small.csv", 2, 114, "max_batched_tokens is below the batch");
     refused("bad-prefill-tput.csv", 2, 123, "includes_prefill is for decode rows");
+    /* a header alone (the line after it); an id twice (the second, at its
+     * start); a field beyond the header's 19; values out of range, at the
+     * value (after "...,tokens_per_s_per_seq," 91; "...,tpot," 75) */
+    refused("bad-header-only.csv", 2, 1, "no rows after the header");
+    refused("bad-dup-id.csv", 3, 1, "an id given twice");
+    refused("bad-extra-field.csv", 2, 1, "20 fields; the header names 19");
+    refused("bad-huge-value.csv", 2, 92, "a measured rate from 0.001 to 1e9 tokens/s");
+    refused("bad-tiny-time.csv", 2, 76, "a measured time from 1 us to 1 day");
 }
 END_TEST
 

@@ -228,6 +228,17 @@ START_TEST(test_body_gets_413_and_a_clean_close)
     ck_assert_msg(strncmp(r.text, "HTTP/1.1 200", 12) == 0, "'%.80s'", r.text);
     exchange("POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n", 5, &r);
     ck_assert_msg(strncmp(r.text, "HTTP/1.1 405", 12) == 0, "'%.80s'", r.text);
+    /* %00 in a parameter is refused (the C string ended at it: the model
+     * read as llama3-8b); the same request without it is answered */
+    exchange("GET /api/decode?model=llama3-8b%00x&hw=h100 HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+             "Connection: close\r\n\r\n",
+             5, &r);
+    ck_assert_msg(strncmp(r.text, "HTTP/1.1 400", 12) == 0 && strstr(r.text, "NUL byte"),
+                  "'%.120s'", r.text);
+    exchange("GET /api/decode?model=llama3-8b&hw=h100 HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+             "Connection: close\r\n\r\n",
+             5, &r);
+    ck_assert_msg(strncmp(r.text, "HTTP/1.1 200", 12) == 0, "'%.80s'", r.text);
     assert_answered("after the bodies");
 }
 END_TEST

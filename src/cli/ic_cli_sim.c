@@ -352,9 +352,15 @@ int ic_cli_cmd_simulate(const struct ic_opts *a, const struct ic_db *db, FILE *o
         add_row(&rows, &x.c, rates[i], &res[i]);
     }
     char title[3000], slo[160] = "";
-    if (slos)
-        snprintf(slo, sizeof slo, "\nSLOs: P99 TTFT <= %.4g s, P99 TPOT <= %.4g s",
-                 x.c.ttft_slo_s, x.c.tpot_slo_s);
+    if (slos) {
+        /* an SLO not given is no limit (ic_sim_meets_slos), not "<= 0 s" */
+        char t1[48] = "none", t2[48] = "none";
+        if (x.c.ttft_slo_s > 0)
+            snprintf(t1, sizeof t1, "<= %.4g s", x.c.ttft_slo_s);
+        if (x.c.tpot_slo_s > 0)
+            snprintf(t2, sizeof t2, "<= %.4g s", x.c.tpot_slo_s);
+        snprintf(slo, sizeof slo, "\nSLOs: P99 TTFT %s, P99 TPOT %s", t1, t2);
+    }
     char cap[200] = "";
     const struct ic_sim_result *r0 = &res[0];
     if (sweep && slos && capacity > 0)

@@ -370,7 +370,7 @@ static int check_values(struct ic_hw *hw, const char *path, struct ic_err *err)
         {IC_HWF_HOST_BW, offsetof(struct ic_hw, host_B_s), 1e3, 1e15,
          "host_link 'bandwidth_one_way' must be between 1 kB/s and 1 PB/s"},
         {IC_HWF_PRICE_USD, offsetof(struct ic_hw, usd_per_chip_hour), 0, 1e4,
-         "'usd_per_chip_hour' must be at most 10,000"},
+         "'usd_per_chip_hour' must be 0 (no price) or from 0.001 to 10,000"},
     };
     for (size_t i = 0; i < sizeof ranges / sizeof ranges[0]; i++) {
         double v = *(const double *)(const void *)((const char *)hw + ranges[i].off);
@@ -379,7 +379,10 @@ static int check_values(struct ic_hw *hw, const char *path, struct ic_err *err)
             (ranges[i].id == IC_HWF_HOST_BW && strcmp(hw->host_kind, "none") == 0))
             continue;
         bool zero_ok = ranges[i].lo == 0;
-        if (!(v >= ranges[i].lo && v <= ranges[i].hi) || (!zero_ok && v <= 0))
+        /* a price of a tenth of a cent and less makes tokens per dollar
+         * overflow (1e-300: 'inf FLOPs per dollar') */
+        bool too_cheap = ranges[i].id == IC_HWF_PRICE_USD && v > 0 && v < 1e-3;
+        if (!(v >= ranges[i].lo && v <= ranges[i].hi) || (!zero_ok && v <= 0) || too_cheap)
             return field_error(hw, path, ranges[i].id, err, ranges[i].what);
     }
     int any = 0;

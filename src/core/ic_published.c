@@ -271,6 +271,14 @@ static int parse_row(const char *path, const struct field *f, const int *at, str
     }
     if (!(x > 0) || !isfinite(x))
         return bad(path, v, err, "a measured value must be positive", "the figure as published");
+    /* a time from 1 us to a day; a rate from 1e-3 to 1e9 tokens/s */
+    const bool is_time = r->quantity == IC_PUBQ_TPOT || r->quantity == IC_PUBQ_STEP_TIME ||
+                         r->quantity == IC_PUBQ_ITL_MEDIAN || r->quantity == IC_PUBQ_E2E_LATENCY;
+    if (is_time ? x < 1e-6 || x > 86400 : x < 1e-3 || x > 1e9)
+        return bad(path, v, err,
+                   is_time ? "a measured time from 1 us to 1 day (86400 s)"
+                           : "a measured rate from 0.001 to 1e9 tokens/s",
+                   "the figure as published, in the unit the unit column names");
     r->value = x;
     if (at[C_PREFILL] >= 0) {
         const struct field *pf = &f[at[C_PREFILL]];
@@ -356,6 +364,7 @@ int ic_pub_load(const char *path, struct ic_pub_row **rows, size_t *n, struct ic
         ic_err_hint(err, "the first line names the columns: id,use,kind,engine,...");
         goto out;
     }
+    const int header_nf = nf;
     int at[C_COUNT];
     for (int i = 0; i < C_COUNT; i++)
         at[i] = -1;
@@ -392,10 +401,13 @@ int ic_pub_load(const char *path, struct ic_pub_row **rows, size_t *n, struct ic
         for (int i = 0; i < C_COUNT; i++)
             if (at[i] >= need)
                 need = at[i] + 1;
-        if (nf < need) {
+        if (nf < need || nf > header_nf) {
             rc = ic_err_set(err, IC_EINVAL, shown, line, 1,
-                            "%d fields; the header names %d or more", nf, need);
-            ic_err_hint(err, "a comma inside a field needs the field quoted");
+                            nf < need ? "%d fields; the header names %d or more"
+                                      : "%d fields; the header names %d",
+                            nf, nf < need ? need : header_nf);
+            ic_err_hint(err, "a comma (or a line break) inside a field needs the field "
+                             "quoted");
             goto out;
         }
         if (count == cap) {
@@ -411,7 +423,21 @@ int ic_pub_load(const char *path, struct ic_pub_row **rows, size_t *n, struct ic
         out[count].line = line;
         if ((rc = parse_row(shown, f, at, &out[count], err)))
             goto out;
+        for (size_t k = 0; k < count; k++)
+            if (!strcmp(out[k].id, out[count].id)) {
+                char hint[96];
+                snprintf(hint, sizeof hint, "each row's id names it alone in the report "
+                                            "(the first is on line %u)", out[k].line);
+                rc = bad(shown, &f[at[C_ID]], err, "an id given twice", hint);
+                goto out;
+            }
         count++;
+    }
+    if (!count) {
+        rc = ic_err_set(err, IC_EINVAL, shown, c.line, 1, "no rows after the header");
+        ic_err_hint(err, "each line after the header is one published measurement "
+                         "(published/README.md)");
+        goto out;
     }
     *rows = out;
     *n = count;

@@ -361,14 +361,14 @@ static int trace_next(struct trace *t, struct arrival *a, struct ic_err *err)
         }
         struct arrival x = {0};
         char num[64];
-        char *endp = NULL;
         bool ok = len[0] > 0 && len[0] < sizeof num;
         if (ok) {
             memcpy(num, f[0], len[0]);
             num[len[0]] = 0;
-            errno = 0;
-            x.t = strtod(num, &endp);
-            ok = *endp == 0 && isfinite(x.t) && x.t >= 0 && x.t <= 1e12 && errno == 0;
+            /* a plain decimal, as the options take (strtod alone reads
+             * " 5" and "0x10") */
+            char why[96];
+            ok = ic_number_parse(num, &x.t, why, sizeof why) == 0 && x.t <= 1e12;
         }
         if (!ok)
             return trace_bad(t, col[0], "arrival", f[0], len[0],

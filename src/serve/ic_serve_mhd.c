@@ -195,13 +195,18 @@ static void request_done(void *cls, struct MHD_Connection *c, void **state,
 struct params {
     struct ic_param p[IC_SERVE_MAX_PARAMS + 1];
     size_t n;
+    bool nul; /* a name or value holds a NUL byte (%00) */
 };
 
+/* With their lengths: %00 decodes to a NUL that the C string would end at
+ * ("model=llama3-8b%00x" read as llama3-8b). */
 static enum MHD_Result collect(void *cls, enum MHD_ValueKind kind, const char *key,
-                               const char *value)
+                               size_t key_size, const char *value, size_t value_size)
 {
     (void)kind;
     struct params *ps = cls;
+    if (strlen(key) != key_size || (value && strlen(value) != value_size))
+        ps->nul = true;
     if (ps->n < IC_SERVE_MAX_PARAMS + 1) /* one past the limit: the handler says so */
         ps->p[ps->n++] = (struct ic_param){key, value ? value : ""};
     return MHD_YES;
@@ -255,7 +260,10 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *c, const char *u
         return MHD_YES;
     }
     struct params ps = {.n = 0};
-    MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, collect, &ps);
+    MHD_get_connection_values_n(c, MHD_GET_ARGUMENT_KIND, collect, &ps);
+    if (ps.nul)
+        return send_text(c, 400, "infcalc: error: a query parameter holds a NUL byte (%00)\n"
+                                 "  names and values are text: remove the %00\n");
     struct ic_serve_resp r;
     if (ic_serve_handle(s->db, url, ps.p, ps.n, &r))
         return send_text(c, 500, "infcalc: error: out of memory\n");
