@@ -470,6 +470,12 @@ START_TEST(test_sim_one_token_outputs)
                      0);
     has_out("TPOT p50        -");
     has_out("ITL p99         -");
+    /* requests past the model's trained length: a warning, as decode's */
+    ck_assert_int_eq(run("simulate", "--model", "llama3-8b", "--hw", "h100", "--prompt", "9000",
+                         "--output", "16", "--requests", "3", NULL),
+                     0);
+    has_err("warning: --prompt + --output (9016 tokens) exceed llama3-8b's "
+            "max_position_embeddings (8192)");
 }
 END_TEST
 

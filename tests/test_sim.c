@@ -686,6 +686,34 @@ START_TEST(test_request_beyond_pool)
 }
 END_TEST
 
+/* A pool with no room names its cause: Llama-3-8B on one H100 (80 GB, 72
+ * GB at the default 0.9) holds 16.1 GB of weights, 55.9 GB left; 10% of
+ * the HBM (8 GB) is under the weights; 100,000 sequences' workspace takes
+ * more than the 55.9 GB; a block of 2^20 tokens at 131,072 B a token is
+ * 137 GB. */
+START_TEST(test_pool_without_room)
+{
+    struct ic_test_pair *t = ic_test_pair("llama3-8b", "h100");
+    struct ic_sim_result r;
+    struct ic_err e = {0};
+    struct ic_sim_cfg c = ic_sim_defaults();
+    c.mem_util = 0.1;
+    ck_assert_int_eq(ic_sim_run(&t->st, &t->h, &c, &r, &e), IC_EINVAL);
+    ck_assert_msg(strstr(e.msg, "16.1 GB of weights per chip of the 8 GB usable"), "%s", e.msg);
+    c = ic_sim_defaults();
+    c.max_seqs = 100000;
+    e = (struct ic_err){0};
+    ck_assert_int_eq(ic_sim_run(&t->st, &t->h, &c, &r, &e), IC_EINVAL);
+    ck_assert_msg(strstr(e.msg, "workspace of 100000 sequences"), "%s", e.msg);
+    c = ic_sim_defaults();
+    c.block = 1048576;
+    e = (struct ic_err){0};
+    ck_assert_int_eq(ic_sim_run(&t->st, &t->h, &c, &r, &e), IC_EINVAL);
+    ck_assert_msg(strstr(e.msg, "block of 1048576 tokens (137 GB a chip)"), "%s", e.msg);
+    free(t);
+}
+END_TEST
+
 /* The clock far from 0: one request every 10^9 s on average, 20 of them
  * (the last arrives ~2e10 s in, where a double's spacing is ~4e-6 s, 2e-4
  * of the 18 ms prefill). The simulation moves its 0 to each arrival that
@@ -861,6 +889,7 @@ int main(void)
     tcase_add_test(tc, test_swap);
     tcase_add_test(tc, test_deterministic_all);
     tcase_add_test(tc, test_request_beyond_pool);
+    tcase_add_test(tc, test_pool_without_room);
     tcase_add_test(tc, test_far_clock);
     tcase_add_test(tc, test_long_latency_percentiles);
     tcase_add_test(tc, test_prefix_share_under_preemption);

@@ -1306,15 +1306,38 @@ static int kv_pool(const struct ic_model_stats *m, const struct ic_hw *hw,
         return rc;
     const struct ic_mem mk = ic_step_mem_of(&l, 0);
     const double tok_B = ic_step_kv_seq_bytes(m, 1, c->dec.kv) / (double)l.kv_split_heads;
-    const double room = c->mem_util * hw->hbm_capacity_B - mk.weights_bytes -
-                        (double)c->max_seqs / (double)c->dec.chips * mk.work_seq_bytes;
+    const double left = c->mem_util * hw->hbm_capacity_B - mk.weights_bytes;
+    const double work = (double)c->max_seqs / (double)c->dec.chips * mk.work_seq_bytes;
+    const double room = left - work;
     const double tokens = room / tok_B * (double)mk.batch_ways;
-    if (!(tokens >= (double)c->block))
-        return ic_err_set(err, IC_EINVAL, NULL, 0, 0,
-                          "%s on %llu x %s leaves no room for the KV cache (%.3g GB of weights "
-                          "per chip)",
-                          "the model", (unsigned long long)c->dec.chips, hw->name,
-                          mk.weights_bytes / 1e9);
+    if (!(tokens >= (double)c->block)) {
+        /* which of the three leaves no room: the weights, the sequences'
+         * workspace, or a block larger than what is left */
+        const double blk = (double)c->block * tok_B / (double)mk.batch_ways;
+        if (!(left > 0)) {
+            ic_err_set(err, IC_EINVAL, NULL, 0, 0,
+                       "the model on %llu x %s leaves no room for the KV cache (%.3g GB of "
+                       "weights per chip of the %.3g GB usable)",
+                       (unsigned long long)c->dec.chips, hw->name, mk.weights_bytes / 1e9,
+                       c->mem_util * hw->hbm_capacity_B / 1e9);
+            ic_err_hint(err, "more chips, smaller weights (--weights), or a larger memory "
+                             "share (--mem-util)");
+        } else if (!(room > 0)) {
+            ic_err_set(err, IC_EINVAL, NULL, 0, 0,
+                       "the workspace of %llu sequences (%.3g GB a chip) takes the %.3g GB a "
+                       "chip the weights leave: no room for the KV cache",
+                       (unsigned long long)c->max_seqs, work / 1e9, left / 1e9);
+            ic_err_hint(err, "fewer sequences at once (--max-seqs) or more chips");
+        } else {
+            ic_err_set(err, IC_EINVAL, NULL, 0, 0,
+                       "a KV block of %llu tokens (%.3g GB a chip) is larger than the %.3g GB "
+                       "a chip left after the weights and the workspace",
+                       (unsigned long long)c->block, blk / 1e9, room / 1e9);
+            ic_err_hint(err, "a smaller --block (vLLM's default is 16 tokens), fewer "
+                             "--max-seqs, or more chips");
+        }
+        return IC_EINVAL;
+    }
     *blocks = (uint64_t)fmin(tokens / (double)c->block, 1e15);
     return IC_OK;
 }
