@@ -40,6 +40,14 @@ START_TEST(test_rows_read)
     ck_assert_uint_eq(r[3].line, 6);
     ck_assert_int_eq(r[3].kind, IC_PUB_THROUGHPUT_OFFLINE);
     free(r);
+    /* the same file after a UTF-8 byte-order mark: the same rows (the
+     * mark read as part of the first column's name: "no column 'id'") */
+    r = NULL;
+    ck_assert_int_eq(ic_pub_load(FIX "good-bom.csv", &r, &n, &e), IC_OK);
+    ck_assert_uint_eq(n, 4);
+    ck_assert_str_eq(r[0].id, "r1");
+    ck_assert_double_eq(r[0].value, 100);
+    free(r);
 }
 END_TEST
 

@@ -276,6 +276,24 @@ START_TEST(test_trace_two_requests)
     ck_assert_msg(ic_test_rel(r.duration_s, 100 + p1 + d1) < 1e-12, "duration");
     ck_assert_msg(ic_test_rel(r.ttft.mean, (p0 + p1) / 2) < 1e-9, "ttft mean");
     ck_assert_msg(ic_test_rel(r.e2e.mean, (p0 + d0 + p1 + d1) / 2) < 1e-9, "e2e mean");
+    /* the same lines after a UTF-8 byte-order mark, and moved 1e11 s on
+     * (a double's spacing there is 1.5e-5 s; the clock restarts at each
+     * arrival into an empty system): the same times to rounding, the
+     * records' arrivals where the trace puts them */
+    unlink(path);
+    write_trace(path, "\xEF\xBB\xBF" "arrival_s,prompt,output\n1e11,512,4\n100000000100,256,3\n");
+    k.n = 0;
+    r = run(t, &c);
+    ck_assert_uint_eq(r.completed, 2);
+    ck_assert(k.r[0].arrival_s == 1e11 && k.r[1].arrival_s == 1e11 + 100);
+    /* (the records' absolute times keep what a double holds at 1e11, and
+     * their latencies all the digits) */
+    ck_assert(k.r[0].first_token_s > k.r[0].arrival_s && k.r[1].finish_s > k.r[1].arrival_s);
+    ck_assert_msg(ic_test_rel(k.r[0].ttft_s, p0) < 1e-9, "ttft 0 far %g", k.r[0].ttft_s);
+    ck_assert_msg(ic_test_rel(k.r[1].e2e_s, p1 + d1) < 1e-9, "e2e 1 far");
+    ck_assert_msg(ic_test_rel(k.r[1].tpot_s, d1 / 2) < 1e-9, "tpot 1 far");
+    ck_assert_msg(ic_test_rel(r.ttft.mean, (p0 + p1) / 2) < 1e-9, "ttft mean far");
+    ck_assert_msg(ic_test_rel(r.e2e.mean, (p0 + d0 + p1 + d1) / 2) < 1e-9, "e2e mean far");
     /* --requests 1 stops after the first line */
     c.requests = 1;
     k.n = 0;
@@ -771,7 +789,7 @@ struct e2e_rec {
 static int e2e_on_request(void *ctx, const struct ic_sim_request *q)
 {
     struct e2e_rec *w = ctx;
-    w->v[w->n++] = q->finish_s - q->arrival_s;
+    w->v[w->n++] = q->e2e_s;
     return 0;
 }
 

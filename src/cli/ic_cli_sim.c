@@ -132,11 +132,11 @@ struct req_csv {
 static int write_request(void *ctx, const struct ic_sim_request *r)
 {
     struct req_csv *w = ctx;
-    double ttft = r->first_token_s - r->arrival_s, e2e = r->finish_s - r->arrival_s;
-    double tpot = r->output > 1 ? (r->finish_s - r->first_token_s) / (double)(r->output - 1) : 0;
-    if (fprintf(w->o.f, "%llu,%llu,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%llu,%llu,%llu,%llu,%d\n",
+    /* absolute times to a double's digits (9 read 1e11 s to 100 s) */
+    if (fprintf(w->o.f, "%llu,%llu,%.15g,%.15g,%.15g,%.9g,%.9g,%.9g,%llu,%llu,%llu,%llu,%d\n",
                 (unsigned long long)r->index, (unsigned long long)r->replica, r->arrival_s,
-                r->first_token_s, r->finish_s, ttft, tpot, e2e, (unsigned long long)r->prompt,
+                r->first_token_s, r->finish_s, r->ttft_s, r->tpot_s, r->e2e_s,
+                (unsigned long long)r->prompt,
                 (unsigned long long)r->output, (unsigned long long)r->cached,
                 (unsigned long long)r->preemptions, r->counted ? 1 : 0) < 0) {
         w->failed = true;

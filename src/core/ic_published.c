@@ -351,7 +351,9 @@ int ic_pub_load(const char *path, struct ic_pub_row **rows, size_t *n, struct ic
         rc = ic_err_set(err, IC_ENOMEM, shown, 0, 0, "out of memory");
         goto out;
     }
-    struct csv c = {shown, text, text + len, 1, 1};
+    /* a UTF-8 byte-order mark opening the file (spreadsheets write one) */
+    const size_t bom = len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
+    struct csv c = {shown, text + bom, text + len, 1, 1};
     struct field f[MAX_COLS];
     char *b = buf;
     int nf = record(&c, f, &b, err);

@@ -312,6 +312,11 @@ static int trace_next(struct trace *t, struct arrival *a, struct ic_err *err)
         while (n && (t->buf[n - 1] == '\n' || t->buf[n - 1] == '\r'))
             t->buf[--n] = 0;
         size_t p = 0;
+        /* a UTF-8 byte-order mark opening the file (spreadsheets write
+         * one), as the YAML and JSON readers take it */
+        const size_t bom =
+            t->line == 1 && n >= 3 && memcmp(t->buf, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
+        p = bom;
         while (p < n && (t->buf[p] == ' ' || t->buf[p] == '\t'))
             p++;
         if (p == n || t->buf[p] == '#')
@@ -327,7 +332,7 @@ static int trace_next(struct trace *t, struct arrival *a, struct ic_err *err)
         size_t len[6];
         unsigned col[6];
         int nf = 0;
-        size_t i = 0;
+        size_t i = bom;
         for (;;) {
             size_t b = i, e;
             while (b < n && t->buf[b] != ',' && (t->buf[b] == ' ' || t->buf[b] == '\t'))
@@ -1121,6 +1126,7 @@ static int finish(struct sim *s, struct inst *I, size_t r)
         const double e = s->epoch;
         struct ic_sim_request x = {q->index, q->inst >= s->n_pre ? q->inst - s->n_pre : q->inst,
                                    q->t_arr + e, q->t_first + e, now + e,
+                                   q->t_first - q->t_arr, tpot, now - q->t_arr,
                                    q->prompt, q->output, q->cached, q->preempts, counted};
         int rc = c->on_request(c->on_request_ctx, &x);
         if (rc)

@@ -98,7 +98,9 @@ enum ic_sim_preempt { IC_PREEMPT_RECOMPUTE, IC_PREEMPT_SWAP, IC_PREEMPT_COUNT };
 struct ic_sim_request {
     uint64_t index;              /* arrival order, from 0 */
     uint64_t replica;            /* the replica that served it (its decode server) */
-    double arrival_s, first_token_s, finish_s;
+    double arrival_s, first_token_s, finish_s; /* absolute, from the run's 0 */
+    double ttft_s, tpot_s, e2e_s;  /* to full precision (from the clock's own 0, which
+                                      moves: the absolute times hold a double's digits) */
     uint64_t prompt, output;     /* tokens */
     uint64_t cached;             /* prompt tokens found in the prefix cache, first admission */
     uint64_t preemptions;        /* times it was preempted */
