@@ -10,6 +10,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 const char ic_cli_help_simulate[] =
     "usage: infcalc simulate --model M --hw H [--chips N] [--rate R | --rates R1,R2,..]\n"
@@ -281,6 +282,16 @@ int ic_cli_cmd_simulate(const struct ic_opts *a, const struct ic_db *db, FILE *o
                                  "give --rate R or --rates R1,R2,.., not both");
     }
     bool sweep = a->given[IC_OPT_RATES] || a->given[IC_OPT_PLOT];
+    /* a sweep reopens the trace for every run: a pipe gives its lines to
+     * the first and none to the rest ("0 requests, none past the warm-up") */
+    struct stat ts;
+    if (sweep && a->given[IC_OPT_TRACE] && stat(a->trace, &ts) == 0 && !S_ISREG(ts.st_mode)) {
+        ic_cli_setup_free(&x.s);
+        return ic_cli_usage_hint(errf, "write the trace to a file first, or give one --rate",
+                                 "--trace %s is not a regular file: a sweep (--rates or --plot) "
+                                 "replays the trace once per rate, and a pipe can be read "
+                                 "once", a->trace);
+    }
     struct ic_err e = {0};
     double rates[IC_OPT_MAX_LIST + 8];
     struct ic_sim_result res[IC_OPT_MAX_LIST + 8];

@@ -817,6 +817,19 @@ int ic_opts_parse(int argc, char **argv, struct ic_opts *o, struct ic_err *err)
         if (rc)
             return rc;
     }
+    /* standard input can be read once: '-' for one model or chip at most */
+    int stdin_uses = 0;
+    for (int j = 0; o->given[IC_OPT_MODEL] && j < o->n[IC_OPT_MODEL]; j++)
+        stdin_uses += strcmp(o->model[j], "-") == 0;
+    for (int j = 0; o->given[IC_OPT_HW] && j < o->n[IC_OPT_HW]; j++)
+        stdin_uses += strcmp(o->hw[j], "-") == 0;
+    if (stdin_uses > 1) {
+        fail(err, "'-' (standard input) given %d times in --model and --hw", stdin_uses);
+        if (err)
+            ic_err_hint(err, "standard input is read once: give the other entries as files "
+                             "or names");
+        return IC_EINVAL;
+    }
     return IC_OK;
 }
 

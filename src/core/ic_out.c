@@ -15,19 +15,29 @@ static bool special(const char *path)
     return stat(path, &st) == 0 && !S_ISREG(st.st_mode);
 }
 
+/* The error for a place that cannot be written, with what to do about it. */
+static int cannot_write(struct ic_err *err, const char *path, const char *what, int e)
+{
+    ic_err_set(err, IC_EIO, path, 0, 0, "cannot write %s: %s", what, strerror(e));
+    ic_err_hint(err, "%s", e == EISDIR ? "name a file, not a folder"
+                           : e == ENOENT ? "the folder must exist: create it, or write elsewhere"
+                           : e == EACCES || e == EPERM || e == EROFS
+                               ? "the folder is not writable here: write elsewhere"
+                               : "write elsewhere");
+    return IC_EIO;
+}
+
 int ic_out_check(const char *path, const char *what, struct ic_err *err)
 {
     struct stat st;
     bool existed = stat(path, &st) == 0;
     if (existed && S_ISDIR(st.st_mode))
-        return ic_err_set(err, IC_EIO, path, 0, 0, "cannot write %s: %s", what,
-                          strerror(EISDIR));
+        return cannot_write(err, path, what, EISDIR);
     /* open it as the write will (access() would let root through where the
      * write fails); a file made only for this goes again */
     int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | (existed ? 0 : O_EXCL), 0666);
     if (fd < 0)
-        return ic_err_set(err, IC_EIO, path, 0, 0, "cannot write %s: %s", what,
-                          strerror(errno));
+        return cannot_write(err, path, what, errno);
     close(fd);
     if (!existed)
         unlink(path);
@@ -46,8 +56,7 @@ int ic_out_open(struct ic_out *o, const char *path, const char *what, struct ic_
     if (special(path)) {
         o->f = fopen(path, "w");
         if (!o->f)
-            return ic_err_set(err, IC_EIO, path, 0, 0, "cannot write %s: %s", what,
-                              strerror(errno));
+            return cannot_write(err, path, what, errno);
         return IC_OK;
     }
     snprintf(o->tmp, sizeof o->tmp, "%s.tmp-XXXXXX", path);
@@ -55,7 +64,7 @@ int ic_out_open(struct ic_out *o, const char *path, const char *what, struct ic_
     if (fd < 0) {
         int e = errno;
         o->tmp[0] = '\0';
-        return ic_err_set(err, IC_EIO, path, 0, 0, "cannot write %s: %s", what, strerror(e));
+        return cannot_write(err, path, what, e);
     }
     /* mkstemp makes it 0600; a new file gets what the umask allows, as
      * fopen would have given it */
@@ -68,7 +77,7 @@ int ic_out_open(struct ic_out *o, const char *path, const char *what, struct ic_
         close(fd);
         unlink(o->tmp);
         o->tmp[0] = '\0';
-        return ic_err_set(err, IC_EIO, path, 0, 0, "cannot write %s: %s", what, strerror(e));
+        return cannot_write(err, path, what, e);
     }
     return IC_OK;
 }

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static const char *const dist_names[IC_DIST_COUNT] = {"fixed", "uniform", "lognormal", "gamma"};
 static const char *const route_names[IC_ROUTE_COUNT] = {"round-robin", "least-loaded"};
@@ -1414,6 +1415,13 @@ int ic_sim_run(const struct ic_model_stats *m, const struct ic_hw *hw,
             int e = errno;
             rc = ic_err_set(err, e == ENOENT ? IC_ENOENT : IC_EIO, c->trace, 0, 0,
                             "cannot open the trace: %s", strerror(e ? e : EIO));
+            ic_err_hint(err, "--trace takes a CSV file (or a pipe: /dev/stdin) of "
+                             "arrival_s,prompt,output lines");
+            goto done;
+        }
+        struct stat st;
+        if (fstat(fileno(s.tr.f), &st) == 0 && S_ISDIR(st.st_mode)) {
+            rc = ic_err_set(err, IC_EINVAL, c->trace, 0, 0, "is a folder; expected a trace file");
             ic_err_hint(err, "--trace takes a CSV file (or a pipe: /dev/stdin) of "
                              "arrival_s,prompt,output lines");
             goto done;

@@ -137,7 +137,9 @@ static int read_input(const char *path, const char *shown, char **buf, size_t *l
     size_t n = 0, cap = 0;
     struct stat st;
     if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
-        rc = ic_err_set(err, IC_EINVAL, shown, 0, 0, "is a folder; expected a YAML or JSON file");
+        /* (a CSV reads through here too: name no format) */
+        rc = ic_err_set(err, IC_EINVAL, shown, 0, 0, "is a folder; expected a file");
+        ic_err_hint(err, "give the file's path, not the folder it is in");
         goto out;
     }
     if (S_ISREG(st.st_mode) && st.st_size > MAX_FILE_BYTES) {
