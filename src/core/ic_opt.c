@@ -270,10 +270,10 @@ const struct ic_opt_def ic_opt_table[IC_OPT_COUNT] = {
                       "a sweep over these rates (default: 10% to 120% of the offline "
                       "throughput): latency percentiles against load, the capacity under the "
                       "SLOs", F(rates)},
-    [IC_OPT_REQUESTS] = {"--requests", IC_OK_COUNT, "N", 1, 1e8, NULL, C(SIMULATE) | C(OPTIMIZE), 0,
+    [IC_OPT_REQUESTS] = {"--requests", IC_OK_COUNT, "N", 1, 1e7, NULL, C(SIMULATE) | C(OPTIMIZE), 0,
                          "requests simulated, the warm-up included (default 2000; with "
                          "--trace: every line)", F(requests)},
-    [IC_OPT_WARMUP] = {"--warmup", IC_OK_COUNT, "N", 0, 1e8, NULL, C(SIMULATE), 0,
+    [IC_OPT_WARMUP] = {"--warmup", IC_OK_COUNT, "N", 0, 1e7, NULL, C(SIMULATE), 0,
                        "the first requests to arrive, left out of the statistics (default: "
                        "10% of --requests under a rate, none offline)", F(warmup)},
     [IC_OPT_PROMPT_DIST] = {"--prompt-dist", IC_OK_CHOICE, "D", 0, 0, dist_choices,
