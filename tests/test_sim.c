@@ -294,6 +294,18 @@ START_TEST(test_trace_two_requests)
     ck_assert_msg(ic_test_rel(k.r[1].tpot_s, d1 / 2) < 1e-9, "tpot 1 far");
     ck_assert_msg(ic_test_rel(r.ttft.mean, (p0 + p1) / 2) < 1e-9, "ttft mean far");
     ck_assert_msg(ic_test_rel(r.e2e.mean, (p0 + d0 + p1 + d1) / 2) < 1e-9, "e2e mean far");
+    /* the clock's 0 set at a trace's own arrival, not at a sum of moves
+     * that can pass it (these three gave the last two arrivals 1 ulp apart,
+     * the second before the first, and the clock ran back 7e-9 s) */
+    unlink(path);
+    write_trace(path, "2289389.375503,100,3\n40363356.307563,100,3\n40363356.307563,100,3\n");
+    k.n = 0;
+    r = run(t, &c);
+    ck_assert_uint_eq(k.n, 3);
+    ck_assert(k.r[1].arrival_s == 40363356.307563 && k.r[2].arrival_s == 40363356.307563);
+    ck_assert(k.r[0].arrival_s == 2289389.375503);
+    unlink(path);
+    write_trace(path, "arrival_s,prompt,output\n# two requests\n\n0,512,4\n100, 256 ,3\n");
     /* --requests 1 stops after the first line */
     c.requests = 1;
     k.n = 0;
@@ -862,25 +874,30 @@ START_TEST(test_prefix_share_under_preemption)
 }
 END_TEST
 
-/* Prefill-first prefills whole prompts: a prompt over the step's token
- * budget is refused (split over steps of a few tokens it admitted and
- * preempted without end), the same prompt within it runs. */
+/* Prefill-first with prompts of a spread around its budget: those over it
+ * (the tail) prefill alone, in pieces, and every request finishes (the
+ * command line refuses a budget under the mean, which splits every
+ * prompt); a fixed prompt one token over the budget finishes too. */
 START_TEST(test_prefill_first_budget)
 {
     struct ic_test_pair *t = ic_test_pair("llama3-8b", "h100");
     struct ic_sim_cfg c = ic_sim_defaults();
-    struct ic_sim_result r;
-    struct ic_err e = {0};
-    c.requests = 50;
+    c.requests = 200;
+    c.rate = 5;
     c.prompt.mean = 1000;
+    c.prompt.dist = IC_DIST_LOGNORMAL;
+    c.prompt.cv = 1;
     c.output.mean = 32;
     c.sched = IC_SCHED_PREFILL_FIRST;
-    c.max_tokens = 999;
-    ck_assert_int_eq(ic_sim_run(&t->st, &t->h, &c, &r, &e), IC_EINVAL);
-    ck_assert_msg(strstr(e.msg, "1000 tokens") && strstr(e.msg, "999"), "%s", e.msg);
     c.max_tokens = 1000;
+    struct ic_sim_result r = run(t, &c);
+    ck_assert_uint_eq(r.completed, 200);
+    c.prompt.dist = IC_DIST_FIXED;
+    c.prompt.cv = 0;
+    c.max_tokens = 999;
     r = run(t, &c);
-    ck_assert_uint_eq(r.completed, 50);
+    ck_assert_uint_eq(r.completed, 200);
+    ck_assert_uint_eq(r.prefill_tokens, 200 * 1000);
     free(t);
 }
 END_TEST

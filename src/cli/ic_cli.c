@@ -251,6 +251,10 @@ static int cmd_decode(const struct ic_opts *a, const struct ic_db *db, FILE *out
                                                                   : ic_opt_table[o].name);
         }
     }
+    if (base.micro > 1 && base.pp <= 1)
+        return ic_cli_usage_hint(errf, "e.g. '--pp 2 --batch 8 --micro 4': two stages, the "
+                                       "batch in four micro-batches",
+                                 "--micro splits the batch along a pipeline; add --pp P");
     bool batch_swept = false;
     for (int i = 0; i < n_axes; i++)
         batch_swept = batch_swept || axes[i] == IC_AXIS_BATCH;
@@ -262,10 +266,6 @@ static int cmd_decode(const struct ic_opts *a, const struct ic_db *db, FILE *out
                                  "--micro %llu splits a batch of %llu: at most one micro-batch "
                                  "a sequence", (unsigned long long)base.micro,
                                  (unsigned long long)base.batch);
-    if (base.micro > 1 && base.pp <= 1)
-        return ic_cli_usage_hint(errf, "e.g. '--pp 2 --micro 4': two stages, the batch in "
-                                       "four micro-batches",
-                                 "--micro splits the batch along a pipeline; add --pp P");
     int plot_w = a->given[IC_OPT_PLOT_SIZE] ? a->plot_size[0] : 1600;
     int plot_h = a->given[IC_OPT_PLOT_SIZE] ? a->plot_size[1] : 1000;
     const char *plot = a->given[IC_OPT_PLOT] ? a->plot : NULL;

@@ -972,13 +972,20 @@ int ic_cli_cmd_bestofn(const struct ic_opts *a, const struct ic_db *db, FILE *ou
                                      "--target: %s; expected a chance strictly between 0 and "
                                      "1", a->text[IC_OPT_TARGET]);
         n_only = ic_bestofn_needed(p, target);
-        if (n_only > IC_BESTOFN_MAX_N) /* the count itself, past the search's 2^24 cap */
+        if (n_only > IC_BESTOFN_MAX_N) {
+            /* the count itself: exact below the search's 2^24 cap, the
+             * closed form past it */
+            char need[32];
+            if (n_only < (UINT64_C(1) << 24))
+                snprintf(need, sizeof need, "%llu", (unsigned long long)n_only);
+            else
+                snprintf(need, sizeof need, "%.4g", ceil(log1p(-target) / log1p(-p) - 1e-9));
             return ic_cli_usage_hint(errf, "ask for a lower --target, or raise --success",
-                                     "--target %s needs %.4g candidates at --success %s; at "
+                                     "--target %s needs %s candidates at --success %s; at "
                                      "most %d",
-                                     a->text[IC_OPT_TARGET],
-                                     ceil(log1p(-target) / log1p(-p) - 1e-9),
-                                     a->text[IC_OPT_SUCCESS], IC_BESTOFN_MAX_N);
+                                     a->text[IC_OPT_TARGET], need, a->text[IC_OPT_SUCCESS],
+                                     IC_BESTOFN_MAX_N);
+        }
     }
     if (a->given[IC_OPT_N])
         n_only = a->n_cand;

@@ -239,7 +239,8 @@ static struct ic_sim_dist_stats hist_stats(const struct hist *h)
 /* ---- the trace ------------------------------------------------------------ */
 
 struct arrival {
-    double t;                 /* s */
+    double t;                 /* s, from the clock's 0 (epoch) */
+    double abs;               /* s, a trace's own arrival (the clock's 0 moves there) */
     uint64_t prompt, output;  /* tokens */
     bool has_pfx;
     uint64_t pfx_id;          /* the id's text hashed (FNV-1a, 64 bits) */
@@ -778,10 +779,12 @@ static int fetch_next(struct sim *s)
         int rc = trace_next(&s->tr, &s->next, s->err);
         if (rc <= 0)
             return rc;
-        if (c->source == IC_SRC_TRACE_LENGTHS)
+        if (c->source == IC_SRC_TRACE_LENGTHS) {
             s->next.t = s->gen_t;
-        else
-            s->next.t -= s->epoch;
+        } else {
+            s->next.abs = s->next.t;
+            s->next.t = s->next.abs - s->epoch;
+        }
     } else {
         s->next.t = s->gen_t;
     }
@@ -1190,20 +1193,6 @@ static int on_arrival(struct sim *s)
         q->prompt = draw(s, &c->prompt);
         q->output = draw(s, &c->output);
     }
-    if (c->sched == IC_SCHED_PREFILL_FIRST && q->prompt > c->max_tokens) {
-        /* prefill-first prefills whole prompts; split over steps of a few
-         * tokens it would admit and preempt without end (vLLM, likewise,
-         * refuses a token budget under the longest prompt without chunked
-         * prefill) */
-        ic_err_set(s->err, IC_EINVAL, s->tracing ? s->tr.path : NULL,
-                   s->tracing ? s->tr.line : 0, 0,
-                   "a prompt of %llu tokens is over the step budget of %llu tokens: "
-                   "prefill-first prefills a prompt whole, in one step",
-                   (unsigned long long)q->prompt, (unsigned long long)c->max_tokens);
-        ic_err_hint(s->err, "raise --max-tokens to the longest prompt, or use --scheduler "
-                            "chunked (prompts in chunks)");
-        return IC_EINVAL;
-    }
     s->arrived++;
     int rc;
     if ((rc = enqueue(s, r, false)))
@@ -1463,7 +1452,8 @@ int ic_sim_run(const struct ic_model_stats *m, const struct ic_hw *hw,
              * from 0: move 0 there, so that step times keep their digits
              * beside a clock of ~1/rate x requests seconds (nothing in
              * flight holds a time; the reported times add epoch back) */
-            s.epoch += t;
+            /* a trace's own arrival exactly (a sum of moves can pass it) */
+            s.epoch = s.tracing && c->source == IC_SRC_TRACE ? s.next.abs : s.epoch + t;
             s.gen_t -= t;
             s.next.t = 0;
             s.now = 0;

@@ -36,8 +36,8 @@
  * arrive are left out of every statistic. The clock's 0 moves to each
  * arrival that finds the system empty (past 2^20 s), so that step times
  * keep their digits at any rate; reported times are absolute.
- * Prefill-first refuses a prompt over max_tokens (it prefills prompts
- * whole).
+ * Under prefill-first a prompt over max_tokens (a spread's tail) prefills
+ * alone, in pieces (the command line refuses a budget under the prompt).
  *
  * Beyond one server: requests may come from a trace (enum ic_sim_source),
  * read one line ahead; prompts may find their first tokens in a prefix
