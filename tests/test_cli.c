@@ -474,7 +474,7 @@ START_TEST(test_sim_one_token_outputs)
     ck_assert_int_eq(run("simulate", "--model", "llama3-8b", "--hw", "h100", "--prompt", "9000",
                          "--output", "16", "--requests", "3", NULL),
                      0);
-    has_err("warning: --prompt + --output (9016 tokens) exceed llama3-8b's "
+    has_err("warning: --prompt + --output (9016 tokens) exceeds llama3-8b's "
             "max_position_embeddings (8192)");
 }
 END_TEST

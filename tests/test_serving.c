@@ -662,6 +662,40 @@ START_TEST(test_commands_json)
 }
 END_TEST
 
+/* Configurations that cannot be held, or past the model's trained length,
+ * are still computed, with a warning, as decode's table says DOES NOT FIT
+ * (they said nothing). By hand: Llama-3-70B's 70,553,706,496 parameters in
+ * bf16 are 141.1 GB on one H100 of 80 GB; with one prompt of 2048 tokens'
+ * KV (2 x 80 layers x 8 KV heads x 128 x 2 B = 327,680 B a token: 0.67 GB)
+ * and a workspace, 141.8 GB. A 1-chip H100 holds Llama-3-8B's 16.1 GB and a
+ * batch of 1 at 2048 (no warning). */
+START_TEST(test_commands_warn)
+{
+    ck_assert_int_eq(run("disagg", "--model", "llama3-70b", "--hw", "h100", "--chips", "8",
+                         "--prefill-chips", "1", NULL),
+                     0);
+    HAS(err_buf, "warning: a prefill server does not fit: 141.8 GB a chip");
+    ck_assert_ptr_null(strstr(err_buf, "a decode server does not fit"));
+    ck_assert_int_eq(run("cost", "--model", "deepseek-v3", "--hw", "h100", "--batch", "512",
+                         "--context", "100000", NULL),
+                     0);
+    HAS(err_buf, "warning: the decode batch does not fit");
+    ck_assert_int_eq(run("specdec", "--accept", "0.8", "--draft", "mistral-7b", "--model",
+                         "llama3-70b", "--hw", "h100", "--chips", "8", NULL),
+                     0);
+    HAS(err_buf, "the draft mistral-7b has a vocabulary of 32000 tokens and the target "
+                 "llama3-70b one of 128256");
+    ck_assert_int_eq(run("bestofn", "--success", "0.2", "--target", "0.9", "--model",
+                         "llama3-8b", "--hw", "h100", "--prompt", "8000", "--output", "1000",
+                         NULL),
+                     0);
+    HAS(err_buf, "warning: --prompt + --output (9000 tokens) exceeds llama3-8b's "
+                 "max_position_embeddings (8192)");
+    ck_assert_int_eq(run("cost", "--model", "llama3-8b", "--hw", "h100", NULL), 0);
+    ck_assert_ptr_null(strstr(err_buf, "warning"));
+}
+END_TEST
+
 START_TEST(test_commands_bad_input)
 {
     ck_assert_int_eq(run("specdec", "--accept", "1.5", "--cost-ratio", "0.1", NULL), 2);
@@ -701,6 +735,14 @@ START_TEST(test_commands_bad_input)
     ck_assert_int_eq(run("bestofn", "--success", "1", "--n", "4", NULL), 2);
     HAS(err_buf, "strictly between 0 and 1");
     ck_assert_int_eq(run("moe", "--model", "llama3-8b", "--hw", "h100", "--ep", "2", NULL), 2);
+    ck_assert_int_eq(run("moe", "--model", "llama3-8b", "--hw", "h100", NULL), 2);
+    HAS(err_buf, "llama3-8b is dense (no routed experts)");
+    /* optimize searches bf16, fp8, int8, int4 weights and bf16, fp8 KV: a
+     * type outside them is refused (it narrowed the search to nothing) */
+    ck_assert_int_eq(run("optimize", "--model", "llama3-8b", "--ttft", "1s", "--tpot", "50ms",
+                         "--kv", "bf16,int4", NULL),
+                     2);
+    HAS(err_buf, "--kv int4: optimize does not search that type");
     ck_assert_int_eq(run("batching", "--model", "llama3-8b", "--hw", "h100", "--block", "0",
                          NULL),
                      2);
@@ -796,6 +838,7 @@ int main(void)
     tcase_add_test(tc, test_simulate);
     tcase_add_test(tc, test_commands_json);
     tcase_add_test(tc, test_commands_bad_input);
+    tcase_add_test(tc, test_commands_warn);
     suite_add_tcase(s, tc);
     return ic_test_run(s);
 }

@@ -93,6 +93,16 @@ int ic_cli_cmd_disagg(const struct ic_opts *a, const struct ic_db *db, FILE *out
 int ic_cli_cmd_cost(const struct ic_opts *a, const struct ic_db *db, FILE *out, FILE *errf);
 int ic_cli_cmd_optimize(const struct ic_opts *a, const struct ic_db *db, FILE *out, FILE *errf);
 int ic_cli_cmd_bestofn(const struct ic_opts *a, const struct ic_db *db, FILE *out, FILE *errf);
+/* Warnings on errf (the result is still printed): `what` of `tokens`
+ * tokens past the model's max_position_embeddings; and a configuration
+ * whose weights, KV of `batch` sequences of `context` tokens and workspace
+ * on `chips` chips pass the chip's HBM (false then), as decode's table says
+ * DOES NOT FIT. */
+void ic_cli_warn_context(FILE *errf, const struct ic_model_stats *st, const char *model,
+                         uint64_t tokens, const char *what);
+bool ic_cli_warn_fit(FILE *errf, const struct ic_cli_setup *s, uint64_t chips, uint64_t batch,
+                     uint64_t context, const char *what);
+
 /* The simulation's workload options beyond their ranges (a rate under 1e-9,
  * lengths over the simulation's, a spread without a distribution or a
  * uniform one below 0): 0, or a usage error reported (exit 2). */

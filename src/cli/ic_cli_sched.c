@@ -5,6 +5,7 @@
 #include "ic_rows.h"
 #include "ic_sched.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -63,6 +64,15 @@ int ic_cli_cmd_moe(const struct ic_opts *a, const struct ic_db *db, FILE *out, F
     int rc = ic_cli_setup(a, db, "moe", &l, errf);
     if (rc)
         return rc;
+    if (!l.st.n_experts) {
+        /* its figures (experts touched, E/k x B_crit, all-to-all) are of
+         * routed experts: a dense model has none to report */
+        ic_cli_setup_free(&l);
+        return ic_cli_usage_hint(errf, "'infcalc list models' shows the MoE ones (attention "
+                                       "column); the decode table times a dense model",
+                                 "moe: %s is dense (no routed experts)", a->model[0]);
+    }
+    ic_cli_warn_context(errf, &l.st, l.m->name, l.dec.context, "--context");
     struct ic_moe_cfg c = {l.dec, 1};
     if (a->given[IC_OPT_EP])
         c.ep = a->ep;
@@ -111,7 +121,8 @@ int ic_cli_cmd_moe(const struct ic_opts *a, const struct ic_db *db, FILE *out, F
     ic_rows_num(&sum, "compute_bound_batch", (double)first.compute_bound_batch);
     ic_rows_num(&sum, "a2a_bytes_per_layer", first.a2a_bytes_per_layer);
     ic_rows_num(&sum, "attention_intensity", first.attn_intensity);
-    ic_rows_num(&sum, "mla_naive_intensity", first.mla_naive_intensity);
+    /* the MLA naive form's intensity exists for MLA models only ('-') */
+    ic_rows_num(&sum, "mla_naive_intensity", l.st.mla ? first.mla_naive_intensity : NAN);
     ic_rows_num(&sum, "ridge", first.ridge);
     char title[400];
     snprintf(title, sizeof title,

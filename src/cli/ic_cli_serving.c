@@ -28,6 +28,35 @@ void ic_cli_setup_free(struct ic_cli_setup *s)
     s->dec.engine = NULL;
 }
 
+void ic_cli_warn_context(FILE *errf, const struct ic_model_stats *st, const char *model,
+                         uint64_t tokens, const char *what)
+{
+    if (st->max_context && tokens > st->max_context)
+        fprintf(errf,
+                "infcalc: warning: %s (%llu tokens) exceeds %s's max_position_embeddings "
+                "(%llu)\n",
+                what, (unsigned long long)tokens, model, (unsigned long long)st->max_context);
+}
+
+bool ic_cli_warn_fit(FILE *errf, const struct ic_cli_setup *s, uint64_t chips, uint64_t batch,
+                     uint64_t context, const char *what)
+{
+    struct ic_decode_cfg c = s->dec;
+    c.chips = chips ? chips : 1;
+    c.batch = batch ? batch : 1;
+    c.context = context ? context : 1;
+    const double mem = ic_decode_mem_per_chip(&s->st, &c, c.batch);
+    if (mem <= s->h->hbm_capacity_B)
+        return true;
+    fprintf(errf,
+            "infcalc: warning: %s does not fit: %.4g GB a chip (weights, the KV of %llu "
+            "sequence%s of %llu tokens, workspace) on %llu x %s of %.4g GB\n",
+            what, mem / 1e9, (unsigned long long)c.batch, c.batch == 1 ? "" : "s",
+            (unsigned long long)c.context, (unsigned long long)c.chips, s->h->name,
+            s->h->hbm_capacity_B / 1e9);
+    return false;
+}
+
 int ic_cli_engine_check(const struct ic_opts *a, const struct ic_hw *h, FILE *errf)
 {
     if (!a->given[IC_OPT_ENGINE])
@@ -315,11 +344,14 @@ int ic_cli_cmd_prefill(const struct ic_opts *a, const struct ic_db *db, FILE *ou
                                "prefill rides on; add --chunk C");
         goto out;
     }
-    if (s.st.max_context && pf.prefix + pf.prompt > s.st.max_context)
-        fprintf(errf, "infcalc: warning: the prompt (%llu tokens with the prefix) exceeds %s's "
-                      "max_position_embeddings %llu\n",
-                (unsigned long long)(pf.prefix + pf.prompt), s.m->name,
-                (unsigned long long)s.st.max_context);
+    ic_cli_warn_context(errf, &s.st, s.m->name, pf.prefix + pf.prompt, "the prompt with its prefix");
+    ic_cli_warn_fit(errf, &s, pf.chips, pf.prompts, pf.prefix + pf.prompt, "the prefill");
+    if (chunk) {
+        ic_cli_warn_context(errf, &s.st, s.m->name, s.dec.context, "--context");
+        ic_cli_warn_fit(errf, &s, s.dec.chips, s.dec.batch + 1,
+                        s.dec.context > pf.prompt ? s.dec.context : pf.prompt,
+                        "the decode batch with the prompt");
+    }
     struct ic_err e = {0};
     char title[320];
     title_of(title, sizeof title, &s, pf.chips);
@@ -601,6 +633,14 @@ int ic_cli_cmd_specdec(const struct ic_opts *a, const struct ic_db *db, FILE *ou
         rc = ic_cli_report(errf, lrc, &e);
         goto out;
     }
+    ic_cli_warn_context(errf, &s.st, s.m->name, s.dec.context, "--context");
+    ic_cli_warn_fit(errf, &s, s.dec.chips, s.dec.batch, s.dec.context, "the target's batch");
+    if (dst.vocab_size != s.st.vocab_size)
+        fprintf(errf,
+                "infcalc: warning: the draft %s has a vocabulary of %llu tokens and the target "
+                "%s one of %llu: a draft proposes the target's tokens (the same tokenizer)\n",
+                dm->name, (unsigned long long)dst.vocab_size, s.m->name,
+                (unsigned long long)s.st.vocab_size);
     ic_rows_init(&r, spec_costed_cols, (int)(sizeof spec_costed_cols / sizeof spec_costed_cols[0]));
     /* the best k over the whole range 1..64 (as the --cost-ratio path
      * searches), whatever rows are printed */
@@ -714,6 +754,8 @@ int ic_cli_cmd_prefix(const struct ic_opts *a, const struct ic_db *db, FILE *out
         goto out;
     }
     pc.prefix = a->prefix;
+    ic_cli_warn_context(errf, &s.st, s.m->name, pc.pf.prompt, "--prompt");
+    ic_cli_warn_fit(errf, &s, pc.pf.chips, pc.pf.prompts, pc.pf.prompt, "the prefill");
     if (a->given[IC_OPT_HIT_RATE])
         pc.hit_rate = a->hit_rate;
     if (a->given[IC_OPT_PREFIXES])
@@ -746,6 +788,15 @@ int ic_cli_cmd_prefix(const struct ic_opts *a, const struct ic_db *db, FILE *out
     ic_rows_num(&r, "host_read_s", x.host_read_s);
     ic_rows_num(&r, "recompute_s", x.recompute_s);
     ic_rows_text(&r, "reload", x.host_read_s < x.recompute_s ? "reload from host" : "recompute");
+    /* the prefixes' KV held beside the weights (batch 0: the weights alone) */
+    struct ic_decode_cfg wc = s.dec;
+    wc.chips = pc.pf.chips;
+    if (x.held_per_chip_bytes + ic_decode_mem_per_chip(&s.st, &wc, 0) > s.h->hbm_capacity_B)
+        fprintf(errf,
+                "infcalc: warning: %llu prefixes' KV (%.4g GB a chip) and the weights pass %s's "
+                "%.4g GB: they cannot all be held\n",
+                (unsigned long long)pc.n_prefixes, x.held_per_chip_bytes / 1e9, s.h->name,
+                s.h->hbm_capacity_B / 1e9);
     rc = write_one(out, errf, &s, pc.pf.chips,
                    "prefix caching (ideal bound; host reads over each chip's host link)", &r);
 out:
@@ -801,6 +852,9 @@ int ic_cli_cmd_disagg(const struct ic_opts *a, const struct ic_db *db, FILE *out
         L = a->output;
     if (a->given[IC_OPT_PREFILL_CHIPS])
         pf.chips = a->prefill_chips;
+    ic_cli_warn_context(errf, &s.st, s.m->name, pf.prompt + L, "--prompt + --output");
+    ic_cli_warn_fit(errf, &s, pf.chips, pf.prompts, pf.prompt, "a prefill server");
+    ic_cli_warn_fit(errf, &s, s.dec.chips, s.dec.batch, pf.prompt + L, "a decode server");
     struct ic_disagg x;
     struct ic_err e = {0};
     int lrc = ic_disagg(&s.st, s.h, &pf, &s.dec, L, &x, &e);
@@ -885,6 +939,10 @@ int ic_cli_cmd_cost(const struct ic_opts *a, const struct ic_db *db, FILE *out, 
     struct ic_prefill q;
     struct ic_err e = {0};
     int lrc;
+    ic_cli_warn_context(errf, &s.st, s.m->name, s.dec.context, "--context");
+    ic_cli_warn_context(errf, &s.st, s.m->name, pf.prompt, "--prompt");
+    ic_cli_warn_fit(errf, &s, s.dec.chips, s.dec.batch, s.dec.context, "the decode batch");
+    ic_cli_warn_fit(errf, &s, pf.chips, pf.prompts, pf.prompt, "the prefill");
     s.dec.estimate = IC_EST_IDEAL;
     if ((lrc = ic_decode(&s.st, s.h, &s.dec, &p, &e)) ||
         (lrc = ic_prefill(&s.st, s.h, &pf, &q, &e))) {
@@ -1017,6 +1075,12 @@ int ic_cli_cmd_bestofn(const struct ic_opts *a, const struct ic_db *db, FILE *ou
     if (timed && (lrc = ic_prefill(&s.st, s.h, &pf, &q, &e))) {
         rc = ic_cli_report(errf, lrc, &e);
         goto out;
+    }
+    if (timed) {
+        ic_cli_warn_context(errf, &s.st, s.m->name, pf.prompt + L, "--prompt + --output");
+        /* the N candidates decoded as one batch, at their longest */
+        ic_cli_warn_fit(errf, &s, s.dec.chips, n_only ? n_only : 64, pf.prompt + L,
+                        n_only ? "the candidates' batch" : "the batch of 64 candidates");
     }
     for (uint64_t n = n_only ? n_only : 1; n <= (n_only ? n_only : 64); n *= 2) {
         double t = 0, usd = 0;
@@ -1191,10 +1255,28 @@ int ic_cli_cmd_optimize(const struct ic_opts *a, const struct ic_db *db, FILE *o
         req.rate = a->rate;
     if (a->given[IC_OPT_MFU])
         req.mfu = a->mfu;
-    for (int i = 0; a->given[IC_OPT_WEIGHTS] && i < a->n[IC_OPT_WEIGHTS]; i++)
-        req.weights_mask |= 1u << a->weights[i];
-    for (int i = 0; a->given[IC_OPT_KV] && i < a->n[IC_OPT_KV]; i++)
-        req.kv_mask |= 1u << a->kv[i];
+    /* a type the search does not try would narrow it to nothing ("0
+     * configurations meet the SLOs") or drop out of a list unsaid */
+    for (int k = 0; k < 2; k++) {
+        const enum ic_opt o = k ? IC_OPT_KV : IC_OPT_WEIGHTS;
+        for (int i = 0; a->given[o] && i < a->n[o]; i++) {
+            const int t = k ? a->kv[i] : a->weights[i];
+            if (!ic_optimize_searches((enum ic_dtype)t, k))
+                return ic_cli_usage_hint(errf,
+                                         k ? "the search tries KV bf16 and fp8"
+                                           : "the search tries weights bf16, fp8, int8 and int4",
+                                         "%s %s: optimize does not search that type; 'infcalc "
+                                         "--model M --hw H %s %s' times it",
+                                         ic_opt_table[o].name,
+                                         ic_dtype_traits((enum ic_dtype)t)->name,
+                                         ic_opt_table[o].name,
+                                         ic_dtype_traits((enum ic_dtype)t)->name);
+            if (k)
+                req.kv_mask |= 1u << t;
+            else
+                req.weights_mask |= 1u << t;
+        }
+    }
     /* the simulation's options mean something only when it runs */
     static const enum ic_opt sim_only[] = {
         IC_OPT_REQUESTS, IC_OPT_PROMPT_DIST, IC_OPT_PROMPT_CV, IC_OPT_OUTPUT_DIST,
@@ -1240,6 +1322,7 @@ int ic_cli_cmd_optimize(const struct ic_opts *a, const struct ic_db *db, FILE *o
         rc = ic_cli_report(errf, lrc, &e);
         goto out;
     }
+    ic_cli_warn_context(errf, &st, m->name, req.prompt + req.output, "--prompt + --output");
     if (a->given[IC_OPT_HW]) {
         hws = calloc((size_t)a->n[IC_OPT_HW], sizeof *hws);
         if (!hws) {

@@ -287,13 +287,10 @@ int ic_cli_cmd_simulate(const struct ic_opts *a, const struct ic_db *db, FILE *o
     fill_cfg(a, &x);
     /* as decode warns for --context: the requests' whole length (their
      * mean, under a distribution) past what the model was trained for */
-    const double len = x.c.prompt.mean + x.c.output.mean;
-    if (!a->given[IC_OPT_TRACE] && x.s.st.max_context && len > (double)x.s.st.max_context)
-        fprintf(errf,
-                "infcalc: warning: --prompt + --output (%.0f tokens%s) exceed %s's "
-                "max_position_embeddings (%llu)\n",
-                len, x.c.prompt.dist || x.c.output.dist ? " on average" : "", x.s.m->name,
-                (unsigned long long)x.s.st.max_context);
+    if (!a->given[IC_OPT_TRACE])
+        ic_cli_warn_context(errf, &x.s.st, x.s.m->name, (uint64_t)(x.c.prompt.mean + x.c.output.mean),
+                            x.c.prompt.dist || x.c.output.dist ? "--prompt + --output, their means"
+                                                               : "--prompt + --output");
     if (a->given[IC_OPT_RATE] && a->given[IC_OPT_RATES]) {
         ic_cli_setup_free(&x.s);
         return ic_cli_usage_hint(errf, "--rate runs one load; --rates sweeps several ('--rates "

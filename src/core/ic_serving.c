@@ -575,6 +575,22 @@ static void keep_best(struct ic_opt_cand *out, size_t cap, size_t *kept,
     }
 }
 
+
+/* The weight and KV types the search tries (--weights / --kv narrow them). */
+enum { OPT_N_WEIGHTS = 4, OPT_N_KVS = 2 };
+static const enum ic_dtype opt_weights[OPT_N_WEIGHTS] = {IC_DT_BF16, IC_DT_FP8, IC_DT_INT8,
+                                                         IC_DT_INT4};
+static const enum ic_dtype opt_kvs[OPT_N_KVS] = {IC_DT_BF16, IC_DT_FP8};
+
+bool ic_optimize_searches(enum ic_dtype t, bool kv)
+{
+    const enum ic_dtype *set = kv ? opt_kvs : opt_weights;
+    for (int i = 0; i < (kv ? OPT_N_KVS : OPT_N_WEIGHTS); i++)
+        if (set[i] == t)
+            return true;
+    return false;
+}
+
 int ic_optimize(const struct ic_model_stats *m, const struct ic_hw *hws, size_t n_hw,
                 const struct ic_opt_req *req, struct ic_opt_cand *out, size_t cap,
                 size_t *n_ok, struct ic_opt_point **frontier, size_t *n_frontier,
@@ -597,8 +613,7 @@ int ic_optimize(const struct ic_model_stats *m, const struct ic_hw *hws, size_t 
         return ic_err_set(err, IC_EINVAL, NULL, 0, 0,
                           "at most %d chips a replica and %d pipeline stages are searched",
                           IC_OPTIMIZE_MAX_CHIPS, IC_OPTIMIZE_MAX_PP);
-    static const enum ic_dtype wts[] = {IC_DT_BF16, IC_DT_FP8, IC_DT_INT8, IC_DT_INT4};
-    static const enum ic_dtype kvs[] = {IC_DT_BF16, IC_DT_FP8};
+    const enum ic_dtype *const wts = opt_weights, *const kvs = opt_kvs;
     const uint64_t max_chips = req->max_chips ? req->max_chips : 64;
     const uint64_t max_pp = req->max_pp ? req->max_pp : 8;
     /* the decode layouts: tp and pp powers of 2, tp x pp within max_chips,
@@ -615,8 +630,8 @@ int ic_optimize(const struct ic_model_stats *m, const struct ic_hw *hws, size_t 
     size_t kept = 0, ok = 0;
     for (size_t h = 0; h < n_hw; h++) {
         const struct ic_hw *hw = &hws[h];
-        for (size_t wi = 0; wi < sizeof wts / sizeof wts[0]; wi++)
-            for (size_t ki = 0; ki < sizeof kvs / sizeof kvs[0]; ki++)
+        for (size_t wi = 0; wi < OPT_N_WEIGHTS; wi++)
+            for (size_t ki = 0; ki < OPT_N_KVS; ki++)
                 for (int ci = 0; ci < 3; ci++) {
                     /* compute: bf16 (fp16 on chips without it), or the low
                      * type the weights are stored in where the chip has it */

@@ -234,6 +234,10 @@ struct ic_opt_req {
     uint32_t weights_mask, kv_mask; /* bit t: search type t (0: every type searched) */
 };
 
+/* Whether the search tries type t for the weights (kv false: bf16, fp8,
+ * int8, int4) or the KV cache (kv true: bf16, fp8). */
+bool ic_optimize_searches(enum ic_dtype t, bool kv);
+
 /* One configuration. Decode runs on replicas of tp x pp chips: pp pipeline
  * stages of tp tensor-parallel chips, each stage holding ceil(layers / pp)
  * layers (the first the embedding, the last the LM head) and the cache of
