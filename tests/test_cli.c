@@ -426,6 +426,12 @@ START_TEST(test_list_and_show)
     ck_assert_int_eq(run("--model", "llama3-8b", "--hw", "h100", "--estimate", "expected",
                          "--engine", "vllm-0.6", NULL), 0);
     has_out("under engine vllm-0.6 (vllm 0.6, enginedb)");
+    /* a profile given by path is named by it, not as the database's */
+    ck_assert_int_eq(run("--model", "llama3-8b", "--hw", "h100", "--engine",
+                         IC_TEST_DIR "/fixtures/engine-test.yaml", NULL),
+                     0);
+    has_out("under engine test-engine (test-engine 1.0, " IC_TEST_DIR
+            "/fixtures/engine-test.yaml)");
     ck_assert_int_eq(run("--model", "llama3-8b", "--hw", "h100", "--estimate", "expected", NULL),
                      0);
     has_out("with a good engine (no --engine");

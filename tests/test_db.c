@@ -243,7 +243,7 @@ static const struct {
 } broken_engines[] = {
     {"typo-key.yaml", 6, 3, "unknown key 'scheduler_overlpa' in the step section",
      "did you mean 'scheduler_overlap'?"},
-    {"efficiency.yaml", 7, 9, "an efficiency must be above 0 and at most 1", "e.g. 0.85"},
+    {"efficiency.yaml", 7, 9, "an efficiency must be from 0.01 to 1", "e.g. 0.85"},
     {"cpu-overlapped.yaml", 6, 17, "'cpu_per_step' is given but 'scheduler_overlap' is true",
      "waits for the scheduler"},
     {"no-source.yaml", 6, 1, "missing required key 'source' in the attention section", NULL},

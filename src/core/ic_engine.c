@@ -128,9 +128,11 @@ static int check_values(struct ic_engine *en, const char *path, struct ic_err *e
         const int ids[2] = {IC_ENF_ATTN_FIRST + t, IC_ENF_GEMV_FIRST + t};
         const double v[2] = {en->attn_eff[t], en->gemv_eff[t]};
         for (int j = 0; j < 2; j++)
-            if (en->locs[ids[j]].line && !(v[j] > 0 && v[j] <= 1))
+            /* under 1%: a unit slip (a percentage, an exponent), never a
+             * kernel (1e-300 printed a step of 1e297 s) */
+            if (en->locs[ids[j]].line && !(v[j] >= 0.01 && v[j] <= 1))
                 return field_error(en, path, ids[j], err,
-                                   "an efficiency must be above 0 and at most 1",
+                                   "an efficiency must be from 0.01 to 1",
                                    "the kernel's bandwidth over the reference (the chip's "
                                    "achieved GEMV, or the bf16 GEMV), e.g. 0.85");
     }

@@ -197,6 +197,18 @@ static void count(char *buf, size_t n, double v)
         snprintf(buf, n, "%.1f", v);
 }
 
+
+/* Where a profile came from: "enginedb" for the database's own files, else
+ * the path it was given as. */
+static const char *engine_origin(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    if (slash && slash - path >= 8 && strncmp(slash - 8, "enginedb", 8) == 0 &&
+        (slash - path == 8 || slash[-9] == '/'))
+        return "enginedb";
+    return path;
+}
+
 static void table_title(FILE *out, const struct ic_report_group *r, const struct ic_point *p,
                         bool show_chips, bool show_ctx, bool show_prec)
 {
@@ -212,8 +224,9 @@ static void table_title(FILE *out, const struct ic_report_group *r, const struct
     fprintf(out, ", compute %s\n", dt(c->compute));
     if (p->achieved && c->engine)
         fprintf(out, "expected time from the rates good kernels achieve on the chip (published "
-                     "microbenchmarks) under engine %s (%s %s, enginedb); collectives after the "
-                     "kernels", c->engine->name, c->engine->engine, c->engine->version);
+                     "microbenchmarks) under engine %s (%s %s, %s); collectives after the "
+                     "kernels", c->engine->name, c->engine->engine, c->engine->version,
+                engine_origin(c->engine->path));
     else if (p->achieved)
         fputs("expected time from the rates good kernels achieve on the chip (published "
               "microbenchmarks) with a good engine (no --engine: graphs, overlapped "
