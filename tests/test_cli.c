@@ -462,6 +462,22 @@ START_TEST(test_list_and_show)
 }
 END_TEST
 
+/* A pipeline's stages and micro-batches are in the record and the title:
+ * --chips is one stage's, so the run holds 4 x 2 = 8 chips (the tokens/s
+ * per chip are over all 8). */
+START_TEST(test_pipeline_described)
+{
+    ck_assert_int_eq(run("--model", "llama3-70b", "--hw", "h100", "--chips", "4", "--pp", "2",
+                         "--batch", "64", "--micro", "2", "--format", "json", NULL),
+                     0);
+    has_out("\"chips\": 4,\n  \"pp\": 2,\n  \"micro\": 2,\n  \"batch\": 64,");
+    ck_assert_int_eq(run("--model", "llama3-70b", "--hw", "h100", "--chips", "4", "--pp", "2",
+                         "--batch", "64", "--micro", "2", NULL),
+                     0);
+    has_out("llama3-70b on 4 x h100-sxm x 2 pipeline stages (8 chips), 2 micro-batches,");
+}
+END_TEST
+
 /* Requests of one output token have no TPOT and no ITL: '-' in the table,
  * null in JSON (they read "0 ns"); the TTFT is there. */
 START_TEST(test_sim_one_token_outputs)
@@ -1227,6 +1243,7 @@ int main(void)
     tcase_add_test(tc, test_list_and_show);
     tcase_add_test(tc, test_config_json_and_warning);
     tcase_add_test(tc, test_sim_one_token_outputs);
+    tcase_add_test(tc, test_pipeline_described);
     tcase_add_test(tc, test_plot_and_lists);
     tcase_add_test(tc, test_csv_carries_every_json_field);
     tcase_add_test(tc, test_rows_filled_by_name);

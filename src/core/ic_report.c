@@ -74,6 +74,8 @@ static const struct ic_col point_cols[] = {
     {"model", "model", IC_K_TEXT},
     {"hw", "hardware", IC_K_TEXT},
     {"chips", "chips", IC_K_INT},
+    {"pp", "pipeline stages", IC_K_INT},
+    {"micro", "micro-batches", IC_K_INT},
     {"batch", "batch", IC_K_INT},
     {"context", "context", IC_K_INT},
     {"precision.weights", "weights", IC_K_TEXT},
@@ -131,6 +133,11 @@ static void point_row(struct ic_rows *r, const struct ic_report_group *g,
     ic_rows_text(r, "model", g->model);
     ic_rows_text(r, "hw", g->hw);
     ic_rows_num(r, "chips", (double)c->chips);
+    /* stages of `chips` chips each (tokens_per_s_per_chip is over all of
+     * them); micro-batches at most one a sequence (ic_step_load) */
+    const uint64_t P = c->pp > 1 ? c->pp : 1, M = c->micro > 1 ? c->micro : 1;
+    ic_rows_num(r, "pp", (double)P);
+    ic_rows_num(r, "micro", (double)(M < c->batch ? M : c->batch));
     ic_rows_num(r, "batch", (double)c->batch);
     ic_rows_num(r, "context", (double)c->context);
     ic_rows_text(r, "precision.weights", dt(c->weights));
@@ -217,6 +224,14 @@ static void table_title(FILE *out, const struct ic_report_group *r, const struct
     if (!show_chips)
         fprintf(out, "%llu x ", (unsigned long long)c->chips);
     fputs(r->hw, out);
+    if (c->pp > 1) {
+        /* the chips named are one stage's: "4 x h100 x 2 pipeline stages (8 chips)" */
+        fprintf(out, " x %llu pipeline stages", (unsigned long long)c->pp);
+        if (!show_chips)
+            fprintf(out, " (%llu chips)", (unsigned long long)(c->chips * c->pp));
+        fprintf(out, ", %llu micro-batch%s", (unsigned long long)(c->micro > 1 ? c->micro : 1),
+                c->micro > 1 ? "es" : "");
+    }
     if (!show_ctx)
         fprintf(out, ", context %llu", (unsigned long long)c->context);
     if (!show_prec)
