@@ -1329,11 +1329,19 @@ int ic_cli_cmd_optimize(const struct ic_opts *a, const struct ic_db *db, FILE *o
             rc = ic_cli_oom(errf);
             goto out;
         }
-        for (int i = 0; i < a->n[IC_OPT_HW]; i++, n_hw++)
-            if ((lrc = ic_db_hw(db, a->hw[i], &hws[i], &e))) {
+        for (int i = 0; i < a->n[IC_OPT_HW]; i++) {
+            if ((lrc = ic_db_hw(db, a->hw[i], &hws[n_hw], &e))) {
                 rc = ic_cli_report(errf, lrc, &e);
                 goto out;
             }
+            /* one entry named twice (h100 and h100-sxm): searched once */
+            bool seen = false;
+            for (size_t j = 0; j < n_hw && !seen; j++)
+                seen = strcmp(hws[j].name, hws[n_hw].name) == 0 &&
+                       strcmp(hws[j].path, hws[n_hw].path) == 0;
+            if (!seen)
+                n_hw++;
+        }
     } else {
         if ((lrc = ic_db_paths(db, IC_DB_HW, &paths, &n_paths, &e))) {
             rc = ic_cli_report(errf, lrc, &e);
