@@ -698,6 +698,14 @@ START_TEST(test_commands_warn)
                          "--hw", "h100,h100-sxm", NULL),
                      0);
     HAS(out_buf, "1 chip type searched");
+    /* the closed form's tokens per chip are the decode servers' (its $/M
+     * counts the prefill servers too): named so, unlike the capacity
+     * ranking's over colocated chips */
+    ck_assert_int_eq(run("optimize", "--model", "llama3-8b", "--ttft", "2s", "--tpot", "50ms",
+                         "--hw", "h100", "--format", "json", NULL),
+                     0);
+    HAS(out_buf, "\"decode_tokens_per_s_per_chip\"");
+    ck_assert_ptr_null(strstr(out_buf, "\"tokens_per_s_per_chip\""));
 }
 END_TEST
 

@@ -1159,8 +1159,9 @@ const char ic_cli_help_optimize[] =
     "fabric's domain. With --rate (requests/s) each row says the replicas the\n"
     "demand takes: replicas multiply throughput at the same latency. Prints the N\n"
     "cheapest (default 10): tp, pp, micro-batches, replicas, batch, TPOT, the step\n"
-    "at the mean context, tokens/s per chip, the fit (HBM held over capacity) and\n"
-    "the prefill share of chip-time. Ideal bound; prefill at MFU 0.4.\n"
+    "at the mean context, tokens/s per decode chip, the fit (HBM held over capacity)\n"
+    "and"
+    " the prefill share of chip-time. Ideal bound; prefill at MFU 0.4.\n"
     "\n"
     "--rank capacity ranks by simulation instead: the --shortlist cheapest rows of\n"
     "the closed form without a pipeline (the simulator runs one tensor-parallel\n"
@@ -1195,7 +1196,9 @@ static const struct ic_col opt_cols[] = {
     {"tpot_s", "TPOT", IC_K_S},
     {"step_s", "step", IC_K_S},
     {"send_s", "stage send", IC_K_S},
-    {"tokens_per_s_per_chip", "tok/s/chip", IC_K_NUM},
+    /* the decode servers' chips alone ($/M tokens counts the prefill
+     * servers' chip-time too; the capacity ranking's chips serve both) */
+    {"decode_tokens_per_s_per_chip", "decode tok/s/chip", IC_K_NUM},
     {"fit", "fit", IC_K_FRAC},
     {"prefill_share", "prefill share", IC_K_FRAC},
     {"usd_per_million_tokens", "$/M tokens", IC_K_USD},
@@ -1426,7 +1429,8 @@ int ic_cli_cmd_optimize(const struct ic_opts *a, const struct ic_db *db, FILE *o
         ic_rows_num(&r, "ttft_s", c->ttft_s);
         ic_rows_num(&r, "tpot_s", c->tpot_s);
         ic_rows_num(&r, "step_s", c->step_s);
-        ic_rows_num(&r, "tokens_per_s_per_chip", c->tokens_s_chip);
+        ic_rows_num(&r, by_cap ? "tokens_per_s_per_chip" : "decode_tokens_per_s_per_chip",
+                    c->tokens_s_chip);
         ic_rows_num(&r, "fit", c->mem_share);
         if (by_cap) {
             ic_rows_num(&r, "capacity_per_s", c->capacity_rps);
