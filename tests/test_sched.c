@@ -145,43 +145,79 @@ START_TEST(test_batching_llama3_8b)
 {
     /* Llama-3-8B, one H100, bf16, B = 64, prompt 512, exponential outputs
      * of mean 256, contiguous reservation 8192, blocks of 16.
-     * mean_context = 512 + 256/2 = 640 tokens. KV per token: 2 * 32 layers
-     * * 8 heads * 128 * 2 B = 131,072 B. */
+     * The sequences in flight are drawn by length (a slot holds one as many
+     * steps as it is long), each at a uniform point of its output:
+     * E[L^2] / (2 E[L]) = 256 (1 + 1/k) / 2 = 256 at k = 1, so mean_context
+     * = 512 + 256 = 768 tokens (it read 512 + 256/2 = 640, one sequence's
+     * life average, whatever the spread). KV per token: 2 * 32 layers * 8
+     * heads * 128 * 2 B = 131,072 B. */
     struct ic_batching r = batching("llama3-8b", "h100", bcfg(64, 512, 256, 1, 8192, 16));
-    ck_assert_double_eq(r.mean_context, 640);
-    ck_assert_uint_eq(r.context, 640);
+    ck_assert_double_eq(r.mean_context, 768);
+    ck_assert_uint_eq(r.context, 768);
     ck_assert_uint_eq(r.reserve, 8192);
     /* static vs continuous: E[max of 64] = 256 * H_64 = 1214.436; gain H_64 */
     ck_assert(ic_test_rel(r.expected_max, 1214.436071) < 1e-9);
     ck_assert(ic_test_rel(r.continuous_gain, 4.743890904) < 1e-9);
     struct ic_decode_cfg d = ic_decode_defaults();
     d.batch = 64;
-    d.context = 640;
+    d.context = 768;
     struct ic_point p = ic_test_decode("llama3-8b", "h100", d);
     ck_assert_double_eq(r.step_s, p.step_s);
     ck_assert(ic_test_rel(r.continuous_tok_s, 64 / p.step_s) < 1e-12);
     /* static: 64 * 256 tokens per 1214.436 steps */
     ck_assert(ic_test_rel(r.static_tok_s, 64 * 256 / (1214.436071 * p.step_s)) < 1e-9);
-    /* KV per sequence: used 640 * 131,072 = 83,886,080 B; contiguous 8192 *
-     * 131,072 = 1,073,741,824 B; paged 648 * 131,072 = 84,934,656 B */
-    ck_assert_double_eq(r.used_B, 83886080);
+    /* KV per sequence: used 768 * 131,072 = 100,663,296 B; contiguous 8192 *
+     * 131,072 = 1,073,741,824 B; paged 776 * 131,072 = 101,711,872 B */
+    ck_assert_double_eq(r.used_B, 100663296);
     ck_assert_double_eq(r.contiguous_B, 1073741824);
-    ck_assert_double_eq(r.paged_B, 84934656);
-    ck_assert_double_eq_tol(r.contiguous_waste, 1 - 640.0 / 8192, 1e-15); /* 0.921875 */
-    ck_assert_double_eq_tol(r.paged_waste, 8.0 / 648, 1e-15);             /* 0.0123457 */
+    ck_assert_double_eq(r.paged_B, 101711872);
+    ck_assert_double_eq_tol(r.contiguous_waste, 1 - 768.0 / 8192, 1e-15); /* 0.90625 */
+    ck_assert_double_eq_tol(r.paged_waste, 8.0 / 776, 1e-15);             /* 0.0103093 */
     /* the batch that fits: (80e9 - 16.06e9 weights) / (1.0737e9 KV + ~0.6 MB
-     * workspace) = 59.5 -> 59 contiguous; / 84.9e6 -> 752, less the
-     * workspace and head weights -> 746 paged */
+     * workspace) = 59.5 -> 59 contiguous; / 101.7e6 -> 628.7, less the
+     * workspace and head weights -> 624 paged */
     ck_assert_uint_eq(r.contiguous_max_batch, 59);
-    ck_assert_uint_eq(r.paged_max_batch, 746);
-    ck_assert(r.paged_gain > 2 && r.paged_gain < 12.7); /* at most 746 / 59 */
+    ck_assert_uint_eq(r.paged_max_batch, 624);
+    ck_assert(r.paged_gain > 2 && r.paged_gain < 10.6); /* at most 624 / 59 */
+}
+END_TEST
+
+/* The in-flight context against a second method: one slot of continuous
+ * batching runs 200,000 drawn outputs back to back (Gamma(k, 256/k)); at
+ * each of its steps it holds the prompt and the outputs so far (0 .. L-1
+ * of a length-L one). Their mean over every step is the context the
+ * sequences in flight hold, which ic_batching states as prompt + 256 (1 +
+ * 1/k) / 2: within 1% (the steps' count half a token under it, the draws'
+ * noise). */
+START_TEST(test_batching_context_in_flight)
+{
+    const double shapes[] = {0.5, 1, 4};
+    gsl_rng *g = gsl_rng_alloc(gsl_rng_mt19937);
+    ck_assert_ptr_nonnull(g);
+    gsl_rng_set(g, 7);
+    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+        const double k = shapes[i];
+        double held = 0, steps = 0;
+        for (int n = 0; n < 200000; n++) {
+            double L = round(gsl_ran_gamma(g, k, 256 / k));
+            if (L < 1)
+                L = 1;
+            held += L * (L - 1) / 2; /* outputs held over its L steps */
+            steps += L;
+        }
+        const double sim = 512 + held / steps;
+        struct ic_batching r = batching("llama3-8b", "h100", bcfg(8, 512, 256, k, 8192, 16));
+        ck_assert_msg(ic_test_rel(r.mean_context, sim) < 0.01, "shape %g: %g vs %g", k,
+                      r.mean_context, sim);
+    }
+    gsl_rng_free(g);
 }
 END_TEST
 
 START_TEST(test_batching_max_batch_vs_decode)
 {
     /* The held tokens as a context: ic_decode's own max_batch at context
-     * 8192 (contiguous) and 648 (paged: 640 + 16/2) must agree, on one chip
+     * 8192 (contiguous) and 776 (paged: 768 + 16/2) must agree, on one chip
      * and on a tensor-parallel split (Llama-3-70B on 8 x H100: KV by 8 heads),
      * and the memory function at the max batch fits, one more does not. */
     const char *models[] = {"llama3-8b", "llama3-70b", "gemma2-9b", "deepseek-v3"};
@@ -194,7 +230,7 @@ START_TEST(test_batching_max_batch_vs_decode)
         struct ic_batching r;
         struct ic_err e = {0};
         ck_assert_int_eq(ic_batching(&t->st, &t->h, &c, &r, &e), 0);
-        const uint64_t held[2] = {8192, 648};
+        const uint64_t held[2] = {8192, 776};
         const uint64_t mb[2] = {r.contiguous_max_batch, r.paged_max_batch};
         for (int j = 0; j < 2; j++) {
             struct ic_decode_cfg d = c.dec;
@@ -218,16 +254,16 @@ START_TEST(test_batching_windows_and_defaults)
 {
     /* Gemma-2-9B: 42 layers, 21 of them windowed (4096 tokens); 8 KV heads
      * of 256: 4096 values per layer per token, bf16.
-     * used: 640 tokens everywhere: 4096 * 42 * 640 * 2 = 220,200,960 B;
-     * contiguous 8192: 4096 * (21 * 8192 + 21 * 4096) * 2 = 2,113,929,216 B
-     * (not 4096 * 42 * 8192 * 2 = 2.82e9: the window layers hold 4096);
-     * waste 1 - 26,880 / 258,048 = 0.8958333 */
+     * used: 768 tokens everywhere (512 + 256 at shape 1, as above): 4096 *
+     * 42 * 768 * 2 = 264,241,152 B; contiguous 8192: 4096 * (21 * 8192 + 21
+     * * 4096) * 2 = 2,113,929,216 B (not 4096 * 42 * 8192 * 2 = 2.82e9: the
+     * window layers hold 4096); waste 1 - 32,256 / 258,048 = 0.875 */
     struct ic_batching r = batching("gemma2-9b", "h100", bcfg(8, 512, 256, 1, 8192, 16));
-    ck_assert_double_eq(r.used_B, 220200960);
+    ck_assert_double_eq(r.used_B, 264241152);
     ck_assert_double_eq(r.contiguous_B, 2113929216);
-    ck_assert_double_eq_tol(r.contiguous_waste, 1 - 26880.0 / 258048, 1e-15);
-    /* paged: 648 tokens in both kinds of layer -> waste 8/648 */
-    ck_assert_double_eq_tol(r.paged_waste, 8.0 / 648, 1e-15);
+    ck_assert_double_eq_tol(r.contiguous_waste, 1 - 32256.0 / 258048, 1e-15);
+    /* paged: 776 tokens in both kinds of layer -> waste 8/776 */
+    ck_assert_double_eq_tol(r.paged_waste, 8.0 / 776, 1e-15);
 
     /* reserve 0: the model's max_position_embeddings (Llama-3-8B: 8192) */
     r = batching("llama3-8b", "h100", bcfg(8, 512, 256, 1, 0, 16));
@@ -300,10 +336,15 @@ START_TEST(test_batching_errors)
         ck_assert_msg(strstr(e.msg, bad[i].needle), "case %zu: %s", i, e.msg);
         ck_assert(memcmp(&r, &before, sizeof r) == 0);
     }
-    /* 768 = 512 + 256 is enough */
+    /* 768 = 512 + 256 is enough; exponential outputs in flight hold 512 +
+     * 256 on average (length-biased), all of it: no waste; outputs of
+     * exactly 256 (shape 0) hold 512 + 128: 1 - 640 / 768 */
     struct ic_batching r;
     struct ic_err e = {0};
     struct ic_batching_cfg ok = bcfg(8, 512, 256, 1, 768, 16);
+    ck_assert_int_eq(ic_batching(&t->st, &t->h, &ok, &r, &e), 0);
+    ck_assert_double_eq_tol(r.contiguous_waste, 0, 1e-15);
+    ok = bcfg(8, 512, 256, 0, 768, 16);
     ck_assert_int_eq(ic_batching(&t->st, &t->h, &ok, &r, &e), 0);
     ck_assert_double_eq_tol(r.contiguous_waste, 1 - 640.0 / 768, 1e-15);
     free(t);
@@ -538,6 +579,7 @@ int main(void)
     tcase_add_test(tc, test_quantile);
     tcase_add_test(tc, test_batching_llama3_8b);
     tcase_add_test(tc, test_batching_max_batch_vs_decode);
+    tcase_add_test(tc, test_batching_context_in_flight);
     tcase_add_test(tc, test_batching_windows_and_defaults);
     tcase_add_test(tc, test_batching_nothing_fits);
     tcase_add_test(tc, test_batching_errors);

@@ -202,9 +202,16 @@ int ic_batching(const struct ic_model_stats *m, const struct ic_hw *hw,
 
     const double mean = cfg->out.mean, B = (double)cfg->dec.batch;
     const double bkv = ic_dtype_traits(cfg->dec.kv)->bits / 8.0; /* bytes per KV value */
-    /* a sequence caches prompt + t tokens after t of its outputs: on average
-     * over its life, prompt + mean/2 */
-    r.mean_context = (double)cfg->prompt + mean / 2;
+    /* a sequence caches prompt + t tokens after t of its outputs. Under
+     * continuous batching a slot holds a sequence for as many steps as its
+     * output is long, so the sequences in flight at a step are drawn by
+     * length (a length-L one is there L/E[L] times as often) and each sits
+     * at a uniform point of its output: E[L^2] / (2 E[L]) = mean (1 + CV^2)
+     * / 2 cached beyond the prompt, CV^2 = 1/k for Gamma(k); mean/2 when
+     * every output is the mean (shape 0). An exponential's (k = 1) is the
+     * mean itself. */
+    const double cv2 = cfg->out.shape > 0 ? 1.0 / cfg->out.shape : 0;
+    r.mean_context = (double)cfg->prompt + mean * (1 + cv2) / 2;
     r.context = (uint64_t)llround(r.mean_context);
     struct ic_decode_cfg dc = cfg->dec;
     dc.context = r.context;
