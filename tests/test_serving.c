@@ -705,6 +705,14 @@ START_TEST(test_commands_warn)
                          "--hw", "h100", "--format", "json", NULL),
                      0);
     HAS(out_buf, "\"decode_tokens_per_s_per_chip\"");
+    /* a chance just under 1 is not printed 100%: 1 - 0.8^64 = 1 - 6.277e-7 */
+    ck_assert_int_eq(run("bestofn", "--success", "0.2", "--n", "64", NULL), 0);
+    HAS(out_buf, "99.999937%");
+    /* a chart of nothing: refused with its reason (the generic hint before) */
+    ck_assert_int_eq(run("optimize", "--model", "llama3-8b", "--ttft", "1ns", "--tpot", "1ns",
+                         "--hw", "h100", "--plot", "/tmp/ic_test_never.png", NULL),
+                     2);
+    HAS(err_buf, "--plot: nothing to draw, no configuration meets TTFT <= 1 ns");
     ck_assert_ptr_null(strstr(out_buf, "\"tokens_per_s_per_chip\""));
 }
 END_TEST

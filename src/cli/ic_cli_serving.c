@@ -1473,7 +1473,12 @@ int ic_cli_cmd_optimize(const struct ic_opts *a, const struct ic_db *db, FILE *o
         fprintf(errf, "infcalc: no configuration meets TTFT <= %s and TPOT <= %s\n", ttft, tpot);
     rc = ic_cli_write_rows(out, errf, fmt, &r, title, true);
     ic_rows_free(&r);
-    if (!rc && a->given[IC_OPT_PLOT]) {
+    if (!rc && a->given[IC_OPT_PLOT] && !n_fr)
+        rc = ic_cli_usage_hint(errf, "relax --ttft or --tpot, or shorten the request: the chart "
+                                     "draws the configurations that meet them",
+                               "--plot: nothing to draw, no configuration meets TTFT <= %s and "
+                               "TPOT <= %s", ttft, tpot);
+    else if (!rc && a->given[IC_OPT_PLOT]) {
         char sub[200];
         snprintf(sub, sizeof sub, "prompt %llu, output %llu tokens; prefill at its cheapest "
                                   "replica meeting TTFT <= %s; ideal bound",

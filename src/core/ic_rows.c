@@ -251,7 +251,13 @@ static void pretty(char *buf, size_t n, const struct ic_col *c, const struct ic_
         break;
     }
     case IC_K_FRAC:
-        snprintf(buf, n, "%.3g%%", 100 * x);
+        /* a share just under 1 (a chance of 0.9999994) does not read 100% */
+        if (x < 1 && 100 * x >= 99.9999995)
+            snprintf(buf, n, ">99.999999%%");
+        else if (x < 1 && 100 * x >= 99.95)
+            snprintf(buf, n, "%.*f%%", 100 * x >= 99.9995 ? 6 : 3, 100 * x);
+        else
+            snprintf(buf, n, "%.3g%%", 100 * x);
         break;
     case IC_K_USD:
         snprintf(buf, n, fabs(x) >= 100 ? "$%.0f" : fabs(x) >= 1 ? "$%.2f" : "$%.4g", x);
