@@ -373,7 +373,8 @@ int ic_cli_cmd_prefill(const struct ic_opts *a, const struct ic_db *db, FILE *ou
         ic_rows_text(&r, "hw", s.h->name);
         ic_rows_num(&r, "chips", (double)s.dec.chips);
         ic_rows_num(&r, "prompt", (double)pf.prompt);
-        ic_rows_num(&r, "chunk", (double)chunk);
+        /* a chunk past the prompt is the whole prompt in one step */
+        ic_rows_num(&r, "chunk", (double)(chunk < pf.prompt ? chunk : pf.prompt));
         ic_rows_num(&r, "batch", (double)s.dec.batch);
         ic_rows_num(&r, "context", (double)s.dec.context);
         ic_rows_num(&r, "mfu", c.mfu);
@@ -608,7 +609,7 @@ int ic_cli_cmd_specdec(const struct ic_opts *a, const struct ic_db *db, FILE *ou
             ic_rows_num(&r, "best", k == best);
         }
         snprintf(title, sizeof title,
-                 "speculative decoding, acceptance %.4g, draft/target cost %.4g\n"
+                 "speculative decoding, acceptance %.6g, draft/target cost %.4g\n"
                  "best k (1-64): %llu, speedup %.3fx%s",
                  acc, c, (unsigned long long)best, best_s,
                  best_s < 1 ? " (slower than plain decoding: do not speculate)" : "");
@@ -682,7 +683,7 @@ int ic_cli_cmd_specdec(const struct ic_opts *a, const struct ic_db *db, FILE *ou
     char head[320];
     title_of(head, sizeof head, &s, s.dec.chips);
     snprintf(title, sizeof title,
-             "%s\ndraft %s, batch %llu, context %llu, acceptance %.4g (ideal bound)\n"
+             "%s\ndraft %s, batch %llu, context %llu, acceptance %.6g (ideal bound)\n"
              "best k (1-64): %llu, speedup %.3fx%s",
              head, dm->name, (unsigned long long)s.dec.batch, (unsigned long long)s.dec.context,
              acc, (unsigned long long)best, all[best - 1].speedup,
