@@ -124,6 +124,12 @@ static const struct broken broken[] = {
     {"model-no-name.yaml", true, 2, 1, "missing required key 'name' in the model entry", NULL},
     {"model-missing-vocab.yaml", true, 2, 1, "missing 'vocab_size'", NULL},
     {"config-missing-heads.json", true, 1, 1, "missing 'num_attention_heads'", NULL},
+    /* a model_type whose layers are not counted as a Llama's (Mamba
+     * hybrids, encoders...): refused at the key, not misread */
+    {"config-jamba.json", true, 2, 17, "model_type 'jamba' is not one infcalc reads", NULL},
+    /* Qwen-MoE dense layers by a step: not counted, so refused */
+    {"config-sparse-step.json", true, 8, 26, "'decoder_sparse_step' other than 1 is not read",
+     NULL},
     {"hw-long-name.yaml", false, 2, 7, "'name': value is too long (at most 63 characters)", NULL},
     {"hw-name-upper.yaml", false, 2, 7, "'name' must be lower-case letters", NULL},
     {"model-bad-name.yaml", true, 2, 7, "'name' must be lower-case letters", NULL},

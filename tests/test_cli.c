@@ -503,6 +503,15 @@ END_TEST
 
 START_TEST(test_config_json_and_warning)
 {
+    /* a quant_method not read: the weights' type is asked for, not guessed */
+    ck_assert_int_eq(run("--model", IC_TEST_DIR "/fixtures/llama3.2-rope-config.json", "--hw",
+                         "h100", NULL),
+                     2);
+    has_err("quant_method 'mxfp4' is not read, so the weights' type is unknown");
+    ck_assert_int_eq(run("--model", IC_TEST_DIR "/fixtures/llama3.2-rope-config.json", "--hw",
+                         "h100", "--weights", "fp4", "--compute", "bf16", NULL),
+                     0);
+    has_out("weights fp4");
     ck_assert_int_eq(run("--model", IC_SRC_DIR "/examples/my-config.json", "--hw", "h200",
                          "--context", "200000", NULL),
                      0);

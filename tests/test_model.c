@@ -149,6 +149,31 @@ START_TEST(test_config_json_matches_modeldb)
 }
 END_TEST
 
+/* Keys of newer configs. A gemma3_text config without a pattern: Gemma 3's
+ * five sliding layers to one global (layer i global iff (i + 1) % 6 == 0:
+ * i = 5 and 11 of 12), so 10 windowed; "dtype" (transformers 4.56+) read as
+ * torch_dtype was. Llama 3.2's "llama3" rope scaling keeps
+ * max_position_embeddings (131072), not factor 32 x 8192 = 262144; a
+ * quant_method not read (mxfp4) loads, with no weight type, and says so. */
+START_TEST(test_config_json_newer_keys)
+{
+    struct ic_err e = {0};
+    struct ic_model_stats st;
+    ck_assert_int_eq(ic_model_load(IC_TEST_DIR "/fixtures/gemma3-text-config.json", M, &e), 0);
+    ck_assert_int_eq(ic_model_derive(M, &st, &e), 0);
+    ck_assert_uint_eq(st.n_window_layers, 10);
+    ck_assert_uint_eq(st.n_global_layers, 2);
+    ck_assert_uint_eq(st.window, 512);
+    ck_assert(M->has_default_weights);
+    ck_assert_int_eq(M->default_weights, IC_DT_FP32);
+    ck_assert_int_eq(ic_model_load(IC_TEST_DIR "/fixtures/llama3.2-rope-config.json", M, &e), 0);
+    ck_assert_int_eq(ic_model_derive(M, &st, &e), 0);
+    ck_assert_uint_eq(st.max_context, 131072);
+    ck_assert_str_eq(M->quant_unread, "mxfp4");
+    ck_assert(!M->has_default_weights); /* torch_dtype does not stand in for it */
+}
+END_TEST
+
 START_TEST(test_mqa)
 {
     /* one KV head: 2 * 32 layers * 1 * 128 * 2 B = 16,384 B per token */
@@ -191,6 +216,7 @@ int main(void)
     tcase_add_test(tc, test_config_json_matches_modeldb);
     tcase_add_test(tc, test_mqa);
     tcase_add_test(tc, test_gemma2_config_json);
+    tcase_add_test(tc, test_config_json_newer_keys);
     suite_add_tcase(s, tc);
     return ic_test_run(s);
 }

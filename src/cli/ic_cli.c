@@ -323,6 +323,11 @@ static int cmd_decode(const struct ic_opts *a, const struct ic_db *db, FILE *out
     for (int i = 0; i < n_axes; i++)
         swept_precision |= axes[i] == IC_AXIS_PRECISION;
     for (int i = 0; i < nl[L_MODEL]; i++)
+        if (models[i].quant_unread[0] && !a->given[IC_OPT_WEIGHTS] && !swept_precision) {
+            rc = ic_cli_quant_unread(errf, &models[i]);
+            goto out;
+        }
+    for (int i = 0; i < nl[L_MODEL]; i++)
         if (models[i].has_default_weights && !a->given[IC_OPT_WEIGHTS] && !swept_precision &&
             (models[i].default_weights != IC_DT_BF16 || models[i].quant_extra_bytes > 0))
             fprintf(errf, "infcalc: note: %s weights %s, from its %s (--weights overrides)\n",

@@ -93,6 +93,10 @@ int ic_cli_cmd_disagg(const struct ic_opts *a, const struct ic_db *db, FILE *out
 int ic_cli_cmd_cost(const struct ic_opts *a, const struct ic_db *db, FILE *out, FILE *errf);
 int ic_cli_cmd_optimize(const struct ic_opts *a, const struct ic_db *db, FILE *out, FILE *errf);
 int ic_cli_cmd_bestofn(const struct ic_opts *a, const struct ic_db *db, FILE *out, FILE *errf);
+/* A config.json whose quant_method is not read, without --weights: the
+ * usage error (exit 2) asking for the stored type. */
+int ic_cli_quant_unread(FILE *errf, const struct ic_model *m);
+
 /* Warnings on errf (the result is still printed): `what` of `tokens`
  * tokens past the model's max_position_embeddings; and a configuration
  * whose weights, KV of `batch` sequences of `context` tokens and workspace

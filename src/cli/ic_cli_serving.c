@@ -28,6 +28,14 @@ void ic_cli_setup_free(struct ic_cli_setup *s)
     s->dec.engine = NULL;
 }
 
+int ic_cli_quant_unread(FILE *errf, const struct ic_model *m)
+{
+    return ic_cli_usage_hint(errf, "give the stored type: --weights fp4 for mxfp4, int4 or "
+                                   "int8 for 4- or 8-bit schemes (their scales are not counted)",
+                             "%s: quantization_config's quant_method '%s' is not read, so the "
+                             "weights' type is unknown", m->name, m->quant_unread);
+}
+
 void ic_cli_warn_context(FILE *errf, const struct ic_model_stats *st, const char *model,
                          uint64_t tokens, const char *what)
 {
@@ -139,6 +147,11 @@ int ic_cli_setup(const struct ic_opts *a, const struct ic_db *db, const char *cm
         return lrc;
     }
     s->dec.engine = s->en;
+    if (s->m->quant_unread[0] && !a->given[IC_OPT_WEIGHTS]) {
+        const int q = ic_cli_quant_unread(errf, s->m);
+        ic_cli_setup_free(s);
+        return q;
+    }
     /* a config.json's own weight type where --weights is not given */
     if (s->m->has_default_weights && !a->given[IC_OPT_WEIGHTS]) {
         s->dec.weights = s->m->default_weights;

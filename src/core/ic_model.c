@@ -87,6 +87,15 @@ static double map_num(const struct ic_ydoc *d, yaml_node_t *map, const char *key
     return t && ic_number_parse(t, &v, why, sizeof why) == IC_OK ? v : 0;
 }
 
+/* A scalar node's number (0 where it is none). */
+static double map_num_of(yaml_node_t *node)
+{
+    const char *t = ic_ydoc_scalar(node);
+    char why[64];
+    double v;
+    return t && ic_number_parse(t, &v, why, sizeof why) == IC_OK ? v : 0;
+}
+
 /* torch_dtype: the type the checkpoint ships in, the default weights. */
 static int read_torch_dtype(const struct ic_ydoc *d, yaml_node_t *node, void *rec,
                             struct ic_err *err)
@@ -102,7 +111,7 @@ static int read_torch_dtype(const struct ic_ydoc *d, yaml_node_t *node, void *re
         return IC_OK;
     for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
         if (strcmp(t, map[i].name) == 0) {
-            if (!m->has_default_weights) { /* a quantization_config wins */
+            if (!m->has_default_weights && !m->quant_unread[0]) { /* a quantization_config wins */
                 m->has_default_weights = true;
                 m->default_weights = map[i].t;
                 snprintf(m->weights_note, sizeof m->weights_note, "torch_dtype %s", t);
@@ -111,6 +120,38 @@ static int read_torch_dtype(const struct ic_ydoc *d, yaml_node_t *node, void *re
         }
     int rc = ic_ydoc_error(d, node, err, "'torch_dtype': unknown type '%s'", t);
     ic_err_hint(err, "bfloat16, float16, float32 or float8_e4m3fn; or give --weights");
+    return rc;
+}
+
+/* decoder_sparse_step: Qwen-MoE's layer i is sparse iff (i + 1) % step == 0;
+ * 1 (every layer) is what infcalc counts. */
+static int read_sparse_step(const struct ic_ydoc *d, yaml_node_t *node, void *rec,
+                            struct ic_err *err)
+{
+    (void)rec;
+    if (ic_ydoc_is_null(node) || map_num_of(node) == 1)
+        return IC_OK;
+    int rc = ic_ydoc_error(d, node, err, "'decoder_sparse_step' other than 1 is not read: "
+                                         "some layers would be dense");
+    ic_err_hint(err, "infcalc counts every layer as MoE here; the released Qwen MoE configs "
+                     "give 1");
+    return rc;
+}
+
+/* mlp_only_layers: Qwen-MoE's dense layers by index; none is what infcalc
+ * counts. */
+static int read_mlp_only(const struct ic_ydoc *d, yaml_node_t *node, void *rec,
+                         struct ic_err *err)
+{
+    (void)rec;
+    if (ic_ydoc_is_null(node) ||
+        (node->type == YAML_SEQUENCE_NODE &&
+         node->data.sequence.items.top == node->data.sequence.items.start))
+        return IC_OK;
+    int rc = ic_ydoc_error(d, node, err, "'mlp_only_layers' other than [] is not read: those "
+                                         "layers would be dense");
+    ic_err_hint(err, "infcalc counts every layer as MoE here; the released Qwen MoE configs "
+                     "give []");
     return rc;
 }
 
@@ -177,10 +218,13 @@ static int read_quant(const struct ic_ydoc *d, yaml_node_t *node, void *rec, str
                  "%g-bit zero", meth, bits, g, bits);
         return IC_OK;
     }
-    int rc = ic_ydoc_error(d, node, err, "'quantization_config': quant_method '%s' is not read",
-                           meth);
-    ic_err_hint(err, "fp8, awq and gptq are; give --weights for the stored type");
-    return rc;
+    /* another method (mxfp4, bitsandbytes, compressed-tensors): its type
+     * is not read, so --weights must give it (the command lines refuse to
+     * guess); the file loads */
+    (void)err;
+    snprintf(m->quant_unread, sizeof m->quant_unread, "%s", meth);
+    m->has_default_weights = false;
+    return IC_OK;
 }
 
 /* rope_scaling: the context a scaled RoPE makes usable, the original
@@ -190,6 +234,14 @@ static int read_rope(const struct ic_ydoc *d, yaml_node_t *node, void *rec, stru
     struct ic_model *m = rec;
     (void)err;
     if (ic_ydoc_is_null(node) || node->type != YAML_MAPPING_NODE)
+        return IC_OK;
+    /* Llama 3's scaling ("llama3") comes with max_position_embeddings
+     * already the scaled context (Llama 3.2: 131072, where factor 32 x the
+     * original 8192 would say 262144): that one stands */
+    const char *type = ic_ydoc_scalar(map_get(d, node, "rope_type"));
+    if (!type)
+        type = ic_ydoc_scalar(map_get(d, node, "type"));
+    if (type && strcmp(type, "llama3") == 0)
         return IC_OK;
     double f = map_num(d, node, "factor"), orig = map_num(d, node,
                                                           "original_max_position_embeddings");
@@ -270,6 +322,14 @@ static const struct ic_field config_fields[] = {
     ARCH_FIELDS,
     {"torch_dtype", IC_F_CUSTOM, IC_MF_TORCH_DTYPE, 0, 0, 0, 0, 0, false, NULL,
      read_torch_dtype},
+    /* transformers 4.56 and later write "dtype" where it wrote torch_dtype */
+    {"dtype", IC_F_CUSTOM, IC_MF_DTYPE, 0, 0, 0, 0, 0, false, NULL, read_torch_dtype},
+    /* Qwen-MoE keys that make layers dense: read to refuse what is not
+     * counted (the released configs give 1 and []) */
+    {"decoder_sparse_step", IC_F_CUSTOM, IC_MF_SPARSE_STEP, 0, 0, 0, 0, 0, false, NULL,
+     read_sparse_step},
+    {"mlp_only_layers", IC_F_CUSTOM, IC_MF_MLP_ONLY, 0, 0, 0, 0, 0, false, NULL,
+     read_mlp_only},
     {"quantization_config", IC_F_CUSTOM, IC_MF_QUANT, 0, 0, 0, 0, 0, false, NULL, read_quant},
     {"rope_scaling", IC_F_CUSTOM, IC_MF_ROPE_SCALING, 0, 0, 0, 0, 0, false, NULL, read_rope},
 };
@@ -299,6 +359,27 @@ static int read_text_config(const struct ic_ydoc *d, yaml_node_t *node, struct i
     return IC_OK;
 }
 
+/* The config.json model_types whose layers the derivation counts, each
+ * checked against published parameter counts (docs/reliability.md); a
+ * multimodal wrapper's text_config names its own. */
+static const char *const read_types[] = {
+    "llama",     "mistral",     "mixtral", "qwen2",       "qwen2_moe",   "qwen3",
+    "qwen3_moe", "gemma",       "gemma2",  "gemma3",      "gemma3_text", "phi3",
+    "deepseek_v2", "deepseek_v3", "olmoe", "gpt_oss",     "qwen2_vl",    "qwen2_5_vl",
+    "llava"};
+#define READ_TYPES_TEXT                                                                  \
+    "llama, mistral, mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, gemma, gemma2, gemma3, " \
+    "gemma3_text, phi3, deepseek_v2, deepseek_v3, olmoe, gpt_oss, qwen2_vl, qwen2_5_vl, "  \
+    "llava"
+
+static bool type_read(const char *t)
+{
+    for (size_t i = 0; i < sizeof read_types / sizeof read_types[0]; i++)
+        if (strcmp(t, read_types[i]) == 0)
+            return true;
+    return false;
+}
+
 /* What Hugging Face's implementation of a model_type fixes in code rather
  * than in config.json, so a config read directly counts the same. */
 static const struct family {
@@ -309,6 +390,10 @@ static const struct family {
 } families[] = {
     {"qwen2", true, 2, 0},
     {"gemma2", false, 4, 2}, /* pre/post attention and MLP norms; even layers slide */
+    /* Gemma 3: five sliding layers to one global (Gemma3TextConfig's
+     * sliding_window_pattern 6) where the config states no pattern */
+    {"gemma3_text", false, 4, 6},
+    {"gemma3", false, 4, 6},
 };
 
 static const struct family *family_of(const struct ic_model *m)
@@ -807,6 +892,21 @@ int ic_model_load(const char *path, struct ic_model *out, struct ic_err *err)
         rc = read_text_config(&d, map_get(&d, root, "text_config"), m, err);
     if (rc)
         goto out;
+    if (m->from_config_json && m->model_type[0] && !type_read(m->model_type)) {
+        /* a model_type whose layers this derivation does not hold (Mamba
+         * and linear-attention hybrids, encoders, a GELU MLP, interleaved
+         * MoE with shared experts): its keys would be read as a Llama's
+         * and give wrong counts without a word */
+        const struct ic_loc *l = &m->locs[IC_MF_MODEL_TYPE];
+        rc = ic_err_set(err, IC_EINVAL, path, l->line, l->col,
+                        "model_type '%s' is not one infcalc reads: its layers may not be a "
+                        "decoder's attention and gated MLP (or MoE) as counted here",
+                        m->model_type);
+        ic_err_hint(err, "read: %s; a decoder of the same shape under another name may "
+                         "say one of these (its counts are then yours to check)",
+                    READ_TYPES_TEXT);
+        goto out;
+    }
     if (m->from_config_json) {
         /* Hugging Face's PretrainedConfig ties the embeddings unless the
          * config says otherwise (Gemma's configs leave the key out). */

@@ -43,6 +43,7 @@ enum ic_model_field {
     IC_MF_PUB_SOURCE,
     IC_MF_PARAMETERS, IC_MF_ACTIVE_PARAMETERS, IC_MF_KV_VALUES,
     IC_MF_TORCH_DTYPE, IC_MF_QUANT, IC_MF_ROPE_SCALING, IC_MF_TEXT_CONFIG,
+    IC_MF_DTYPE, IC_MF_SPARSE_STEP, IC_MF_MLP_ONLY,
     IC_MF_COUNT
 };
 
@@ -86,6 +87,8 @@ struct ic_model {
     enum ic_dtype default_weights;
     double quant_extra_bytes;
     char weights_note[IC_MODEL_TEXT_LEN];
+    char quant_unread[IC_MODEL_NAME_LEN]; /* a quant_method not read: --weights must say
+                                             the stored type */
     uint64_t rope_context;
 
     struct ic_loc locs[IC_MF_COUNT];
