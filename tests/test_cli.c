@@ -474,7 +474,8 @@ START_TEST(test_pipeline_described)
     ck_assert_int_eq(run("--model", "llama3-70b", "--hw", "h100", "--chips", "4", "--pp", "2",
                          "--batch", "64", "--micro", "2", NULL),
                      0);
-    has_out("llama3-70b on 4 x h100-sxm x 2 pipeline stages (8 chips), 2 micro-batches,");
+    has_out("llama3-70b on 4 x h100-sxm x 2 pipeline stages (8 chips), 2 micro-batches (at "
+            "most one a sequence),");
 }
 END_TEST
 

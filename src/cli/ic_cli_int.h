@@ -106,6 +106,9 @@ void ic_cli_warn_context(FILE *errf, const struct ic_model_stats *st, const char
                          uint64_t tokens, const char *what);
 bool ic_cli_warn_fit(FILE *errf, const struct ic_cli_setup *s, uint64_t chips, uint64_t batch,
                      uint64_t context, const char *what);
+/* The same with extra_B bytes a chip beside (a draft model's). */
+bool ic_cli_warn_fit_extra(FILE *errf, const struct ic_cli_setup *s, uint64_t chips,
+                           uint64_t batch, uint64_t context, double extra_B, const char *what);
 
 /* The simulation's workload options beyond their ranges (a rate under 1e-9,
  * lengths over the simulation's, a spread without a distribution or a

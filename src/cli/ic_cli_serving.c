@@ -49,11 +49,17 @@ void ic_cli_warn_context(FILE *errf, const struct ic_model_stats *st, const char
 bool ic_cli_warn_fit(FILE *errf, const struct ic_cli_setup *s, uint64_t chips, uint64_t batch,
                      uint64_t context, const char *what)
 {
+    return ic_cli_warn_fit_extra(errf, s, chips, batch, context, 0, what);
+}
+
+bool ic_cli_warn_fit_extra(FILE *errf, const struct ic_cli_setup *s, uint64_t chips,
+                           uint64_t batch, uint64_t context, double extra_B, const char *what)
+{
     struct ic_decode_cfg c = s->dec;
     c.chips = chips ? chips : 1;
     c.batch = batch ? batch : 1;
     c.context = context ? context : 1;
-    const double mem = ic_decode_mem_per_chip(&s->st, &c, c.batch);
+    const double mem = ic_decode_mem_per_chip(&s->st, &c, c.batch) + extra_B;
     if (mem <= s->h->hbm_capacity_B)
         return true;
     fprintf(errf,
@@ -648,8 +654,16 @@ int ic_cli_cmd_specdec(const struct ic_opts *a, const struct ic_db *db, FILE *ou
         goto out;
     }
     ic_cli_warn_context(errf, &s.st, s.m->name, s.dec.context, "--context");
-    ic_cli_warn_fit(errf, &s, s.dec.chips, s.dec.batch, s.dec.context, "the target's batch");
-    if (dst.vocab_size != s.st.vocab_size)
+    {
+        /* the draft runs on the same chips: its weights, KV and workspace too */
+        struct ic_decode_cfg dc = s.dec;
+        const double draft_B = ic_decode_mem_per_chip(&dst, &dc, dc.batch);
+        ic_cli_warn_fit_extra(errf, &s, s.dec.chips, s.dec.batch, s.dec.context, draft_B,
+                              "the target with its draft");
+    }
+    /* a tokenizer's table padded to a multiple (Qwen2.5: 151936 and 152064)
+     * is the same tokenizer: warn past 1% */
+    if (fabs((double)dst.vocab_size - (double)s.st.vocab_size) > 0.01 * (double)s.st.vocab_size)
         fprintf(errf,
                 "infcalc: warning: the draft %s has a vocabulary of %llu tokens and the target "
                 "%s one of %llu: a draft proposes the target's tokens (the same tokenizer)\n",

@@ -288,7 +288,8 @@ int ic_cli_cmd_simulate(const struct ic_opts *a, const struct ic_db *db, FILE *o
     /* as decode warns for --context: the requests' whole length (their
      * mean, under a distribution) past what the model was trained for */
     if (!a->given[IC_OPT_TRACE])
-        ic_cli_warn_context(errf, &x.s.st, x.s.m->name, (uint64_t)(x.c.prompt.mean + x.c.output.mean),
+        ic_cli_warn_context(errf, &x.s.st, x.s.m->name,
+                            (uint64_t)ceil(x.c.prompt.mean + x.c.output.mean),
                             x.c.prompt.dist || x.c.output.dist ? "--prompt + --output, their means"
                                                                : "--prompt + --output");
     if (a->given[IC_OPT_RATE] && a->given[IC_OPT_RATES]) {

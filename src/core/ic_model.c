@@ -96,9 +96,10 @@ static double map_num_of(yaml_node_t *node)
     return t && ic_number_parse(t, &v, why, sizeof why) == IC_OK ? v : 0;
 }
 
-/* torch_dtype: the type the checkpoint ships in, the default weights. */
-static int read_torch_dtype(const struct ic_ydoc *d, yaml_node_t *node, void *rec,
-                            struct ic_err *err)
+/* torch_dtype (or dtype, key): the type the checkpoint ships in, the
+ * default weights. */
+static int read_dtype_key(const struct ic_ydoc *d, yaml_node_t *node, void *rec,
+                          struct ic_err *err, const char *key)
 {
     struct ic_model *m = rec;
     static const struct {
@@ -114,13 +115,24 @@ static int read_torch_dtype(const struct ic_ydoc *d, yaml_node_t *node, void *re
             if (!m->has_default_weights && !m->quant_unread[0]) { /* a quantization_config wins */
                 m->has_default_weights = true;
                 m->default_weights = map[i].t;
-                snprintf(m->weights_note, sizeof m->weights_note, "torch_dtype %s", t);
+                snprintf(m->weights_note, sizeof m->weights_note, "%s %s", key, t);
             }
             return IC_OK;
         }
-    int rc = ic_ydoc_error(d, node, err, "'torch_dtype': unknown type '%s'", t);
+    int rc = ic_ydoc_error(d, node, err, "'%s': unknown type '%s'", key, t);
     ic_err_hint(err, "bfloat16, float16, float32 or float8_e4m3fn; or give --weights");
     return rc;
+}
+
+static int read_torch_dtype(const struct ic_ydoc *d, yaml_node_t *node, void *rec,
+                            struct ic_err *err)
+{
+    return read_dtype_key(d, node, rec, err, "torch_dtype");
+}
+
+static int read_dtype(const struct ic_ydoc *d, yaml_node_t *node, void *rec, struct ic_err *err)
+{
+    return read_dtype_key(d, node, rec, err, "dtype");
 }
 
 /* decoder_sparse_step: Qwen-MoE's layer i is sparse iff (i + 1) % step == 0;
@@ -323,7 +335,7 @@ static const struct ic_field config_fields[] = {
     {"torch_dtype", IC_F_CUSTOM, IC_MF_TORCH_DTYPE, 0, 0, 0, 0, 0, false, NULL,
      read_torch_dtype},
     /* transformers 4.56 and later write "dtype" where it wrote torch_dtype */
-    {"dtype", IC_F_CUSTOM, IC_MF_DTYPE, 0, 0, 0, 0, 0, false, NULL, read_torch_dtype},
+    {"dtype", IC_F_CUSTOM, IC_MF_DTYPE, 0, 0, 0, 0, 0, false, NULL, read_dtype},
     /* Qwen-MoE keys that make layers dense: read to refuse what is not
      * counted (the released configs give 1 and []) */
     {"decoder_sparse_step", IC_F_CUSTOM, IC_MF_SPARSE_STEP, 0, 0, 0, 0, 0, false, NULL,
@@ -366,11 +378,11 @@ static const char *const read_types[] = {
     "llama",     "mistral",     "mixtral", "qwen2",       "qwen2_moe",   "qwen3",
     "qwen3_moe", "gemma",       "gemma2",  "gemma3",      "gemma3_text", "phi3",
     "deepseek_v2", "deepseek_v3", "olmoe", "gpt_oss",     "qwen2_vl",    "qwen2_5_vl",
-    "llava"};
+    "qwen2_vl_text", "qwen2_5_vl_text", "llava"};
 #define READ_TYPES_TEXT                                                                  \
     "llama, mistral, mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, gemma, gemma2, gemma3, " \
-    "gemma3_text, phi3, deepseek_v2, deepseek_v3, olmoe, gpt_oss, qwen2_vl, qwen2_5_vl, "  \
-    "llava"
+    "gemma3_text, phi3, deepseek_v2, deepseek_v3, olmoe, gpt_oss, qwen2_vl, qwen2_5_vl "  \
+    "(and their _text), llava"
 
 static bool type_read(const char *t)
 {

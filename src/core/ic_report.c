@@ -229,8 +229,8 @@ static void table_title(FILE *out, const struct ic_report_group *r, const struct
         fprintf(out, " x %llu pipeline stages", (unsigned long long)c->pp);
         if (!show_chips)
             fprintf(out, " (%llu chips)", (unsigned long long)(c->chips * c->pp));
-        fprintf(out, ", %llu micro-batch%s", (unsigned long long)(c->micro > 1 ? c->micro : 1),
-                c->micro > 1 ? "es" : "");
+        fprintf(out, ", %llu micro-batch%s%s", (unsigned long long)(c->micro > 1 ? c->micro : 1),
+                c->micro > 1 ? "es" : "", c->micro > 1 ? " (at most one a sequence)" : "");
     }
     if (!show_ctx)
         fprintf(out, ", context %llu", (unsigned long long)c->context);

@@ -107,6 +107,26 @@ double ic_sched_expected_max(const struct ic_lengths *l, uint64_t n)
     return x_lo + sum;
 }
 
+/* The output tokens a sequence in flight has cached, on average, under
+ * continuous batching: a slot holds a sequence for as many steps as its
+ * output is long, so the sequences in flight are drawn by length (a
+ * length-L one is there L / E[L] times as often), each at a uniform point
+ * of its output: E[L^2] / (2 E[L]). Outputs stop at R tokens (what the
+ * reservation leaves after the prompt, the model's context by default), so
+ * L is min(L, R): for Gamma(k, theta), E[min(L, R)] = k theta P_{k+1}(R) +
+ * R Q_k(R) and E[min(L, R)^2] = k (k + 1) theta^2 P_{k+2}(R) + R^2 Q_k(R).
+ * Uncut, mean (1 + 1/k) / 2: an exponential's is the mean itself; every
+ * output the mean (shape 0): mean / 2. */
+static double in_flight(const struct ic_lengths *l, double R)
+{
+    if (l->shape == 0)
+        return fmin(l->mean, R) / 2;
+    const double k = l->shape, th = l->mean / k, Q = gsl_cdf_gamma_Q(R, k, th);
+    const double m1 = k * th * gsl_cdf_gamma_P(R, k + 1, th) + R * Q;
+    const double m2 = k * (k + 1) * th * th * gsl_cdf_gamma_P(R, k + 2, th) + R * R * Q;
+    return m1 > 0 ? m2 / (2 * m1) : 0;
+}
+
 /* ---- KV memory ---- */
 
 /* KV values one sequence holds with `global` tokens in each global layer
@@ -202,16 +222,9 @@ int ic_batching(const struct ic_model_stats *m, const struct ic_hw *hw,
 
     const double mean = cfg->out.mean, B = (double)cfg->dec.batch;
     const double bkv = ic_dtype_traits(cfg->dec.kv)->bits / 8.0; /* bytes per KV value */
-    /* a sequence caches prompt + t tokens after t of its outputs. Under
-     * continuous batching a slot holds a sequence for as many steps as its
-     * output is long, so the sequences in flight at a step are drawn by
-     * length (a length-L one is there L/E[L] times as often) and each sits
-     * at a uniform point of its output: E[L^2] / (2 E[L]) = mean (1 + CV^2)
-     * / 2 cached beyond the prompt, CV^2 = 1/k for Gamma(k); mean/2 when
-     * every output is the mean (shape 0). An exponential's (k = 1) is the
-     * mean itself. */
-    const double cv2 = cfg->out.shape > 0 ? 1.0 / cfg->out.shape : 0;
-    r.mean_context = (double)cfg->prompt + mean * (1 + cv2) / 2;
+    /* a sequence caches prompt + t tokens after t of its outputs; the
+     * sequences in flight hold prompt + in_flight() on average */
+    r.mean_context = (double)cfg->prompt + in_flight(&cfg->out, (double)(r.reserve - cfg->prompt));
     r.context = (uint64_t)llround(r.mean_context);
     struct ic_decode_cfg dc = cfg->dec;
     dc.context = r.context;

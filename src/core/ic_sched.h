@@ -69,9 +69,11 @@ struct ic_batching_cfg {
 };
 
 struct ic_batching {
-    double mean_context;       /* prompt + mean (1 + 1/k) / 2 (mean/2 at shape 0): the
-                                  average cached tokens of the sequences in flight under
-                                  continuous batching (length-biased: long outputs stay) */
+    double mean_context;       /* prompt + E[L'^2] / (2 E[L']), L' the output cut at the
+                                  reservation (reserve - prompt): the average cached
+                                  tokens of the sequences in flight under continuous
+                                  batching (length-biased: long outputs stay); uncut,
+                                  mean (1 + 1/k) / 2, and mean/2 at shape 0 */
     uint64_t context;          /* mean_context rounded to the nearest token (>= 1): the
                                   context every ic_decode call below uses */
     double step_s;             /* decode step at batch B and `context` (ic_decode) */
