@@ -78,15 +78,6 @@ static yaml_node_t *map_get(const struct ic_ydoc *d, yaml_node_t *map, const cha
     return NULL;
 }
 
-/* A positive number of a mapping's key, or 0 when absent or not one. */
-static double map_num(const struct ic_ydoc *d, yaml_node_t *map, const char *key)
-{
-    const char *t = ic_ydoc_scalar(map_get(d, map, key));
-    char why[64];
-    double v;
-    return t && ic_number_parse(t, &v, why, sizeof why) == IC_OK ? v : 0;
-}
-
 /* A scalar node's number (0 where it is none). */
 static double map_num_of(yaml_node_t *node)
 {
@@ -94,6 +85,12 @@ static double map_num_of(yaml_node_t *node)
     char why[64];
     double v;
     return t && ic_number_parse(t, &v, why, sizeof why) == IC_OK ? v : 0;
+}
+
+/* A positive number of a mapping's key, or 0 when absent or not one. */
+static double map_num(const struct ic_ydoc *d, yaml_node_t *map, const char *key)
+{
+    return map_num_of(map_get(d, map, key));
 }
 
 /* torch_dtype (or dtype, key): the type the checkpoint ships in, the
@@ -379,10 +376,6 @@ static const char *const read_types[] = {
     "qwen3_moe", "gemma",       "gemma2",  "gemma3",      "gemma3_text", "phi3",
     "deepseek_v2", "deepseek_v3", "olmoe", "gpt_oss",     "qwen2_vl",    "qwen2_5_vl",
     "qwen2_vl_text", "qwen2_5_vl_text", "llava"};
-#define READ_TYPES_TEXT                                                                  \
-    "llama, mistral, mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, gemma, gemma2, gemma3, " \
-    "gemma3_text, phi3, deepseek_v2, deepseek_v3, olmoe, gpt_oss, qwen2_vl, qwen2_5_vl "  \
-    "(and their _text), llava"
 
 static bool type_read(const char *t)
 {
@@ -914,9 +907,14 @@ int ic_model_load(const char *path, struct ic_model *out, struct ic_err *err)
                         "model_type '%s' is not one infcalc reads: its layers may not be a "
                         "decoder's attention and gated MLP (or MoE) as counted here",
                         m->model_type);
+        char list[400];
+        size_t n = 0;
+        for (size_t i = 0; i < sizeof read_types / sizeof read_types[0] && n < sizeof list; i++)
+            n += (size_t)snprintf(list + n, sizeof list - n, "%s%s", i ? ", " : "",
+                                  read_types[i]);
         ic_err_hint(err, "read: %s; a decoder of the same shape under another name may "
                          "say one of these (its counts are then yours to check)",
-                    READ_TYPES_TEXT);
+                    list);
         goto out;
     }
     if (m->from_config_json) {

@@ -253,8 +253,9 @@ static int parse_row(const char *path, const struct field *f, const int *at, str
     const struct field *v = &f[at[C_VALUE]], *u = &f[at[C_UNIT]];
     char why[256], text[300], msg[600];
     double x;
-    if (r->quantity == IC_PUBQ_TPOT || r->quantity == IC_PUBQ_STEP_TIME ||
-        r->quantity == IC_PUBQ_ITL_MEDIAN || r->quantity == IC_PUBQ_E2E_LATENCY) {
+    const bool is_time = r->quantity == IC_PUBQ_TPOT || r->quantity == IC_PUBQ_STEP_TIME ||
+                         r->quantity == IC_PUBQ_ITL_MEDIAN || r->quantity == IC_PUBQ_E2E_LATENCY;
+    if (is_time) {
         snprintf(text, sizeof text, "%s %s", v->text, u->text);
         if (ic_qty_parse(text, IC_QTY_TIME, &x, why, sizeof why)) {
             snprintf(msg, sizeof msg, "'%s': %s", text, why);
@@ -272,8 +273,6 @@ static int parse_row(const char *path, const struct field *f, const int *at, str
     if (!(x > 0) || !isfinite(x))
         return bad(path, v, err, "a measured value must be positive", "the figure as published");
     /* a time from 1 us to a day; a rate from 1e-3 to 1e9 tokens/s */
-    const bool is_time = r->quantity == IC_PUBQ_TPOT || r->quantity == IC_PUBQ_STEP_TIME ||
-                         r->quantity == IC_PUBQ_ITL_MEDIAN || r->quantity == IC_PUBQ_E2E_LATENCY;
     if (is_time ? x < 1e-6 || x > 86400 : x < 1e-3 || x > 1e9)
         return bad(path, v, err,
                    is_time ? "a measured time from 1 us to 1 day (86400 s)"
