@@ -8,6 +8,7 @@
 #include "ic_serving.h"
 #include "ic_step.h"
 
+#include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
@@ -719,6 +720,11 @@ static int opt_set(struct ic_opts *o, int opt, const char *text, struct ic_err *
                 rc = parse_size2(d->name, buf, field, err);
                 break;
             case IC_OK_TEXT:
+                if (opt == IC_OPT_BIND && inet_pton(AF_INET, text, &(struct in_addr){0}) != 1) {
+                    rc = fail(err, "%s: '%s' is not an IPv4 address (four numbers 0-255 "
+                                   "joined by dots)", d->name, text);
+                    break;
+                }
                 if (n == 1) {
                     ((const char **)field)[0] = text;
                 } else {
