@@ -850,7 +850,7 @@ START_TEST(test_check_published)
     ck_assert_int_eq(run("check-published", "--measurements",
                          IC_TEST_DIR "/fixtures/published/prefill.csv", "--format", "json", NULL),
                      0);
-    has_out("\"includes_prefill\": true, \"simulated\": false, \"ideal_step_s\": 0.00448071");
+    has_out("\"includes_prefill\": true, \"simulated\": false, \"ideal_step_s\": 0.0044807085");
     ck_assert_int_eq(run("check-published", "--measurements",
                          IC_TEST_DIR "/fixtures/published/bad-prefill.csv", NULL),
                      2);
@@ -859,6 +859,23 @@ START_TEST(test_check_published)
                          IC_TEST_DIR "/fixtures/published/good.csv", "--plot", "x.gif", NULL),
                      2);
     ck_assert_str_eq(out_buf, "");
+    /* CSV text as RFC 4180 quotes it (a quote doubled: the id 'r"1,a' was
+     * written '"r"1,a"', a row of 18 fields under a header of 17), r1's
+     * figures (measured 1 / 100 tokens/s; ideal 4.52 ms, -54.8%) and the
+     * throughput columns empty on a decode row */
+    ck_assert_int_eq(run("check-published", "--measurements",
+                         IC_TEST_DIR "/fixtures/published/good-quote.csv", "--format", "csv", NULL),
+                     0);
+    has_out("\n\"r\"\"1,a\",validation,decode_b1,\"gpt\"\"fast\",h100,1,llama3-8b,1,1024,0.01,"
+            "0.00452065");
+    has_out(",no,,,,,\n");
+    /* statistics over no validation row are unknown, not a perfect 0 */
+    ck_assert_int_eq(run("check-published", "--measurements",
+                         IC_TEST_DIR "/fixtures/published/good-calibration-only.csv", "--format",
+                         "json", NULL),
+                     0);
+    has_out("\"expected\": {\"rows\": 0, \"median_abs_error\": null, \"p90_abs_error\": null, "
+            "\"median_error\": null}");
 }
 END_TEST
 

@@ -7,6 +7,9 @@
  * against a second method, every JSON file of the repository read into the
  * same tree, with the same positions, as libyaml reads it. */
 #include "ic_json.h"
+#include "ic_report.h"
+#include "ic_rows.h"
+#include "ic_utf8.h"
 #include "ic_test.h"
 
 #include <dirent.h>
@@ -255,6 +258,51 @@ START_TEST(test_same_tree_as_libyaml)
 }
 END_TEST
 
+/* What a writer printed, NUL-terminated. */
+static const char *written(void (*w)(FILE *, const char *), const char *text)
+{
+    static char buf[256];
+    FILE *f = tmpfile();
+    ck_assert_ptr_nonnull(f);
+    w(f, text);
+    rewind(f);
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    buf[n] = '\0';
+    fclose(f);
+    return buf;
+}
+
+/* Text that reaches JSON and CSV output from paths no reader checked: a
+ * byte that is not UTF-8 becomes U+FFFD (JSON's \ufffd escape, its bytes
+ * EF BF BD in CSV), valid sequences pass whole, and a name cut to a buffer
+ * is cut before the character the limit would split. */
+START_TEST(test_utf8_out)
+{
+    /* m, 0xFF, a quote, e-acute (C3 A9) */
+    ck_assert_str_eq(written(ic_report_json_str, "m\xff\"\xc3\xa9"), "\"m\\ufffd\\\"\xc3\xa9\"");
+    /* a lone continuation byte, a truncated 3-byte lead, an overlong '/' */
+    ck_assert_str_eq(written(ic_report_json_str, "\x80" "a\xe2\x82\xc0\xaf"),
+                     "\"\\ufffda\\ufffd\\ufffd\\ufffd\\ufffd\"");
+    ck_assert_str_eq(written(ic_rows_csv_str, "a\xff,b"), "\"a\xef\xbf\xbd,b\"");
+    ck_assert_str_eq(written(ic_rows_csv_str, "x\xf0\x9f\x98\x80"), "x\xf0\x9f\x98\x80");
+    char d[8];
+    /* "xx" + U+1F600 (F0 9F 98 80) into 4 bytes: 3 fit, the emoji does not */
+    ck_assert_uint_eq(ic_utf8_cut(d, 4, "xx\xf0\x9f\x98\x80", 6), 2);
+    ck_assert_str_eq(d, "xx");
+    ck_assert_uint_eq(ic_utf8_cut(d, 7, "xx\xf0\x9f\x98\x80", 6), 6);
+    /* the limit falls just after a whole character */
+    ck_assert_uint_eq(ic_utf8_cut(d, 4, "a\xc3\xa9" "bc", 5), 3);
+    ck_assert_str_eq(d, "a\xc3\xa9");
+    /* continuation bytes with no lead: broken already, cut at the limit */
+    ck_assert_uint_eq(ic_utf8_cut(d, 3, "\x80\x80\x80\x80\x80", 5), 2);
+    uint32_t cp;
+    ck_assert_uint_eq(ic_utf8_seq((const unsigned char *)"\xf4\x90\x80\x80", 4, &cp), 0);
+    ck_assert_uint_eq(ic_utf8_seq((const unsigned char *)"\xed\xa0\x80", 3, &cp), 0);
+    ck_assert_uint_eq(ic_utf8_seq((const unsigned char *)"\xe2\x82\xac", 3, &cp), 3);
+    ck_assert_uint_eq(cp, 0x20ac);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("json");
@@ -263,6 +311,7 @@ int main(void)
     tcase_add_test(tc, test_accepts);
     tcase_add_test(tc, test_depth);
     tcase_add_test(tc, test_same_tree_as_libyaml);
+    tcase_add_test(tc, test_utf8_out);
     suite_add_tcase(s, tc);
     return ic_test_run(s);
 }

@@ -302,11 +302,27 @@ static int write_table(FILE *out, const char *csv, const struct evaluated *x)
     return IC_OK;
 }
 
+/* ", "key": v" with v in %.10g, or null where it is not finite (JSON has
+ * no NaN); a key of NULL writes the value alone. */
+static void jnum(FILE *out, const char *key, double v)
+{
+    if (key)
+        fprintf(out, ", \"%s\": ", key);
+    if (isfinite(v))
+        fprintf(out, "%.10g", v);
+    else
+        fputs("null", out);
+}
+
+/* Statistics over no row are unknown (null), not a perfect 0. */
 static void json_stats(FILE *out, const struct ic_pub_stats *s)
 {
-    fprintf(out, "{\"rows\": %zu, \"median_abs_error\": %.6g, \"p90_abs_error\": %.6g, "
-                 "\"median_error\": %.6g}",
-            s->n, s->median_abs, s->p90_abs, s->median_signed);
+    fprintf(out, "{\"rows\": %zu", s->n);
+    double nan = s->n ? 0 : NAN;
+    jnum(out, "median_abs_error", s->median_abs + nan);
+    jnum(out, "p90_abs_error", s->p90_abs + nan);
+    jnum(out, "median_error", s->median_signed + nan);
+    fputc('}', out);
 }
 
 static int write_json(FILE *out, const char *csv, const struct evaluated *x)
@@ -330,32 +346,33 @@ static int write_json(FILE *out, const char *csv, const struct evaluated *x)
                 (unsigned long long)r->chips, (unsigned long long)r->tp,
                 (unsigned long long)r->concurrency);
         if (v->evaluated) {
-            fprintf(out, ", \"batch\": %llu, \"context\": %llu, \"measured_s\": %.6g, "
-                         "\"ideal_s\": %.6g, \"ideal_error\": %.6g",
-                    (unsigned long long)v->batch, (unsigned long long)v->context, v->measured_s,
-                    v->ideal_s, v->e_ideal);
-            fprintf(out, ", \"includes_prefill\": %s, \"simulated\": %s, "
-                         "\"ideal_step_s\": %.6g, \"ideal_prefill_s\": %.6g",
-                    v->with_prefill ? "true" : "false", v->simulated ? "true" : "false",
-                    v->ideal_step_s, v->ideal_prefill_s);
-            if (v->has_expected)
-                fprintf(out, ", \"expected_s\": %.6g, \"expected_error\": %.6g, "
-                             "\"expected_without_profile_s\": %.6g, "
-                             "\"expected_without_profile_error\": %.6g, "
-                             "\"expected_step_s\": %.6g, \"expected_prefill_s\": %.6g",
-                        v->expected_s, v->e_expected, v->expected_noeng_s, v->e_expected_noeng,
-                        v->expected_step_s, v->expected_prefill_s);
-            else
-                fputs(", \"expected_s\": null, \"expected_error\": null, "
-                      "\"expected_without_profile_s\": null, "
-                      "\"expected_without_profile_error\": null", out);
+            fprintf(out, ", \"batch\": %llu, \"context\": %llu", (unsigned long long)v->batch,
+                    (unsigned long long)v->context);
+            jnum(out, "measured_s", v->measured_s);
+            jnum(out, "ideal_s", v->ideal_s);
+            jnum(out, "ideal_error", v->e_ideal);
+            fprintf(out, ", \"includes_prefill\": %s, \"simulated\": %s",
+                    v->with_prefill ? "true" : "false", v->simulated ? "true" : "false");
+            jnum(out, "ideal_step_s", v->ideal_step_s);
+            jnum(out, "ideal_prefill_s", v->ideal_prefill_s);
+            double e = v->has_expected ? 0 : NAN;
+            jnum(out, "expected_s", v->expected_s + e);
+            jnum(out, "expected_error", v->e_expected + e);
+            jnum(out, "expected_without_profile_s", v->expected_noeng_s + e);
+            jnum(out, "expected_without_profile_error", v->e_expected_noeng + e);
+            jnum(out, "expected_step_s", v->expected_step_s + e);
+            jnum(out, "expected_prefill_s", v->expected_prefill_s + e);
         }
-        if (v->throughput)
-            fprintf(out, ", \"output_tokens_per_s\": {\"measured\": %.6g, \"closed_form\": %.6g, "
-                         "\"closed_form_error\": %.6g, \"simulated\": %.6g, \"simulated_error\": "
-                         "%.6g, \"simulated_estimate\": \"%s\", \"batch_limit\": %llu}",
-                    v->tput_measured, v->tput_closed, v->e_closed, v->tput_sim, v->e_sim,
+        if (v->throughput) {
+            fputs(", \"output_tokens_per_s\": {\"measured\": ", out);
+            jnum(out, NULL, v->tput_measured);
+            jnum(out, "closed_form", v->tput_closed);
+            jnum(out, "closed_form_error", v->e_closed);
+            jnum(out, "simulated", v->tput_sim);
+            jnum(out, "simulated_error", v->e_sim);
+            fprintf(out, ", \"simulated_estimate\": \"%s\", \"batch_limit\": %llu}",
                     v->sim_expected ? "expected" : "ideal", (unsigned long long)v->sim_max_seqs);
+        }
         fputs(", \"engine_profile\": ", out);
         ic_report_json_str(out, x->why[i]);
         fputs(", \"source\": ", out);
@@ -383,29 +400,57 @@ static int write_json(FILE *out, const char *csv, const struct evaluated *x)
     return IC_OK;
 }
 
+/* ",v" in %.10g, or "," alone where v is not finite (an empty cell). */
+static void cnum(FILE *out, double v)
+{
+    fputc(',', out);
+    if (isfinite(v))
+        fprintf(out, "%.10g", v);
+}
+
+/* One line a row; text through the shared CSV writer (RFC 4180 quoting),
+ * an empty cell where a figure does not apply: the decode columns of a
+ * throughput row, the throughput columns of a decode row. */
 static int write_csv(FILE *out, const struct evaluated *x)
 {
     fputs("id,use,kind,engine,hw,tp,model,batch,context,measured_s,ideal_s,ideal_error,"
           "expected_s,expected_error,expected_without_profile_s,"
-          "expected_without_profile_error,includes_prefill\n", out);
+          "expected_without_profile_error,includes_prefill,measured_output_tokens_per_s,"
+          "closed_form_output_tokens_per_s,closed_form_error,simulated_output_tokens_per_s,"
+          "simulated_error\n", out);
     for (size_t i = 0; i < x->n; i++) {
         const struct ic_pub_row *r = &x->rows[i];
         const struct ic_pub_eval *v = &x->ev[i];
-        fprintf(out, "\"%s\",%s,%s,\"%s\",\"%s\",%llu,\"%s\"", r->id,
-                r->calibration ? "calibration" : "validation", ic_pub_kind_name(r->kind),
-                r->engine, r->hw, (unsigned long long)r->tp, r->model);
-        if (!v->evaluated) {
-            fputs(",,,,,,,,,,\n", out);
-            continue;
+        ic_rows_csv_str(out, r->id);
+        fprintf(out, ",%s,%s,", r->calibration ? "calibration" : "validation",
+                ic_pub_kind_name(r->kind));
+        ic_rows_csv_str(out, r->engine);
+        fputc(',', out);
+        ic_rows_csv_str(out, r->hw);
+        fprintf(out, ",%llu,", (unsigned long long)r->tp);
+        ic_rows_csv_str(out, r->model);
+        if (v->evaluated) {
+            fprintf(out, ",%llu,%llu", (unsigned long long)v->batch,
+                    (unsigned long long)v->context);
+            cnum(out, v->measured_s);
+            cnum(out, v->ideal_s);
+            cnum(out, v->e_ideal);
+            double e = v->has_expected ? 0 : NAN;
+            cnum(out, v->expected_s + e);
+            cnum(out, v->e_expected + e);
+            cnum(out, v->expected_noeng_s + e);
+            cnum(out, v->e_expected_noeng + e);
+            fprintf(out, ",%s", v->simulated ? "interleaved" : v->with_prefill ? "yes" : "no");
+        } else {
+            fputs(",,,,,,,,,,", out);
         }
-        fprintf(out, ",%llu,%llu,%.6g,%.6g,%.6g", (unsigned long long)v->batch,
-                (unsigned long long)v->context, v->measured_s, v->ideal_s, v->e_ideal);
-        if (v->has_expected)
-            fprintf(out, ",%.6g,%.6g,%.6g,%.6g", v->expected_s, v->e_expected,
-                    v->expected_noeng_s, v->e_expected_noeng);
-        else
-            fputs(",,,,", out);
-        fprintf(out, ",%s\n", v->simulated ? "interleaved" : v->with_prefill ? "yes" : "no");
+        double t = v->throughput ? 0 : NAN;
+        cnum(out, v->tput_measured + t);
+        cnum(out, v->tput_closed + t);
+        cnum(out, v->e_closed + t);
+        cnum(out, v->tput_sim + t);
+        cnum(out, v->e_sim + t);
+        fputc('\n', out);
     }
     return IC_OK;
 }

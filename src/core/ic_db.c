@@ -3,6 +3,7 @@
 #include "ic_db.h"
 
 #include "ic_units.h"
+#include "ic_utf8.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -314,8 +315,21 @@ static const struct kind_ops ops[IC_DB_KIND_COUNT] = {
 static int hf_cache(const char *name, char *path, size_t n, struct ic_err *err)
 {
     const char *slash = strchr(name, '/');
-    if (!slash || slash == name || !slash[1] || strchr(slash + 1, '/'))
+    if (!slash || slash == name || !slash[1] || strchr(slash + 1, '/')) {
+        /* a path ("cfgs/llama/a", a folder): neither an entry nor "org/name" */
+        struct stat st;
+        bool dir = stat(name, &st) == 0 && S_ISDIR(st.st_mode);
+        ic_err_set(err, IC_ENOENT, NULL, 0, 0, "unknown model '%s': %s", name,
+                   dir ? "a folder, not a file" : "no modeldb entry, no such file, and not a "
+                                                  "Hugging Face name (org/name)");
+        if (dir)
+            ic_err_hint(err, "give the config.json inside it: '%s/config.json'", name);
+        else
+            ic_err_hint(err, "a model is a modeldb name ('infcalc list models'), a YAML or "
+                             "config.json file's path, or org/name from the local Hugging Face "
+                             "cache");
         return IC_ENOENT;
+    }
     char repo[300];
     snprintf(repo, sizeof repo, "models--%.*s--%s", (int)(slash - name), name, slash + 1);
     const char *env[4] = {getenv("HF_HUB_CACHE"), getenv("HF_HOME"), getenv("XDG_CACHE_HOME"),
@@ -421,7 +435,7 @@ static int lookup(const struct ic_db *db, const struct kind_ops *k, const char *
         if (!rc && !(rc = k->load(path, out, err))) {
             /* named as the repository, not its snapshot's folder */
             struct ic_model *m = out;
-            snprintf(m->name, sizeof m->name, "%s", name);
+            ic_utf8_cut(m->name, sizeof m->name, name, strlen(name));
         }
         goto out;
     }

@@ -4,6 +4,7 @@
  * names the character it stopped at by line:column, what it found there
  * and what JSON expects. */
 #include "ic_json.h"
+#include "ic_utf8.h"
 
 #include <stdarg.h>
 #include <stdbool.h>
@@ -68,39 +69,6 @@ static int oom(struct jp *p)
     return ic_err_set(p->err, IC_ENOMEM, p->path, 0, 0, "out of memory");
 }
 
-/* Length of the valid UTF-8 sequence at s (at most avail bytes) and its
- * code point, or 0 when it is not one: a stray continuation byte, a
- * truncated or overlong sequence, a UTF-16 surrogate or past U+10FFFF. */
-static size_t utf8_seq(const unsigned char *s, size_t avail, uint32_t *cp)
-{
-    unsigned char c = s[0];
-    size_t n;
-    uint32_t v, min;
-    if (c < 0x80) {
-        *cp = c;
-        return 1;
-    } else if ((c & 0xe0) == 0xc0) {
-        n = 2, v = c & 0x1f, min = 0x80;
-    } else if ((c & 0xf0) == 0xe0) {
-        n = 3, v = c & 0x0f, min = 0x800;
-    } else if ((c & 0xf8) == 0xf0) {
-        n = 4, v = c & 0x07, min = 0x10000;
-    } else {
-        return 0;
-    }
-    if (n > avail)
-        return 0;
-    for (size_t i = 1; i < n; i++) {
-        if ((s[i] & 0xc0) != 0x80)
-            return 0;
-        v = v << 6 | (s[i] & 0x3f);
-    }
-    if (v < min || v > 0x10ffff || (v >= 0xd800 && v <= 0xdfff))
-        return 0;
-    *cp = v;
-    return n;
-}
-
 static bool is_word_char(int c)
 {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
@@ -140,7 +108,7 @@ static int unexpected(struct jp *p, const char *expected)
         return fail(p, a, "the file is not UTF-8 JSON text",
                     "expected %s, found the control character U+%04X", expected, (unsigned)c);
     uint32_t cp;
-    size_t n = utf8_seq(p->s + p->pos, p->len - p->pos, &cp);
+    size_t n = ic_utf8_seq(p->s + p->pos, p->len - p->pos, &cp);
     if (!n)
         return fail(p, a, "the file is not UTF-8 JSON text",
                     "expected %s, found the byte 0x%02X, which is not UTF-8", expected,
@@ -289,7 +257,7 @@ static int string(struct jp *p, int *id)
                         "the control character U+%04X inside a string", (unsigned)c);
         } else {
             uint32_t cp;
-            size_t n = utf8_seq(p->s + p->pos, p->len - p->pos, &cp);
+            size_t n = ic_utf8_seq(p->s + p->pos, p->len - p->pos, &cp);
             if (!n)
                 return fail(p, a, "the file is not UTF-8 JSON text",
                             "the byte 0x%02X inside a string is not UTF-8", (unsigned)c);

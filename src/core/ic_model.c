@@ -6,6 +6,7 @@
  * kv up-projection), MoE layers with a router, routed and shared experts,
  * RMSNorm weights, and an LM head that is the embedding when tied. */
 #include "ic_model.h"
+#include "ic_utf8.h"
 
 #include <stddef.h>
 #include <stdio.h>
@@ -931,12 +932,12 @@ int ic_model_load(const char *path, struct ic_model *out, struct ic_err *err)
             const char *p = slash;
             while (p > path && p[-1] != '/')
                 p--;
-            snprintf(name, sizeof name, "%.*s", (int)(slash - p), p);
+            ic_utf8_cut(name, sizeof name, p, (size_t)(slash - p));
         } else if (strcmp(path, IC_STDIN_NAME) == 0) {
             snprintf(name, sizeof name, "stdin");
         } else {
             size_t n = strlen(base);
-            snprintf(name, sizeof name, "%.*s", (int)(ends_with(base, ".json") ? n - 5 : n), base);
+            ic_utf8_cut(name, sizeof name, base, ends_with(base, ".json") ? n - 5 : n);
         }
         snprintf(m->name, sizeof m->name, "%s", name);
         snprintf(m->source, sizeof m->source, "%s", path);

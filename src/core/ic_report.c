@@ -1,6 +1,7 @@
 /* ic_report: tables, CSV and JSON for decode points. */
 #include "ic_report.h"
 
+#include "ic_utf8.h"
 #include "ic_rows.h"
 
 #include <math.h>
@@ -51,18 +52,27 @@ void ic_report_time(char *buf, size_t n, double s)
 
 static const char *dt(enum ic_dtype t) { return ic_dtype_traits(t)->name; }
 
-/* JSON string with the escapes names could need. */
+/* JSON string with the escapes names could need; a byte that is not
+ * UTF-8 (a path typed on the command line) is written as U+FFFD. */
 void ic_report_json_str(FILE *out, const char *s)
 {
     fputc('"', out);
-    for (; *s; s++) {
+    for (size_t left = strlen(s); left;) {
         unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
+        uint32_t cp;
+        size_t n = ic_utf8_seq((const unsigned char *)s, left, &cp);
+        if (n == 0) {
+            fputs("\\ufffd", out);
+            n = 1;
+        } else if (c == '"' || c == '\\') {
             fprintf(out, "\\%c", c);
-        else if (c < 0x20)
+        } else if (c < 0x20) {
             fprintf(out, "\\u%04x", c);
-        else
-            fputc(c, out);
+        } else {
+            fwrite(s, 1, n, out);
+        }
+        s += n;
+        left -= n;
     }
     fputc('"', out);
 }

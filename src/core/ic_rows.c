@@ -1,6 +1,8 @@
 /* ic_rows: one writer for the tables, CSV and JSON of named fields. */
 #include "ic_rows.h"
 
+#include "ic_utf8.h"
+
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -120,17 +122,25 @@ void ic_rows_free(struct ic_rows *r)
 
 void ic_rows_csv_str(FILE *out, const char *s)
 {
-    if (!strpbrk(s, ",\"\r\n")) {
-        fputs(s, out);
-        return;
+    bool quote = strpbrk(s, ",\"\r\n") != NULL;
+    if (quote)
+        fputc('"', out);
+    for (size_t left = strlen(s); left;) {
+        uint32_t cp;
+        size_t n = ic_utf8_seq((const unsigned char *)s, left, &cp);
+        if (n == 0) {
+            fputs(IC_UTF8_REPLACEMENT, out);
+            n = 1;
+        } else {
+            if (quote && *s == '"')
+                fputc('"', out);
+            fwrite(s, 1, n, out);
+        }
+        s += n;
+        left -= n;
     }
-    fputc('"', out);
-    for (; *s; s++) {
-        if (*s == '"')
-            fputc('"', out);
-        fputc(*s, out);
-    }
-    fputc('"', out);
+    if (quote)
+        fputc('"', out);
 }
 
 /* A cell in its SI form for JSON (json) or CSV. */
