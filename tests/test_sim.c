@@ -902,6 +902,46 @@ START_TEST(test_prefill_first_budget)
 }
 END_TEST
 
+/* The capacity search over a bracket of six decades (0.001 to 1000
+ * requests/s, Llama-3-8B on one H100, P99 TTFT 1 s and TPOT 10 ms, 300
+ * requests): 6 arithmetic halvings from 1000 stop at 15.6 and returned the
+ * bracket's low end, 0.001. Now the capacity found meets the SLOs and 25%
+ * above it does not (the direct runs, a second method); its bracket ended
+ * within a few % of it (4x, then 6 halvings: 3/64 of the low end). */
+START_TEST(test_capacity_wide_bracket)
+{
+    struct ic_test_pair *t = ic_test_pair("llama3-8b", "h100");
+    struct ic_sim_cfg c = ic_sim_defaults();
+    c.requests = 300;
+    c.warmup = 30;
+    c.ttft_slo_s = 1.0;
+    c.tpot_slo_s = 0.010;
+    c.rate = 0.001;
+    struct ic_sim_result lo = run(t, &c);
+    ck_assert(ic_sim_meets_slos(&c, &lo));
+    c.rate = 1000;
+    struct ic_sim_result hi = run(t, &c);
+    ck_assert(!ic_sim_meets_slos(&c, &hi));
+    double cap = 0;
+    unsigned runs = 0;
+    struct ic_err e = {0};
+    ck_assert_int_eq(ic_sim_capacity_bisect(&t->st, &t->h, &c, 0.001, 1000, 6, &cap, NULL, &runs,
+                                            &e),
+                     IC_OK);
+    ck_assert_msg(cap > 1, "capacity %g", cap);
+    c.rate = cap;
+    struct ic_sim_result at = run(t, &c);
+    ck_assert(ic_sim_meets_slos(&c, &at));
+    c.rate = 1.25 * cap;
+    struct ic_sim_result above = run(t, &c);
+    ck_assert_msg(!ic_sim_meets_slos(&c, &above), "1.25 x %g meets the SLOs", cap);
+    /* log4(1e6) = 10: the geometric steps leave a bracket of at most 4x
+     * after at most 10 runs (log2 of log2 ratios), then 6 */
+    ck_assert_uint_le(runs, 6 + 10);
+    free(t);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("sim");
@@ -929,6 +969,7 @@ int main(void)
     tcase_add_test(tc, test_long_latency_percentiles);
     tcase_add_test(tc, test_prefix_share_under_preemption);
     tcase_add_test(tc, test_prefill_first_budget);
+    tcase_add_test(tc, test_capacity_wide_bracket);
     suite_add_tcase(s, tc);
     return ic_test_run(s);
 }
