@@ -362,7 +362,7 @@ static int check_values(struct ic_hw *hw, const char *path, struct ic_err *err)
         {IC_HWF_ICI_HOP_LATENCY, offsetof(struct ic_hw, ici_hop_latency_s), 0, 1,
          "'hop_latency' must be at most 1 s"},
         {IC_HWF_ICI_LINK_BW, offsetof(struct ic_hw, ici_link_B_s), 0, 1e15,
-         "'link_bandwidth_one_way' must be at most 1 PB/s"},
+         "'link_bandwidth_one_way' must be 0 (no links) or between 1 kB/s and 1 PB/s"},
         {IC_HWF_DCN_BW, offsetof(struct ic_hw, dcn_B_s), 1e3, 1e15,
          "scale_out 'bandwidth_one_way' must be between 1 kB/s and 1 PB/s"},
         {IC_HWF_DCN_LATENCY, offsetof(struct ic_hw, dcn_latency_s), 0, 1,
@@ -374,11 +374,25 @@ static int check_values(struct ic_hw *hw, const char *path, struct ic_err *err)
     };
     for (size_t i = 0; i < sizeof ranges / sizeof ranges[0]; i++) {
         double v = *(const double *)(const void *)((const char *)hw + ranges[i].off);
-        /* a machine without a scale-out network or host link says kind: none */
+        /* a machine without a scale-out network or host link says kind:
+         * none, and the network it lacks has no bandwidth (the commands
+         * read the bandwidth, not the kind: 1e-300 B/s under 'none' made a
+         * KV hand-off of 8e307 s) */
         if ((ranges[i].id == IC_HWF_DCN_BW && strcmp(hw->dcn_kind, "none") == 0) ||
-            (ranges[i].id == IC_HWF_HOST_BW && strcmp(hw->host_kind, "none") == 0))
+            (ranges[i].id == IC_HWF_HOST_BW && strcmp(hw->host_kind, "none") == 0)) {
+            if (v != 0)
+                return field_error_hint(hw, path, ranges[i].id, err,
+                                        "a link of kind none has no bandwidth: "
+                                        "'bandwidth_one_way' must be 0 B/s",
+                                        "write 0 B/s, or name the link's kind (ethernet, "
+                                        "infiniband, pcie, ...) to use its bandwidth");
             continue;
+        }
         bool zero_ok = ranges[i].lo == 0;
+        /* a link's bandwidth, where there is one, from 1 kB/s: 1e-300 B/s
+         * gave an ideal bound of 2.5e305 s */
+        if (ranges[i].id == IC_HWF_ICI_LINK_BW && v > 0 && v < 1e3)
+            return field_error(hw, path, ranges[i].id, err, ranges[i].what);
         /* a price of a tenth of a cent and less makes tokens per dollar
          * overflow (1e-300: 'inf FLOPs per dollar') */
         bool too_cheap = ranges[i].id == IC_HWF_PRICE_USD && v > 0 && v < 1e-3;
@@ -496,10 +510,18 @@ static int check_values(struct ic_hw *hw, const char *path, struct ic_err *err)
             return field_error(hw, path, IC_HWF_M_PROBE_ATTN, err,
                                "'probe_attention' (seconds per attention score) must be between "
                                "1 ps and 10 us");
-        for (int dt = 0; dt < IC_DT_COUNT; dt++)
-            if (ms->attn_score_s[dt] > 1e-3)
+        for (int dt = 0; dt < IC_DT_COUNT; dt++) {
+            if (hw->locs[IC_HWF_M_ASCORE_FIRST + dt].line &&
+                !(ms->attn_score_s[dt] >= 1e-15 && ms->attn_score_s[dt] <= 1e-3))
                 return field_error(hw, path, IC_HWF_M_ASCORE_FIRST + dt, err,
-                                   "a time per attention score must be at most 1 ms");
+                                   "a time per attention score must be between 1 fs and 1 ms");
+            /* as the other measured rates (1 FLOP/s read a step of 2.7e8 s) */
+            if (hw->locs[IC_HWF_M_ATTN_FIRST + dt].line &&
+                !(ms->attn_flop_s[dt] >= 1e3 && ms->attn_flop_s[dt] <= 1e19))
+                return field_error(hw, path, IC_HWF_M_ATTN_FIRST + dt, err,
+                                   "a measured attention rate must be between 1 kFLOP/s and "
+                                   "10 EFLOP/s");
+        }
         if (ms->matmul_start_s > 1 || ms->layer_work_s > 1)
             return field_error(hw, path,
                                ms->matmul_start_s > 1 ? IC_HWF_M_MATMUL_START
@@ -536,9 +558,11 @@ static int check_values(struct ic_hw *hw, const char *path, struct ic_err *err)
                                     "bandwidth (memory: bandwidth) plus 5%",
                                     "an achieved figure is what a streaming kernel measured; "
                                     "check the unit (GB/s, TB/s) and the spec figure");
-        if (hw->locs[IC_HWF_A_GEMV_EFF].line && !(a->gemv_eff > 0 && a->gemv_eff <= 1))
+        /* from 0.01, as an engine profile's efficiencies (1e-300 read a
+         * step of 4.7e298 s) */
+        if (hw->locs[IC_HWF_A_GEMV_EFF].line && !(a->gemv_eff >= 0.01 && a->gemv_eff <= 1))
             return field_error_hint(hw, path, IC_HWF_A_GEMV_EFF, err,
-                                    "'gemv_efficiency' must be above 0 and at most 1",
+                                    "'gemv_efficiency' must be between 0.01 and 1",
                                     "it is the decode-shaped GEMV's bandwidth over hbm_read, "
                                     "e.g. 0.85");
         if (!hw->locs[IC_HWF_A_GEMV_EFF].line != !hw->locs[IC_HWF_A_GEMV_SOURCE].line)
