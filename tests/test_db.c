@@ -529,12 +529,54 @@ static int check_stdin(void)
     return 0;
 }
 
+/* A database folder holding a FIFO and a folder named *.yaml beside a
+ * record: neither is a record, so a lookup by alias reaches the record (a
+ * FIFO without a writer blocked it for ever, the folder failed it with "is
+ * a folder") and the listing holds the record alone. */
+static int check_db_not_files(void)
+{
+    struct ic_err e = {0};
+    char dir[] = "/tmp/infcalc-dbscan-XXXXXX", p[128];
+    CHECK(mkdtemp(dir));
+    snprintf(p, sizeof p, "%s/hwdb", dir);
+    CHECK(mkdir(p, 0700) == 0);
+    snprintf(p, sizeof p, "%s/modeldb", dir);
+    CHECK(mkdir(p, 0700) == 0);
+    snprintf(p, sizeof p, "%s/hwdb/aa-old.yaml", dir);
+    CHECK(mkdir(p, 0700) == 0);
+    snprintf(p, sizeof p, "%s/hwdb/zz-fifo.yaml", dir);
+    CHECK(mkfifo(p, 0600) == 0);
+    snprintf(p, sizeof p, "%s/hwdb/h100-sxm.yaml", dir);
+    CHECK(symlink(IC_TEST_DIR "/frozen/hwdb/h100-sxm.yaml", p) == 0);
+    struct ic_db db;
+    CHECK(ic_db_init(&db, dir, &e) == IC_OK);
+    CHECK(ic_db_hw(&db, "h100", &hw_buf, &e) == IC_OK && !strcmp(hw_buf.name, "h100-sxm"));
+    CHECK(ic_db_hw(&db, "nosuch", &hw_buf, &e) == IC_ENOENT);
+    char **paths = NULL;
+    size_t n = 0;
+    CHECK(ic_db_paths(&db, IC_DB_HW, &paths, &n, &e) == IC_OK);
+    CHECK(n == 1 && strstr(paths[0], "/h100-sxm.yaml"));
+    ic_db_paths_free(paths, n);
+    remove(p);
+    snprintf(p, sizeof p, "%s/hwdb/zz-fifo.yaml", dir);
+    remove(p);
+    snprintf(p, sizeof p, "%s/hwdb/aa-old.yaml", dir);
+    rmdir(p);
+    snprintf(p, sizeof p, "%s/hwdb", dir);
+    rmdir(p);
+    snprintf(p, sizeof p, "%s/modeldb", dir);
+    rmdir(p);
+    rmdir(dir);
+    return 0;
+}
+
 START_TEST(test_devices_pipes_fifos)
 {
     guarded(check_dev_zero, "/dev/zero");
     guarded(check_endless_pipe, "an endless pipe on stdin");
     guarded(check_fifo, "a FIFO");
     guarded(check_stdin, "- and /dev/stdin");
+    guarded(check_db_not_files, "a FIFO and a folder in a database folder");
 }
 END_TEST
 

@@ -177,6 +177,14 @@ int ic_db_paths(const struct ic_db *db, enum ic_db_kind kind, char ***paths, siz
     while ((e = readdir(d))) {
         if (e->d_name[0] == '.' || !ends_with(e->d_name, ".yaml"))
             continue;
+        /* a record is a file: a folder or a FIFO named *.yaml is not one
+         * (a FIFO without a writer hung every lookup that reached it, a
+         * folder failed every alias lookup) */
+        char full[900];
+        struct stat fst;
+        if (snprintf(full, sizeof full, "%s/%s", dir, e->d_name) >= (int)sizeof full ||
+            stat(full, &fst) != 0 || !S_ISREG(fst.st_mode))
+            continue;
         if (len == cap) {
             cap = cap ? 2 * cap : 32;
             char **nv = realloc(v, cap * sizeof *v);
