@@ -83,6 +83,9 @@ static const struct broken broken[] = {
      NULL},
     {"hw-huge-latency.yaml", false, 17, 16, "'hop_latency' must be at most 1 s", NULL},
     {"model-deep.json", true, 1, 48, "nesting deeper than 32 levels", NULL},
+    {"config-gptq-group-zero.json", true, 29, 19,
+     "'group_size': expected a whole number of weights a group, or -1 (one per output channel)",
+     "AutoAWQ and AutoGPTQ write 128, 64, 32 or -1"},
     {"model-hex.yaml", true, 6, 20, "'num_hidden_layers': '+0x4' is not a whole number (hexadecimal is not read)", NULL},
     {"model-two-docs.yaml", true, 3, 1, "more than one YAML document", NULL},
     /* the broken-input corpus: YAML syntax */
