@@ -765,6 +765,12 @@ START_TEST(test_commands_bad_input)
     ck_assert_int_eq(run("moe", "--model", "llama3-8b", "--hw", "h100", "--ep", "2", NULL), 2);
     ck_assert_int_eq(run("moe", "--model", "llama3-8b", "--hw", "h100", NULL), 2);
     HAS(err_buf, "llama3-8b is dense (no routed experts)");
+    /* experts listed, but first_k_dense_replace leaves its one layer dense:
+     * no expert is touched anywhere (it printed experts per layer) */
+    ck_assert_int_eq(run("moe", "--model", IC_TEST_DIR "/fixtures/moe-no-moe-layer.yaml", "--hw",
+                         "h100", NULL),
+                     2);
+    HAS(err_buf, "has no MoE layer");
     /* optimize searches bf16, fp8, int8, int4 weights and bf16, fp8 KV: a
      * type outside them is refused (it narrowed the search to nothing) */
     ck_assert_int_eq(run("optimize", "--model", "llama3-8b", "--ttft", "1s", "--tpot", "50ms",

@@ -64,13 +64,19 @@ int ic_cli_cmd_moe(const struct ic_opts *a, const struct ic_db *db, FILE *out, F
     int rc = ic_cli_setup(a, db, "moe", &l, errf);
     if (rc)
         return rc;
-    if (!l.st.n_experts) {
+    if (!l.st.n_experts || !l.st.n_moe_layers) {
         /* its figures (experts touched, E/k x B_crit, all-to-all) are of
-         * routed experts: a dense model has none to report */
+         * routed experts: a dense model has none to report, nor one whose
+         * expert keys leave no layer MoE (first_k_dense_replace or
+         * moe_layer_freq past its layers) */
+        bool none = l.st.n_experts && !l.st.n_moe_layers;
         ic_cli_setup_free(&l);
         return ic_cli_usage_hint(errf, "'infcalc list models' shows the MoE ones (attention "
                                        "column); the decode table times a dense model",
-                                 "moe: %s is dense (no routed experts)", a->model[0]);
+                                 none ? "moe: %s has no MoE layer (first_k_dense_replace or "
+                                        "moe_layer_freq leaves every layer dense)"
+                                      : "moe: %s is dense (no routed experts)",
+                                 a->model[0]);
     }
     ic_cli_warn_context(errf, &l.st, l.m->name, l.dec.context, "--context");
     struct ic_moe_cfg c = {l.dec, 1};
