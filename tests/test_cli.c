@@ -435,6 +435,17 @@ START_TEST(test_list_and_show)
     ck_assert_int_eq(run("--model", "llama3-8b", "--hw", "h100", "--estimate", "expected", NULL),
                      0);
     has_out("with a good engine (no --engine");
+    /* JSON's comm_mode is how the reported step joined its collectives:
+     * the expected one after the kernels whatever --comm says (it read the
+     * option, "overlap", beside a step that added them) */
+    ck_assert_int_eq(run("--model", "llama3-70b", "--hw", "h100", "--chips", "8", "--estimate",
+                         "expected", "--comm", "overlap", "--format", "json", NULL),
+                     0);
+    has_out("\"comm_mode\": \"serial\"");
+    ck_assert_int_eq(run("--model", "llama3-70b", "--hw", "h100", "--chips", "8", "--comm",
+                         "overlap", "--format", "json", NULL),
+                     0);
+    has_out("\"comm_mode\": \"overlap\"");
     /* --engine alone asks for the expected estimate; not with the ideal
      * bound, nor on an entry without achieved rates */
     ck_assert_int_eq(run("--model", "llama3-8b", "--hw", "h100", "--engine", "vllm-0.6", NULL), 0);

@@ -154,7 +154,11 @@ static void point_row(struct ic_rows *r, const struct ic_report_group *g,
     ic_rows_text(r, "precision.kv", dt(c->kv));
     ic_rows_text(r, "precision.compute", dt(c->compute));
     ic_rows_text(r, "estimate", ic_estimate_name(c->estimate));
-    ic_rows_text(r, "comm_mode", ic_comm_mode_name(c->comm));
+    /* how the reported estimate joined its collectives: the expected step
+     * always after the kernels (--comm sets the ideal bound's alone; this
+     * said "overlap" beside a step that added them) */
+    ic_rows_text(r, "comm_mode", ic_comm_mode_name(c->estimate == IC_EST_EXPECTED ? IC_COMM_SERIAL
+                                                                                 : c->comm));
     ic_rows_text(r, "engine", c->engine ? c->engine->name : "none");
     ic_rows_num(r, "params", (double)p->params);
     ic_rows_num(r, "params_active", (double)p->params_active);
