@@ -12,6 +12,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* docs/cases.md's spec values for TPU v5e: 1.97e14 bf16 FLOP/s, 8.2e11 B/s. */
 
@@ -636,6 +637,44 @@ START_TEST(test_commands_json)
                          "--format", "json", NULL),
                      0);
     HAS(out_buf, "\"paged_max_batch\"");
+    /* no batch fits contiguously (Llama-3-70B bf16 on one L4): the ratio
+     * is undefined, null (it read 0) */
+    ck_assert_int_eq(run("batching", "--model", "llama3-70b", "--hw", "l4", "--format", "json",
+                         NULL),
+                     0);
+    HAS(out_buf, "\"paged_gain\": null");
+    /* --requests-csv: a one-token output has no time per output token, an
+     * empty cell (it read 0) where its TTFT equals its E2E */
+    {
+        char path[64];
+        snprintf(path, sizeof path, "/tmp/ic-req-%d.csv", (int)getpid());
+        ck_assert_int_eq(run("simulate", "--model", "llama3-8b", "--hw", "h100", "--requests", "3",
+                             "--output", "1", "--requests-csv", path, NULL),
+                         0);
+        FILE *f = fopen(path, "r");
+        ck_assert_ptr_nonnull(f);
+        char line[512];
+        ck_assert_ptr_nonnull(fgets(line, sizeof line, f)); /* the header */
+        int rows = 0;
+        while (fgets(line, sizeof line, f)) {
+            /* fields 6, 7, 8: ttft_s, tpot_s (empty), e2e_s */
+            char *fld[13] = {0};
+            int k = 0;
+            fld[k++] = line;
+            for (char *p = line; *p && k < 13; p++)
+                if (*p == ',') {
+                    *p = '\0';
+                    fld[k++] = p + 1;
+                }
+            ck_assert_int_eq(k, 13);
+            ck_assert_str_eq(fld[6], "");
+            ck_assert_str_eq(fld[5], fld[7]);
+            rows++;
+        }
+        fclose(f);
+        remove(path);
+        ck_assert_int_eq(rows, 3);
+    }
     ck_assert_int_eq(run("prefix", "--model", "llama3-8b", "--hw", "h100", "--prompt", "4096",
                          "--prefix", "3000", "--format", "json", NULL),
                      0);

@@ -261,7 +261,8 @@ int ic_cli_cmd_batching(const struct ic_opts *a, const struct ic_db *db, FILE *o
     ic_rows_num(&r, "paged_max_batch", (double)x.paged_max_batch);
     ic_rows_num(&r, "contiguous_tokens_per_s", x.contiguous_tok_s);
     ic_rows_num(&r, "paged_tokens_per_s", x.paged_tok_s);
-    ic_rows_num(&r, "paged_gain", x.paged_gain);
+    /* undefined where nothing fits contiguously (the core's 0): null, '-' */
+    ic_rows_num(&r, "paged_gain", x.contiguous_max_batch ? x.paged_gain : NAN);
     char title[400];
     snprintf(title, sizeof title,
              "%s on %llu x %s, weights %s, KV %s, compute %s (ideal bound)\n"

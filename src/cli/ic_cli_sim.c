@@ -152,10 +152,15 @@ struct req_csv {
 static int write_request(void *ctx, const struct ic_sim_request *r)
 {
     struct req_csv *w = ctx;
-    /* absolute times to a double's digits (9 read 1e11 s to 100 s) */
-    if (fprintf(w->o.f, "%llu,%llu,%.17g,%.17g,%.17g,%.9g,%.9g,%.9g,%llu,%llu,%llu,%llu,%d\n",
+    /* absolute times to a double's digits (9 read 1e11 s to 100 s); a
+     * one-token output has no time per output token: an empty cell, as
+     * the summary's '-' (it read 0) */
+    char tpot[32] = "";
+    if (r->output > 1)
+        snprintf(tpot, sizeof tpot, "%.9g", r->tpot_s);
+    if (fprintf(w->o.f, "%llu,%llu,%.17g,%.17g,%.17g,%.9g,%s,%.9g,%llu,%llu,%llu,%llu,%d\n",
                 (unsigned long long)r->index, (unsigned long long)r->replica, r->arrival_s,
-                r->first_token_s, r->finish_s, r->ttft_s, r->tpot_s, r->e2e_s,
+                r->first_token_s, r->finish_s, r->ttft_s, tpot, r->e2e_s,
                 (unsigned long long)r->prompt,
                 (unsigned long long)r->output, (unsigned long long)r->cached,
                 (unsigned long long)r->preemptions, r->counted ? 1 : 0) < 0) {
