@@ -896,6 +896,29 @@ END_TEST
  * partial picture nor the temporary file beside it. */
 START_TEST(test_output_full_disk)
 {
+    /* the standard output on a full disk: exit 1 with the reason, for the
+     * commands that wrote it without a word (list, show, check-published)
+     * as for decode */
+    static const char *const cmds[][4] = {{"list", "hw", NULL},
+                                          {"show", "hw", "h100", NULL},
+                                          {"check-published", NULL},
+                                          {"--model", "llama3-8b", "--hw", "h100"}};
+    for (int i = 0; i < 4; i++) {
+        FILE *full = fopen("/dev/full", "w"), *errs = tmpfile();
+        ck_assert(full && errs);
+        char *argv[6] = {(char *)"infcalc"};
+        int argc = 1;
+        for (int k = 0; k < 4 && cmds[i][k]; k++)
+            argv[argc++] = (char *)cmds[i][k];
+        ck_assert_int_eq(ic_cli_run(argc, argv, full, errs), 1);
+        rewind(errs);
+        char msg[256] = "";
+        size_t n = fread(msg, 1, sizeof msg - 1, errs);
+        msg[n] = '\0';
+        ck_assert_msg(strstr(msg, "writing the output failed"), "%s: '%s'", cmds[i][0], msg);
+        fclose(full);
+        fclose(errs);
+    }
     static const char *const types[] = {"png", "svg", "pdf"};
     for (int i = 0; i < 3; i++) {
         char link[64];

@@ -1161,6 +1161,17 @@ int ic_cli_run(int argc, char **argv, FILE *out, FILE *errf)
         }
     } else {
         rc = run(&a, argc, out, errf);
+        /* output that did not reach its file, whatever the command (list,
+         * show and check-published ended 1 without a word) */
+        if (rc == 0) {
+            errno = 0;
+            int fl = fflush(out);
+            if (fl != 0 || ferror(out)) {
+                fprintf(errf, "infcalc: error: writing the output failed%s%s\n",
+                        fl != 0 && errno ? ": " : "", fl != 0 && errno ? strerror(errno) : "");
+                rc = 1;
+            }
+        }
     }
     ic_opts_free(&a);
     return rc;
