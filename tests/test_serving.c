@@ -608,6 +608,18 @@ START_TEST(test_commands_json)
                          "--format", "json", NULL),
                      0);
     HAS(out_buf, "\"expected_tokens\": 3.3616");
+    /* with --k, the best beside it, as the --draft path: k = 8,
+     * (1 - 0.8^9) / 0.2 = 4.32891136 tokens over 1 + 8 x 0.05 = 3.092079543 */
+    HAS(out_buf, "{\"k\": 8, \"acceptance\": 0.8, \"expected_tokens\": 4.32891136, "
+                 "\"cost_ratio\": 0.05, \"speedup\": 3.092079543, \"best\": true}");
+    /* the best past 16 is a row (it was in the title alone): a = 0.9, c =
+     * 0.01, k = 24: (1 - 0.9^25) / 0.1 = 9.282102012 over 1.24 = 7.485566 */
+    ck_assert_int_eq(run("specdec", "--accept", "0.9", "--cost-ratio", "0.01", "--format", "json",
+                         NULL),
+                     0);
+    HAS(out_buf, "{\"k\": 24, \"acceptance\": 0.9, \"expected_tokens\": 9.282102");
+    HAS(out_buf, "\"speedup\": 7.485566");
+    HAS(out_buf, "\"best\": true}\n]");
     ck_assert_int_eq(run("specdec", "--p", "0.5,0.3,0.2", "--q", "0.2,0.3,0.5", "--cost-ratio",
                          "0", "--k", "1", "--format", "csv", NULL),
                      0);

@@ -600,7 +600,7 @@ int ic_cli_cmd_specdec(const struct ic_opts *a, const struct ic_db *db, FILE *ou
         k_only = a->draft_len;
     struct ic_rows r;
     char title[800];
-    uint64_t k0 = k_only ? k_only : 1, k1 = k_only ? k_only : 16;
+    uint64_t k1 = k_only ? k_only : 16;
     if (!draft) {
         enum ic_format fmt = (enum ic_format)a->format;
         for (int o = 0; o < IC_OPT_COUNT; o++)
@@ -615,7 +615,13 @@ int ic_cli_cmd_specdec(const struct ic_opts *a, const struct ic_db *db, FILE *ou
         double best_s;
         uint64_t best = ic_spec_best_k(acc, c, IC_SPEC_MAX_K, &best_s);
         ic_rows_init(&r, spec_cols, (int)(sizeof spec_cols / sizeof spec_cols[0]));
-        for (uint64_t k = k0; k <= k1; k++) {
+        /* rows as the --draft path's: 1 .. 16 and on to the best k; with
+         * --k, that k and the best (the best past 16 was in the title alone) */
+        if (!k_only && best > k1)
+            k1 = best;
+        for (uint64_t k = 1; k <= IC_SPEC_MAX_K; k++) {
+            if (k_only ? k != k_only && k != best : k > k1)
+                continue;
             if (ic_rows_add(&r)) {
                 ic_rows_free(&r);
                 return ic_cli_oom(errf);
@@ -632,7 +638,12 @@ int ic_cli_cmd_specdec(const struct ic_opts *a, const struct ic_db *db, FILE *ou
                  "best k (1-64): %llu, speedup %.3fx%s",
                  acc, c, (unsigned long long)best, best_s,
                  best_s < 1 ? " (slower than plain decoding: do not speculate)" : "");
-        rc = ic_cli_write_rows(out, errf, fmt, &r, title, !k_only);
+        if (k_only && k_only != best) {
+            size_t l = strlen(title);
+            snprintf(title + l, sizeof title - l, "; k = %llu asked: speedup %.3fx",
+                     (unsigned long long)k_only, ic_spec_speedup(acc, k_only, c));
+        }
+        rc = ic_cli_write_rows(out, errf, fmt, &r, title, !k_only || k_only != best);
         ic_rows_free(&r);
         return rc;
     }
