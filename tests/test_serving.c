@@ -655,6 +655,33 @@ START_TEST(test_commands_json)
                          NULL),
                      0);
     HAS(out_buf, "\"paged_gain\": null");
+    /* simulate's JSON carries the SLOs and the capacity its table's title
+     * states (they were in the title alone), the same figure: the table's
+     * "capacity under them: X requests/s" against each row's capacity_per_s */
+    {
+        const char *argv_sim[] = {"simulate", "--model", "llama3-8b", "--hw", "h100", "--rates",
+                                  "2,4,8,30", "--requests", "300", "--ttft", "2s", "--tpot",
+                                  "20ms"};
+        ck_assert_int_eq(run(argv_sim[0], argv_sim[1], argv_sim[2], argv_sim[3], argv_sim[4],
+                             argv_sim[5], argv_sim[6], argv_sim[7], argv_sim[8], argv_sim[9],
+                             argv_sim[10], argv_sim[11], argv_sim[12], NULL),
+                         0);
+        const char *t = strstr(out_buf, "capacity under them: ");
+        ck_assert_ptr_nonnull(t);
+        double cap_table = 0;
+        ck_assert_int_eq(sscanf(t, "capacity under them: %lf", &cap_table), 1);
+        ck_assert_int_eq(run(argv_sim[0], argv_sim[1], argv_sim[2], argv_sim[3], argv_sim[4],
+                             argv_sim[5], argv_sim[6], argv_sim[7], argv_sim[8], argv_sim[9],
+                             argv_sim[10], argv_sim[11], argv_sim[12], "--format", "json", NULL),
+                         0);
+        HAS(out_buf, "\"slo\": {\"ttft_p99_s\": 2, \"tpot_p99_s\": 0.02}");
+        const char *j = strstr(out_buf, "\"capacity_per_s\": ");
+        ck_assert_ptr_nonnull(j);
+        double cap_json = 0;
+        ck_assert_int_eq(sscanf(j, "\"capacity_per_s\": %lf", &cap_json), 1);
+        ck_assert_msg(cap_json > 0 && fabs(cap_json - cap_table) <= 5e-4 * cap_json,
+                      "capacity %g in JSON, %g in the table", cap_json, cap_table);
+    }
     /* --requests-csv: a one-token output has no time per output token, an
      * empty cell (it read 0) where its TTFT equals its E2E */
     {

@@ -62,6 +62,14 @@ static const struct ic_col sim_cols[] = {
     {"preemptions", "preempted", IC_K_INT},
     {"goodput_per_s", "goodput req/s", IC_K_NUM},
     {"meets_slo", "P99 SLOs met", IC_K_BOOL},
+    /* the title's figures, on every row for JSON and CSV (they were in the
+     * title alone): the SLOs (null where not asked) and the capacity under
+     * them over the sweep (0: none of its rates meets them; null without a
+     * sweep or SLOs) */
+    {"slo.ttft_p99_s", NULL, IC_K_S},
+    {"slo.tpot_p99_s", NULL, IC_K_S},
+    {"capacity_per_s", NULL, IC_K_NUM},
+    {"capacity_output_tokens_per_s_per_chip", NULL, IC_K_NUM},
 };
 
 struct sim_setup {
@@ -383,6 +391,11 @@ int ic_cli_cmd_simulate(const struct ic_opts *a, const struct ic_db *db, FILE *o
             capacity = rates[k - 1];
         }
     }
+    /* output tokens a request over the chips, from the first run: the
+     * capacity's output tokens/s per chip */
+    const struct ic_sim_result *r0 = &res[0];
+    const double per_chip =
+        (double)r0->output_tokens / (double)r0->completed / (double)r0->chips;
     struct ic_rows rows;
     ic_rows_init(&rows, sim_cols, (int)(sizeof sim_cols / sizeof sim_cols[0]));
     for (size_t i = 0; i < n; i++) {
@@ -392,6 +405,11 @@ int ic_cli_cmd_simulate(const struct ic_opts *a, const struct ic_db *db, FILE *o
             return ic_cli_oom(errf);
         }
         add_row(&rows, &x.c, rates[i], &res[i]);
+        ic_rows_num(&rows, "slo.ttft_p99_s", x.c.ttft_slo_s > 0 ? x.c.ttft_slo_s : NAN);
+        ic_rows_num(&rows, "slo.tpot_p99_s", x.c.tpot_slo_s > 0 ? x.c.tpot_slo_s : NAN);
+        ic_rows_num(&rows, "capacity_per_s", sweep && slos ? capacity : NAN);
+        ic_rows_num(&rows, "capacity_output_tokens_per_s_per_chip",
+                    sweep && slos ? capacity * per_chip : NAN);
     }
     char title[3000], slo[160] = "";
     if (slos) {
@@ -404,12 +422,9 @@ int ic_cli_cmd_simulate(const struct ic_opts *a, const struct ic_db *db, FILE *o
         snprintf(slo, sizeof slo, "\nSLOs: P99 TTFT %s, P99 TPOT %s", t1, t2);
     }
     char cap[200] = "";
-    const struct ic_sim_result *r0 = &res[0];
     if (sweep && slos && capacity > 0)
         snprintf(cap, sizeof cap, "\ncapacity under them: %.4g requests/s (%.4g output tokens/s "
-                                  "per chip)", capacity,
-                 capacity * ((double)r0->output_tokens / (double)r0->completed) /
-                     (double)r0->chips);
+                                  "per chip)", capacity, capacity * per_chip);
     else if (sweep && slos)
         snprintf(cap, sizeof cap, "\ncapacity under them: none of these rates meets them");
     char engine_note[128] = "";

@@ -335,7 +335,7 @@ int ic_rows_write(FILE *out, enum ic_format fmt, const struct ic_rows *r, const 
             goto done;
         int hw = 0;
         for (int c = 0; c < nc; c++)
-            if ((int)strlen(r->cols[c].head) > hw)
+            if (r->cols[c].head && (int)strlen(r->cols[c].head) > hw)
                 hw = (int)strlen(r->cols[c].head);
         if (r->n == 1 || (r->n <= 4 && nc > 14)) {
             /* one row, or a few wide ones: a field per line, a column per row */
@@ -347,6 +347,8 @@ int ic_rows_write(FILE *out, enum ic_format fmt, const struct ic_rows *r, const 
                         cw[i] = w;
                 }
             for (int c = 0; c < nc; c++) {
+                if (!r->cols[c].head)
+                    continue;
                 fprintf(out, "  %-*s", hw, r->cols[c].head);
                 for (size_t i = 0; i < r->n; i++) {
                     fputs("  ", out);
@@ -360,6 +362,8 @@ int ic_rows_write(FILE *out, enum ic_format fmt, const struct ic_rows *r, const 
             if (!w)
                 return ic_err_set(e, IC_ENOMEM, NULL, 0, 0, "out of memory");
             for (int c = 0; c < nc; c++) {
+                if (!r->cols[c].head)
+                    continue;
                 w[c] = (int)strlen(r->cols[c].head);
                 for (size_t i = 0; i < r->n; i++) {
                     int x = width(&r->cols[c], &r->cells[i * (size_t)nc + (size_t)c]);
@@ -371,6 +375,8 @@ int ic_rows_write(FILE *out, enum ic_format fmt, const struct ic_rows *r, const 
             fputc('\n', out);
             for (size_t i = 0; i < r->n; i++) {
                 for (int c = 0; c < nc; c++) {
+                    if (!r->cols[c].head)
+                        continue;
                     fputs(c ? "  " : "", out);
                     put_cell(out, w[c], &r->cols[c], &r->cells[i * (size_t)nc + (size_t)c]);
                 }

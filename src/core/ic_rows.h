@@ -43,7 +43,8 @@ enum ic_kind {
 
 struct ic_col {
     const char *key;  /* JSON and CSV name, with its unit: "ttft_s" */
-    const char *head; /* table label: "TTFT" */
+    const char *head; /* table label: "TTFT"; NULL: JSON and CSV only (a figure the
+                         table's title states once for every row) */
     enum ic_kind kind;
 };
 
