@@ -328,6 +328,9 @@ static const struct ic_col chunk_cols[] = {
     {"hw", "hardware", IC_K_TEXT},
     {"chips", "chips", IC_K_INT},
     {"prompt", "prompt tokens", IC_K_INT},
+    {"prompts", "prompts", IC_K_INT},
+    {"prefix", "cached prefix", IC_K_INT},
+    {"queue_s", "queue", IC_K_S},
     {"chunk", "chunk tokens", IC_K_INT},
     {"batch", "decode batch", IC_K_INT},
     {"context", "decode context", IC_K_INT},
@@ -392,6 +395,11 @@ int ic_cli_cmd_prefill(const struct ic_opts *a, const struct ic_db *db, FILE *ou
         ic_rows_text(&r, "hw", s.h->name);
         ic_rows_num(&r, "chips", (double)s.dec.chips);
         ic_rows_num(&r, "prompt", (double)pf.prompt);
+        /* the inputs that move the chunked TTFT, as the unchunked record
+         * states them (they were not in the record) */
+        ic_rows_num(&r, "prompts", (double)pf.prompts);
+        ic_rows_num(&r, "prefix", (double)pf.prefix);
+        ic_rows_num(&r, "queue_s", pf.queue_s);
         /* a chunk past the prompt is the whole prompt in one step */
         ic_rows_num(&r, "chunk", (double)(chunk < pf.prompt ? chunk : pf.prompt));
         ic_rows_num(&r, "batch", (double)s.dec.batch);
