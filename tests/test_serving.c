@@ -655,6 +655,20 @@ START_TEST(test_commands_json)
                          NULL),
                      0);
     HAS(out_buf, "\"paged_gain\": null");
+    /* moe's CSV is one table, the summary's fields on every batch row (it
+     * held the batch rows alone): 13 batches 1 .. 4096, DeepSeek-V3's 256
+     * experts, top 8, on groups of 8 H200s, 4 of them */
+    ck_assert_int_eq(run("moe", "--model", "deepseek-v3", "--hw", "h200", "--chips", "8", "--ep",
+                         "4", "--format", "csv", NULL),
+                     0);
+    HAS(out_buf, "model,hw,chips_per_group,ep,experts,top_k,dense_b_crit,moe_b_crit,");
+    HAS(out_buf, ",ridge,batch,experts_touched,");
+    {
+        int rows = 0;
+        for (const char *p = out_buf; (p = strstr(p, "\ndeepseek-v3,h200-sxm,8,4,256,8,")); p++)
+            rows++;
+        ck_assert_int_eq(rows, 13);
+    }
     /* prefill --chunk's record names the inputs that move its TTFT (a
      * second run without them reads 0.1558 s against 0.1775 s + 1 s) */
     ck_assert_int_eq(run("prefill", "--model", "llama3-8b", "--hw", "h100", "--prompt", "4096",

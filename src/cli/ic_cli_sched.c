@@ -58,6 +58,41 @@ static const struct ic_col moe_sum_cols[] = {
     {"ridge", "chip ridge, FLOP per byte", IC_K_NUM},
 };
 
+/* The summary's fields (batch 1's figures where they do not depend on
+ * the batch) and one batch's, on the last row of r. */
+static void moe_summary(struct ic_rows *r, const struct ic_cli_setup *l,
+                        const struct ic_moe_cfg *c, const struct ic_moe *first)
+{
+    ic_rows_text(r, "model", l->m->name);
+    ic_rows_text(r, "hw", l->h->name);
+    ic_rows_num(r, "chips_per_group", (double)l->dec.chips);
+    ic_rows_num(r, "ep", (double)c->ep);
+    ic_rows_num(r, "experts", (double)l->st.n_experts);
+    ic_rows_num(r, "top_k", (double)l->st.top_k);
+    ic_rows_num(r, "dense_b_crit", first->dense_b_crit);
+    ic_rows_num(r, "moe_b_crit", first->moe_b_crit);
+    ic_rows_num(r, "compute_bound_batch", (double)first->compute_bound_batch);
+    ic_rows_num(r, "a2a_bytes_per_layer", first->a2a_bytes_per_layer);
+    ic_rows_num(r, "attention_intensity", first->attn_intensity);
+    /* the MLA naive form's intensity exists for MLA models only ('-') */
+    ic_rows_num(r, "mla_naive_intensity", l->st.mla ? first->mla_naive_intensity : NAN);
+    ic_rows_num(r, "ridge", first->ridge);
+}
+
+static void moe_batch(struct ic_rows *r, uint64_t b, const struct ic_moe *x)
+{
+    ic_rows_num(r, "batch", (double)b);
+    ic_rows_num(r, "experts_touched", x->experts_touched);
+    ic_rows_num(r, "experts_touched_per_group", x->experts_touched_per_group);
+    ic_rows_num(r, "weights_s", x->weights_s);
+    ic_rows_num(r, "compute_s", x->compute_s);
+    ic_rows_num(r, "a2a_s", x->a2a_s);
+    ic_rows_num(r, "step_s", x->step_s);
+    ic_rows_text(r, "linear_bound", x->compute_s >= x->weights_s ? "compute" : "weights");
+    ic_rows_num(r, "tokens_per_s_per_chip", x->tokens_s_chip);
+    ic_rows_num(r, "fits", x->fits);
+}
+
 int ic_cli_cmd_moe(const struct ic_opts *a, const struct ic_db *db, FILE *out, FILE *errf)
 {
     struct ic_cli_setup l;
@@ -83,53 +118,40 @@ int ic_cli_cmd_moe(const struct ic_opts *a, const struct ic_db *db, FILE *out, F
     if (a->given[IC_OPT_EP])
         c.ep = a->ep;
     struct ic_err e = {0};
-    struct ic_rows r, sum;
-    ic_rows_init(&r, moe_cols, (int)(sizeof moe_cols / sizeof moe_cols[0]));
-    ic_rows_init(&sum, moe_sum_cols, (int)(sizeof moe_sum_cols / sizeof moe_sum_cols[0]));
-    struct ic_moe first = {0};
-    for (uint64_t b = 1; b <= 4096; b *= 2) {
-        struct ic_moe x;
+    struct ic_rows r, sum, csv;
+    /* CSV is one table: the summary's fields on every batch row (it held
+     * the batch rows alone) */
+    enum { NS = sizeof moe_sum_cols / sizeof moe_sum_cols[0],
+           NB = sizeof moe_cols / sizeof moe_cols[0] };
+    struct ic_col csv_cols[NS + NB];
+    memcpy(csv_cols, moe_sum_cols, sizeof moe_sum_cols);
+    memcpy(csv_cols + NS, moe_cols, sizeof moe_cols);
+    ic_rows_init(&r, moe_cols, NB);
+    ic_rows_init(&sum, moe_sum_cols, NS);
+    ic_rows_init(&csv, csv_cols, NS + NB);
+    struct ic_moe all[13];
+    for (uint64_t b = 1, i = 0; b <= 4096; b *= 2, i++) {
         c.dec.batch = b;
-        int lrc = ic_moe(&l.st, l.h, &c, &x, &e);
+        int lrc = ic_moe(&l.st, l.h, &c, &all[i], &e);
         if (lrc) {
             rc = ic_cli_report(errf, lrc, &e);
             goto out;
         }
-        if (b == 1)
-            first = x;
-        if (ic_rows_add(&r)) {
-            rc = ic_cli_oom(errf);
-            goto out;
-        }
-        ic_rows_num(&r, "batch", (double)b);
-        ic_rows_num(&r, "experts_touched", x.experts_touched);
-        ic_rows_num(&r, "experts_touched_per_group", x.experts_touched_per_group);
-        ic_rows_num(&r, "weights_s", x.weights_s);
-        ic_rows_num(&r, "compute_s", x.compute_s);
-        ic_rows_num(&r, "a2a_s", x.a2a_s);
-        ic_rows_num(&r, "step_s", x.step_s);
-        ic_rows_text(&r, "linear_bound", x.compute_s >= x.weights_s ? "compute" : "weights");
-        ic_rows_num(&r, "tokens_per_s_per_chip", x.tokens_s_chip);
-        ic_rows_num(&r, "fits", x.fits);
     }
     if (ic_rows_add(&sum)) {
         rc = ic_cli_oom(errf);
         goto out;
     }
-    ic_rows_text(&sum, "model", l.m->name);
-    ic_rows_text(&sum, "hw", l.h->name);
-    ic_rows_num(&sum, "chips_per_group", (double)l.dec.chips);
-    ic_rows_num(&sum, "ep", (double)c.ep);
-    ic_rows_num(&sum, "experts", (double)l.st.n_experts);
-    ic_rows_num(&sum, "top_k", (double)l.st.top_k);
-    ic_rows_num(&sum, "dense_b_crit", first.dense_b_crit);
-    ic_rows_num(&sum, "moe_b_crit", first.moe_b_crit);
-    ic_rows_num(&sum, "compute_bound_batch", (double)first.compute_bound_batch);
-    ic_rows_num(&sum, "a2a_bytes_per_layer", first.a2a_bytes_per_layer);
-    ic_rows_num(&sum, "attention_intensity", first.attn_intensity);
-    /* the MLA naive form's intensity exists for MLA models only ('-') */
-    ic_rows_num(&sum, "mla_naive_intensity", l.st.mla ? first.mla_naive_intensity : NAN);
-    ic_rows_num(&sum, "ridge", first.ridge);
+    moe_summary(&sum, &l, &c, &all[0]);
+    for (uint64_t b = 1, i = 0; b <= 4096; b *= 2, i++) {
+        if (ic_rows_add(&r) || ic_rows_add(&csv)) {
+            rc = ic_cli_oom(errf);
+            goto out;
+        }
+        moe_batch(&r, b, &all[i]);
+        moe_summary(&csv, &l, &c, &all[0]);
+        moe_batch(&csv, b, &all[i]);
+    }
     char title[400];
     snprintf(title, sizeof title,
              "%s on %llu x %s%s, weights %s, KV %s, compute %s, context %llu (ideal bound)",
@@ -143,7 +165,7 @@ int ic_cli_cmd_moe(const struct ic_opts *a, const struct ic_db *db, FILE *out, F
             rc = ic_cli_write_rows(out, errf, l.fmt, &r, NULL, true);
         }
     } else if (l.fmt == IC_FMT_CSV) {
-        rc = ic_cli_write_rows(out, errf, l.fmt, &r, NULL, true);
+        rc = ic_cli_write_rows(out, errf, l.fmt, &csv, NULL, true);
     } else {
         /* one object: the summary's fields and the batch rows */
         fputs("{\"summary\": ", out);
@@ -156,6 +178,7 @@ int ic_cli_cmd_moe(const struct ic_opts *a, const struct ic_db *db, FILE *out, F
 out:
     ic_rows_free(&r);
     ic_rows_free(&sum);
+    ic_rows_free(&csv);
     ic_cli_setup_free(&l);
     return rc;
 }
