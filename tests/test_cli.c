@@ -435,6 +435,15 @@ START_TEST(test_list_and_show)
     ck_assert_int_eq(run("--model", "llama3-8b", "--hw", "h100", "--estimate", "expected", NULL),
                      0);
     has_out("with a good engine (no --engine");
+    /* where a point does not fit, JSON names the fewest chips that would
+     * hold it, as the table's line does: Llama-3-70B's 70.55e9 parameters
+     * in bf16 are 141 GB over one 80 GB H100, 70.6 GB a chip on two; in
+     * fp8 70.6 GB on one (with 0.67 GB of KV at 2048 tokens) */
+    ck_assert_int_eq(run("--model", "llama3-70b", "--hw", "h100", "--format", "json", NULL), 0);
+    has_out("\"fewest_chips\": {\"bf16\": 2, \"fp8\": 1, \"int8\": 1, \"int4\": 1, "
+            "\"fp4\": 1}");
+    ck_assert_int_eq(run("--model", "llama3-8b", "--hw", "h100", "--format", "json", NULL), 0);
+    has_out("\"fewest_chips\": {\"bf16\": null,");
     /* JSON's comm_mode is how the reported step joined its collectives:
      * the expected one after the kernels whatever --comm says (it read the
      * option, "overlap", beside a step that added them) */

@@ -129,6 +129,13 @@ static const struct ic_col point_cols[] = {
     {"b_crit", "B_crit", IC_K_NUM},
     {"b_crit_moe", "B_crit with every expert busy", IC_K_NUM},
     {"uneven_split", "heads split unevenly", IC_K_BOOL},
+    /* where it does not fit: the fewest chips on which it would, by weight
+     * type (the table's "fewest chips that fit" line; JSON and CSV only) */
+    {"fewest_chips.bf16", NULL, IC_K_INT},
+    {"fewest_chips.fp8", NULL, IC_K_INT},
+    {"fewest_chips.int8", NULL, IC_K_INT},
+    {"fewest_chips.int4", NULL, IC_K_INT},
+    {"fewest_chips.fp4", NULL, IC_K_INT},
 };
 enum { N_POINT_COLS = sizeof point_cols / sizeof point_cols[0] };
 
@@ -197,6 +204,13 @@ static void point_row(struct ic_rows *r, const struct ic_report_group *g,
     ic_rows_num(r, "b_crit", p->b_crit);
     ic_rows_num(r, "b_crit_moe", p->b_crit_moe);
     ic_rows_num(r, "uneven_split", p->uneven_split);
+    /* null where it fits (or a sweep did not look); 0: no power of two of
+     * chips up to the limit holds it */
+    for (int i = 0; i < 5; i++) {
+        char key[32];
+        snprintf(key, sizeof key, "fewest_chips.%s", dt(ic_decode_fewest_types[i]));
+        ic_rows_num(r, key, !p->fits && p->fewest_known ? (double)p->fewest_chips[i] : NAN);
+    }
 }
 
 /* Milliseconds with three significant figures (more where the value has
