@@ -93,6 +93,10 @@ static void fill_cfg(const struct ic_opts *a, struct sim_setup *x)
 
 int ic_cli_sim_check(const struct ic_opts *a, FILE *errf)
 {
+    /* '-' elsewhere means standard input; here it made a file named '-' */
+    if (a->given[IC_OPT_REQUESTS_CSV] && strcmp(a->requests_csv, "-") == 0)
+        return ic_cli_usage_hint(errf, "give a file's path (the summary goes to standard output)",
+                                 "--requests-csv: '-' is not a file");
     if (a->given[IC_OPT_RATE] && a->rate > 0 && a->rate < 1e-9)
         return ic_cli_usage_hint(errf, "0 runs the requests all at once (offline)",
                                  "--rate %g: expected 0 or a rate from 1e-9 to 1e6 requests "
