@@ -175,7 +175,10 @@ START_TEST(test_bad_requests)
          "one value, not a list"},
         {{PI("model", "llama3-8b"), PI("hw", "h100"), PI("weights", "\x01\xff")}, 3,
          "--weights: unknown type"},
-        {{PI("model", "llama3-8b"), PI("hw", "h100"), PI("model", "llama3-70b")}, 3, "given twice"},
+        /* the server computes one configuration: no list hint ('--model a,b'
+         * is refused above) */
+        {{PI("model", "llama3-8b"), PI("hw", "h100"), PI("model", "llama3-70b")}, 3,
+         "parameter 'model' given twice\n  give it once; the server computes one configuration"},
         {{PI("model", "llama3-8b")}, 1, "needs --model and --hw"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)

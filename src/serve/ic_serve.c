@@ -145,6 +145,10 @@ static int point_of(const struct ic_db *db, const struct ic_param *p, size_t n,
             return bad(r, "%s: '%s' is not a database name ('infcalc list %s'); the server "
                           "reads only hwdb/ and modeldb/",
                        name, v, k == 0 ? "models" : "hw");
+        /* once each: the command line's hint (a list) does not apply here */
+        if (q->o.given[ic_opt_find(name)])
+            return bad(r, "parameter '%s' given twice\n  give it once; the server computes one "
+                          "configuration", keys[k]);
         int rc = ic_opt_set(&q->o, ic_opt_find(name), v, &e);
         if (rc == IC_ENOMEM)
             return rc;
