@@ -40,6 +40,15 @@ START_TEST(test_rates)
     ck_assert_double_eq(qty("8.2e11 B/s", IC_QTY_BANDWIDTH), 8.2e11);
     /* 400 Gbit/s of InfiniBand is 50 GB/s */
     ck_assert_double_eq(qty("400 Gbit/s", IC_QTY_BANDWIDTH), 5e10);
+    /* the peta units the range errors name ("10 PB/s"): 5 PB/s, 8 Pbit/s =
+     * 1e15 B/s; 8 kbit/s = 1000 B/s */
+    ck_assert_double_eq(qty("5 PB/s", IC_QTY_BANDWIDTH), 5e15);
+    ck_assert_double_eq(qty("8 Pbit/s", IC_QTY_BANDWIDTH), 1e15);
+    ck_assert_double_eq(qty("8 kbit/s", IC_QTY_BANDWIDTH), 1e3);
+    /* a hint's 'key: VALUE' takes one unquoted value (it nested the
+     * example's quotes: 'bandwidth: '3.35 TB/s' or '400 Gbit/s'') */
+    ck_assert_ptr_null(strchr(ic_qty_sample(IC_QTY_BANDWIDTH), '\''));
+    ck_assert_double_eq(qty(ic_qty_sample(IC_QTY_BANDWIDTH), IC_QTY_BANDWIDTH), 3.35e12);
     ck_assert_double_eq(qty("989 TFLOP/s", IC_QTY_RATE), 989e12);
     ck_assert_double_eq(qty("394 TOP/s", IC_QTY_RATE), 394e12);
     ck_assert_double_eq_tol(qty("1 us", IC_QTY_TIME), 1e-6, 1e-18);

@@ -58,9 +58,10 @@ static const struct unit bytes_units[] = {
 static const struct unit bw_units[] = {
     {"B/s", 1},         {"kB/s", 1e3},      {"KB/s", 1e3},
     {"MB/s", 1e6},      {"GB/s", 1e9},      {"TB/s", 1e12},
-    {"KiB/s", 1024.0},  {"MiB/s", 1048576.0}, {"GiB/s", 1073741824.0},
-    {"TiB/s", 1099511627776.0},
-    {"Mbit/s", 1e6 / 8}, {"Gbit/s", 1e9 / 8}, {"Tbit/s", 1e12 / 8},
+    {"PB/s", 1e15},     {"KiB/s", 1024.0},  {"MiB/s", 1048576.0},
+    {"GiB/s", 1073741824.0}, {"TiB/s", 1099511627776.0},
+    {"kbit/s", 1e3 / 8}, {"Mbit/s", 1e6 / 8}, {"Gbit/s", 1e9 / 8}, {"Tbit/s", 1e12 / 8},
+    {"Pbit/s", 1e15 / 8},
     {NULL, 0},
 };
 static const struct unit rate_units[] = {
@@ -77,17 +78,20 @@ static const struct {
     const struct unit *units;
     const char *name;
     const char *example;
+    const char *sample; /* one value, unquoted: for a hint's "'key: VALUE'" */
 } qty_table[IC_QTY_COUNT] = {
-    [IC_QTY_BYTES] = {bytes_units, "a size", "'80 GB' or '16 GiB'"},
-    [IC_QTY_BANDWIDTH] = {bw_units, "a bandwidth", "'3.35 TB/s' or '400 Gbit/s'"},
-    [IC_QTY_RATE] = {rate_units, "a compute rate", "'989 TFLOP/s' or '394 TOP/s'"},
-    [IC_QTY_TIME] = {time_units, "a time", "'1 us' or '5 ms'"},
+    [IC_QTY_BYTES] = {bytes_units, "a size", "'80 GB' or '16 GiB'", "80 GB"},
+    [IC_QTY_BANDWIDTH] = {bw_units, "a bandwidth", "'3.35 TB/s' or '400 Gbit/s'", "3.35 TB/s"},
+    [IC_QTY_RATE] = {rate_units, "a compute rate", "'989 TFLOP/s' or '394 TOP/s'",
+                     "989 TFLOP/s"},
+    [IC_QTY_TIME] = {time_units, "a time", "'1 us' or '5 ms'", "5 ms"},
 };
 _Static_assert(sizeof qty_table / sizeof qty_table[0] == IC_QTY_COUNT,
                "one row per quantity kind");
 
 const char *ic_qty_name(enum ic_qty q) { return qty_table[q].name; }
 const char *ic_qty_example(enum ic_qty q) { return qty_table[q].example; }
+const char *ic_qty_sample(enum ic_qty q) { return qty_table[q].sample; }
 
 /* Reads the plain decimal at the start of text (after spaces) and returns
  * its end, or NULL with a reason in why; what names the kind of number

@@ -51,6 +51,8 @@ const char *ic_qty_name(enum ic_qty q);
 
 /* An example of a well-formed value of that kind, for messages. */
 const char *ic_qty_example(enum ic_qty q);
+/* One value of that kind, unquoted ("3.35 TB/s"): a hint's 'key: VALUE'. */
+const char *ic_qty_sample(enum ic_qty q);
 
 /* The numbers below are plain decimals (docs/numbers.md): JSON's number
  * grammar without its minus sign. No sign ('-0' and '+8' included), no

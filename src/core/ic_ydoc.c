@@ -417,7 +417,7 @@ static int read_scalar_field(const struct ic_ydoc *d, const struct ic_field *f,
                                f->key, what,
                                v->type == YAML_MAPPING_NODE ? "mapping" : "list");
         ic_err_hint(err, "write one value on the key's line, e.g. '%s: %s'", f->key,
-                    f->kind == IC_F_QTY ? ic_qty_example(f->qty)
+                    f->kind == IC_F_QTY ? ic_qty_sample(f->qty)
                     : f->kind == IC_F_BOOL ? "true"
                     : f->kind == IC_F_STR  ? "text"
                                            : "8");
@@ -459,7 +459,7 @@ static int read_scalar_field(const struct ic_ydoc *d, const struct ic_field *f,
             rc = ic_ydoc_error(d, v, err, "'%s': %s", f->key, why);
             ic_err_hint(err, "write a number, a space and a unit of %s, e.g. '%s: %s' "
                              "(k, M, G, T, P are powers of 1000)",
-                        ic_qty_name(f->qty), f->key, ic_qty_example(f->qty));
+                        ic_qty_name(f->qty), f->key, ic_qty_sample(f->qty));
             return rc;
         }
         return IC_OK;
