@@ -248,6 +248,12 @@ static const struct {
      "waits for the scheduler"},
     {"no-source.yaml", 6, 1, "missing required key 'source' in the attention section", NULL},
     {"no-unit.yaml", 6, 17, "'cpu_per_step': '2' has no unit", NULL},
+    /* the accelerator waits for the host, for no stated time (read as overlapped) */
+    {"waits-no-cpu.yaml", 5, 22, "'scheduler_overlap' is false but no 'cpu_per_step'",
+     "cpu_per_step: 2 ms"},
+    /* an empty version text (it could match a row of no stated version) */
+    {"version-empty.yaml", 4, 11, "an entry of 'versions' names no version", NULL},
+    {"gemv-no-type.yaml", 6, 1, "the section gives no efficiency", NULL},
 };
 
 START_TEST(test_broken_engines)

@@ -124,6 +124,41 @@ static int check_values(struct ic_engine *en, const char *path, struct ic_err *e
                            "never waits for it",
                            "give the host time only for an engine whose accelerator waits for "
                            "the scheduler between steps");
+    /* a host the accelerator waits for takes time: without the figure the
+     * profile read as overlapped */
+    if (!en->overlap && !en->locs[IC_ENF_CPU_STEP].line)
+        return field_error(en, path, IC_ENF_OVERLAP, err,
+                           "'scheduler_overlap' is false but no 'cpu_per_step' says how long "
+                           "the accelerator waits",
+                           "give the host's time per decode step with its source, e.g. "
+                           "'cpu_per_step: 2 ms'");
+    /* a version text names a version: not empty (a null entry matched a
+     * published row of no stated version) */
+    for (uint32_t i = 0; i < en->n_versions; i++) {
+        const char *v = en->versions[i];
+        bool named = false;
+        for (; *v; v++)
+            named |= (*v >= '0' && *v <= '9') || (*v >= 'a' && *v <= 'z') ||
+                     (*v >= 'A' && *v <= 'Z');
+        if (!named)
+            return field_error(en, path, IC_ENF_VERSIONS, err,
+                               "an entry of 'versions' names no version (empty, null or "
+                               "punctuation)",
+                               "list the engine_version texts of published/decode.csv this "
+                               "profile describes, e.g. [\"0.6.1\", \"2023-12\"]");
+    }
+    /* a section of efficiencies gives at least one */
+    const int secs[2] = {IC_ENF_ATTN, IC_ENF_GEMV}, firsts[2] = {IC_ENF_ATTN_FIRST,
+                                                                 IC_ENF_GEMV_FIRST};
+    for (int j = 0; j < 2; j++) {
+        bool any = false;
+        for (int t = 0; t < IC_DT_COUNT; t++)
+            any |= en->locs[firsts[j] + t].line != 0;
+        if (en->locs[secs[j]].line && !any)
+            return field_error(en, path, secs[j], err,
+                               "the section gives no efficiency: name a type, e.g. 'int4: 0.9'",
+                               NULL);
+    }
     for (int t = 0; t < IC_DT_COUNT; t++) {
         const int ids[2] = {IC_ENF_ATTN_FIRST + t, IC_ENF_GEMV_FIRST + t};
         const double v[2] = {en->attn_eff[t], en->gemv_eff[t]};
