@@ -42,6 +42,7 @@ static const struct broken broken[] = {
      "write 0 B/s, or name the link's kind"},
     {"hw-hostlink-none-bw.yaml", false, 32, 22,
      "a link of kind none has no bandwidth: 'bandwidth_one_way' must be 0 B/s", NULL},
+    {"hw-name-dots.yaml", false, 2, 7, "starting with a letter or a digit", NULL},
     {"hw-link-tiny.yaml", false, 20, 27,
      "'link_bandwidth_one_way' must be 0 (no links) or between 1 kB/s and 1 PB/s", NULL},
     {"hw-probe-attention-big.yaml", false, 43, 20,

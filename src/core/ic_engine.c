@@ -105,10 +105,10 @@ static int field_error(const struct ic_engine *en, const char *path, int id, str
 /* What the schema cannot check: names, ranges, sources. */
 static int check_values(struct ic_engine *en, const char *path, struct ic_err *err)
 {
-    if (!en->name[0] || strspn(en->name, "abcdefghijklmnopqrstuvwxyz0123456789-.") !=
-                            strlen(en->name))
+    if (!ic_ydoc_name_ok(en->name, false))
         return field_error(en, path, IC_ENF_NAME, err,
-                           "'name' must be lower-case letters, digits, '-' or '.'", NULL);
+                           "'name' must be lower-case letters, digits, '-' or '.', starting "
+                           "with a letter or a digit", NULL);
     if (!en->engine[0] || !en->version[0])
         return field_error(en, path, !en->engine[0] ? IC_ENF_ENGINE : IC_ENF_VERSION, err,
                            "'engine' and 'version' must not be empty",

@@ -343,10 +343,10 @@ static int lookup_name(const char *const *names, int n, const char *text)
 static int check_values(struct ic_hw *hw, const char *path, struct ic_err *err)
 {
     char msg[512];
-    if (!hw->name[0] || strspn(hw->name, "abcdefghijklmnopqrstuvwxyz0123456789-.") !=
-                            strlen(hw->name))
+    if (!ic_ydoc_name_ok(hw->name, false))
         return field_error(hw, path, IC_HWF_NAME, err,
-                           "'name' must be lower-case letters, digits, '-' or '.'");
+                           "'name' must be lower-case letters, digits, '-' or '.', starting "
+                           "with a letter or a digit");
     /* Plausible ranges: far wider than any chip, narrow enough that every
      * derived time stays finite (a 1e-300 B/s bandwidth would print inf). */
     static const struct {

@@ -964,11 +964,11 @@ int ic_model_load(const char *path, struct ic_model *out, struct ic_err *err)
         }
         snprintf(m->name, sizeof m->name, "%s", name);
         snprintf(m->source, sizeof m->source, "%s", path);
-    } else if (!m->name[0] ||
-               strspn(m->name, "abcdefghijklmnopqrstuvwxyz0123456789-._") != strlen(m->name)) {
+    } else if (!ic_ydoc_name_ok(m->name, true)) {
         rc = ic_err_set(err, IC_EINVAL, path, m->locs[IC_MF_NAME].line,
                         m->locs[IC_MF_NAME].col,
-                        "'name' must be lower-case letters, digits, '-', '.' or '_'");
+                        "'name' must be lower-case letters, digits, '-', '.' or '_', starting "
+                        "with a letter or a digit");
         ic_err_hint(err, "the name is what --model takes, e.g. 'llama3-8b'");
         goto out;
     }

@@ -595,3 +595,11 @@ int ic_ydoc_read_text(const char *path, char **buf, size_t *len, struct ic_err *
 {
     return read_input(path, strcmp(path, "-") == 0 ? IC_STDIN_NAME : path, buf, len, err);
 }
+
+bool ic_ydoc_name_ok(const char *s, bool underscore)
+{
+    const char *set = underscore ? "abcdefghijklmnopqrstuvwxyz0123456789-._"
+                                 : "abcdefghijklmnopqrstuvwxyz0123456789-.";
+    return ((s[0] >= 'a' && s[0] <= 'z') || (s[0] >= '0' && s[0] <= '9')) &&
+           strspn(s, set) == strlen(s);
+}

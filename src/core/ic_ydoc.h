@@ -111,4 +111,9 @@ const char *ic_ydoc_scalar(const yaml_node_t *node);
 /* True for a null scalar (null, ~, empty plain). */
 bool ic_ydoc_is_null(const yaml_node_t *node);
 
+/* Whether s is a database entry's name: lower-case letters, digits, '-',
+ * '.' (and '_' where underscore), starting with a letter or a digit (".."
+ * loaded as a name). The rule of hwdb, modeldb and enginedb alike. */
+bool ic_ydoc_name_ok(const char *s, bool underscore);
+
 #endif
