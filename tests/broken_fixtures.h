@@ -151,9 +151,14 @@ static const struct broken broken[] = {
     /* wrong types */
     {"model-bool.yaml", true, 10, 22,
      "'tie_word_embeddings': 'maybe' is not a boolean; expected true or false", NULL},
-    {"config-string-count.json", true, 4, 24,
-     "'num_hidden_layers': 'thirty-two' is not a whole number; expected a non-negative whole number",
-     NULL},
+    /* a number in quotes is text (it read "4096" as 4096 and stopped at
+     * "thirty-two") */
+    {"config-string-count.json", true, 2, 18, "'hidden_size': a quoted string; expected a number",
+     "write it without quotes"},
+    /* "false" in quotes is true to transformers (a non-empty string); it
+     * was read as false */
+    {"config-string-bool.json", true, 21, 26,
+     "'tie_word_embeddings': a quoted string; expected true or false", NULL},
     {"hw-count-unit.yaml", false, 15, 19, "'links_per_chip': '4 links' is not a whole number",
      NULL},
     {"hw-price-dollar.yaml", false, 29, 22,

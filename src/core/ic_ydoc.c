@@ -424,6 +424,17 @@ static int read_scalar_field(const struct ic_ydoc *d, const struct ic_field *f,
         return rc;
     }
     int rc;
+    /* a number or a boolean is written bare: a quoted one is text (JSON's
+     * "4096", Python's truthy "false"), read as the number it spells it
+     * gave "use_sliding_window": "false" the opposite of transformers' */
+    if ((f->kind == IC_F_COUNT || f->kind == IC_F_NUMBER || f->kind == IC_F_BOOL) &&
+        v->type == YAML_SCALAR_NODE && v->data.scalar.style != YAML_PLAIN_SCALAR_STYLE) {
+        rc = ic_ydoc_error(d, v, err, "'%s': a quoted string; expected %s", f->key,
+                           f->kind == IC_F_BOOL ? "true or false" : "a number");
+        ic_err_hint(err, "write it without quotes, e.g. '%s: %s'", f->key,
+                    f->kind == IC_F_BOOL ? "true" : "32");
+        return rc;
+    }
     switch (f->kind) {
     case IC_F_STR:
         if (strlen(text) >= f->size) {
