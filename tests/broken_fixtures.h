@@ -159,6 +159,13 @@ static const struct broken broken[] = {
      * was read as false */
     {"config-string-bool.json", true, 21, 26,
      "'tie_word_embeddings': a quoted string; expected true or false", NULL},
+    /* a list read as no type (the weights went bf16) */
+    {"config-dtype-list.json", true, 22, 18, "'torch_dtype': expected one type name, found a list",
+     NULL},
+    /* torch_dtype and dtype disagreeing: the first won without a word */
+    {"config-dtype-conflict.json", true, 32, 12,
+     "'dtype': float32, where the config's other type key says torch_dtype bfloat16",
+     "the checkpoint has one type"},
     {"hw-count-unit.yaml", false, 15, 19, "'links_per_chip': '4 links' is not a whole number",
      NULL},
     {"hw-price-dollar.yaml", false, 29, 22,

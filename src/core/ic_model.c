@@ -106,11 +106,28 @@ static int read_dtype_key(const struct ic_ydoc *d, yaml_node_t *node, void *rec,
         enum ic_dtype t;
     } map[] = {{"bfloat16", IC_DT_BF16}, {"float16", IC_DT_FP16}, {"float32", IC_DT_FP32},
                {"half", IC_DT_FP16}, {"float", IC_DT_FP32}, {"float8_e4m3fn", IC_DT_FP8}};
-    const char *t = ic_ydoc_scalar(node);
-    if (!t || ic_ydoc_is_null(node))
+    if (ic_ydoc_is_null(node))
         return IC_OK;
+    const char *t = ic_ydoc_scalar(node);
+    if (!t) {
+        /* a list or a mapping read as no type: the weights went bf16 */
+        int rc = ic_ydoc_error(d, node, err, "'%s': expected one type name, found a %s", key,
+                               node->type == YAML_MAPPING_NODE ? "mapping" : "list");
+        ic_err_hint(err, "e.g. '\"%s\": \"bfloat16\"'; or give --weights", key);
+        return rc;
+    }
     for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
         if (strcmp(t, map[i].name) == 0) {
+            /* torch_dtype and dtype (transformers 4.56 writes both) must agree */
+            if (m->has_default_weights &&
+                strncmp(m->weights_note, "quantization_config", 19) != 0 &&
+                m->default_weights != map[i].t) {
+                int rc = ic_ydoc_error(d, node, err, "'%s': %s, where the config's other type "
+                                                     "key says %s", key, t,
+                                       m->weights_note);
+                ic_err_hint(err, "the checkpoint has one type: fix one key, or give --weights");
+                return rc;
+            }
             if (!m->has_default_weights && !m->quant_unread[0]) { /* a quantization_config wins */
                 m->has_default_weights = true;
                 m->default_weights = map[i].t;
