@@ -513,6 +513,10 @@ static int derive_totals(struct ctx *c, struct ic_model_stats *s)
     const struct ic_model *m = c->m;
     if (!m->parameters)
         return at(c, IC_MF_PARAMETERS, "'parameters' must be greater than zero");
+    if (has(m, IC_MF_ACTIVE_PARAMETERS) && !m->active_parameters)
+        return at(c, IC_MF_ACTIVE_PARAMETERS,
+                  "'active_parameters' is 0; expected 1 to 'parameters' (leave it out for "
+                  "a dense model)");
     if (m->active_parameters > m->parameters)
         return at(c, IC_MF_ACTIVE_PARAMETERS,
                   "'active_parameters' (%llu) exceeds 'parameters' (%llu)",
@@ -544,6 +548,37 @@ static int derive_totals(struct ctx *c, struct ic_model_stats *s)
          (rc = check_range(c, IC_MF_KV_HEADS, "num_key_value_heads", m->num_key_value_heads, 1,
                            has(m, IC_MF_HEADS) ? H : 1u << 14))))
         return rc;
+    /* the architecture's keys the stated totals replace: beside them they
+     * changed nothing (a sliding window, experts, a vocabulary of 0 loaded
+     * and were ignored) */
+    static const struct {
+        int id;
+        const char *key;
+    } unread[] = {
+        {IC_MF_INTERMEDIATE, "intermediate_size"}, {IC_MF_HEAD_DIM, "head_dim"},
+        {IC_MF_VOCAB, "vocab_size"}, {IC_MF_TIE, "tie_word_embeddings"},
+        {IC_MF_ATTN_BIAS, "attention_bias"}, {IC_MF_SLIDING_WINDOW, "sliding_window"},
+        {IC_MF_SLIDING_PATTERN, "sliding_window_pattern"}, {IC_MF_LAYER_TYPES, "layer_types"},
+        {IC_MF_USE_SLIDING, "use_sliding_window"}, {IC_MF_NUM_LOCAL_EXPERTS, "num_local_experts"},
+        {IC_MF_N_ROUTED_EXPERTS, "n_routed_experts"}, {IC_MF_NUM_EXPERTS, "num_experts"},
+        {IC_MF_TOPK, "num_experts_per_tok"}, {IC_MF_MOE_INTERMEDIATE, "moe_intermediate_size"},
+        {IC_MF_N_SHARED, "n_shared_experts"},
+        {IC_MF_SHARED_INTERMEDIATE, "shared_expert_intermediate_size"},
+        {IC_MF_FIRST_K_DENSE, "first_k_dense_replace"}, {IC_MF_MOE_FREQ, "moe_layer_freq"},
+        {IC_MF_Q_LORA, "q_lora_rank"}, {IC_MF_KV_LORA, "kv_lora_rank"},
+        {IC_MF_ROPE_DIM, "qk_rope_head_dim"}, {IC_MF_NOPE_DIM, "qk_nope_head_dim"},
+        {IC_MF_V_HEAD_DIM, "v_head_dim"},
+    };
+    for (size_t i = 0; i < N(unread); i++)
+        if (has(m, unread[i].id)) {
+            rc = at(c, unread[i].id, "'%s' is not read beside 'parameters': a model of "
+                                     "stated totals has no architecture",
+                    unread[i].key);
+            ic_err_hint(c->err, "leave it out (fold it into parameters and "
+                                "kv_values_per_token), or give the whole architecture "
+                                "without 'parameters'");
+            return rc;
+        }
     for (int g = 0; g < IC_PG_COUNT; g++)
         s->group_ways[g] = UINT64_MAX;
     /* All parameters sit in one group that shards any number of ways. */
