@@ -563,6 +563,25 @@ static int check_db_not_files(void)
     CHECK(ic_db_paths(&db, IC_DB_HW, &paths, &n, &e) == IC_OK);
     CHECK(n == 1 && strstr(paths[0], "/h100-sxm.yaml"));
     ic_db_paths_free(paths, n);
+    /* a sibling that does not load is passed over by an alias lookup (it
+     * failed every one) and named when the name is found nowhere */
+    char q[128], r2[128];
+    snprintf(q, sizeof q, "%s/hwdb/ab-broken.yaml", dir);
+    FILE *f = fopen(q, "w");
+    CHECK(f && fputs("name: [\n", f) >= 0 && fclose(f) == 0);
+    CHECK(ic_db_hw(&db, "h100", &hw_buf, &e) == IC_OK && !strcmp(hw_buf.name, "h100-sxm"));
+    CHECK(ic_db_hw(&db, "nosuch", &hw_buf, &e) == IC_ENOENT &&
+          strstr(e.msg, "1 file of the database did not load") && strstr(e.msg, "ab-broken"));
+    /* a second file claiming the same name: refused, both named (one label
+     * printed over two sets of figures) */
+    snprintf(r2, sizeof r2, "%s/hwdb/zz-copy.yaml", dir);
+    CHECK(symlink(IC_TEST_DIR "/frozen/hwdb/h100-sxm.yaml", r2) == 0);
+    CHECK(ic_db_hw(&db, "h100", &hw_buf, &e) == IC_EINVAL &&
+          strstr(e.msg, "is claimed by two files") && strstr(e.file, "zz-copy.yaml"));
+    CHECK(ic_db_hw(&db, "h100-sxm", &hw_buf, &e) == IC_EINVAL &&
+          strstr(e.msg, "is claimed by two files"));
+    remove(q);
+    remove(r2);
     remove(p);
     snprintf(p, sizeof p, "%s/hwdb/zz-fifo.yaml", dir);
     remove(p);

@@ -403,38 +403,78 @@ static int lookup(const struct ic_db *db, const struct kind_ops *k, const char *
     if (!rec)
         return ic_err_set(err, IC_ENOMEM, NULL, 0, 0, "out of memory");
     int rc;
-    char direct[700];
+    char direct[700], found_path[700] = "", found_name[128] = "";
     snprintf(direct, sizeof direct, "%s/%s/%s.yaml", db->root, kind_dirs[k->kind], name);
     struct stat st;
+    rc = IC_ENOENT;
     if (stat(direct, &st) == 0) {
-        rc = k->load(direct, rec, err);
-        if (rc == IC_OK)
-            memcpy(out, rec, k->size);
-        goto out;
+        /* the file the name names: its errors are the lookup's */
+        if ((rc = k->load(direct, rec, err)))
+            goto out;
+        memcpy(out, rec, k->size);
+        snprintf(found_path, sizeof found_path, "%s", direct);
+        snprintf(found_name, sizeof found_name, "%s", k->name(rec));
     }
+    /* Every other record: the one whose name or alias is `name`, and no
+     * second file claiming it or the found record's name (two files named
+     * h200-sxm printed one label over two sets of figures). A file that
+     * does not load is passed over (one broken sibling failed every alias
+     * lookup) and named if the name is found nowhere. */
     char **paths = NULL;
     size_t n = 0;
-    if ((rc = ic_db_paths(db, k->kind, &paths, &n, err)))
+    int prc;
+    if ((prc = ic_db_paths(db, k->kind, &paths, &n, err))) {
+        rc = prc;
         goto out;
+    }
     struct near nr = {.n = 0};
-    rc = IC_ENOENT;
-    for (size_t i = 0; i < n && rc == IC_ENOENT; i++) {
-        int lrc = k->load(paths[i], rec, err);
+    struct ic_err broken = {0};
+    size_t n_broken = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (found_path[0] && strcmp(paths[i], found_path) == 0)
+            continue;
+        struct ic_err le = {0};
+        int lrc = k->load(paths[i], rec, &le);
         if (lrc) {
-            rc = lrc;
-            break;
-        }
-        const char *a = k->name(rec);
-        for (uint32_t j = 0; a; a = k->alias(rec, j++)) {
-            if (strcasecmp(a, name) == 0) {
-                memcpy(out, rec, k->size);
-                rc = IC_OK;
+            if (lrc == IC_ENOMEM) {
+                *err = le;
+                rc = IC_ENOMEM;
                 break;
             }
+            if (!n_broken++)
+                broken = le;
+            continue;
+        }
+        const char *a = k->name(rec);
+        bool claims = false;
+        for (uint32_t j = 0; a; a = k->alias(rec, j++)) {
+            claims |= strcasecmp(a, name) == 0 || (found_name[0] && strcasecmp(a, found_name) == 0);
             near_add(&nr, name, a);
         }
+        if (!claims)
+            continue;
+        if (found_path[0]) {
+            rc = ic_err_set(err, IC_EINVAL, paths[i], 0, 0,
+                            "%s '%s' is claimed by two files: %s and this one", k->what,
+                            name, found_path);
+            ic_err_hint(err, "a name or alias belongs to one entry: rename or remove one of "
+                             "them");
+            break;
+        }
+        memcpy(out, rec, k->size);
+        snprintf(found_path, sizeof found_path, "%s", paths[i]);
+        snprintf(found_name, sizeof found_name, "%s", k->name(rec));
+        rc = IC_OK;
     }
     ic_db_paths_free(paths, n);
+    if (rc == IC_ENOENT && n_broken && !(k->kind == IC_DB_MODEL && strchr(name, '/'))) {
+        ic_err_set(err, IC_ENOENT, NULL, 0, 0,
+                   "unknown %s '%s' (%zu file%s of the database did not load: %.300s:%u: %.300s)",
+                   k->what, name, n_broken, n_broken == 1 ? "" : "s", broken.file,
+                   broken.line, broken.msg);
+        ic_err_hint(err, "fix or remove the file; 'infcalc list %s' lists what loads", k->list_cmd);
+        goto out;
+    }
     if (rc == IC_ENOENT && k->kind == IC_DB_MODEL && strchr(name, '/')) {
         /* not a modeldb entry's name, alias or repository: "org/name" from
          * the local Hugging Face cache */
