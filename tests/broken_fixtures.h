@@ -244,6 +244,8 @@ static const struct broken broken[] = {
      "a model stating 'parameters' must also state 'kv_values_per_token'", NULL},
     {"model-totals-huge.yaml", true, 6, 14,
      "'hidden_size' is 1000000000000000000; expected 1 to 1048576", NULL},
+    {"model-max-pos-zero.yaml", true, 10, 26,
+     "'max_position_embeddings' is 0; expected 1 to 1099511627776", NULL},
     {"model-totals-window.yaml", true, 8, 17,
      "'sliding_window' is not read beside 'parameters'", "leave it out"},
     {"model-active-exceeds.yaml", true, 6, 20,

@@ -508,6 +508,16 @@ static int check_range(struct ctx *c, int id, const char *key, uint64_t v, uint6
     return IC_OK;
 }
 
+/* max_position_embeddings where given: 1 to 2^40 (0 read as "unknown": no
+ * context warning, sweeps past any length) */
+static int check_max_pos(struct ctx *c)
+{
+    if (!has(c->m, IC_MF_MAX_POS))
+        return IC_OK;
+    return check_range(c, IC_MF_MAX_POS, "max_position_embeddings",
+                       c->m->max_position_embeddings, 1, UINT64_C(1) << 40);
+}
+
 static int derive_totals(struct ctx *c, struct ic_model_stats *s)
 {
     const struct ic_model *m = c->m;
@@ -531,6 +541,8 @@ static int derive_totals(struct ctx *c, struct ic_model_stats *s)
     if (m->parameters > (UINT64_C(1) << 50))
         return at(c, IC_MF_PARAMETERS, "'parameters' is %llu; expected at most 2^50",
                   (unsigned long long)m->parameters);
+    if (check_max_pos(c))
+        return IC_EINVAL;
     if (!m->hidden_size || !m->num_hidden_layers)
         return at(c, IC_MF_PARAMETERS,
                   "a model stating 'parameters' must also state 'hidden_size' and "
@@ -643,6 +655,8 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
         return rc;
     if (has(m, IC_MF_KV_HEADS) &&
         (rc = check_range(&c, IC_MF_KV_HEADS, "num_key_value_heads", Hkv, 1, H)))
+        return rc;
+    if ((rc = check_max_pos(&c)))
         return rc;
     if (H % Hkv)
         return at(&c, IC_MF_KV_HEADS,
