@@ -287,12 +287,14 @@ END_TEST
 /* Ranking by simulated capacity (Llama-3-8B on H100, prompt 512, output 64,
  * TTFT 1 s, TPOT 30 ms; 400 requests a run to stay quick). For the best
  * row the capacity is checked against the simulator run directly: at the
- * capacity both P99s meet the SLOs; one bisection step above it (the
- * search ends with an interval of 0.95 X / 2^7, X the offline rate, from
- * the same seed) the run fails them, unless that point is X itself, which
- * the search never tries. Rows are sorted by dollars per million output
- * tokens at the capacity: price x chips / (capacity x 64) x 1e6. The work
- * is bounded: at most shortlist x 9 runs. */
+ * capacity both P99s meet the SLOs; 25% above it (the search's last
+ * interval is under 0.75% of X, X the offline rate; a run at a fixed seed
+ * is not monotone in the rate within that, so the check stands well
+ * outside it) the run fails them, unless that point is X itself, which
+ * the search never tries. Rows are
+ * sorted by dollars per million output tokens at the capacity: price x
+ * chips / (capacity x 64) x 1e6. The work is bounded: at most shortlist x
+ * 11 runs. */
 START_TEST(test_rank_capacity)
 {
     struct ic_test_pair *t = ic_test_pair("llama3-8b", "h100");
@@ -315,9 +317,11 @@ START_TEST(test_rank_capacity)
     ck_assert_uint_gt(n_out, 0);
     ck_assert_uint_le(n_out, n_simd);
     ck_assert_uint_le(n_simd, 3);
-    /* each simulated: an offline run and the near-idle one at least, 9 at most */
+    /* each simulated: an offline run and the near-idle one at least; at
+     * most those, two runs at geometric midpoints narrowing the 20x
+     * bracket to within 4x (20^(1/4) = 2.1) and 7 halvings: 11 */
     ck_assert_uint_ge(work, n_simd * 2 * 400);
-    ck_assert_uint_le(work, n_simd * 9 * 400);
+    ck_assert_uint_le(work, n_simd * 11 * 400);
     for (size_t i = 0; i < n_out; i++) {
         ck_assert_double_gt(out[i].capacity_rps, 0);
         ck_assert_double_le(out[i].sim_ttft_p99_s, 1.0);
@@ -343,7 +347,7 @@ START_TEST(test_rank_capacity)
     ck_assert_int_eq(ic_sim_run(&t->st, &t->h, &s, &r, &e), IC_OK);
     ck_assert_double_le(r.ttft.p[2], 1.0);
     ck_assert_double_le(r.tpot.p[2], 0.030);
-    s.rate = out[0].capacity_rps + 0.95 * X / 128;
+    s.rate = fmin(1.25 * out[0].capacity_rps, X);
     if (ic_test_rel(s.rate, X) > 1e-9) {
         ck_assert_int_eq(ic_sim_run(&t->st, &t->h, &s, &r, &e), IC_OK);
         ck_assert(r.ttft.p[2] > 1.0 || r.tpot.p[2] > 0.030);

@@ -904,10 +904,12 @@ END_TEST
 
 /* The capacity search over a bracket of six decades (0.001 to 1000
  * requests/s, Llama-3-8B on one H100, P99 TTFT 1 s and TPOT 10 ms, 300
- * requests): 6 arithmetic halvings from 1000 stop at 15.6 and returned the
- * bracket's low end, 0.001. Now the capacity found meets the SLOs and 25%
- * above it does not (the direct runs, a second method); its bracket ended
- * within a few % of it (4x, then 6 halvings: 3/64 of the low end). */
+ * requests; its capacity about 3.08): 6 arithmetic halvings from 1000
+ * stop at 15.6 and returned the bracket's low end, 0.001. Now the
+ * capacity found meets the SLOs and 25% above it does not (the direct
+ * runs, a second method). Each geometric midpoint halves the bracket's
+ * log ratio: 1e6, 1e3, 31.6, 5.6, 2.4, so 4 runs bring it within 4x and
+ * the 6 halvings follow: 10 runs. */
 START_TEST(test_capacity_wide_bracket)
 {
     struct ic_test_pair *t = ic_test_pair("llama3-8b", "h100");
@@ -935,9 +937,7 @@ START_TEST(test_capacity_wide_bracket)
     c.rate = 1.25 * cap;
     struct ic_sim_result above = run(t, &c);
     ck_assert_msg(!ic_sim_meets_slos(&c, &above), "1.25 x %g meets the SLOs", cap);
-    /* log4(1e6) = 10: the geometric steps leave a bracket of at most 4x
-     * after at most 10 runs (log2 of log2 ratios), then 6 */
-    ck_assert_uint_le(runs, 6 + 10);
+    ck_assert_uint_eq(runs, 4 + 6);
     free(t);
 }
 END_TEST

@@ -297,10 +297,11 @@ int ic_optimize(const struct ic_model_stats *m, const struct ic_hw *hws, size_t 
 /* The capacity of one replica under P99 SLOs, by simulation (ic_sim_run):
  * an offline run of base->requests gives the most requests/s the replica
  * can finish, X; a run at 5% of X must meet both P99 SLOs (else the
- * capacity is 0: the SLOs fail even near idle); then 7 bisections between
- * 5% of X and X (each a run at the midpoint, the seed and so the random
- * numbers shared) narrow it to 0.75% of X. Nine runs of base->requests
- * requests at most; *runs (may be NULL) says how many were made, *at (may be
+ * capacity is 0: the SLOs fail even near idle); then ic_sim_capacity_bisect
+ * between 5% of X and X (each a run at a midpoint, the seed and so the
+ * random numbers shared): two runs at geometric midpoints narrow the 20x
+ * bracket to within 4x, 7 halvings narrow that to under 0.75% of X. Eleven
+ * runs of base->requests requests at most; *runs (may be NULL) says how many were made, *at (may be
  * NULL) receives the result at the capacity. base: the replica, workload and
  * scheduler (its rate, warm-up and SLOs are set here: the warm-up is a tenth
  * of the requests under a rate). Errors are ic_sim_run's. */
@@ -323,7 +324,7 @@ int ic_opt_capacity(const struct ic_model_stats *m, const struct ic_hw *hw,
  * cap; *n_out says how many. With a demand (req->rate) the replicas are
  * ceil(rate / capacity). *n_simulated: the configurations simulated (the
  * shortlist, or fewer where the rows hold fewer); *sim_requests: requests
- * simulated in all (the search's work: at most shortlist x 9 x
+ * simulated in all (the search's work: at most shortlist x 11 x
  * base->requests). Either may be NULL. */
 int ic_optimize_capacity(const struct ic_model_stats *m, const struct ic_opt_req *req,
                          const struct ic_sim_cfg *base, const struct ic_opt_cand *in,

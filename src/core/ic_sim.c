@@ -1557,13 +1557,13 @@ int ic_sim_capacity_bisect(const struct ic_model_stats *m, const struct ic_hw *h
 {
     struct ic_sim_cfg k = *c;
     struct ic_sim_result r;
-    /* a bracket over 64x wide, whose low end a few halvings never reach
-     * (0.001 to 1000 requests/s: 6 runs at arithmetic midpoints never went
-     * below 15.6 and read a capacity of 6.8 as 0.001), is first narrowed
-     * at geometric midpoints to within 4x; then `iters` runs */
-    bool geometric = hi > 64 * lo;
+    /* a bracket over 4x wide is first narrowed at geometric midpoints to
+     * within 4x, then `iters` runs halve it: arithmetic halvings alone
+     * leave its low end unresolved (0.001 to 1000 requests/s: 6 runs never
+     * went below 15.6 and read a capacity of about 3.5 as 0.001; 1.6 to
+     * 100 read 3.07 as 1.6). A low end of 0 has no geometric midpoint. */
     for (int it = 0; it < iters; it++) {
-        bool wide = geometric && hi > 4 * lo;
+        bool wide = lo > 0 && hi > 4 * lo;
         k.rate = wide ? sqrt(lo * hi) : (lo + hi) / 2;
         if (wide)
             it--;

@@ -202,8 +202,8 @@ int ic_sim_run(const struct ic_model_stats *m, const struct ic_hw *hw,
 bool ic_sim_meets_slos(const struct ic_sim_cfg *c, const struct ic_sim_result *r);
 
 /* The capacity under c's SLOs between two rates, by bisection: lo is known
- * to meet them and hi (> lo) not to; where hi is over 64 lo, runs at the geometric
- * midpoint until it is within 4 lo; then `iters` runs at the midpoint (c's seed, requests and
+ * to meet them and hi (> lo) not to; where hi is over 4 lo (> 0), runs at the
+ * geometric midpoint until it is within 4 lo; then `iters` runs at the midpoint (c's seed, requests and
  * warm-up; its rate set here), move lo up or hi down. *cap gets
  * the last rate found to meet them (lo when none of the runs did); *at (may
  * be NULL) that run's result, left as it was when none did; *runs (may be
