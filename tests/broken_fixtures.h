@@ -84,6 +84,9 @@ static const struct broken broken[] = {
      NULL},
     {"hw-huge-latency.yaml", false, 17, 16, "'hop_latency' must be at most 1 s", NULL},
     {"model-deep.json", true, 1, 48, "nesting deeper than 32 levels", NULL},
+    /* a quoted group size is text, as a quoted number anywhere */
+    {"config-gptq-group-quoted.json", true, 29, 19, "'group_size': a quoted string; expected a number",
+     NULL},
     {"config-gptq-group-zero.json", true, 29, 19,
      "'group_size': expected a whole number of weights a group, or -1 (one per output channel)",
      "AutoAWQ and AutoGPTQ write 128, 64, 32 or -1"},

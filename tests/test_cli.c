@@ -1241,9 +1241,9 @@ START_TEST(test_config_json_as_shipped)
     has_out("\"weight_read_bytes\": 1.414123827e+10,"); /* 14,141,238,272 */
     ck_assert_str_eq(err_buf, "");
     /* GPTQ per channel (group_size -1): the int4 weights alone,
-     * 14,141,238,272 / 4 = 3,535,309,568 B (a scale a row of 3584 or more
-     * weights, under 0.1%, not counted; read as groups of 128 it was
-     * 3,673,407,598, +3.9%) */
+     * 14,141,238,272 / 4 = 3,535,309,568 B (a scale and a zero a row of K
+     * >= 3584 weights, 5/K of their bytes, about 0.1%, not counted; read
+     * as groups of 128 it was 3,673,407,598, +3.9%) */
     ck_assert_int_eq(run("--model", IC_TEST_DIR "/fixtures/qwen2.5-7b-gptq-per-channel-config.json",
                          "--hw", "h100", "--format", "json", NULL),
                      0);

@@ -295,6 +295,12 @@ START_TEST(test_utf8_out)
     ck_assert_str_eq(d, "a\xc3\xa9");
     /* continuation bytes with no lead: broken already, cut at the limit */
     ck_assert_uint_eq(ic_utf8_cut(d, 3, "\x80\x80\x80\x80\x80", 5), 2);
+    /* a stray continuation byte at the limit after whole characters keeps
+     * them (it backed off to "a", dropping "b"; and the e-acute) */
+    ck_assert_uint_eq(ic_utf8_cut(d, 3, "ab\x80zz", 5), 2);
+    ck_assert_str_eq(d, "ab");
+    ck_assert_uint_eq(ic_utf8_cut(d, 4, "a\xc3\xa9\x80zz", 6), 3);
+    ck_assert_str_eq(d, "a\xc3\xa9");
     uint32_t cp;
     ck_assert_uint_eq(ic_utf8_seq((const unsigned char *)"\xf4\x90\x80\x80", 4, &cp), 0);
     ck_assert_uint_eq(ic_utf8_seq((const unsigned char *)"\xed\xa0\x80", 3, &cp), 0);

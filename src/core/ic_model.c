@@ -228,6 +228,19 @@ static int read_quant(const struct ic_ydoc *d, yaml_node_t *node, void *rec, str
         return IC_OK;
     }
     if (strcmp(meth, "awq") == 0 || strcmp(meth, "gptq") == 0) {
+        /* numbers bare, as everywhere (a quoted one is text) */
+        static const char *const num_keys[2] = {"bits", "group_size"};
+        for (int i = 0; i < 2; i++) {
+            yaml_node_t *q = map_get(d, node, num_keys[i]);
+            if (q && q->type == YAML_SCALAR_NODE &&
+                q->data.scalar.style != YAML_PLAIN_SCALAR_STYLE) {
+                int rc = ic_ydoc_error(d, q, err, "'%s': a quoted string; expected a number",
+                                       num_keys[i]);
+                ic_err_hint(err, "write it without quotes, e.g. '\"%s\": %s'", num_keys[i],
+                            i ? "128" : "4");
+                return rc;
+            }
+        }
         double bits = map_num(d, node, "bits"), g = map_num(d, node, "group_size");
         if (bits != 4 && bits != 8) {
             int rc = ic_ydoc_error(d, node, err, "'quantization_config': %s with %g bits; "
@@ -239,15 +252,20 @@ static int read_quant(const struct ic_ydoc *d, yaml_node_t *node, void *rec, str
         const char *gt = ic_ydoc_scalar(gn);
         m->has_default_weights = true;
         m->default_weights = bits == 4 ? IC_DT_INT4 : IC_DT_INT8;
-        if (gt && strcmp(gt, "-1") == 0) {
-            /* AutoGPTQ's per-channel quantization: one scale and zero per
-             * output row of K >= 1024 weights, (2 + bits/8) / K bytes a
-             * weight (0.06% at K 4096), not counted (it was read as groups
-             * of 128: +3.9% on Llama-3-8B) */
+        double neg = 0;
+        char nwhy[64];
+        if (gt && gt[0] == '-' && ic_number_parse(gt + 1, &neg, nwhy, sizeof nwhy) == IC_OK &&
+            neg == 1) {
+            /* AutoGPTQ's per-channel quantization (-1, or -1.0): one fp16
+             * scale and a zero per output row of K weights, (2 + bits/8)
+             * bytes over K weights of bits/8: 5/K of the int4 bytes, 0.12%
+             * at K 4096; not counted (it was read as groups of 128: +3.9%
+             * on Qwen2.5-7B) */
             m->quant_extra_bytes = 0;
             snprintf(m->weights_note, sizeof m->weights_note,
                      "quantization_config %s, %g bits, one fp16 scale and zero per output "
-                     "channel (group_size -1; under 0.1%% of the weights, not counted)",
+                     "channel (group_size -1; about 0.1%% of the weight bytes at K 4096, not "
+                     "counted)",
                      meth, bits);
             return IC_OK;
         }

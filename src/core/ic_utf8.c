@@ -37,14 +37,17 @@ size_t ic_utf8_cut(char *dst, size_t cap, const char *src, size_t len)
 {
     size_t n = len < cap - 1 ? len : cap - 1;
     if (n < len) {
-        /* back off a sequence the cut would split: at most 3 continuation
-         * bytes before its lead byte */
+        /* back off a sequence the cut would split: its lead byte at most
+         * 3 bytes before the cut, and a valid sequence from there that
+         * runs past it (a stray continuation byte after a whole character
+         * is broken already: the cut stays) */
         size_t k = n;
         while (k > 0 && n - k < 3 && ((unsigned char)src[k] & 0xc0) == 0x80)
             k--;
-        if (((unsigned char)src[k] & 0xc0) == 0x80)
-            k = n; /* not a sequence cut by the limit: broken already */
-        n = k;
+        uint32_t cp;
+        size_t sl = ic_utf8_seq((const unsigned char *)src + k, len - k, &cp);
+        if (k < n && sl && k + sl > n)
+            n = k;
     }
     memcpy(dst, src, n);
     dst[n] = '\0';
