@@ -580,6 +580,21 @@ static int check_db_not_files(void)
           strstr(e.msg, "is claimed by two files") && strstr(e.file, "zz-copy.yaml"));
     CHECK(ic_db_hw(&db, "h100-sxm", &hw_buf, &e) == IC_EINVAL &&
           strstr(e.msg, "is claimed by two files"));
+    remove(r2);
+    /* the same name in a file sorting before the one the alias finds, with
+     * no aliases of its own: found whichever name is asked (review: the
+     * files before an alias's match were read against the alias alone) */
+    snprintf(r2, sizeof r2, "%s/hwdb/a-dup.yaml", dir);
+    f = fopen(r2, "w");
+    const char *entry = slurp(IC_TEST_DIR "/frozen/hwdb/h100-sxm.yaml");
+    CHECK(f && strstr(entry, "aliases: [h100]\n"));
+    const char *al = strstr(entry, "aliases: [h100]\n");
+    CHECK(fwrite(entry, 1, (size_t)(al - entry), f) == (size_t)(al - entry) &&
+          fputs(al + strlen("aliases: [h100]\n"), f) >= 0 && fclose(f) == 0);
+    CHECK(ic_db_hw(&db, "h100", &hw_buf, &e) == IC_EINVAL &&
+          strstr(e.msg, "'h100-sxm' is claimed by two files") && strstr(e.file, "a-dup.yaml"));
+    CHECK(ic_db_hw(&db, "h100-sxm", &hw_buf, &e) == IC_EINVAL &&
+          strstr(e.msg, "is claimed by two files"));
     remove(q);
     remove(r2);
     remove(p);

@@ -323,19 +323,24 @@ static const struct kind_ops ops[IC_DB_KIND_COUNT] = {
 static int hf_cache(const char *name, char *path, size_t n, struct ic_err *err)
 {
     const char *slash = strchr(name, '/');
+    struct stat st;
+    /* a folder (one holding a config.json, "org/name"-shaped or not) */
+    if (stat(name, &st) == 0 && S_ISDIR(st.st_mode)) {
+        size_t l = strlen(name);
+        while (l > 1 && name[l - 1] == '/')
+            l--;
+        ic_err_set(err, IC_ENOENT, NULL, 0, 0, "model '%s' is a folder, not a file", name);
+        ic_err_hint(err, "give the config.json inside it: '%.*s/config.json'", (int)l, name);
+        return IC_ENOENT;
+    }
     if (!slash || slash == name || !slash[1] || strchr(slash + 1, '/')) {
-        /* a path ("cfgs/llama/a", a folder): neither an entry nor "org/name" */
-        struct stat st;
-        bool dir = stat(name, &st) == 0 && S_ISDIR(st.st_mode);
-        ic_err_set(err, IC_ENOENT, NULL, 0, 0, "unknown model '%s': %s", name,
-                   dir ? "a folder, not a file" : "no modeldb entry, no such file, and not a "
-                                                  "Hugging Face name (org/name)");
-        if (dir)
-            ic_err_hint(err, "give the config.json inside it: '%s/config.json'", name);
-        else
-            ic_err_hint(err, "a model is a modeldb name ('infcalc list models'), a YAML or "
-                             "config.json file's path, or org/name from the local Hugging Face "
-                             "cache");
+        /* a path ("cfgs/llama/a"): neither an entry nor "org/name" */
+        ic_err_set(err, IC_ENOENT, NULL, 0, 0,
+                   "unknown model '%s': no modeldb entry, no such file, and not a Hugging "
+                   "Face name (org/name)", name);
+        ic_err_hint(err, "a model is a modeldb name ('infcalc list models'), a YAML or "
+                         "config.json file's path, or org/name from the local Hugging Face "
+                         "cache");
         return IC_ENOENT;
     }
     char repo[300];
@@ -360,7 +365,6 @@ static int hf_cache(const char *name, char *path, size_t n, struct ic_err *err)
             fclose(f);
             ref[strcspn(ref, "\r\n")] = '\0';
         }
-        struct stat st;
         if (ref[0] && strspn(ref, "0123456789abcdef") == strlen(ref)) {
             if (snprintf(path, n, "%s/snapshots/%s/config.json", dir, ref) < (int)n &&
                 stat(path, &st) == 0 && S_ISREG(st.st_mode))
@@ -390,6 +394,17 @@ static int hf_cache(const char *name, char *path, size_t n, struct ic_err *err)
     ic_err_hint(err, "infcalc never downloads; fetch it first (huggingface-cli download %s "
                      "config.json) or give the file's path", name);
     return IC_ENOENT;
+}
+
+/* Two files claiming one name or alias: an error naming both. */
+static int dup_error(struct ic_err *err, const struct kind_ops *k, const char *path,
+                     const char *other, const char *claimed)
+{
+    int rc = ic_err_set(err, IC_EINVAL, path, 0, 0,
+                        "%s '%s' is claimed by two files: %s and this one", k->what, claimed,
+                        other);
+    ic_err_hint(err, "a name or alias belongs to one entry: rename or remove one of them");
+    return rc;
 }
 
 static int lookup(const struct ic_db *db, const struct kind_ops *k, const char *name,
@@ -429,7 +444,7 @@ static int lookup(const struct ic_db *db, const struct kind_ops *k, const char *
     }
     struct near nr = {.n = 0};
     struct ic_err broken = {0};
-    size_t n_broken = 0;
+    size_t n_broken = 0, found_at = SIZE_MAX;
     for (size_t i = 0; i < n; i++) {
         if (found_path[0] && strcmp(paths[i], found_path) == 0)
             continue;
@@ -445,26 +460,41 @@ static int lookup(const struct ic_db *db, const struct kind_ops *k, const char *
                 broken = le;
             continue;
         }
-        const char *a = k->name(rec);
-        bool claims = false;
+        const char *a = k->name(rec), *claimed = NULL;
         for (uint32_t j = 0; a; a = k->alias(rec, j++)) {
-            claims |= strcasecmp(a, name) == 0 || (found_name[0] && strcasecmp(a, found_name) == 0);
+            if (strcasecmp(a, name) == 0)
+                claimed = name;
+            else if (found_name[0] && strcasecmp(a, found_name) == 0)
+                claimed = found_name;
             near_add(&nr, name, a);
         }
-        if (!claims)
+        if (!claimed)
             continue;
         if (found_path[0]) {
-            rc = ic_err_set(err, IC_EINVAL, paths[i], 0, 0,
-                            "%s '%s' is claimed by two files: %s and this one", k->what,
-                            name, found_path);
-            ic_err_hint(err, "a name or alias belongs to one entry: rename or remove one of "
-                             "them");
+            rc = dup_error(err, k, paths[i], found_path, claimed);
             break;
         }
         memcpy(out, rec, k->size);
         snprintf(found_path, sizeof found_path, "%s", paths[i]);
         snprintf(found_name, sizeof found_name, "%s", k->name(rec));
+        found_at = i;
         rc = IC_OK;
+    }
+    /* the files before a match found by its alias were read against the
+     * name asked for, not the record's own name: once more for that */
+    for (size_t i = 0; rc == IC_OK && found_at != SIZE_MAX && i < found_at; i++) {
+        struct ic_err le = {0};
+        int lrc = k->load(paths[i], rec, &le);
+        if (lrc == IC_ENOMEM) {
+            *err = le;
+            rc = IC_ENOMEM;
+        }
+        if (lrc)
+            continue;
+        const char *a = k->name(rec);
+        for (uint32_t j = 0; a && rc == IC_OK; a = k->alias(rec, j++))
+            if (strcasecmp(a, found_name) == 0)
+                rc = dup_error(err, k, paths[i], found_path, found_name);
     }
     ic_db_paths_free(paths, n);
     if (rc == IC_ENOENT && n_broken && !(k->kind == IC_DB_MODEL && strchr(name, '/'))) {
@@ -472,7 +502,7 @@ static int lookup(const struct ic_db *db, const struct kind_ops *k, const char *
                    "unknown %s '%s' (%zu file%s of the database did not load: %.300s:%u: %.300s)",
                    k->what, name, n_broken, n_broken == 1 ? "" : "s", broken.file,
                    broken.line, broken.msg);
-        ic_err_hint(err, "fix or remove the file; 'infcalc list %s' lists what loads", k->list_cmd);
+        ic_err_hint(err, "fix or remove that file: it may hold the name");
         goto out;
     }
     if (rc == IC_ENOENT && k->kind == IC_DB_MODEL && strchr(name, '/')) {
@@ -480,6 +510,14 @@ static int lookup(const struct ic_db *db, const struct kind_ops *k, const char *
          * the local Hugging Face cache */
         char path[1400];
         rc = hf_cache(name, path, sizeof path, err);
+        if (rc == IC_ENOENT && n_broken) {
+            /* a database file that did not load may hold the name */
+            char m[sizeof err->msg];
+            snprintf(m, sizeof m, "%.600s (and %zu file%s of the database did not load: "
+                                  "%.200s:%u)",
+                     err->msg, n_broken, n_broken == 1 ? "" : "s", broken.file, broken.line);
+            snprintf(err->msg, sizeof err->msg, "%s", m);
+        }
         if (!rc && !(rc = k->load(path, out, err))) {
             /* named as the repository, not its snapshot's folder */
             struct ic_model *m = out;
