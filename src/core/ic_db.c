@@ -452,7 +452,8 @@ static int lookup(const struct ic_db *db, const struct kind_ops *k, const char *
         int lrc = k->load(paths[i], rec, &le);
         if (lrc) {
             if (lrc == IC_ENOMEM) {
-                *err = le;
+                if (err)
+                    *err = le;
                 rc = IC_ENOMEM;
                 break;
             }
@@ -486,7 +487,8 @@ static int lookup(const struct ic_db *db, const struct kind_ops *k, const char *
         struct ic_err le = {0};
         int lrc = k->load(paths[i], rec, &le);
         if (lrc == IC_ENOMEM) {
-            *err = le;
+            if (err)
+                *err = le;
             rc = IC_ENOMEM;
         }
         if (lrc)
@@ -510,7 +512,7 @@ static int lookup(const struct ic_db *db, const struct kind_ops *k, const char *
          * the local Hugging Face cache */
         char path[1400];
         rc = hf_cache(name, path, sizeof path, err);
-        if (rc == IC_ENOENT && n_broken) {
+        if (rc == IC_ENOENT && n_broken && err) {
             /* a database file that did not load may hold the name */
             char m[sizeof err->msg];
             snprintf(m, sizeof m, "%.600s (and %zu file%s of the database did not load: "
