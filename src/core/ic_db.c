@@ -396,6 +396,10 @@ static int hf_cache(const char *name, char *path, size_t n, struct ic_err *err)
     return IC_ENOENT;
 }
 
+/* A name or alias of any kind fits lookup's 128-byte copies whole. */
+_Static_assert(IC_HW_NAME_LEN <= 128 && IC_MODEL_NAME_LEN <= 128 && IC_ENGINE_NAME_LEN <= 128,
+               "lookup copies names into 128 bytes");
+
 /* Two files claiming one name or alias: an error naming both. */
 static int dup_error(struct ic_err *err, const struct kind_ops *k, const char *path,
                      const char *other, const char *claimed)
@@ -430,10 +434,12 @@ static int lookup(const struct ic_db *db, const struct kind_ops *k, const char *
         snprintf(found_path, sizeof found_path, "%s", direct);
         snprintf(found_name, sizeof found_name, "%s", k->name(rec));
     }
-    /* Every other record: the one whose name or alias is `name`, and no
-     * second file claiming it or the found record's name (two files named
-     * h200-sxm printed one label over two sets of figures). A file that
-     * does not load is passed over (one broken sibling failed every alias
+    /* Every other record, read once: the one whose name or alias is
+     * `name`, and every text each claims (its name and aliases), checked
+     * after the scan for a second file claiming `name` or the found
+     * record's name (two files named h200-sxm printed one label over two
+     * sets of figures, whichever of them sorted first). A file that does
+     * not load is passed over (one broken sibling failed every alias
      * lookup) and named if the name is found nowhere. */
     char **paths = NULL;
     size_t n = 0;
@@ -444,7 +450,11 @@ static int lookup(const struct ic_db *db, const struct kind_ops *k, const char *
     }
     struct near nr = {.n = 0};
     struct ic_err broken = {0};
-    size_t n_broken = 0, found_at = SIZE_MAX;
+    size_t n_broken = 0, found_at = SIZE_MAX, n_claims = 0, cap_claims = 0;
+    struct claim {
+        size_t file;
+        char text[128];
+    } *claims = NULL;
     for (size_t i = 0; i < n; i++) {
         if (found_path[0] && strcmp(paths[i], found_path) == 0)
             continue;
@@ -461,43 +471,39 @@ static int lookup(const struct ic_db *db, const struct kind_ops *k, const char *
                 broken = le;
             continue;
         }
-        const char *a = k->name(rec), *claimed = NULL;
-        for (uint32_t j = 0; a; a = k->alias(rec, j++)) {
-            if (strcasecmp(a, name) == 0)
-                claimed = name;
-            else if (found_name[0] && strcasecmp(a, found_name) == 0)
-                claimed = found_name;
-            near_add(&nr, name, a);
-        }
-        if (!claimed)
-            continue;
-        if (found_path[0]) {
-            rc = dup_error(err, k, paths[i], found_path, claimed);
-            break;
-        }
-        memcpy(out, rec, k->size);
-        snprintf(found_path, sizeof found_path, "%s", paths[i]);
-        snprintf(found_name, sizeof found_name, "%s", k->name(rec));
-        found_at = i;
-        rc = IC_OK;
-    }
-    /* the files before a match found by its alias were read against the
-     * name asked for, not the record's own name: once more for that */
-    for (size_t i = 0; rc == IC_OK && found_at != SIZE_MAX && i < found_at; i++) {
-        struct ic_err le = {0};
-        int lrc = k->load(paths[i], rec, &le);
-        if (lrc == IC_ENOMEM) {
-            if (err)
-                *err = le;
-            rc = IC_ENOMEM;
-        }
-        if (lrc)
-            continue;
         const char *a = k->name(rec);
-        for (uint32_t j = 0; a && rc == IC_OK; a = k->alias(rec, j++))
-            if (strcasecmp(a, found_name) == 0)
-                rc = dup_error(err, k, paths[i], found_path, found_name);
+        for (uint32_t j = 0; a; a = k->alias(rec, j++)) {
+            if (n_claims == cap_claims) {
+                cap_claims = cap_claims ? 2 * cap_claims : 64;
+                struct claim *nc = realloc(claims, cap_claims * sizeof *claims);
+                if (!nc) {
+                    rc = ic_err_set(err, IC_ENOMEM, NULL, 0, 0, "out of memory");
+                    goto scanned;
+                }
+                claims = nc;
+            }
+            claims[n_claims].file = i;
+            snprintf(claims[n_claims++].text, sizeof claims->text, "%s", a);
+            near_add(&nr, name, a);
+            if (!found_path[0] && strcasecmp(a, name) == 0) {
+                memcpy(out, rec, k->size);
+                snprintf(found_path, sizeof found_path, "%s", paths[i]);
+                snprintf(found_name, sizeof found_name, "%s", k->name(rec));
+                found_at = i;
+                rc = IC_OK;
+            }
+        }
     }
+    for (size_t c = 0; rc == IC_OK && c < n_claims; c++) {
+        if (claims[c].file == found_at)
+            continue;
+        if (strcasecmp(claims[c].text, name) == 0)
+            rc = dup_error(err, k, paths[claims[c].file], found_path, name);
+        else if (strcasecmp(claims[c].text, found_name) == 0)
+            rc = dup_error(err, k, paths[claims[c].file], found_path, found_name);
+    }
+scanned:
+    free(claims);
     ic_db_paths_free(paths, n);
     if (rc == IC_ENOENT && n_broken && !(k->kind == IC_DB_MODEL && strchr(name, '/'))) {
         ic_err_set(err, IC_ENOENT, NULL, 0, 0,
