@@ -560,6 +560,23 @@ static const struct ic_col spec_costed_cols[] = {
     {"best", "best", IC_K_BOOL},
 };
 
+/* specdec's rows, both paths: k = 1 .. 16 and on to the best k; with --k
+ * (k_only), that k and the best. */
+static bool spec_row(uint64_t k, uint64_t k_only, uint64_t best)
+{
+    return k_only ? k == k_only || k == best : k <= (best > 16 ? best : 16);
+}
+
+/* The title's "; k = K asked: speedup S" where --k is not the best. */
+static void spec_asked(char *title, size_t cap, uint64_t k_only, uint64_t best, double speedup)
+{
+    if (k_only && k_only != best) {
+        size_t l = strlen(title);
+        snprintf(title + l, cap - l, "; k = %llu asked: speedup %.3fx",
+                 (unsigned long long)k_only, speedup);
+    }
+}
+
 int ic_cli_cmd_specdec(const struct ic_opts *a, const struct ic_db *db, FILE *out, FILE *errf)
 {
     int rc;
@@ -608,7 +625,6 @@ int ic_cli_cmd_specdec(const struct ic_opts *a, const struct ic_db *db, FILE *ou
         k_only = a->draft_len;
     struct ic_rows r;
     char title[800];
-    uint64_t k1 = k_only ? k_only : 16;
     if (!draft) {
         enum ic_format fmt = (enum ic_format)a->format;
         for (int o = 0; o < IC_OPT_COUNT; o++)
@@ -623,12 +639,9 @@ int ic_cli_cmd_specdec(const struct ic_opts *a, const struct ic_db *db, FILE *ou
         double best_s;
         uint64_t best = ic_spec_best_k(acc, c, IC_SPEC_MAX_K, &best_s);
         ic_rows_init(&r, spec_cols, (int)(sizeof spec_cols / sizeof spec_cols[0]));
-        /* rows as the --draft path's: 1 .. 16 and on to the best k; with
-         * --k, that k and the best (the best past 16 was in the title alone) */
-        if (!k_only && best > k1)
-            k1 = best;
+        /* rows as the --draft path's (the best past 16 was in the title alone) */
         for (uint64_t k = 1; k <= IC_SPEC_MAX_K; k++) {
-            if (k_only ? k != k_only && k != best : k > k1)
+            if (!spec_row(k, k_only, best))
                 continue;
             if (ic_rows_add(&r)) {
                 ic_rows_free(&r);
@@ -646,11 +659,8 @@ int ic_cli_cmd_specdec(const struct ic_opts *a, const struct ic_db *db, FILE *ou
                  "best k (1-64): %llu, speedup %.3fx%s",
                  acc, c, (unsigned long long)best, best_s,
                  best_s < 1 ? " (slower than plain decoding: do not speculate)" : "");
-        if (k_only && k_only != best) {
-            size_t l = strlen(title);
-            snprintf(title + l, sizeof title - l, "; k = %llu asked: speedup %.3fx",
-                     (unsigned long long)k_only, ic_spec_speedup(acc, k_only, c));
-        }
+        spec_asked(title, sizeof title, k_only, best,
+                   k_only ? ic_spec_speedup(acc, k_only, c) : 0);
         rc = ic_cli_write_rows(out, errf, fmt, &r, title, !k_only || k_only != best);
         ic_rows_free(&r);
         return rc;
@@ -702,11 +712,8 @@ int ic_cli_cmd_specdec(const struct ic_opts *a, const struct ic_db *db, FILE *ou
         if (!best || all[k - 1].speedup > all[best - 1].speedup * (1 + 1e-12))
             best = k;
     }
-    /* rows: 1 .. 16 and on to the best k; with --k, that k and the best */
-    if (!k_only && best > k1)
-        k1 = best;
     for (uint64_t k = 1; k <= IC_SPEC_MAX_K; k++) {
-        if (k_only ? k != k_only && k != best : k > k1)
+        if (!spec_row(k, k_only, best))
             continue;
         const struct ic_spec_costed *x = &all[k - 1];
         if (ic_rows_add(&r)) {
@@ -734,11 +741,7 @@ int ic_cli_cmd_specdec(const struct ic_opts *a, const struct ic_db *db, FILE *ou
              head, dm->name, (unsigned long long)s.dec.batch, (unsigned long long)s.dec.context,
              acc, (unsigned long long)best, all[best - 1].speedup,
              all[best - 1].speedup < 1 ? " (slower than plain decoding)" : "");
-    if (k_only && k_only != best) {
-        size_t l = strlen(title);
-        snprintf(title + l, sizeof title - l, "; k = %llu asked: speedup %.3fx",
-                 (unsigned long long)k_only, all[k_only - 1].speedup);
-    }
+    spec_asked(title, sizeof title, k_only, best, k_only ? all[k_only - 1].speedup : 0);
     rc = ic_cli_write_rows(out, errf, s.fmt, &r, title, !k_only || k_only != best);
     ic_rows_free(&r);
 out:
