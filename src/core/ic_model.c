@@ -229,18 +229,10 @@ static int read_quant(const struct ic_ydoc *d, yaml_node_t *node, void *rec, str
     }
     if (strcmp(meth, "awq") == 0 || strcmp(meth, "gptq") == 0) {
         /* numbers bare, as everywhere (a quoted one is text) */
-        static const char *const num_keys[2] = {"bits", "group_size"};
-        for (int i = 0; i < 2; i++) {
-            yaml_node_t *q = map_get(d, node, num_keys[i]);
-            if (q && q->type == YAML_SCALAR_NODE &&
-                q->data.scalar.style != YAML_PLAIN_SCALAR_STYLE) {
-                int rc = ic_ydoc_error(d, q, err, "'%s': a quoted string; expected a number",
-                                       num_keys[i]);
-                ic_err_hint(err, "write it without quotes, e.g. '\"%s\": %s'", num_keys[i],
-                            i ? "128" : "4");
-                return rc;
-            }
-        }
+        int qrc;
+        if ((qrc = ic_ydoc_bare(d, map_get(d, node, "bits"), "bits", false, err)) ||
+            (qrc = ic_ydoc_bare(d, map_get(d, node, "group_size"), "group_size", false, err)))
+            return qrc;
         double bits = map_num(d, node, "bits"), g = map_num(d, node, "group_size");
         if (bits != 4 && bits != 8) {
             int rc = ic_ydoc_error(d, node, err, "'quantization_config': %s with %g bits; "

@@ -424,17 +424,9 @@ static int read_scalar_field(const struct ic_ydoc *d, const struct ic_field *f,
         return rc;
     }
     int rc;
-    /* a number or a boolean is written bare: a quoted one is text (JSON's
-     * "4096", Python's truthy "false"), read as the number it spells it
-     * gave "use_sliding_window": "false" the opposite of transformers' */
     if ((f->kind == IC_F_COUNT || f->kind == IC_F_NUMBER || f->kind == IC_F_BOOL) &&
-        v->type == YAML_SCALAR_NODE && v->data.scalar.style != YAML_PLAIN_SCALAR_STYLE) {
-        rc = ic_ydoc_error(d, v, err, "'%s': a quoted string; expected %s", f->key,
-                           f->kind == IC_F_BOOL ? "true or false" : "a number");
-        ic_err_hint(err, "write it without quotes, e.g. '%s: %s'", f->key,
-                    f->kind == IC_F_BOOL ? "true" : "32");
+        (rc = ic_ydoc_bare(d, v, f->key, f->kind == IC_F_BOOL, err)))
         return rc;
-    }
     switch (f->kind) {
     case IC_F_STR:
         if (strlen(text) >= f->size) {
@@ -613,4 +605,15 @@ bool ic_ydoc_name_ok(const char *s, bool underscore)
                                  : "abcdefghijklmnopqrstuvwxyz0123456789-.";
     return ((s[0] >= 'a' && s[0] <= 'z') || (s[0] >= '0' && s[0] <= '9')) &&
            strspn(s, set) == strlen(s);
+}
+
+int ic_ydoc_bare(const struct ic_ydoc *d, const yaml_node_t *v, const char *key, bool boolean,
+                 struct ic_err *err)
+{
+    if (!v || v->type != YAML_SCALAR_NODE || v->data.scalar.style == YAML_PLAIN_SCALAR_STYLE)
+        return IC_OK;
+    int rc = ic_ydoc_error(d, v, err, "'%s': a quoted string; expected %s", key,
+                           boolean ? "true or false" : "a number");
+    ic_err_hint(err, "write it without quotes, e.g. '%s: %s'", key, boolean ? "true" : "32");
+    return rc;
 }

@@ -111,6 +111,13 @@ const char *ic_ydoc_scalar(const yaml_node_t *node);
 /* True for a null scalar (null, ~, empty plain). */
 bool ic_ydoc_is_null(const yaml_node_t *node);
 
+/* A number or a boolean is written bare: a quoted one is text (JSON's
+ * "4096"; Python reads "false" as true, and it was read as false). IC_OK
+ * for a plain scalar (or a node that is not a scalar, or NULL); else the
+ * error at v, key naming it. */
+int ic_ydoc_bare(const struct ic_ydoc *d, const yaml_node_t *v, const char *key, bool boolean,
+                 struct ic_err *err);
+
 /* Whether s is a database entry's name: lower-case letters, digits, '-',
  * '.' (and '_' where underscore), starting with a letter or a digit (".."
  * loaded as a name). The rule of hwdb, modeldb and enginedb alike. */
