@@ -206,7 +206,7 @@ static void point_row(struct ic_rows *r, const struct ic_report_group *g,
     ic_rows_num(r, "uneven_split", p->uneven_split);
     /* null where it fits (or a sweep did not look); 0: no power of two of
      * chips up to the limit holds it */
-    for (int i = 0; i < 5; i++) {
+    for (size_t i = 0; i < sizeof ic_decode_fewest_types / sizeof *ic_decode_fewest_types; i++) {
         char key[32];
         snprintf(key, sizeof key, "fewest_chips.%s", dt(ic_decode_fewest_types[i]));
         ic_rows_num(r, key, !p->fits && p->fewest_known ? (double)p->fewest_chips[i] : NAN);
