@@ -590,6 +590,58 @@ START_TEST(test_expected_from_achieved)
 }
 END_TEST
 
+/* The achieved all-reduce's bus bandwidth at a size other than the one it
+ * was measured on (ic_comm_busbw_achieved): the figure over the link
+ * bandwidth the fabric gives allreduce_chips chips, carried to Y chips.
+ * The achieved H100 fixture: 20 us + 360 GB/s busbw measured on 8 chips;
+ * all-reduces of 1 MB (1e6 B) a chip.
+ *   switch (18 links x 25 GB/s at every size): 2 chips read 360 GB/s as
+ *     measured: 20 us + 2 x 1/2 x 1e6 / 360e9 = 22.777778 us;
+ *   a full mesh of 7 links x 64 GB/s (MI300X's): 8 chips reach 7 links
+ *     (448 GB/s), 2 chips 1 link, 4 chips 3: busbw 360 x 1/7 = 51.428571
+ *     GB/s and 360 x 3/7 = 154.285714 GB/s:
+ *     2 chips 20 + 1e6 / 51.428571e9 s = 20 + 19.444444 = 39.444444 us,
+ *     4 chips 20 + 1.5e6 / 154.285714e9 s = 20 + 9.722222 = 29.722222 us,
+ *     8 chips 20 + 1.75e6 / 360e9 s = 24.861111 us (as measured);
+ *   a 2D torus of 4 links x 45 GB/s, measured on 4 chips (2 x 2: one
+ *     link an axis, 90 GB/s) at 37.5 GB/s: 16 chips (4 x 4: two a ring
+ *     axis, 180 GB/s) read 75 GB/s, 8 chips (4 x 2: 3 links, 135 GB/s)
+ *     56.25 GB/s:
+ *     16 chips 20 + 2 x 15/16 x 1e6 / 75e9 s = 20 + 25 = 45 us,
+ *     8 chips 20 + 1.75e6 / 56.25e9 s = 20 + 31.111111 = 51.111111 us.
+ * The mesh's 2-chip figure is over its ideal all-reduce (one link: 2 x
+ * 1/2 x 1e6 / 64e9 = 15.625 us and two hops), where the figure measured on
+ * 8 chips, unscaled, read 22.78 us of a 313-GB/s-class bus over one link. */
+START_TEST(test_achieved_allreduce_by_size)
+{
+    struct ic_test_pair *t = ic_test_pair("llama3-8b", IC_TEST_DIR "/fixtures/achieved-h100.yaml");
+    struct ic_hw h = t->h;
+    const double A = 1e6;
+    ck_assert_double_eq_tol(ic_comm_allreduce_achieved_s(&h, 2, A), 22.777778e-6, 1e-12);
+    ck_assert_double_eq_tol(ic_comm_allreduce_achieved_s(&h, 8, A), 24.861111e-6, 1e-12);
+
+    h.ici_topology = IC_TOPO_FULL_MESH;
+    h.ici_links = 7;
+    h.ici_link_B_s = 64e9;
+    ck_assert_double_eq_tol(ic_comm_allreduce_achieved_s(&h, 2, A), 39.444444e-6, 1e-12);
+    ck_assert_double_eq_tol(ic_comm_allreduce_achieved_s(&h, 4, A), 29.722222e-6, 1e-12);
+    ck_assert_double_eq_tol(ic_comm_allreduce_achieved_s(&h, 8, A), 24.861111e-6, 1e-12);
+    ck_assert(ic_comm_allreduce_achieved_s(&h, 2, A) > ic_comm_allreduce_s(&h, 2, A));
+
+    h.ici_topology = IC_TOPO_TORUS_2D;
+    h.ici_links = 4;
+    h.ici_link_B_s = 45e9;
+    h.ici_domain_chips = 256;
+    h.achieved.allreduce_chips = 4;
+    h.achieved.allreduce_busbw_B_s = 37.5e9;
+    ck_assert_double_eq_tol(ic_comm_allreduce_achieved_s(&h, 16, A), 45e-6, 1e-12);
+    ck_assert_double_eq_tol(ic_comm_allreduce_achieved_s(&h, 8, A), 51.111111e-6, 1e-12);
+    ck_assert_double_eq_tol(ic_comm_allreduce_achieved_s(&h, 4, A),
+                            20e-6 + 1.5e6 / 37.5e9, 1e-12);
+    free(t);
+}
+END_TEST
+
 /* The launch floor of MoE and MLA layers on the achieved H100 fixture (2 us
  * a kernel in a graph, 10 kernels a dense layer, no step launch): each MoE
  * layer runs 4 kernels more (router GEMM, top-k, sort by expert, weighted
@@ -706,6 +758,7 @@ START_TEST(test_expected_with_engine)
     c.engine = &good;
     ck_assert_int_eq(ic_decode(&t->st, &t->h, &c, &p, &e), IC_OK);
     ck_assert_double_eq_tol(p.step_s, 6.248962e-3, 1e-9);
+
     free(en);
     free(t);
 }
@@ -752,6 +805,7 @@ int main(void)
     tcase_add_test(tc, test_every_field_written);
     tcase_add_test(tc, test_measured_every_type);
     tcase_add_test(tc, test_expected_from_achieved);
+    tcase_add_test(tc, test_achieved_allreduce_by_size);
     tcase_add_test(tc, test_expected_moe_mla_kernels);
     tcase_add_test(tc, test_expected_with_engine);
     suite_add_tcase(s, tc);

@@ -153,6 +153,20 @@ double ic_comm_alltoall_s(const struct ic_hw *hw, uint64_t chips, double bytes)
     return t;
 }
 
+double ic_comm_busbw_achieved(const struct ic_hw *hw, const struct ic_comm_path *p)
+{
+    const struct ic_hw_achieved *a = &hw->achieved;
+    const uint64_t m = a->allreduce_chips;
+    if (m < 2 || m == p->domain)
+        return a->allreduce_busbw_B_s;
+    /* the measured group's path (a copy: ic_comm_path keeps one path per
+     * thread, and p may be it) */
+    const struct ic_comm_path at = ic_comm_path(hw, m);
+    if (!(at.bw_B_s > 0) || !(p->bw_B_s > 0))
+        return a->allreduce_busbw_B_s;
+    return a->allreduce_busbw_B_s * (p->bw_B_s / at.bw_B_s);
+}
+
 double ic_comm_allreduce_achieved_s(const struct ic_hw *hw, uint64_t chips, double bytes)
 {
     const struct ic_hw_achieved *a = &hw->achieved;
@@ -164,7 +178,7 @@ double ic_comm_allreduce_achieved_s(const struct ic_hw *hw, uint64_t chips, doub
     double t = 0;
     if (p.domain > 1) {
         const double Y = (double)p.domain;
-        t += a->allreduce_latency_s + 2.0 * (Y - 1) / Y * bytes / a->allreduce_busbw_B_s;
+        t += a->allreduce_latency_s + 2.0 * (Y - 1) / Y * bytes / ic_comm_busbw_achieved(hw, &p);
     }
     return t + 2.0 * across_domains_s(hw, &p, bytes);
 }

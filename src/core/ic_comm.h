@@ -45,10 +45,25 @@ double ic_comm_allreduce_s(const struct ic_hw *hw, uint64_t chips, double bytes)
  * `achieved:` section publishes (nccl-tests style): within the fabric
  * domain the small-message latency plus 2 (Y-1)/Y * bytes / bus bandwidth
  * (busbw = algbw * 2 (Y-1)/Y, so this is bytes / algbw); past the domain
- * the scale-out part of ic_comm_allreduce_s added. The latency is the one
- * measured on allreduce_chips chips, used for any Y within the domain.
+ * the scale-out part of ic_comm_allreduce_s added. The bus bandwidth is
+ * ic_comm_busbw_achieved's; the latency is the one measured on
+ * allreduce_chips chips, used for any Y within the domain.
  * Without an achieved section, ic_comm_allreduce_s. */
 double ic_comm_allreduce_achieved_s(const struct ic_hw *hw, uint64_t chips, double bytes);
+
+/* The achieved all-reduce bus bandwidth on the fabric path p (of
+ * ic_comm_path, p->domain chips a domain). The entry's figure was measured
+ * on allreduce_chips chips; it is read as an efficiency over the link
+ * bandwidth the fabric gives that many chips (ic_comm_path's bw_B_s) and
+ * carried to p->domain chips at the same efficiency: busbw x bw(p->domain)
+ * / bw(allreduce_chips). On a switch every size reaches the same links,
+ * so the figure stands as measured; on a full mesh Y chips reach Y - 1
+ * direct links (MI300X's 313 GB/s over 7 links is 45 GB/s over the one
+ * link of a pair, not 313); on a torus the axes a group spans add their
+ * links (a 4 x 4 group of a 2D torus has twice the bandwidth of a 4-chip
+ * axis: "How to Scale Your Model", sharding, 'AllGather over multiple
+ * axes ... increases the available bandwidth by a factor of N_axes'). */
+double ic_comm_busbw_achieved(const struct ic_hw *hw, const struct ic_comm_path *p);
 
 /* Seconds for one chip to send `bytes` to a chip of the next pipeline stage,
  * in a layout of `chips` chips in all: within the fabric's domain at the

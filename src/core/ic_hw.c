@@ -592,11 +592,17 @@ static int check_values(struct ic_hw *hw, const char *path, struct ic_err *err)
             return field_error_hint(hw, path, IC_HWF_A_GEMM, err,
                                     "'gemm' gives no compute type's achieved rate",
                                     "e.g. gemm: {bf16: 700 TFLOP/s}");
-        if (a->allreduce_latency_s > 1e-2 || !(a->allreduce_busbw_B_s >= 1e6) ||
-            a->allreduce_chips < 1 || a->allreduce_chips > hw->ici_domain_chips)
+        if (a->allreduce_chips < (hw->ici_domain_chips > 1 ? 2 : 1) ||
+            a->allreduce_chips > hw->ici_domain_chips)
+            return field_error_hint(hw, path, IC_HWF_A_AR_CHIPS, err,
+                                    "'allreduce_chips' (the chips the all-reduce was measured "
+                                    "on) must be between 2 and the interconnect's domain_chips",
+                                    "the bus bandwidth is carried to other sizes over the links "
+                                    "the fabric gives each; one chip has none");
+        if (a->allreduce_latency_s > 1e-2 || !(a->allreduce_busbw_B_s >= 1e6))
             return field_error_hint(hw, path, IC_HWF_A_AR_LATENCY, err,
                                     "collectives: latency at most 10 ms, bus bandwidth at least "
-                                    "1 MB/s, allreduce_chips between 1 and domain_chips",
+                                    "1 MB/s",
                                     "the figures of nccl-tests' all_reduce_perf: the small-"
                                     "message time and the large-message busbw");
         if (a->launch_s > 1e-3 || a->launch_graph_s > a->launch_s ||
