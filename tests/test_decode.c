@@ -759,6 +759,23 @@ START_TEST(test_expected_with_engine)
     ck_assert_int_eq(ic_decode(&t->st, &t->h, &c, &p, &e), IC_OK);
     ck_assert_double_eq_tol(p.step_s, 6.248962e-3, 1e-9);
 
+    /* the shipped gpt-fast profile: int8 weight GEMV at PyTorch's GPT-fast
+     * microbenchmark's int8 / bf16 bandwidth, 984.06 / 1137.92 GB/s =
+     * 0.86479 (enginedb/gpt-fast.yaml), int4 not given (1): Llama-3-8B
+     * int8, batch 1 on the fixture reads 7,504,924,672 B / (2.7e12 x
+     * 0.865) = 3.213412 ms of weights, bf16 weights as a good engine's */
+    ck_assert_int_eq(ic_engine_load(IC_SRC_DIR "/enginedb/gpt-fast.yaml", en, &e), IC_OK);
+    ck_assert_double_eq_tol(ic_engine_gemv_eff(en, IC_DT_INT8), 984.06 / 1137.92, 5e-4);
+    ck_assert_double_eq(ic_engine_gemv_eff(en, IC_DT_INT4), 1);
+    c = cfg(1, 1, 1024, IC_DT_INT8, IC_DT_BF16, IC_DT_BF16);
+    c.estimate = IC_EST_EXPECTED;
+    c.engine = en;
+    ck_assert_int_eq(ic_decode(&t->st, &t->h, &c, &p, &e), IC_OK);
+    ck_assert_double_eq_tol(p.weights_s, 7504924672.0 / (2.7e12 * 0.865), 1e-12);
+    ck_assert_double_eq_tol(p.weights_s, 3.213412e-3, 1e-9);
+    c.weights = IC_DT_BF16;
+    ck_assert_int_eq(ic_decode(&t->st, &t->h, &c, &p, &e), IC_OK);
+    ck_assert_double_eq_tol(p.weights_s, 15009849344.0 / 2.7e12, 1e-12);
     free(en);
     free(t);
 }
