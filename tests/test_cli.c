@@ -971,15 +971,22 @@ END_TEST
 /* A configuration that does not fit says the fewest chips that would, per
  * weight type (test_step's test_fewest_chips has the arithmetic: 405B on
  * 80 GB H100s, batch 1, context 2048: 16 in bf16, 8 in fp8 and int8, 4 in
- * int4 and fp4); one that fits says nothing of it. */
+ * int4 and fp4; over 2 stages 8, 4, 4, 2, 2 a stage); one that fits says
+ * nothing of it. */
 START_TEST(test_fewest_chips_shown)
 {
     ck_assert_int_eq(run("--model", "llama3.1-405b", "--hw", "h100", "--chips", "4", NULL), 0);
     has_out("DOES NOT FIT");
-    has_out("fewest chips that fit (this batch and context, KV bf16): bf16 weights 16, fp8 "
-            "weights 8, int8 weights 8, int4 weights 4, fp4 weights 4");
+    has_out("fewest chips that fit (a power of two; this batch and context, KV bf16): bf16 "
+            "weights 16, fp8 weights 8, int8 weights 8, int4 weights 4, fp4 weights 4");
     ck_assert_int_eq(run("--model", "llama3.1-405b", "--hw", "h100", "--chips", "16", NULL), 0);
     ck_assert(!strstr(out_buf, "fewest chips"));
+    /* two pipeline stages hold half the layers each: half the chips a stage */
+    ck_assert_int_eq(run("--model", "llama3.1-405b", "--hw", "h100", "--chips", "4", "--pp", "2",
+                         NULL),
+                     0);
+    has_out("fewest chips a stage that fit (a power of two; 2 stages, this batch and context, KV "
+            "bf16): bf16 weights 8, fp8 weights 4, int8 weights 4, int4 weights 2, fp4 weights 2");
 }
 END_TEST
 

@@ -310,27 +310,40 @@ END_TEST
  * 2 x 2 B x 2048 = 1.06 GB, split by head):
  *   bf16: 811.7 GB / 8 = 101.5 GB > 80; / 16 = 50.7 GB fits: 16
  *   fp8 and int8: 405.9 GB / 4 = 101.5 GB; / 8 = 50.7 GB: 8
- *   int4: 202.9 GB / 2 = 101.5 GB; / 4 = 50.7 GB: 4
- * and none up to 8 in bf16. Each answer is checked against the memory the
- * decode point reports at that many chips and at half as many. */
+ *   int4 and fp4: 202.9 GB / 2 = 101.5 GB; / 4 = 50.7 GB: 4
+ * and over 2 pipeline stages (each holds 63 of the 126 layers: half the
+ * bytes a chip) half as many chips a stage: 8, 4, 4, 2, 2.
+ * Each answer is checked against the memory the decode point itself
+ * reports at that many chips and at half as many. */
 START_TEST(test_fewest_chips)
 {
     struct ic_test_pair *t = ic_test_pair("llama3.1-405b", "h100");
-    static const enum ic_dtype w[] = {IC_DT_BF16, IC_DT_FP8, IC_DT_INT8, IC_DT_INT4};
-    static const uint64_t want[] = {16, 8, 8, 4};
-    for (int i = 0; i < 4; i++) {
-        uint64_t n = ic_step_fewest_chips(&t->st, w[i], IC_DT_BF16, 2048, 1, t->h.hbm_capacity_B,
-                                          1024);
-        ck_assert_uint_eq(n, want[i]);
-        struct ic_decode_cfg c = dcfg(n, 1, 2048);
-        c.weights = w[i];
-        ck_assert(ic_decode_mem_per_chip(&t->st, &c, 1) <= t->h.hbm_capacity_B);
-        c.chips = n / 2;
-        ck_assert(ic_decode_mem_per_chip(&t->st, &c, 1) > t->h.hbm_capacity_B);
+    static const uint64_t want[2][5] = {{16, 8, 8, 4, 4}, {8, 4, 4, 2, 2}};
+    for (uint64_t pp = 1; pp <= 2; pp++) {
+        struct ic_decode_cfg c = dcfg(1, 1, 2048);
+        c.pp = pp;
+        struct ic_point p;
+        struct ic_err e = {0};
+        ck_assert_int_eq(ic_decode(&t->st, &t->h, &c, &p, &e), IC_OK);
+        ck_assert(!p.fits);
+        ic_decode_fewest(&t->st, &p);
+        ck_assert(p.fewest_known);
+        for (int i = 0; i < 5; i++) {
+            const uint64_t n = p.fewest_chips[i];
+            ck_assert_uint_eq(n, want[pp - 1][i]);
+            struct ic_decode_cfg q = c;
+            q.weights = ic_decode_fewest_types[i];
+            q.chips = n;
+            struct ic_point at;
+            ck_assert_int_eq(ic_decode(&t->st, &t->h, &q, &at, &e), IC_OK);
+            ck_assert(at.fits);
+            ck_assert_double_eq_tol(ic_decode_mem_per_chip(&t->st, &q, 1), at.mem_per_chip_B,
+                                    1e-6 * at.mem_per_chip_B);
+            q.chips = n / 2;
+            ck_assert_int_eq(ic_decode(&t->st, &t->h, &q, &at, &e), IC_OK);
+            ck_assert(!at.fits);
+        }
     }
-    ck_assert_uint_eq(ic_step_fewest_chips(&t->st, IC_DT_BF16, IC_DT_BF16, 2048, 1,
-                                           t->h.hbm_capacity_B, 8),
-                      0);
     free(t);
 }
 END_TEST

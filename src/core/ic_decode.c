@@ -30,23 +30,21 @@ static struct ic_step decode_step(const struct ic_decode_cfg *c)
     };
 }
 
-static double kv_seq_bytes(const struct ic_model_stats *m, const struct ic_decode_cfg *c)
-{
-    return ic_step_kv_seq_bytes(m, c->context, c->kv);
-}
-
-static double weights_held_bytes(const struct ic_model_stats *m, const struct ic_decode_cfg *c)
-{
-    double p = 0;
-    for (int g = 0; g < IC_PG_COUNT; g++)
-        p += ic_step_group_per_chip(m, (enum ic_pgroup)g, c->chips);
-    return p * ic_step_weight_bytes(m, c->weights);
-}
-
 double ic_decode_mem_per_chip(const struct ic_model_stats *m, const struct ic_decode_cfg *c,
                               uint64_t batch)
 {
-    const struct ic_mem k = ic_step_mem(m, c->chips, weights_held_bytes(m, c), kv_seq_bytes(m, c));
+    /* the step's own load (its layout: the chips of a stage, the layers a
+     * stage holds), at one sequence or more: its memory is linear in the
+     * batch past that (batch 0: the weights and nothing else) */
+    struct ic_decode_cfg x = *c;
+    x.batch = batch ? batch : 1;
+    if (x.micro > x.batch)
+        x.micro = 1;
+    const struct ic_step step = decode_step(&x);
+    struct ic_load l;
+    if (ic_step_load(m, &step, &l, NULL))
+        return INFINITY;
+    const struct ic_mem k = ic_step_mem_of(&l, 0);
     return ic_step_mem_at(&k, batch);
 }
 
@@ -174,9 +172,17 @@ void ic_decode_fewest(const struct ic_model_stats *m, struct ic_point *p)
 {
     if (p->fits)
         return;
-    for (int i = 0; i < 5; i++)
-        p->fewest_chips[i] =
-            ic_step_fewest_chips(m, ic_decode_fewest_types[i], p->cfg.kv, p->cfg.context,
-                                 p->cfg.batch, p->capacity_B, IC_DECODE_MAX_CHIPS);
+    for (size_t i = 0; i < sizeof ic_decode_fewest_types / sizeof *ic_decode_fewest_types; i++) {
+        struct ic_decode_cfg c = p->cfg;
+        c.weights = ic_decode_fewest_types[i];
+        p->fewest_chips[i] = 0;
+        for (uint64_t n = 1; n <= IC_DECODE_MAX_CHIPS; n *= 2) {
+            c.chips = n;
+            if (ic_decode_mem_per_chip(m, &c, c.batch) <= p->capacity_B) {
+                p->fewest_chips[i] = n;
+                break;
+            }
+        }
+    }
     p->fewest_known = true;
 }

@@ -133,10 +133,11 @@ struct ic_point {
     bool fits;
     uint64_t max_batch;           /* largest batch that fits at this context */
     /* when it does not fit, after ic_decode_fewest (not ic_decode: a sweep
-     * need not pay for it): the fewest chips (a power of two, up to
-     * IC_DECODE_MAX_CHIPS; 0: none) on which it would, at this batch and
-     * context and KV type, with weights in bf16, fp8, int8, int4 and fp4
-     * (ic_decode_fewest_types) */
+     * need not pay for it): the fewest chips of a stage (a power of two,
+     * as tensor-parallel sizes are, up to IC_DECODE_MAX_CHIPS; 0: none) on
+     * which it would, at this batch, context, KV type and pipeline depth,
+     * with weights in bf16, fp8, int8, int4 and fp4 (ic_decode_fewest_types;
+     * the memory of ic_decode_mem_per_chip) */
     bool fewest_known;
     uint64_t fewest_chips[5];
     double b_crit;                /* b_w * C / (2 W), tokens */
@@ -167,8 +168,10 @@ enum ic_estimate ic_decode_default_estimate(const struct ic_hw *hw);
 int ic_decode_for_hw(struct ic_decode_cfg *c, const struct ic_hw *hw, int estimate,
                      struct ic_err *err);
 
-/* Per-chip bytes for batch B at context S (weights + KV + workspace), the
- * function max_batch inverts; exposed for tests. */
+/* Per-chip bytes for batch B at context S (weights + KV + workspace) on the
+ * busiest chip of cfg's layout (its chips a stage and pipeline stages),
+ * the function max_batch inverts: the step's own load's memory
+ * (ic_step_mem_of); batch 0 gives the weights alone. */
 double ic_decode_mem_per_chip(const struct ic_model_stats *m, const struct ic_decode_cfg *cfg,
                               uint64_t batch);
 

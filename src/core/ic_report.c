@@ -487,7 +487,15 @@ static void table_point(FILE *out, const struct ic_report_group *r, const struct
     fprintf(out, "    weights %s, KV %s, workspace %s\n", a, b, c2);
     fprintf(out, "  largest batch that fits  %llu\n", (unsigned long long)p->max_batch);
     if (!p->fits && p->fewest_known) {
-        fprintf(out, "  fewest chips that fit (this batch and context, KV %s):", dt(p->cfg.kv));
+        if (p->cfg.pp > 1)
+            fprintf(out,
+                    "  fewest chips a stage that fit (a power of two; %llu stages, this batch and "
+                    "context, KV %s):",
+                    (unsigned long long)p->cfg.pp, dt(p->cfg.kv));
+        else
+            fprintf(out,
+                    "  fewest chips that fit (a power of two; this batch and context, KV %s):",
+                    dt(p->cfg.kv));
         for (int i = 0; i < 5; i++) {
             char n[32] = "none";
             if (p->fewest_chips[i])

@@ -674,19 +674,3 @@ uint64_t ic_step_max_batch(const struct ic_mem *k, double capacity)
     return lo;
 }
 
-uint64_t ic_step_fewest_chips(const struct ic_model_stats *m, enum ic_dtype weights,
-                              enum ic_dtype kv, uint64_t context, uint64_t batch,
-                              double capacity, uint64_t max_chips)
-{
-    const double kv_seq = ic_step_kv_seq_bytes(m, context, kv),
-                 bw = ic_step_weight_bytes(m, weights);
-    for (uint64_t n = 1; n <= max_chips && n <= IC_DECODE_MAX_CHIPS; n *= 2) {
-        double held = 0;
-        for (int g = 0; g < IC_PG_COUNT; g++)
-            held += group_per_chip(m, (enum ic_pgroup)g, n);
-        const struct ic_mem k = ic_step_mem(m, n, held * bw, kv_seq);
-        if (mem_at(&k, batch) <= capacity)
-            return n;
-    }
-    return 0;
-}

@@ -372,14 +372,4 @@ double ic_step_mem_at(const struct ic_mem *k, uint64_t batch);
 /* The largest batch whose memory is at most capacity (0 if none); exact. */
 uint64_t ic_step_max_batch(const struct ic_mem *k, double capacity);
 
-/* The fewest chips, a power of two up to max_chips, on which batch sequences
- * of `context` tokens fit in capacity bytes per chip with weights and KV of
- * the given types (the memory ic_step_mem counts: the weights each chip
- * holds, its share of the cache, the workspace); 0 when none does.
- * Tensor-parallel sizes are powers of two in practice (they divide the
- * heads), so that is what is searched. */
-uint64_t ic_step_fewest_chips(const struct ic_model_stats *m, enum ic_dtype weights,
-                              enum ic_dtype kv, uint64_t context, uint64_t batch,
-                              double capacity, uint64_t max_chips);
-
 #endif

@@ -170,6 +170,7 @@ static int point_of(const struct ic_db *db, const struct ic_param *p, size_t n,
         return bad(r, "%s", e.msg);
     if ((rc = ic_decode(&q->st, q->h, &q->cfg, &q->pt, &e)))
         return lib_error(r, rc, &e);
+    ic_decode_fewest(&q->st, &q->pt); /* as the command line: what would fit */
     *ok = true;
     return IC_OK;
 }
