@@ -703,6 +703,15 @@ START_TEST(test_commands_json)
         ck_assert_int_eq(sscanf(j, "\"capacity_per_s\": %lf", &cap_json), 1);
         ck_assert_msg(cap_json > 0 && fabs(cap_json - cap_table) <= 5e-4 * cap_json,
                       "capacity %g in JSON, %g in the table", cap_json, cap_table);
+        /* a TPOT SLO under the batch-1 step (Llama-3-8B on an H100: about
+         * 4.5 ms a token at the ideal bound): no rate meets it, the
+         * capacity lies below them all, unknown: null, not 0 */
+        ck_assert_int_eq(run("simulate", "--model", "llama3-8b", "--hw", "h100", "--rates",
+                             "2,4", "--requests", "100", "--tpot", "1ms", "--format", "json",
+                             NULL),
+                         0);
+        HAS(out_buf, "\"capacity_per_s\": null");
+        HAS(out_buf, "\"capacity_output_tokens_per_s_per_chip\": null");
     }
     /* --requests-csv: a one-token output has no time per output token, an
      * empty cell (it read 0) where its TTFT equals its E2E */

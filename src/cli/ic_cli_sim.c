@@ -411,9 +411,12 @@ int ic_cli_cmd_simulate(const struct ic_opts *a, const struct ic_db *db, FILE *o
         add_row(&rows, &x.c, rates[i], &res[i]);
         ic_rows_num(&rows, "slo.ttft_p99_s", x.c.ttft_slo_s > 0 ? x.c.ttft_slo_s : NAN);
         ic_rows_num(&rows, "slo.tpot_p99_s", x.c.tpot_slo_s > 0 ? x.c.tpot_slo_s : NAN);
-        ic_rows_num(&rows, "capacity_per_s", sweep && slos ? capacity : NAN);
+        /* none of the rates meets them: the capacity lies below the
+         * lowest, unknown (null), not 0 */
+        const bool cap_known = sweep && slos && capacity > 0;
+        ic_rows_num(&rows, "capacity_per_s", cap_known ? capacity : NAN);
         ic_rows_num(&rows, "capacity_output_tokens_per_s_per_chip",
-                    sweep && slos ? capacity * per_chip : NAN);
+                    cap_known ? capacity * per_chip : NAN);
     }
     char title[3000], slo[160] = "";
     if (slos) {
