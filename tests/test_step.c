@@ -344,6 +344,20 @@ START_TEST(test_fewest_chips)
             ck_assert(!at.fits);
         }
     }
+    /* none: at 131,072 tokens one sequence's cache is 126 x 8 x 128 x 2 x
+     * 2 B x 131,072 = 67.6 GB, split at most 8 ways (the KV heads; one
+     * sequence cannot split by batch): 8.46 GB on a chip, over a 4 GB
+     * chip at any count */
+    struct ic_hw small = t->h;
+    small.hbm_capacity_B = 4e9;
+    struct ic_decode_cfg c = dcfg(1, 1, 131072);
+    struct ic_point p;
+    struct ic_err e = {0};
+    ck_assert_int_eq(ic_decode(&t->st, &small, &c, &p, &e), IC_OK);
+    ic_decode_fewest(&t->st, &p);
+    ck_assert(p.fewest_known);
+    for (int i = 0; i < 5; i++)
+        ck_assert_uint_eq(p.fewest_chips[i], 0);
     free(t);
 }
 END_TEST

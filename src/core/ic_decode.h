@@ -171,7 +171,8 @@ int ic_decode_for_hw(struct ic_decode_cfg *c, const struct ic_hw *hw, int estima
 /* Per-chip bytes for batch B at context S (weights + KV + workspace) on the
  * busiest chip of cfg's layout (its chips a stage and pipeline stages),
  * the function max_batch inverts: the step's own load's memory
- * (ic_step_mem_of); batch 0 gives the weights alone. */
+ * (ic_step_mem_of); batch 0 gives the weights alone; INFINITY for a
+ * layout the load refuses (a context or chip count of 0, say). */
 double ic_decode_mem_per_chip(const struct ic_model_stats *m, const struct ic_decode_cfg *cfg,
                               uint64_t batch);
 

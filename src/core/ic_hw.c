@@ -596,7 +596,8 @@ static int check_values(struct ic_hw *hw, const char *path, struct ic_err *err)
             a->allreduce_chips > hw->ici_domain_chips)
             return field_error_hint(hw, path, IC_HWF_A_AR_CHIPS, err,
                                     "'allreduce_chips' (the chips the all-reduce was measured "
-                                    "on) must be between 2 and the interconnect's domain_chips",
+                                    "on) must be between 2 and the interconnect's domain_chips "
+                                    "(1 on a domain of one chip)",
                                     "the bus bandwidth is carried to other sizes over the links "
                                     "the fabric gives each; one chip has none");
         if (a->allreduce_latency_s > 1e-2 || !(a->allreduce_busbw_B_s >= 1e6))
