@@ -37,9 +37,7 @@ double ic_decode_mem_per_chip(const struct ic_model_stats *m, const struct ic_de
      * stage holds), at one sequence or more: its memory is linear in the
      * batch past that (batch 0: the weights and nothing else) */
     struct ic_decode_cfg x = *c;
-    x.batch = batch ? batch : 1;
-    if (x.micro > x.batch)
-        x.micro = 1;
+    x.batch = batch ? batch : 1; /* (ic_step_load holds micro to it) */
     const struct ic_step step = decode_step(&x);
     struct ic_load l;
     if (ic_step_load(m, &step, &l, NULL))
