@@ -87,7 +87,7 @@ START_TEST(test_json_agrees_with_library)
     ck_assert(ic_test_rel(json_num(out_buf, "kv_bytes_per_token"), 163840) < 1e-12);
     ck_assert_double_eq(json_num(out_buf, "max_batch"), (double)p.max_batch);
     has_out("\"bound\": \"weights\"");
-    has_out("\"precision\": {\"weights\": \"int8\", \"kv\": \"int8\", \"compute\": \"bf16\"}");
+    has_out("\"precision\": {\"weights\": \"int8\", \"weights_kept\": \"none\", \"kv\": \"int8\", \"compute\": \"bf16\"}");
     has_out("\"fits\": true");
     ck_assert(!strstr(out_buf, "nan") && !strstr(out_buf, "inf"));
 }
@@ -1239,27 +1239,61 @@ START_TEST(test_config_json_as_shipped)
     ck_assert_int_eq(run("--model", IC_TEST_DIR "/fixtures/qwen2.5-7b-awq-config.json", "--hw",
                          "h100", "--format", "json", NULL),
                      0);
-    has_out("\"weights\": \"int4\"");
-    has_out("\"weight_read_bytes\": 3673407598,");
+    has_out("\"weights\": \"int4\", \"weights_kept\": \"embedding, lm_head at fp16\"");
+    /* AutoAWQ leaves the LM head in fp16: the linear layers' 6,525,621,760
+     * parameters at 0.5 + (2 + 0.5) / 128 B (int4, an fp16 scale and a
+     * 4-bit zero a group of 128) = 3,390,264,430 B, and the head's
+     * 544,997,376 at 2 B = 1,089,994,752 B: 4,480,259,182 (the head read as
+     * int4 gave 3,673,407,598, 18% short) */
+    has_out("\"weight_read_bytes\": 4480259182,");
     has_err("weights int4, from its quantization_config awq");
+    has_err("kept: embedding, lm_head at fp16");
     ck_assert_int_eq(run("--model", IC_TEST_DIR "/fixtures/qwen2.5-7b-awq-config.json", "--hw",
                          "h100", "--weights", "bf16", "--format", "json", NULL),
                      0);
     has_out("\"weight_read_bytes\": 1.414123827e+10,"); /* 14,141,238,272 */
     ck_assert_str_eq(err_buf, "");
-    /* GPTQ per channel (group_size -1): the int4 weights alone,
-     * 14,141,238,272 / 4 = 3,535,309,568 B (a scale and a zero a row of K
-     * >= 3584 weights, 5/K of their bytes, about 0.1%, not counted; read
-     * as groups of 128 it was 3,673,407,598, +3.9%) */
+    /* GPTQ per channel (group_size -1): the linear layers' int4 weights
+     * alone, 6,525,621,760 / 2 = 3,262,810,880 B (a scale and a zero a row
+     * of K >= 3584 weights, 5/K of their bytes, about 0.1%, not counted),
+     * and the fp16 head (no "lm_head": true), 1,089,994,752 B */
     ck_assert_int_eq(run("--model", IC_TEST_DIR "/fixtures/qwen2.5-7b-gptq-per-channel-config.json",
                          "--hw", "h100", "--format", "json", NULL),
                      0);
-    has_out("\"weight_read_bytes\": 3535309568,");
+    has_out("\"weight_read_bytes\": 4352805632,");
     has_err("per output channel (group_size -1");
     ck_assert_int_eq(run("--model", IC_TEST_DIR "/fixtures/qwen2.5-7b-fp8-config.json", "--hw",
                          "h100", "--format", "json", NULL),
                      0);
-    has_out("\"weight_read_bytes\": 7072345361,");
+    /* fp8 with a 4-byte scale a 128 x 128 block: 6,525,621,760 x (1 +
+     * 4 / 16384) = 6,527,214,929 B, and the head in bf16, 1,089,994,752 */
+    has_out("\"weight_read_bytes\": 7617209681,");
+    /* GPTQ with "lm_head": true quantizes the head too (the old reading,
+     * 7,070,619,136 x 0.51953125 = 3,673,407,598 B); the embedding stays
+     * fp16, held not read: 4,763,402,350 B held; a list entry naming one
+     * layer's MLP is said and counted as quantized */
+    ck_assert_int_eq(run("--model", IC_TEST_DIR "/fixtures/qwen2.5-7b-gptq-lm-head-config.json",
+                         "--hw", "h100", "--format", "json", NULL),
+                     0);
+    has_out("\"weight_read_bytes\": 3673407598,");
+    has_out("\"weights_bytes\": 4763402350,");
+    has_out("\"weights_kept\": \"embedding at fp16\"");
+    has_err("modules_to_not_convert: 1 entry naming part of a group, counted as quantized");
+    /* gpt-oss-120b as shipped (mxfp4: the routed experts, 4.25 bits a
+     * weight with an 8-bit scale a block of 32; attention, router, norms,
+     * embedding and head in bf16). Held: 114,661,785,600 x 0.53125 =
+     * 60,914,073,600 B and (2 x 579,133,440 + 849,597,696 + 106,205,184 +
+     * 13,481,280) x 2 = 4,255,102,080 B: 65,169,175,680 B = 60.69 GiB, the
+     * model card's checkpoint 60.8 GiB (arXiv:2508.10925, Table 1) within
+     * 0.2%; on one 80 GB H100 it fits. Read at batch 1: 4 of 128 experts,
+     * 1,903,564,800 B, and the kept groups but the embedding, 3,096,835,200 B */
+    ck_assert_int_eq(run("--model", IC_TEST_DIR "/fixtures/gpt-oss-120b-config.json", "--hw",
+                         "h100", "--format", "json", NULL),
+                     0);
+    has_out("\"weight_read_bytes\": 5000400000,");
+    has_out("\"weights_bytes\": 6.516917568e+10,");
+    has_out("\"fits\": true");
+    has_err("weights fp4, from its quantization_config mxfp4");
     ck_assert_int_eq(run("--model", IC_TEST_DIR "/fixtures/llava-qwen2.5-7b-config.json", "--hw",
                          "h100", "--format", "json", NULL),
                      0);

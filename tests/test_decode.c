@@ -798,6 +798,50 @@ START_TEST(test_expected_with_engine)
 }
 END_TEST
 
+/* A checkpoint that keeps its embedding and LM head unquantized (AWQ, GPTQ,
+ * fp8 and mxfp4 quantization_configs, read in test_model): each storage
+ * type's bytes at its own GEMV efficiency. Llama-3-8B int8 on the achieved
+ * H100 fixture (2.7e12 B/s GEMV), batch 1, context 1024, the head
+ * (128,256 x 4,096 = 525,336,576) kept in bf16, under engine-test with
+ * its int8 GEMV at 0.8 instead of 0.5:
+ *   the other 7,504,924,672 - 525,336,576 = 6,979,588,096 weights read,
+ *   1 B each at 2.7e12 x 0.8: 3.231290785 ms; the head's 1,050,673,152 B
+ *   at 2.7e12: 0.389138204 ms; 3.620428990 ms (all 8,030,261,248 B at the
+ *   int8 efficiency would be 3.717713541 ms)
+ *   held: those 6,979,588,096 B and the embedding's and head's 2 x
+ *   1,050,673,152 B (the embedding is held, not read) = 9,080,934,400 B.
+ * The ideal bound: 8,030,261,248 B / 3.35e12 = 2.397092910 ms of weights. */
+START_TEST(test_kept_unquantized_parts)
+{
+    struct ic_test_pair *t = ic_test_pair("llama3-8b", IC_TEST_DIR "/fixtures/achieved-h100.yaml");
+    struct ic_engine *en = malloc(sizeof *en);
+    struct ic_err e = {0};
+    ck_assert_int_eq(ic_engine_load(IC_TEST_DIR "/fixtures/engine-test.yaml", en, &e), IC_OK);
+    en->gemv_eff[IC_DT_INT8] = 0.8;
+    t->st.keep_groups = 1u << IC_PG_EMBED | 1u << IC_PG_HEAD;
+    t->st.keep_type = IC_DT_BF16;
+    struct ic_decode_cfg c = cfg(1, 1, 1024, IC_DT_INT8, IC_DT_BF16, IC_DT_BF16);
+    c.estimate = IC_EST_EXPECTED;
+    c.engine = en;
+    struct ic_point p;
+    ck_assert_int_eq(ic_decode(&t->st, &t->h, &c, &p, &e), IC_OK);
+    ck_assert_double_eq_tol(p.weight_bytes, 8030261248.0, 1);
+    ck_assert_double_eq_tol(p.weights_s, 3.620428990e-3, 1e-11);
+    ck_assert_double_eq_tol(p.mem_weights_B, 9080934400.0, 1);
+    ck_assert_str_eq(p.weights_kept, "embedding, lm_head at bf16");
+    c.estimate = IC_EST_IDEAL;
+    ck_assert_int_eq(ic_decode(&t->st, &t->h, &c, &p, &e), IC_OK);
+    ck_assert_double_eq_tol(p.weights_s, 2.397092910e-3, 1e-11);
+    /* weights of the kept type itself: nothing said, every byte bf16 */
+    c = cfg(1, 1, 1024, IC_DT_BF16, IC_DT_BF16, IC_DT_BF16);
+    ck_assert_int_eq(ic_decode(&t->st, &t->h, &c, &p, &e), IC_OK);
+    ck_assert_str_eq(p.weights_kept, "");
+    ck_assert_double_eq_tol(p.weight_bytes, 15009849344.0, 1);
+    free(en);
+    free(t);
+}
+END_TEST
+
 START_TEST(test_missing_compute_type)
 {
     struct ic_test_pair *t = ic_test_pair("llama3-8b", "a100");
@@ -842,6 +886,7 @@ int main(void)
     tcase_add_test(tc, test_achieved_allreduce_by_size);
     tcase_add_test(tc, test_expected_moe_mla_kernels);
     tcase_add_test(tc, test_expected_with_engine);
+    tcase_add_test(tc, test_kept_unquantized_parts);
     suite_add_tcase(s, tc);
     return ic_test_run(s);
 }

@@ -153,8 +153,9 @@ END_TEST
  * five sliding layers to one global (layer i global iff (i + 1) % 6 == 0:
  * i = 5 and 11 of 12), so 10 windowed; "dtype" (transformers 4.56+) read as
  * torch_dtype was. Llama 3.2's "llama3" rope scaling keeps
- * max_position_embeddings (131072), not factor 32 x 8192 = 262144; a
- * quant_method not read (mxfp4) loads, with no weight type, and says so. */
+ * max_position_embeddings (131072), not factor 32 x 8192 = 262144; mxfp4
+ * on a model without MoE experts (transformers quantizes gpt-oss's experts
+ * with it) loads as a method not read, with no weight type. */
 START_TEST(test_config_json_newer_keys)
 {
     struct ic_err e = {0};

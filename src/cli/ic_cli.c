@@ -328,11 +328,8 @@ static int cmd_decode(const struct ic_opts *a, const struct ic_db *db, FILE *out
             goto out;
         }
     for (int i = 0; i < nl[L_MODEL]; i++)
-        if (models[i].has_default_weights && !a->given[IC_OPT_WEIGHTS] && !swept_precision &&
-            (models[i].default_weights != IC_DT_BF16 || models[i].quant_extra_bytes > 0))
-            fprintf(errf, "infcalc: note: %s weights %s, from its %s (--weights overrides)\n",
-                    models[i].name, ic_dtype_traits(models[i].default_weights)->name,
-                    models[i].weights_note);
+        if (models[i].has_default_weights && !a->given[IC_OPT_WEIGHTS] && !swept_precision)
+            ic_cli_weights_note(errf, &models[i]);
     for (int i = 0; i < nl[L_HW]; i++)
         if ((lrc = ic_db_hw(db, a->hw[i], &hws[i], &e))) {
             rc = ic_cli_report(errf, lrc, &e);

@@ -97,6 +97,11 @@ int ic_cli_cmd_bestofn(const struct ic_opts *a, const struct ic_db *db, FILE *ou
  * usage error (exit 2) asking for the stored type. */
 int ic_cli_quant_unread(FILE *errf, const struct ic_model *m);
 
+/* The note that a config.json's own weight type is used (where it is not
+ * bf16, carries scales, or keeps parts unquantized), and what --weights
+ * changes. */
+void ic_cli_weights_note(FILE *errf, const struct ic_model *m);
+
 /* Warnings on errf (the result is still printed): `what` of `tokens`
  * tokens past the model's max_position_embeddings; and a configuration
  * whose weights, KV of `batch` sequences of `context` tokens and workspace

@@ -36,6 +36,14 @@ int ic_cli_quant_unread(FILE *errf, const struct ic_model *m)
                              "weights' type is unknown", m->name, m->quant_unread);
 }
 
+void ic_cli_weights_note(FILE *errf, const struct ic_model *m)
+{
+    if (m->default_weights != IC_DT_BF16 || m->quant_extra_bytes > 0 || m->keep_groups)
+        fprintf(errf, "infcalc: note: %s weights %s, from its %s (--weights %s)\n", m->name,
+                ic_dtype_traits(m->default_weights)->name, m->weights_note,
+                m->keep_groups ? "sets the quantized parts' type" : "overrides");
+}
+
 void ic_cli_warn_context(FILE *errf, const struct ic_model_stats *st, const char *model,
                          uint64_t tokens, const char *what)
 {
@@ -161,10 +169,7 @@ int ic_cli_setup(const struct ic_opts *a, const struct ic_db *db, const char *cm
     /* a config.json's own weight type where --weights is not given */
     if (s->m->has_default_weights && !a->given[IC_OPT_WEIGHTS]) {
         s->dec.weights = s->m->default_weights;
-        if (s->m->default_weights != IC_DT_BF16 || s->m->quant_extra_bytes > 0)
-            fprintf(errf, "infcalc: note: %s weights %s, from its %s (--weights overrides)\n",
-                    s->m->name, ic_dtype_traits(s->m->default_weights)->name,
-                    s->m->weights_note);
+        ic_cli_weights_note(errf, s->m);
     }
     return 0;
 }

@@ -75,6 +75,7 @@ int ic_decode(const struct ic_model_stats *m, const struct ic_hw *hw,
     p->cfg = *cfg;
     p->params = m->params_total;
     p->params_active = m->params_active;
+    ic_model_kept_text(m, cfg->weights, p->weights_kept, sizeof p->weights_kept);
     p->kv_bytes_per_token = ic_model_kv_bytes_per_token(m, ic_dtype_traits(cfg->kv)->bits);
     p->weight_bytes = l.weight_bytes * NT;
     p->kv_bytes = l.kv_read_all_bytes;

@@ -104,6 +104,8 @@ struct ic_point {
     struct ic_decode_cfg cfg;
     uint64_t params;              /* held in memory, whole model */
     uint64_t params_active;       /* multiplied per token */
+    char weights_kept[IC_MODEL_KEPT_LEN]; /* what the checkpoint keeps unquantized, at
+                                             which type ("" none): ic_model_kept_text */
     uint64_t kv_bytes_per_token;  /* all layers, full attention, at the KV dtype */
     double weight_bytes;          /* weights read per step, summed over chips */
     double kv_bytes;              /* KV read per step, whole batch */

@@ -128,6 +128,8 @@ static int read_dtype_key(const struct ic_ydoc *d, yaml_node_t *node, void *rec,
                 ic_err_hint(err, "the checkpoint has one type: fix one key, or give --weights");
                 return rc;
             }
+            m->has_torch_dtype = true; /* the type of what a quantization leaves */
+            m->torch_dtype = map[i].t;
             if (!m->has_default_weights && !m->quant_unread[0]) { /* a quantization_config wins */
                 m->has_default_weights = true;
                 m->default_weights = map[i].t;
@@ -183,6 +185,61 @@ static int read_mlp_only(const struct ic_ydoc *d, yaml_node_t *node, void *rec,
     return rc;
 }
 
+static bool ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), k = strlen(suffix);
+    return n >= k && strcmp(s + n - k, suffix) == 0;
+}
+
+/* The parameter groups one entry of a quantization_config's list of
+ * modules left unquantized names (transformers' modules_to_not_convert,
+ * e.g. gpt-oss's "model.layers.*.self_attn", "lm_head"), or 0 where it names
+ * none or only some layers' ("model.layers.0.mlp"): not modelled. */
+static uint32_t groups_named(const char *e)
+{
+    const char *l = strstr(e, "layers.");
+    if (l && l[7] >= '0' && l[7] <= '9')
+        return 0;
+    if (strstr(e, "lm_head"))
+        return 1u << IC_PG_HEAD;
+    if (strstr(e, "embed"))
+        return 1u << IC_PG_EMBED;
+    if (strstr(e, "router") || ends_with(e, "mlp.gate"))
+        return 1u << IC_PG_REPLICATED;
+    if (strstr(e, "shared_expert"))
+        return 1u << IC_PG_SHARED;
+    if (strstr(e, "experts"))
+        return 1u << IC_PG_EXPERTS;
+    if (strstr(e, "attn") || strstr(e, "attention"))
+        return 1u << IC_PG_ATTN_HEADS | 1u << IC_PG_ATTN_KV;
+    if (ends_with(e, "mlp"))
+        return 1u << IC_PG_MLP | 1u << IC_PG_SHARED | 1u << IC_PG_EXPERTS;
+    return 0;
+}
+
+/* What a quantization_config leaves unquantized: the input embedding
+ * always (the methods read quantize linear layers, and a lookup table is
+ * none), the groups its modules_to_not_convert names, or where it has no
+ * list, dflt; *other counts the entries naming no whole group. */
+static uint32_t kept_groups(const struct ic_ydoc *d, yaml_node_t *node, uint32_t dflt,
+                            unsigned *other)
+{
+    yaml_node_t *list = map_get(d, node, "modules_to_not_convert");
+    *other = 0;
+    if (!list || list->type != YAML_SEQUENCE_NODE)
+        return dflt | 1u << IC_PG_EMBED;
+    uint32_t g = 1u << IC_PG_EMBED;
+    for (yaml_node_item_t *it = list->data.sequence.items.start;
+         it < list->data.sequence.items.top; it++) {
+        const char *e = ic_ydoc_scalar(yaml_document_get_node((yaml_document_t *)&d->doc, *it));
+        const uint32_t n = e ? groups_named(e) : 0;
+        if (!n)
+            ++*other;
+        g |= n;
+    }
+    return g;
+}
+
 /* quantization_config: fp8 with blocks of scales (DeepSeek-V3), AWQ and
  * GPTQ with groups of scales and zeros: the weight type and the bytes the
  * scales and zeros add per parameter. */
@@ -223,8 +280,26 @@ static int read_quant(const struct ic_ydoc *d, yaml_node_t *node, void *rec, str
         m->has_default_weights = true;
         m->default_weights = IC_DT_FP8;
         m->quant_extra_bytes = 4.0 / b;
+        /* the LM head stays 16-bit (DeepSeek-V3's checkpoint holds its
+         * embedding and head in bf16) unless the list says otherwise */
+        m->keep_groups = kept_groups(d, node, 1u << IC_PG_HEAD, &m->keep_other);
+        m->keep_type = IC_DT_BF16;
         snprintf(m->weights_note, sizeof m->weights_note,
                  "quantization_config fp8, one fp32 scale per %.0f weights", b);
+        return IC_OK;
+    }
+    if (strcmp(meth, "mxfp4") == 0) {
+        /* OCP MX FP4: 4-bit elements, one 8-bit (E8M0) scale per block of
+         * 32: 1/32 byte a weight. transformers quantizes gpt-oss's routed
+         * experts only; its config lists what it leaves (attention, router,
+         * embedding, head) */
+        m->has_default_weights = true;
+        m->default_weights = IC_DT_FP4;
+        m->quant_extra_bytes = 1.0 / 32.0;
+        m->keep_groups = kept_groups(d, node, ~(1u << IC_PG_EXPERTS), &m->keep_other);
+        m->keep_type = IC_DT_BF16;
+        snprintf(m->weights_note, sizeof m->weights_note,
+                 "quantization_config mxfp4, one 8-bit scale per 32 weights");
         return IC_OK;
     }
     if (strcmp(meth, "awq") == 0 || strcmp(meth, "gptq") == 0) {
@@ -244,6 +319,14 @@ static int read_quant(const struct ic_ydoc *d, yaml_node_t *node, void *rec, str
         const char *gt = ic_ydoc_scalar(gn);
         m->has_default_weights = true;
         m->default_weights = bits == 4 ? IC_DT_INT4 : IC_DT_INT8;
+        /* AutoAWQ never quantizes the LM head; AutoGPTQ and GPTQModel only
+         * with "lm_head": true; both run in fp16 */
+        const char *lh = ic_ydoc_scalar(map_get(d, node, "lm_head"));
+        const bool head_q = strcmp(meth, "gptq") == 0 && lh && strcmp(lh, "true") == 0;
+        m->keep_groups = kept_groups(d, node, head_q ? 0 : 1u << IC_PG_HEAD, &m->keep_other);
+        if (head_q)
+            m->keep_groups &= ~(1u << IC_PG_HEAD);
+        m->keep_type = IC_DT_FP16;
         double neg = 0;
         char nwhy[64];
         if (gt && gt[0] == '-' && ic_number_parse(gt + 1, &neg, nwhy, sizeof nwhy) == IC_OK &&
@@ -278,7 +361,7 @@ static int read_quant(const struct ic_ydoc *d, yaml_node_t *node, void *rec, str
                  "%g-bit zero", meth, bits, g, stated ? "" : " (unstated: the default)", bits);
         return IC_OK;
     }
-    /* another method (mxfp4, bitsandbytes, compressed-tensors): its type
+    /* another method (bitsandbytes, compressed-tensors, quark): its type
      * is not read, so --weights must give it (the command lines refuse to
      * guess); the file loads */
     (void)err;
@@ -895,6 +978,18 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
                                                                  : m->max_position_embeddings;
     s.quant_type = m->has_default_weights ? m->default_weights : IC_DT_BF16;
     s.quant_extra_bytes = m->quant_extra_bytes;
+    s.keep_groups = m->keep_groups;
+    s.keep_type = m->keep_type;
+    if (m->keep_groups) {
+        bool quantized = false;
+        for (int g = 0; g < IC_PG_COUNT; g++)
+            quantized |= s.group_params[g] && !(m->keep_groups >> g & 1);
+        if (!quantized)
+            return at(&c, IC_MF_QUANT,
+                      "the quantization_config leaves every parameter unquantized (its "
+                      "modules_to_not_convert, or a method that quantizes MoE experts on a "
+                      "model without them)");
+    }
     s.v_head_dim = mla ? vdim : hd;
     if (c.overflow)
         return at(&c, IC_MF_HIDDEN, "the architecture's parameter count overflows 64 bits; "
@@ -953,6 +1048,20 @@ double ic_model_prefill_attn_flop(const struct ic_model_stats *s, uint64_t prefi
     return ic_model_attn_flop_span(s, prefix, tokens, false);
 }
 
+void ic_model_kept_text(const struct ic_model_stats *s, enum ic_dtype weights, char *buf,
+                        size_t n)
+{
+    size_t k = 0;
+    buf[0] = 0;
+    if (!s->keep_groups || s->keep_type == weights)
+        return;
+    for (int g = 0; g < IC_PG_COUNT && k < n; g++)
+        if (s->group_params[g] && s->keep_groups >> g & 1)
+            k += (size_t)snprintf(buf + k, n - k, "%s%s", k ? ", " : "", pgroup_names[g]);
+    if (k && k < n)
+        snprintf(buf + k, n - k, " at %s", ic_dtype_traits(s->keep_type)->name);
+}
+
 uint64_t ic_model_active_as_published(const struct ic_model *m, const struct ic_model_stats *s)
 {
     return s->params_active +
@@ -960,12 +1069,6 @@ uint64_t ic_model_active_as_published(const struct ic_model *m, const struct ic_
 }
 
 /* ---- loading ---------------------------------------------------------- */
-
-static bool ends_with(const char *s, const char *suffix)
-{
-    size_t n = strlen(s), k = strlen(suffix);
-    return n >= k && strcmp(s + n - k, suffix) == 0;
-}
 
 int ic_model_load(const char *path, struct ic_model *out, struct ic_err *err)
 {
@@ -1048,10 +1151,39 @@ int ic_model_load(const char *path, struct ic_model *out, struct ic_err *err)
         ic_err_hint(err, "the name is what --model takes, e.g. 'llama3-8b'");
         goto out;
     }
+    if (m->default_weights == IC_DT_FP4 && m->has_default_weights && m->keep_groups &&
+        !m->n_experts_field[0] && !m->n_experts_field[1] && !m->n_experts_field[2]) {
+        /* mxfp4 quantizes MoE experts (transformers' quantizer, gpt-oss);
+         * on a model without them what it quantized is not known */
+        snprintf(m->quant_unread, sizeof m->quant_unread, "mxfp4");
+        m->has_default_weights = false;
+        m->keep_groups = 0;
+        m->quant_extra_bytes = 0;
+        m->weights_note[0] = 0;
+    }
+    if (m->keep_groups && m->has_torch_dtype &&
+        (m->torch_dtype == IC_DT_BF16 || m->torch_dtype == IC_DT_FP16))
+        m->keep_type = m->torch_dtype; /* what it leaves stays at the checkpoint's type */
     struct ic_model_stats s;
     rc = ic_model_derive(m, &s, err);
     if (rc)
         goto out;
+    if (m->keep_groups) {
+        /* say what stays unquantized, of the groups this model has */
+        char kept[IC_MODEL_KEPT_LEN];
+        ic_model_kept_text(&s, IC_DT_COUNT, kept, sizeof kept);
+        size_t n = strlen(m->weights_note);
+        n += (size_t)snprintf(m->weights_note + n, sizeof m->weights_note - n, "; kept: %s%s",
+                              kept,
+                              m->has_torch_dtype && m->torch_dtype == m->keep_type
+                                  ? ""
+                                  : " (the method's type: no 16-bit torch_dtype)");
+        if (m->keep_other && n < sizeof m->weights_note)
+            snprintf(m->weights_note + n, sizeof m->weights_note - n,
+                     "; modules_to_not_convert: %u entr%s naming part of a group, counted as "
+                     "quantized",
+                     m->keep_other, m->keep_other == 1 ? "y" : "ies");
+    }
     *out = *m;
 out:
     free(m);

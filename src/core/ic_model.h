@@ -15,6 +15,7 @@
 #include "ic_ydoc.h"
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 enum {
@@ -89,6 +90,14 @@ struct ic_model {
     char weights_note[IC_MODEL_TEXT_LEN];
     char quant_unread[IC_MODEL_NAME_LEN]; /* a quant_method not read: --weights must say
                                              the stored type */
+    /* the parts a quantization_config leaves unquantized (bit g: parameter
+     * group g), held at keep_type whatever --weights says; torch_dtype as
+     * read, for that type */
+    uint32_t keep_groups;
+    enum ic_dtype keep_type;
+    unsigned keep_other;       /* entries of its list that name no whole group */
+    bool has_torch_dtype;
+    enum ic_dtype torch_dtype;
     uint64_t rope_context;
 
     struct ic_loc locs[IC_MF_COUNT];
@@ -142,6 +151,10 @@ struct ic_model_stats {
      * its scales and zeros add when weights are stored in that type */
     enum ic_dtype quant_type;
     double quant_extra_bytes;
+    /* the groups the checkpoint keeps unquantized (bit g: group g) and
+     * their type; 0: every group is stored at the step's weight type */
+    uint32_t keep_groups;
+    enum ic_dtype keep_type;
 
     uint64_t v_head_dim;       /* value width per query head: MLA's v_head_dim, else
                                   head_dim (0 for a model stating totals) */
@@ -183,6 +196,13 @@ double ic_model_prefill_attn_flop(const struct ic_model_stats *s, uint64_t prefi
  * exactly ic_model_attn_flop(s, S) with the decode coefficient. */
 double ic_model_attn_flop_span(const struct ic_model_stats *s, uint64_t prefix,
                                uint64_t tokens, bool absorbed);
+
+/* The groups a checkpoint keeps unquantized, where their type differs from
+ * `weights`, as text ("embedding, lm_head at fp16"); "" where none does.
+ * IC_MODEL_KEPT_LEN holds every group's name. */
+enum { IC_MODEL_KEPT_LEN = 128 };
+void ic_model_kept_text(const struct ic_model_stats *s, enum ic_dtype weights, char *buf,
+                        size_t n);
 
 /* Active parameters under a publisher's convention: params_active, plus the
  * input embedding when the publisher counts it and it is a separate matrix. */

@@ -89,6 +89,7 @@ static const struct ic_col point_cols[] = {
     {"batch", "batch", IC_K_INT},
     {"context", "context", IC_K_INT},
     {"precision.weights", "weights", IC_K_TEXT},
+    {"precision.weights_kept", "kept unquantized", IC_K_TEXT},
     {"precision.kv", "KV", IC_K_TEXT},
     {"precision.compute", "compute", IC_K_TEXT},
     {"estimate", "estimate", IC_K_TEXT},
@@ -158,6 +159,7 @@ static void point_row(struct ic_rows *r, const struct ic_report_group *g,
     ic_rows_num(r, "batch", (double)c->batch);
     ic_rows_num(r, "context", (double)c->context);
     ic_rows_text(r, "precision.weights", dt(c->weights));
+    ic_rows_text(r, "precision.weights_kept", p->weights_kept[0] ? p->weights_kept : "none");
     ic_rows_text(r, "precision.kv", dt(c->kv));
     ic_rows_text(r, "precision.compute", dt(c->compute));
     ic_rows_text(r, "estimate", ic_estimate_name(c->estimate));
@@ -263,7 +265,9 @@ static void table_title(FILE *out, const struct ic_report_group *r, const struct
     if (!show_ctx)
         fprintf(out, ", context %llu", (unsigned long long)c->context);
     if (!show_prec)
-        fprintf(out, ", weights %s, KV %s", dt(c->weights), dt(c->kv));
+        fprintf(out, ", weights %s%s%s%s, KV %s", dt(c->weights),
+                p->weights_kept[0] ? " (" : "", p->weights_kept, p->weights_kept[0] ? ")" : "",
+                dt(c->kv));
     fprintf(out, ", compute %s\n", dt(c->compute));
     if (p->achieved && c->engine)
         fprintf(out, "expected time from the rates good kernels achieve on the chip (published "

@@ -90,6 +90,11 @@ double ic_step_weight_bytes(const struct ic_model_stats *m, enum ic_dtype t)
     return bytes_per(t) + (t == m->quant_type ? m->quant_extra_bytes : 0);
 }
 
+enum ic_dtype ic_step_group_type(const struct ic_model_stats *m, int g, enum ic_dtype weights)
+{
+    return m->keep_groups >> g & 1 ? m->keep_type : weights;
+}
+
 double ic_step_kv_seq_bytes(const struct ic_model_stats *m, uint64_t context, enum ic_dtype kv)
 {
     return (double)ic_model_kv_values(m, context) * bytes_per(kv);
@@ -112,7 +117,7 @@ static double workspace_per_seq(const struct ic_model_stats *m, uint64_t chips)
  * the query heads split unevenly. */
 struct split {
     double per_group[IC_PG_COUNT];
-    double held, work_seq;
+    double work_seq;
     uint64_t hw, q;
     bool by_heads, uneven;
 };
@@ -120,12 +125,10 @@ struct split {
 static void split_compute(const struct ic_model_stats *m, uint64_t N, uint64_t ep,
                           struct split *sp)
 {
-    sp->held = 0;
     for (int g = 0; g < IC_PG_COUNT; g++) {
         sp->per_group[g] = group_per_chip(m, (enum ic_pgroup)g, N);
         if (g == IC_PG_EXPERTS)
             sp->per_group[g] /= (double)ep;
-        sp->held += sp->per_group[g];
     }
     sp->hw = ic_step_kv_head_ways(m, N);
     sp->work_seq = workspace_per_seq(m, N);
@@ -221,8 +224,12 @@ int ic_step_load(const struct ic_model_stats *m, const struct ic_step *s, struct
     /* the busiest stage's layers, and its share f of every per-layer figure */
     const uint64_t Lps = P > 1 ? (m->n_layers + P - 1) / P : m->n_layers;
     const double f = P > 1 ? (double)Lps / (double)m->n_layers : 1.0;
-    const double bw = ic_step_weight_bytes(m, s->weights), bkv = bytes_per(s->kv),
-                 bact = act_bytes(s->compute);
+    const double bkv = bytes_per(s->kv), bact = act_bytes(s->compute);
+    /* each group's bytes a parameter: the step's weight type, or the type
+     * the checkpoint keeps it at */
+    double bw[IC_PG_COUNT];
+    for (int g = 0; g < IC_PG_COUNT; g++)
+        bw[g] = ic_step_weight_bytes(m, ic_step_group_type(m, g, s->weights));
     memset(out, 0, sizeof *out); /* written in place: the checks are behind us */
     out->weights = s->weights;
     out->kv = s->kv;
@@ -255,7 +262,9 @@ int ic_step_load(const struct ic_model_stats *m, const struct ic_step *s, struct
         if (g == IC_PG_EMBED || (g == IC_PG_HEAD && !(logit_tokens > 0)))
             continue;
         const double share = g == IC_PG_HEAD ? 1.0 : f; /* the last stage holds the head */
-        read += (g == IC_PG_EXPERTS ? per_group[g] * frac : per_group[g]) * share;
+        const double rg = (g == IC_PG_EXPERTS ? per_group[g] * frac : per_group[g]) * share;
+        read += rg;
+        out->weight_bytes_at[ic_step_group_type(m, g, s->weights)] += rg * bw[g];
         active += g == IC_PG_EXPERTS ? 0 : per_group[g] * share;
     }
     if (m->n_experts) /* a token's k experts; a group's hold ep / E of each */
@@ -266,14 +275,16 @@ int ic_step_load(const struct ic_model_stats *m, const struct ic_step *s, struct
     const double head = logit_tokens > 0 ? per_group[IC_PG_HEAD] : 0;
     out->experts_touched = touched;
     out->weight_params = read;
-    out->weight_bytes = read * bw;
+    for (int t = 0; t < IC_DT_COUNT; t++)
+        out->weight_bytes += out->weight_bytes_at[t];
     /* without a pipeline every chip holds all of it; with one, the stages
      * hold their layers and the first the embedding, the last the head */
-    const double ends = per_group[IC_PG_EMBED] + per_group[IC_PG_HEAD];
-    const double held = P > 1 ? f * (sp->held - ends) +
-                                    fmax(per_group[IC_PG_EMBED], per_group[IC_PG_HEAD])
-                              : sp->held;
-    out->weights_held_bytes = held * bw;
+    double all = 0;
+    for (int g = 0; g < IC_PG_COUNT; g++)
+        all += per_group[g] * bw[g];
+    const double embed = per_group[IC_PG_EMBED] * bw[IC_PG_EMBED],
+                 lmh = per_group[IC_PG_HEAD] * bw[IC_PG_HEAD];
+    out->weights_held_bytes = P > 1 ? f * (all - embed - lmh) + fmax(embed, lmh) : all;
     out->work_seq_bytes = sp->work_seq;
 
     /* The cache: by KV heads, then by sequence; attention FLOPs by
@@ -464,9 +475,13 @@ int ic_step_time(const struct ic_load *l, const struct ic_hw *hw, const struct i
          * weight GEMV and decode attention against the achieved GEMV
          * bandwidth, its launches, its host time between steps */
         const struct ic_engine *en = r->engine;
-        const double ge = ic_engine_gemv_eff(en, l->weights), ae = ic_engine_attn_eff(en, l->kv);
+        const double ae = ic_engine_attn_eff(en, l->kv);
         const bool graphs = !en || en->graphs;
-        t->weights_s = l->weight_bytes / (wa * bs * ge);
+        t->weights_s = 0; /* each storage type at the engine's GEMV efficiency for it */
+        for (int w = 0; w < IC_DT_COUNT; w++)
+            if (l->weight_bytes_at[w] > 0)
+                t->weights_s += l->weight_bytes_at[w] /
+                                (wa * bs * ic_engine_gemv_eff(en, (enum ic_dtype)w));
         t->compute_s = (l->lin_flops[IC_PHASE_DECODE] + l->lin_flops[IC_PHASE_PREFILL]) / (ca * cs);
         t->kv_s = kv_bytes / (wa * bs * ae);
         t->attn_s = (l->attn_flops[IC_PHASE_DECODE] + l->attn_flops[IC_PHASE_PREFILL]) / (ca * cs);
@@ -492,18 +507,26 @@ int ic_step_time(const struct ic_load *l, const struct ic_hw *hw, const struct i
                               "machine) nor an achieved section (published microbenchmarks); "
                               "only the ideal bound is available", hw->name);
         const enum ic_dtype wt = l->weights, kt = l->kv;
-        if (!(ms->gemv_B_s[wt] > 0) || !(ms->gemv_B_s[kt] > 0))
-            return ic_err_set(err, IC_EINVAL, hw->path, hw->locs[IC_HWF_MEASURED].line,
-                              hw->locs[IC_HWF_MEASURED].col,
-                              "%s has no measured rates for %s; measured types are those in "
-                              "its gemv_dram section",
-                              hw->name, ic_dtype_traits(ms->gemv_B_s[wt] > 0 ? kt : wt)->name);
+        for (int w = 0; w <= IC_DT_COUNT; w++) {
+            /* every type the weights are stored in, and the cache's */
+            const enum ic_dtype x = w == IC_DT_COUNT ? kt : (enum ic_dtype)w;
+            if ((w == IC_DT_COUNT || l->weight_bytes_at[w] > 0 || w == (int)wt) &&
+                !(ms->gemv_B_s[x] > 0))
+                return ic_err_set(err, IC_EINVAL, hw->path, hw->locs[IC_HWF_MEASURED].line,
+                                  hw->locs[IC_HWF_MEASURED].col,
+                                  "%s has no measured rates for %s; measured types are those "
+                                  "in its gemv_dram section",
+                                  hw->name, ic_dtype_traits(x)->name);
+        }
         /* the weights and the cache this chip holds: in the LLC, or in DRAM */
         t->cache_resident = l->weight_bytes + l->kv_read_bytes <= ms->llc_B;
         const double *rate = t->cache_resident ? ms->gemv_cache_B_s : ms->gemv_B_s;
         const double scale = t->cache_resident ? 1.0 : r->bw_scale;
         const double cs = r->compute_scale > 0 ? r->compute_scale : 1.0;
-        t->weights_s = l->weight_bytes / (rate[wt] * scale);
+        t->weights_s = 0;
+        for (int w = 0; w < IC_DT_COUNT; w++)
+            if (l->weight_bytes_at[w] > 0)
+                t->weights_s += l->weight_bytes_at[w] / (rate[w] * scale);
         /* the compute beyond the weight stream that the gemv rate already
          * times (ic_step_matmul_compute_s): 0 at batch 1 */
         t->compute_s = ic_step_matmul_compute_s(ms, wt, (double)l->tokens,

@@ -148,6 +148,8 @@ struct ic_load {
     double send_bytes;                     /* activations one chip sends to the next
                                               stage per micro-batch pass (pp > 1) */
     double weight_bytes;                   /* weights read */
+    double weight_bytes_at[IC_DT_COUNT];   /* the same by storage type (the step's, and
+                                              what the checkpoint keeps unquantized) */
     double weight_params;                  /* the same in parameters */
     double lin_flops[IC_PHASE_COUNT];      /* linear layers */
     double kv_read_bytes, kv_write_bytes;  /* the cache */
@@ -345,6 +347,11 @@ double ic_step_kv_seq_bytes(const struct ic_model_stats *m, uint64_t context, en
 /* Bytes per parameter stored in type t: its bits, plus the scales and zeros
  * of a quantized checkpoint when t is the checkpoint's type. */
 double ic_step_weight_bytes(const struct ic_model_stats *m, enum ic_dtype t);
+
+/* The storage type of parameter group g (enum ic_pgroup) under weight type
+ * `weights`: that type, or the one the checkpoint keeps the group at (a
+ * quantization_config's unquantized parts). */
+enum ic_dtype ic_step_group_type(const struct ic_model_stats *m, int g, enum ic_dtype weights);
 
 /* ---- memory held ---------------------------------------------------------- */
 
