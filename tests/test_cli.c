@@ -1251,7 +1251,7 @@ START_TEST(test_config_json_as_shipped)
     ck_assert_int_eq(run("--model", IC_TEST_DIR "/fixtures/qwen2.5-7b-awq-config.json", "--hw",
                          "h100", "--weights", "bf16", "--format", "json", NULL),
                      0);
-    has_out("\"weight_read_bytes\": 1.414123827e+10,"); /* 14,141,238,272 */
+    has_out("\"weight_read_bytes\": 14141238272,"); /* a count, to the byte */
     ck_assert_str_eq(err_buf, "");
     /* GPTQ per channel (group_size -1): the linear layers' int4 weights
      * alone, 6,525,621,760 / 2 = 3,262,810,880 B (a scale and a zero a row
@@ -1278,7 +1278,7 @@ START_TEST(test_config_json_as_shipped)
     has_out("\"weight_read_bytes\": 3673407598,");
     has_out("\"weights_bytes\": 4763402350,");
     has_out("\"weights_kept\": \"embedding at fp16\"");
-    has_err("modules_to_not_convert: 1 entry naming part of a group, counted as quantized");
+    has_err("its list names in some layers only (counted as quantized): replicated, mlp");
     /* gpt-oss-120b as shipped (mxfp4: the routed experts, 4.25 bits a
      * weight with an 8-bit scale a block of 32; attention, router, norms,
      * embedding and head in bf16). Held: 114,661,785,600 x 0.53125 =
@@ -1291,9 +1291,49 @@ START_TEST(test_config_json_as_shipped)
                          "h100", "--format", "json", NULL),
                      0);
     has_out("\"weight_read_bytes\": 5000400000,");
-    has_out("\"weights_bytes\": 6.516917568e+10,");
+    has_out("\"weights_bytes\": 65169175680,");
     has_out("\"fits\": true");
     has_err("weights fp4, from its quantization_config mxfp4");
+    /* Lists naming each layer's modules (Meta's fbgemm_fp8 style): a
+     * Llama-3.2-1B shape (16 layers, D 2048, 32 heads, 8 KV heads of 64,
+     * F 8192, tied vocab 128,256) whose q, k, v and o projections of every
+     * layer and head stay bf16: attention 16 x (2 x 2048^2 + 2 x 2048 x
+     * 512) = 167,772,160 and the head 262,668,288 at 2 B = 860,880,896 B;
+     * the MLP 16 x 3 x 2048 x 8192 = 805,306,368 and the norms 16 x 4096 +
+     * 2048 = 67,584 at fp8: 1,666,254,848 B held (and read: tied, so
+     * nothing is held unread). Layer 15 left out of the list: the
+     * attention counts as fp8, (805,306,368 + 67,584 + 167,772,160) +
+     * 525,336,576 = 1,498,482,688 B, and the note says so */
+    ck_assert_int_eq(run("--model", IC_TEST_DIR "/fixtures/llama3.2-1b-fbgemm-attn-bf16-config.json",
+                         "--hw", "h100", "--format", "json", NULL),
+                     0);
+    has_out("\"weights_kept\": \"lm_head, attn_heads, attn_kv at bf16\"");
+    has_out("\"weights_bytes\": 1666254848,");
+    ck_assert_int_eq(run("--model", IC_TEST_DIR "/fixtures/llama3.2-1b-fbgemm-partial-config.json",
+                         "--hw", "h100", "--format", "json", NULL),
+                     0);
+    has_out("\"weights_bytes\": 1498482688,");
+    has_err("some layers only (counted as quantized): attn_heads, attn_kv");
+    /* compressed-tensors FP8 per channel, ignore [lm_head] (Llama-3.1-8B):
+     * the linear layers' 6,979,588,096 at 1 B and the embedding and head,
+     * 2 x 525,336,576 at 2 B: 9,080,934,400 B held; the published
+     * checkpoints of this shape are 9,081,280,648 B, the 346,248 more
+     * being the per-channel scales not counted */
+    ck_assert_int_eq(run("--model",
+                         IC_TEST_DIR "/fixtures/llama3.1-8b-compressed-tensors-fp8-config.json",
+                         "--hw", "h100", "--format", "json", NULL),
+                     0);
+    has_out("\"weights_bytes\": 9080934400,");
+    has_err("from its quantization_config compressed-tensors, fp8, one scale per channel");
+    /* ModelOpt's export (no quant_method: quant_algo FP8, ignore
+     * [lm_head]) of Qwen3-32B: the embedding and head (151,936 x 5,120 =
+     * 777,912,320 each) in bf16, the other 31,206,282,240 at 1 B:
+     * 34,317,931,520 B */
+    ck_assert_int_eq(run("--model", IC_TEST_DIR "/fixtures/qwen3-32b-modelopt-fp8-config.json",
+                         "--hw", "h100", "--format", "json", NULL),
+                     0);
+    has_out("\"weights_bytes\": 34317931520,");
+    has_err("quantization_config modelopt FP8");
     ck_assert_int_eq(run("--model", IC_TEST_DIR "/fixtures/llava-qwen2.5-7b-config.json", "--hw",
                          "h100", "--format", "json", NULL),
                      0);

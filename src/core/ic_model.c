@@ -9,6 +9,7 @@
 #include "ic_utf8.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -193,51 +194,248 @@ static bool ends_with(const char *s, const char *suffix)
 
 /* The parameter groups one entry of a quantization_config's list of
  * modules left unquantized names (transformers' modules_to_not_convert,
- * e.g. gpt-oss's "model.layers.*.self_attn", "lm_head"), or 0 where it names
- * none or only some layers' ("model.layers.0.mlp"): not modelled. */
-static uint32_t groups_named(const char *e)
+ * compressed-tensors' ignore, ModelOpt's exclude_modules, Quark's exclude:
+ * gpt-oss's "model.layers.*.self_attn", "lm_head", Meta's FP8 405B's
+ * "model.layers.0.self_attn.q_proj"), 0 where it names none of the text
+ * model's (a vision tower's, a pattern not read); *layer the layer an entry
+ * names, -1 for every layer. A regex entry ("re:.*mlp.gate$") is read as
+ * its text. */
+static uint32_t groups_named(const char *entry, int *layer)
 {
+    char e[256];
+    snprintf(e, sizeof e, "%s", entry);
+    for (size_t n = strlen(e); n && (e[n - 1] == '$' || e[n - 1] == '*' || e[n - 1] == '.');)
+        e[--n] = 0;
+    *layer = -1;
     const char *l = strstr(e, "layers.");
     if (l && l[7] >= '0' && l[7] <= '9')
-        return 0;
+        *layer = atoi(l + 7);
+    static const char *const other[] = {"visual", "vision", "audio", "mm_projector",
+                                        "multi_modal", "mtp"};
+    for (size_t i = 0; i < sizeof other / sizeof other[0]; i++)
+        if (strstr(e, other[i]))
+            return 0;
+    const uint32_t heads = 1u << IC_PG_ATTN_HEADS, kv = 1u << IC_PG_ATTN_KV,
+                   repl = 1u << IC_PG_REPLICATED;
     if (strstr(e, "lm_head"))
         return 1u << IC_PG_HEAD;
     if (strstr(e, "embed"))
         return 1u << IC_PG_EMBED;
-    if (strstr(e, "router") || ends_with(e, "mlp.gate"))
-        return 1u << IC_PG_REPLICATED;
+    if (strstr(e, "router") || ends_with(e, "mlp.gate") || ends_with(e, "moe.gate"))
+        return repl;
     if (strstr(e, "shared_expert"))
         return 1u << IC_PG_SHARED;
     if (strstr(e, "experts"))
         return 1u << IC_PG_EXPERTS;
-    if (strstr(e, "attn") || strstr(e, "attention"))
-        return 1u << IC_PG_ATTN_HEADS | 1u << IC_PG_ATTN_KV;
+    if (strstr(e, "attn") || strstr(e, "attention")) {
+        /* one projection: MLA's down-projections are replicated */
+        if (ends_with(e, "kv_a_proj_with_mqa") || ends_with(e, "q_a_proj"))
+            return repl;
+        if (ends_with(e, "k_proj") || ends_with(e, "v_proj"))
+            return kv;
+        if (ends_with(e, "q_proj") || ends_with(e, "o_proj") || ends_with(e, "q_b_proj") ||
+            ends_with(e, "kv_b_proj"))
+            return heads;
+        return heads | kv | (strstr(e, "proj") ? 0 : repl);
+    }
     if (ends_with(e, "mlp"))
-        return 1u << IC_PG_MLP | 1u << IC_PG_SHARED | 1u << IC_PG_EXPERTS;
+        return 1u << IC_PG_MLP | 1u << IC_PG_SHARED | 1u << IC_PG_EXPERTS | repl;
+    if (strstr(e, "mlp") && strstr(e, "proj"))
+        return 1u << IC_PG_MLP;
     return 0;
 }
 
 /* What a quantization_config leaves unquantized: the input embedding
  * always (the methods read quantize linear layers, and a lookup table is
- * none), the groups its modules_to_not_convert names, or where it has no
- * list, dflt; *other counts the entries naming no whole group. */
-static uint32_t kept_groups(const struct ic_ydoc *d, yaml_node_t *node, uint32_t dflt,
-                            unsigned *other)
+ * none), the groups its list (under `key`) names for every layer, or where
+ * it has no list, dflt. Entries naming one layer's module are kept by
+ * layer (m->keep_layers) until the layers are known (ic_model_load: a group
+ * named in every layer is kept whole, else it is m->keep_partial); entries
+ * naming none of the groups are counted in m->keep_other. */
+static uint32_t kept_groups(const struct ic_ydoc *d, yaml_node_t *node, const char *key,
+                            uint32_t dflt, struct ic_model *m)
 {
-    yaml_node_t *list = map_get(d, node, "modules_to_not_convert");
-    *other = 0;
+    yaml_node_t *list = map_get(d, node, key);
+    m->keep_other = 0;
+    m->keep_partial = 0;
+    memset(m->keep_layers, 0, sizeof m->keep_layers);
+    memset(m->keep_layer_entries, 0, sizeof m->keep_layer_entries);
     if (!list || list->type != YAML_SEQUENCE_NODE)
         return dflt | 1u << IC_PG_EMBED;
     uint32_t g = 1u << IC_PG_EMBED;
     for (yaml_node_item_t *it = list->data.sequence.items.start;
          it < list->data.sequence.items.top; it++) {
         const char *e = ic_ydoc_scalar(yaml_document_get_node((yaml_document_t *)&d->doc, *it));
-        const uint32_t n = e ? groups_named(e) : 0;
-        if (!n)
-            ++*other;
-        g |= n;
+        int layer = -1;
+        const uint32_t n = e ? groups_named(e, &layer) : 0;
+        if (!n || layer >= IC_MODEL_MAX_LAYERS) {
+            m->keep_other++;
+        } else if (layer >= 0) {
+            for (int k = 0; k < IC_PG_COUNT; k++)
+                if (n >> k & 1) {
+                    m->keep_layers[k][layer / 64] |= UINT64_C(1) << (layer % 64);
+                    m->keep_layer_entries[k]++;
+                }
+        } else {
+            g |= n;
+        }
     }
     return g;
+}
+
+/* The weight type a quantization format's element type and width name
+ * (compressed-tensors' type and num_bits, Quark's dtype), or IC_DT_COUNT. */
+static enum ic_dtype quant_dtype(bool is_float, double bits)
+{
+    if (bits == 8)
+        return is_float ? IC_DT_FP8 : IC_DT_INT8;
+    if (bits == 4)
+        return is_float ? IC_DT_FP4 : IC_DT_INT4;
+    return IC_DT_COUNT;
+}
+
+/* Sets what a read quantization_config stores: its weight type, the bytes
+ * its scales add a weight, the groups it leaves at 16 bits, the note. */
+static void set_quant(struct ic_model *m, enum ic_dtype t, double extra, uint32_t keep,
+                      enum ic_dtype keep_type, const char *fmt, ...)
+    __attribute__((format(printf, 6, 7)));
+static void set_quant(struct ic_model *m, enum ic_dtype t, double extra, uint32_t keep,
+                      enum ic_dtype keep_type, const char *fmt, ...)
+{
+    m->has_default_weights = true;
+    m->default_weights = t;
+    m->quant_extra_bytes = extra;
+    m->keep_groups = keep;
+    m->keep_type = keep_type;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(m->weights_note, sizeof m->weights_note, fmt, ap);
+    va_end(ap);
+}
+
+/* A scalar of a mapping's key, or "". */
+static const char *map_text(const struct ic_ydoc *d, yaml_node_t *map, const char *key)
+{
+    const char *t = ic_ydoc_scalar(map_get(d, map, key));
+    return t ? t : "";
+}
+
+/* compressed-tensors (llm-compressor's checkpoints: FP8, W8A8, W4A16,
+ * NVFP4): every config group's "weights" scheme must agree; the type from
+ * its type and num_bits; the scales a group adds: an fp16/bf16 scale a
+ * group of int weights (and a zero at their width unless symmetric), an
+ * 8-bit one a group of fp4 (NVFP4: 16, MXFP4: 32), none counted per
+ * channel or tensor (about 0.1% at K 4096), a 4-byte one a block. What its
+ * "ignore" list names stays 16-bit; without a list, the LM head
+ * (llm-compressor's recipes ignore it). */
+static int read_compressed_tensors(const struct ic_ydoc *d, yaml_node_t *node,
+                                   struct ic_model *m, struct ic_err *err)
+{
+    (void)err;
+    yaml_node_t *groups = map_get(d, node, "config_groups");
+    enum ic_dtype t = IC_DT_COUNT;
+    double extra = 0;
+    char how[96] = "";
+    int n = 0;
+    bool agree = groups && groups->type == YAML_MAPPING_NODE;
+    for (yaml_node_pair_t *p = agree ? groups->data.mapping.pairs.start : NULL;
+         agree && p < groups->data.mapping.pairs.top; p++) {
+        yaml_node_t *g = yaml_document_get_node((yaml_document_t *)&d->doc, p->value);
+        yaml_node_t *w = map_get(d, g, "weights");
+        if (!w || ic_ydoc_is_null(w))
+            continue; /* activations only */
+        const double bits = map_num(d, w, "num_bits"), gs = map_num(d, w, "group_size");
+        const bool is_float = strcmp(map_text(d, w, "type"), "float") == 0;
+        const char *strat = map_text(d, w, "strategy");
+        const bool sym = strcmp(map_text(d, w, "symmetric"), "false") != 0;
+        const enum ic_dtype gt = quant_dtype(is_float, bits);
+        double ge = 0;
+        char gh[96];
+        if ((!strcmp(strat, "group") || !strcmp(strat, "tensor_group")) && gs >= 1) {
+            ge = is_float ? 1.0 / gs : (2.0 + (sym ? 0 : bits / 8.0)) / gs;
+            snprintf(gh, sizeof gh, "groups of %g with %s", gs,
+                     is_float ? "an 8-bit scale" : sym ? "a 16-bit scale" : "a 16-bit scale "
+                                                                            "and a zero");
+        } else if (!strcmp(strat, "block")) {
+            yaml_node_t *bs = map_get(d, w, "block_structure");
+            double b = 1;
+            for (yaml_node_item_t *it = bs && bs->type == YAML_SEQUENCE_NODE
+                                            ? bs->data.sequence.items.start
+                                            : NULL;
+                 it && it < bs->data.sequence.items.top; it++)
+                b *= map_num_of(yaml_document_get_node((yaml_document_t *)&d->doc, *it));
+            ge = b > 1 ? 4.0 / b : 0;
+            snprintf(gh, sizeof gh, "a 4-byte scale a block of %g", b);
+        } else {
+            snprintf(gh, sizeof gh, "one scale per %s (not counted)",
+                     strat[0] ? strat : "tensor");
+        }
+        if (gt == IC_DT_COUNT || (n && (gt != t || ge != extra)))
+            agree = false;
+        t = gt;
+        extra = ge;
+        snprintf(how, sizeof how, "%s", gh);
+        n++;
+    }
+    if (!agree || !n) {
+        /* several weight schemes (mixed precision) or one not read */
+        snprintf(m->quant_unread, sizeof m->quant_unread, "compressed-tensors");
+        m->has_default_weights = false;
+        return IC_OK;
+    }
+    set_quant(m, t, extra, kept_groups(d, node, "ignore", 1u << IC_PG_HEAD, m), IC_DT_BF16,
+              "quantization_config compressed-tensors, %s, %s", ic_dtype_traits(t)->name, how);
+    return IC_OK;
+}
+
+/* NVIDIA ModelOpt (quant_method "modelopt", or its export's "quant_algo"
+ * with no method): FP8 per tensor (no scale counted), NVFP4 (an 8-bit
+ * scale a group of group_size, 16 where unstated), W4A16/W4A8 AWQ (an
+ * fp16 scale a group, 128 unstated); exclude_modules (or ignore) stays
+ * 16-bit; without a list the LM head (ModelOpt's default configurations
+ * disable its quantizer). */
+static int read_modelopt(const struct ic_ydoc *d, yaml_node_t *node, struct ic_model *m)
+{
+    const char *algo = map_text(d, node, "quant_algo");
+    const char *key = map_get(d, node, "exclude_modules") ? "exclude_modules" : "ignore";
+    const uint32_t keep = kept_groups(d, node, key, 1u << IC_PG_HEAD, m);
+    double gs = map_num(d, node, "group_size");
+    if (!strcmp(algo, "FP8")) {
+        set_quant(m, IC_DT_FP8, 0, keep, IC_DT_BF16,
+                  "quantization_config modelopt FP8, one scale per tensor (not counted)");
+    } else if (!strcmp(algo, "NVFP4")) {
+        if (!(gs >= 1))
+            gs = 16;
+        set_quant(m, IC_DT_FP4, 1.0 / gs, keep, IC_DT_BF16,
+                  "quantization_config modelopt NVFP4, an 8-bit scale per %g weights", gs);
+    } else if (!strncmp(algo, "W4A16_AWQ", 9) || !strncmp(algo, "W4A8_AWQ", 8)) {
+        if (!(gs >= 1))
+            gs = 128;
+        set_quant(m, IC_DT_INT4, 2.0 / gs, keep, IC_DT_BF16,
+                  "quantization_config modelopt %s, an fp16 scale per %g weights", algo, gs);
+    } else {
+        snprintf(m->quant_unread, sizeof m->quant_unread, "modelopt %s", algo);
+        m->has_default_weights = false;
+    }
+    return IC_OK;
+}
+
+/* AMD Quark: global_quant_config's weight dtype (fp8_e4m3 per tensor or
+ * channel, no scale counted); "exclude" stays 16-bit, the LM head without
+ * a list. */
+static int read_quark(const struct ic_ydoc *d, yaml_node_t *node, struct ic_model *m)
+{
+    yaml_node_t *w = map_get(d, map_get(d, node, "global_quant_config"), "weight");
+    const char *dt = map_text(d, w, "dtype");
+    if (!strncmp(dt, "fp8_e4m3", 8)) {
+        set_quant(m, IC_DT_FP8, 0, kept_groups(d, node, "exclude", 1u << IC_PG_HEAD, m),
+                  IC_DT_BF16, "quantization_config quark fp8, one scale per %s (not counted)",
+                  map_text(d, w, "qscheme")[0] ? map_text(d, w, "qscheme") : "tensor");
+        return IC_OK;
+    }
+    snprintf(m->quant_unread, sizeof m->quant_unread, "quark %s", dt);
+    m->has_default_weights = false;
+    return IC_OK;
 }
 
 /* quantization_config: fp8 with blocks of scales (DeepSeek-V3), AWQ and
@@ -249,6 +447,8 @@ static int read_quant(const struct ic_ydoc *d, yaml_node_t *node, void *rec, str
     if (ic_ydoc_is_null(node))
         return IC_OK;
     const char *meth = ic_ydoc_scalar(map_get(d, node, "quant_method"));
+    if (!meth && map_get(d, node, "quant_algo"))
+        return read_modelopt(d, node, m); /* ModelOpt's exports name no method */
     if (!meth) {
         int rc = ic_ydoc_error(d, node, err, "'quantization_config' without a quant_method");
         ic_err_hint(err, "fp8, awq or gptq are read; or leave it out and give --weights");
@@ -277,15 +477,11 @@ static int read_quant(const struct ic_ydoc *d, yaml_node_t *node, void *rec, str
             }
             b = p;
         }
-        m->has_default_weights = true;
-        m->default_weights = IC_DT_FP8;
-        m->quant_extra_bytes = 4.0 / b;
         /* the LM head stays 16-bit (DeepSeek-V3's checkpoint holds its
          * embedding and head in bf16) unless the list says otherwise */
-        m->keep_groups = kept_groups(d, node, 1u << IC_PG_HEAD, &m->keep_other);
-        m->keep_type = IC_DT_BF16;
-        snprintf(m->weights_note, sizeof m->weights_note,
-                 "quantization_config fp8, one fp32 scale per %.0f weights", b);
+        set_quant(m, IC_DT_FP8, 4.0 / b,
+                  kept_groups(d, node, "modules_to_not_convert", 1u << IC_PG_HEAD, m), IC_DT_BF16,
+                  "quantization_config fp8, one fp32 scale per %.0f weights", b);
         return IC_OK;
     }
     if (strcmp(meth, "mxfp4") == 0) {
@@ -293,13 +489,9 @@ static int read_quant(const struct ic_ydoc *d, yaml_node_t *node, void *rec, str
          * 32: 1/32 byte a weight. transformers quantizes gpt-oss's routed
          * experts only; its config lists what it leaves (attention, router,
          * embedding, head) */
-        m->has_default_weights = true;
-        m->default_weights = IC_DT_FP4;
-        m->quant_extra_bytes = 1.0 / 32.0;
-        m->keep_groups = kept_groups(d, node, ~(1u << IC_PG_EXPERTS), &m->keep_other);
-        m->keep_type = IC_DT_BF16;
-        snprintf(m->weights_note, sizeof m->weights_note,
-                 "quantization_config mxfp4, one 8-bit scale per 32 weights");
+        set_quant(m, IC_DT_FP4, 1.0 / 32.0,
+                  kept_groups(d, node, "modules_to_not_convert", ~(1u << IC_PG_EXPERTS), m),
+                  IC_DT_BF16, "quantization_config mxfp4, one 8-bit scale per 32 weights");
         return IC_OK;
     }
     if (strcmp(meth, "awq") == 0 || strcmp(meth, "gptq") == 0) {
@@ -323,7 +515,8 @@ static int read_quant(const struct ic_ydoc *d, yaml_node_t *node, void *rec, str
          * with "lm_head": true; both run in fp16 */
         const char *lh = ic_ydoc_scalar(map_get(d, node, "lm_head"));
         const bool head_q = strcmp(meth, "gptq") == 0 && lh && strcmp(lh, "true") == 0;
-        m->keep_groups = kept_groups(d, node, head_q ? 0 : 1u << IC_PG_HEAD, &m->keep_other);
+        m->keep_groups =
+            kept_groups(d, node, "modules_to_not_convert", head_q ? 0 : 1u << IC_PG_HEAD, m);
         if (head_q)
             m->keep_groups &= ~(1u << IC_PG_HEAD);
         m->keep_type = IC_DT_FP16;
@@ -361,9 +554,25 @@ static int read_quant(const struct ic_ydoc *d, yaml_node_t *node, void *rec, str
                  "%g-bit zero", meth, bits, g, stated ? "" : " (unstated: the default)", bits);
         return IC_OK;
     }
-    /* another method (bitsandbytes, compressed-tensors, quark): its type
-     * is not read, so --weights must give it (the command lines refuse to
-     * guess); the file loads */
+    if (strcmp(meth, "fbgemm_fp8") == 0) {
+        /* Meta's FP8 Llama 3.1 405B: fp8 rows with an fp32 scale each (4 B
+         * a row of K >= 8192 weights, under 0.05%: not counted); its list
+         * names the attention of every layer and the head */
+        set_quant(m, IC_DT_FP8, 0,
+                  kept_groups(d, node, "modules_to_not_convert", 1u << IC_PG_HEAD, m),
+                  IC_DT_BF16, "quantization_config fbgemm_fp8, one scale per output row (not "
+                              "counted)");
+        return IC_OK;
+    }
+    if (strcmp(meth, "compressed-tensors") == 0)
+        return read_compressed_tensors(d, node, m, err);
+    if (strcmp(meth, "modelopt") == 0)
+        return read_modelopt(d, node, m);
+    if (strcmp(meth, "quark") == 0)
+        return read_quark(d, node, m);
+    /* another method (bitsandbytes, hqq, eetq...): its type is not read,
+     * so --weights must give it (the command lines refuse to guess); the
+     * file loads */
     (void)err;
     snprintf(m->quant_unread, sizeof m->quant_unread, "%s", meth);
     m->has_default_weights = false;
@@ -1161,8 +1370,26 @@ int ic_model_load(const char *path, struct ic_model *out, struct ic_err *err)
         m->quant_extra_bytes = 0;
         m->weights_note[0] = 0;
     }
+    if (m->keep_groups) {
+        /* a group whose modules the list names layer by layer is kept when
+         * it names one in every layer (Meta's FP8 405B lists each layer's
+         * q, k, v and o projections); otherwise those entries are said */
+        const uint64_t L = m->num_hidden_layers;
+        for (int g = 0; g < IC_PG_COUNT; g++) {
+            if (!m->keep_layer_entries[g])
+                continue;
+            bool all = L > 0 && L <= IC_MODEL_MAX_LAYERS;
+            for (uint64_t l = 0; all && l < L; l++)
+                all = m->keep_layers[g][l / 64] >> (l % 64) & 1;
+            if (all)
+                m->keep_groups |= 1u << g;
+            else
+                m->keep_partial |= 1u << g;
+        }
+    }
     if (m->keep_groups && m->has_torch_dtype &&
-        (m->torch_dtype == IC_DT_BF16 || m->torch_dtype == IC_DT_FP16))
+        (m->torch_dtype == IC_DT_BF16 || m->torch_dtype == IC_DT_FP16 ||
+         m->torch_dtype == IC_DT_FP32))
         m->keep_type = m->torch_dtype; /* what it leaves stays at the checkpoint's type */
     struct ic_model_stats s;
     rc = ic_model_derive(m, &s, err);
@@ -1177,12 +1404,18 @@ int ic_model_load(const char *path, struct ic_model *out, struct ic_err *err)
                               kept,
                               m->has_torch_dtype && m->torch_dtype == m->keep_type
                                   ? ""
-                                  : " (the method's type: no 16-bit torch_dtype)");
+                                  : " (the method's type: torch_dtype unstated or quantized)");
+        const char *sep = "; its list names in some layers only (counted as quantized): ";
+        for (int g = 0; g < IC_PG_COUNT && n < sizeof m->weights_note; g++)
+            if (s.group_params[g] && (m->keep_partial >> g & 1) && !(m->keep_groups >> g & 1)) {
+                n += (size_t)snprintf(m->weights_note + n, sizeof m->weights_note - n, "%s%s",
+                                      sep, pgroup_names[g]);
+                sep = ", ";
+            }
         if (m->keep_other && n < sizeof m->weights_note)
             snprintf(m->weights_note + n, sizeof m->weights_note - n,
-                     "; modules_to_not_convert: %u entr%s naming part of a group, counted as "
-                     "quantized",
-                     m->keep_other, m->keep_other == 1 ? "y" : "ies");
+                     "; %u entr%s of its list name%s none of the text model's parts", m->keep_other,
+                     m->keep_other == 1 ? "y" : "ies", m->keep_other == 1 ? "s" : "");
     }
     *out = *m;
 out:

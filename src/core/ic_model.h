@@ -49,6 +49,19 @@ enum ic_model_field {
 };
 
 /* As written in the file (0 / false where absent; see locs). */
+/* Parameter groups, split by how far tensor parallelism can shard them. */
+enum ic_pgroup {
+    IC_PG_EMBED,      /* input embedding (lookup: B rows read, not the matrix) */
+    IC_PG_HEAD,       /* LM head (the tied embedding when tied); split by vocab */
+    IC_PG_ATTN_HEADS, /* q/o projections and other per-query-head weights */
+    IC_PG_ATTN_KV,    /* k/v projections; split at most by KV heads */
+    IC_PG_REPLICATED, /* norms, routers, MLA down-projections: every chip */
+    IC_PG_MLP,        /* dense MLP (SwiGLU), split along the hidden dim */
+    IC_PG_SHARED,     /* MoE shared experts */
+    IC_PG_EXPERTS,    /* all routed experts, all MoE layers */
+    IC_PG_COUNT
+};
+
 struct ic_model {
     char name[IC_MODEL_NAME_LEN];
     char aliases[IC_MODEL_MAX_ALIASES][IC_MODEL_NAME_LEN];
@@ -95,26 +108,17 @@ struct ic_model {
      * read, for that type */
     uint32_t keep_groups;
     enum ic_dtype keep_type;
-    unsigned keep_other;       /* entries of its list that name no whole group */
+    unsigned keep_other;       /* entries of its list that name none of the groups */
+    uint32_t keep_partial;     /* groups it names in some layers only */
+    uint64_t keep_layers[IC_PG_COUNT][IC_MODEL_MAX_LAYERS / 64]; /* per group, the
+                                                   layers its list names one by one */
+    unsigned keep_layer_entries[IC_PG_COUNT];
     bool has_torch_dtype;
     enum ic_dtype torch_dtype;
     uint64_t rope_context;
 
     struct ic_loc locs[IC_MF_COUNT];
     struct ic_loc root; /* first key of the document, for "missing" errors */
-};
-
-/* Parameter groups, split by how far tensor parallelism can shard them. */
-enum ic_pgroup {
-    IC_PG_EMBED,      /* input embedding (lookup: B rows read, not the matrix) */
-    IC_PG_HEAD,       /* LM head (the tied embedding when tied); split by vocab */
-    IC_PG_ATTN_HEADS, /* q/o projections and other per-query-head weights */
-    IC_PG_ATTN_KV,    /* k/v projections; split at most by KV heads */
-    IC_PG_REPLICATED, /* norms, routers, MLA down-projections: every chip */
-    IC_PG_MLP,        /* dense MLP (SwiGLU), split along the hidden dim */
-    IC_PG_SHARED,     /* MoE shared experts */
-    IC_PG_EXPERTS,    /* all routed experts, all MoE layers */
-    IC_PG_COUNT
 };
 
 const char *ic_pgroup_name(enum ic_pgroup g);

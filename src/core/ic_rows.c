@@ -157,6 +157,7 @@ static void raw(FILE *out, const struct ic_col *c, const struct ic_cell *v, bool
         fputs(v->v != 0 ? "true" : "false", out);
         return;
     case IC_K_INT:
+    case IC_K_BYTES: /* a count: to the whole byte, not 10 digits of it */
         if (isfinite(v->v) && fabs(v->v) < 9e15) {
             fprintf(out, "%.0f", v->v);
             return;
