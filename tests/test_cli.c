@@ -1325,6 +1325,17 @@ START_TEST(test_config_json_as_shipped)
                      0);
     has_out("\"weights_bytes\": 9080934400,");
     has_err("from its quantization_config compressed-tensors, fp8, one scale per channel");
+    /* bitsandbytes LLM.int8 of Llama-3.1-8B, torch_dtype float32 (a
+     * published checkpoint's config, github IrfanUruchi/Llama-3.1-8B-
+     * Computer-Networks-LLM): the linear layers and norms, 6,979,588,096 at
+     * 1 B, the embedding and head at 4 B, 4,202,692,608: 11,182,280,704 B
+     * against its index's 11,188,584,672 (-0.06%: the rows' fp32 scales,
+     * 43,008 x 32 x 4 = 5,505,024 B, and the norms' fp32, not counted) */
+    ck_assert_int_eq(run("--model", IC_TEST_DIR "/fixtures/llama3.1-8b-bnb-int8-config.json",
+                         "--hw", "h100", "--format", "json", NULL),
+                     0);
+    has_out("\"weights_bytes\": 11182280704,");
+    has_out("\"weights_kept\": \"embedding, lm_head at fp32\"");
     /* ModelOpt's export (no quant_method: quant_algo FP8, ignore
      * [lm_head]) of Qwen3-32B: the embedding and head (151,936 x 5,120 =
      * 777,912,320 each) in bf16, the other 31,206,282,240 at 1 B:

@@ -175,6 +175,42 @@ START_TEST(test_config_json_newer_keys)
 }
 END_TEST
 
+/* A config without tie_word_embeddings takes its config class's default:
+ * LlamaConfig's is False, so Llama-3.1-8B's head is a matrix of its own,
+ * 128,256 x 4,096 = 525,336,576 parameters beside the embedding: 8,030,261,248
+ * in all, as its checkpoint's 16,060,522,496 bf16 bytes say (read as tied
+ * it was 7,504,924,672, -6.5%). Gemma's default ties (test_gemma2_config_json). */
+START_TEST(test_config_json_tie_default)
+{
+    struct ic_err e = {0};
+    struct ic_model_stats st;
+    ck_assert_int_eq(ic_model_load(IC_TEST_DIR "/fixtures/llama3.1-8b-no-tie-key-config.json", M, &e),
+                     0);
+    ck_assert_int_eq(ic_model_derive(M, &st, &e), 0);
+    ck_assert(!st.embed_tied);
+    ck_assert_uint_eq(st.params_total, UINT64_C(8030261248));
+    ck_assert_uint_eq(st.group_params[IC_PG_EMBED], UINT64_C(525336576));
+}
+END_TEST
+
+/* Kimi K2 (moonshotai/Kimi-K2-Instruct's config.json, as copied in
+ * ai-dynamo/aiconfigurator): DeepSeek-V3's layers at 384 routed experts of
+ * 2048, one shared, the first layer dense, vocab 163,840. Moonshot's card:
+ * "1 trillion total parameters", "32 billion activated". Routed experts by
+ * hand: 60 layers x 384 x 3 x 7168 x 2048 = 1,014,686,023,680. */
+START_TEST(test_kimi_k2)
+{
+    struct ic_err e = {0};
+    struct ic_model_stats st;
+    ck_assert_int_eq(ic_model_load(IC_TEST_DIR "/fixtures/kimi-k2-instruct-config.json", M, &e), 0);
+    ck_assert_int_eq(ic_model_derive(M, &st, &e), 0);
+    ck_assert_uint_eq(st.group_params[IC_PG_EXPERTS], UINT64_C(1014686023680));
+    ck_assert_uint_eq(st.params_total, UINT64_C(1026408209408));
+    ck_assert_uint_eq(st.params_active, UINT64_C(31687072768));
+    ck_assert(st.mla);
+}
+END_TEST
+
 START_TEST(test_mqa)
 {
     /* one KV head: 2 * 32 layers * 1 * 128 * 2 B = 16,384 B per token */
@@ -218,6 +254,8 @@ int main(void)
     tcase_add_test(tc, test_mqa);
     tcase_add_test(tc, test_gemma2_config_json);
     tcase_add_test(tc, test_config_json_newer_keys);
+    tcase_add_test(tc, test_config_json_tie_default);
+    tcase_add_test(tc, test_kimi_k2);
     suite_add_tcase(s, tc);
     return ic_test_run(s);
 }

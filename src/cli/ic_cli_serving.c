@@ -30,8 +30,8 @@ void ic_cli_setup_free(struct ic_cli_setup *s)
 
 int ic_cli_quant_unread(FILE *errf, const struct ic_model *m)
 {
-    return ic_cli_usage_hint(errf, "give the stored type: --weights fp4 for mxfp4, int4 or "
-                                   "int8 for 4- or 8-bit schemes (their scales are not counted)",
+    return ic_cli_usage_hint(errf, "give the stored type: --weights int8, int4, fp8 or fp4 "
+                                   "(its scales are then not counted)",
                              "%s: quantization_config's quant_method '%s' is not read, so the "
                              "weights' type is unknown", m->name, m->quant_unread);
 }

@@ -564,13 +564,42 @@ static int read_quant(const struct ic_ydoc *d, yaml_node_t *node, void *rec, str
                               "counted)");
         return IC_OK;
     }
+    if (strcmp(meth, "bitsandbytes") == 0) {
+        /* bitsandbytes: LLM.int8 rows (an fp32 scale a row: not counted),
+         * or 4-bit NF4/FP4 blocks of 64 with an fp32 absmax (4 / 64 B a
+         * weight), or with double quantization an 8-bit one and an fp32
+         * scale a 256 of them (1 / 64 + 4 / 16384 B); transformers keeps
+         * the LM head and llm_int8_skip_modules unquantized */
+        const bool b8 = strcmp(map_text(d, node, "load_in_8bit"), "true") == 0,
+                   b4 = strcmp(map_text(d, node, "load_in_4bit"), "true") == 0;
+        const uint32_t keep =
+            kept_groups(d, node, "llm_int8_skip_modules", 1u << IC_PG_HEAD, m) |
+            1u << IC_PG_HEAD;
+        if (b8 && !b4) {
+            set_quant(m, IC_DT_INT8, 0, keep, IC_DT_BF16,
+                      "quantization_config bitsandbytes 8-bit, an fp32 scale per row (not "
+                      "counted)");
+            return IC_OK;
+        }
+        if (b4 && !b8) {
+            const bool dq = strcmp(map_text(d, node, "bnb_4bit_use_double_quant"), "true") == 0;
+            set_quant(m, IC_DT_INT4, dq ? 1.0 / 64 + 4.0 / 16384 : 4.0 / 64, keep, IC_DT_BF16,
+                      "quantization_config bitsandbytes 4-bit %s (4-bit codes), blocks of 64 "
+                      "with %s",
+                      map_text(d, node, "bnb_4bit_quant_type")[0]
+                          ? map_text(d, node, "bnb_4bit_quant_type")
+                          : "nf4",
+                      dq ? "an 8-bit absmax (double quantization)" : "an fp32 absmax");
+            return IC_OK;
+        }
+    }
     if (strcmp(meth, "compressed-tensors") == 0)
         return read_compressed_tensors(d, node, m, err);
     if (strcmp(meth, "modelopt") == 0)
         return read_modelopt(d, node, m);
     if (strcmp(meth, "quark") == 0)
         return read_quark(d, node, m);
-    /* another method (bitsandbytes, hqq, eetq...): its type is not read,
+    /* another method (hqq, eetq...): its type is not read,
      * so --weights must give it (the command lines refuse to guess); the
      * file loads */
     (void)err;
@@ -717,7 +746,7 @@ static int read_text_config(const struct ic_ydoc *d, yaml_node_t *node, struct i
 static const char *const read_types[] = {
     "llama",     "mistral",     "mixtral", "qwen2",       "qwen2_moe",   "qwen3",
     "qwen3_moe", "gemma",       "gemma2",  "gemma3",      "gemma3_text", "phi3",
-    "deepseek_v2", "deepseek_v3", "olmoe", "gpt_oss",     "qwen2_vl",    "qwen2_5_vl",
+    "deepseek_v2", "deepseek_v3", "kimi_k2", "olmoe", "gpt_oss", "qwen2_vl", "qwen2_5_vl",
     "qwen2_vl_text", "qwen2_5_vl_text", "llava"};
 
 static bool type_read(const char *t)
@@ -1330,10 +1359,15 @@ int ic_model_load(const char *path, struct ic_model *out, struct ic_err *err)
         goto out;
     }
     if (m->from_config_json) {
-        /* Hugging Face's PretrainedConfig ties the embeddings unless the
-         * config says otherwise (Gemma's configs leave the key out). */
+        /* Without the key, the model's own config class decides:
+         * transformers' GemmaConfig, Gemma2Config and Gemma3TextConfig tie
+         * the embeddings (Gemma's configs leave the key out), LlamaConfig,
+         * MistralConfig, Qwen2/Qwen3(Moe)Config, Phi3Config,
+         * DeepseekV2/V3Config and the others read here do not (a config
+         * without a model_type is read as a Llama). PretrainedConfig's own
+         * default (tied) applies to none of them. */
         if (!m->locs[IC_MF_TIE].line)
-            m->tie_word_embeddings = true;
+            m->tie_word_embeddings = strncmp(m->model_type, "gemma", 5) == 0;
         /* Name a config.json after its folder or file: ".../Qwen2.5-7B/config.json";
          * standard input ("-", /dev/stdin) is "stdin". */
         const char *slash = strrchr(path, '/');
