@@ -1336,6 +1336,16 @@ START_TEST(test_config_json_as_shipped)
                      0);
     has_out("\"weights_bytes\": 11182280704,");
     has_out("\"weights_kept\": \"embedding, lm_head at fp32\"");
+    /* nvidia/Llama-3.1-70B-Instruct-FP8 states its quantization only in
+     * hf_quant_config.json beside config.json (FP8, exclude [lm_head]):
+     * 70,553,706,496 - 2 x 1,050,673,152 = 68,452,360,192 weights at 1 B and
+     * the embedding and head at 2 B, 4,202,692,608: 72,655,052,800 B (read
+     * as bf16 before, 141 GB, "DOES NOT FIT" on one H100) */
+    ck_assert_int_eq(run("--model", IC_TEST_DIR "/fixtures/nvidia-llama3.1-70b-fp8/config.json",
+                         "--hw", "h100", "--format", "json", NULL),
+                     0);
+    has_out("\"weights_bytes\": 72655052800,");
+    has_err("from its hf_quant_config.json modelopt FP8");
     /* ModelOpt's export (no quant_method: quant_algo FP8, ignore
      * [lm_head]) of Qwen3-32B: the embedding and head (151,936 x 5,120 =
      * 777,912,320 each) in bf16, the other 31,206,282,240 at 1 B:

@@ -394,7 +394,8 @@ static int read_compressed_tensors(const struct ic_ydoc *d, yaml_node_t *node,
  * fp16 scale a group, 128 unstated); exclude_modules (or ignore) stays
  * 16-bit; without a list the LM head (ModelOpt's default configurations
  * disable its quantizer). */
-static int read_modelopt(const struct ic_ydoc *d, yaml_node_t *node, struct ic_model *m)
+static int read_modelopt(const struct ic_ydoc *d, yaml_node_t *node, struct ic_model *m,
+                         const char *from)
 {
     const char *algo = map_text(d, node, "quant_algo");
     const char *key = map_get(d, node, "exclude_modules") ? "exclude_modules" : "ignore";
@@ -402,17 +403,17 @@ static int read_modelopt(const struct ic_ydoc *d, yaml_node_t *node, struct ic_m
     double gs = map_num(d, node, "group_size");
     if (!strcmp(algo, "FP8")) {
         set_quant(m, IC_DT_FP8, 0, keep, IC_DT_BF16,
-                  "quantization_config modelopt FP8, one scale per tensor (not counted)");
+                  "%s modelopt FP8, one scale per tensor (not counted)", from);
     } else if (!strcmp(algo, "NVFP4")) {
         if (!(gs >= 1))
             gs = 16;
         set_quant(m, IC_DT_FP4, 1.0 / gs, keep, IC_DT_BF16,
-                  "quantization_config modelopt NVFP4, an 8-bit scale per %g weights", gs);
+                  "%s modelopt NVFP4, an 8-bit scale per %g weights", from, gs);
     } else if (!strncmp(algo, "W4A16_AWQ", 9) || !strncmp(algo, "W4A8_AWQ", 8)) {
         if (!(gs >= 1))
             gs = 128;
         set_quant(m, IC_DT_INT4, 2.0 / gs, keep, IC_DT_BF16,
-                  "quantization_config modelopt %s, an fp16 scale per %g weights", algo, gs);
+                  "%s modelopt %s, an fp16 scale per %g weights", from, algo, gs);
     } else {
         snprintf(m->quant_unread, sizeof m->quant_unread, "modelopt %s", algo);
         m->has_default_weights = false;
@@ -448,7 +449,7 @@ static int read_quant(const struct ic_ydoc *d, yaml_node_t *node, void *rec, str
         return IC_OK;
     const char *meth = ic_ydoc_scalar(map_get(d, node, "quant_method"));
     if (!meth && map_get(d, node, "quant_algo"))
-        return read_modelopt(d, node, m); /* ModelOpt's exports name no method */
+        return read_modelopt(d, node, m, "quantization_config"); /* ModelOpt's exports name no method */
     if (!meth) {
         int rc = ic_ydoc_error(d, node, err, "'quantization_config' without a quant_method");
         ic_err_hint(err, "fp8, awq or gptq are read; or leave it out and give --weights");
@@ -596,7 +597,7 @@ static int read_quant(const struct ic_ydoc *d, yaml_node_t *node, void *rec, str
     if (strcmp(meth, "compressed-tensors") == 0)
         return read_compressed_tensors(d, node, m, err);
     if (strcmp(meth, "modelopt") == 0)
-        return read_modelopt(d, node, m);
+        return read_modelopt(d, node, m, "quantization_config");
     if (strcmp(meth, "quark") == 0)
         return read_quark(d, node, m);
     /* another method (hqq, eetq...): its type is not read,
@@ -1308,6 +1309,33 @@ uint64_t ic_model_active_as_published(const struct ic_model *m, const struct ic_
 
 /* ---- loading ---------------------------------------------------------- */
 
+/* NVIDIA's ModelOpt checkpoints (nvidia/Llama-3.1-70B-Instruct-FP8, the
+ * NVFP4 ones) may state their quantization only in hf_quant_config.json
+ * beside config.json ({"quantization": {"quant_algo": "FP8", ...}}), as
+ * vLLM and TensorRT-LLM read it: read there when config.json has no
+ * quantization_config. A sibling that does not parse is left unread (the
+ * weights then default to torch_dtype, as before, and the note says
+ * nothing of it). */
+static void read_hf_quant_config(const char *config_path, struct ic_model *m)
+{
+    char p[IC_MODEL_TEXT_LEN + 32];
+    const char *slash = strrchr(config_path, '/');
+    const int dir = slash ? (int)(slash - config_path) + 1 : 0;
+    snprintf(p, sizeof p, "%.*shf_quant_config.json", dir, config_path);
+    FILE *f = fopen(p, "r");
+    if (!f)
+        return;
+    fclose(f);
+    struct ic_ydoc q = {0};
+    struct ic_err e = {0};
+    if (ic_ydoc_load(&q, p, &e) == IC_OK) {
+        yaml_node_t *qn = map_get(&q, ic_ydoc_root(&q), "quantization");
+        if (qn && qn->type == YAML_MAPPING_NODE && map_get(&q, qn, "quant_algo"))
+            read_modelopt(&q, qn, m, "hf_quant_config.json");
+    }
+    ic_ydoc_free(&q);
+}
+
 int ic_model_load(const char *path, struct ic_model *out, struct ic_err *err)
 {
     struct ic_ydoc d = {0};
@@ -1358,6 +1386,8 @@ int ic_model_load(const char *path, struct ic_model *out, struct ic_err *err)
                     list);
         goto out;
     }
+    if (m->from_config_json && !m->locs[IC_MF_QUANT].line && strcmp(path, IC_STDIN_NAME) != 0)
+        read_hf_quant_config(path, m);
     if (m->from_config_json) {
         /* Without the key, the model's own config class decides:
          * transformers' GemmaConfig, Gemma2Config and Gemma3TextConfig tie
