@@ -1359,6 +1359,7 @@ START_TEST(test_config_json_as_shipped)
                          "h100", "--format", "json", NULL),
                      0);
     has_out("\"params\": 7615616512,");
+    has_err("its vision_config (an encoder) is not counted");
 
     char dir[] = "/tmp/ic-hf-XXXXXX", p[512];
     ck_assert_ptr_nonnull(mkdtemp(dir));

@@ -328,8 +328,7 @@ static int cmd_decode(const struct ic_opts *a, const struct ic_db *db, FILE *out
             goto out;
         }
     for (int i = 0; i < nl[L_MODEL]; i++)
-        if (models[i].has_default_weights && !a->given[IC_OPT_WEIGHTS] && !swept_precision)
-            ic_cli_weights_note(errf, &models[i]);
+        ic_cli_model_notes(errf, &models[i], !a->given[IC_OPT_WEIGHTS] && !swept_precision);
     for (int i = 0; i < nl[L_HW]; i++)
         if ((lrc = ic_db_hw(db, a->hw[i], &hws[i], &e))) {
             rc = ic_cli_report(errf, lrc, &e);

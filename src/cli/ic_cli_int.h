@@ -97,10 +97,11 @@ int ic_cli_cmd_bestofn(const struct ic_opts *a, const struct ic_db *db, FILE *ou
  * usage error (exit 2) asking for the stored type. */
 int ic_cli_quant_unread(FILE *errf, const struct ic_model *m);
 
-/* The note that a config.json's own weight type is used (where it is not
- * bf16, carries scales, or keeps parts unquantized), and what --weights
- * changes. */
-void ic_cli_weights_note(FILE *errf, const struct ic_model *m);
+/* The notes a model's config.json needs: an encoder it holds and infcalc
+ * does not count; with weights_note, that its own weight type is used
+ * (where it is not bf16, carries scales, or keeps parts unquantized) and
+ * what --weights changes. */
+void ic_cli_model_notes(FILE *errf, const struct ic_model *m, bool weights_note);
 
 /* Warnings on errf (the result is still printed): `what` of `tokens`
  * tokens past the model's max_position_embeddings; and a configuration

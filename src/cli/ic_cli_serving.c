@@ -36,8 +36,14 @@ int ic_cli_quant_unread(FILE *errf, const struct ic_model *m)
                              "weights' type is unknown", m->name, m->quant_unread);
 }
 
-void ic_cli_weights_note(FILE *errf, const struct ic_model *m)
+void ic_cli_model_notes(FILE *errf, const struct ic_model *m, bool weights_note)
 {
+    if (m->tower[0])
+        fprintf(errf, "infcalc: note: %s: its %s (an encoder) is not counted: the step "
+                      "times and the memory held are the text model's\n",
+                m->name, m->tower);
+    if (!weights_note || !m->has_default_weights)
+        return;
     if (m->default_weights != IC_DT_BF16 || m->quant_extra_bytes > 0 || m->keep_groups)
         fprintf(errf, "infcalc: note: %s weights %s, from its %s (--weights %s)\n", m->name,
                 ic_dtype_traits(m->default_weights)->name, m->weights_note,
@@ -167,10 +173,9 @@ int ic_cli_setup(const struct ic_opts *a, const struct ic_db *db, const char *cm
         return q;
     }
     /* a config.json's own weight type where --weights is not given */
-    if (s->m->has_default_weights && !a->given[IC_OPT_WEIGHTS]) {
+    if (s->m->has_default_weights && !a->given[IC_OPT_WEIGHTS])
         s->dec.weights = s->m->default_weights;
-        ic_cli_weights_note(errf, s->m);
-    }
+    ic_cli_model_notes(errf, s->m, !a->given[IC_OPT_WEIGHTS]);
     return 0;
 }
 

@@ -1386,6 +1386,14 @@ int ic_model_load(const char *path, struct ic_model *out, struct ic_err *err)
                     list);
         goto out;
     }
+    if (m->from_config_json) {
+        /* a multimodal checkpoint's encoders: held beside the text model,
+         * not counted (their layers are not a decoder's) */
+        static const char *const towers[] = {"vision_config", "audio_config", "visual"};
+        for (size_t i = 0; i < sizeof towers / sizeof towers[0] && !m->tower[0]; i++)
+            if (map_get(&d, root, towers[i]))
+                snprintf(m->tower, sizeof m->tower, "%s", towers[i]);
+    }
     if (m->from_config_json && !m->locs[IC_MF_QUANT].line && strcmp(path, IC_STDIN_NAME) != 0)
         read_hf_quant_config(path, m);
     if (m->from_config_json) {

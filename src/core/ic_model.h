@@ -116,6 +116,8 @@ struct ic_model {
     bool has_torch_dtype;
     enum ic_dtype torch_dtype;
     uint64_t rope_context;
+    char tower[32];            /* a multimodal config's encoder section not counted
+                                  ("vision_config"); "" for none */
 
     struct ic_loc locs[IC_MF_COUNT];
     struct ic_loc root; /* first key of the document, for "missing" errors */
