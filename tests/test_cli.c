@@ -1294,6 +1294,9 @@ START_TEST(test_config_json_as_shipped)
     has_out("\"weights_bytes\": 65169175680,");
     has_out("\"fits\": true");
     has_err("weights fp4, from its quantization_config mxfp4");
+    /* the modeldb entry gives the same shipped checkpoint */
+    ck_assert_int_eq(run("--model", "gpt-oss-120b", "--hw", "h100", "--format", "json", NULL), 0);
+    has_out("\"weights_bytes\": 65169175680,");
     /* Lists naming each layer's modules (Meta's fbgemm_fp8 style): a
      * Llama-3.2-1B shape (16 layers, D 2048, 32 heads, 8 KV heads of 64,
      * F 8192, tied vocab 128,256) whose q, k, v and o projections of every

@@ -124,18 +124,20 @@ START_TEST(test_page)
 END_TEST
 
 /* /api/decode answers byte for byte what `--format json` writes: a point
- * that fits (docs/cases.md's 8.6 ms step), and one that does not, whose
+ * that fits (docs/cases.md's 8.6 ms step), one that does not, whose
  * fewest_chips the command line fills in (Llama-3-70B in bf16 on one 80 GB
- * H100: 141 GB of weights, 2 chips hold it) */
+ * H100: 141 GB of weights, 2 chips hold it), and a model whose entry gives
+ * its shipped weights (gpt-oss-120b: mxfp4 experts, the rest bf16) */
 START_TEST(test_decode_json_is_the_cli_json)
 {
-    static const char *const cases[2][16] = {
+    static const char *const cases[3][16] = {
         {"model", "llama3-70b", "hw", "v5e", "chips", "16", "batch", "32", "context", "8192",
          "weights", "int8", "kv", "int8", NULL},
         {"model", "llama3-70b", "hw", "h100", "chips", "1", "batch", "1", "context", "1024",
          NULL},
+        {"model", "gpt-oss-120b", "hw", "h100", NULL},
     };
-    for (int c = 0; c < 2; c++) {
+    for (int c = 0; c < 3; c++) {
         struct ic_param q[8];
         const char *argv[24] = {"infcalc"};
         int np = 0, na = 1;
@@ -162,8 +164,11 @@ START_TEST(test_decode_json_is_the_cli_json)
         ck_assert(memcmp(r.body, want, (size_t)n) == 0);
         if (c == 0)
             ck_assert(body_has(&r, "\"step_s\": 0.0086"));
-        else
+        else if (c == 1)
             ck_assert(body_has(&r, "\"fewest_chips\": {\"bf16\": 2,"));
+        else
+            ck_assert(body_has(&r, "\"weights\": \"fp4\", \"weights_kept\": \"embedding, "
+                                   "lm_head, attn_heads, attn_kv, replicated at bf16\""));
         free(want);
         fclose(o);
         fclose(e);

@@ -696,6 +696,11 @@ static const struct ic_field model_fields[] = {
     CNT("parameters", IC_MF_PARAMETERS, parameters),
     CNT("active_parameters", IC_MF_ACTIVE_PARAMETERS, active_parameters),
     CNT("kv_values_per_token", IC_MF_KV_VALUES, kv_values_per_token),
+    /* the shipped checkpoint's types, as its config.json gives them (gpt-oss
+     * ships mxfp4 experts only): the default weights, as for a config */
+    {"torch_dtype", IC_F_CUSTOM, IC_MF_TORCH_DTYPE, 0, 0, 0, 0, 0, false, NULL,
+     read_torch_dtype},
+    {"quantization_config", IC_F_CUSTOM, IC_MF_QUANT, 0, 0, 0, 0, 0, false, NULL, read_quant},
 };
 static const struct ic_schema model_schema = {"model entry", model_fields, N(model_fields),
                                               false};

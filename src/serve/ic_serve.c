@@ -166,6 +166,8 @@ static int point_of(const struct ic_db *db, const struct ic_param *p, size_t n,
         (rc = ic_model_derive(q->m, &q->st, &e)) || (rc = ic_db_hw(db, q->o.hw[0], q->h, &e)))
         return lib_error(r, rc, &e);
     ic_opts_decode_cfg(&q->o, &q->cfg);
+    if (!q->o.given[IC_OPT_WEIGHTS] && q->m->has_default_weights)
+        q->cfg.weights = q->m->default_weights; /* as the command line: as shipped */
     if ((rc = ic_decode_for_hw(&q->cfg, q->h, -1, &e)))
         return bad(r, "%s", e.msg);
     if ((rc = ic_decode(&q->st, q->h, &q->cfg, &q->pt, &e)))
