@@ -1349,6 +1349,28 @@ START_TEST(test_config_json_as_shipped)
                      0);
     has_out("\"weights_bytes\": 72655052800,");
     has_err("from its hf_quant_config.json modelopt FP8");
+    /* compressed-tensors NVFP4 whose one group targets the experts only
+     * ("re:.*mlp.experts.*") on gpt-oss-120b's shape: the experts at 0.5 +
+     * 1/16 B (an 8-bit scale a group of 16), 64,497,254,400 B, everything
+     * else bf16, 4,255,102,080 B: 68,752,356,480 B */
+    ck_assert_int_eq(run("--model", IC_TEST_DIR "/fixtures/gpt-oss-120b-nvfp4-experts-config.json",
+                         "--hw", "h100", "--format", "json", NULL),
+                     0);
+    has_out("\"weights_bytes\": 68752356480,");
+    has_err("groups of 16 with an 8-bit scale, some groups only");
+    /* AMD Quark fp8 per tensor, exclude [lm_head] (Qwen2.5-7B): the linear
+     * layers' 6,525,621,760 at 1 B, the embedding and head at 2 B:
+     * 8,705,611,264 B; a layer_quant_config giving the MLP other types is
+     * not one type: --weights is asked for */
+    ck_assert_int_eq(run("--model", IC_TEST_DIR "/fixtures/qwen2.5-7b-quark-fp8-config.json",
+                         "--hw", "h100", "--format", "json", NULL),
+                     0);
+    has_out("\"weights_bytes\": 8705611264,");
+    has_err("quantization_config quark fp8, scales per_tensor");
+    ck_assert_int_eq(run("--model", IC_TEST_DIR "/fixtures/qwen2.5-7b-quark-mixed-config.json",
+                         "--hw", "h100", NULL),
+                     2);
+    has_err("quant_method 'quark (types by layer)' is not read");
     /* ModelOpt's export (no quant_method: quant_algo FP8, ignore
      * [lm_head]) of Qwen3-32B: the embedding and head (151,936 x 5,120 =
      * 777,912,320 each) in bf16, the other 31,206,282,240 at 1 B:

@@ -325,9 +325,11 @@ static const char *map_text(const struct ic_ydoc *d, yaml_node_t *map, const cha
  * its type and num_bits; the scales a group adds: an fp16/bf16 scale a
  * group of int weights (and a zero at their width unless symmetric), an
  * 8-bit one a group of fp4 (NVFP4: 16, MXFP4: 32), none counted per
- * channel or tensor (about 0.1% at K 4096), a 4-byte one a block. What its
- * "ignore" list names stays 16-bit; without a list, the LM head
- * (llm-compressor's recipes ignore it). */
+ * channel or tensor (about 0.1% at K 4096), a 4-byte one a block. Its
+ * groups' targets say what is quantized: "Linear" every linear layer, else
+ * the parameter groups they name ("re:.*mlp.experts.*"); what they leave
+ * and what the "ignore" list names stay 16-bit (without a list, the LM
+ * head: llm-compressor's recipes ignore it). */
 static int read_compressed_tensors(const struct ic_ydoc *d, yaml_node_t *node,
                                    struct ic_model *m, struct ic_err *err)
 {
@@ -337,6 +339,7 @@ static int read_compressed_tensors(const struct ic_ydoc *d, yaml_node_t *node,
     double extra = 0;
     char how[96] = "";
     int n = 0;
+    uint32_t targets = 0;
     bool agree = groups && groups->type == YAML_MAPPING_NODE;
     for (yaml_node_pair_t *p = agree ? groups->data.mapping.pairs.start : NULL;
          agree && p < groups->data.mapping.pairs.top; p++) {
@@ -370,6 +373,25 @@ static int read_compressed_tensors(const struct ic_ydoc *d, yaml_node_t *node,
             snprintf(gh, sizeof gh, "one scale per %s (not counted)",
                      strat[0] ? strat : "tensor");
         }
+        /* what the group quantizes: every linear layer ("Linear"), or the
+         * groups its targets name ("re:.*experts.*") */
+        yaml_node_t *tg = map_get(d, g, "targets");
+        for (yaml_node_item_t *it = tg && tg->type == YAML_SEQUENCE_NODE
+                                        ? tg->data.sequence.items.start
+                                        : NULL;
+             it && it < tg->data.sequence.items.top; it++) {
+            const char *x = ic_ydoc_scalar(yaml_document_get_node((yaml_document_t *)&d->doc, *it));
+            int layer = -1;
+            const uint32_t named = x && strcmp(x, "Linear") ? groups_named(x, &layer) : 0;
+            if (x && !strcmp(x, "Linear"))
+                targets = ~0u;
+            else if (named && layer < 0)
+                targets |= named;
+            else
+                agree = false; /* a target naming no whole group */
+        }
+        if (!tg)
+            targets = ~0u;
         if (gt == IC_DT_COUNT || (n && (gt != t || ge != extra)))
             agree = false;
         t = gt;
@@ -383,8 +405,13 @@ static int read_compressed_tensors(const struct ic_ydoc *d, yaml_node_t *node,
         m->has_default_weights = false;
         return IC_OK;
     }
-    set_quant(m, t, extra, kept_groups(d, node, "ignore", 1u << IC_PG_HEAD, m), IC_DT_BF16,
-              "quantization_config compressed-tensors, %s, %s", ic_dtype_traits(t)->name, how);
+    /* the LM head is a Linear too, but llm-compressor's recipes ignore it;
+     * groups no target names stay 16-bit */
+    set_quant(m, t, extra,
+              kept_groups(d, node, "ignore", 1u << IC_PG_HEAD, m) |
+                  (targets == ~0u ? 0 : ~targets & ((1u << IC_PG_COUNT) - 1)),
+              IC_DT_BF16, "quantization_config compressed-tensors, %s, %s%s",
+              ic_dtype_traits(t)->name, how, targets == ~0u ? "" : ", some groups only");
     return IC_OK;
 }
 
@@ -427,14 +454,26 @@ static int read_modelopt(const struct ic_ydoc *d, yaml_node_t *node, struct ic_m
 static int read_quark(const struct ic_ydoc *d, yaml_node_t *node, struct ic_model *m)
 {
     yaml_node_t *w = map_get(d, map_get(d, node, "global_quant_config"), "weight");
+    yaml_node_t *per_layer = map_get(d, node, "layer_quant_config");
     const char *dt = map_text(d, w, "dtype");
-    if (!strncmp(dt, "fp8_e4m3", 8)) {
+    const double gs = map_num(d, w, "group_size");
+    /* types by layer (layer_quant_config: "*.mlp.*" in fp4 beside an fp8
+     * rest) or a progressive list of weight specs: not one type */
+    const bool mixed = per_layer && per_layer->type == YAML_MAPPING_NODE &&
+                       per_layer->data.mapping.pairs.top > per_layer->data.mapping.pairs.start;
+    if (!mixed && !strncmp(dt, "fp8_e4m3", 8)) {
         set_quant(m, IC_DT_FP8, 0, kept_groups(d, node, "exclude", 1u << IC_PG_HEAD, m),
-                  IC_DT_BF16, "quantization_config quark fp8, one scale per %s (not counted)",
-                  map_text(d, w, "qscheme")[0] ? map_text(d, w, "qscheme") : "tensor");
+                  IC_DT_BF16, "quantization_config quark fp8, scales %s (not counted)",
+                  map_text(d, w, "qscheme")[0] ? map_text(d, w, "qscheme") : "per_tensor");
         return IC_OK;
     }
-    snprintf(m->quant_unread, sizeof m->quant_unread, "quark %s", dt);
+    if (!mixed && !strcmp(dt, "fp4") && gs >= 1) {
+        /* MXFP4: an 8-bit (e8m0) scale a group */
+        set_quant(m, IC_DT_FP4, 1.0 / gs, kept_groups(d, node, "exclude", 1u << IC_PG_HEAD, m),
+                  IC_DT_BF16, "quantization_config quark fp4, an 8-bit scale per %g weights", gs);
+        return IC_OK;
+    }
+    snprintf(m->quant_unread, sizeof m->quant_unread, "quark %s", mixed ? "(types by layer)" : dt);
     m->has_default_weights = false;
     return IC_OK;
 }
