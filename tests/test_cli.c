@@ -1278,7 +1278,7 @@ START_TEST(test_config_json_as_shipped)
     has_out("\"weight_read_bytes\": 3673407598,");
     has_out("\"weights_bytes\": 4763402350,");
     has_out("\"weights_kept\": \"embedding at fp16\"");
-    has_err("its list names in some layers only (counted as quantized): replicated, mlp");
+    has_err("its list names in some layers only (counted as quantized): mlp");
     /* gpt-oss-120b as shipped (mxfp4: the routed experts, 4.25 bits a
      * weight with an 8-bit scale a block of 32; attention, router, norms,
      * embedding and head in bf16). Held: 114,661,785,600 x 0.53125 =
@@ -1319,9 +1319,8 @@ START_TEST(test_config_json_as_shipped)
     has_err("some layers only (counted as quantized): attn_heads, attn_kv");
     /* compressed-tensors FP8 per channel, ignore [lm_head] (Llama-3.1-8B):
      * the linear layers' 6,979,588,096 at 1 B and the embedding and head,
-     * 2 x 525,336,576 at 2 B: 9,080,934,400 B held; the published
-     * checkpoints of this shape are 9,081,280,648 B, the 346,248 more
-     * being the per-channel scales not counted */
+     * 2 x 525,336,576 at 2 B: 9,080,934,400 B held (its 1,376,256
+     * per-channel scales, 2.75 MB at bf16, not counted) */
     ck_assert_int_eq(run("--model",
                          IC_TEST_DIR "/fixtures/llama3.1-8b-compressed-tensors-fp8-config.json",
                          "--hw", "h100", "--format", "json", NULL),
@@ -1358,6 +1357,63 @@ START_TEST(test_config_json_as_shipped)
                      0);
     has_out("\"weights_bytes\": 68752356480,");
     has_err("groups of 16 with an 8-bit scale, some groups only");
+    /* A dense NVFP4 checkpoint (ModelOpt, Llama-3.1-8B's shape): the linear
+     * layers' 6,979,588,096 at 0.5 + 1/16 B = 3,926,018,304 B and the
+     * embedding and head in bf16, 2,101,346,304 B: 6,027,364,608 B (it was
+     * refused as "mxfp4 not read") */
+    ck_assert_int_eq(run("--model", IC_TEST_DIR "/fixtures/llama3.1-8b-modelopt-nvfp4-config.json",
+                         "--hw", "b200", "--format", "json", NULL),
+                     0);
+    has_out("\"weights_bytes\": 6027364608,");
+    /* A list beside a method that never quantizes a part leaves it kept:
+     * AWQ naming only a vision tower (Qwen2.5-VL's AWQ configs) keeps its
+     * fp16 head (the same 4,480,259,182 B read as the plain AWQ config
+     * above); an entry's layer number past 2^31 is not read (it was every
+     * layer); mxfp4 with an empty list still quantizes the experts alone
+     * (gpt-oss-120b's 65,169,175,680 B) */
+    ck_assert_int_eq(run("--model", IC_TEST_DIR "/fixtures/qwen2.5-7b-awq-list-config.json",
+                         "--hw", "h100", "--format", "json", NULL),
+                     0);
+    has_out("\"weight_read_bytes\": 4480259182,");
+    has_err("2 entries of its list not read");
+    ck_assert_int_eq(run("--model",
+                         IC_TEST_DIR "/fixtures/gpt-oss-120b-mxfp4-empty-list-config.json",
+                         "--hw", "h100", "--format", "json", NULL),
+                     0);
+    has_out("\"weights_bytes\": 65169175680,");
+    /* Qwen3-30B-A3B-FP8's own config (ai-dynamo/aiconfigurator's copy): its
+     * list names each layer's norms and router gate, parts it does not
+     * model, and no attention (post_attention_layernorm is a norm): the
+     * embedding and head in bf16, 2 x 311,164,928 x 2 = 1,244,659,712 B,
+     * the other 29,909,780,480 at 1 + 4/16384 B = 29,917,082,672.5:
+     * 31,161,742,384 B */
+    ck_assert_int_eq(run("--model", IC_TEST_DIR "/fixtures/qwen3-30b-a3b-fp8-config.json",
+                         "--hw", "h200", "--format", "json", NULL),
+                     0);
+    has_out("\"weights_bytes\": 31161742384,");
+    has_out("\"weights_kept\": \"embedding, lm_head at bf16\"");
+    /* nvidia's Kimi-K2.6-NVFP4 (aiconfigurator's copy): its list keeps the
+     * whole of layer 0 ("layers.0*"), each layer's self_attn (with MLA's
+     * down-projections) and each MoE layer's shared experts: bf16 for the
+     * embedding, head, attention, replicated, dense MLP and shared groups,
+     * 11,722,185,728 x 2 = 23,444,371,456 B, and the routed experts at
+     * 0.5 + 1/16 B, 570,760,888,320 B: 594,205,259,776 B */
+    ck_assert_int_eq(run("--model", IC_TEST_DIR "/fixtures/kimi-k2.6-nvfp4-config.json", "--hw",
+                         "b200", "--format", "json", NULL),
+                     0);
+    has_out("\"weights_bytes\": 594205259776,");
+    /* bitsandbytes: llm_int8_skip_modules, where given, replaces the
+     * default (the head): attention kept in fp32, the head int8 */
+    ck_assert_int_eq(run("--model",
+                         IC_TEST_DIR "/fixtures/llama3.1-8b-bnb-int8-skip-attn-config.json",
+                         "--hw", "h100", "--format", "json", NULL),
+                     0);
+    has_out("\"weights_kept\": \"embedding, attn_heads, attn_kv at fp32\"");
+    /* an hf_quant_config.json that does not read is an error, not bf16 */
+    ck_assert_int_eq(run("--model", IC_TEST_DIR "/fixtures/hf-quant-broken/config.json",
+                         "--hw", "h100", NULL),
+                     2);
+    has_err("hf_quant_config.json:1:1: error: expected a 'quantization' section with a quant_algo");
     /* AMD Quark fp8 per tensor, exclude [lm_head] (Qwen2.5-7B): the linear
      * layers' 6,525,621,760 at 1 B, the embedding and head at 2 B:
      * 8,705,611,264 B; a layer_quant_config giving the MLP other types is

@@ -39,8 +39,8 @@ int ic_cli_quant_unread(FILE *errf, const struct ic_model *m)
 void ic_cli_model_notes(FILE *errf, const struct ic_model *m, bool weights_note)
 {
     if (m->tower[0])
-        fprintf(errf, "infcalc: note: %s: its %s (an encoder) is not counted: the step "
-                      "times and the memory held are the text model's\n",
+        fprintf(errf, "infcalc: note: %s: its %s is not counted: the step times and the "
+                      "memory held are the decoder's alone\n",
                 m->name, m->tower);
     if (!weights_note || !m->has_default_weights)
         return;

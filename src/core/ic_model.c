@@ -8,12 +8,15 @@
 #include "ic_model.h"
 #include "ic_utf8.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <strings.h>
 
 static const char *const pgroup_names[IC_PG_COUNT] = {
     [IC_PG_EMBED] = "embedding",      [IC_PG_HEAD] = "lm_head",
@@ -192,24 +195,56 @@ static bool ends_with(const char *s, const char *suffix)
     return n >= k && strcmp(s + n - k, suffix) == 0;
 }
 
+/* A list entry naming a router, a gate or a norm: parts of the replicated
+ * group too small to matter (DeepSeek-V3's routers are 0.016% of it, and
+ * norms are never quantized), which on an MLA model also holds the latent
+ * down-projections, quantized with the rest: recognized, and the group
+ * left at the weights' type. */
+#define KEEP_SMALL (1u << IC_PG_COUNT)
+/* A list entry naming a layer's whole attention ("self_attn"): on an MLA
+ * model its latent down-projections too, which lie in the replicated
+ * group (ic_model_load keeps it where the attention is kept). */
+#define KEEP_MLA_DOWN (1u << (IC_PG_COUNT + 1))
+
 /* The parameter groups one entry of a quantization_config's list of
  * modules left unquantized names (transformers' modules_to_not_convert,
  * compressed-tensors' ignore, ModelOpt's exclude_modules, Quark's exclude:
  * gpt-oss's "model.layers.*.self_attn", "lm_head", Meta's FP8 405B's
- * "model.layers.0.self_attn.q_proj"), 0 where it names none of the text
- * model's (a vision tower's, a pattern not read); *layer the layer an entry
- * names, -1 for every layer. A regex entry ("re:.*mlp.gate$") is read as
- * its text. */
-static uint32_t groups_named(const char *entry, int *layer)
+ * "model.layers.0.self_attn.q_proj"), KEEP_SMALL, or 0 where it names none
+ * of the text model's (a vision tower's, a pattern not read); *layer the
+ * layer an entry names, -1 for every layer (or a number past any model).
+ * A regex entry ("re:.*mlp.gate$") is read as its text. */
+static uint32_t groups_named(const char *entry, long *layer)
 {
     char e[256];
-    snprintf(e, sizeof e, "%s", entry);
-    for (size_t n = strlen(e); n && (e[n - 1] == '$' || e[n - 1] == '*' || e[n - 1] == '.');)
+    size_t k = 0;
+    for (const char *q = entry; *q && k + 1 < sizeof e; q++)
+        if (!(q[0] == '\\' && q[1] == '.')) /* a regex's "\." is a dot */
+            e[k++] = *q;
+    e[k] = 0;
+    for (size_t n = strlen(e); n && e[n - 1] == '$';)
         e[--n] = 0;
     *layer = -1;
+    bool whole_layer = false;
     const char *l = strstr(e, "layers.");
-    if (l && l[7] >= '0' && l[7] <= '9')
-        *layer = atoi(l + 7);
+    if (l && l[7] >= '0' && l[7] <= '9') {
+        char *end;
+        errno = 0;
+        const unsigned long v = strtoul(l + 7, &end, 10);
+        /* one layer: its number, then a dot, or the end ("layers.0", or the
+         * glob "layers.0*": the whole of layer 0, the one number no other
+         * starts with); "layers.1*" and "layers.1[0-9]" name several: not
+         * read */
+        const bool glob0 = *end == '*' && v == 0 && !end[1];
+        *layer = errno || v >= IC_MODEL_MAX_LAYERS || (*end && *end != '.' && !glob0)
+                     ? IC_MODEL_MAX_LAYERS
+                     : (long)v;
+        whole_layer = !*end || glob0;
+    } else if (l && l[7] && l[7] != '*' && l[7] != '.' && l[7] != '[') {
+        *layer = IC_MODEL_MAX_LAYERS; /* "layers.(0|1)": some layers, not read */
+    }
+    for (size_t n = strlen(e); n && (e[n - 1] == '*' || e[n - 1] == '.');)
+        e[--n] = 0; /* "self_attn.*", ".*mlp.gate": the text before */
     static const char *const other[] = {"visual", "vision", "audio", "mm_projector",
                                         "multi_modal", "mtp"};
     for (size_t i = 0; i < sizeof other / sizeof other[0]; i++)
@@ -217,12 +252,14 @@ static uint32_t groups_named(const char *entry, int *layer)
             return 0;
     const uint32_t heads = 1u << IC_PG_ATTN_HEADS, kv = 1u << IC_PG_ATTN_KV,
                    repl = 1u << IC_PG_REPLICATED;
+    if (whole_layer && *layer < IC_MODEL_MAX_LAYERS) /* every group a layer has */
+        return heads | kv | 1u << IC_PG_MLP | 1u << IC_PG_SHARED | 1u << IC_PG_EXPERTS;
     if (strstr(e, "lm_head"))
         return 1u << IC_PG_HEAD;
     if (strstr(e, "embed"))
         return 1u << IC_PG_EMBED;
-    if (strstr(e, "router") || ends_with(e, "mlp.gate") || ends_with(e, "moe.gate"))
-        return repl;
+    if (strstr(e, "norm") || strstr(e, "router") || ends_with(e, "gate"))
+        return KEEP_SMALL; /* mlp.gate, moe.gate, shared_expert_gate, *_layernorm */
     if (strstr(e, "shared_expert"))
         return 1u << IC_PG_SHARED;
     if (strstr(e, "experts"))
@@ -231,15 +268,17 @@ static uint32_t groups_named(const char *entry, int *layer)
         /* one projection: MLA's down-projections are replicated */
         if (ends_with(e, "kv_a_proj_with_mqa") || ends_with(e, "q_a_proj"))
             return repl;
+        if (ends_with(e, "qkv_proj") || ends_with(e, "query_key_value"))
+            return heads | kv;
         if (ends_with(e, "k_proj") || ends_with(e, "v_proj"))
             return kv;
         if (ends_with(e, "q_proj") || ends_with(e, "o_proj") || ends_with(e, "q_b_proj") ||
             ends_with(e, "kv_b_proj"))
             return heads;
-        return heads | kv | (strstr(e, "proj") ? 0 : repl);
+        return heads | kv | (strstr(e, "proj") ? 0 : KEEP_MLA_DOWN);
     }
     if (ends_with(e, "mlp"))
-        return 1u << IC_PG_MLP | 1u << IC_PG_SHARED | 1u << IC_PG_EXPERTS | repl;
+        return 1u << IC_PG_MLP | 1u << IC_PG_SHARED | 1u << IC_PG_EXPERTS | KEEP_SMALL;
     if (strstr(e, "mlp") && strstr(e, "proj"))
         return 1u << IC_PG_MLP;
     return 0;
@@ -247,13 +286,15 @@ static uint32_t groups_named(const char *entry, int *layer)
 
 /* What a quantization_config leaves unquantized: the input embedding
  * always (the methods read quantize linear layers, and a lookup table is
- * none), the groups its list (under `key`) names for every layer, or where
- * it has no list, dflt. Entries naming one layer's module are kept by
+ * none), and the groups its list (under `key`) names for every layer; dflt
+ * where there is no list, or beside the list where `with_dflt` (a method
+ * that never quantizes those: AutoAWQ the LM head, transformers' mxfp4
+ * anything but the experts). Entries naming one layer's module are kept by
  * layer (m->keep_layers) until the layers are known (ic_model_load: a group
  * named in every layer is kept whole, else it is m->keep_partial); entries
  * naming none of the groups are counted in m->keep_other. */
 static uint32_t kept_groups(const struct ic_ydoc *d, yaml_node_t *node, const char *key,
-                            uint32_t dflt, struct ic_model *m)
+                            uint32_t dflt, bool with_dflt, struct ic_model *m)
 {
     yaml_node_t *list = map_get(d, node, key);
     m->keep_other = 0;
@@ -262,26 +303,30 @@ static uint32_t kept_groups(const struct ic_ydoc *d, yaml_node_t *node, const ch
     memset(m->keep_layer_entries, 0, sizeof m->keep_layer_entries);
     if (!list || list->type != YAML_SEQUENCE_NODE)
         return dflt | 1u << IC_PG_EMBED;
-    uint32_t g = 1u << IC_PG_EMBED;
+    uint32_t g = 1u << IC_PG_EMBED | (with_dflt ? dflt : 0);
     for (yaml_node_item_t *it = list->data.sequence.items.start;
          it < list->data.sequence.items.top; it++) {
         const char *e = ic_ydoc_scalar(yaml_document_get_node((yaml_document_t *)&d->doc, *it));
-        int layer = -1;
+        long layer = -1;
         const uint32_t n = e ? groups_named(e, &layer) : 0;
         if (!n || layer >= IC_MODEL_MAX_LAYERS) {
             m->keep_other++;
-        } else if (layer >= 0) {
+        } else if (layer >= 0 && n != KEEP_SMALL) {
             for (int k = 0; k < IC_PG_COUNT; k++)
                 if (n >> k & 1) {
                     m->keep_layers[k][layer / 64] |= UINT64_C(1) << (layer % 64);
                     m->keep_layer_entries[k]++;
                 }
+            g |= n & (KEEP_SMALL | KEEP_MLA_DOWN);
         } else {
             g |= n;
         }
     }
     return g;
 }
+
+/* "true" as JSON writes it, or as YAML may (True, TRUE) */
+static bool is_true(const char *t) { return t && strcasecmp(t, "true") == 0; }
 
 /* The weight type a quantization format's element type and width name
  * (compressed-tensors' type and num_bits, Quark's dtype), or IC_DT_COUNT. */
@@ -350,11 +395,13 @@ static int read_compressed_tensors(const struct ic_ydoc *d, yaml_node_t *node,
         const double bits = map_num(d, w, "num_bits"), gs = map_num(d, w, "group_size");
         const bool is_float = strcmp(map_text(d, w, "type"), "float") == 0;
         const char *strat = map_text(d, w, "strategy");
-        const bool sym = strcmp(map_text(d, w, "symmetric"), "false") != 0;
+        const bool sym = strcasecmp(map_text(d, w, "symmetric"), "false") != 0;
         const enum ic_dtype gt = quant_dtype(is_float, bits);
         double ge = 0;
         char gh[96];
-        if ((!strcmp(strat, "group") || !strcmp(strat, "tensor_group")) && gs >= 1) {
+        if (!strcmp(strat, "group") || !strcmp(strat, "tensor_group")) {
+            if (!(gs >= 1 && gs <= 65536 && gs == floor(gs)))
+                agree = false; /* not a whole group size: not read */
             ge = is_float ? 1.0 / gs : (2.0 + (sym ? 0 : bits / 8.0)) / gs;
             snprintf(gh, sizeof gh, "groups of %g with %s", gs,
                      is_float ? "an 8-bit scale" : sym ? "a 16-bit scale" : "a 16-bit scale "
@@ -367,7 +414,9 @@ static int read_compressed_tensors(const struct ic_ydoc *d, yaml_node_t *node,
                                             : NULL;
                  it && it < bs->data.sequence.items.top; it++)
                 b *= map_num_of(yaml_document_get_node((yaml_document_t *)&d->doc, *it));
-            ge = b > 1 ? 4.0 / b : 0;
+            if (!(b >= 1 && b <= 1e9))
+                agree = false;
+            ge = b > 1 && b <= 1e9 ? 4.0 / b : 0;
             snprintf(gh, sizeof gh, "a 4-byte scale a block of %g", b);
         } else {
             snprintf(gh, sizeof gh, "one scale per %s (not counted)",
@@ -376,22 +425,27 @@ static int read_compressed_tensors(const struct ic_ydoc *d, yaml_node_t *node,
         /* what the group quantizes: every linear layer ("Linear"), or the
          * groups its targets name ("re:.*experts.*") */
         yaml_node_t *tg = map_get(d, g, "targets");
-        for (yaml_node_item_t *it = tg && tg->type == YAML_SEQUENCE_NODE
-                                        ? tg->data.sequence.items.start
-                                        : NULL;
-             it && it < tg->data.sequence.items.top; it++) {
-            const char *x = ic_ydoc_scalar(yaml_document_get_node((yaml_document_t *)&d->doc, *it));
-            int layer = -1;
+        const bool one = tg && ic_ydoc_scalar(tg); /* "Linear" written bare */
+        yaml_node_item_t *it = tg && tg->type == YAML_SEQUENCE_NODE ? tg->data.sequence.items.start
+                                                                    : NULL;
+        for (bool more = one || (it && it < tg->data.sequence.items.top); more;) {
+            const char *x =
+                one ? ic_ydoc_scalar(tg)
+                    : ic_ydoc_scalar(yaml_document_get_node((yaml_document_t *)&d->doc, *it));
+            long layer = -1;
             const uint32_t named = x && strcmp(x, "Linear") ? groups_named(x, &layer) : 0;
             if (x && !strcmp(x, "Linear"))
                 targets = ~0u;
-            else if (named && layer < 0)
+            else if (named && !(named & KEEP_SMALL) && layer < 0)
                 targets |= named;
             else
                 agree = false; /* a target naming no whole group */
+            more = !one && ++it < tg->data.sequence.items.top;
         }
         if (!tg)
             targets = ~0u;
+        if (!targets)
+            agree = false; /* targets [] quantize nothing */
         if (gt == IC_DT_COUNT || (n && (gt != t || ge != extra)))
             agree = false;
         t = gt;
@@ -408,7 +462,7 @@ static int read_compressed_tensors(const struct ic_ydoc *d, yaml_node_t *node,
     /* the LM head is a Linear too, but llm-compressor's recipes ignore it;
      * groups no target names stay 16-bit */
     set_quant(m, t, extra,
-              kept_groups(d, node, "ignore", 1u << IC_PG_HEAD, m) |
+              kept_groups(d, node, "ignore", 1u << IC_PG_HEAD, false, m) |
                   (targets == ~0u ? 0 : ~targets & ((1u << IC_PG_COUNT) - 1)),
               IC_DT_BF16, "quantization_config compressed-tensors, %s, %s%s",
               ic_dtype_traits(t)->name, how, targets == ~0u ? "" : ", some groups only");
@@ -426,7 +480,7 @@ static int read_modelopt(const struct ic_ydoc *d, yaml_node_t *node, struct ic_m
 {
     const char *algo = map_text(d, node, "quant_algo");
     const char *key = map_get(d, node, "exclude_modules") ? "exclude_modules" : "ignore";
-    const uint32_t keep = kept_groups(d, node, key, 1u << IC_PG_HEAD, m);
+    const uint32_t keep = kept_groups(d, node, key, 1u << IC_PG_HEAD, false, m);
     double gs = map_num(d, node, "group_size");
     if (!strcmp(algo, "FP8")) {
         set_quant(m, IC_DT_FP8, 0, keep, IC_DT_BF16,
@@ -442,7 +496,9 @@ static int read_modelopt(const struct ic_ydoc *d, yaml_node_t *node, struct ic_m
         set_quant(m, IC_DT_INT4, 2.0 / gs, keep, IC_DT_BF16,
                   "%s modelopt %s, an fp16 scale per %g weights", from, algo, gs);
     } else {
-        snprintf(m->quant_unread, sizeof m->quant_unread, "modelopt %s", algo);
+        snprintf(m->quant_unread, sizeof m->quant_unread, "modelopt %s%s",
+                 algo[0] ? algo : "(no quant_algo)",
+                 strcmp(from, "quantization_config") ? " in hf_quant_config.json" : "");
         m->has_default_weights = false;
     }
     return IC_OK;
@@ -454,23 +510,29 @@ static int read_modelopt(const struct ic_ydoc *d, yaml_node_t *node, struct ic_m
 static int read_quark(const struct ic_ydoc *d, yaml_node_t *node, struct ic_model *m)
 {
     yaml_node_t *w = map_get(d, map_get(d, node, "global_quant_config"), "weight");
-    yaml_node_t *per_layer = map_get(d, node, "layer_quant_config");
+    yaml_node_t *per_layer = map_get(d, node, "layer_quant_config"),
+                *per_type = map_get(d, node, "layer_type_quant_config");
     const char *dt = map_text(d, w, "dtype");
     const double gs = map_num(d, w, "group_size");
     /* types by layer (layer_quant_config: "*.mlp.*" in fp4 beside an fp8
      * rest) or a progressive list of weight specs: not one type */
-    const bool mixed = per_layer && per_layer->type == YAML_MAPPING_NODE &&
-                       per_layer->data.mapping.pairs.top > per_layer->data.mapping.pairs.start;
+    const bool mixed =
+        (per_layer && per_layer->type == YAML_MAPPING_NODE &&
+         per_layer->data.mapping.pairs.top > per_layer->data.mapping.pairs.start) ||
+        (per_type && per_type->type == YAML_MAPPING_NODE &&
+         per_type->data.mapping.pairs.top > per_type->data.mapping.pairs.start);
+    const uint32_t keep = kept_groups(d, node, "exclude", 1u << IC_PG_HEAD, false, m);
+    const char *qs = map_text(d, w, "qscheme");
     if (!mixed && !strncmp(dt, "fp8_e4m3", 8)) {
-        set_quant(m, IC_DT_FP8, 0, kept_groups(d, node, "exclude", 1u << IC_PG_HEAD, m),
-                  IC_DT_BF16, "quantization_config quark fp8, scales %s (not counted)",
-                  map_text(d, w, "qscheme")[0] ? map_text(d, w, "qscheme") : "per_tensor");
+        set_quant(m, IC_DT_FP8, 0, keep, IC_DT_BF16,
+                  "quantization_config quark fp8, scales %s (not counted)",
+                  qs[0] ? qs : "per_tensor");
         return IC_OK;
     }
-    if (!mixed && !strcmp(dt, "fp4") && gs >= 1) {
+    if (!mixed && !strcmp(dt, "fp4") && gs >= 1 && gs <= 65536 && gs == floor(gs)) {
         /* MXFP4: an 8-bit (e8m0) scale a group */
-        set_quant(m, IC_DT_FP4, 1.0 / gs, kept_groups(d, node, "exclude", 1u << IC_PG_HEAD, m),
-                  IC_DT_BF16, "quantization_config quark fp4, an 8-bit scale per %g weights", gs);
+        set_quant(m, IC_DT_FP4, 1.0 / gs, keep, IC_DT_BF16,
+                  "quantization_config quark fp4, an 8-bit scale per %g weights", gs);
         return IC_OK;
     }
     snprintf(m->quant_unread, sizeof m->quant_unread, "quark %s", mixed ? "(types by layer)" : dt);
@@ -487,6 +549,13 @@ static int read_quant(const struct ic_ydoc *d, yaml_node_t *node, void *rec, str
     if (ic_ydoc_is_null(node))
         return IC_OK;
     const char *meth = ic_ydoc_scalar(map_get(d, node, "quant_method"));
+    if (meth && !meth[0]) {
+        int rc = ic_ydoc_error(d, map_get(d, node, "quant_method"), err,
+                               "'quant_method': empty; expected the method's name");
+        ic_err_hint(err, "fp8, awq, gptq, mxfp4, compressed-tensors, modelopt, quark, "
+                         "fbgemm_fp8 or bitsandbytes are read; or give --weights");
+        return rc;
+    }
     if (!meth && map_get(d, node, "quant_algo"))
         return read_modelopt(d, node, m, "quantization_config"); /* ModelOpt's exports name no method */
     if (!meth) {
@@ -507,7 +576,7 @@ static int read_quant(const struct ic_ydoc *d, yaml_node_t *node, void *rec, str
                 const char *t = ic_ydoc_scalar(yaml_document_get_node((yaml_document_t *)&d->doc, *it));
                 char why[64];
                 double v;
-                if (!t || ic_number_parse(t, &v, why, sizeof why) || !(v >= 1)) {
+                if (!t || ic_number_parse(t, &v, why, sizeof why) || !(v >= 1 && v <= 65536)) {
                     int rc = ic_ydoc_error(d, bs, err, "'weight_block_size': expected two "
                                                       "positive numbers");
                     ic_err_hint(err, "e.g. [128, 128]");
@@ -520,7 +589,8 @@ static int read_quant(const struct ic_ydoc *d, yaml_node_t *node, void *rec, str
         /* the LM head stays 16-bit (DeepSeek-V3's checkpoint holds its
          * embedding and head in bf16) unless the list says otherwise */
         set_quant(m, IC_DT_FP8, 4.0 / b,
-                  kept_groups(d, node, "modules_to_not_convert", 1u << IC_PG_HEAD, m), IC_DT_BF16,
+                  kept_groups(d, node, "modules_to_not_convert", 1u << IC_PG_HEAD, true, m),
+                  IC_DT_BF16,
                   "quantization_config fp8, one fp32 scale per %.0f weights", b);
         return IC_OK;
     }
@@ -529,8 +599,10 @@ static int read_quant(const struct ic_ydoc *d, yaml_node_t *node, void *rec, str
          * 32: 1/32 byte a weight. transformers quantizes gpt-oss's routed
          * experts only; its config lists what it leaves (attention, router,
          * embedding, head) */
+        m->quant_experts_only = true;
         set_quant(m, IC_DT_FP4, 1.0 / 32.0,
-                  kept_groups(d, node, "modules_to_not_convert", ~(1u << IC_PG_EXPERTS), m),
+                  kept_groups(d, node, "modules_to_not_convert",
+                              ((1u << IC_PG_COUNT) - 1) & ~(1u << IC_PG_EXPERTS), true, m),
                   IC_DT_BF16, "quantization_config mxfp4, one 8-bit scale per 32 weights");
         return IC_OK;
     }
@@ -549,17 +621,15 @@ static int read_quant(const struct ic_ydoc *d, yaml_node_t *node, void *rec, str
         }
         yaml_node_t *gn = map_get(d, node, "group_size");
         const char *gt = ic_ydoc_scalar(gn);
-        m->has_default_weights = true;
-        m->default_weights = bits == 4 ? IC_DT_INT4 : IC_DT_INT8;
+        const enum ic_dtype t = bits == 4 ? IC_DT_INT4 : IC_DT_INT8;
         /* AutoAWQ never quantizes the LM head; AutoGPTQ and GPTQModel only
          * with "lm_head": true; both run in fp16 */
-        const char *lh = ic_ydoc_scalar(map_get(d, node, "lm_head"));
-        const bool head_q = strcmp(meth, "gptq") == 0 && lh && strcmp(lh, "true") == 0;
-        m->keep_groups =
-            kept_groups(d, node, "modules_to_not_convert", head_q ? 0 : 1u << IC_PG_HEAD, m);
+        const bool head_q = strcmp(meth, "gptq") == 0 &&
+                            is_true(ic_ydoc_scalar(map_get(d, node, "lm_head")));
+        uint32_t keep = kept_groups(d, node, "modules_to_not_convert",
+                                    head_q ? 0 : 1u << IC_PG_HEAD, true, m);
         if (head_q)
-            m->keep_groups &= ~(1u << IC_PG_HEAD);
-        m->keep_type = IC_DT_FP16;
+            keep &= ~(1u << IC_PG_HEAD);
         double neg = 0;
         char nwhy[64];
         if (gt && gt[0] == '-' && ic_number_parse(gt + 1, &neg, nwhy, sizeof nwhy) == IC_OK &&
@@ -569,12 +639,11 @@ static int read_quant(const struct ic_ydoc *d, yaml_node_t *node, void *rec, str
              * bytes over K weights of bits/8: 5/K of the int4 bytes, 0.12%
              * at K 4096; not counted (it was read as groups of 128: +3.9%
              * on Qwen2.5-7B) */
-            m->quant_extra_bytes = 0;
-            snprintf(m->weights_note, sizeof m->weights_note,
-                     "quantization_config %s, %g bits, one fp16 scale and zero per output "
-                     "channel (group_size -1; about 0.1%% of the weight bytes at K 4096, not "
-                     "counted)",
-                     meth, bits);
+            set_quant(m, t, 0, keep, IC_DT_FP16,
+                      "quantization_config %s, %g bits, one fp16 scale and zero per output "
+                      "channel (group_size -1; about 0.1%% of the weight bytes at K 4096, not "
+                      "counted)",
+                      meth, bits);
             return IC_OK;
         }
         if (gn && !ic_ydoc_is_null(gn) && !(g >= 1 && g == floor(g))) {
@@ -588,10 +657,10 @@ static int read_quant(const struct ic_ydoc *d, yaml_node_t *node, void *rec, str
         if (!stated)
             g = 128; /* AutoAWQ's and AutoGPTQ's default */
         /* per group: an fp16 scale and a zero packed at the weights' width */
-        m->quant_extra_bytes = (2.0 + bits / 8.0) / g;
-        snprintf(m->weights_note, sizeof m->weights_note,
-                 "quantization_config %s, %g bits, groups of %g%s with an fp16 scale and a "
-                 "%g-bit zero", meth, bits, g, stated ? "" : " (unstated: the default)", bits);
+        set_quant(m, t, (2.0 + bits / 8.0) / g, keep, IC_DT_FP16,
+                  "quantization_config %s, %g bits, groups of %g%s with an fp16 scale and a "
+                  "%g-bit zero",
+                  meth, bits, g, stated ? "" : " (unstated: the default)", bits);
         return IC_OK;
     }
     if (strcmp(meth, "fbgemm_fp8") == 0) {
@@ -599,7 +668,7 @@ static int read_quant(const struct ic_ydoc *d, yaml_node_t *node, void *rec, str
          * a row of K >= 8192 weights, under 0.05%: not counted); its list
          * names the attention of every layer and the head */
         set_quant(m, IC_DT_FP8, 0,
-                  kept_groups(d, node, "modules_to_not_convert", 1u << IC_PG_HEAD, m),
+                  kept_groups(d, node, "modules_to_not_convert", 1u << IC_PG_HEAD, true, m),
                   IC_DT_BF16, "quantization_config fbgemm_fp8, one scale per output row (not "
                               "counted)");
         return IC_OK;
@@ -610,11 +679,12 @@ static int read_quant(const struct ic_ydoc *d, yaml_node_t *node, void *rec, str
          * weight), or with double quantization an 8-bit one and an fp32
          * scale a 256 of them (1 / 64 + 4 / 16384 B); transformers keeps
          * the LM head and llm_int8_skip_modules unquantized */
-        const bool b8 = strcmp(map_text(d, node, "load_in_8bit"), "true") == 0,
-                   b4 = strcmp(map_text(d, node, "load_in_4bit"), "true") == 0;
-        const uint32_t keep =
-            kept_groups(d, node, "llm_int8_skip_modules", 1u << IC_PG_HEAD, m) |
-            1u << IC_PG_HEAD;
+        const bool b8 = is_true(map_text(d, node, "load_in_8bit")),
+                   b4 = is_true(map_text(d, node, "load_in_4bit"));
+        /* transformers: llm_int8_skip_modules, where given, replaces its
+         * default (the LM head) */
+        const uint32_t keep = kept_groups(d, node, "llm_int8_skip_modules", 1u << IC_PG_HEAD,
+                                          false, m);
         if (b8 && !b4) {
             set_quant(m, IC_DT_INT8, 0, keep, IC_DT_BF16,
                       "quantization_config bitsandbytes 8-bit, an fp32 scale per row (not "
@@ -622,13 +692,12 @@ static int read_quant(const struct ic_ydoc *d, yaml_node_t *node, void *rec, str
             return IC_OK;
         }
         if (b4 && !b8) {
-            const bool dq = strcmp(map_text(d, node, "bnb_4bit_use_double_quant"), "true") == 0;
+            const bool dq = is_true(map_text(d, node, "bnb_4bit_use_double_quant"));
+            const char *qt = map_text(d, node, "bnb_4bit_quant_type");
             set_quant(m, IC_DT_INT4, dq ? 1.0 / 64 + 4.0 / 16384 : 4.0 / 64, keep, IC_DT_BF16,
                       "quantization_config bitsandbytes 4-bit %s (4-bit codes), blocks of 64 "
                       "with %s",
-                      map_text(d, node, "bnb_4bit_quant_type")[0]
-                          ? map_text(d, node, "bnb_4bit_quant_type")
-                          : "nf4",
+                      qt[0] ? qt : "nf4",
                       dq ? "an 8-bit absmax (double quantization)" : "an fp32 absmax");
             return IC_OK;
         }
@@ -852,6 +921,15 @@ static int at(const struct ctx *c, int id, const char *fmt, ...)
 }
 
 static bool has(const struct ic_model *m, int id) { return m->locs[id].line != 0; }
+
+/* Layer i of a model with experts is an MoE layer: past the first
+ * first_k_dense_replace dense ones, every moe_layer_freq-th (DeepSeek's
+ * rule; 1 where unstated). */
+static bool layer_is_moe(const struct ic_model *m, uint64_t i)
+{
+    const uint64_t freq = has(m, IC_MF_MOE_FREQ) && m->moe_layer_freq ? m->moe_layer_freq : 1;
+    return i >= m->first_k_dense_replace && i % freq == 0;
+}
 
 /* Overflow-checked arithmetic: a flag instead of wrapping silently. */
 static uint64_t mul(struct ctx *c, uint64_t a, uint64_t b)
@@ -1180,11 +1258,8 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
     repl = add(&c, repl, fam->norms_per_layer * D);
 
     uint64_t n_moe = 0;
-    if (E) {
-        const uint64_t freq = has(m, IC_MF_MOE_FREQ) ? m->moe_layer_freq : 1;
-        for (uint64_t i = m->first_k_dense_replace; i < L; i++)
-            n_moe += i % freq == 0;
-    }
+    for (uint64_t i = 0; E && i < L; i++)
+        n_moe += layer_is_moe(m, i);
     const uint64_t n_dense = L - n_moe;
     const uint64_t expert = mul(&c, 3, mul(&c, D, Fe)); /* gate, up, down */
     uint64_t shared = 0;
@@ -1267,11 +1342,14 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
         bool quantized = false;
         for (int g = 0; g < IC_PG_COUNT; g++)
             quantized |= s.group_params[g] && !(m->keep_groups >> g & 1);
-        if (!quantized)
-            return at(&c, IC_MF_QUANT,
-                      "the quantization_config leaves every parameter unquantized (its "
-                      "modules_to_not_convert, or a method that quantizes MoE experts on a "
-                      "model without them)");
+        if (!quantized) {
+            const int qrc = at(&c, IC_MF_QUANT,
+                               "the quantization_config leaves every parameter unquantized: its "
+                               "list of unquantized modules names every group");
+            ic_err_hint(err, "remove the quantization_config (the checkpoint is then its "
+                             "torch_dtype), or give --weights for what it stores");
+            return qrc;
+        }
     }
     s.v_head_dim = mla ? vdim : hd;
     if (c.overflow)
@@ -1357,27 +1435,41 @@ uint64_t ic_model_active_as_published(const struct ic_model *m, const struct ic_
  * NVFP4 ones) may state their quantization only in hf_quant_config.json
  * beside config.json ({"quantization": {"quant_algo": "FP8", ...}}), as
  * vLLM and TensorRT-LLM read it: read there when config.json has no
- * quantization_config. A sibling that does not parse is left unread (the
- * weights then default to torch_dtype, as before, and the note says
- * nothing of it). */
-static void read_hf_quant_config(const char *config_path, struct ic_model *m)
+ * quantization_config. One that is there and does not read is an error
+ * (the weights would silently be torch_dtype's). */
+static int read_hf_quant_config(const char *config_path, struct ic_model *m, struct ic_err *err)
 {
     char p[IC_MODEL_TEXT_LEN + 32];
     const char *slash = strrchr(config_path, '/');
     const int dir = slash ? (int)(slash - config_path) + 1 : 0;
-    snprintf(p, sizeof p, "%.*shf_quant_config.json", dir, config_path);
-    FILE *f = fopen(p, "r");
-    if (!f)
-        return;
-    fclose(f);
+    if (snprintf(p, sizeof p, "%.*shf_quant_config.json", dir, config_path) >= (int)sizeof p)
+        return IC_OK; /* a path this long is not one the loader took */
+    struct stat st;
+    if (stat(p, &st) != 0)
+        return IC_OK;
+    if (!S_ISREG(st.st_mode))
+        return ic_err_set(err, IC_EINVAL, p, 0, 0,
+                          "not a regular file; expected ModelOpt's quantization of the "
+                          "config.json beside it");
     struct ic_ydoc q = {0};
-    struct ic_err e = {0};
-    if (ic_ydoc_load(&q, p, &e) == IC_OK) {
-        yaml_node_t *qn = map_get(&q, ic_ydoc_root(&q), "quantization");
-        if (qn && qn->type == YAML_MAPPING_NODE && map_get(&q, qn, "quant_algo"))
+    int rc = ic_ydoc_load(&q, p, err);
+    if (rc == IC_OK) {
+        yaml_node_t *root = ic_ydoc_root(&q);
+        yaml_node_t *qn = map_get(&q, root, "quantization");
+        if (qn && qn->type == YAML_MAPPING_NODE && map_get(&q, qn, "quant_algo")) {
             read_modelopt(&q, qn, m, "hf_quant_config.json");
+        } else if (!root) {
+            rc = ic_err_set(err, IC_EINVAL, p, 1, 1, "empty file; expected ModelOpt's "
+                                                    "{\"quantization\": {\"quant_algo\": ...}}");
+        } else {
+            rc = ic_ydoc_error(&q, qn ? qn : root, err,
+                               "expected a 'quantization' section with a quant_algo");
+            ic_err_hint(err, "ModelOpt writes {\"quantization\": {\"quant_algo\": \"FP8\", "
+                             "...}}; remove the file if it is not the checkpoint's");
+        }
     }
     ic_ydoc_free(&q);
+    return rc;
 }
 
 int ic_model_load(const char *path, struct ic_model *out, struct ic_err *err)
@@ -1436,10 +1528,16 @@ int ic_model_load(const char *path, struct ic_model *out, struct ic_err *err)
         static const char *const towers[] = {"vision_config", "audio_config", "visual"};
         for (size_t i = 0; i < sizeof towers / sizeof towers[0] && !m->tower[0]; i++)
             if (map_get(&d, root, towers[i]))
-                snprintf(m->tower, sizeof m->tower, "%s", towers[i]);
+                snprintf(m->tower, sizeof m->tower, "%s (an encoder)", towers[i]);
+        /* DeepSeek-V3's multi-token-prediction layer, in the checkpoint
+         * beside the 61 decoder layers (speculative decoding's draft) */
+        if (!m->tower[0] && map_num(&d, root, "num_nextn_predict_layers") >= 1)
+            snprintf(m->tower, sizeof m->tower, "MTP module (num_nextn_predict_layers)");
     }
-    if (m->from_config_json && !m->locs[IC_MF_QUANT].line && strcmp(path, IC_STDIN_NAME) != 0)
-        read_hf_quant_config(path, m);
+    if (m->from_config_json && !m->locs[IC_MF_QUANT].line &&
+        (ends_with(path, "/config.json") || strcmp(path, "config.json") == 0) &&
+        (rc = read_hf_quant_config(path, m, err)))
+        goto out;
     if (m->from_config_json) {
         /* Without the key, the model's own config class decides:
          * transformers' GemmaConfig, Gemma2Config and Gemma3TextConfig tie
@@ -1476,8 +1574,8 @@ int ic_model_load(const char *path, struct ic_model *out, struct ic_err *err)
         ic_err_hint(err, "the name is what --model takes, e.g. 'llama3-8b'");
         goto out;
     }
-    if (m->default_weights == IC_DT_FP4 && m->has_default_weights && m->keep_groups &&
-        !m->n_experts_field[0] && !m->n_experts_field[1] && !m->n_experts_field[2]) {
+    if (m->quant_experts_only && m->has_default_weights && !m->n_experts_field[0] &&
+        !m->n_experts_field[1] && !m->n_experts_field[2]) {
         /* mxfp4 quantizes MoE experts (transformers' quantizer, gpt-oss);
          * on a model without them what it quantized is not known */
         snprintf(m->quant_unread, sizeof m->quant_unread, "mxfp4");
@@ -1488,21 +1586,34 @@ int ic_model_load(const char *path, struct ic_model *out, struct ic_err *err)
     }
     if (m->keep_groups) {
         /* a group whose modules the list names layer by layer is kept when
-         * it names one in every layer (Meta's FP8 405B lists each layer's
-         * q, k, v and o projections); otherwise those entries are said */
+         * it names one in every layer that has the group (Meta's FP8 405B
+         * lists each layer's q, k, v and o projections; a Kimi list each
+         * dense layer's MLP and each MoE layer's shared expert); otherwise
+         * those entries are said */
         const uint64_t L = m->num_hidden_layers;
+        const bool moe = m->n_experts_field[0] || m->n_experts_field[1] || m->n_experts_field[2];
         for (int g = 0; g < IC_PG_COUNT; g++) {
             if (!m->keep_layer_entries[g])
                 continue;
-            bool all = L > 0 && L <= IC_MODEL_MAX_LAYERS;
-            for (uint64_t l = 0; all && l < L; l++)
-                all = m->keep_layers[g][l / 64] >> (l % 64) & 1;
-            if (all)
+            uint64_t in = 0, named = 0; /* the layers that have the group; of them, named */
+            for (uint64_t l = 0; l < L && L <= IC_MODEL_MAX_LAYERS; l++) {
+                const bool in_moe = moe && layer_is_moe(m, l);
+                const bool has_g = g == IC_PG_EXPERTS || g == IC_PG_SHARED ? in_moe
+                                   : g == IC_PG_MLP                        ? !in_moe
+                                                                           : true;
+                in += has_g;
+                named += has_g && (m->keep_layers[g][l / 64] >> (l % 64) & 1);
+            }
+            if (in && named == in)
                 m->keep_groups |= 1u << g;
-            else
+            else if (named)
                 m->keep_partial |= 1u << g;
         }
     }
+    if ((m->keep_groups & KEEP_MLA_DOWN) && m->kv_lora_rank &&
+        (m->keep_groups >> IC_PG_ATTN_HEADS & 1))
+        m->keep_groups |= 1u << IC_PG_REPLICATED;
+    m->keep_groups &= (1u << IC_PG_COUNT) - 1; /* KEEP_SMALL: not modelled */
     if (m->keep_groups && m->has_torch_dtype &&
         (m->torch_dtype == IC_DT_BF16 || m->torch_dtype == IC_DT_FP16 ||
          m->torch_dtype == IC_DT_FP32))
@@ -1516,11 +1627,13 @@ int ic_model_load(const char *path, struct ic_model *out, struct ic_err *err)
         char kept[IC_MODEL_KEPT_LEN];
         ic_model_kept_text(&s, IC_DT_COUNT, kept, sizeof kept);
         size_t n = strlen(m->weights_note);
-        n += (size_t)snprintf(m->weights_note + n, sizeof m->weights_note - n, "; kept: %s%s",
-                              kept,
-                              m->has_torch_dtype && m->torch_dtype == m->keep_type
-                                  ? ""
-                                  : " (the method's type: torch_dtype unstated or quantized)");
+        if (kept[0])
+            n += (size_t)snprintf(m->weights_note + n, sizeof m->weights_note - n,
+                                  "; kept: %s%s", kept,
+                                  m->has_torch_dtype && m->torch_dtype == m->keep_type
+                                      ? ""
+                                      : " (the method's type: torch_dtype unstated or "
+                                        "quantized)");
         const char *sep = "; its list names in some layers only (counted as quantized): ";
         for (int g = 0; g < IC_PG_COUNT && n < sizeof m->weights_note; g++)
             if (s.group_params[g] && (m->keep_partial >> g & 1) && !(m->keep_groups >> g & 1)) {
@@ -1530,8 +1643,9 @@ int ic_model_load(const char *path, struct ic_model *out, struct ic_err *err)
             }
         if (m->keep_other && n < sizeof m->weights_note)
             snprintf(m->weights_note + n, sizeof m->weights_note - n,
-                     "; %u entr%s of its list name%s none of the text model's parts", m->keep_other,
-                     m->keep_other == 1 ? "y" : "ies", m->keep_other == 1 ? "s" : "");
+                     "; %u entr%s of its list not read (another model's part, or a pattern "
+                     "naming several layers)",
+                     m->keep_other, m->keep_other == 1 ? "y" : "ies");
     }
     *out = *m;
 out:

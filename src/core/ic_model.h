@@ -48,7 +48,6 @@ enum ic_model_field {
     IC_MF_COUNT
 };
 
-/* As written in the file (0 / false where absent; see locs). */
 /* Parameter groups, split by how far tensor parallelism can shard them. */
 enum ic_pgroup {
     IC_PG_EMBED,      /* input embedding (lookup: B rows read, not the matrix) */
@@ -62,6 +61,7 @@ enum ic_pgroup {
     IC_PG_COUNT
 };
 
+/* As written in the file (0 / false where absent; see locs). */
 struct ic_model {
     char name[IC_MODEL_NAME_LEN];
     char aliases[IC_MODEL_MAX_ALIASES][IC_MODEL_NAME_LEN];
@@ -110,14 +110,15 @@ struct ic_model {
     enum ic_dtype keep_type;
     unsigned keep_other;       /* entries of its list that name none of the groups */
     uint32_t keep_partial;     /* groups it names in some layers only */
-    uint64_t keep_layers[IC_PG_COUNT][IC_MODEL_MAX_LAYERS / 64]; /* per group, the
-                                                   layers its list names one by one */
+    bool quant_experts_only;   /* mxfp4: the method quantizes MoE experts alone */
+    uint64_t keep_layers[IC_PG_COUNT][IC_MODEL_MAX_LAYERS / 64]; /* while loading: per
+                                                   group, the layers its list names */
     unsigned keep_layer_entries[IC_PG_COUNT];
     bool has_torch_dtype;
     enum ic_dtype torch_dtype;
     uint64_t rope_context;
-    char tower[32];            /* a multimodal config's encoder section not counted
-                                  ("vision_config"); "" for none */
+    char tower[48];            /* a part of the checkpoint not counted ("vision_config
+                                  (an encoder)", DeepSeek's MTP module); "" for none */
 
     struct ic_loc locs[IC_MF_COUNT];
     struct ic_loc root; /* first key of the document, for "missing" errors */

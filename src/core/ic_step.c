@@ -227,9 +227,12 @@ int ic_step_load(const struct ic_model_stats *m, const struct ic_step *s, struct
     const double bkv = bytes_per(s->kv), bact = act_bytes(s->compute);
     /* each group's bytes a parameter: the step's weight type, or the type
      * the checkpoint keeps it at */
+    enum ic_dtype gt[IC_PG_COUNT];
     double bw[IC_PG_COUNT];
-    for (int g = 0; g < IC_PG_COUNT; g++)
-        bw[g] = ic_step_weight_bytes(m, ic_step_group_type(m, g, s->weights));
+    for (int g = 0; g < IC_PG_COUNT; g++) {
+        gt[g] = ic_step_group_type(m, g, s->weights);
+        bw[g] = ic_step_weight_bytes(m, gt[g]);
+    }
     memset(out, 0, sizeof *out); /* written in place: the checks are behind us */
     out->weights = s->weights;
     out->kv = s->kv;
@@ -264,7 +267,7 @@ int ic_step_load(const struct ic_model_stats *m, const struct ic_step *s, struct
         const double share = g == IC_PG_HEAD ? 1.0 : f; /* the last stage holds the head */
         const double rg = (g == IC_PG_EXPERTS ? per_group[g] * frac : per_group[g]) * share;
         read += rg;
-        out->weight_bytes_at[ic_step_group_type(m, g, s->weights)] += rg * bw[g];
+        out->weight_bytes_at[gt[g]] += rg * bw[g];
         active += g == IC_PG_EXPERTS ? 0 : per_group[g] * share;
     }
     if (m->n_experts) /* a token's k experts; a group's hold ep / E of each */
@@ -427,6 +430,16 @@ double ic_step_pnorm(double a, double b, double p)
     return m * pow(pow(a / m, p) + pow(b / m, p), 1.0 / p);
 }
 
+/* The weights' read time: each storage type's bytes at its own rate */
+static double weights_time(const struct ic_load *l, const double rate[IC_DT_COUNT])
+{
+    double s = 0;
+    for (int w = 0; w < IC_DT_COUNT; w++)
+        if (l->weight_bytes_at[w] > 0)
+            s += l->weight_bytes_at[w] / rate[w];
+    return s;
+}
+
 int ic_step_time(const struct ic_load *l, const struct ic_hw *hw, const struct ic_rates *r,
                  struct ic_time *out, struct ic_err *err)
 {
@@ -477,11 +490,10 @@ int ic_step_time(const struct ic_load *l, const struct ic_hw *hw, const struct i
         const struct ic_engine *en = r->engine;
         const double ae = ic_engine_attn_eff(en, l->kv);
         const bool graphs = !en || en->graphs;
-        t->weights_s = 0; /* each storage type at the engine's GEMV efficiency for it */
+        double wrate[IC_DT_COUNT]; /* each storage type at the engine's GEMV efficiency */
         for (int w = 0; w < IC_DT_COUNT; w++)
-            if (l->weight_bytes_at[w] > 0)
-                t->weights_s += l->weight_bytes_at[w] /
-                                (wa * bs * ic_engine_gemv_eff(en, (enum ic_dtype)w));
+            wrate[w] = wa * bs * ic_engine_gemv_eff(en, (enum ic_dtype)w);
+        t->weights_s = weights_time(l, wrate);
         t->compute_s = (l->lin_flops[IC_PHASE_DECODE] + l->lin_flops[IC_PHASE_PREFILL]) / (ca * cs);
         t->kv_s = kv_bytes / (wa * bs * ae);
         t->attn_s = (l->attn_flops[IC_PHASE_DECODE] + l->attn_flops[IC_PHASE_PREFILL]) / (ca * cs);
@@ -523,10 +535,10 @@ int ic_step_time(const struct ic_load *l, const struct ic_hw *hw, const struct i
         const double *rate = t->cache_resident ? ms->gemv_cache_B_s : ms->gemv_B_s;
         const double scale = t->cache_resident ? 1.0 : r->bw_scale;
         const double cs = r->compute_scale > 0 ? r->compute_scale : 1.0;
-        t->weights_s = 0;
+        double wrate[IC_DT_COUNT];
         for (int w = 0; w < IC_DT_COUNT; w++)
-            if (l->weight_bytes_at[w] > 0)
-                t->weights_s += l->weight_bytes_at[w] / (rate[w] * scale);
+            wrate[w] = rate[w] * scale;
+        t->weights_s = weights_time(l, wrate);
         /* the compute beyond the weight stream that the gemv rate already
          * times (ic_step_matmul_compute_s): 0 at batch 1 */
         t->compute_s = ic_step_matmul_compute_s(ms, wt, (double)l->tokens,
