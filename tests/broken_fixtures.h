@@ -165,6 +165,9 @@ static const struct broken broken[] = {
      * was read as false */
     {"config-string-bool.json", true, 21, 26,
      "'tie_word_embeddings': a quoted string; expected true or false", NULL},
+    /* an empty quant_method read as no quantization (bf16, no note) */
+    {"config-quant-method-empty.json", true, 30, 21, "'quant_method': empty; expected the "
+     "method's name", "or give --weights"},
     /* a list read as no type (the weights went bf16) */
     {"config-dtype-list.json", true, 22, 18, "'torch_dtype': expected one type name, found a list",
      NULL},

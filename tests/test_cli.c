@@ -1248,6 +1248,11 @@ START_TEST(test_config_json_as_shipped)
     has_out("\"weight_read_bytes\": 4480259182,");
     has_err("weights int4, from its quantization_config awq");
     has_err("kept: embedding, lm_head at fp16");
+    /* the serving analyses' titles say it too */
+    ck_assert_int_eq(run("batching", "--model", IC_TEST_DIR "/fixtures/qwen2.5-7b-awq-config.json",
+                         "--hw", "h100", NULL),
+                     0);
+    has_out("weights int4 (embedding, lm_head at fp16), KV bf16");
     ck_assert_int_eq(run("--model", IC_TEST_DIR "/fixtures/qwen2.5-7b-awq-config.json", "--hw",
                          "h100", "--weights", "bf16", "--format", "json", NULL),
                      0);

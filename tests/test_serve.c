@@ -93,6 +93,21 @@ START_TEST(test_db_folder_is_served)
     r = get("/api/decode", ps, 2);
     ck_assert_uint_eq(r.status, 400);
     ic_serve_resp_free(&r);
+    /* an entry whose shipped quantization is not read: refused without
+     * weights, as the command line refuses it (it was computed as bf16) */
+    FILE *f = fopen(q, "a");
+    ck_assert_ptr_nonnull(f);
+    fputs("quantization_config: {quant_method: hqq}\n", f);
+    fclose(f);
+    ck_assert_int_eq(ic_serve_handle(&own, "/api/decode", ps, 2, &r), IC_OK);
+    ck_assert_uint_eq(r.status, 400);
+    ck_assert(body_has(&r, "quant_method 'hqq' is not read"));
+    ic_serve_resp_free(&r);
+    const struct ic_param pw[] = {P("model", "only-here"), P("hw", "h100-sxm"),
+                                  P("weights", "int4")};
+    ck_assert_int_eq(ic_serve_handle(&own, "/api/decode", pw, 3, &r), IC_OK);
+    ck_assert_uint_eq(r.status, 200);
+    ic_serve_resp_free(&r);
     unlink(q);
     unlink(hq);
     snprintf(p, sizeof p, "%s/hwdb", dir);

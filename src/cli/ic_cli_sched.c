@@ -152,11 +152,12 @@ int ic_cli_cmd_moe(const struct ic_opts *a, const struct ic_db *db, FILE *out, F
         moe_summary(&csv, &l, &c, &all[0]);
         moe_batch(&csv, b, &all[i]);
     }
-    char title[400];
+    char title[640], w[IC_MODEL_KEPT_LEN + 16];
+    ic_model_weights_text(&l.st, l.dec.weights, w, sizeof w);
     snprintf(title, sizeof title,
              "%s on %llu x %s%s, weights %s, KV %s, compute %s, context %llu (ideal bound)",
              l.m->name, (unsigned long long)l.dec.chips, l.h->name,
-             c.ep > 1 ? " per expert-parallel group" : "", dtn(l.dec.weights), dtn(l.dec.kv),
+             c.ep > 1 ? " per expert-parallel group" : "", w, dtn(l.dec.kv),
              dtn(l.dec.compute), (unsigned long long)l.dec.context);
     if (l.fmt == IC_FMT_TABLE) {
         rc = ic_cli_write_rows(out, errf, l.fmt, &sum, title, false);
@@ -286,11 +287,12 @@ int ic_cli_cmd_batching(const struct ic_opts *a, const struct ic_db *db, FILE *o
     ic_rows_num(&r, "paged_tokens_per_s", x.paged_tok_s);
     /* undefined where nothing fits contiguously (the core's 0): null, '-' */
     ic_rows_num(&r, "paged_gain", x.contiguous_max_batch ? x.paged_gain : NAN);
-    char title[400];
+    char title[640], w[IC_MODEL_KEPT_LEN + 16];
+    ic_model_weights_text(&l.st, l.dec.weights, w, sizeof w);
     snprintf(title, sizeof title,
              "%s on %llu x %s, weights %s, KV %s, compute %s (ideal bound)\n"
              "batching policy and KV layout%s",
-             l.m->name, (unsigned long long)l.dec.chips, l.h->name, dtn(l.dec.weights),
+             l.m->name, (unsigned long long)l.dec.chips, l.h->name, w,
              dtn(l.dec.kv), dtn(l.dec.compute),
              x.contiguous_max_batch ? "" : "\nnote: not one sequence fits with the contiguous "
                                            "reservation");

@@ -231,9 +231,10 @@ static const char *dtn(enum ic_dtype t) { return ic_dtype_traits(t)->name; }
 /* "llama3-70b on 16 x v5e, weights int8, KV int8, compute bf16" */
 static void title_of(char *buf, size_t n, const struct ic_cli_setup *s, uint64_t chips)
 {
+    char w[IC_MODEL_KEPT_LEN + 16];
+    ic_model_weights_text(&s->st, s->dec.weights, w, sizeof w);
     snprintf(buf, n, "%s on %llu x %s, weights %s, KV %s, compute %s", s->m->name,
-             (unsigned long long)chips, s->h->name, dtn(s->dec.weights), dtn(s->dec.kv),
-             dtn(s->dec.compute));
+             (unsigned long long)chips, s->h->name, w, dtn(s->dec.kv), dtn(s->dec.compute));
 }
 
 /* Starts rows over cols with one row whose model and hw fields are the

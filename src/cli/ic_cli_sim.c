@@ -479,12 +479,14 @@ int ic_cli_cmd_simulate(const struct ic_opts *a, const struct ic_db *db, FILE *o
                        : rates[0] > 0 ? "Poisson, 10% warm-up" : "all at t = 0",
                  x.c.prompt.mean, ic_sim_dist_name(x.c.prompt.dist), x.c.output.mean,
                  ic_sim_dist_name(x.c.output.dist));
+    char wtext[IC_MODEL_KEPT_LEN + 16];
+    ic_model_weights_text(&x.s.st, x.c.dec.weights, wtext, sizeof wtext);
     snprintf(title, sizeof title,
              "%s on %llu x %s, weights %s, KV %s, compute %s; %s\n"
              "%s; %s, at most %llu "
              "sequences and %llu tokens a step; KV pool %llu blocks of %llu tokens%s%s%s%s",
-             x.s.m->name, (unsigned long long)x.c.dec.chips, x.s.h->name,
-             ic_dtype_traits(x.c.dec.weights)->name, ic_dtype_traits(x.c.dec.kv)->name,
+             x.s.m->name, (unsigned long long)x.c.dec.chips, x.s.h->name, wtext,
+             ic_dtype_traits(x.c.dec.kv)->name,
              ic_dtype_traits(x.c.dec.compute)->name,
              x.c.dec.estimate == IC_EST_IDEAL ? "ideal bound"
              : x.s.en ? engine_note

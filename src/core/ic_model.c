@@ -1423,6 +1423,15 @@ void ic_model_kept_text(const struct ic_model_stats *s, enum ic_dtype weights, c
         snprintf(buf + k, n - k, " at %s", ic_dtype_traits(s->keep_type)->name);
 }
 
+void ic_model_weights_text(const struct ic_model_stats *s, enum ic_dtype weights, char *buf,
+                           size_t n)
+{
+    char kept[IC_MODEL_KEPT_LEN];
+    ic_model_kept_text(s, weights, kept, sizeof kept);
+    snprintf(buf, n, "%s%s%s%s", ic_dtype_traits(weights)->name, kept[0] ? " (" : "", kept,
+             kept[0] ? ")" : "");
+}
+
 uint64_t ic_model_active_as_published(const struct ic_model *m, const struct ic_model_stats *s)
 {
     return s->params_active +

@@ -211,6 +211,11 @@ enum { IC_MODEL_KEPT_LEN = 128 };
 void ic_model_kept_text(const struct ic_model_stats *s, enum ic_dtype weights, char *buf,
                         size_t n);
 
+/* The weights' type as titles write it: "int4", or with what the
+ * checkpoint keeps, "int4 (embedding, lm_head at fp16)". */
+void ic_model_weights_text(const struct ic_model_stats *s, enum ic_dtype weights, char *buf,
+                           size_t n);
+
 /* Active parameters under a publisher's convention: params_active, plus the
  * input embedding when the publisher counts it and it is a separate matrix. */
 uint64_t ic_model_active_as_published(const struct ic_model *m,
