@@ -1226,6 +1226,170 @@ END_TEST
  *    parameters;
  *  - --model org/name from a Hugging Face cache under HF_HOME, and the
  *    folders named when it is not there. */
+/* Quantized checkpoints as shipped: each config's weights read and held
+ * (JSON byte counts, to the byte), by hand in the comments, and what the
+ * notes and errors say. */
+static const struct qcase {
+    const char *model, *hw;
+    bool json;
+    int rc;
+    const char *out[3], *err;
+} qcases[] = {
+    /* GPTQ with "lm_head": true quantizes the head too (the old reading,
+     * 7,070,619,136 x 0.51953125 = 3,673,407,598 B); the embedding stays
+     * fp16, held not read: 4,763,402,350 B held; a list entry naming one
+     * layer's MLP is said and counted as quantized */
+    {IC_TEST_DIR "/fixtures/qwen2.5-7b-gptq-lm-head-config.json", "h100", true, 0,
+     {"\"weight_read_bytes\": 3673407598,",
+      "\"weights_bytes\": 4763402350,",
+      "\"weights_kept\": \"embedding at fp16\""},
+     "its list names in some layers only (counted as quantized): mlp"},
+    /* gpt-oss-120b as shipped (mxfp4: the routed experts, 4.25 bits a
+     * weight with an 8-bit scale a block of 32; attention, router, norms,
+     * embedding and head in bf16). Held: 114,661,785,600 x 0.53125 =
+     * 60,914,073,600 B and (2 x 579,133,440 + 849,597,696 + 106,205,184 +
+     * 13,481,280) x 2 = 4,255,102,080 B: 65,169,175,680 B = 60.69 GiB, the
+     * model card's checkpoint 60.8 GiB (arXiv:2508.10925, Table 1) within
+     * 0.2%; on one 80 GB H100 it fits. Read at batch 1: 4 of 128 experts,
+     * 1,903,564,800 B, and the kept groups but the embedding, 3,096,835,200 B */
+    {IC_TEST_DIR "/fixtures/gpt-oss-120b-config.json", "h100", true, 0,
+     {"\"weight_read_bytes\": 5000400000,",
+      "\"weights_bytes\": 65169175680,",
+      "\"fits\": true"},
+     "weights fp4, from its quantization_config mxfp4"},
+    /* the modeldb entry gives the same shipped checkpoint */
+    {"gpt-oss-120b", "h100", true, 0,
+     {"\"weights_bytes\": 65169175680,"},
+     NULL},
+    /* Lists naming each layer's modules (Meta's fbgemm_fp8 style): a
+     * Llama-3.2-1B shape (16 layers, D 2048, 32 heads, 8 KV heads of 64,
+     * F 8192, tied vocab 128,256) whose q, k, v and o projections of every
+     * layer and head stay bf16: attention 16 x (2 x 2048^2 + 2 x 2048 x
+     * 512) = 167,772,160 and the head 262,668,288 at 2 B = 860,880,896 B;
+     * the MLP 16 x 3 x 2048 x 8192 = 805,306,368 and the norms 16 x 4096 +
+     * 2048 = 67,584 at fp8: 1,666,254,848 B held (and read: tied, so
+     * nothing is held unread). Layer 15 left out of the list: the
+     * attention counts as fp8, (805,306,368 + 67,584 + 167,772,160) +
+     * 525,336,576 = 1,498,482,688 B, and the note says so */
+    {IC_TEST_DIR "/fixtures/llama3.2-1b-fbgemm-attn-bf16-config.json", "h100", true, 0,
+     {"\"weights_kept\": \"lm_head, attn_heads, attn_kv at bf16\"",
+      "\"weights_bytes\": 1666254848,"},
+     NULL},
+    {IC_TEST_DIR "/fixtures/llama3.2-1b-fbgemm-partial-config.json", "h100", true, 0,
+     {"\"weights_bytes\": 1498482688,"},
+     "some layers only (counted as quantized): attn_heads, attn_kv"},
+    /* compressed-tensors FP8 per channel, ignore [lm_head] (Llama-3.1-8B):
+     * the linear layers' 6,979,588,096 at 1 B and the embedding and head,
+     * 2 x 525,336,576 at 2 B: 9,080,934,400 B held (its 1,376,256
+     * per-channel scales, 2.75 MB at bf16, not counted) */
+    {IC_TEST_DIR "/fixtures/llama3.1-8b-compressed-tensors-fp8-config.json", "h100", true, 0,
+     {"\"weights_bytes\": 9080934400,"},
+     "from its quantization_config compressed-tensors, fp8, one scale per channel"},
+    /* bitsandbytes LLM.int8 of Llama-3.1-8B, torch_dtype float32 (a
+     * published checkpoint's config, github IrfanUruchi/Llama-3.1-8B-
+     * Computer-Networks-LLM): the linear layers and norms, 6,979,588,096 at
+     * 1 B, the embedding and head at 4 B, 4,202,692,608: 11,182,280,704 B
+     * against its index's 11,188,584,672 (-0.06%: the rows' fp32 scales,
+     * 43,008 x 32 x 4 = 5,505,024 B, and the norms' fp32, not counted) */
+    {IC_TEST_DIR "/fixtures/llama3.1-8b-bnb-int8-config.json", "h100", true, 0,
+     {"\"weights_bytes\": 11182280704,",
+      "\"weights_kept\": \"embedding, lm_head at fp32\""},
+     NULL},
+    /* nvidia/Llama-3.1-70B-Instruct-FP8 states its quantization only in
+     * hf_quant_config.json beside config.json (FP8, exclude [lm_head]):
+     * 70,553,706,496 - 2 x 1,050,673,152 = 68,452,360,192 weights at 1 B and
+     * the embedding and head at 2 B, 4,202,692,608: 72,655,052,800 B (read
+     * as bf16 before, 141 GB, "DOES NOT FIT" on one H100) */
+    {IC_TEST_DIR "/fixtures/nvidia-llama3.1-70b-fp8/config.json", "h100", true, 0,
+     {"\"weights_bytes\": 72655052800,"},
+     "from its hf_quant_config.json modelopt FP8"},
+    /* compressed-tensors NVFP4 whose one group targets the experts only
+     * ("re:.*mlp.experts.*") on gpt-oss-120b's shape: the experts at 0.5 +
+     * 1/16 B (an 8-bit scale a group of 16), 64,497,254,400 B, everything
+     * else bf16, 4,255,102,080 B: 68,752,356,480 B */
+    {IC_TEST_DIR "/fixtures/gpt-oss-120b-nvfp4-experts-config.json", "h100", true, 0,
+     {"\"weights_bytes\": 68752356480,"},
+     "groups of 16 with an 8-bit scale, some groups only"},
+    /* A dense NVFP4 checkpoint (ModelOpt, Llama-3.1-8B's shape): the linear
+     * layers' 6,979,588,096 at 0.5 + 1/16 B = 3,926,018,304 B and the
+     * embedding and head in bf16, 2,101,346,304 B: 6,027,364,608 B (it was
+     * refused as "mxfp4 not read") */
+    {IC_TEST_DIR "/fixtures/llama3.1-8b-modelopt-nvfp4-config.json", "b200", true, 0,
+     {"\"weights_bytes\": 6027364608,"},
+     NULL},
+    /* A list beside a method that never quantizes a part leaves it kept:
+     * AWQ naming only a vision tower (Qwen2.5-VL's AWQ configs) keeps its
+     * fp16 head (the same 4,480,259,182 B read as the plain AWQ config in
+     * test_config_json_as_shipped); an entry's layer number past 2^31 is not read (it was every
+     * layer); mxfp4 with an empty list still quantizes the experts alone
+     * (gpt-oss-120b's 65,169,175,680 B) */
+    {IC_TEST_DIR "/fixtures/qwen2.5-7b-awq-list-config.json", "h100", true, 0,
+     {"\"weight_read_bytes\": 4480259182,"},
+     "2 entries of its list not read"},
+    {IC_TEST_DIR "/fixtures/gpt-oss-120b-mxfp4-empty-list-config.json", "h100", true, 0,
+     {"\"weights_bytes\": 65169175680,"},
+     NULL},
+    /* Qwen3-30B-A3B-FP8's own config (ai-dynamo/aiconfigurator's copy): its
+     * list names each layer's norms and router gate, parts it does not
+     * model, and no attention (post_attention_layernorm is a norm): the
+     * embedding and head in bf16, 2 x 311,164,928 x 2 = 1,244,659,712 B,
+     * the other 29,909,780,480 at 1 + 4/16384 B = 29,917,082,672.5:
+     * 31,161,742,384 B */
+    {IC_TEST_DIR "/fixtures/qwen3-30b-a3b-fp8-config.json", "h200", true, 0,
+     {"\"weights_bytes\": 31161742384,",
+      "\"weights_kept\": \"embedding, lm_head at bf16\""},
+     NULL},
+    /* nvidia's Kimi-K2.6-NVFP4 (aiconfigurator's copy): its list keeps the
+     * whole of layer 0 ("layers.0*"), each layer's self_attn (with MLA's
+     * down-projections) and each MoE layer's shared experts: bf16 for the
+     * embedding, head, attention, replicated, dense MLP and shared groups,
+     * 11,722,185,728 x 2 = 23,444,371,456 B, and the routed experts at
+     * 0.5 + 1/16 B, 570,760,888,320 B: 594,205,259,776 B */
+    {IC_TEST_DIR "/fixtures/kimi-k2.6-nvfp4-config.json", "b200", true, 0,
+     {"\"weights_bytes\": 594205259776,"},
+     NULL},
+    /* bitsandbytes: llm_int8_skip_modules, where given, replaces the
+     * default (the head): attention kept in fp32, the head int8 */
+    {IC_TEST_DIR "/fixtures/llama3.1-8b-bnb-int8-skip-attn-config.json", "h100", true, 0,
+     {"\"weights_kept\": \"embedding, attn_heads, attn_kv at fp32\""},
+     NULL},
+    /* an hf_quant_config.json that does not read is an error, not bf16 */
+    {IC_TEST_DIR "/fixtures/hf-quant-broken/config.json", "h100", false, 2,
+     {NULL},
+     "hf_quant_config.json:1:1: error: expected a 'quantization' section with a quant_algo"},
+    /* AMD Quark fp8 per tensor, exclude [lm_head] (Qwen2.5-7B): the linear
+     * layers' 6,525,621,760 at 1 B, the embedding and head at 2 B:
+     * 8,705,611,264 B; a layer_quant_config giving the MLP other types is
+     * not one type: --weights is asked for */
+    {IC_TEST_DIR "/fixtures/qwen2.5-7b-quark-fp8-config.json", "h100", true, 0,
+     {"\"weights_bytes\": 8705611264,"},
+     "quantization_config quark fp8, scales per_tensor"},
+    {IC_TEST_DIR "/fixtures/qwen2.5-7b-quark-mixed-config.json", "h100", false, 2,
+     {NULL},
+     "quant_method 'quark (types by layer)' is not read"},
+    /* ModelOpt's export (no quant_method: quant_algo FP8, ignore
+     * [lm_head]) of Qwen3-32B: the embedding and head (151,936 x 5,120 =
+     * 777,912,320 each) in bf16, the other 31,206,282,240 at 1 B:
+     * 34,317,931,520 B */
+    {IC_TEST_DIR "/fixtures/qwen3-32b-modelopt-fp8-config.json", "h100", true, 0,
+     {"\"weights_bytes\": 34317931520,"},
+     "quantization_config modelopt FP8"},
+};
+
+START_TEST(test_quantized_checkpoints)
+{
+    const struct qcase *q = &qcases[_i];
+    if (q->json)
+        ck_assert_int_eq(run("--model", q->model, "--hw", q->hw, "--format", "json", NULL), q->rc);
+    else
+        ck_assert_int_eq(run("--model", q->model, "--hw", q->hw, NULL), q->rc);
+    for (int k = 0; k < 3 && q->out[k]; k++)
+        has_out(q->out[k]);
+    if (q->err)
+        has_err(q->err);
+}
+END_TEST
+
 START_TEST(test_config_json_as_shipped)
 {
     ck_assert_int_eq(run("--model", IC_TEST_DIR "/fixtures/qwen2.5-7b-yarn-config.json", "--hw",
@@ -1273,174 +1437,6 @@ START_TEST(test_config_json_as_shipped)
     /* fp8 with a 4-byte scale a 128 x 128 block: 6,525,621,760 x (1 +
      * 4 / 16384) = 6,527,214,929 B, and the head in bf16, 1,089,994,752 */
     has_out("\"weight_read_bytes\": 7617209681,");
-    /* GPTQ with "lm_head": true quantizes the head too (the old reading,
-     * 7,070,619,136 x 0.51953125 = 3,673,407,598 B); the embedding stays
-     * fp16, held not read: 4,763,402,350 B held; a list entry naming one
-     * layer's MLP is said and counted as quantized */
-    ck_assert_int_eq(run("--model", IC_TEST_DIR "/fixtures/qwen2.5-7b-gptq-lm-head-config.json",
-                         "--hw", "h100", "--format", "json", NULL),
-                     0);
-    has_out("\"weight_read_bytes\": 3673407598,");
-    has_out("\"weights_bytes\": 4763402350,");
-    has_out("\"weights_kept\": \"embedding at fp16\"");
-    has_err("its list names in some layers only (counted as quantized): mlp");
-    /* gpt-oss-120b as shipped (mxfp4: the routed experts, 4.25 bits a
-     * weight with an 8-bit scale a block of 32; attention, router, norms,
-     * embedding and head in bf16). Held: 114,661,785,600 x 0.53125 =
-     * 60,914,073,600 B and (2 x 579,133,440 + 849,597,696 + 106,205,184 +
-     * 13,481,280) x 2 = 4,255,102,080 B: 65,169,175,680 B = 60.69 GiB, the
-     * model card's checkpoint 60.8 GiB (arXiv:2508.10925, Table 1) within
-     * 0.2%; on one 80 GB H100 it fits. Read at batch 1: 4 of 128 experts,
-     * 1,903,564,800 B, and the kept groups but the embedding, 3,096,835,200 B */
-    ck_assert_int_eq(run("--model", IC_TEST_DIR "/fixtures/gpt-oss-120b-config.json", "--hw",
-                         "h100", "--format", "json", NULL),
-                     0);
-    has_out("\"weight_read_bytes\": 5000400000,");
-    has_out("\"weights_bytes\": 65169175680,");
-    has_out("\"fits\": true");
-    has_err("weights fp4, from its quantization_config mxfp4");
-    /* the modeldb entry gives the same shipped checkpoint */
-    ck_assert_int_eq(run("--model", "gpt-oss-120b", "--hw", "h100", "--format", "json", NULL), 0);
-    has_out("\"weights_bytes\": 65169175680,");
-    /* Lists naming each layer's modules (Meta's fbgemm_fp8 style): a
-     * Llama-3.2-1B shape (16 layers, D 2048, 32 heads, 8 KV heads of 64,
-     * F 8192, tied vocab 128,256) whose q, k, v and o projections of every
-     * layer and head stay bf16: attention 16 x (2 x 2048^2 + 2 x 2048 x
-     * 512) = 167,772,160 and the head 262,668,288 at 2 B = 860,880,896 B;
-     * the MLP 16 x 3 x 2048 x 8192 = 805,306,368 and the norms 16 x 4096 +
-     * 2048 = 67,584 at fp8: 1,666,254,848 B held (and read: tied, so
-     * nothing is held unread). Layer 15 left out of the list: the
-     * attention counts as fp8, (805,306,368 + 67,584 + 167,772,160) +
-     * 525,336,576 = 1,498,482,688 B, and the note says so */
-    ck_assert_int_eq(run("--model", IC_TEST_DIR "/fixtures/llama3.2-1b-fbgemm-attn-bf16-config.json",
-                         "--hw", "h100", "--format", "json", NULL),
-                     0);
-    has_out("\"weights_kept\": \"lm_head, attn_heads, attn_kv at bf16\"");
-    has_out("\"weights_bytes\": 1666254848,");
-    ck_assert_int_eq(run("--model", IC_TEST_DIR "/fixtures/llama3.2-1b-fbgemm-partial-config.json",
-                         "--hw", "h100", "--format", "json", NULL),
-                     0);
-    has_out("\"weights_bytes\": 1498482688,");
-    has_err("some layers only (counted as quantized): attn_heads, attn_kv");
-    /* compressed-tensors FP8 per channel, ignore [lm_head] (Llama-3.1-8B):
-     * the linear layers' 6,979,588,096 at 1 B and the embedding and head,
-     * 2 x 525,336,576 at 2 B: 9,080,934,400 B held (its 1,376,256
-     * per-channel scales, 2.75 MB at bf16, not counted) */
-    ck_assert_int_eq(run("--model",
-                         IC_TEST_DIR "/fixtures/llama3.1-8b-compressed-tensors-fp8-config.json",
-                         "--hw", "h100", "--format", "json", NULL),
-                     0);
-    has_out("\"weights_bytes\": 9080934400,");
-    has_err("from its quantization_config compressed-tensors, fp8, one scale per channel");
-    /* bitsandbytes LLM.int8 of Llama-3.1-8B, torch_dtype float32 (a
-     * published checkpoint's config, github IrfanUruchi/Llama-3.1-8B-
-     * Computer-Networks-LLM): the linear layers and norms, 6,979,588,096 at
-     * 1 B, the embedding and head at 4 B, 4,202,692,608: 11,182,280,704 B
-     * against its index's 11,188,584,672 (-0.06%: the rows' fp32 scales,
-     * 43,008 x 32 x 4 = 5,505,024 B, and the norms' fp32, not counted) */
-    ck_assert_int_eq(run("--model", IC_TEST_DIR "/fixtures/llama3.1-8b-bnb-int8-config.json",
-                         "--hw", "h100", "--format", "json", NULL),
-                     0);
-    has_out("\"weights_bytes\": 11182280704,");
-    has_out("\"weights_kept\": \"embedding, lm_head at fp32\"");
-    /* nvidia/Llama-3.1-70B-Instruct-FP8 states its quantization only in
-     * hf_quant_config.json beside config.json (FP8, exclude [lm_head]):
-     * 70,553,706,496 - 2 x 1,050,673,152 = 68,452,360,192 weights at 1 B and
-     * the embedding and head at 2 B, 4,202,692,608: 72,655,052,800 B (read
-     * as bf16 before, 141 GB, "DOES NOT FIT" on one H100) */
-    ck_assert_int_eq(run("--model", IC_TEST_DIR "/fixtures/nvidia-llama3.1-70b-fp8/config.json",
-                         "--hw", "h100", "--format", "json", NULL),
-                     0);
-    has_out("\"weights_bytes\": 72655052800,");
-    has_err("from its hf_quant_config.json modelopt FP8");
-    /* compressed-tensors NVFP4 whose one group targets the experts only
-     * ("re:.*mlp.experts.*") on gpt-oss-120b's shape: the experts at 0.5 +
-     * 1/16 B (an 8-bit scale a group of 16), 64,497,254,400 B, everything
-     * else bf16, 4,255,102,080 B: 68,752,356,480 B */
-    ck_assert_int_eq(run("--model", IC_TEST_DIR "/fixtures/gpt-oss-120b-nvfp4-experts-config.json",
-                         "--hw", "h100", "--format", "json", NULL),
-                     0);
-    has_out("\"weights_bytes\": 68752356480,");
-    has_err("groups of 16 with an 8-bit scale, some groups only");
-    /* A dense NVFP4 checkpoint (ModelOpt, Llama-3.1-8B's shape): the linear
-     * layers' 6,979,588,096 at 0.5 + 1/16 B = 3,926,018,304 B and the
-     * embedding and head in bf16, 2,101,346,304 B: 6,027,364,608 B (it was
-     * refused as "mxfp4 not read") */
-    ck_assert_int_eq(run("--model", IC_TEST_DIR "/fixtures/llama3.1-8b-modelopt-nvfp4-config.json",
-                         "--hw", "b200", "--format", "json", NULL),
-                     0);
-    has_out("\"weights_bytes\": 6027364608,");
-    /* A list beside a method that never quantizes a part leaves it kept:
-     * AWQ naming only a vision tower (Qwen2.5-VL's AWQ configs) keeps its
-     * fp16 head (the same 4,480,259,182 B read as the plain AWQ config
-     * above); an entry's layer number past 2^31 is not read (it was every
-     * layer); mxfp4 with an empty list still quantizes the experts alone
-     * (gpt-oss-120b's 65,169,175,680 B) */
-    ck_assert_int_eq(run("--model", IC_TEST_DIR "/fixtures/qwen2.5-7b-awq-list-config.json",
-                         "--hw", "h100", "--format", "json", NULL),
-                     0);
-    has_out("\"weight_read_bytes\": 4480259182,");
-    has_err("2 entries of its list not read");
-    ck_assert_int_eq(run("--model",
-                         IC_TEST_DIR "/fixtures/gpt-oss-120b-mxfp4-empty-list-config.json",
-                         "--hw", "h100", "--format", "json", NULL),
-                     0);
-    has_out("\"weights_bytes\": 65169175680,");
-    /* Qwen3-30B-A3B-FP8's own config (ai-dynamo/aiconfigurator's copy): its
-     * list names each layer's norms and router gate, parts it does not
-     * model, and no attention (post_attention_layernorm is a norm): the
-     * embedding and head in bf16, 2 x 311,164,928 x 2 = 1,244,659,712 B,
-     * the other 29,909,780,480 at 1 + 4/16384 B = 29,917,082,672.5:
-     * 31,161,742,384 B */
-    ck_assert_int_eq(run("--model", IC_TEST_DIR "/fixtures/qwen3-30b-a3b-fp8-config.json",
-                         "--hw", "h200", "--format", "json", NULL),
-                     0);
-    has_out("\"weights_bytes\": 31161742384,");
-    has_out("\"weights_kept\": \"embedding, lm_head at bf16\"");
-    /* nvidia's Kimi-K2.6-NVFP4 (aiconfigurator's copy): its list keeps the
-     * whole of layer 0 ("layers.0*"), each layer's self_attn (with MLA's
-     * down-projections) and each MoE layer's shared experts: bf16 for the
-     * embedding, head, attention, replicated, dense MLP and shared groups,
-     * 11,722,185,728 x 2 = 23,444,371,456 B, and the routed experts at
-     * 0.5 + 1/16 B, 570,760,888,320 B: 594,205,259,776 B */
-    ck_assert_int_eq(run("--model", IC_TEST_DIR "/fixtures/kimi-k2.6-nvfp4-config.json", "--hw",
-                         "b200", "--format", "json", NULL),
-                     0);
-    has_out("\"weights_bytes\": 594205259776,");
-    /* bitsandbytes: llm_int8_skip_modules, where given, replaces the
-     * default (the head): attention kept in fp32, the head int8 */
-    ck_assert_int_eq(run("--model",
-                         IC_TEST_DIR "/fixtures/llama3.1-8b-bnb-int8-skip-attn-config.json",
-                         "--hw", "h100", "--format", "json", NULL),
-                     0);
-    has_out("\"weights_kept\": \"embedding, attn_heads, attn_kv at fp32\"");
-    /* an hf_quant_config.json that does not read is an error, not bf16 */
-    ck_assert_int_eq(run("--model", IC_TEST_DIR "/fixtures/hf-quant-broken/config.json",
-                         "--hw", "h100", NULL),
-                     2);
-    has_err("hf_quant_config.json:1:1: error: expected a 'quantization' section with a quant_algo");
-    /* AMD Quark fp8 per tensor, exclude [lm_head] (Qwen2.5-7B): the linear
-     * layers' 6,525,621,760 at 1 B, the embedding and head at 2 B:
-     * 8,705,611,264 B; a layer_quant_config giving the MLP other types is
-     * not one type: --weights is asked for */
-    ck_assert_int_eq(run("--model", IC_TEST_DIR "/fixtures/qwen2.5-7b-quark-fp8-config.json",
-                         "--hw", "h100", "--format", "json", NULL),
-                     0);
-    has_out("\"weights_bytes\": 8705611264,");
-    has_err("quantization_config quark fp8, scales per_tensor");
-    ck_assert_int_eq(run("--model", IC_TEST_DIR "/fixtures/qwen2.5-7b-quark-mixed-config.json",
-                         "--hw", "h100", NULL),
-                     2);
-    has_err("quant_method 'quark (types by layer)' is not read");
-    /* ModelOpt's export (no quant_method: quant_algo FP8, ignore
-     * [lm_head]) of Qwen3-32B: the embedding and head (151,936 x 5,120 =
-     * 777,912,320 each) in bf16, the other 31,206,282,240 at 1 B:
-     * 34,317,931,520 B */
-    ck_assert_int_eq(run("--model", IC_TEST_DIR "/fixtures/qwen3-32b-modelopt-fp8-config.json",
-                         "--hw", "h100", "--format", "json", NULL),
-                     0);
-    has_out("\"weights_bytes\": 34317931520,");
-    has_err("quantization_config modelopt FP8");
     ck_assert_int_eq(run("--model", IC_TEST_DIR "/fixtures/llava-qwen2.5-7b-config.json", "--hw",
                          "h100", "--format", "json", NULL),
                      0);
@@ -1523,6 +1519,8 @@ int main(void)
     tcase_add_test(tc, test_moe_experts_column);
     tcase_add_test(tc, test_no_price);
     tcase_add_test(tc, test_config_json_as_shipped);
+    tcase_add_loop_test(tc, test_quantized_checkpoints, 0,
+                        (int)(sizeof qcases / sizeof qcases[0]));
     suite_add_tcase(s, tc);
     return ic_test_run(s);
 }
