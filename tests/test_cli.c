@@ -1442,6 +1442,12 @@ START_TEST(test_config_json_as_shipped)
                      0);
     has_out("\"params\": 7615616512,");
     has_err("its vision_config (an encoder) is not counted");
+    ck_assert_int_eq(run("show", "model", IC_TEST_DIR "/fixtures/llava-qwen2.5-7b-config.json", NULL),
+                     0);
+    has_out("not counted: its vision_config (an encoder)");
+    ck_assert_int_eq(run("show", "model", "gpt-oss-120b", NULL), 0);
+    has_out("weights as shipped: fp4, from its quantization_config mxfp4, one 8-bit scale per 32 "
+            "weights; kept: embedding, lm_head, attn_heads, attn_kv, replicated at bf16");
 
     char dir[] = "/tmp/ic-hf-XXXXXX", p[512];
     ck_assert_ptr_nonnull(mkdtemp(dir));

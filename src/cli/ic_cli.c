@@ -810,6 +810,15 @@ static void show_model(FILE *out, const struct ic_model *m, const struct ic_mode
                     (unsigned long long)s->group_params[g], (unsigned long long)s->group_ways[g]);
     fprintf(out, "  %-15s %16llu\n  %-15s %16llu  (multiplied per token)\n", "total",
             (unsigned long long)s->params_total, "active", (unsigned long long)s->params_active);
+    if (m->has_default_weights) {
+        fprintf(out, "weights as shipped: %s, from its %s\n",
+                ic_dtype_traits(m->default_weights)->name, m->weights_note);
+    } else if (m->quant_unread[0]) {
+        fprintf(out, "weights as shipped: quant_method '%s' is not read (give --weights)\n",
+                m->quant_unread);
+    }
+    if (m->tower[0])
+        fprintf(out, "not counted: its %s\n", m->tower);
     fprintf(out, "\nKV bytes per token, all layers, full context: %llu (bf16), %llu (int8)\n",
             (unsigned long long)ic_model_kv_bytes_per_token(s, 16),
             (unsigned long long)ic_model_kv_bytes_per_token(s, 8));
