@@ -212,8 +212,9 @@ static bool ends_with(const char *s, const char *suffix)
  * gpt-oss's "model.layers.*.self_attn", "lm_head", Meta's FP8 405B's
  * "model.layers.0.self_attn.q_proj"), KEEP_SMALL, or 0 where it names none
  * of the text model's (a vision tower's, a pattern not read); *layer the
- * layer an entry names, -1 for every layer (or a number past any model).
- * A regex entry ("re:.*mlp.gate$") is read as its text. */
+ * layer an entry names, -1 for every layer, IC_MODEL_MAX_LAYERS for several
+ * or a number past any model (not read). A regex entry ("re:.*mlp.gate$")
+ * is read as its text, "\." as a dot. */
 static uint32_t groups_named(const char *entry, long *layer)
 {
     char e[256];
@@ -376,9 +377,8 @@ static const char *map_text(const struct ic_ydoc *d, yaml_node_t *map, const cha
  * and what the "ignore" list names stay 16-bit (without a list, the LM
  * head: llm-compressor's recipes ignore it). */
 static int read_compressed_tensors(const struct ic_ydoc *d, yaml_node_t *node,
-                                   struct ic_model *m, struct ic_err *err)
+                                   struct ic_model *m)
 {
-    (void)err;
     yaml_node_t *groups = map_get(d, node, "config_groups");
     enum ic_dtype t = IC_DT_COUNT;
     double extra = 0;
@@ -540,9 +540,11 @@ static int read_quark(const struct ic_ydoc *d, yaml_node_t *node, struct ic_mode
     return IC_OK;
 }
 
-/* quantization_config: fp8 with blocks of scales (DeepSeek-V3), AWQ and
- * GPTQ with groups of scales and zeros: the weight type and the bytes the
- * scales and zeros add per parameter. */
+/* quantization_config: the weight type, the bytes its scales and zeros
+ * add per parameter, and what it leaves unquantized, for fp8 with blocks of
+ * scales (DeepSeek-V3), mxfp4, AWQ and GPTQ with groups of scales and
+ * zeros, fbgemm_fp8, bitsandbytes, compressed-tensors, ModelOpt and Quark
+ * (the last three in their own readers above). */
 static int read_quant(const struct ic_ydoc *d, yaml_node_t *node, void *rec, struct ic_err *err)
 {
     struct ic_model *m = rec;
@@ -703,7 +705,7 @@ static int read_quant(const struct ic_ydoc *d, yaml_node_t *node, void *rec, str
         }
     }
     if (strcmp(meth, "compressed-tensors") == 0)
-        return read_compressed_tensors(d, node, m, err);
+        return read_compressed_tensors(d, node, m);
     if (strcmp(meth, "modelopt") == 0)
         return read_modelopt(d, node, m, "quantization_config");
     if (strcmp(meth, "quark") == 0)
