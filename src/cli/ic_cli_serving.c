@@ -30,10 +30,11 @@ void ic_cli_setup_free(struct ic_cli_setup *s)
 
 int ic_cli_quant_unread(FILE *errf, const struct ic_model *m)
 {
+    char why[IC_MODEL_NAME_LEN * 2 + 96];
+    ic_model_unread_text(m, why, sizeof why);
     return ic_cli_usage_hint(errf, "give the stored type: --weights int8, int4, fp8 or fp4 "
                                    "(its scales are then not counted)",
-                             "%s: quantization_config's quant_method '%s' is not read, so the "
-                             "weights' type is unknown", m->name, m->quant_unread);
+                             "%s", why);
 }
 
 void ic_cli_model_notes(FILE *errf, const struct ic_model *m, bool weights_note)

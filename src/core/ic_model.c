@@ -301,7 +301,6 @@ static uint32_t kept_groups(const struct ic_ydoc *d, yaml_node_t *node, const ch
     m->keep_other = 0;
     m->keep_partial = 0;
     memset(m->keep_layers, 0, sizeof m->keep_layers);
-    memset(m->keep_layer_entries, 0, sizeof m->keep_layer_entries);
     if (!list || list->type != YAML_SEQUENCE_NODE)
         return dflt | 1u << IC_PG_EMBED;
     uint32_t g = 1u << IC_PG_EMBED | (with_dflt ? dflt : 0);
@@ -314,10 +313,8 @@ static uint32_t kept_groups(const struct ic_ydoc *d, yaml_node_t *node, const ch
             m->keep_other++;
         } else if (layer >= 0 && n != KEEP_SMALL) {
             for (int k = 0; k < IC_PG_COUNT; k++)
-                if (n >> k & 1) {
+                if (n >> k & 1)
                     m->keep_layers[k][layer / 64] |= UINT64_C(1) << (layer % 64);
-                    m->keep_layer_entries[k]++;
-                }
             g |= n & (KEEP_SMALL | KEEP_MLA_DOWN);
         } else {
             g |= n;
@@ -504,6 +501,13 @@ static int read_modelopt(const struct ic_ydoc *d, yaml_node_t *node, struct ic_m
     return IC_OK;
 }
 
+/* A mapping with at least one key. */
+static bool nonempty_map(const yaml_node_t *n)
+{
+    return n && n->type == YAML_MAPPING_NODE &&
+           n->data.mapping.pairs.top > n->data.mapping.pairs.start;
+}
+
 /* AMD Quark: global_quant_config's weight dtype (fp8_e4m3 per tensor or
  * channel, no scale counted); "exclude" stays 16-bit, the LM head without
  * a list. */
@@ -516,11 +520,7 @@ static int read_quark(const struct ic_ydoc *d, yaml_node_t *node, struct ic_mode
     const double gs = map_num(d, w, "group_size");
     /* types by layer (layer_quant_config: "*.mlp.*" in fp4 beside an fp8
      * rest) or a progressive list of weight specs: not one type */
-    const bool mixed =
-        (per_layer && per_layer->type == YAML_MAPPING_NODE &&
-         per_layer->data.mapping.pairs.top > per_layer->data.mapping.pairs.start) ||
-        (per_type && per_type->type == YAML_MAPPING_NODE &&
-         per_type->data.mapping.pairs.top > per_type->data.mapping.pairs.start);
+    const bool mixed = nonempty_map(per_layer) || nonempty_map(per_type);
     const uint32_t keep = kept_groups(d, node, "exclude", 1u << IC_PG_HEAD, false, m);
     const char *qs = map_text(d, w, "qscheme");
     if (!mixed && !strncmp(dt, "fp8_e4m3", 8)) {
@@ -1425,13 +1425,24 @@ void ic_model_kept_text(const struct ic_model_stats *s, enum ic_dtype weights, c
         snprintf(buf + k, n - k, " at %s", ic_dtype_traits(s->keep_type)->name);
 }
 
+void ic_model_weights_label(char *buf, size_t n, enum ic_dtype weights, const char *kept)
+{
+    snprintf(buf, n, "%s%s%s%s", ic_dtype_traits(weights)->name, kept[0] ? " (" : "", kept,
+             kept[0] ? ")" : "");
+}
+
 void ic_model_weights_text(const struct ic_model_stats *s, enum ic_dtype weights, char *buf,
                            size_t n)
 {
     char kept[IC_MODEL_KEPT_LEN];
     ic_model_kept_text(s, weights, kept, sizeof kept);
-    snprintf(buf, n, "%s%s%s%s", ic_dtype_traits(weights)->name, kept[0] ? " (" : "", kept,
-             kept[0] ? ")" : "");
+    ic_model_weights_label(buf, n, weights, kept);
+}
+
+void ic_model_unread_text(const struct ic_model *m, char *buf, size_t n)
+{
+    snprintf(buf, n, "%s: quantization_config's quant_method '%s' is not read, so the weights' "
+                     "type is unknown", m->name, m->quant_unread);
 }
 
 uint64_t ic_model_active_as_published(const struct ic_model *m, const struct ic_model_stats *s)
@@ -1604,8 +1615,6 @@ int ic_model_load(const char *path, struct ic_model *out, struct ic_err *err)
         const uint64_t L = m->num_hidden_layers;
         const bool moe = m->n_experts_field[0] || m->n_experts_field[1] || m->n_experts_field[2];
         for (int g = 0; g < IC_PG_COUNT; g++) {
-            if (!m->keep_layer_entries[g])
-                continue;
             uint64_t in = 0, named = 0; /* the layers that have the group; of them, named */
             for (uint64_t l = 0; l < L && L <= IC_MODEL_MAX_LAYERS; l++) {
                 const bool in_moe = moe && layer_is_moe(m, l);

@@ -113,7 +113,6 @@ struct ic_model {
     bool quant_experts_only;   /* mxfp4: the method quantizes MoE experts alone */
     uint64_t keep_layers[IC_PG_COUNT][IC_MODEL_MAX_LAYERS / 64]; /* while loading: per
                                                    group, the layers its list names */
-    unsigned keep_layer_entries[IC_PG_COUNT];
     bool has_torch_dtype;
     enum ic_dtype torch_dtype;
     uint64_t rope_context;
@@ -212,9 +211,15 @@ void ic_model_kept_text(const struct ic_model_stats *s, enum ic_dtype weights, c
                         size_t n);
 
 /* The weights' type as titles write it: "int4", or with what the
- * checkpoint keeps, "int4 (embedding, lm_head at fp16)". */
+ * checkpoint keeps, "int4 (embedding, lm_head at fp16)"; the label of a
+ * type and ic_model_kept_text's text. */
 void ic_model_weights_text(const struct ic_model_stats *s, enum ic_dtype weights, char *buf,
                            size_t n);
+void ic_model_weights_label(char *buf, size_t n, enum ic_dtype weights, const char *kept);
+
+/* Why a model whose quant_method is not read has no weight type (the
+ * command line's and the server's message). */
+void ic_model_unread_text(const struct ic_model *m, char *buf, size_t n);
 
 /* Active parameters under a publisher's convention: params_active, plus the
  * input embedding when the publisher counts it and it is a separate matrix. */

@@ -264,10 +264,11 @@ static void table_title(FILE *out, const struct ic_report_group *r, const struct
     }
     if (!show_ctx)
         fprintf(out, ", context %llu", (unsigned long long)c->context);
-    if (!show_prec)
-        fprintf(out, ", weights %s%s%s%s, KV %s", dt(c->weights),
-                p->weights_kept[0] ? " (" : "", p->weights_kept, p->weights_kept[0] ? ")" : "",
-                dt(c->kv));
+    if (!show_prec) {
+        char w[IC_MODEL_KEPT_LEN + 16];
+        ic_model_weights_label(w, sizeof w, c->weights, p->weights_kept);
+        fprintf(out, ", weights %s, KV %s", w, dt(c->kv));
+    }
     fprintf(out, ", compute %s\n", dt(c->compute));
     if (p->achieved && c->engine)
         fprintf(out, "expected time from the rates good kernels achieve on the chip (published "

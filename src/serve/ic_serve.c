@@ -166,10 +166,11 @@ static int point_of(const struct ic_db *db, const struct ic_param *p, size_t n,
         (rc = ic_model_derive(q->m, &q->st, &e)) || (rc = ic_db_hw(db, q->o.hw[0], q->h, &e)))
         return lib_error(r, rc, &e);
     ic_opts_decode_cfg(&q->o, &q->cfg);
-    if (!q->o.given[IC_OPT_WEIGHTS] && q->m->quant_unread[0])
-        return bad(r, "%s: quantization_config's quant_method '%s' is not read, so the weights' "
-                      "type is unknown\n  give the stored type: weights int8, int4, fp8 or fp4",
-                   q->m->name, q->m->quant_unread);
+    if (!q->o.given[IC_OPT_WEIGHTS] && q->m->quant_unread[0]) {
+        char why[IC_MODEL_NAME_LEN * 2 + 96];
+        ic_model_unread_text(q->m, why, sizeof why);
+        return bad(r, "%s\n  give the stored type: weights int8, int4, fp8 or fp4", why);
+    }
     if (!q->o.given[IC_OPT_WEIGHTS] && q->m->has_default_weights)
         q->cfg.weights = q->m->default_weights; /* as the command line: as shipped */
     if ((rc = ic_decode_for_hw(&q->cfg, q->h, -1, &e)))
