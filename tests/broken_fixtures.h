@@ -151,6 +151,12 @@ static const struct broken broken[] = {
     /* Qwen-MoE dense layers by a step: not counted, so refused */
     {"config-sparse-step.json", true, 8, 26, "'decoder_sparse_step' other than 1 is not read",
      NULL},
+    /* MiniMax's lightning (linear) attention layers hold no KV cache, and
+     * a MiniMax shared expert is not counted: refused at the key */
+    {"config-lightning-attention.json", true, 5, 21,
+     "'attn_type_list' other than all 1 is not read", "MiniMax-M2's config gives 1"},
+    {"config-minimax-shared.json", true, 24, 31,
+     "'shared_intermediate_size' other than 0 is not read", "MiniMax-M2's config gives 0"},
     {"hw-long-name.yaml", false, 2, 7, "'name': value is too long (at most 63 characters)", NULL},
     {"hw-name-upper.yaml", false, 2, 7, "'name' must be lower-case letters", NULL},
     {"model-bad-name.yaml", true, 2, 7, "'name' must be lower-case letters", NULL},

@@ -211,6 +211,71 @@ START_TEST(test_kimi_k2)
 }
 END_TEST
 
+/* GLM-4.5 and GLM-4.5-Air (model_type glm4_moe; GLM-4.6 and 4.7 have
+ * GLM-4.5's sizes): GQA attention with q/k/v biases (attention_bias) and
+ * none on o (transformers' Glm4MoeAttention), DeepSeek's MoE (a shared
+ * expert, the first first_k_dense_replace layers dense). zai-org's
+ * README: "355 billion total parameters with 32 billion active", Air
+ * "106 billion total parameters and 12 billion active". By hand, GLM-4.5
+ * (D 5120, 92 layers, 96 x 128 query heads, 8 KV heads, 3 dense layers of
+ * 12288, 89 MoE layers of 160 experts of 1536 and one shared, vocab
+ * 151552, untied):
+ *   embedding, head  2 x 151552 x 5120               =   1,551,892,480
+ *   attn heads       92 x (2 x 5120 x 12288 + 12288) =  11,577,409,536
+ *   attn kv          92 x (2 x 5120 x 1024 + 2048)   =     964,878,336
+ *   norms, routers   92 x 2 x 5120 + 5120 + 89 x 5120 x 160 = 73,856,000
+ *   dense MLP        3 x 3 x 5120 x 12288            =     566,231,040
+ *   shared experts   89 x 3 x 5120 x 1536            =   2,099,773,440
+ *   routed experts   89 x 160 x 3 x 5120 x 1536      = 335,963,750,400
+ * 352,797,791,232 in all (-0.6% from 355B; the MTP layer is not counted);
+ * active: all but the embedding and 152 of 160 experts, 32,856,282,112
+ * (the card's 32B). Air by the same sums: 106,852,245,504 and
+ * 12,803,366,912 (12.18B without the head). */
+START_TEST(test_glm4_moe)
+{
+    struct ic_err e = {0};
+    struct ic_model_stats st;
+    ck_assert_int_eq(ic_model_load(IC_TEST_DIR "/fixtures/glm-4.5-config.json", M, &e), 0);
+    ck_assert_int_eq(ic_model_derive(M, &st, &e), 0);
+    ck_assert_uint_eq(st.group_params[IC_PG_ATTN_HEADS], UINT64_C(11577409536));
+    ck_assert_uint_eq(st.group_params[IC_PG_ATTN_KV], UINT64_C(964878336));
+    ck_assert_uint_eq(st.group_params[IC_PG_REPLICATED], UINT64_C(73856000));
+    ck_assert_uint_eq(st.group_params[IC_PG_EXPERTS], UINT64_C(335963750400));
+    ck_assert_uint_eq(st.params_total, UINT64_C(352797791232));
+    ck_assert_uint_eq(st.params_active, UINT64_C(32856282112));
+    ck_assert(!st.mla);
+    ck_assert_ptr_nonnull(strstr(M->tower, "num_nextn_predict_layers"));
+    ck_assert_int_eq(ic_model_load(IC_TEST_DIR "/fixtures/glm-4.5-air-config.json", M, &e), 0);
+    ck_assert_int_eq(ic_model_derive(M, &st, &e), 0);
+    ck_assert_uint_eq(st.params_total, UINT64_C(106852245504));
+    ck_assert_uint_eq(st.params_active, UINT64_C(12803366912));
+}
+END_TEST
+
+/* MiniMax-M2 (model_type minimax_m2): Mixtral's keys (num_local_experts,
+ * intermediate_size the expert width), 256 experts top-8 in all 62 layers,
+ * GQA 48 x 128 over 8 KV heads, no shared expert, vocab 200064, untied.
+ * MiniMax's card: "230 billion total parameters with 10 billion active".
+ * By hand: 2 x 200064 x 3072 = 1,229,193,216 (embedding, head); attention
+ * 62 x (2 x 3072 x 6144 + 2 x 3072 x 1024) = 2,730,491,904; norms and
+ * routers 62 x 2 x 3072 + 3072 + 62 x 3072 x 256 = 49,142,784; experts
+ * 62 x 256 x 3 x 3072 x 1536 = 224,680,476,672: 228,689,304,576 (-0.6%);
+ * active with 8 of 256 experts 10,415,496,192. Its MTP modules are said
+ * uncounted. */
+START_TEST(test_minimax_m2)
+{
+    struct ic_err e = {0};
+    struct ic_model_stats st;
+    ck_assert_int_eq(ic_model_load(IC_TEST_DIR "/fixtures/minimax-m2-config.json", M, &e), 0);
+    ck_assert_int_eq(ic_model_derive(M, &st, &e), 0);
+    ck_assert_uint_eq(st.group_params[IC_PG_EXPERTS], UINT64_C(224680476672));
+    ck_assert_uint_eq(st.group_params[IC_PG_REPLICATED], UINT64_C(49142784));
+    ck_assert_uint_eq(st.params_total, UINT64_C(228689304576));
+    ck_assert_uint_eq(st.params_active, UINT64_C(10415496192));
+    ck_assert_ptr_nonnull(strstr(M->tower, "num_mtp_modules"));
+}
+END_TEST
+
 START_TEST(test_mqa)
 {
     /* one KV head: 2 * 32 layers * 1 * 128 * 2 B = 16,384 B per token */
@@ -256,6 +321,8 @@ int main(void)
     tcase_add_test(tc, test_config_json_newer_keys);
     tcase_add_test(tc, test_config_json_tie_default);
     tcase_add_test(tc, test_kimi_k2);
+    tcase_add_test(tc, test_glm4_moe);
+    tcase_add_test(tc, test_minimax_m2);
     suite_add_tcase(s, tc);
     return ic_test_run(s);
 }

@@ -189,6 +189,48 @@ static int read_mlp_only(const struct ic_ydoc *d, yaml_node_t *node, void *rec,
     return rc;
 }
 
+/* attn_type_list: MiniMax's attention kind per layer, 1 softmax attention
+ * (MiniMax-M2: every layer), 0 lightning (linear) attention, whose fixed
+ * state is not a KV cache (MiniMax-Text-01, M1, refused by their own
+ * model_type too). */
+static int read_attn_types(const struct ic_ydoc *d, yaml_node_t *node, void *rec,
+                           struct ic_err *err)
+{
+    (void)rec;
+    if (ic_ydoc_is_null(node))
+        return IC_OK;
+    if (node->type == YAML_SEQUENCE_NODE) {
+        yaml_node_item_t *it;
+        for (it = node->data.sequence.items.start; it < node->data.sequence.items.top; it++)
+            if (map_num_of(yaml_document_get_node((yaml_document_t *)&d->doc, *it)) != 1)
+                break;
+        if (it == node->data.sequence.items.top)
+            return IC_OK;
+    }
+    int rc = ic_ydoc_error(d, node, err, "'attn_type_list' other than all 1 is not read: "
+                                         "its 0 layers are linear (lightning) attention");
+    ic_err_hint(err, "infcalc counts softmax attention with a KV cache in every layer; "
+                     "MiniMax-M2's config gives 1 for each layer");
+    return rc;
+}
+
+/* shared_intermediate_size: MiniMax's shared expert width; M2 gives 0. */
+static int read_shared_minimax(const struct ic_ydoc *d, yaml_node_t *node, void *rec,
+                               struct ic_err *err)
+{
+    (void)rec;
+    const char *t = ic_ydoc_scalar(node);
+    char why[64];
+    double v;
+    if (ic_ydoc_is_null(node) || (t && ic_number_parse(t, &v, why, sizeof why) == IC_OK && v == 0))
+        return IC_OK;
+    int rc = ic_ydoc_error(d, node, err, "'shared_intermediate_size' other than 0 is not "
+                                         "read: a shared expert would go uncounted");
+    ic_err_hint(err, "MiniMax-M2's config gives 0; for a DeepSeek-style shared expert "
+                     "give n_shared_experts or shared_expert_intermediate_size");
+    return rc;
+}
+
 static bool ends_with(const char *s, const char *suffix)
 {
     size_t n = strlen(s), k = strlen(suffix);
@@ -827,6 +869,10 @@ static const struct ic_field config_fields[] = {
      read_sparse_step},
     {"mlp_only_layers", IC_F_CUSTOM, IC_MF_MLP_ONLY, 0, 0, 0, 0, 0, false, NULL,
      read_mlp_only},
+    {"attn_type_list", IC_F_CUSTOM, IC_MF_ATTN_TYPES, 0, 0, 0, 0, 0, false, NULL,
+     read_attn_types},
+    {"shared_intermediate_size", IC_F_CUSTOM, IC_MF_SHARED_MINIMAX, 0, 0, 0, 0, 0, false, NULL,
+     read_shared_minimax},
     {"quantization_config", IC_F_CUSTOM, IC_MF_QUANT, 0, 0, 0, 0, 0, false, NULL, read_quant},
     {"rope_scaling", IC_F_CUSTOM, IC_MF_ROPE_SCALING, 0, 0, 0, 0, 0, false, NULL, read_rope},
 };
@@ -863,7 +909,7 @@ static const char *const read_types[] = {
     "llama",     "mistral",     "mixtral", "qwen2",       "qwen2_moe",   "qwen3",
     "qwen3_moe", "gemma",       "gemma2",  "gemma3",      "gemma3_text", "phi3",
     "deepseek_v2", "deepseek_v3", "kimi_k2", "olmoe", "gpt_oss", "qwen2_vl", "qwen2_5_vl",
-    "qwen2_vl_text", "qwen2_5_vl_text", "llava"};
+    "qwen2_vl_text", "qwen2_5_vl_text", "llava", "glm4_moe", "minimax_m2"};
 
 static bool type_read(const char *t)
 {
@@ -880,18 +926,22 @@ static const struct family {
     bool qkv_bias_only;        /* q/k/v biases always, none on o (Qwen2) */
     uint64_t norms_per_layer;  /* RMSNorm weight vectors per layer */
     uint64_t sliding_pattern;  /* layer i global iff (i+1) % p == 0; 0 = none */
+    bool no_o_bias;            /* attention_bias biases q/k/v, never o */
 } families[] = {
-    {"qwen2", true, 2, 0},
-    {"gemma2", false, 4, 2}, /* pre/post attention and MLP norms; even layers slide */
+    {"qwen2", true, 2, 0, false},
+    {"gemma2", false, 4, 2, false}, /* pre/post attention and MLP norms; even layers slide */
     /* Gemma 3: five sliding layers to one global (Gemma3TextConfig's
      * sliding_window_pattern 6) where the config states no pattern */
-    {"gemma3_text", false, 4, 6},
-    {"gemma3", false, 4, 6},
+    {"gemma3_text", false, 4, 6, false},
+    {"gemma3", false, 4, 6, false},
+    /* GLM-4.5/4.6/4.7 (transformers' Glm4MoeAttention): q/k/v_proj take
+     * bias=attention_bias, o_proj bias=False */
+    {"glm4_moe", false, 2, 0, true},
 };
 
 static const struct family *family_of(const struct ic_model *m)
 {
-    static const struct family plain = {"", false, 2, 0};
+    static const struct family plain = {"", false, 2, 0, false};
     for (size_t i = 0; i < sizeof families / sizeof families[0]; i++)
         if (strcmp(m->model_type, families[i].model_type) == 0)
             return &families[i];
@@ -1235,7 +1285,7 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
     /* attention_bias puts biases on q, k, v and o; Qwen2 always has them on
      * q/k/v only (its config has no attention_bias key). */
     const uint64_t qkv_bias = m->attention_bias || fam->qkv_bias_only ? 1 : 0;
-    const uint64_t o_bias = m->attention_bias && !fam->qkv_bias_only ? 1 : 0;
+    const uint64_t o_bias = m->attention_bias && !fam->qkv_bias_only && !fam->no_o_bias ? 1 : 0;
     uint64_t attn_heads, attn_kv, repl;
     if (mla) {
         const uint64_t qk = nope + rope;
@@ -1551,10 +1601,13 @@ int ic_model_load(const char *path, struct ic_model *out, struct ic_err *err)
         for (size_t i = 0; i < sizeof towers / sizeof towers[0] && !m->tower[0]; i++)
             if (map_get(&d, root, towers[i]))
                 snprintf(m->tower, sizeof m->tower, "%s (an encoder)", towers[i]);
-        /* DeepSeek-V3's multi-token-prediction layer, in the checkpoint
-         * beside the 61 decoder layers (speculative decoding's draft) */
-        if (!m->tower[0] && map_num(&d, root, "num_nextn_predict_layers") >= 1)
-            snprintf(m->tower, sizeof m->tower, "MTP module (num_nextn_predict_layers)");
+        /* DeepSeek-V3's and GLM-4.5's multi-token-prediction layer, in the
+         * checkpoint beside the decoder layers (speculative decoding's
+         * draft); MiniMax-M2 names its modules otherwise */
+        static const char *const mtp[] = {"num_nextn_predict_layers", "num_mtp_modules"};
+        for (size_t i = 0; i < sizeof mtp / sizeof mtp[0] && !m->tower[0]; i++)
+            if (map_num(&d, root, mtp[i]) >= 1)
+                snprintf(m->tower, sizeof m->tower, "MTP module (%s)", mtp[i]);
     }
     if (m->from_config_json && !m->locs[IC_MF_QUANT].line &&
         (ends_with(path, "/config.json") || strcmp(path, "config.json") == 0) &&
