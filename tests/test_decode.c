@@ -778,12 +778,24 @@ START_TEST(test_expected_with_engine)
 
     /* the shipped gpt-fast profile: int8 weight GEMV at PyTorch's GPT-fast
      * microbenchmark's int8 / bf16 bandwidth, 984.06 / 1137.92 GB/s =
-     * 0.86479 (enginedb/gpt-fast.yaml), int4 not given (1): Llama-3-8B
-     * int8, batch 1 on the fixture reads 7,504,924,672 B / (2.7e12 x
-     * 0.865) = 3.213412 ms of weights, bf16 weights as a good engine's */
+     * 0.86479; int4 from GemLite's tinygemm speedups over fp16 at batch 1
+     * on an A100, 2.06x and 2.33x (4096^2, 8192^2): on infcalc's 0.5 B
+     * against 2 B a weight, 0.515 and 0.5825, about 0.55 over a 7B
+     * layer's shapes, over gpt-fast's group-32 bytes (0.625 against group
+     * 128's 0.53125 B a weight) 0.55 x 0.53125 / 0.625 = 0.4675
+     * (enginedb/gpt-fast.yaml): Llama-3-8B int8, batch 1 on the fixture
+     * reads 7,504,924,672 B / (2.7e12 x 0.865) = 3.213412 ms of weights,
+     * int4 3,752,462,336 B / (2.7e12 x 0.47) = 2.957023 ms, bf16 weights
+     * as a good engine's */
     ck_assert_int_eq(ic_engine_load(IC_SRC_DIR "/enginedb/gpt-fast.yaml", en, &e), IC_OK);
     ck_assert_double_eq_tol(ic_engine_gemv_eff(en, IC_DT_INT8), 984.06 / 1137.92, 5e-4);
-    ck_assert_double_eq(ic_engine_gemv_eff(en, IC_DT_INT4), 1);
+    ck_assert_double_eq_tol(ic_engine_gemv_eff(en, IC_DT_INT4), 0.55 * 0.53125 / 0.625, 3e-3);
+    c = cfg(1, 1, 1024, IC_DT_INT4, IC_DT_BF16, IC_DT_BF16);
+    c.estimate = IC_EST_EXPECTED;
+    c.engine = en;
+    ck_assert_int_eq(ic_decode(&t->st, &t->h, &c, &p, &e), IC_OK);
+    ck_assert_double_eq_tol(p.weights_s, 3752462336.0 / (2.7e12 * 0.47), 1e-12);
+    ck_assert_double_eq_tol(p.weights_s, 2.957023e-3, 1e-9);
     c = cfg(1, 1, 1024, IC_DT_INT8, IC_DT_BF16, IC_DT_BF16);
     c.estimate = IC_EST_EXPECTED;
     c.engine = en;
@@ -793,6 +805,27 @@ START_TEST(test_expected_with_engine)
     c.weights = IC_DT_BF16;
     ck_assert_int_eq(ic_decode(&t->st, &t->h, &c, &p, &e), IC_OK);
     ck_assert_double_eq_tol(p.weights_s, 15009849344.0 / 2.7e12, 1e-12);
+
+    /* the shipped vllm-0.19 profile: an fp8 KV cache read at 0.70 of the
+     * bf16 cache's bytes/s, from FlashAttention-3's decode timings in vLLM
+     * PR #43232: per added token fp8 takes (34.51 - 23.04) / (43.48 -
+     * 27.18) = 0.704 (batch 1) and (183.8 - 97.2) / (253.45 - 132.69) =
+     * 0.717 (batch 8) of bf16's time for half the bytes, 0.5 / 0.704 =
+     * 0.710 and 0.5 / 0.717 = 0.697; bf16 is not given (1). The cache
+     * read of an fp8 step is the good engine's over 0.70. */
+    ck_assert_int_eq(ic_engine_load(IC_SRC_DIR "/enginedb/vllm-0.19.yaml", en, &e), IC_OK);
+    const double fp8 = ic_engine_attn_eff(en, IC_DT_FP8);
+    ck_assert(fp8 >= 0.5 / ((183.8 - 97.2) / (253.45 - 132.69)) - 1e-3 &&
+              fp8 <= 0.5 / ((34.51 - 23.04) / (43.48 - 27.18)) + 1e-3);
+    ck_assert_double_eq(ic_engine_attn_eff(en, IC_DT_BF16), 1);
+    c = cfg(1, 8, 8192, IC_DT_BF16, IC_DT_FP8, IC_DT_BF16);
+    c.estimate = IC_EST_EXPECTED;
+    c.engine = en;
+    ck_assert_int_eq(ic_decode(&t->st, &t->h, &c, &p, &e), IC_OK);
+    c.engine = &good;
+    ck_assert_int_eq(ic_decode(&t->st, &t->h, &c, &q, &e), IC_OK);
+    ck_assert(q.kv_s > 0);
+    ck_assert_double_eq_tol(p.kv_s, q.kv_s / 0.70, 1e-12);
     free(en);
     free(t);
 }
