@@ -257,6 +257,9 @@ START_TEST(test_optimize_405b_two_nodes)
                   "send %g", pp2->send_s);
     /* fp8 weights (50.7 GB a chip on 8) bring the 8-chip replicas in */
     ck_assert_msg(find(v, n_ok, IC_DT_FP8, IC_DT_BF16, 8, 1, 1) != NULL, "fp8 on 8 chips");
+    /* the H100 has no fp4 compute, and fp4 is searched only with it */
+    for (size_t i = 0; i < n_ok; i++)
+        ck_assert(v[i].weights != IC_DT_FP4 && v[i].compute != IC_DT_FP4);
     /* the types searched can be narrowed: bf16 alone gives those rows only */
     size_t n_all = n_ok, n_bf16 = 0;
     for (size_t i = 0; i < n_all; i++)
@@ -279,6 +282,45 @@ START_TEST(test_optimize_405b_two_nodes)
     req.max_pp = IC_OPTIMIZE_MAX_PP + 1;
     ck_assert_int_eq(ic_optimize(&t->st, &t->h, 1, &req, v, CAP, &n_ok, NULL, NULL, &e),
                      IC_EINVAL);
+    free(v);
+    free(t);
+}
+END_TEST
+
+/* fp4 weights are searched with fp4 compute where the chip has it (the
+ * B200's 9 PFLOP/s dense fp4): the 405B in fp4 is 405.85e9 x 0.5 B = 203
+ * GB, which 2 B200s (180 GB each) hold with room for a cache, where bf16
+ * (812 GB) takes 8 and fp8 4; every fp4 row computes in fp4, and narrowing
+ * to fp4 leaves only those rows. */
+START_TEST(test_optimize_fp4)
+{
+    /* the live entry: the frozen hwdb copies hold no chip with fp4 */
+    struct ic_test_pair *t = malloc(sizeof *t);
+    ck_assert_ptr_nonnull(t);
+    ic_test_model("llama3.1-405b", &t->m, &t->st);
+    ic_test_live_hw("b200", &t->h);
+    ck_assert(ic_hw_peak(&t->h, IC_DT_FP4) > 0);
+    struct ic_opt_req req = {.prompt = 2048, .output = 256, .ttft_s = 2.0, .tpot_s = 0.100,
+                             .mfu = 0.4, .max_chips = 8, .max_pp = 1};
+    enum { CAP = IC_OPTIMIZE_MAX_TOP };
+    struct ic_opt_cand *v = calloc(CAP, sizeof *v);
+    size_t n_ok = 0, n_fp4 = 0;
+    uint64_t least = UINT64_MAX;
+    struct ic_err e = {0};
+    ck_assert_int_eq(ic_optimize(&t->st, &t->h, 1, &req, v, CAP, &n_ok, NULL, NULL, &e), IC_OK);
+    for (size_t i = 0; i < n_ok; i++)
+        if (v[i].weights == IC_DT_FP4) {
+            ck_assert_int_eq(v[i].compute, IC_DT_FP4);
+            n_fp4++;
+            least = v[i].tp < least ? v[i].tp : least;
+        }
+    ck_assert_uint_gt(n_fp4, 0);
+    ck_assert_uint_eq(least, 2);
+    req.weights_mask = 1u << IC_DT_FP4;
+    ck_assert_int_eq(ic_optimize(&t->st, &t->h, 1, &req, v, CAP, &n_ok, NULL, NULL, &e), IC_OK);
+    ck_assert_uint_eq(n_ok, n_fp4);
+    for (size_t i = 0; i < n_ok; i++)
+        ck_assert(v[i].weights == IC_DT_FP4 && v[i].compute == IC_DT_FP4);
     free(v);
     free(t);
 }
@@ -365,6 +407,7 @@ int main(void)
     tcase_add_test(tc, test_pipeline_weights_per_stage);
     tcase_add_test(tc, test_pipeline_against_tp16);
     tcase_add_test(tc, test_micro_batches);
+    tcase_add_test(tc, test_optimize_fp4);
     tcase_add_test(tc, test_optimize_405b_two_nodes);
     tcase_add_test(tc, test_rank_capacity);
     suite_add_tcase(s, tc);

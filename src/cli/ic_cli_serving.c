@@ -1210,16 +1210,17 @@ const char ic_cli_help_optimize[] =
     "\n"
     "Searches every chip in hwdb (or --hw a,b,c) x decode layouts (tensor-parallel\n"
     "tp = 1, 2, 4 ... x pipeline stages pp = 1, 2, 4 ... up to --max-pp, tp x pp up\n"
-    "to --max-chips, micro-batches 1, 2 ... pp) x weights bf16/fp8/int8/int4 x KV\n"
-    "bf16/fp8 x compute (bf16, or fp8/int8 with weights of that type where the chip\n"
-    "has it) x batch for the lowest dollars per million output tokens meeting both\n"
-    "SLOs. Prefill runs on its own servers (the tensor-parallel replica with the\n"
-    "least chip-time whose TTFT meets the SLO); decode on the layout and largest\n"
-    "batch whose step at the last output token meets the TPOT. Each pipeline stage\n"
-    "holds its layers' weights and cache; a pass sends its activations to the next\n"
-    "stage over the fabric, or the scale-out network once tp x pp leaves the\n"
-    "fabric's domain. With --rate (requests/s) each row says the replicas the\n"
-    "demand takes: replicas multiply throughput at the same latency. Prints the N\n"
+    "to --max-chips, micro-batches 1, 2 ... pp) x weights bf16/fp8/int8/int4/fp4 x\n"
+    "KV bf16/fp8 x compute (bf16, or fp8/int8/fp4 with weights of that type where\n"
+    "the chip has it; fp4 only so) x batch for the lowest dollars per million output\n"
+    "tokens meeting both SLOs. Prefill runs on its own servers (the tensor-parallel\n"
+    "replica with the least chip-time whose TTFT meets the SLO); decode on the\n"
+    "layout and largest batch whose step at the last output token meets the TPOT.\n"
+    "Each pipeline stage holds its layers' weights and cache; a pass sends its\n"
+    "activations to the next stage over the fabric, or the scale-out network once tp\n"
+    "x pp leaves the fabric's domain. With --rate (requests/s) each row says the\n"
+    "replicas the demand takes: replicas multiply throughput at the same latency.\n"
+    "Prints the N\n"
     "cheapest (default 10): tp, pp, micro-batches, replicas, batch, TPOT, the step\n"
     "at the mean context, tokens/s per decode chip, the fit (HBM held over capacity)\n"
     "and"
@@ -1329,7 +1330,8 @@ int ic_cli_cmd_optimize(const struct ic_opts *a, const struct ic_db *db, FILE *o
             if (!ic_optimize_searches((enum ic_dtype)t, k))
                 return ic_cli_usage_hint(errf,
                                          k ? "the search tries KV bf16 and fp8"
-                                           : "the search tries weights bf16, fp8, int8 and int4",
+                                           : "the search tries weights bf16, fp8, int8, int4 "
+                                             "and fp4 (with fp4 compute)",
                                          "%s %s: optimize does not search that type; 'infcalc "
                                          "--model M --hw H %s %s' times it",
                                          ic_opt_table[o].name,

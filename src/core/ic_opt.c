@@ -360,7 +360,7 @@ static const struct {
     {IC_CMD_OPTIMIZE, IC_OPT_HW, "chips to search, a list (default: all of hwdb)"},
     {IC_CMD_OPTIMIZE, IC_OPT_MFU, "prefill MFU (default 0.4)"},
     {IC_CMD_OPTIMIZE, IC_OPT_WEIGHTS, "weight types searched, a list (default: bf16 fp8 int8 "
-                                      "int4)"},
+                                      "int4 fp4)"},
     {IC_CMD_OPTIMIZE, IC_OPT_KV, "KV types searched, a list (default: bf16 fp8)"},
     {IC_CMD_OPTIMIZE, IC_OPT_RATE, "demand, requests/s: the replicas each configuration needs"},
     {IC_CMD_OPTIMIZE, IC_OPT_REQUESTS, "--rank capacity: requests per simulated run (default "

@@ -576,10 +576,12 @@ static void keep_best(struct ic_opt_cand *out, size_t cap, size_t *kept,
 }
 
 
-/* The weight and KV types the search tries (--weights / --kv narrow them). */
-enum { OPT_N_WEIGHTS = 4, OPT_N_KVS = 2 };
+/* The weight and KV types the search tries (--weights / --kv narrow them).
+ * fp4 only with fp4 compute, where the chip has it (B200's NVFP4): as
+ * weight-only storage it costs what int4 does, a twin of every int4 row. */
+enum { OPT_N_WEIGHTS = 5, OPT_N_KVS = 2 };
 static const enum ic_dtype opt_weights[OPT_N_WEIGHTS] = {IC_DT_BF16, IC_DT_FP8, IC_DT_INT8,
-                                                         IC_DT_INT4};
+                                                         IC_DT_INT4, IC_DT_FP4};
 static const enum ic_dtype opt_kvs[OPT_N_KVS] = {IC_DT_BF16, IC_DT_FP8};
 
 bool ic_optimize_searches(enum ic_dtype t, bool kv)
@@ -632,14 +634,15 @@ int ic_optimize(const struct ic_model_stats *m, const struct ic_hw *hws, size_t 
         const struct ic_hw *hw = &hws[h];
         for (size_t wi = 0; wi < OPT_N_WEIGHTS; wi++)
             for (size_t ki = 0; ki < OPT_N_KVS; ki++)
-                for (int ci = 0; ci < 3; ci++) {
+                for (int ci = 0; ci < 4; ci++) {
                     /* compute: bf16 (fp16 on chips without it), or the low
                      * type the weights are stored in where the chip has it */
                     enum ic_dtype comp = ci == 0 ? (ic_hw_peak(hw, IC_DT_BF16) > 0 ? IC_DT_BF16
                                                                                    : IC_DT_FP16)
                                          : ci == 1 ? IC_DT_FP8
-                                                   : IC_DT_INT8;
-                    if (ci > 0 && wts[wi] != comp)
+                                         : ci == 2 ? IC_DT_INT8
+                                                   : IC_DT_FP4;
+                    if ((ci > 0 && wts[wi] != comp) || (ci == 0 && wts[wi] == IC_DT_FP4))
                         continue;
                     if (!(ic_hw_peak(hw, comp) > 0))
                         continue;
