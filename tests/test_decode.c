@@ -875,6 +875,37 @@ START_TEST(test_kept_unquantized_parts)
 }
 END_TEST
 
+/* DeepSeek Sparse Attention in the step (tests/fixtures/deepseek-v3.2-config.json):
+ * 2 sequences at 32,768 tokens on 8 chips (the latent cache splits by
+ * batch). A step reads, per sequence and layer, the top 2,048 tokens'
+ * latents (2048 x 576 x 2 B) and every token's indexer key (32768 x 132 B):
+ * 2 x 61 x (2,359,296 + 4,325,376) = 815,529,984 B, against the 2 x 61 x
+ * 32768 x 1,284 = 5,133,041,664 B held, one sequence (2,566,520,832 B) on
+ * the busiest chip; each new token writes 61 x 1,284 B. */
+START_TEST(test_sparse_attention_step)
+{
+    struct ic_model *m = malloc(sizeof *m);
+    struct ic_model_stats st;
+    struct ic_hw h;
+    struct ic_err e = {0};
+    ck_assert_int_eq(ic_model_load(IC_TEST_DIR "/fixtures/deepseek-v3.2-config.json", m, &e), 0);
+    ck_assert_int_eq(ic_model_derive(m, &st, &e), 0);
+    ic_test_hw("h100", &h);
+    struct ic_decode_cfg c = cfg(8, 2, 32768, IC_DT_FP8, IC_DT_BF16, IC_DT_BF16);
+    struct ic_point p;
+    ck_assert_int_eq(ic_decode(&st, &h, &c, &p, &e), IC_OK);
+    ck_assert_double_eq_tol(p.kv_bytes, 815529984.0, 1);
+    ck_assert_double_eq_tol(p.mem_kv_B, 2566520832.0, 1);
+    ck_assert_double_eq_tol(p.kv_write_bytes, 2.0 * 61 * 1284, 1e-6);
+    ck_assert_uint_eq(p.kv_bytes_per_token, 78324);
+    /* below the top-k everything is read, as for dense MLA */
+    c.context = 1024;
+    ck_assert_int_eq(ic_decode(&st, &h, &c, &p, &e), IC_OK);
+    ck_assert_double_eq_tol(p.kv_bytes, 2.0 * 61 * 1024 * 1284, 1);
+    free(m);
+}
+END_TEST
+
 START_TEST(test_missing_compute_type)
 {
     struct ic_test_pair *t = ic_test_pair("llama3-8b", "a100");
@@ -920,6 +951,7 @@ int main(void)
     tcase_add_test(tc, test_expected_moe_mla_kernels);
     tcase_add_test(tc, test_expected_with_engine);
     tcase_add_test(tc, test_kept_unquantized_parts);
+    tcase_add_test(tc, test_sparse_attention_step);
     suite_add_tcase(s, tc);
     return ic_test_run(s);
 }

@@ -276,6 +276,52 @@ START_TEST(test_minimax_m2)
 }
 END_TEST
 
+/* DeepSeek-V3.2 (model_type deepseek_v32): DeepSeek-V3's layers and a
+ * lightning indexer per layer (index_n_heads 64, index_head_dim 128,
+ * index_topk 2048). The indexer's parameters, by hand from DeepSeek's
+ * inference code: wq_b 1536 x 64 x 128 = 12,582,912, wk 7168 x 128 =
+ * 917,504, k_norm's weight and bias 256, weights_proj 7168 x 64 = 458,752:
+ * 13,959,424 a layer, 851,524,864 over 61, replicated; V3's 671,026,404,352
+ * (modeldb) + 851,524,864 = 671,877,929,216. The cache a token: MLA's 576
+ * values a layer (1,152 B in bf16) and the indexer's 128 fp8 + a 4 B scale:
+ * 61 x 1,284 = 78,324 B. Decode attention at 32,768 cached tokens: the
+ * absorbed MLA pair (2 x 128 x 576 + 2 x 128 x 512 = 278,528 FLOP) over
+ * the top 2,048, and the indexer's 2 x 64 x 128 = 16,384 over all 32,768:
+ * 61 x (2048 x 278528 + 32768 x 16384) = 67,545,071,616. A prefill span is
+ * checked against a loop over positions. */
+START_TEST(test_deepseek_v32)
+{
+    struct ic_err e = {0};
+    struct ic_model_stats st;
+    ck_assert_int_eq(ic_model_load(IC_TEST_DIR "/fixtures/deepseek-v3.2-config.json", M, &e), 0);
+    ck_assert_int_eq(ic_model_derive(M, &st, &e), 0);
+    ck_assert(st.mla);
+    ck_assert_uint_eq(st.group_params[IC_PG_REPLICATED], UINT64_C(1030904832) + 61 * UINT64_C(13959424));
+    ck_assert_uint_eq(st.params_total, UINT64_C(671877929216));
+    ck_assert_uint_eq(st.sparse_topk, 2048);
+    ck_assert_uint_eq(ic_model_kv_bytes_per_token(&st, 16), 78324);
+    ck_assert_double_eq_tol(ic_model_attn_flop(&st, 32768), 67545071616.0, 1);
+    /* below the top-k a query attends to every token, as dense MLA */
+    ck_assert_double_eq_tol(ic_model_attn_flop(&st, 1000),
+                            61.0 * 1000 * (278528 + 16384), 1e-3);
+    /* prefill of 3000 tokens after 1000: position j attends min(j, 2048)
+     * tokens at the plain MLA pair (2 x 128 x 192 + 2 x 128 x 128 =
+     * 81,920 FLOP), the indexer all j */
+    double naive = 0;
+    for (double j = 1001; j <= 4000; j++)
+        naive += 61 * (81920.0 * (j < 2048 ? j : 2048) + 16384.0 * j);
+    ck_assert_double_eq_tol(ic_model_prefill_attn_flop(&st, 1000, 3000) / naive, 1, 1e-12);
+    /* the three keys go together, on MLA with a q_lora_rank */
+    M->locs[IC_MF_INDEX_DIM].line = 0;
+    ck_assert_int_eq(ic_model_derive(M, &st, &e), IC_EINVAL);
+    ck_assert_ptr_nonnull(strstr(e.msg, "'index_head_dim' is missing"));
+    M->locs[IC_MF_INDEX_DIM].line = 1;
+    M->q_lora_rank = 0;
+    ck_assert_int_eq(ic_model_derive(M, &st, &e), IC_EINVAL);
+    ck_assert_ptr_nonnull(strstr(e.msg, "needs MLA with a q_lora_rank"));
+}
+END_TEST
+
 START_TEST(test_mqa)
 {
     /* one KV head: 2 * 32 layers * 1 * 128 * 2 B = 16,384 B per token */
@@ -323,6 +369,7 @@ int main(void)
     tcase_add_test(tc, test_kimi_k2);
     tcase_add_test(tc, test_glm4_moe);
     tcase_add_test(tc, test_minimax_m2);
+    tcase_add_test(tc, test_deepseek_v32);
     suite_add_tcase(s, tc);
     return ic_test_run(s);
 }

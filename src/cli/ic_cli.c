@@ -799,6 +799,14 @@ static void show_model(FILE *out, const struct ic_model *m, const struct ic_mode
     if (s->mla)
         fprintf(out, "MLA: cache %llu values per token per layer (latent + RoPE key)\n",
                 (unsigned long long)s->kv_values_per_layer_token);
+    if (s->sparse_topk)
+        fprintf(out,
+                "sparse attention (DSA): each token attends to the top %llu cached tokens its "
+                "indexer picks; the indexer scores every cached token (%llu FLOP a token a "
+                "layer) and caches %llu B a token a layer (fp8 keys and scales)\n",
+                (unsigned long long)s->sparse_topk,
+                (unsigned long long)s->index_flop_per_ctx_token_layer,
+                (unsigned long long)s->index_bytes_per_layer_token);
     if (s->n_window_layers)
         fprintf(out, "sliding window %llu tokens on %llu of %llu layers\n",
                 (unsigned long long)s->window, (unsigned long long)s->n_window_layers,

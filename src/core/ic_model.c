@@ -832,6 +832,9 @@ static const struct ic_schema published_schema = {"published section", published
     CNT("qk_rope_head_dim", IC_MF_ROPE_DIM, qk_rope_head_dim),                       \
     CNT("qk_nope_head_dim", IC_MF_NOPE_DIM, qk_nope_head_dim),                       \
     CNT("v_head_dim", IC_MF_V_HEAD_DIM, v_head_dim),                                 \
+    CNT("index_topk", IC_MF_INDEX_TOPK, index_topk),                                 \
+    CNT("index_n_heads", IC_MF_INDEX_HEADS, index_n_heads),                          \
+    CNT("index_head_dim", IC_MF_INDEX_DIM, index_head_dim),                          \
     STR("model_type", IC_MF_MODEL_TYPE, model_type)
 
 static const struct ic_field model_fields[] = {
@@ -909,7 +912,7 @@ static const char *const read_types[] = {
     "llama",     "mistral",     "mixtral", "qwen2",       "qwen2_moe",   "qwen3",
     "qwen3_moe", "gemma",       "gemma2",  "gemma3",      "gemma3_text", "phi3",
     "deepseek_v2", "deepseek_v3", "kimi_k2", "olmoe", "gpt_oss", "qwen2_vl", "qwen2_5_vl",
-    "qwen2_vl_text", "qwen2_5_vl_text", "llava", "glm4_moe", "minimax_m2"};
+    "qwen2_vl_text", "qwen2_5_vl_text", "llava", "glm4_moe", "minimax_m2", "deepseek_v32"};
 
 static bool type_read(const char *t)
 {
@@ -1085,7 +1088,8 @@ static int derive_totals(struct ctx *c, struct ic_model_stats *s)
         {IC_MF_FIRST_K_DENSE, "first_k_dense_replace"}, {IC_MF_MOE_FREQ, "moe_layer_freq"},
         {IC_MF_Q_LORA, "q_lora_rank"}, {IC_MF_KV_LORA, "kv_lora_rank"},
         {IC_MF_ROPE_DIM, "qk_rope_head_dim"}, {IC_MF_NOPE_DIM, "qk_nope_head_dim"},
-        {IC_MF_V_HEAD_DIM, "v_head_dim"},
+        {IC_MF_V_HEAD_DIM, "v_head_dim"}, {IC_MF_INDEX_TOPK, "index_topk"},
+        {IC_MF_INDEX_HEADS, "index_n_heads"}, {IC_MF_INDEX_DIM, "index_head_dim"},
     };
     for (size_t i = 0; i < N(unread); i++)
         if (has(m, unread[i].id)) {
@@ -1206,6 +1210,34 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
             return at(&c, IC_MF_ROPE_DIM, "MLA needs qk_rope_head_dim + qk_nope_head_dim > 0");
     }
 
+    /* DeepSeek Sparse Attention: the lightning indexer on MLA's compressed
+     * query (DeepSeek-V3.2's inference code: wq_b from q_lora_rank) */
+    const bool dsa = has(m, IC_MF_INDEX_TOPK) || has(m, IC_MF_INDEX_HEADS) ||
+                     has(m, IC_MF_INDEX_DIM);
+    if (dsa) {
+        static const int need[] = {IC_MF_INDEX_TOPK, IC_MF_INDEX_HEADS, IC_MF_INDEX_DIM};
+        static const char *const names[] = {"index_topk", "index_n_heads", "index_head_dim"};
+        int given = IC_MF_INDEX_TOPK;
+        for (int i = 0; i < 3; i++)
+            if (has(m, need[i]))
+                given = need[i];
+        for (int i = 0; i < 3; i++)
+            if (!has(m, need[i]))
+                return at(&c, given,
+                          "DeepSeek Sparse Attention's indexer is given but '%s' is missing",
+                          names[i]);
+        if (!mla || !m->q_lora_rank)
+            return at(&c, given, "the indexer (index_topk, DeepSeek-V3.2's sparse attention) "
+                                 "needs MLA with a q_lora_rank: it reads MLA's compressed query");
+        if ((rc = check_range(&c, IC_MF_INDEX_TOPK, "index_topk", m->index_topk, 1,
+                              IC_MODEL_MAX_CONTEXT)) ||
+            (rc = check_range(&c, IC_MF_INDEX_HEADS, "index_n_heads", m->index_n_heads, 1,
+                              1u << 12)) ||
+            (rc = check_range(&c, IC_MF_INDEX_DIM, "index_head_dim", m->index_head_dim, 1,
+                              1u << 12)))
+            return rc;
+    }
+
     /* MoE: one of the three spellings of the expert count. */
     uint64_t E = 0;
     int e_id = -1, e_key = 0;
@@ -1301,6 +1333,15 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
         uint64_t o = mul(&c, mul(&c, H, vdim), D);                         /* o_proj */
         attn_heads = add(&c, add(&c, qup, kvb), o);
         attn_kv = 0;
+        if (dsa) {
+            /* the indexer, replicated on every chip (vLLM's ReplicatedLinear):
+             * wq_b q_lora -> heads x dim, wk D -> dim, k_norm (a LayerNorm:
+             * weight and bias), weights_proj D -> heads */
+            const uint64_t ih = m->index_n_heads, id = m->index_head_dim;
+            repl = add(&c, repl, mul(&c, m->q_lora_rank, mul(&c, ih, id)));
+            repl = add(&c, repl, add(&c, mul(&c, D, id), 2 * id));
+            repl = add(&c, repl, mul(&c, D, ih));
+        }
     } else {
         /* q: D x H*hd, o: H*hd x D, k and v: D x Hkv*hd each, optional biases */
         attn_heads = add(&c, mul(&c, 2, mul(&c, D, mul(&c, H, hd))), qkv_bias * H * hd + o_bias * D);
@@ -1366,6 +1407,15 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
                   (unsigned long long)mul(&c, s.kv_values_per_layer_token, L));
     }
     s.kv_ways = mla ? 1 : Hkv;
+    if (dsa) {
+        /* the indexer's cache: one fp8 key of index_head_dim and its fp32
+         * scale a token a layer (DeepSeek-V3.2's inference/model.py keeps
+         * k_cache in float8_e4m3fn beside a float32 k_scale_cache; vLLM's
+         * indexer cache: 128 + 4 = 132 B a token a layer) */
+        s.sparse_topk = m->index_topk;
+        s.index_bytes_per_layer_token = m->index_head_dim + 4;
+        s.index_flop_per_ctx_token_layer = 2 * m->index_n_heads * m->index_head_dim;
+    }
     s.n_window_layers = n_window;
     s.n_global_layers = L - n_window;
     s.window = window;
@@ -1411,23 +1461,27 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
     return IC_OK;
 }
 
-uint64_t ic_model_kv_values(const struct ic_model_stats *s, uint64_t context)
+uint64_t ic_model_kv_token_layers(const struct ic_model_stats *s, uint64_t context)
 {
     uint64_t w = context < s->window ? context : s->window;
-    return s->kv_values_per_layer_token * (s->n_global_layers * context + s->n_window_layers * w);
+    return s->n_global_layers * context + s->n_window_layers * w;
+}
+
+uint64_t ic_model_kv_values(const struct ic_model_stats *s, uint64_t context)
+{
+    return s->kv_values_per_layer_token * ic_model_kv_token_layers(s, context);
 }
 
 uint64_t ic_model_kv_bytes_per_token(const struct ic_model_stats *s, uint32_t kv_bits)
 {
-    uint64_t values = s->kv_values_per_layer_token * (s->n_global_layers + s->n_window_layers);
-    return values * kv_bits / 8;
+    uint64_t layers = s->n_global_layers + s->n_window_layers;
+    return s->kv_values_per_layer_token * layers * kv_bits / 8 +
+           s->index_bytes_per_layer_token * layers;
 }
 
 double ic_model_attn_flop(const struct ic_model_stats *s, uint64_t context)
 {
-    uint64_t w = context < s->window ? context : s->window;
-    return (double)s->attn_flop_per_ctx_token_layer *
-           ((double)s->n_global_layers * (double)context + (double)s->n_window_layers * (double)w);
+    return context ? ic_model_attn_flop_span(s, context - 1, 1, true) : 0;
 }
 
 /* sum of j for j = a .. b (a <= b), and of min(j, w) */
@@ -1449,10 +1503,14 @@ double ic_model_attn_flop_span(const struct ic_model_stats *s, uint64_t prefix,
         return 0;
     double a = (double)prefix + 1, b = (double)prefix + (double)tokens;
     double w = s->n_window_layers ? (double)s->window : b;
+    /* a sparse layer attends to its indexer's top-k, as a window would */
+    double g = s->sparse_topk ? sum_min(a, b, (double)s->sparse_topk) : sum_j(a, b);
     return (double)(absorbed ? s->attn_flop_per_ctx_token_layer
                              : s->prefill_attn_flop_per_ctx_token_layer) *
-           ((double)s->n_global_layers * sum_j(a, b) +
-            (double)s->n_window_layers * sum_min(a, b, w));
+               ((double)s->n_global_layers * g + (double)s->n_window_layers * sum_min(a, b, w)) +
+           (double)s->index_flop_per_ctx_token_layer *
+               ((double)s->n_global_layers * sum_j(a, b) +
+                (double)s->n_window_layers * sum_min(a, b, w));
 }
 
 double ic_model_prefill_attn_flop(const struct ic_model_stats *s, uint64_t prefix,

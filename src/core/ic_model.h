@@ -40,6 +40,7 @@ enum ic_model_field {
     IC_MF_MOE_INTERMEDIATE, IC_MF_N_SHARED, IC_MF_SHARED_INTERMEDIATE,
     IC_MF_FIRST_K_DENSE, IC_MF_MOE_FREQ,
     IC_MF_Q_LORA, IC_MF_KV_LORA, IC_MF_ROPE_DIM, IC_MF_NOPE_DIM, IC_MF_V_HEAD_DIM,
+    IC_MF_INDEX_TOPK, IC_MF_INDEX_HEADS, IC_MF_INDEX_DIM,
     IC_MF_PUBLISHED, IC_MF_PUB_TOTAL, IC_MF_PUB_ACTIVE, IC_MF_PUB_ACTIVE_EMB,
     IC_MF_PUB_SOURCE,
     IC_MF_PARAMETERS, IC_MF_ACTIVE_PARAMETERS, IC_MF_KV_VALUES,
@@ -86,6 +87,7 @@ struct ic_model {
     uint64_t first_k_dense_replace, moe_layer_freq;
 
     uint64_t q_lora_rank, kv_lora_rank, qk_rope_head_dim, qk_nope_head_dim, v_head_dim;
+    uint64_t index_topk, index_n_heads, index_head_dim; /* DeepSeek Sparse Attention */
 
     uint64_t published_total, published_active;
     bool published_active_includes_embedding;
@@ -141,6 +143,16 @@ struct ic_model_stats {
     uint64_t window;            /* tokens */
     uint64_t kv_ways;           /* max ways the cache splits by head (1 for MLA) */
     bool mla;
+    /* DeepSeek Sparse Attention (DeepSeek-V3.2): a query attends to the
+     * sparse_topk cached tokens its lightning indexer picks, so a step reads
+     * and attends over at most that many a layer; the indexer scores every
+     * cached token (index_flop per cached token per layer: 2 x index_n_heads
+     * x index_head_dim) from a cache of its own, one index_head_dim key a
+     * token a layer in fp8 with an fp32 scale (index_bytes, whatever the
+     * KV type), held and read whole. All 0: attention over every token. */
+    uint64_t sparse_topk;
+    uint64_t index_bytes_per_layer_token;
+    uint64_t index_flop_per_ctx_token_layer;
 
     /* Decode attention FLOPs per token per cached token per layer:
      * QK^T plus AV (MLA: the absorbed form over the latent). */
@@ -178,21 +190,29 @@ int ic_model_load(const char *path, struct ic_model *out, struct ic_err *err);
 int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out,
                     struct ic_err *err);
 
-/* KV values one sequence caches at context S (<= IC_MODEL_MAX_CONTEXT), over
- * all layers: per_layer * (global * S + window_layers * min(S, window)). */
+/* Token-layers one sequence caches at context S (<= IC_MODEL_MAX_CONTEXT):
+ * global * S + window_layers * min(S, window). */
+uint64_t ic_model_kv_token_layers(const struct ic_model_stats *s, uint64_t context);
+
+/* KV values one sequence caches at context S: per_layer * the token-layers. */
 uint64_t ic_model_kv_values(const struct ic_model_stats *s, uint64_t context);
 
-/* KV bytes per token of full context (all layers, no window), at kv_bits. */
+/* KV bytes per token of full context (all layers, no window), at kv_bits;
+ * with DeepSeek Sparse Attention the indexer's keys too. */
 uint64_t ic_model_kv_bytes_per_token(const struct ic_model_stats *s, uint32_t kv_bits);
 
-/* Decode attention FLOPs for one new token attending over context S. */
+/* Decode attention FLOPs for one new token attending over context S (with
+ * DeepSeek Sparse Attention: over min(S, topk) tokens, and the indexer
+ * over all S). */
 double ic_model_attn_flop(const struct ic_model_stats *s, uint64_t context);
 
 /* Prefill attention FLOPs for T new tokens following P cached ones, each
  * attending causally to every earlier token and itself (windowed layers: to
  * the last `window`), summed exactly over positions P+1 .. P+T:
  *   c * (global * sum(j) + windowed * sum(min(j, window))),
- * c the prefill per-token coefficient. */
+ * c the prefill per-token coefficient; with DeepSeek Sparse Attention
+ * sum(min(j, topk)) in the global layers, and the indexer's
+ * index_flop * layers * sum(j) beside. */
 double ic_model_prefill_attn_flop(const struct ic_model_stats *s, uint64_t prefix,
                                   uint64_t tokens);
 

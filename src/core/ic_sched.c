@@ -129,12 +129,16 @@ static double in_flight(const struct ic_lengths *l, double R)
 
 /* ---- KV memory ---- */
 
-/* KV values one sequence holds with `global` tokens in each global layer
- * and `local` tokens in each window layer (real numbers: averages). */
-static double kv_values(const struct ic_model_stats *m, double global, double local)
+/* KV bytes one sequence holds with `global` tokens in each global layer
+ * and `local` tokens in each window layer (real numbers: averages), bkv
+ * bytes a value; DeepSeek Sparse Attention's indexer keys at their own
+ * bytes (as ic_step_kv_seq_bytes counts them). */
+static double kv_held(const struct ic_model_stats *m, double global, double local, double bkv)
 {
-    return (double)m->kv_values_per_layer_token *
-           ((double)m->n_global_layers * global + (double)m->n_window_layers * local);
+    const double token_layers =
+        (double)m->n_global_layers * global + (double)m->n_window_layers * local;
+    return token_layers *
+           ((double)m->kv_values_per_layer_token * bkv + (double)m->index_bytes_per_layer_token);
 }
 
 /* The window a window layer keeps, or the context when there is none. */
@@ -242,9 +246,9 @@ int ic_batching(const struct ic_model_stats *m, const struct ic_hw *hw,
 
     /* KV held per sequence, bytes, whole model */
     const double half = (double)cfg->block / 2, res = (double)r.reserve;
-    r.used_B = kv_values(m, r.mean_context, windowed(m, r.mean_context)) * bkv;
-    r.contiguous_B = kv_values(m, res, windowed(m, res)) * bkv;
-    r.paged_B = kv_values(m, r.mean_context + half, windowed(m, r.mean_context) + half) * bkv;
+    r.used_B = kv_held(m, r.mean_context, windowed(m, r.mean_context), bkv);
+    r.contiguous_B = kv_held(m, res, windowed(m, res), bkv);
+    r.paged_B = kv_held(m, r.mean_context + half, windowed(m, r.mean_context) + half, bkv);
     /* a model that caches nothing wastes nothing */
     r.contiguous_waste = r.contiguous_B > 0 ? 1 - r.used_B / r.contiguous_B : 0;
     r.paged_waste = r.paged_B > 0 ? 1 - r.used_B / r.paged_B : 0;

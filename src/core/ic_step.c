@@ -97,7 +97,19 @@ enum ic_dtype ic_step_group_type(const struct ic_model_stats *m, int g, enum ic_
 
 double ic_step_kv_seq_bytes(const struct ic_model_stats *m, uint64_t context, enum ic_dtype kv)
 {
-    return (double)ic_model_kv_values(m, context) * bytes_per(kv);
+    return (double)ic_model_kv_values(m, context) * bytes_per(kv) +
+           (double)ic_model_kv_token_layers(m, context) * (double)m->index_bytes_per_layer_token;
+}
+
+double ic_step_kv_read_seq_bytes(const struct ic_model_stats *m, uint64_t context,
+                                 uint64_t tokens, enum ic_dtype kv)
+{
+    if (!m->sparse_topk)
+        return ic_step_kv_seq_bytes(m, context, kv);
+    const double picked = fmin((double)context, (double)tokens * (double)m->sparse_topk);
+    return (double)m->kv_values_per_layer_token * (double)m->n_global_layers * picked *
+               bytes_per(kv) +
+           (double)ic_model_kv_token_layers(m, context) * (double)m->index_bytes_per_layer_token;
 }
 
 /* Workspace: fp32 activations of one sequence on one chip: residual, normed
@@ -294,9 +306,12 @@ int ic_step_load(const struct ic_model_stats *m, const struct ic_step *s, struct
      * (sequence, query head) pairs, g chips sharing each KV head. */
     const uint64_t hw = sp->hw, g = N / hw, q = sp->q;
     const bool by_heads = sp->by_heads;
-    const double per_token_kv = f * (double)m->kv_values_per_layer_token *
-                                (double)(m->n_global_layers + m->n_window_layers);
     const double layers = (double)(m->n_global_layers + m->n_window_layers);
+    /* bytes one new token writes to the busiest chip's stage (the indexer's
+     * key at its own type) */
+    const double per_token_kv_B = f * layers *
+                                  ((double)m->kv_values_per_layer_token * bkv +
+                                   (double)m->index_bytes_per_layer_token);
     out->kv_split_heads = hw;
     out->kv_split_batch = g;
     double flops_lin = 0, flops_attn = 0;
@@ -312,11 +327,13 @@ int ic_step_load(const struct ic_model_stats *m, const struct ic_step *s, struct
         const double share = f * (by_heads ? (double)((cm * q + g - 1) / g) / (double)m->n_heads
                                            : (double)cm / (double)N);
         const double kv_seq = ic_step_kv_seq_bytes(m, k->context + k->tokens, s->kv);
+        const double kv_read = ic_step_kv_read_seq_bytes(m, k->context + k->tokens, k->tokens,
+                                                         s->kv);
         out->kv_seq_bytes[i] = f * kv_seq;
-        out->kv_read_bytes += (double)seqs * f * kv_seq / (double)hw;
-        out->kv_write_bytes += (double)seqs * T * per_token_kv * bkv / (double)hw;
-        out->kv_read_all_bytes += cnt * kv_seq;
-        out->kv_write_all_bytes += cnt * T * (per_token_kv / f) * bkv;
+        out->kv_read_bytes += (double)seqs * f * kv_read / (double)hw;
+        out->kv_write_bytes += (double)seqs * T * per_token_kv_B / (double)hw;
+        out->kv_read_all_bytes += cnt * kv_read;
+        out->kv_write_all_bytes += cnt * T * per_token_kv_B / f;
         const bool absorbed = k->phase == IC_PHASE_DECODE;
         double fl;
         if (s->attn == IC_ATTN_UNFUSED) {
