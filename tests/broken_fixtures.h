@@ -148,6 +148,10 @@ static const struct broken broken[] = {
     /* a model_type whose layers are not counted as a Llama's (Mamba
      * hybrids, encoders...): refused at the key, not misread */
     {"config-jamba.json", true, 2, 17, "model_type 'jamba' is not one infcalc reads", NULL},
+    /* refused at its model_type, not at a key before it that such a model
+     * means otherwise (MiniMax-M3's moe_layer_freq list) */
+    {"config-unread-type-last.json", true, 5, 17, "model_type 'minimax_m3' is not one infcalc reads",
+     "read: llama"},
     /* Qwen-MoE dense layers by a step: not counted, so refused */
     {"config-sparse-step.json", true, 8, 26, "'decoder_sparse_step' other than 1 is not read",
      NULL},

@@ -2,6 +2,7 @@
  * attention kind (MHA, GQA, MLA, sliding and alternating windows, quantized
  * KV), MoE expert touch counts, and two ways of reading the same model (a
  * modeldb entry and a Hugging Face config.json) agreeing. */
+#include "ic_step.h"
 #include "ic_test.h"
 
 #include <stdlib.h>
@@ -273,6 +274,19 @@ START_TEST(test_minimax_m2)
     ck_assert_uint_eq(st.params_total, UINT64_C(228689304576));
     ck_assert_uint_eq(st.params_active, UINT64_C(10415496192));
     ck_assert_ptr_nonnull(strstr(M->tower, "num_mtp_modules"));
+    /* as shipped, fp8 blocks with the routers, their correction biases and
+     * the head listed: every entry read (the routers are not modelled), the
+     * embedding and head at bf16: 1,229,193,216 x 2 B, the other
+     * 227,460,111,360 parameters at 1 + 4 / 16384 B = 229,974,030,045.75 B */
+    ck_assert_int_eq(ic_model_load(IC_TEST_DIR "/fixtures/minimax-m2-fp8-config.json", M, &e), 0);
+    ck_assert_int_eq(ic_model_derive(M, &st, &e), 0);
+    ck_assert_uint_eq(M->keep_other, 0);
+    ck_assert_int_eq(M->default_weights, IC_DT_FP8);
+    double bytes = 0;
+    for (int g = 0; g < IC_PG_COUNT; g++)
+        bytes += (double)st.group_params[g] *
+                 ic_step_weight_bytes(&st, ic_step_group_type(&st, g, IC_DT_FP8));
+    ck_assert_double_eq_tol(bytes, 229974030045.75, 1e-3);
 }
 END_TEST
 

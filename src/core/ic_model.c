@@ -301,8 +301,10 @@ static uint32_t groups_named(const char *entry, long *layer)
         return 1u << IC_PG_HEAD;
     if (strstr(e, "embed"))
         return 1u << IC_PG_EMBED;
-    if (strstr(e, "norm") || strstr(e, "router") || ends_with(e, "gate"))
-        return KEEP_SMALL; /* mlp.gate, moe.gate, shared_expert_gate, *_layernorm */
+    if (strstr(e, "norm") || strstr(e, "router") || ends_with(e, "gate") ||
+        strstr(e, "e_score_correction"))
+        return KEEP_SMALL; /* mlp.gate, moe.gate, shared_expert_gate, *_layernorm, the
+                              router's e_score_correction_bias (DeepSeek, GLM, MiniMax) */
     if (strstr(e, "shared_expert"))
         return 1u << IC_PG_SHARED;
     if (strstr(e, "experts"))
@@ -587,6 +589,10 @@ static int read_quark(const struct ic_ydoc *d, yaml_node_t *node, struct ic_mode
  * scales (DeepSeek-V3), mxfp4, AWQ and GPTQ with groups of scales and
  * zeros, fbgemm_fp8, bitsandbytes, compressed-tensors, ModelOpt and Quark
  * (the last three in their own readers above). */
+#define QUANT_METHODS_READ                                                                  \
+    "fp8, awq, gptq, mxfp4, compressed-tensors, modelopt, quark, fbgemm_fp8 or "           \
+    "bitsandbytes are read"
+
 static int read_quant(const struct ic_ydoc *d, yaml_node_t *node, void *rec, struct ic_err *err)
 {
     struct ic_model *m = rec;
@@ -596,15 +602,14 @@ static int read_quant(const struct ic_ydoc *d, yaml_node_t *node, void *rec, str
     if (meth && !meth[0]) {
         int rc = ic_ydoc_error(d, map_get(d, node, "quant_method"), err,
                                "'quant_method': empty; expected the method's name");
-        ic_err_hint(err, "fp8, awq, gptq, mxfp4, compressed-tensors, modelopt, quark, "
-                         "fbgemm_fp8 or bitsandbytes are read; or give --weights");
+        ic_err_hint(err, QUANT_METHODS_READ "; or give --weights");
         return rc;
     }
     if (!meth && map_get(d, node, "quant_algo"))
         return read_modelopt(d, node, m, "quantization_config"); /* ModelOpt's exports name no method */
     if (!meth) {
         int rc = ic_ydoc_error(d, node, err, "'quantization_config' without a quant_method");
-        ic_err_hint(err, "fp8, awq or gptq are read; or leave it out and give --weights");
+        ic_err_hint(err, QUANT_METHODS_READ "; or leave it out and give --weights");
         return rc;
     }
     if (strcmp(meth, "fp8") == 0) {
@@ -920,6 +925,45 @@ static bool type_read(const char *t)
         if (strcmp(t, read_types[i]) == 0)
             return true;
     return false;
+}
+
+/* A model_type whose layers this derivation does not hold (Mamba and
+ * linear-attention hybrids, encoders, a GELU MLP, interleaved MoE with
+ * shared experts): its keys would be read as a Llama's and give wrong
+ * counts without a word. */
+static int type_error(const char *path, unsigned line, unsigned col, const char *type,
+                      struct ic_err *err)
+{
+    int rc = ic_err_set(err, IC_EINVAL, path, line, col,
+                        "model_type '%s' is not one infcalc reads: its layers may not be a "
+                        "decoder's attention and gated MLP (or MoE) as counted here",
+                        type);
+    char list[400];
+    size_t n = 0;
+    for (size_t i = 0; i < sizeof read_types / sizeof read_types[0] && n < sizeof list; i++)
+        n += (size_t)snprintf(list + n, sizeof list - n, "%s%s", i ? ", " : "", read_types[i]);
+    ic_err_hint(err, "read: %s; a decoder of the same shape under another name may say one "
+                     "of these (its counts are then yours to check)",
+                list);
+    return rc;
+}
+
+/* The model_type a config.json's text model has (text_config's over the
+ * wrapper's), refused before any other key: a key's error on a model
+ * infcalc does not read (MiniMax-M3's list of moe_layer_freq) would give
+ * the wrong reason. */
+static int refuse_unread_type(const struct ic_ydoc *d, yaml_node_t *root, struct ic_err *err)
+{
+    yaml_node_t *text = map_get(d, root, "text_config");
+    yaml_node_t *node = text && text->type == YAML_MAPPING_NODE ? map_get(d, text, "model_type")
+                                                                : NULL;
+    if (!node)
+        node = map_get(d, root, "model_type");
+    const char *t = ic_ydoc_scalar(node);
+    if (!t || !t[0] || type_read(t))
+        return IC_OK;
+    return type_error(d->path, (unsigned)node->start_mark.line + 1,
+                      (unsigned)node->start_mark.column + 1, t, err);
 }
 
 /* What Hugging Face's implementation of a model_type fixes in code rather
@@ -1626,6 +1670,8 @@ int ic_model_load(const char *path, struct ic_model *out, struct ic_err *err)
     }
     m->root.line = (unsigned)root->start_mark.line + 1;
     m->root.col = (unsigned)root->start_mark.column + 1;
+    if (m->from_config_json && (rc = refuse_unread_type(&d, root, err)))
+        goto out; /* before the keys: what an unread model means by them is unknown */
     rc = ic_ydoc_read(&d, root, m->from_config_json ? &config_schema : &model_schema, m,
                       m->locs, NULL, err);
     if (!rc && m->from_config_json)
@@ -1633,23 +1679,9 @@ int ic_model_load(const char *path, struct ic_model *out, struct ic_err *err)
     if (rc)
         goto out;
     if (m->from_config_json && m->model_type[0] && !type_read(m->model_type)) {
-        /* a model_type whose layers this derivation does not hold (Mamba
-         * and linear-attention hybrids, encoders, a GELU MLP, interleaved
-         * MoE with shared experts): its keys would be read as a Llama's
-         * and give wrong counts without a word */
+        /* refuse_unread_type saw the same text before the keys were read */
         const struct ic_loc *l = &m->locs[IC_MF_MODEL_TYPE];
-        rc = ic_err_set(err, IC_EINVAL, path, l->line, l->col,
-                        "model_type '%s' is not one infcalc reads: its layers may not be a "
-                        "decoder's attention and gated MLP (or MoE) as counted here",
-                        m->model_type);
-        char list[400];
-        size_t n = 0;
-        for (size_t i = 0; i < sizeof read_types / sizeof read_types[0] && n < sizeof list; i++)
-            n += (size_t)snprintf(list + n, sizeof list - n, "%s%s", i ? ", " : "",
-                                  read_types[i]);
-        ic_err_hint(err, "read: %s; a decoder of the same shape under another name may "
-                         "say one of these (its counts are then yours to check)",
-                    list);
+        rc = type_error(path, l->line, l->col, m->model_type, err);
         goto out;
     }
     if (m->from_config_json) {
