@@ -161,6 +161,8 @@ static const struct broken broken[] = {
      "'attn_type_list' other than all 1 is not read", "MiniMax-M2's config gives 1"},
     {"config-minimax-shared.json", true, 24, 31,
      "'shared_intermediate_size' other than 0 is not read", "MiniMax-M2's config gives 0"},
+    /* DeepSeek Sparse Attention beside sliding windows: not modelled */
+    {"config-dsa-window.json", true, 15, 17, "sliding windows beside the indexer", NULL},
     {"hw-long-name.yaml", false, 2, 7, "'name': value is too long (at most 63 characters)", NULL},
     {"hw-name-upper.yaml", false, 2, 7, "'name' must be lower-case letters", NULL},
     {"model-bad-name.yaml", true, 2, 7, "'name' must be lower-case letters", NULL},

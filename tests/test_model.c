@@ -295,8 +295,11 @@ END_TEST
  * index_topk 2048). The indexer's parameters, by hand from DeepSeek's
  * inference code: wq_b 1536 x 64 x 128 = 12,582,912, wk 7168 x 128 =
  * 917,504, k_norm's weight and bias 256, weights_proj 7168 x 64 = 458,752:
- * 13,959,424 a layer, 851,524,864 over 61, replicated; V3's 671,026,404,352
- * (modeldb) + 851,524,864 = 671,877,929,216. The cache a token: MLA's 576
+ * 13,959,424 a layer, 851,524,864 over 61, replicated beside V3's
+ * 1,030,904,832 (a layer: q_a 7168 x 1536 + kv_a 7168 x 576 + their norms
+ * 1536 + 512 + two RMSNorms 2 x 7168 = 15,155,200; x 61, + 58 MoE routers
+ * of 7168 x 256 and the final norm 7168); V3's 671,026,404,352 (modeldb)
+ * + 851,524,864 = 671,877,929,216. The cache a token: MLA's 576
  * values a layer (1,152 B in bf16) and the indexer's 128 fp8 + a 4 B scale:
  * 61 x 1,284 = 78,324 B. Decode attention at 32,768 cached tokens: the
  * absorbed MLA pair (2 x 128 x 576 + 2 x 128 x 512 = 278,528 FLOP) over

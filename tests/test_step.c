@@ -153,6 +153,38 @@ START_TEST(test_verify_k0_is_decode)
 }
 END_TEST
 
+/* DeepSeek Sparse Attention's indexer in the step's attention ledger
+ * (tests/fixtures/deepseek-v3.2-config.json, one chip, one decode token at
+ * 32,767 cached): the attention FLOPs are 61 x (2048 x 278,528 + 32,768 x
+ * 16,384) = 67,545,071,616; the scores (what a CPU entry's per-score time
+ * costs) are the attention's alone, 61 x 2048 x 128 heads = 15,990,784,
+ * not the indexer's FLOPs over a pair's. Unfused, the whole product plus
+ * the indexer: 61 x 32,768 x (278,528 + 16,384). */
+START_TEST(test_sparse_attention_ledger)
+{
+    struct ic_model *m = malloc(sizeof *m);
+    struct ic_model_stats st;
+    struct ic_err e = {0};
+    ck_assert_int_eq(ic_model_load(IC_TEST_DIR "/fixtures/deepseek-v3.2-config.json", m, &e), 0);
+    ck_assert_int_eq(ic_model_derive(m, &st, &e), 0);
+    struct ic_step s = {
+        .layout = {1, 1, 1, 1},
+        .kind = {{1, 1, 32767, 1, IC_PHASE_DECODE}},
+        .n_kinds = 1,
+        .weights = IC_DT_FP8, .kv = IC_DT_BF16, .compute = IC_DT_BF16,
+        .attn = IC_ATTN_FLASH,
+    };
+    struct ic_load l;
+    ck_assert_int_eq(ic_step_load(&st, &s, &l, &e), IC_OK);
+    ck_assert_double_eq_tol(l.flops_attn, 67545071616.0, 1);
+    ck_assert_double_eq_tol(l.attn_scores[IC_PHASE_DECODE], 61.0 * 2048 * 128, 1e-3);
+    s.attn = IC_ATTN_UNFUSED;
+    ck_assert_int_eq(ic_step_load(&st, &s, &l, &e), IC_OK);
+    ck_assert_double_eq_tol(l.flops_attn, 61.0 * 32768 * (278528 + 16384), 1);
+    free(m);
+}
+END_TEST
+
 START_TEST(test_prefill_kv_split_by_kv_heads)
 {
     /* Llama-3-70B (64 query heads, 8 KV heads, 80 layers, head dim 128) on
@@ -500,6 +532,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_two_kinds_add);
     tcase_add_test(tc, test_bad_steps);
     tcase_add_test(tc, test_fewest_chips);
+    tcase_add_test(tc, test_sparse_attention_ledger);
     tcase_add_test(tc, test_pipeline);
     tcase_add_test(tc, test_max_batch_against_naive);
     suite_add_tcase(s, tc);

@@ -1447,6 +1447,20 @@ int ic_cli_cmd_optimize(const struct ic_opts *a, const struct ic_db *db, FILE *o
         goto out;
     }
     n_hw = n_priced;
+    /* fp4 weights are searched with fp4 compute only: asked for alone on
+     * chips without it, the search is empty for a reason the SLOs are not */
+    if (req.weights_mask == 1u << IC_DT_FP4) {
+        bool any = false;
+        for (size_t i = 0; i < n_hw && !any; i++)
+            any = ic_hw_peak(&hws[i], IC_DT_FP4) > 0;
+        if (!any) {
+            rc = ic_cli_usage_hint(errf, "choose a chip with fp4 compute (b200), or other "
+                                         "--weights",
+                                   "--weights fp4: the search runs fp4 weights with fp4 "
+                                   "compute, which none of the chips searched has");
+            goto out;
+        }
+    }
     if ((lrc = ic_optimize(&st, hws, n_hw, &req, cands, n_cf, &n_ok,
                            a->given[IC_OPT_PLOT] ? &fr : NULL, &n_fr, &e))) {
         rc = ic_cli_report(errf, lrc, &e);

@@ -1356,6 +1356,9 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
     }
     if (n_window)
         window = m->sliding_window;
+    if (n_window && dsa)
+        return at(&c, IC_MF_INDEX_TOPK, "sliding windows beside the indexer (index_topk) are "
+                                        "not read: a layer would both slide and pick its top-k");
 
     /* ---- parameters, per group (napkin math per layer) ---- */
     /* attention_bias puts biases on q, k, v and o; Qwen2 always has them on
@@ -1454,10 +1457,11 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
     if (dsa) {
         /* the indexer's cache: one fp8 key of index_head_dim and its fp32
          * scale a token a layer (DeepSeek-V3.2's inference/model.py keeps
-         * k_cache in float8_e4m3fn beside a float32 k_scale_cache; vLLM's
-         * indexer cache: 128 + 4 = 132 B a token a layer) */
+         * k_cache in float8_e4m3fn beside a float32 k_scale_cache of one
+         * scale per 128 of the key; vLLM's indexer cache: 128 + 4 = 132 B a
+         * token a layer) */
         s.sparse_topk = m->index_topk;
-        s.index_bytes_per_layer_token = m->index_head_dim + 4;
+        s.index_bytes_per_layer_token = m->index_head_dim + 4 * ((m->index_head_dim + 127) / 128);
         s.index_flop_per_ctx_token_layer = 2 * m->index_n_heads * m->index_head_dim;
     }
     s.n_window_layers = n_window;
@@ -1516,11 +1520,15 @@ uint64_t ic_model_kv_values(const struct ic_model_stats *s, uint64_t context)
     return s->kv_values_per_layer_token * ic_model_kv_token_layers(s, context);
 }
 
+double ic_model_kv_layer_token_bytes(const struct ic_model_stats *s, double bkv)
+{
+    return (double)s->kv_values_per_layer_token * bkv + (double)s->index_bytes_per_layer_token;
+}
+
 uint64_t ic_model_kv_bytes_per_token(const struct ic_model_stats *s, uint32_t kv_bits)
 {
     uint64_t layers = s->n_global_layers + s->n_window_layers;
-    return s->kv_values_per_layer_token * layers * kv_bits / 8 +
-           s->index_bytes_per_layer_token * layers;
+    return (uint64_t)floor((double)layers * ic_model_kv_layer_token_bytes(s, kv_bits / 8.0));
 }
 
 double ic_model_attn_flop(const struct ic_model_stats *s, uint64_t context)
@@ -1552,9 +1560,18 @@ double ic_model_attn_flop_span(const struct ic_model_stats *s, uint64_t prefix,
     return (double)(absorbed ? s->attn_flop_per_ctx_token_layer
                              : s->prefill_attn_flop_per_ctx_token_layer) *
                ((double)s->n_global_layers * g + (double)s->n_window_layers * sum_min(a, b, w)) +
-           (double)s->index_flop_per_ctx_token_layer *
-               ((double)s->n_global_layers * sum_j(a, b) +
-                (double)s->n_window_layers * sum_min(a, b, w));
+           ic_model_index_flop_span(s, prefix, tokens);
+}
+
+double ic_model_index_flop_span(const struct ic_model_stats *s, uint64_t prefix,
+                                uint64_t tokens)
+{
+    if (!tokens || !s->index_flop_per_ctx_token_layer)
+        return 0;
+    /* DeepSeek-V3.2 has no window layers (derive refuses them beside the
+     * indexer): every layer's indexer scores every cached token */
+    double a = (double)prefix + 1, b = (double)prefix + (double)tokens;
+    return (double)s->index_flop_per_ctx_token_layer * (double)s->n_global_layers * sum_j(a, b);
 }
 
 double ic_model_prefill_attn_flop(const struct ic_model_stats *s, uint64_t prefix,

@@ -197,6 +197,11 @@ uint64_t ic_model_kv_token_layers(const struct ic_model_stats *s, uint64_t conte
 /* KV values one sequence caches at context S: per_layer * the token-layers. */
 uint64_t ic_model_kv_values(const struct ic_model_stats *s, uint64_t context);
 
+/* Bytes one token caches in one layer, its KV values at bkv bytes each and
+ * DeepSeek Sparse Attention's indexer key at its own type: every held and
+ * written cache byte is counted from it. */
+double ic_model_kv_layer_token_bytes(const struct ic_model_stats *s, double bkv);
+
 /* KV bytes per token of full context (all layers, no window), at kv_bits;
  * with DeepSeek Sparse Attention the indexer's keys too. */
 uint64_t ic_model_kv_bytes_per_token(const struct ic_model_stats *s, uint32_t kv_bits);
@@ -219,9 +224,13 @@ double ic_model_prefill_attn_flop(const struct ic_model_stats *s, uint64_t prefi
 /* The same over positions prefix+1 .. prefix+tokens with either coefficient:
  * the decode (MLA: absorbed) one, or the prefill (plain) one. Position j
  * attends to j tokens, itself included, so one token at prefix S-1 costs
- * exactly ic_model_attn_flop(s, S) with the decode coefficient. */
+ * exactly ic_model_attn_flop(s, S) with the decode coefficient. With
+ * DeepSeek Sparse Attention the indexer's part is included; it alone is
+ * ic_model_index_flop_span. */
 double ic_model_attn_flop_span(const struct ic_model_stats *s, uint64_t prefix,
                                uint64_t tokens, bool absorbed);
+double ic_model_index_flop_span(const struct ic_model_stats *s, uint64_t prefix,
+                                uint64_t tokens);
 
 /* The groups a checkpoint keeps unquantized, where their type differs from
  * `weights`, as text ("embedding, lm_head at fp16"); "" where none does.

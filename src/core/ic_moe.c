@@ -143,10 +143,12 @@ int ic_moe(const struct ic_model_stats *m, const struct ic_hw *hw, const struct 
     r.mem_per_chip_B = ic_step_mem_at(&mem, B);
     r.fits = r.mem_per_chip_B <= hw->hbm_capacity_B;
 
-    /* attention intensity: FLOPs per KV byte read */
-    if (m->kv_values_per_layer_token)
-        r.attn_intensity = (double)m->attn_flop_per_ctx_token_layer /
-                           ((double)m->kv_values_per_layer_token * bkv);
+    /* attention intensity: FLOPs per KV byte read by a decode token at the
+     * context (a pair's FLOPs over a token's values; under DeepSeek Sparse
+     * Attention the top-k and the indexer's keys and FLOPs) */
+    const double kv_read = ic_step_kv_read_seq_bytes(m, cfg->dec.context, 1, cfg->dec.kv);
+    if (m->kv_values_per_layer_token && kv_read > 0)
+        r.attn_intensity = ic_model_attn_flop(m, cfg->dec.context) / kv_read;
     if (m->mla) {
         /* K (d_qk) and V (d_v) per head: QK^T 2 H d_qk + AV 2 H d_v FLOPs
          * over H (d_qk + d_v) values read */

@@ -131,14 +131,11 @@ static double in_flight(const struct ic_lengths *l, double R)
 
 /* KV bytes one sequence holds with `global` tokens in each global layer
  * and `local` tokens in each window layer (real numbers: averages), bkv
- * bytes a value; DeepSeek Sparse Attention's indexer keys at their own
- * bytes (as ic_step_kv_seq_bytes counts them). */
+ * bytes a value. */
 static double kv_held(const struct ic_model_stats *m, double global, double local, double bkv)
 {
-    const double token_layers =
-        (double)m->n_global_layers * global + (double)m->n_window_layers * local;
-    return token_layers *
-           ((double)m->kv_values_per_layer_token * bkv + (double)m->index_bytes_per_layer_token);
+    return ((double)m->n_global_layers * global + (double)m->n_window_layers * local) *
+           ic_model_kv_layer_token_bytes(m, bkv);
 }
 
 /* The window a window layer keeps, or the context when there is none. */

@@ -97,19 +97,22 @@ enum ic_dtype ic_step_group_type(const struct ic_model_stats *m, int g, enum ic_
 
 double ic_step_kv_seq_bytes(const struct ic_model_stats *m, uint64_t context, enum ic_dtype kv)
 {
-    return (double)ic_model_kv_values(m, context) * bytes_per(kv) +
-           (double)ic_model_kv_token_layers(m, context) * (double)m->index_bytes_per_layer_token;
+    return (double)ic_model_kv_token_layers(m, context) *
+           ic_model_kv_layer_token_bytes(m, bytes_per(kv));
 }
 
 double ic_step_kv_read_seq_bytes(const struct ic_model_stats *m, uint64_t context,
                                  uint64_t tokens, enum ic_dtype kv)
 {
+    const double held = ic_step_kv_seq_bytes(m, context, kv);
     if (!m->sparse_topk)
-        return ic_step_kv_seq_bytes(m, context, kv);
-    const double picked = fmin((double)context, (double)tokens * (double)m->sparse_topk);
-    return (double)m->kv_values_per_layer_token * (double)m->n_global_layers * picked *
-               bytes_per(kv) +
-           (double)ic_model_kv_token_layers(m, context) * (double)m->index_bytes_per_layer_token;
+        return held;
+    /* all of it but the latents no new token picked (DeepSeek-V3.2 has no
+     * window layers) */
+    const double unpicked =
+        (double)context - fmin((double)context, (double)tokens * (double)m->sparse_topk);
+    return held - (double)m->n_global_layers * unpicked * (double)m->kv_values_per_layer_token *
+                      bytes_per(kv);
 }
 
 /* Workspace: fp32 activations of one sequence on one chip: residual, normed
@@ -307,11 +310,8 @@ int ic_step_load(const struct ic_model_stats *m, const struct ic_step *s, struct
     const uint64_t hw = sp->hw, g = N / hw, q = sp->q;
     const bool by_heads = sp->by_heads;
     const double layers = (double)(m->n_global_layers + m->n_window_layers);
-    /* bytes one new token writes to the busiest chip's stage (the indexer's
-     * key at its own type) */
-    const double per_token_kv_B = f * layers *
-                                  ((double)m->kv_values_per_layer_token * bkv +
-                                   (double)m->index_bytes_per_layer_token);
+    /* bytes one new token writes to the busiest chip's stage */
+    const double per_token_kv_B = f * layers * ic_model_kv_layer_token_bytes(m, bkv);
     out->kv_split_heads = hw;
     out->kv_split_batch = g;
     double flops_lin = 0, flops_attn = 0;
@@ -335,6 +335,8 @@ int ic_step_load(const struct ic_model_stats *m, const struct ic_step *s, struct
         out->kv_read_all_bytes += cnt * kv_read;
         out->kv_write_all_bytes += cnt * T * per_token_kv_B / f;
         const bool absorbed = k->phase == IC_PHASE_DECODE;
+        /* DeepSeek Sparse Attention's indexer, in either form */
+        const double fl_index = ic_model_index_flop_span(m, k->context, k->tokens);
         double fl;
         if (s->attn == IC_ATTN_UNFUSED) {
             /* the whole T x (context + T) products, masked afterwards, and
@@ -342,7 +344,8 @@ int ic_step_load(const struct ic_model_stats *m, const struct ic_step *s, struct
             const double ctx = (double)(k->context + k->tokens);
             fl = (double)(absorbed ? m->attn_flop_per_ctx_token_layer
                                   : m->prefill_attn_flop_per_ctx_token_layer) *
-                layers * T * ctx;
+                     layers * T * ctx +
+                 fl_index;
             const double scores = 4.0 * T * ctx * (double)m->n_heads * bact * layers;
             out->scores_bytes += share * scores;
             out->scores_all_bytes += cnt * scores;
@@ -350,12 +353,13 @@ int ic_step_load(const struct ic_model_stats *m, const struct ic_step *s, struct
             fl = ic_model_attn_flop_span(m, k->context, k->tokens, absorbed);
         }
         out->attn_flops[k->phase] += share * fl;
-        /* the scores: the FLOPs over one (query head, context token) pair's */
+        /* the scores: the attention's FLOPs (not the indexer's) over one
+         * (query head, context token) pair's */
         const double per_score = (double)(absorbed ? m->attn_flop_per_ctx_token_layer
                                                    : m->prefill_attn_flop_per_ctx_token_layer) /
                                  (double)(m->n_heads ? m->n_heads : 1);
         if (per_score > 0)
-            out->attn_scores[k->phase] += share * fl / per_score;
+            out->attn_scores[k->phase] += share * (fl - fl_index) / per_score;
         flops_attn += cnt * fl;
         /* linear: every active parameter per new token, the head per logit */
         out->lin_flops[k->phase] +=
