@@ -161,6 +161,11 @@ static const struct broken broken[] = {
      "'attn_type_list' other than all 1 is not read", "MiniMax-M2's config gives 1"},
     {"config-minimax-shared.json", true, 24, 31,
      "'shared_intermediate_size' other than 0 is not read", "MiniMax-M2's config gives 0"},
+    /* Llama 4's chunked attention beside a sliding window; a no_rope_layers
+     * entry neither 0 nor 1 */
+    {"config-chunk-and-window.json", true, 11, 29, "attention_chunk_size beside sliding_window",
+     NULL},
+    {"config-no-rope-value.json", true, 45, 33, "'no_rope_layers': '2' is not 0 or 1", NULL},
     /* DeepSeek Sparse Attention beside sliding windows: not modelled */
     {"config-dsa-window.json", true, 15, 17, "sliding windows beside the indexer", NULL},
     {"hw-long-name.yaml", false, 2, 7, "'name': value is too long (at most 63 characters)", NULL},
@@ -193,10 +198,10 @@ static const struct broken broken[] = {
      "'usd_per_chip_hour': '$1.00' is not a number; expected a finite non-negative number", NULL},
     {"hw-unknown-kind.yaml", false, 12, 9, "unknown interconnect kind 'infiniband'; expected ici",
      NULL},
-    {"config-layer-kind.json", true, 10, 40,
-     "'layer_types': unknown entry 'chunked_attention'; expected sliding_attention or "
-     "full_attention",
-     NULL},
+    /* chunked layers (Llama 4's kind) need attention_chunk_size, not a
+     * sliding_window */
+    {"config-layer-kind.json", true, 10, 18,
+     "'layer_types' has chunked layers but no attention_chunk_size is given", NULL},
     /* negative, zero, NaN, Inf */
     {"model-negative.yaml", true, 6, 20, "'num_hidden_layers': '-4' has a minus sign", NULL},
     {"model-zero-layers.yaml", true, 6, 20, "'num_hidden_layers' is 0; expected 1 to 1024", NULL},

@@ -5,6 +5,7 @@
 #include "ic_step.h"
 #include "ic_test.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -339,6 +340,64 @@ START_TEST(test_deepseek_v32)
 }
 END_TEST
 
+/* Llama 4 (a llama4 wrapper, its llama4_text model): 48 layers of D 5120,
+ * 40 x 128 query heads over 8 KV heads, vocab 202048, untied; every MoE
+ * layer a router, top-1 of E experts of 8192 and one shared expert of
+ * 8192; Scout MoE in every layer (interleave_moe_layer_step 1, E 16),
+ * Maverick in every second (layers 1, 3 ... 47; E 128), its other 24 layers
+ * dense MLPs of intermediate_size_mlp 16384. Meta's cards: Scout "17B
+ * active, 109B total", Maverick "17B active, 400B total" (with the vision
+ * encoder, not counted here). By hand:
+ *   embedding, head  2 x 202048 x 5120                    =   2,068,971,520
+ *   attention        48 x (2 x 5120 x 5120 + 2 x 5120 x 1024) = 3,019,898,880
+ *   an expert        3 x 5120 x 8192                      =     125,829,120
+ *   Scout: norms and routers 48 x 2 x 5120 + 5120 + 48 x 5120 x 16 =
+ *   4,428,800; shared 48 x 125,829,120 = 6,039,797,760; routed 48 x 16 x
+ *   125,829,120 = 96,636,764,160: 107,769,861,120 (-1.1% from 109B);
+ *   active: all but the embedding and 15 of 16 experts, 16,138,408,960
+ *   (17.17B with the embedding).
+ *   Maverick: routers 24 x 5120 x 128 (+ norms) = 16,225,280; shared 24 x
+ *   125,829,120; routed 24 x 128 x 125,829,120 = 386,547,056,640; dense
+ *   24 x 3 x 5120 x 16384 = 6,039,797,760: 400,711,848,960 (+0.2%);
+ *   active 16,150,205,440.
+ * Chunked attention (attention_chunk_size 8192) on the RoPE layers, all but
+ * every fourth (Llama4TextConfig's no_rope_layer_interval 4): 36 of 48;
+ * at 100,000 cached tokens a chunked layer holds (100000 - 1) % 8192 + 1
+ * = 1,696. A prefill span is checked against a loop over positions. */
+START_TEST(test_llama4)
+{
+    struct ic_err e = {0};
+    struct ic_model_stats st;
+    ck_assert_int_eq(ic_model_load(IC_TEST_DIR "/fixtures/llama4-scout-config.json", M, &e), 0);
+    ck_assert_int_eq(ic_model_derive(M, &st, &e), 0);
+    ck_assert_uint_eq(st.group_params[IC_PG_SHARED], UINT64_C(6039797760));
+    ck_assert_uint_eq(st.group_params[IC_PG_MLP], 0);
+    ck_assert_uint_eq(st.params_total, UINT64_C(107769861120));
+    ck_assert_uint_eq(st.params_active, UINT64_C(16138408960));
+    ck_assert_uint_eq(st.n_window_layers, 36);
+    ck_assert_uint_eq(st.window, 8192);
+    ck_assert(st.chunked);
+    ck_assert_uint_eq(ic_model_kv_token_layers(&st, 100000), 12 * 100000 + 36 * 1696);
+    ck_assert_uint_eq(ic_model_kv_token_layers(&st, 8192), 48 * 8192);
+    ck_assert_uint_eq(ic_model_kv_token_layers(&st, 8193), 12 * 8193 + 36 * 1);
+    double naive = 0;
+    for (double j = 5001; j <= 20000; j++)
+        naive += 12 * j + 36 * (fmod(j - 1, 8192) + 1);
+    ck_assert_double_eq_tol(ic_model_prefill_attn_flop(&st, 5000, 15000) /
+                                ((double)st.prefill_attn_flop_per_ctx_token_layer * naive),
+                            1, 1e-12);
+    ck_assert_ptr_nonnull(strstr(M->tower, "vision_config"));
+    ck_assert_int_eq(ic_model_load(IC_TEST_DIR "/fixtures/llama4-maverick-config.json", M, &e),
+                     0);
+    ck_assert_int_eq(ic_model_derive(M, &st, &e), 0);
+    ck_assert_uint_eq(st.n_moe_layers, 24);
+    ck_assert_uint_eq(st.group_params[IC_PG_MLP], UINT64_C(6039797760));
+    ck_assert_uint_eq(st.group_ways[IC_PG_MLP], 16384);
+    ck_assert_uint_eq(st.params_total, UINT64_C(400711848960));
+    ck_assert_uint_eq(st.params_active, UINT64_C(16150205440));
+}
+END_TEST
+
 START_TEST(test_mqa)
 {
     /* one KV head: 2 * 32 layers * 1 * 128 * 2 B = 16,384 B per token */
@@ -387,6 +446,7 @@ int main(void)
     tcase_add_test(tc, test_glm4_moe);
     tcase_add_test(tc, test_minimax_m2);
     tcase_add_test(tc, test_deepseek_v32);
+    tcase_add_test(tc, test_llama4);
     suite_add_tcase(s, tc);
     return ic_test_run(s);
 }

@@ -687,9 +687,9 @@ static int cmd_list(const struct ic_opts *a, const struct ic_db *db, FILE *out, 
                          (unsigned long long)st.n_kv_heads);
             if (st.n_window_layers) {
                 size_t l = strlen(kind);
-                snprintf(kind + l, sizeof kind - l, ", %llu of %llu layers window %llu",
+                snprintf(kind + l, sizeof kind - l, ", %llu of %llu layers %s %llu",
                          (unsigned long long)st.n_window_layers, (unsigned long long)st.n_layers,
-                         (unsigned long long)st.window);
+                         st.chunked ? "chunk" : "window", (unsigned long long)st.window);
             }
             if (st.n_experts) {
                 size_t l = strlen(kind);
@@ -808,7 +808,9 @@ static void show_model(FILE *out, const struct ic_model *m, const struct ic_mode
                 (unsigned long long)s->index_flop_per_ctx_token_layer,
                 (unsigned long long)s->index_bytes_per_layer_token);
     if (s->n_window_layers)
-        fprintf(out, "sliding window %llu tokens on %llu of %llu layers\n",
+        fprintf(out, "%s %llu tokens on %llu of %llu layers\n",
+                s->chunked ? "chunked attention (each token attends within its chunk of)"
+                           : "sliding window",
                 (unsigned long long)s->window, (unsigned long long)s->n_window_layers,
                 (unsigned long long)s->n_layers);
     fputs("\nparameters by group (tensor-parallel ways at most):\n", out);

@@ -42,6 +42,7 @@ static int read_layer_types(const struct ic_ydoc *d, yaml_node_t *node, void *re
         goto out;
     }
     m->n_layer_types = 0;
+    m->layer_types_chunked = false;
     for (yaml_node_item_t *it = node->data.sequence.items.start;
          it < node->data.sequence.items.top; it++) {
         yaml_node_t *item = yaml_document_get_node((yaml_document_t *)&d->doc, *it);
@@ -51,22 +52,58 @@ static int read_layer_types(const struct ic_ydoc *d, yaml_node_t *node, void *re
                                IC_MODEL_MAX_LAYERS);
             goto out;
         }
-        if (t && strcmp(t, "sliding_attention") == 0)
+        if (t && (strcmp(t, "sliding_attention") == 0 || strcmp(t, "chunked_attention") == 0)) {
+            m->layer_types_chunked |= strcmp(t, "chunked_attention") == 0;
             m->layer_is_sliding[m->n_layer_types++] = 1;
-        else if (t && strcmp(t, "full_attention") == 0)
+        } else if (t && strcmp(t, "full_attention") == 0)
             m->layer_is_sliding[m->n_layer_types++] = 0;
         else {
             rc = ic_ydoc_error(d, item, err,
                                "'layer_types': unknown entry '%s'; expected "
-                               "sliding_attention or full_attention",
+                               "sliding_attention, chunked_attention or full_attention",
                                t ? t : "(not a scalar)");
             goto out;
         }
     }
 out:
     if (rc)
-        ic_err_hint(err, "infcalc reads layer_types of sliding_attention and full_attention "
-                         "layers only, one entry per layer");
+        ic_err_hint(err, "infcalc reads layer_types of sliding_attention, chunked_attention "
+                         "and full_attention layers only, one entry per layer");
+    return rc;
+}
+
+/* no_rope_layers: Llama 4's RoPE (1) and NoPE (0) layers */
+static int read_no_rope(const struct ic_ydoc *d, yaml_node_t *node, void *rec,
+                        struct ic_err *err)
+{
+    struct ic_model *m = rec;
+    int rc = IC_OK;
+    if (node->type != YAML_SEQUENCE_NODE) {
+        rc = ic_ydoc_error(d, node, err, "'no_rope_layers': expected a list of 1 (RoPE) and 0 "
+                                         "(NoPE), one a layer");
+        goto out;
+    }
+    m->n_no_rope = 0;
+    for (yaml_node_item_t *it = node->data.sequence.items.start;
+         it < node->data.sequence.items.top; it++) {
+        yaml_node_t *item = yaml_document_get_node((yaml_document_t *)&d->doc, *it);
+        const char *t = ic_ydoc_scalar(item);
+        if (m->n_no_rope >= IC_MODEL_MAX_LAYERS) {
+            rc = ic_ydoc_error(d, item, err, "'no_rope_layers': more than %d layers",
+                               IC_MODEL_MAX_LAYERS);
+            goto out;
+        }
+        if (!t || (strcmp(t, "0") != 0 && strcmp(t, "1") != 0)) {
+            rc = ic_ydoc_error(d, item, err, "'no_rope_layers': '%s' is not 0 or 1",
+                               t ? t : "(not a scalar)");
+            goto out;
+        }
+        m->layer_rope[m->n_no_rope++] = t[0] == '1';
+    }
+out:
+    if (rc)
+        ic_err_hint(err, "Llama 4's config lists 1 for a RoPE (chunked) layer and 0 for a NoPE "
+                         "(global) one, or leaves the list to no_rope_layer_interval");
     return rc;
 }
 
@@ -840,6 +877,11 @@ static const struct ic_schema published_schema = {"published section", published
     CNT("index_topk", IC_MF_INDEX_TOPK, index_topk),                                 \
     CNT("index_n_heads", IC_MF_INDEX_HEADS, index_n_heads),                          \
     CNT("index_head_dim", IC_MF_INDEX_DIM, index_head_dim),                          \
+    CNT("intermediate_size_mlp", IC_MF_INTERMEDIATE_MLP, intermediate_size_mlp),     \
+    CNT("interleave_moe_layer_step", IC_MF_MOE_STEP, interleave_moe_layer_step),     \
+    CNT("attention_chunk_size", IC_MF_CHUNK, attention_chunk_size),                  \
+    {"no_rope_layers", IC_F_CUSTOM, IC_MF_NO_ROPE, 0, 0, 0, 0, 0, false, NULL, read_no_rope}, \
+    CNT("no_rope_layer_interval", IC_MF_NO_ROPE_INTERVAL, no_rope_layer_interval),   \
     STR("model_type", IC_MF_MODEL_TYPE, model_type)
 
 static const struct ic_field model_fields[] = {
@@ -917,7 +959,8 @@ static const char *const read_types[] = {
     "llama",     "mistral",     "mixtral", "qwen2",       "qwen2_moe",   "qwen3",
     "qwen3_moe", "gemma",       "gemma2",  "gemma3",      "gemma3_text", "phi3",
     "deepseek_v2", "deepseek_v3", "kimi_k2", "olmoe", "gpt_oss", "qwen2_vl", "qwen2_5_vl",
-    "qwen2_vl_text", "qwen2_5_vl_text", "llava", "glm4_moe", "minimax_m2", "deepseek_v32"};
+    "qwen2_vl_text", "qwen2_5_vl_text", "llava", "glm4_moe", "minimax_m2", "deepseek_v32",
+    "llama4", "llama4_text"};
 
 static bool type_read(const char *t)
 {
@@ -974,21 +1017,27 @@ static const struct family {
     uint64_t norms_per_layer;  /* RMSNorm weight vectors per layer */
     uint64_t sliding_pattern;  /* layer i global iff (i+1) % p == 0; 0 = none */
     bool no_o_bias;            /* attention_bias biases q/k/v, never o */
+    bool one_shared;           /* each MoE layer has one shared expert of the experts'
+                                  width, whatever n_shared_experts says (Llama 4) */
 } families[] = {
-    {"qwen2", true, 2, 0, false},
-    {"gemma2", false, 4, 2, false}, /* pre/post attention and MLP norms; even layers slide */
+    {"qwen2", true, 2, 0, false, false},
+    {"gemma2", false, 4, 2, false, false}, /* pre/post attention and MLP norms; even layers slide */
     /* Gemma 3: five sliding layers to one global (Gemma3TextConfig's
      * sliding_window_pattern 6) where the config states no pattern */
-    {"gemma3_text", false, 4, 6, false},
-    {"gemma3", false, 4, 6, false},
+    {"gemma3_text", false, 4, 6, false, false},
+    {"gemma3", false, 4, 6, false, false},
     /* GLM-4.5/4.6/4.7 (transformers' Glm4MoeAttention): q/k/v_proj take
      * bias=attention_bias, o_proj bias=False */
-    {"glm4_moe", false, 2, 0, true},
+    {"glm4_moe", false, 2, 0, true, false},
+    /* Llama 4 (transformers' Llama4TextMoe): a shared_expert of
+     * intermediate_size beside the routed ones in every MoE layer */
+    {"llama4_text", false, 2, 0, false, true},
+    {"llama4", false, 2, 0, false, true},
 };
 
 static const struct family *family_of(const struct ic_model *m)
 {
-    static const struct family plain = {"", false, 2, 0, false};
+    static const struct family plain = {"", false, 2, 0, false, false};
     for (size_t i = 0; i < sizeof families / sizeof families[0]; i++)
         if (strcmp(m->model_type, families[i].model_type) == 0)
             return &families[i];
@@ -1026,6 +1075,10 @@ static bool has(const struct ic_model *m, int id) { return m->locs[id].line != 0
  * rule; 1 where unstated). */
 static bool layer_is_moe(const struct ic_model *m, uint64_t i)
 {
+    /* Llama 4: layers step-1, 2 step-1 ... (transformers' Llama4TextConfig
+     * moe_layers = range(step - 1, layers, step)) */
+    if (has(m, IC_MF_MOE_STEP) && m->interleave_moe_layer_step)
+        return (i + 1) % m->interleave_moe_layer_step == 0;
     const uint64_t freq = has(m, IC_MF_MOE_FREQ) && m->moe_layer_freq ? m->moe_layer_freq : 1;
     return i >= m->first_k_dense_replace && i % freq == 0;
 }
@@ -1134,6 +1187,9 @@ static int derive_totals(struct ctx *c, struct ic_model_stats *s)
         {IC_MF_ROPE_DIM, "qk_rope_head_dim"}, {IC_MF_NOPE_DIM, "qk_nope_head_dim"},
         {IC_MF_V_HEAD_DIM, "v_head_dim"}, {IC_MF_INDEX_TOPK, "index_topk"},
         {IC_MF_INDEX_HEADS, "index_n_heads"}, {IC_MF_INDEX_DIM, "index_head_dim"},
+        {IC_MF_INTERMEDIATE_MLP, "intermediate_size_mlp"},
+        {IC_MF_MOE_STEP, "interleave_moe_layer_step"}, {IC_MF_CHUNK, "attention_chunk_size"},
+        {IC_MF_NO_ROPE, "no_rope_layers"}, {IC_MF_NO_ROPE_INTERVAL, "no_rope_layer_interval"},
     };
     for (size_t i = 0; i < N(unread); i++)
         if (has(m, unread[i].id)) {
@@ -1317,7 +1373,9 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
             (rc = check_range(&c, IC_MF_FIRST_K_DENSE, "first_k_dense_replace",
                               m->first_k_dense_replace, 0, L)) ||
             (rc = check_range(&c, IC_MF_MOE_FREQ, "moe_layer_freq",
-                              has(m, IC_MF_MOE_FREQ) ? m->moe_layer_freq : 1, 1, L)))
+                              has(m, IC_MF_MOE_FREQ) ? m->moe_layer_freq : 1, 1, L)) ||
+            (rc = check_range(&c, IC_MF_MOE_STEP, "interleave_moe_layer_step",
+                              has(m, IC_MF_MOE_STEP) ? m->interleave_moe_layer_step : 1, 1, L)))
             return rc;
     } else if (has(m, IC_MF_TOPK) && m->num_experts_per_tok) {
         return at(&c, IC_MF_TOPK, "'num_experts_per_tok' is given but no expert count "
@@ -1325,6 +1383,9 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
     }
 
     const struct family *fam = family_of(m);
+    /* Llama 4's chunked local attention: a RoPE layer attends within its
+     * chunk of attention_chunk_size tokens, a NoPE layer to every token */
+    const bool chunk = has(m, IC_MF_CHUNK) && m->attention_chunk_size;
     /* Sliding windows: which layers hold only the last `window` tokens. */
     uint64_t n_window = 0, window = 0;
     const bool sliding = has(m, IC_MF_SLIDING_WINDOW) && m->sliding_window &&
@@ -1336,9 +1397,11 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
                       m->n_layer_types, (unsigned long long)L);
         for (uint64_t i = 0; i < L; i++)
             n_window += m->layer_is_sliding[i];
-        if (n_window && !sliding)
+        if (n_window && !sliding && !chunk)
             return at(&c, IC_MF_LAYER_TYPES,
-                      "'layer_types' has sliding layers but no sliding_window is given");
+                      m->layer_types_chunked
+                          ? "'layer_types' has chunked layers but no attention_chunk_size is given"
+                          : "'layer_types' has sliding layers but no sliding_window is given");
     } else if (has(m, IC_MF_SLIDING_PATTERN) || (sliding && fam->sliding_pattern)) {
         const uint64_t p = has(m, IC_MF_SLIDING_PATTERN) ? m->sliding_window_pattern
                                                          : fam->sliding_pattern;
@@ -1356,6 +1419,35 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
     }
     if (n_window)
         window = m->sliding_window;
+    if (chunk) {
+        if (sliding)
+            return at(&c, IC_MF_CHUNK, "attention_chunk_size beside sliding_window is not "
+                                       "read: a layer would both slide and attend by chunks");
+        if ((rc = check_range(&c, IC_MF_CHUNK, "attention_chunk_size", m->attention_chunk_size,
+                              1, IC_MODEL_MAX_CONTEXT)))
+            return rc;
+        if (!has(m, IC_MF_LAYER_TYPES)) {
+            /* the RoPE layers: no_rope_layers' 1s, else all but every
+             * no_rope_layer_interval-th (4: Llama4TextConfig's default) */
+            const uint64_t every = has(m, IC_MF_NO_ROPE_INTERVAL) ? m->no_rope_layer_interval : 4;
+            if (has(m, IC_MF_NO_ROPE) && m->n_no_rope < L)
+                return at(&c, IC_MF_NO_ROPE, "'no_rope_layers' lists %u layers but "
+                                             "num_hidden_layers is %llu",
+                          m->n_no_rope, (unsigned long long)L);
+            if (!has(m, IC_MF_NO_ROPE) &&
+                (rc = check_range(&c, IC_MF_NO_ROPE_INTERVAL, "no_rope_layer_interval", every,
+                                  1, L)))
+                return rc;
+            n_window = 0;
+            for (uint64_t i = 0; i < L; i++)
+                n_window += has(m, IC_MF_NO_ROPE) ? m->layer_rope[i] : (i + 1) % every != 0;
+        }
+        if (n_window)
+            window = m->attention_chunk_size;
+    } else if (has(m, IC_MF_LAYER_TYPES) && m->layer_types_chunked) {
+        return at(&c, IC_MF_LAYER_TYPES,
+                  "'layer_types' has chunked layers but no attention_chunk_size is given");
+    }
     if (n_window && dsa)
         return at(&c, IC_MF_INDEX_TOPK, "sliding windows beside the indexer (index_topk) are "
                                         "not read: a layer would both slide and pick its top-k");
@@ -1405,6 +1497,7 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
     uint64_t shared = 0;
     if (E) {
         uint64_t sf = has(m, IC_MF_SHARED_INTERMEDIATE) ? m->shared_expert_intermediate_size
+                      : fam->one_shared                 ? Fe
                                                         : mul(&c, m->n_shared_experts, Fe);
         shared = mul(&c, 3, mul(&c, D, sf));
     }
@@ -1414,7 +1507,15 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
     s.group_params[IC_PG_REPLICATED] =
         add(&c, add(&c, mul(&c, L, repl), D),          /* + final norm */
             mul(&c, n_moe, mul(&c, D, E)));             /* + routers */
-    s.group_params[IC_PG_MLP] = mul(&c, n_dense, mul(&c, 3, mul(&c, D, m->intermediate_size)));
+    /* Llama 4's dense layers are intermediate_size_mlp wide, its experts
+     * intermediate_size */
+    const uint64_t F_dense =
+        has(m, IC_MF_INTERMEDIATE_MLP) ? m->intermediate_size_mlp : m->intermediate_size;
+    if (has(m, IC_MF_INTERMEDIATE_MLP) &&
+        (rc = check_range(&c, IC_MF_INTERMEDIATE_MLP, "intermediate_size_mlp", F_dense, 1,
+                          1u << 22)))
+        return rc;
+    s.group_params[IC_PG_MLP] = mul(&c, n_dense, mul(&c, 3, mul(&c, D, F_dense)));
     s.group_params[IC_PG_SHARED] = mul(&c, n_moe, shared);
     s.group_params[IC_PG_EXPERTS] = mul(&c, n_moe, mul(&c, E, expert));
     s.embed_tied = m->tie_word_embeddings;
@@ -1426,7 +1527,7 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
     s.group_ways[IC_PG_ATTN_HEADS] = H;
     s.group_ways[IC_PG_ATTN_KV] = Hkv;
     s.group_ways[IC_PG_REPLICATED] = 1;
-    s.group_ways[IC_PG_MLP] = m->intermediate_size;
+    s.group_ways[IC_PG_MLP] = F_dense;
     s.group_ways[IC_PG_SHARED] = Fe ? Fe : 1;
     s.group_ways[IC_PG_EXPERTS] = Fe ? Fe : 1;
 
@@ -1467,6 +1568,7 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
     s.n_window_layers = n_window;
     s.n_global_layers = L - n_window;
     s.window = window;
+    s.chunked = chunk && n_window;
     /* Decode attention per cached token per layer: QK^T 2*H*dk, AV 2*H*dv.
      * MLA absorbed: every head scores the (latent + rope) key and mixes the
      * latent values: 2*H*(r + rope) + 2*H*r. */
@@ -1509,10 +1611,16 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
     return IC_OK;
 }
 
+uint64_t ic_model_window_tokens(const struct ic_model_stats *s, uint64_t context)
+{
+    if (s->chunked)
+        return context ? (context - 1) % s->window + 1 : 0;
+    return context < s->window ? context : s->window;
+}
+
 uint64_t ic_model_kv_token_layers(const struct ic_model_stats *s, uint64_t context)
 {
-    uint64_t w = context < s->window ? context : s->window;
-    return s->n_global_layers * context + s->n_window_layers * w;
+    return s->n_global_layers * context + s->n_window_layers * ic_model_window_tokens(s, context);
 }
 
 uint64_t ic_model_kv_values(const struct ic_model_stats *s, uint64_t context)
@@ -1539,6 +1647,19 @@ double ic_model_attn_flop(const struct ic_model_stats *s, uint64_t context)
 /* sum of j for j = a .. b (a <= b), and of min(j, w) */
 static double sum_j(double a, double b) { return (a + b) * (b - a + 1) / 2; }
 
+/* sum of (j - 1) % w + 1 for j = a .. b (a >= 1): a chunked layer's
+ * tokens, w a whole number */
+static double sum_saw(double a, double b, double w)
+{
+    /* F(n) = sum over j = 1 .. n: q whole chunks of w (w + 1) / 2 and the
+     * part r (r + 1) / 2 */
+    double q = floor(b / w), r = b - q * w;
+    double fb = q * w * (w + 1) / 2 + r * (r + 1) / 2;
+    q = floor((a - 1) / w);
+    r = (a - 1) - q * w;
+    return fb - (q * w * (w + 1) / 2 + r * (r + 1) / 2);
+}
+
 static double sum_min(double a, double b, double w)
 {
     if (b <= w)
@@ -1557,9 +1678,10 @@ double ic_model_attn_flop_span(const struct ic_model_stats *s, uint64_t prefix,
     double w = s->n_window_layers ? (double)s->window : b;
     /* a sparse layer attends to its indexer's top-k, as a window would */
     double g = s->sparse_topk ? sum_min(a, b, (double)s->sparse_topk) : sum_j(a, b);
+    double local = s->chunked ? sum_saw(a, b, w) : sum_min(a, b, w);
     return (double)(absorbed ? s->attn_flop_per_ctx_token_layer
                              : s->prefill_attn_flop_per_ctx_token_layer) *
-               ((double)s->n_global_layers * g + (double)s->n_window_layers * sum_min(a, b, w)) +
+               ((double)s->n_global_layers * g + (double)s->n_window_layers * local) +
            ic_model_index_flop_span(s, prefix, tokens);
 }
 

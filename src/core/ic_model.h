@@ -41,6 +41,7 @@ enum ic_model_field {
     IC_MF_FIRST_K_DENSE, IC_MF_MOE_FREQ,
     IC_MF_Q_LORA, IC_MF_KV_LORA, IC_MF_ROPE_DIM, IC_MF_NOPE_DIM, IC_MF_V_HEAD_DIM,
     IC_MF_INDEX_TOPK, IC_MF_INDEX_HEADS, IC_MF_INDEX_DIM,
+    IC_MF_INTERMEDIATE_MLP, IC_MF_MOE_STEP, IC_MF_CHUNK, IC_MF_NO_ROPE, IC_MF_NO_ROPE_INTERVAL,
     IC_MF_PUBLISHED, IC_MF_PUB_TOTAL, IC_MF_PUB_ACTIVE, IC_MF_PUB_ACTIVE_EMB,
     IC_MF_PUB_SOURCE,
     IC_MF_PARAMETERS, IC_MF_ACTIVE_PARAMETERS, IC_MF_KV_VALUES,
@@ -80,6 +81,14 @@ struct ic_model {
     uint64_t sliding_window, sliding_window_pattern;
     uint32_t n_layer_types;
     uint8_t layer_is_sliding[IC_MODEL_MAX_LAYERS]; /* from layer_types */
+    bool layer_types_chunked;  /* layer_types names chunked_attention layers */
+    /* Llama 4: dense layers' MLP width, one MoE layer every step-th,
+     * chunked local attention on the RoPE layers (no_rope_layers: 1 a
+     * RoPE layer, 0 a NoPE one, which attends globally) */
+    uint64_t intermediate_size_mlp, interleave_moe_layer_step, attention_chunk_size;
+    uint64_t no_rope_layer_interval;
+    uint32_t n_no_rope;
+    uint8_t layer_rope[IC_MODEL_MAX_LAYERS];
 
     uint64_t n_experts_field[3]; /* num_local_experts, n_routed_experts, num_experts */
     uint64_t num_experts_per_tok, moe_intermediate_size;
@@ -141,6 +150,8 @@ struct ic_model_stats {
     uint64_t n_global_layers;   /* layers that cache the whole context */
     uint64_t n_window_layers;   /* layers that cache min(S, window) tokens */
     uint64_t window;            /* tokens */
+    bool chunked;               /* the window layers attend within chunks of `window`
+                                   (Llama 4): (S - 1) % window + 1 tokens, not min(S, window) */
     uint64_t kv_ways;           /* max ways the cache splits by head (1 for MLA) */
     bool mla;
     /* DeepSeek Sparse Attention (DeepSeek-V3.2): a query attends to the
@@ -190,8 +201,12 @@ int ic_model_load(const char *path, struct ic_model *out, struct ic_err *err);
 int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out,
                     struct ic_err *err);
 
+/* Tokens a window layer holds and reads at context S: min(S, window), or a
+ * chunked layer's (S - 1) % window + 1 (the tokens of its current chunk). */
+uint64_t ic_model_window_tokens(const struct ic_model_stats *s, uint64_t context);
+
 /* Token-layers one sequence caches at context S (<= IC_MODEL_MAX_CONTEXT):
- * global * S + window_layers * min(S, window). */
+ * global * S + window_layers * ic_model_window_tokens(S). */
 uint64_t ic_model_kv_token_layers(const struct ic_model_stats *s, uint64_t context);
 
 /* KV values one sequence caches at context S: per_layer * the token-layers. */
