@@ -395,6 +395,15 @@ START_TEST(test_llama4)
     ck_assert_uint_eq(st.group_ways[IC_PG_MLP], 16384);
     ck_assert_uint_eq(st.params_total, UINT64_C(400711848960));
     ck_assert_uint_eq(st.params_active, UINT64_C(16150205440));
+    /* Llama 4 calls its MLP feed_forward: a list naming the 24 dense
+     * layers' (0, 2 ... 46) keeps the dense MLP group whole */
+    ck_assert_int_eq(ic_model_load(IC_TEST_DIR "/fixtures/llama4-maverick-fp8-dense-kept-config.json",
+                                   M, &e),
+                     0);
+    ck_assert_int_eq(ic_model_derive(M, &st, &e), 0);
+    ck_assert_uint_eq(st.keep_groups >> IC_PG_MLP & 1, 1);
+    ck_assert_uint_eq(st.keep_groups >> IC_PG_EXPERTS & 1, 0);
+    ck_assert_uint_eq(M->keep_other, 0);
 }
 END_TEST
 

@@ -359,9 +359,10 @@ static uint32_t groups_named(const char *entry, long *layer)
             return heads;
         return heads | kv | (strstr(e, "proj") ? 0 : KEEP_MLA_DOWN);
     }
-    if (ends_with(e, "mlp"))
+    /* Llama 4 calls its MLP feed_forward */
+    if (ends_with(e, "mlp") || ends_with(e, "feed_forward"))
         return 1u << IC_PG_MLP | 1u << IC_PG_SHARED | 1u << IC_PG_EXPERTS | KEEP_SMALL;
-    if (strstr(e, "mlp") && strstr(e, "proj"))
+    if ((strstr(e, "mlp") || strstr(e, "feed_forward")) && strstr(e, "proj"))
         return 1u << IC_PG_MLP;
     return 0;
 }
@@ -971,9 +972,8 @@ static bool type_read(const char *t)
 }
 
 /* A model_type whose layers this derivation does not hold (Mamba and
- * linear-attention hybrids, encoders, a GELU MLP, interleaved MoE with
- * shared experts): its keys would be read as a Llama's and give wrong
- * counts without a word. */
+ * linear-attention hybrids, encoders, a GELU MLP): its keys would be read
+ * as a Llama's and give wrong counts without a word. */
 static int type_error(const char *path, unsigned line, unsigned col, const char *type,
                       struct ic_err *err)
 {
