@@ -198,10 +198,10 @@ static const struct broken broken[] = {
      "'usd_per_chip_hour': '$1.00' is not a number; expected a finite non-negative number", NULL},
     {"hw-unknown-kind.yaml", false, 12, 9, "unknown interconnect kind 'infiniband'; expected ici",
      NULL},
-    /* chunked layers (Llama 4's kind) need attention_chunk_size, not a
-     * sliding_window */
+    /* sliding and chunked (Llama 4's) layers in one model: two kinds of
+     * window, not read */
     {"config-layer-kind.json", true, 10, 18,
-     "'layer_types' has chunked layers but no attention_chunk_size is given", NULL},
+     "'layer_types' has both sliding and chunked layers", NULL},
     /* negative, zero, NaN, Inf */
     {"model-negative.yaml", true, 6, 20, "'num_hidden_layers': '-4' has a minus sign", NULL},
     {"model-zero-layers.yaml", true, 6, 20, "'num_hidden_layers' is 0; expected 1 to 1024", NULL},

@@ -906,6 +906,31 @@ START_TEST(test_sparse_attention_step)
 }
 END_TEST
 
+/* Llama 4's chunked attention in the step (tests/fixtures/llama4-scout-config.json,
+ * 12 global and 36 chunked layers of 8 KV heads x 128, bf16: 4,096 B a
+ * token a layer): 2 sequences at 100,000 tokens on 8 chips read 2 x (12 x
+ * 100,000 + 36 x 1,696) x 4,096 = 10,330,570,752 B (a chunked layer its
+ * current chunk's 1,696), and each chip holds an eighth of both (by KV
+ * head) with a whole chunk of 8,192 in each chunked layer: 2 x (12 x
+ * 100,000 + 36 x 8,192) x 4,096 / 8 = 1,530,789,888 B. */
+START_TEST(test_chunked_attention_step)
+{
+    struct ic_model *m = malloc(sizeof *m);
+    struct ic_model_stats st;
+    struct ic_hw h;
+    struct ic_err e = {0};
+    ck_assert_int_eq(ic_model_load(IC_TEST_DIR "/fixtures/llama4-scout-config.json", m, &e), 0);
+    ck_assert_int_eq(ic_model_derive(m, &st, &e), 0);
+    ic_test_hw("h100", &h);
+    struct ic_decode_cfg c = cfg(8, 2, 100000, IC_DT_BF16, IC_DT_BF16, IC_DT_BF16);
+    struct ic_point p;
+    ck_assert_int_eq(ic_decode(&st, &h, &c, &p, &e), IC_OK);
+    ck_assert_double_eq_tol(p.kv_bytes, 10330570752.0, 1);
+    ck_assert_double_eq_tol(p.mem_kv_B, 1530789888.0, 1);
+    free(m);
+}
+END_TEST
+
 START_TEST(test_missing_compute_type)
 {
     struct ic_test_pair *t = ic_test_pair("llama3-8b", "a100");
@@ -952,6 +977,7 @@ int main(void)
     tcase_add_test(tc, test_expected_with_engine);
     tcase_add_test(tc, test_kept_unquantized_parts);
     tcase_add_test(tc, test_sparse_attention_step);
+    tcase_add_test(tc, test_chunked_attention_step);
     suite_add_tcase(s, tc);
     return ic_test_run(s);
 }

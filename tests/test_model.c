@@ -337,6 +337,13 @@ START_TEST(test_deepseek_v32)
     M->q_lora_rank = 0;
     ck_assert_int_eq(ic_model_derive(M, &st, &e), IC_EINVAL);
     ck_assert_ptr_nonnull(strstr(e.msg, "needs MLA with a q_lora_rank"));
+    /* AWQ lists write a whole layer "model.layers.0." (a substring of its
+     * modules' names): the three dense layers named keep the dense MLP
+     * group (every layer that has it), the others said partial */
+    ck_assert_int_eq(
+        ic_model_load(IC_TEST_DIR "/fixtures/deepseek-v3.2-awq-dense-kept-config.json", M, &e), 0);
+    ck_assert_uint_eq(M->keep_groups >> IC_PG_MLP & 1, 1);
+    ck_assert_uint_eq(M->keep_other, 0);
 }
 END_TEST
 
@@ -361,9 +368,15 @@ END_TEST
  *   24 x 3 x 5120 x 16384 = 6,039,797,760: 400,711,848,960 (+0.2%);
  *   active 16,150,205,440.
  * Chunked attention (attention_chunk_size 8192) on the RoPE layers, all but
- * every fourth (Llama4TextConfig's no_rope_layer_interval 4): 36 of 48;
- * at 100,000 cached tokens a chunked layer holds (100000 - 1) % 8192 + 1
- * = 1,696. A prefill span is checked against a loop over positions. */
+ * every fourth (Llama4TextConfig's no_rope_layer_interval 4): 36 of 48. A
+ * chunked layer holds at most its chunk, 8,192 (what a batch needs room
+ * for as it fills), and a decode token at 100,000 reads its current
+ * chunk's (100000 - 1) % 8192 + 1 = 1,696; a prefill of 3,000 after 7,000
+ * reads from its first token's chunk start, 7000 % 8192 + 3000 = 10,000
+ * tokens. A prefill span's FLOPs are checked against a loop over
+ * positions. moe_layers, where given, names the MoE layers (an explicit
+ * list of all 48 is Scout's step of 1), and an empty no_rope_layers is the
+ * default, as transformers reads them. */
 START_TEST(test_llama4)
 {
     struct ic_err e = {0};
@@ -377,9 +390,12 @@ START_TEST(test_llama4)
     ck_assert_uint_eq(st.n_window_layers, 36);
     ck_assert_uint_eq(st.window, 8192);
     ck_assert(st.chunked);
-    ck_assert_uint_eq(ic_model_kv_token_layers(&st, 100000), 12 * 100000 + 36 * 1696);
-    ck_assert_uint_eq(ic_model_kv_token_layers(&st, 8192), 48 * 8192);
-    ck_assert_uint_eq(ic_model_kv_token_layers(&st, 8193), 12 * 8193 + 36 * 1);
+    ck_assert_uint_eq(ic_model_kv_token_layers(&st, 100000), 12 * 100000 + 36 * 8192);
+    ck_assert_uint_eq(ic_model_kv_token_layers(&st, 4000), 48 * 4000);
+    ck_assert_uint_eq(ic_model_window_read_tokens(&st, 100000, 1), 1696);
+    ck_assert_uint_eq(ic_model_window_read_tokens(&st, 8193, 1), 1);
+    ck_assert_uint_eq(ic_model_window_read_tokens(&st, 10000, 3000), 10000);
+    ck_assert_uint_eq(ic_model_window_read_tokens(&st, 20000, 3000), 17000 % 8192 + 3000);
     double naive = 0;
     for (double j = 5001; j <= 20000; j++)
         naive += 12 * j + 36 * (fmod(j - 1, 8192) + 1);
@@ -387,6 +403,13 @@ START_TEST(test_llama4)
                                 ((double)st.prefill_attn_flop_per_ctx_token_layer * naive),
                             1, 1e-12);
     ck_assert_ptr_nonnull(strstr(M->tower, "vision_config"));
+    struct ic_model_stats lists;
+    ck_assert_int_eq(ic_model_load(IC_TEST_DIR "/fixtures/llama4-scout-lists-config.json", M, &e),
+                     0);
+    ck_assert_int_eq(ic_model_derive(M, &lists, &e), 0);
+    ck_assert_uint_eq(lists.params_total, st.params_total);
+    ck_assert_uint_eq(lists.n_moe_layers, 48);
+    ck_assert_uint_eq(lists.n_window_layers, 36);
     ck_assert_int_eq(ic_model_load(IC_TEST_DIR "/fixtures/llama4-maverick-config.json", M, &e),
                      0);
     ck_assert_int_eq(ic_model_derive(M, &st, &e), 0);
@@ -395,6 +418,14 @@ START_TEST(test_llama4)
     ck_assert_uint_eq(st.group_ways[IC_PG_MLP], 16384);
     ck_assert_uint_eq(st.params_total, UINT64_C(400711848960));
     ck_assert_uint_eq(st.params_active, UINT64_C(16150205440));
+    /* without intermediate_size_mlp and attention_chunk_size, Llama4TextConfig's
+     * defaults (16384, 8192): the same counts and chunks */
+    ck_assert_int_eq(
+        ic_model_load(IC_TEST_DIR "/fixtures/llama4-maverick-defaults-config.json", M, &e), 0);
+    ck_assert_int_eq(ic_model_derive(M, &lists, &e), 0);
+    ck_assert_uint_eq(lists.params_total, UINT64_C(400711848960));
+    ck_assert_uint_eq(lists.window, 8192);
+    ck_assert_uint_eq(lists.n_window_layers, 36);
     /* Llama 4 calls its MLP feed_forward: a list naming the 24 dense
      * layers' (0, 2 ... 46) keeps the dense MLP group whole */
     ck_assert_int_eq(ic_model_load(IC_TEST_DIR "/fixtures/llama4-maverick-fp8-dense-kept-config.json",

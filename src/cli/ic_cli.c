@@ -809,8 +809,7 @@ static void show_model(FILE *out, const struct ic_model *m, const struct ic_mode
                 (unsigned long long)s->index_bytes_per_layer_token);
     if (s->n_window_layers)
         fprintf(out, "%s %llu tokens on %llu of %llu layers\n",
-                s->chunked ? "chunked attention (each token attends within its chunk of)"
-                           : "sliding window",
+                s->chunked ? "chunked attention, chunks of" : "sliding window",
                 (unsigned long long)s->window, (unsigned long long)s->n_window_layers,
                 (unsigned long long)s->n_layers);
     fputs("\nparameters by group (tensor-parallel ways at most):\n", out);

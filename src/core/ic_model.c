@@ -42,7 +42,7 @@ static int read_layer_types(const struct ic_ydoc *d, yaml_node_t *node, void *re
         goto out;
     }
     m->n_layer_types = 0;
-    m->layer_types_chunked = false;
+    m->layer_types_chunked = m->layer_types_sliding = false;
     for (yaml_node_item_t *it = node->data.sequence.items.start;
          it < node->data.sequence.items.top; it++) {
         yaml_node_t *item = yaml_document_get_node((yaml_document_t *)&d->doc, *it);
@@ -54,6 +54,7 @@ static int read_layer_types(const struct ic_ydoc *d, yaml_node_t *node, void *re
         }
         if (t && (strcmp(t, "sliding_attention") == 0 || strcmp(t, "chunked_attention") == 0)) {
             m->layer_types_chunked |= strcmp(t, "chunked_attention") == 0;
+            m->layer_types_sliding |= strcmp(t, "sliding_attention") == 0;
             m->layer_is_sliding[m->n_layer_types++] = 1;
         } else if (t && strcmp(t, "full_attention") == 0)
             m->layer_is_sliding[m->n_layer_types++] = 0;
@@ -69,6 +70,41 @@ out:
     if (rc)
         ic_err_hint(err, "infcalc reads layer_types of sliding_attention, chunked_attention "
                          "and full_attention layers only, one entry per layer");
+    return rc;
+}
+
+/* moe_layers: Llama 4's MoE layers by index (Llama4TextConfig takes it over
+ * interleave_moe_layer_step) */
+static int read_moe_layers(const struct ic_ydoc *d, yaml_node_t *node, void *rec,
+                           struct ic_err *err)
+{
+    struct ic_model *m = rec;
+    int rc = IC_OK;
+    if (node->type != YAML_SEQUENCE_NODE) {
+        rc = ic_ydoc_error(d, node, err, "'moe_layers': expected a list of layer indices");
+        goto out;
+    }
+    memset(m->moe_layer_bits, 0, sizeof m->moe_layer_bits);
+    m->moe_layer_max = 0;
+    for (yaml_node_item_t *it = node->data.sequence.items.start;
+         it < node->data.sequence.items.top; it++) {
+        yaml_node_t *item = yaml_document_get_node((yaml_document_t *)&d->doc, *it);
+        const char *t = ic_ydoc_scalar(item);
+        char *end = NULL;
+        const unsigned long long v = t && t[0] >= '0' && t[0] <= '9' ? strtoull(t, &end, 10) : 0;
+        if (!end || *end || v >= IC_MODEL_MAX_LAYERS) {
+            rc = ic_ydoc_error(d, item, err, "'moe_layers': '%s' is not a layer index below %d",
+                               t ? t : "(not a scalar)", IC_MODEL_MAX_LAYERS);
+            goto out;
+        }
+        m->moe_layer_bits[v / 64] |= UINT64_C(1) << (v % 64);
+        if (v > m->moe_layer_max)
+            m->moe_layer_max = v;
+    }
+out:
+    if (rc)
+        ic_err_hint(err, "Llama 4's config lists the MoE layers' indices, or leaves the list "
+                         "to interleave_moe_layer_step");
     return rc;
 }
 
@@ -319,7 +355,8 @@ static uint32_t groups_named(const char *entry, long *layer)
         *layer = errno || v >= IC_MODEL_MAX_LAYERS || (*end && *end != '.' && !glob0)
                      ? IC_MODEL_MAX_LAYERS
                      : (long)v;
-        whole_layer = !*end || glob0;
+        /* "model.layers.60." as AWQ lists write it: the whole layer too */
+        whole_layer = !*end || (end[0] == '.' && !end[1]) || glob0;
     } else if (l && l[7] && l[7] != '*' && l[7] != '.' && l[7] != '[') {
         *layer = IC_MODEL_MAX_LAYERS; /* "layers.(0|1)": some layers, not read */
     }
@@ -882,6 +919,7 @@ static const struct ic_schema published_schema = {"published section", published
     CNT("interleave_moe_layer_step", IC_MF_MOE_STEP, interleave_moe_layer_step),     \
     CNT("attention_chunk_size", IC_MF_CHUNK, attention_chunk_size),                  \
     {"no_rope_layers", IC_F_CUSTOM, IC_MF_NO_ROPE, 0, 0, 0, 0, 0, false, NULL, read_no_rope}, \
+    {"moe_layers", IC_F_CUSTOM, IC_MF_MOE_LAYERS, 0, 0, 0, 0, 0, false, NULL, read_moe_layers}, \
     CNT("no_rope_layer_interval", IC_MF_NO_ROPE_INTERVAL, no_rope_layer_interval),   \
     STR("model_type", IC_MF_MODEL_TYPE, model_type)
 
@@ -1019,25 +1057,28 @@ static const struct family {
     bool no_o_bias;            /* attention_bias biases q/k/v, never o */
     bool one_shared;           /* each MoE layer has one shared expert of the experts'
                                   width, whatever n_shared_experts says (Llama 4) */
+    uint64_t chunk;            /* attention_chunk_size where the config leaves it out */
+    uint64_t mlp_width;        /* intermediate_size_mlp where the config leaves it out */
 } families[] = {
-    {"qwen2", true, 2, 0, false, false},
-    {"gemma2", false, 4, 2, false, false}, /* pre/post attention and MLP norms; even layers slide */
+    {"qwen2", true, 2, 0, false, false, 0, 0},
+    {"gemma2", false, 4, 2, false, false, 0, 0}, /* pre/post attention and MLP norms; even layers slide */
     /* Gemma 3: five sliding layers to one global (Gemma3TextConfig's
      * sliding_window_pattern 6) where the config states no pattern */
-    {"gemma3_text", false, 4, 6, false, false},
-    {"gemma3", false, 4, 6, false, false},
+    {"gemma3_text", false, 4, 6, false, false, 0, 0},
+    {"gemma3", false, 4, 6, false, false, 0, 0},
     /* GLM-4.5/4.6/4.7 (transformers' Glm4MoeAttention): q/k/v_proj take
      * bias=attention_bias, o_proj bias=False */
-    {"glm4_moe", false, 2, 0, true, false},
+    {"glm4_moe", false, 2, 0, true, false, 0, 0},
     /* Llama 4 (transformers' Llama4TextMoe): a shared_expert of
-     * intermediate_size beside the routed ones in every MoE layer */
-    {"llama4_text", false, 2, 0, false, true},
-    {"llama4", false, 2, 0, false, true},
+     * intermediate_size beside the routed ones in every MoE layer;
+     * Llama4TextConfig's attention_chunk_size=8192, intermediate_size_mlp=16384 */
+    {"llama4_text", false, 2, 0, false, true, 8192, 16384},
+    {"llama4", false, 2, 0, false, true, 8192, 16384},
 };
 
 static const struct family *family_of(const struct ic_model *m)
 {
-    static const struct family plain = {"", false, 2, 0, false, false};
+    static const struct family plain = {"", false, 2, 0, false, false, 0, 0};
     for (size_t i = 0; i < sizeof families / sizeof families[0]; i++)
         if (strcmp(m->model_type, families[i].model_type) == 0)
             return &families[i];
@@ -1075,8 +1116,10 @@ static bool has(const struct ic_model *m, int id) { return m->locs[id].line != 0
  * rule; 1 where unstated). */
 static bool layer_is_moe(const struct ic_model *m, uint64_t i)
 {
-    /* Llama 4: layers step-1, 2 step-1 ... (transformers' Llama4TextConfig
-     * moe_layers = range(step - 1, layers, step)) */
+    /* Llama 4: moe_layers, else layers step-1, 2 step-1 ... (transformers'
+     * Llama4TextConfig: moe_layers = range(step - 1, layers, step)) */
+    if (has(m, IC_MF_MOE_LAYERS))
+        return i < IC_MODEL_MAX_LAYERS && (m->moe_layer_bits[i / 64] >> (i % 64) & 1);
     if (has(m, IC_MF_MOE_STEP) && m->interleave_moe_layer_step)
         return (i + 1) % m->interleave_moe_layer_step == 0;
     const uint64_t freq = has(m, IC_MF_MOE_FREQ) && m->moe_layer_freq ? m->moe_layer_freq : 1;
@@ -1190,6 +1233,7 @@ static int derive_totals(struct ctx *c, struct ic_model_stats *s)
         {IC_MF_INTERMEDIATE_MLP, "intermediate_size_mlp"},
         {IC_MF_MOE_STEP, "interleave_moe_layer_step"}, {IC_MF_CHUNK, "attention_chunk_size"},
         {IC_MF_NO_ROPE, "no_rope_layers"}, {IC_MF_NO_ROPE_INTERVAL, "no_rope_layer_interval"},
+        {IC_MF_MOE_LAYERS, "moe_layers"},
     };
     for (size_t i = 0; i < N(unread); i++)
         if (has(m, unread[i].id)) {
@@ -1377,6 +1421,10 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
             (rc = check_range(&c, IC_MF_MOE_STEP, "interleave_moe_layer_step",
                               has(m, IC_MF_MOE_STEP) ? m->interleave_moe_layer_step : 1, 1, L)))
             return rc;
+        if (has(m, IC_MF_MOE_LAYERS) && m->moe_layer_max >= L)
+            return at(&c, IC_MF_MOE_LAYERS, "'moe_layers' names layer %llu, past the %llu "
+                                             "layers of num_hidden_layers",
+                      (unsigned long long)m->moe_layer_max, (unsigned long long)L);
     } else if (has(m, IC_MF_TOPK) && m->num_experts_per_tok) {
         return at(&c, IC_MF_TOPK, "'num_experts_per_tok' is given but no expert count "
                                   "(num_local_experts, n_routed_experts or num_experts)");
@@ -1385,7 +1433,8 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
     const struct family *fam = family_of(m);
     /* Llama 4's chunked local attention: a RoPE layer attends within its
      * chunk of attention_chunk_size tokens, a NoPE layer to every token */
-    const bool chunk = has(m, IC_MF_CHUNK) && m->attention_chunk_size;
+    const uint64_t chunk_size = has(m, IC_MF_CHUNK) ? m->attention_chunk_size : fam->chunk;
+    const bool chunk = chunk_size != 0;
     /* Sliding windows: which layers hold only the last `window` tokens. */
     uint64_t n_window = 0, window = 0;
     const bool sliding = has(m, IC_MF_SLIDING_WINDOW) && m->sliding_window &&
@@ -1397,11 +1446,15 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
                       m->n_layer_types, (unsigned long long)L);
         for (uint64_t i = 0; i < L; i++)
             n_window += m->layer_is_sliding[i];
-        if (n_window && !sliding && !chunk)
+        if (m->layer_types_sliding && m->layer_types_chunked)
+            return at(&c, IC_MF_LAYER_TYPES, "'layer_types' has both sliding and chunked "
+                                             "layers: one kind of window is read");
+        if (m->layer_types_sliding && !sliding)
             return at(&c, IC_MF_LAYER_TYPES,
-                      m->layer_types_chunked
-                          ? "'layer_types' has chunked layers but no attention_chunk_size is given"
-                          : "'layer_types' has sliding layers but no sliding_window is given");
+                      "'layer_types' has sliding layers but no sliding_window is given");
+        if (m->layer_types_chunked && !chunk)
+            return at(&c, IC_MF_LAYER_TYPES,
+                      "'layer_types' has chunked layers but no attention_chunk_size is given");
     } else if (has(m, IC_MF_SLIDING_PATTERN) || (sliding && fam->sliding_pattern)) {
         const uint64_t p = has(m, IC_MF_SLIDING_PATTERN) ? m->sliding_window_pattern
                                                          : fam->sliding_pattern;
@@ -1421,29 +1474,32 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
         window = m->sliding_window;
     if (chunk) {
         if (sliding)
-            return at(&c, IC_MF_CHUNK, "attention_chunk_size beside sliding_window is not "
+            return at(&c, has(m, IC_MF_CHUNK) ? IC_MF_CHUNK : IC_MF_SLIDING_WINDOW,
+                      "attention_chunk_size beside sliding_window is not "
                                        "read: a layer would both slide and attend by chunks");
-        if ((rc = check_range(&c, IC_MF_CHUNK, "attention_chunk_size", m->attention_chunk_size,
-                              1, IC_MODEL_MAX_CONTEXT)))
+        if ((rc = check_range(&c, IC_MF_CHUNK, "attention_chunk_size", chunk_size, 1,
+                              IC_MODEL_MAX_CONTEXT)))
             return rc;
         if (!has(m, IC_MF_LAYER_TYPES)) {
             /* the RoPE layers: no_rope_layers' 1s, else all but every
              * no_rope_layer_interval-th (4: Llama4TextConfig's default) */
             const uint64_t every = has(m, IC_MF_NO_ROPE_INTERVAL) ? m->no_rope_layer_interval : 4;
-            if (has(m, IC_MF_NO_ROPE) && m->n_no_rope < L)
+            /* an empty list is the default, as Llama4TextConfig reads it */
+            const bool listed = has(m, IC_MF_NO_ROPE) && m->n_no_rope;
+            if (listed && m->n_no_rope < L)
                 return at(&c, IC_MF_NO_ROPE, "'no_rope_layers' lists %u layers but "
                                              "num_hidden_layers is %llu",
                           m->n_no_rope, (unsigned long long)L);
-            if (!has(m, IC_MF_NO_ROPE) &&
+            if (!listed &&
                 (rc = check_range(&c, IC_MF_NO_ROPE_INTERVAL, "no_rope_layer_interval", every,
                                   1, L)))
                 return rc;
             n_window = 0;
             for (uint64_t i = 0; i < L; i++)
-                n_window += has(m, IC_MF_NO_ROPE) ? m->layer_rope[i] : (i + 1) % every != 0;
+                n_window += listed ? m->layer_rope[i] : (i + 1) % every != 0;
         }
         if (n_window)
-            window = m->attention_chunk_size;
+            window = chunk_size;
     } else if (has(m, IC_MF_LAYER_TYPES) && m->layer_types_chunked) {
         return at(&c, IC_MF_LAYER_TYPES,
                   "'layer_types' has chunked layers but no attention_chunk_size is given");
@@ -1509,8 +1565,9 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
             mul(&c, n_moe, mul(&c, D, E)));             /* + routers */
     /* Llama 4's dense layers are intermediate_size_mlp wide, its experts
      * intermediate_size */
-    const uint64_t F_dense =
-        has(m, IC_MF_INTERMEDIATE_MLP) ? m->intermediate_size_mlp : m->intermediate_size;
+    const uint64_t F_dense = has(m, IC_MF_INTERMEDIATE_MLP) ? m->intermediate_size_mlp
+                             : fam->mlp_width                ? fam->mlp_width
+                                                             : m->intermediate_size;
     if (has(m, IC_MF_INTERMEDIATE_MLP) &&
         (rc = check_range(&c, IC_MF_INTERMEDIATE_MLP, "intermediate_size_mlp", F_dense, 1,
                           1u << 22)))
@@ -1613,9 +1670,18 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
 
 uint64_t ic_model_window_tokens(const struct ic_model_stats *s, uint64_t context)
 {
-    if (s->chunked)
-        return context ? (context - 1) % s->window + 1 : 0;
     return context < s->window ? context : s->window;
+}
+
+uint64_t ic_model_window_read_tokens(const struct ic_model_stats *s, uint64_t context,
+                                     uint64_t tokens)
+{
+    if (!s->chunked)
+        return ic_model_window_tokens(s, context);
+    /* from the start of the first new token's chunk to the last token */
+    const uint64_t prefix = context > tokens ? context - tokens : 0;
+    const uint64_t span = prefix % s->window + (context - prefix);
+    return span < context ? span : context;
 }
 
 uint64_t ic_model_kv_token_layers(const struct ic_model_stats *s, uint64_t context)

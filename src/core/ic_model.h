@@ -42,6 +42,7 @@ enum ic_model_field {
     IC_MF_Q_LORA, IC_MF_KV_LORA, IC_MF_ROPE_DIM, IC_MF_NOPE_DIM, IC_MF_V_HEAD_DIM,
     IC_MF_INDEX_TOPK, IC_MF_INDEX_HEADS, IC_MF_INDEX_DIM,
     IC_MF_INTERMEDIATE_MLP, IC_MF_MOE_STEP, IC_MF_CHUNK, IC_MF_NO_ROPE, IC_MF_NO_ROPE_INTERVAL,
+    IC_MF_MOE_LAYERS,
     IC_MF_PUBLISHED, IC_MF_PUB_TOTAL, IC_MF_PUB_ACTIVE, IC_MF_PUB_ACTIVE_EMB,
     IC_MF_PUB_SOURCE,
     IC_MF_PARAMETERS, IC_MF_ACTIVE_PARAMETERS, IC_MF_KV_VALUES,
@@ -82,6 +83,7 @@ struct ic_model {
     uint32_t n_layer_types;
     uint8_t layer_is_sliding[IC_MODEL_MAX_LAYERS]; /* from layer_types */
     bool layer_types_chunked;  /* layer_types names chunked_attention layers */
+    bool layer_types_sliding;  /* ... and sliding_attention ones */
     /* Llama 4: dense layers' MLP width, one MoE layer every step-th,
      * chunked local attention on the RoPE layers (no_rope_layers: 1 a
      * RoPE layer, 0 a NoPE one, which attends globally) */
@@ -89,6 +91,8 @@ struct ic_model {
     uint64_t no_rope_layer_interval;
     uint32_t n_no_rope;
     uint8_t layer_rope[IC_MODEL_MAX_LAYERS];
+    uint64_t moe_layer_bits[IC_MODEL_MAX_LAYERS / 64]; /* moe_layers, by index */
+    uint64_t moe_layer_max;    /* the largest index moe_layers names */
 
     uint64_t n_experts_field[3]; /* num_local_experts, n_routed_experts, num_experts */
     uint64_t num_experts_per_tok, moe_intermediate_size;
@@ -201,9 +205,17 @@ int ic_model_load(const char *path, struct ic_model *out, struct ic_err *err);
 int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out,
                     struct ic_err *err);
 
-/* Tokens a window layer holds and reads at context S: min(S, window), or a
- * chunked layer's (S - 1) % window + 1 (the tokens of its current chunk). */
+/* Tokens a window layer holds at context S: min(S, window). A chunked
+ * layer (Llama 4) holds at most its current chunk, which fills to the
+ * window: the same bound, what a batch must have room for. */
 uint64_t ic_model_window_tokens(const struct ic_model_stats *s, uint64_t context);
+
+/* Tokens a window layer reads in a step of `tokens` new ones ending at
+ * context S: what it holds; a chunked layer reads from the start of the
+ * first new token's chunk, (S - T) % window + T at most S (decode: its
+ * current chunk, (S - 1) % window + 1). */
+uint64_t ic_model_window_read_tokens(const struct ic_model_stats *s, uint64_t context,
+                                     uint64_t tokens);
 
 /* Token-layers one sequence caches at context S (<= IC_MODEL_MAX_CONTEXT):
  * global * S + window_layers * ic_model_window_tokens(S). */

@@ -138,14 +138,11 @@ static double kv_held(const struct ic_model_stats *m, double global, double loca
            ic_model_kv_layer_token_bytes(m, bkv);
 }
 
-/* The window a window layer keeps (a chunked layer its current chunk's
- * tokens), or the context when there is none. */
+/* The window a window layer keeps (a chunked layer's chunk fills to it),
+ * or the context when there is none. */
 static double windowed(const struct ic_model_stats *m, double tokens)
 {
-    if (!m->n_window_layers)
-        return tokens;
-    return m->chunked && tokens > 0 ? fmod(tokens - 1, (double)m->window) + 1
-                                    : fmin(tokens, (double)m->window);
+    return m->n_window_layers ? fmin(tokens, (double)m->window) : tokens;
 }
 
 /* Largest batch, at most IC_DECODE_MAX_BATCH, whose memory fits every chip

@@ -104,15 +104,22 @@ double ic_step_kv_seq_bytes(const struct ic_model_stats *m, uint64_t context, en
 double ic_step_kv_read_seq_bytes(const struct ic_model_stats *m, uint64_t context,
                                  uint64_t tokens, enum ic_dtype kv)
 {
-    const double held = ic_step_kv_seq_bytes(m, context, kv);
-    if (!m->sparse_topk)
-        return held;
-    /* all of it but the latents no new token picked (DeepSeek-V3.2 has no
-     * window layers) */
-    const double unpicked =
-        (double)context - fmin((double)context, (double)tokens * (double)m->sparse_topk);
-    return held - (double)m->n_global_layers * unpicked * (double)m->kv_values_per_layer_token *
-                      bytes_per(kv);
+    double read = ic_step_kv_seq_bytes(m, context, kv);
+    if (m->chunked)
+        /* a chunked layer reads from its first new token's chunk start */
+        read += (double)m->n_window_layers *
+                ((double)ic_model_window_read_tokens(m, context, tokens) -
+                 (double)ic_model_window_tokens(m, context)) *
+                ic_model_kv_layer_token_bytes(m, bytes_per(kv));
+    if (m->sparse_topk) {
+        /* all but the latents no new token picked (DeepSeek-V3.2 has no
+         * window layers) */
+        const double unpicked =
+            (double)context - fmin((double)context, (double)tokens * (double)m->sparse_topk);
+        read -= (double)m->n_global_layers * unpicked * (double)m->kv_values_per_layer_token *
+                bytes_per(kv);
+    }
+    return read;
 }
 
 /* Workspace: fp32 activations of one sequence on one chip: residual, normed
