@@ -2,6 +2,7 @@
 #include "ic_test.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 /* The frozen copies (tests/frozen) unless live. */
@@ -44,6 +45,20 @@ void ic_test_model(const char *name, struct ic_model *out, struct ic_model_stats
 void ic_test_live_model(const char *name, struct ic_model *out, struct ic_model_stats *st)
 {
     load_model(true, name, out, st);
+}
+
+void ic_test_fixture_stats(const char *file, struct ic_model_stats *st)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/fixtures/%s", IC_TEST_DIR, file);
+    struct ic_model *m = malloc(sizeof *m);
+    ck_assert(m);
+    struct ic_err e = {0};
+    int rc = ic_model_load(path, m, &e);
+    ck_assert_msg(rc == 0, "%s: %s", file, e.msg);
+    rc = ic_model_derive(m, st, &e);
+    ck_assert_msg(rc == 0, "derive %s: %s", file, e.msg);
+    free(m);
 }
 
 struct ic_test_pair *ic_test_pair(const char *model, const char *hw)

@@ -24,6 +24,10 @@ void ic_test_model(const char *name, struct ic_model *out, struct ic_model_stats
 void ic_test_live_hw(const char *name, struct ic_hw *out);
 void ic_test_live_model(const char *name, struct ic_model *out, struct ic_model_stats *st);
 
+/* The stats of a config.json or model file under tests/fixtures, or fails
+ * the test. */
+void ic_test_fixture_stats(const char *file, struct ic_model_stats *st);
+
 /* A model (with its stats) and a chip, loaded together: the setup most
  * decode and plot tests share. */
 struct ic_test_pair {

@@ -884,12 +884,10 @@ END_TEST
  * the busiest chip; each new token writes 61 x 1,284 B. */
 START_TEST(test_sparse_attention_step)
 {
-    struct ic_model *m = malloc(sizeof *m);
     struct ic_model_stats st;
     struct ic_hw h;
     struct ic_err e = {0};
-    ck_assert_int_eq(ic_model_load(IC_TEST_DIR "/fixtures/deepseek-v3.2-config.json", m, &e), 0);
-    ck_assert_int_eq(ic_model_derive(m, &st, &e), 0);
+    ic_test_fixture_stats("deepseek-v3.2-config.json", &st);
     ic_test_hw("h100", &h);
     struct ic_decode_cfg c = cfg(8, 2, 32768, IC_DT_FP8, IC_DT_BF16, IC_DT_BF16);
     struct ic_point p;
@@ -902,7 +900,6 @@ START_TEST(test_sparse_attention_step)
     c.context = 1024;
     ck_assert_int_eq(ic_decode(&st, &h, &c, &p, &e), IC_OK);
     ck_assert_double_eq_tol(p.kv_bytes, 2.0 * 61 * 1024 * 1284, 1);
-    free(m);
 }
 END_TEST
 
@@ -915,19 +912,16 @@ END_TEST
  * 100,000 + 36 x 8,192) x 4,096 / 8 = 1,530,789,888 B. */
 START_TEST(test_chunked_attention_step)
 {
-    struct ic_model *m = malloc(sizeof *m);
     struct ic_model_stats st;
     struct ic_hw h;
     struct ic_err e = {0};
-    ck_assert_int_eq(ic_model_load(IC_TEST_DIR "/fixtures/llama4-scout-config.json", m, &e), 0);
-    ck_assert_int_eq(ic_model_derive(m, &st, &e), 0);
+    ic_test_fixture_stats("llama4-scout-config.json", &st);
     ic_test_hw("h100", &h);
     struct ic_decode_cfg c = cfg(8, 2, 100000, IC_DT_BF16, IC_DT_BF16, IC_DT_BF16);
     struct ic_point p;
     ck_assert_int_eq(ic_decode(&st, &h, &c, &p, &e), IC_OK);
     ck_assert_double_eq_tol(p.kv_bytes, 10330570752.0, 1);
     ck_assert_double_eq_tol(p.mem_kv_B, 1530789888.0, 1);
-    free(m);
 }
 END_TEST
 

@@ -162,11 +162,9 @@ END_TEST
  * the indexer: 61 x 32,768 x (278,528 + 16,384). */
 START_TEST(test_sparse_attention_ledger)
 {
-    struct ic_model *m = malloc(sizeof *m);
     struct ic_model_stats st;
     struct ic_err e = {0};
-    ck_assert_int_eq(ic_model_load(IC_TEST_DIR "/fixtures/deepseek-v3.2-config.json", m, &e), 0);
-    ck_assert_int_eq(ic_model_derive(m, &st, &e), 0);
+    ic_test_fixture_stats("deepseek-v3.2-config.json", &st);
     struct ic_step s = {
         .layout = {1, 1, 1, 1},
         .kind = {{1, 1, 32767, 1, IC_PHASE_DECODE}},
@@ -181,7 +179,6 @@ START_TEST(test_sparse_attention_ledger)
     s.attn = IC_ATTN_UNFUSED;
     ck_assert_int_eq(ic_step_load(&st, &s, &l, &e), IC_OK);
     ck_assert_double_eq_tol(l.flops_attn, 61.0 * 32768 * (278528 + 16384), 1);
-    free(m);
 }
 END_TEST
 
