@@ -256,6 +256,18 @@ static const struct broken broken[] = {
      "a domain of more than one chip needs links_per_chip >= 1", NULL},
     {"model-kv-exceeds.yaml", true, 8, 22, "'num_key_value_heads' is 32; expected 1 to 16", NULL},
     {"config-kv-exceeds.json", true, 6, 26, "'num_key_value_heads' is 64; expected 1 to 32", NULL},
+    /* Gated DeltaNet (Qwen3-Next's shape): a key left out, value heads not
+     * a whole group a key head, no full attention layer, a state type */
+    {"config-linear-missing.json", true, 9, 30,
+     "36 of the 48 layers are linear attention (Gated DeltaNet) but 'linear_conv_kernel_dim' "
+     "is missing",
+     NULL},
+    {"config-linear-heads.json", true, 18, 29,
+     "linear_num_value_heads (24) is not a multiple of linear_num_key_heads (16)", NULL},
+    {"config-linear-only.json", true, 43, 18, "every layer is linear attention", NULL},
+    {"config-ssm-dtype.json", true, 43, 22,
+     "'mamba_ssm_dtype' is 'float8'; expected float32, bfloat16, float16 or auto",
+     "recurrent state"},
     {"config-layer-types.json", true, 10, 18,
      "'layer_types' lists 3 layers but num_hidden_layers is 4", NULL},
     {"config-topk-no-experts.json", true, 8, 26,

@@ -925,6 +925,34 @@ START_TEST(test_chunked_attention_step)
 }
 END_TEST
 
+/* Qwen3-Next (36 Gated DeltaNet layers, 12 full) on 4 x H100, batch 8,
+ * context 4096, bf16: a sequence holds 12 x 4096 tokens x 2048 B (2 KV
+ * heads x 256 x K and V x 2 B) = 100,663,296 B of cache and 36 x 1,097,728
+ * = 39,518,208 B of state: 140,181,504 B. A step reads all of it (8 x =
+ * 1,121,452,032) and writes each new token's 24,576 B and the whole state
+ * back (8 x 39,542,784 = 316,342,272). The cache splits by its 2 KV heads,
+ * then the batch 2 ways: a chip holds 4 sequences' halves, 280,363,008 B. */
+START_TEST(test_linear_attention_step)
+{
+    struct ic_model_stats st;
+    struct ic_hw h;
+    struct ic_err e = {0};
+    ic_test_fixture_stats("qwen3-next-80b-a3b-config.json", &st);
+    ic_test_hw("h100", &h);
+    struct ic_decode_cfg c = cfg(4, 8, 4096, IC_DT_BF16, IC_DT_BF16, IC_DT_BF16);
+    struct ic_point p;
+    ck_assert_int_eq(ic_decode(&st, &h, &c, &p, &e), IC_OK);
+    ck_assert_double_eq_tol(p.kv_bytes, 1121452032.0, 1);
+    ck_assert_double_eq_tol(p.kv_write_bytes, 316342272.0, 1);
+    ck_assert_double_eq_tol(p.mem_kv_B, 280363008.0, 1);
+    ck_assert_double_eq_tol(p.state_bytes_per_seq, 39518208.0, 1e-6);
+    /* an fp8 cache halves the tokens' bytes, not the state's */
+    c.kv = IC_DT_FP8;
+    ck_assert_int_eq(ic_decode(&st, &h, &c, &p, &e), IC_OK);
+    ck_assert_double_eq_tol(p.kv_bytes, 8.0 * (50331648.0 + 39518208.0), 1);
+}
+END_TEST
+
 START_TEST(test_missing_compute_type)
 {
     struct ic_test_pair *t = ic_test_pair("llama3-8b", "a100");
@@ -971,6 +999,7 @@ int main(void)
     tcase_add_test(tc, test_expected_with_engine);
     tcase_add_test(tc, test_kept_unquantized_parts);
     tcase_add_test(tc, test_sparse_attention_step);
+    tcase_add_test(tc, test_linear_attention_step);
     tcase_add_test(tc, test_chunked_attention_step);
     suite_add_tcase(s, tc);
     return ic_test_run(s);

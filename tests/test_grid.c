@@ -136,15 +136,18 @@ static void check_grid(struct ic_point (*grid)[NB][NS], const struct ic_model *m
                     const struct ic_point *q = &grid[c][b][s - 1];
                     ck_assert_msg(p->step_s * tol >= q->step_s,
                                   "%s on %s: step falls with context", m->name, h->name);
-                    /* the points' KV bytes: B * KV values(S) * bytes each */
+                    /* the points' KV bytes: B * KV values(S) * bytes each, and
+                     * B linear-attention states whatever S */
                     const uint64_t S = p->cfg.context, S0 = q->cfg.context;
-                    double want = q->kv_bytes * (double)ic_model_kv_values(st, S) /
+                    const double state = (double)p->cfg.batch * ic_model_state_bytes(st);
+                    const double pk = p->kv_bytes - state, qk = q->kv_bytes - state;
+                    double want = qk * (double)ic_model_kv_values(st, S) /
                                   (double)ic_model_kv_values(st, S0);
-                    ck_assert_msg(fabs(p->kv_bytes - want) <= 1e-12 * want,
+                    ck_assert_msg(fabs(pk - want) <= 1e-12 * p->kv_bytes,
                                   "%s on %s: KV bytes %g at context %llu, expected %g", m->name,
-                                  h->name, p->kv_bytes, (unsigned long long)S, want);
+                                  h->name, p->kv_bytes, (unsigned long long)S, want + state);
                     if (st->n_window_layers == 0)
-                        ck_assert(fabs(p->kv_bytes - 2 * q->kv_bytes) <= 1e-12 * p->kv_bytes);
+                        ck_assert(fabs(pk - 2 * qk) <= 1e-12 * p->kv_bytes);
                     else if (st->n_global_layers == 0 && S0 >= st->window)
                         ck_assert(p->kv_bytes == q->kv_bytes);
                 }

@@ -377,6 +377,94 @@ END_TEST
  * positions. moe_layers, where given, names the MoE layers (an explicit
  * list of all 48 is Scout's step of 1), and an empty no_rope_layers is the
  * default, as transformers reads them. */
+/* Qwen3-Next-80B-A3B (model_type qwen3_next, its config.json as shipped):
+ * 36 Gated DeltaNet layers and 12 gated softmax attention layers (every
+ * 4th, from full_attention_interval), an MoE of 512 experts after each.
+ * D 2048, V 151936 untied, H 16, KV 2, head_dim 256; nk 16, nv 32, dk = dv =
+ * 128, conv kernel 4; experts and shared expert 512 wide. */
+START_TEST(test_qwen3_next)
+{
+    struct ic_err e = {0};
+    struct ic_model_stats st;
+    ck_assert_int_eq(ic_model_load(IC_TEST_DIR "/fixtures/qwen3-next-80b-a3b-config.json", M, &e),
+                     0);
+    ck_assert_int_eq(ic_model_derive(M, &st, &e), 0);
+    ck_assert_uint_eq(st.n_state_layers, 36);
+    ck_assert_uint_eq(st.n_global_layers, 12);
+    ck_assert_uint_eq(st.n_window_layers, 0);
+    /* full layer: q 2048 x 2 x 16 x 256 (the output gate doubles it) =
+     * 16,777,216, o 4096 x 2048 = 8,388,608: 25,165,824 x 12 = 301,989,888;
+     * linear layer: in_proj_qkvz 2048 x (2 x 2048 + 2 x 4096) = 25,165,824,
+     * in_proj_ba 2048 x 64 = 131,072, conv1d 8192 x 4 = 32,768, dt_bias and
+     * A_log 64, out_proj 4096 x 2048 = 8,388,608: 33,718,336 x 36 =
+     * 1,213,860,096 */
+    ck_assert_uint_eq(st.group_params[IC_PG_ATTN_HEADS], UINT64_C(301989888) + 1213860096);
+    ck_assert_uint_eq(st.group_params[IC_PG_ATTN_KV], UINT64_C(12) * 2 * 2048 * 512);
+    /* norms 48 x 2 x 2048 + 2048, routers and shared-expert gates 48 x 2048 x
+     * 513, gated norms 36 x 128, q/k norms 12 x 2 x 256 */
+    ck_assert_uint_eq(st.group_params[IC_PG_REPLICATED],
+                      UINT64_C(196608) + 2048 + 50429952 + 4608 + 6144);
+    ck_assert_uint_eq(st.group_ways[IC_PG_ATTN_HEADS], 16);
+    /* 79,674,391,296: Qwen/Qwen3-Coder-Next's safetensors total, the same
+     * shape (its 74,391 bf16 tensors, no MTP module) */
+    ck_assert_uint_eq(st.params_total, UINT64_C(79674391296));
+    /* state a sequence a layer: 32 x 128 x 128 at 2 B (no mamba_ssm_dtype:
+     * bf16) = 1,048,576 and the conv's 3 x 8192 inputs at 2 B = 49,152 */
+    ck_assert_double_eq(st.state_bytes_per_layer, 1097728.0);
+    ck_assert_double_eq(ic_model_state_bytes(&st), 36.0 * 1097728.0);
+    /* 7 x 32 x 128 x 128 = 3,670,016 and 2 x 4 x 8192 = 65,536 a token */
+    ck_assert_uint_eq(st.state_flop_per_token_layer, 3735552u);
+    /* the cache is the 12 full layers' alone: 12 x 2 x 2 x 256 x 2 B */
+    ck_assert_uint_eq(ic_model_kv_bytes_per_token(&st, 16), 24576u);
+    ck_assert_uint_eq(ic_model_kv_token_layers(&st, 1000), 12000u);
+    /* one token at context 1000: 4 x 16 x 256 a cached token in 12 layers,
+     * and 36 state updates whatever the context */
+    ck_assert_double_eq_tol(ic_model_attn_flop(&st, 1000),
+                            16384.0 * 12 * 1000 + 36.0 * 3735552, 1e-3);
+    /* a prefill of 500 after 100: sum of j over 101..600 in 12 layers and
+     * 500 state updates in 36 */
+    double naive = 0;
+    for (double j = 101; j <= 600; j++)
+        naive += 16384.0 * 12 * j + 36.0 * 3735552;
+    ck_assert_double_eq_tol(ic_model_prefill_attn_flop(&st, 100, 500) / naive, 1, 1e-12);
+    /* the modeldb entry reads the same */
+    ic_test_live_model("qwen3-next-80b-a3b", M, &S);
+    ck_assert_uint_eq(S.params_total, st.params_total);
+    ck_assert_uint_eq(S.n_state_layers, 36);
+}
+END_TEST
+
+/* Qwen3.5 (model_types qwen3_5 / qwen3_5_moe, the text model in
+ * text_config beside a vision encoder): layer_types list the linear
+ * layers, attn_output_gate is given, mamba_ssm_dtype float32 keeps the
+ * recurrent state at 4 B. The published safetensors totals count the
+ * vision encoder and the MTP module too: 35B-A3B 35,951,822,704 - MTP
+ * 844,640,768 - vision 446,571,248 = 34,660,610,688; 27B 27,781,427,952 -
+ * 424,699,392 - 460,730,096 = 26,895,998,464 (the two parts' sizes summed
+ * from their tensors' shapes; notes to issue 13). */
+START_TEST(test_qwen3_5)
+{
+    struct ic_err e = {0};
+    struct ic_model_stats st;
+    ck_assert_int_eq(ic_model_load(IC_TEST_DIR "/fixtures/qwen3.5-35b-a3b-config.json", M, &e), 0);
+    ck_assert_int_eq(ic_model_derive(M, &st, &e), 0);
+    ck_assert_uint_eq(st.params_total, UINT64_C(34660610688));
+    ck_assert_uint_eq(st.n_state_layers, 30);
+    ck_assert_uint_eq(st.n_global_layers, 10);
+    /* 32 x 128 x 128 x 4 B + 3 x 8192 x 2 B; no intermediate_size, no dense layer */
+    ck_assert_double_eq(st.state_bytes_per_layer, 2097152.0 + 49152.0);
+    ck_assert_uint_eq(st.group_params[IC_PG_MLP], 0);
+    ck_assert_ptr_nonnull(strstr(M->tower, "vision_config"));
+    ck_assert_int_eq(ic_model_load(IC_TEST_DIR "/fixtures/qwen3.5-27b-config.json", M, &e), 0);
+    ck_assert_int_eq(ic_model_derive(M, &st, &e), 0);
+    ck_assert_uint_eq(st.params_total, UINT64_C(26895998464));
+    /* 48 x 128 x 128 x 4 B + 3 x (2 x 2048 + 6144) x 2 B */
+    ck_assert_double_eq(st.state_bytes_per_layer, 3145728.0 + 61440.0);
+    /* 24 query heads, 16 linear key heads: the smaller splits the group */
+    ck_assert_uint_eq(st.group_ways[IC_PG_ATTN_HEADS], 16);
+}
+END_TEST
+
 START_TEST(test_llama4)
 {
     struct ic_err e = {0};
@@ -487,6 +575,8 @@ int main(void)
     tcase_add_test(tc, test_minimax_m2);
     tcase_add_test(tc, test_deepseek_v32);
     tcase_add_test(tc, test_llama4);
+    tcase_add_test(tc, test_qwen3_next);
+    tcase_add_test(tc, test_qwen3_5);
     suite_add_tcase(s, tc);
     return ic_test_run(s);
 }

@@ -141,6 +141,29 @@ static struct ic_batching batching(const char *model, const char *hw, struct ic_
     return r;
 }
 
+/* Qwen3-Next (12 full attention layers: 24,576 B a token; 36 Gated
+ * DeltaNet layers: 39,518,208 B of state a sequence) on 4 H100s, the same
+ * lengths as above: each layout holds the state once beside its tokens,
+ * used 768 x 24,576 + 39,518,208 = 58,392,576 B, contiguous 8192 x 24,576 +
+ * state = 240,844,800 B, paged 776 x 24,576 + state = 58,589,184 B. */
+START_TEST(test_batching_linear_attention)
+{
+    struct ic_test_pair *t = calloc(1, sizeof *t);
+    ck_assert_ptr_nonnull(t);
+    ic_test_fixture_stats("qwen3-next-80b-a3b-config.json", &t->st);
+    ic_test_hw("h100", &t->h);
+    struct ic_batching_cfg c = bcfg(64, 512, 256, 1, 8192, 16);
+    c.dec.chips = 4;
+    struct ic_batching r;
+    struct ic_err e = {0};
+    ck_assert_int_eq(ic_batching(&t->st, &t->h, &c, &r, &e), 0);
+    ck_assert_double_eq_tol(r.used_B, 58392576, 1e-3);
+    ck_assert_double_eq_tol(r.contiguous_B, 240844800, 1e-3);
+    ck_assert_double_eq_tol(r.paged_B, 58589184, 1e-3);
+    free(t);
+}
+END_TEST
+
 START_TEST(test_batching_llama3_8b)
 {
     /* Llama-3-8B, one H100, bf16, B = 64, prompt 512, exponential outputs
@@ -593,6 +616,7 @@ int main(void)
     tcase_add_test(tc, test_expected_max_monte_carlo);
     tcase_add_test(tc, test_quantile);
     tcase_add_test(tc, test_batching_llama3_8b);
+    tcase_add_test(tc, test_batching_linear_attention);
     tcase_add_test(tc, test_batching_max_batch_vs_decode);
     tcase_add_test(tc, test_batching_context_in_flight);
     tcase_add_test(tc, test_batching_windows_and_defaults);

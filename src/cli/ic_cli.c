@@ -691,6 +691,11 @@ static int cmd_list(const struct ic_opts *a, const struct ic_db *db, FILE *out, 
                          (unsigned long long)st.n_window_layers, (unsigned long long)st.n_layers,
                          st.chunked ? "chunk" : "window", (unsigned long long)st.window);
             }
+            if (st.n_state_layers) {
+                size_t l = strlen(kind);
+                snprintf(kind + l, sizeof kind - l, ", %llu of %llu layers linear",
+                         (unsigned long long)st.n_state_layers, (unsigned long long)st.n_layers);
+            }
             if (st.n_experts) {
                 size_t l = strlen(kind);
                 snprintf(kind + l, sizeof kind - l, ", MoE top-%llu of %llu",
@@ -812,6 +817,14 @@ static void show_model(FILE *out, const struct ic_model *m, const struct ic_mode
                 s->chunked ? "chunked attention, chunks of" : "sliding window",
                 (unsigned long long)s->window, (unsigned long long)s->n_window_layers,
                 (unsigned long long)s->n_layers);
+    if (s->n_state_layers)
+        fprintf(out,
+                "linear attention (Gated DeltaNet) on %llu of %llu layers: no KV cache there; "
+                "a fixed state of %.0f B a sequence a layer (%.4g MB a sequence), read and "
+                "written whole each step, %llu FLOP a token a layer\n",
+                (unsigned long long)s->n_state_layers, (unsigned long long)s->n_layers,
+                s->state_bytes_per_layer, ic_model_state_bytes(s) / 1e6,
+                (unsigned long long)s->state_flop_per_token_layer);
     fputs("\nparameters by group (tensor-parallel ways at most):\n", out);
     for (int g = 0; g < IC_PG_COUNT; g++)
         if (s->group_params[g])

@@ -77,6 +77,7 @@ int ic_decode(const struct ic_model_stats *m, const struct ic_hw *hw,
     p->params_active = m->params_active;
     ic_model_kept_text(m, cfg->weights, p->weights_kept, sizeof p->weights_kept);
     p->kv_bytes_per_token = ic_model_kv_bytes_per_token(m, ic_dtype_traits(cfg->kv)->bits);
+    p->state_bytes_per_seq = ic_model_state_bytes(m);
     p->weight_bytes = l.weight_bytes * NT;
     p->kv_bytes = l.kv_read_all_bytes;
     p->kv_write_bytes = l.kv_write_all_bytes;

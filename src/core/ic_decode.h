@@ -107,9 +107,11 @@ struct ic_point {
     char weights_kept[IC_MODEL_KEPT_LEN]; /* what the checkpoint keeps unquantized, at
                                              which type ("" none): ic_model_kept_text */
     uint64_t kv_bytes_per_token;  /* all layers, full attention, at the KV dtype */
+    double state_bytes_per_seq;   /* linear-attention layers' fixed state, one sequence */
     double weight_bytes;          /* weights read per step, summed over chips */
     double kv_bytes;              /* KV read per step, whole batch */
-    double kv_write_bytes;        /* KV written per step (the new tokens), whole batch */
+    double kv_write_bytes;        /* KV written per step (the new tokens; linear-attention
+                                     state, whole), whole batch */
     double flops;                 /* per step, all chips (linear + attention) */
     double comm_bytes;            /* all-reduce payload per step, per chip */
     double experts_touched;       /* expected routed experts read per MoE layer */

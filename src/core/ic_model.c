@@ -29,7 +29,8 @@ _Static_assert(sizeof pgroup_names / sizeof pgroup_names[0] == IC_PG_COUNT,
 
 const char *ic_pgroup_name(enum ic_pgroup g) { return pgroup_names[g]; }
 
-/* layer_types: [sliding_attention, full_attention, ...] (HF) */
+/* layer_types: [sliding_attention, full_attention, ...] (HF); Qwen3-Next and
+ * Qwen3.5 name linear_attention layers */
 static int read_layer_types(const struct ic_ydoc *d, yaml_node_t *node, void *rec,
                             struct ic_err *err)
 {
@@ -42,7 +43,7 @@ static int read_layer_types(const struct ic_ydoc *d, yaml_node_t *node, void *re
         goto out;
     }
     m->n_layer_types = 0;
-    m->layer_types_chunked = m->layer_types_sliding = false;
+    m->layer_types_chunked = m->layer_types_sliding = m->layer_types_linear = false;
     for (yaml_node_item_t *it = node->data.sequence.items.start;
          it < node->data.sequence.items.top; it++) {
         yaml_node_t *item = yaml_document_get_node((yaml_document_t *)&d->doc, *it);
@@ -55,21 +56,52 @@ static int read_layer_types(const struct ic_ydoc *d, yaml_node_t *node, void *re
         if (t && (strcmp(t, "sliding_attention") == 0 || strcmp(t, "chunked_attention") == 0)) {
             m->layer_types_chunked |= strcmp(t, "chunked_attention") == 0;
             m->layer_types_sliding |= strcmp(t, "sliding_attention") == 0;
-            m->layer_is_sliding[m->n_layer_types++] = 1;
+            m->layer_kind[m->n_layer_types++] = IC_LAYER_WINDOW;
+        } else if (t && strcmp(t, "linear_attention") == 0) {
+            m->layer_types_linear = true;
+            m->layer_kind[m->n_layer_types++] = IC_LAYER_LINEAR;
         } else if (t && strcmp(t, "full_attention") == 0)
-            m->layer_is_sliding[m->n_layer_types++] = 0;
+            m->layer_kind[m->n_layer_types++] = IC_LAYER_FULL;
         else {
             rc = ic_ydoc_error(d, item, err,
                                "'layer_types': unknown entry '%s'; expected "
-                               "sliding_attention, chunked_attention or full_attention",
+                               "sliding_attention, chunked_attention, linear_attention or "
+                               "full_attention",
                                t ? t : "(not a scalar)");
             goto out;
         }
     }
 out:
     if (rc)
-        ic_err_hint(err, "infcalc reads layer_types of sliding_attention, chunked_attention "
-                         "and full_attention layers only, one entry per layer");
+        ic_err_hint(err, "infcalc reads layer_types of sliding_attention, chunked_attention, "
+                         "linear_attention (Gated DeltaNet) and full_attention layers only, "
+                         "one entry per layer");
+    return rc;
+}
+
+/* mamba_ssm_dtype: the type Qwen3.5's linear-attention layers keep their
+ * recurrent state in (float32 in its configs) */
+static int read_ssm_dtype(const struct ic_ydoc *d, yaml_node_t *node, void *rec,
+                          struct ic_err *err)
+{
+    struct ic_model *m = rec;
+    const char *t = ic_ydoc_scalar(node);
+    if (ic_ydoc_is_null(node))
+        return IC_OK;
+    if (t && (strcmp(t, "float32") == 0 || strcmp(t, "fp32") == 0)) {
+        m->ssm_state_bytes = 4;
+        return IC_OK;
+    }
+    if (t && (strcmp(t, "bfloat16") == 0 || strcmp(t, "float16") == 0 ||
+              strcmp(t, "bf16") == 0 || strcmp(t, "fp16") == 0 || strcmp(t, "auto") == 0)) {
+        m->ssm_state_bytes = 2;
+        return IC_OK;
+    }
+    int rc = ic_ydoc_error(d, node, err, "'mamba_ssm_dtype' is '%s'; expected float32, "
+                                         "bfloat16, float16 or auto",
+                           t ? t : "(not a scalar)");
+    ic_err_hint(err, "the type the linear-attention layers keep their recurrent state in "
+                     "(Qwen3.5's configs give float32)");
     return rc;
 }
 
@@ -921,6 +953,15 @@ static const struct ic_schema published_schema = {"published section", published
     {"no_rope_layers", IC_F_CUSTOM, IC_MF_NO_ROPE, 0, 0, 0, 0, 0, false, NULL, read_no_rope}, \
     {"moe_layers", IC_F_CUSTOM, IC_MF_MOE_LAYERS, 0, 0, 0, 0, 0, false, NULL, read_moe_layers}, \
     CNT("no_rope_layer_interval", IC_MF_NO_ROPE_INTERVAL, no_rope_layer_interval),   \
+    CNT("linear_num_key_heads", IC_MF_LIN_K_HEADS, linear_num_key_heads),             \
+    CNT("linear_num_value_heads", IC_MF_LIN_V_HEADS, linear_num_value_heads),         \
+    CNT("linear_key_head_dim", IC_MF_LIN_K_DIM, linear_key_head_dim),                 \
+    CNT("linear_value_head_dim", IC_MF_LIN_V_DIM, linear_value_head_dim),             \
+    CNT("linear_conv_kernel_dim", IC_MF_LIN_CONV, linear_conv_kernel_dim),            \
+    CNT("full_attention_interval", IC_MF_FULL_INTERVAL, full_attention_interval),     \
+    BOOL("attn_output_gate", IC_MF_ATTN_GATE, attn_output_gate),                      \
+    {"mamba_ssm_dtype", IC_F_CUSTOM, IC_MF_SSM_DTYPE, 0, 0, 0, 0, 0, false, NULL,     \
+     read_ssm_dtype},                                                                 \
     STR("model_type", IC_MF_MODEL_TYPE, model_type)
 
 static const struct ic_field model_fields[] = {
@@ -999,7 +1040,8 @@ static const char *const read_types[] = {
     "qwen3_moe", "gemma",       "gemma2",  "gemma3",      "gemma3_text", "phi3",
     "deepseek_v2", "deepseek_v3", "kimi_k2", "olmoe", "gpt_oss", "qwen2_vl", "qwen2_5_vl",
     "qwen2_vl_text", "qwen2_5_vl_text", "llava", "glm4_moe", "minimax_m2", "deepseek_v32",
-    "llama4", "llama4_text"};
+    "llama4", "llama4_text", "qwen3_next", "qwen3_5", "qwen3_5_text", "qwen3_5_moe",
+    "qwen3_5_moe_text"};
 
 static bool type_read(const char *t)
 {
@@ -1059,26 +1101,42 @@ static const struct family {
                                   width, whatever n_shared_experts says (Llama 4) */
     uint64_t chunk;            /* attention_chunk_size where the config leaves it out */
     uint64_t mlp_width;        /* intermediate_size_mlp where the config leaves it out */
+    /* linear-attention hybrids (transformers' Qwen3NextConfig and
+     * Qwen3_5TextConfig): one full attention layer every full_interval-th
+     * where the config lists no layer_types (Qwen3NextConfig's
+     * full_attention_interval=4), their q projection doubled by an output
+     * gate unless attn_output_gate says otherwise, and a shared_expert_gate
+     * (D -> 1) beside each MoE layer's shared expert */
+    uint64_t full_interval;
+    bool gate;
+    bool shared_gate;
+    bool qk_norm;              /* q_norm and k_norm (head_dim each) in every attention layer */
 } families[] = {
-    {"qwen2", true, 2, 0, false, false, 0, 0},
-    {"gemma2", false, 4, 2, false, false, 0, 0}, /* pre/post attention and MLP norms; even layers slide */
+    {"qwen2", true, 2, 0, false, false, 0, 0, 0, false, false, false},
+    {"gemma2", false, 4, 2, false, false, 0, 0, 0, false, false, false}, /* pre/post attention and MLP norms; even layers slide */
     /* Gemma 3: five sliding layers to one global (Gemma3TextConfig's
      * sliding_window_pattern 6) where the config states no pattern */
-    {"gemma3_text", false, 4, 6, false, false, 0, 0},
-    {"gemma3", false, 4, 6, false, false, 0, 0},
+    {"gemma3_text", false, 4, 6, false, false, 0, 0, 0, false, false, false},
+    {"gemma3", false, 4, 6, false, false, 0, 0, 0, false, false, false},
     /* GLM-4.5/4.6/4.7 (transformers' Glm4MoeAttention): q/k/v_proj take
      * bias=attention_bias, o_proj bias=False */
-    {"glm4_moe", false, 2, 0, true, false, 0, 0},
+    {"glm4_moe", false, 2, 0, true, false, 0, 0, 0, false, false, false},
     /* Llama 4 (transformers' Llama4TextMoe): a shared_expert of
      * intermediate_size beside the routed ones in every MoE layer;
      * Llama4TextConfig's attention_chunk_size=8192, intermediate_size_mlp=16384 */
-    {"llama4_text", false, 2, 0, false, true, 8192, 16384},
-    {"llama4", false, 2, 0, false, true, 8192, 16384},
+    {"llama4_text", false, 2, 0, false, true, 8192, 16384, 0, false, false, false},
+    {"llama4", false, 2, 0, false, true, 8192, 16384, 0, false, false, false},
+    /* Qwen3-Next and Qwen3.5: Gated DeltaNet layers, three in four */
+    {"qwen3_next", false, 2, 0, false, false, 0, 0, 4, true, true, true},
+    {"qwen3_5", false, 2, 0, false, false, 0, 0, 4, true, true, true},
+    {"qwen3_5_text", false, 2, 0, false, false, 0, 0, 4, true, true, true},
+    {"qwen3_5_moe", false, 2, 0, false, false, 0, 0, 4, true, true, true},
+    {"qwen3_5_moe_text", false, 2, 0, false, false, 0, 0, 4, true, true, true},
 };
 
 static const struct family *family_of(const struct ic_model *m)
 {
-    static const struct family plain = {"", false, 2, 0, false, false, 0, 0};
+    static const struct family plain = {"", false, 2, 0, false, false, 0, 0, 0, false, false, false};
     for (size_t i = 0; i < sizeof families / sizeof families[0]; i++)
         if (strcmp(m->model_type, families[i].model_type) == 0)
             return &families[i];
@@ -1233,7 +1291,11 @@ static int derive_totals(struct ctx *c, struct ic_model_stats *s)
         {IC_MF_INTERMEDIATE_MLP, "intermediate_size_mlp"},
         {IC_MF_MOE_STEP, "interleave_moe_layer_step"}, {IC_MF_CHUNK, "attention_chunk_size"},
         {IC_MF_NO_ROPE, "no_rope_layers"}, {IC_MF_NO_ROPE_INTERVAL, "no_rope_layer_interval"},
-        {IC_MF_MOE_LAYERS, "moe_layers"},
+        {IC_MF_MOE_LAYERS, "moe_layers"}, {IC_MF_LIN_K_HEADS, "linear_num_key_heads"},
+        {IC_MF_LIN_V_HEADS, "linear_num_value_heads"}, {IC_MF_LIN_K_DIM, "linear_key_head_dim"},
+        {IC_MF_LIN_V_DIM, "linear_value_head_dim"}, {IC_MF_LIN_CONV, "linear_conv_kernel_dim"},
+        {IC_MF_FULL_INTERVAL, "full_attention_interval"}, {IC_MF_ATTN_GATE, "attn_output_gate"},
+        {IC_MF_SSM_DTYPE, "mamba_ssm_dtype"},
     };
     for (size_t i = 0; i < N(unread); i++)
         if (has(m, unread[i].id)) {
@@ -1286,8 +1348,13 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
         {IC_MF_VOCAB, "vocab_size"},
         {IC_MF_INTERMEDIATE, "intermediate_size"},
     };
+    /* an MoE model whose every layer is MoE (Qwen3.5's) may leave out the
+     * dense width: it is asked for below when a dense layer needs it */
+    const bool moe_width = has(m, IC_MF_MOE_INTERMEDIATE) &&
+                           (has(m, IC_MF_NUM_LOCAL_EXPERTS) || has(m, IC_MF_N_ROUTED_EXPERTS) ||
+                            has(m, IC_MF_NUM_EXPERTS));
     for (size_t i = 0; i < N(required); i++)
-        if (!has(m, required[i].id)) {
+        if (!has(m, required[i].id) && !(required[i].id == IC_MF_INTERMEDIATE && moe_width)) {
             int mrc = ic_err_set(err, IC_EINVAL, m->path, m->root.line, m->root.col,
                                 "missing '%s'; expected the model's architecture (or "
                                 "'parameters' and 'kv_values_per_token' for a "
@@ -1304,8 +1371,9 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
         (rc = check_range(&c, IC_MF_LAYERS, "num_hidden_layers", L, 1, IC_MODEL_MAX_LAYERS)) ||
         (rc = check_range(&c, IC_MF_HEADS, "num_attention_heads", H, 1, 1u << 14)) ||
         (rc = check_range(&c, IC_MF_VOCAB, "vocab_size", V, 1, 1u << 24)) ||
-        (rc = check_range(&c, IC_MF_INTERMEDIATE, "intermediate_size", m->intermediate_size,
-                          1, 1u << 22)))
+        (has(m, IC_MF_INTERMEDIATE) &&
+         (rc = check_range(&c, IC_MF_INTERMEDIATE, "intermediate_size", m->intermediate_size,
+                           1, 1u << 22))))
         return rc;
     if (has(m, IC_MF_KV_HEADS) &&
         (rc = check_range(&c, IC_MF_KV_HEADS, "num_key_value_heads", Hkv, 1, H)))
@@ -1445,7 +1513,7 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
                                              "num_hidden_layers is %llu",
                       m->n_layer_types, (unsigned long long)L);
         for (uint64_t i = 0; i < L; i++)
-            n_window += m->layer_is_sliding[i];
+            n_window += m->layer_kind[i] == IC_LAYER_WINDOW;
         if (m->layer_types_sliding && m->layer_types_chunked)
             return at(&c, IC_MF_LAYER_TYPES, "'layer_types' has both sliding and chunked "
                                              "layers: one kind of window is read");
@@ -1508,6 +1576,63 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
         return at(&c, IC_MF_INDEX_TOPK, "sliding windows beside the indexer (index_topk) are "
                                         "not read: a layer would both slide and pick its top-k");
 
+    /* Linear attention (Gated DeltaNet, Qwen3-Next and Qwen3.5): the layers
+     * layer_types calls linear_attention, else all but every
+     * full_attention_interval-th (the family's where the config gives none:
+     * transformers fills layer_types so) */
+    uint64_t n_linear = 0;
+    if (has(m, IC_MF_LAYER_TYPES)) {
+        for (uint64_t i = 0; i < L; i++)
+            n_linear += m->layer_kind[i] == IC_LAYER_LINEAR;
+    } else if (has(m, IC_MF_FULL_INTERVAL) || fam->full_interval) {
+        const uint64_t every =
+            has(m, IC_MF_FULL_INTERVAL) ? m->full_attention_interval : fam->full_interval;
+        if ((rc = check_range(&c, IC_MF_FULL_INTERVAL, "full_attention_interval", every, 1, L)))
+            return rc;
+        n_linear = L - L / every; /* layer i is full iff (i + 1) % every == 0 */
+    }
+    uint64_t lk = 0, lv = 0, ldk = 0, ldv = 0, lconv = 0;
+    if (n_linear) {
+        static const int need[] = {IC_MF_LIN_K_HEADS, IC_MF_LIN_V_HEADS, IC_MF_LIN_K_DIM,
+                                   IC_MF_LIN_V_DIM, IC_MF_LIN_CONV};
+        static const char *const names[] = {"linear_num_key_heads", "linear_num_value_heads",
+                                            "linear_key_head_dim", "linear_value_head_dim",
+                                            "linear_conv_kernel_dim"};
+        const int where = has(m, IC_MF_LAYER_TYPES)     ? IC_MF_LAYER_TYPES
+                          : has(m, IC_MF_FULL_INTERVAL) ? IC_MF_FULL_INTERVAL
+                                                        : IC_MF_MODEL_TYPE;
+        for (int i = 0; i < 5; i++)
+            if (!has(m, need[i]))
+                return at(&c, where,
+                          "%llu of the %llu layers are linear attention (Gated DeltaNet) but "
+                          "'%s' is missing",
+                          (unsigned long long)n_linear, (unsigned long long)L, names[i]);
+        lk = m->linear_num_key_heads;
+        lv = m->linear_num_value_heads;
+        ldk = m->linear_key_head_dim;
+        ldv = m->linear_value_head_dim;
+        lconv = m->linear_conv_kernel_dim;
+        if ((rc = check_range(&c, IC_MF_LIN_K_HEADS, names[0], lk, 1, 1u << 14)) ||
+            (rc = check_range(&c, IC_MF_LIN_V_HEADS, names[1], lv, 1, 1u << 14)) ||
+            (rc = check_range(&c, IC_MF_LIN_K_DIM, names[2], ldk, 1, 1u << 14)) ||
+            (rc = check_range(&c, IC_MF_LIN_V_DIM, names[3], ldv, 1, 1u << 14)) ||
+            (rc = check_range(&c, IC_MF_LIN_CONV, names[4], lconv, 1, 1u << 10)))
+            return rc;
+        if (lv % lk)
+            return at(&c, IC_MF_LIN_V_HEADS,
+                      "linear_num_value_heads (%llu) is not a multiple of "
+                      "linear_num_key_heads (%llu); each key head must serve a whole group "
+                      "of value heads",
+                      (unsigned long long)lv, (unsigned long long)lk);
+        if (n_window || mla)
+            return at(&c, where, "linear attention beside %s is not read",
+                      mla ? "MLA" : "sliding or chunked windows");
+        if (n_linear == L)
+            return at(&c, where, "every layer is linear attention: infcalc reads hybrids "
+                                 "with at least one full attention layer (the KV pool is "
+                                 "counted in its tokens)");
+    }
+
     /* ---- parameters, per group (napkin math per layer) ---- */
     /* attention_bias puts biases on q, k, v and o; Qwen2 always has them on
      * q/k/v only (its config has no attention_bias key). */
@@ -1538,12 +1663,28 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
             repl = add(&c, repl, mul(&c, D, ih));
         }
     } else {
-        /* q: D x H*hd, o: H*hd x D, k and v: D x Hkv*hd each, optional biases */
-        attn_heads = add(&c, mul(&c, 2, mul(&c, D, mul(&c, H, hd))), qkv_bias * H * hd + o_bias * D);
+        /* q: D x H*hd, o: H*hd x D, k and v: D x Hkv*hd each, optional biases;
+         * an output gate doubles q (Qwen3-Next: q_proj D -> 2 * H * hd) */
+        const uint64_t qw = has(m, IC_MF_ATTN_GATE) ? m->attn_output_gate : fam->gate;
+        attn_heads = add(&c, mul(&c, 2 + qw, mul(&c, D, mul(&c, H, hd))),
+                         (1 + qw) * qkv_bias * H * hd + o_bias * D);
         attn_kv = add(&c, mul(&c, 2, mul(&c, D, mul(&c, Hkv, hd))), qkv_bias * 2 * Hkv * hd);
         repl = 0;
     }
     repl = add(&c, repl, fam->norms_per_layer * D);
+    /* A Gated DeltaNet layer (transformers' Qwen3NextGatedDeltaNet; Qwen3.5
+     * splits in_proj the same widths four ways): in_proj_qkvz D -> 2 kd +
+     * 2 vd, in_proj_ba D -> 2 nv, a depthwise conv1d over q, k and v
+     * (conv_dim x kernel, no bias), dt_bias and A_log (nv each), out_proj
+     * vd -> D, split by heads; its gated RMSNorm (dv) on every chip. kd =
+     * nk x dk, vd = nv x dv, conv_dim = 2 kd + vd. */
+    const uint64_t kd = mul(&c, lk, ldk), vd = mul(&c, lv, ldv);
+    const uint64_t conv_dim = add(&c, mul(&c, 2, kd), vd);
+    uint64_t lin_heads = mul(&c, D, add(&c, mul(&c, 2, add(&c, kd, vd)), 2 * lv));
+    lin_heads = add(&c, lin_heads, add(&c, mul(&c, conv_dim, lconv), 2 * lv));
+    lin_heads = add(&c, lin_heads, mul(&c, vd, D));
+    const uint64_t n_attn = L - n_linear;
+    const uint64_t qk_norms = fam->qk_norm && !mla ? 2 * hd : 0;
 
     uint64_t n_moe = 0;
     for (uint64_t i = 0; E && i < L; i++)
@@ -1558,11 +1699,16 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
         shared = mul(&c, 3, mul(&c, D, sf));
     }
 
-    s.group_params[IC_PG_ATTN_HEADS] = mul(&c, L, attn_heads);
-    s.group_params[IC_PG_ATTN_KV] = mul(&c, L, attn_kv);
+    s.group_params[IC_PG_ATTN_HEADS] =
+        add(&c, mul(&c, n_attn, attn_heads), mul(&c, n_linear, lin_heads));
+    s.group_params[IC_PG_ATTN_KV] = mul(&c, n_attn, attn_kv);
     s.group_params[IC_PG_REPLICATED] =
-        add(&c, add(&c, mul(&c, L, repl), D),          /* + final norm */
-            mul(&c, n_moe, mul(&c, D, E)));             /* + routers */
+        add(&c, add(&c, mul(&c, L, repl), D),                 /* + final norm */
+            mul(&c, n_moe, mul(&c, D, E + (shared && fam->shared_gate)))); /* + routers,
+                                                                  shared gates */
+    s.group_params[IC_PG_REPLICATED] =
+        add(&c, s.group_params[IC_PG_REPLICATED],
+            add(&c, mul(&c, n_linear, ldv), mul(&c, n_attn, qk_norms))); /* gated, q/k norms */
     /* Llama 4's dense layers are intermediate_size_mlp wide, its experts
      * intermediate_size */
     const uint64_t F_dense = has(m, IC_MF_INTERMEDIATE_MLP) ? m->intermediate_size_mlp
@@ -1572,6 +1718,14 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
         (rc = check_range(&c, IC_MF_INTERMEDIATE_MLP, "intermediate_size_mlp", F_dense, 1,
                           1u << 22)))
         return rc;
+    if (n_dense && !F_dense) {
+        const int mrc = ic_err_set(err, IC_EINVAL, m->path, m->root.line, m->root.col,
+                                   "missing 'intermediate_size': %llu of the %llu layers have "
+                                   "a dense MLP",
+                                   (unsigned long long)n_dense, (unsigned long long)L);
+        ic_err_hint(err, "add 'intermediate_size:' from the model's config.json");
+        return mrc;
+    }
     s.group_params[IC_PG_MLP] = mul(&c, n_dense, mul(&c, 3, mul(&c, D, F_dense)));
     s.group_params[IC_PG_SHARED] = mul(&c, n_moe, shared);
     s.group_params[IC_PG_EXPERTS] = mul(&c, n_moe, mul(&c, E, expert));
@@ -1581,10 +1735,11 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
 
     s.group_ways[IC_PG_EMBED] = V;
     s.group_ways[IC_PG_HEAD] = V;
-    s.group_ways[IC_PG_ATTN_HEADS] = H;
+    /* the linear layers split by their key heads (vLLM shards them so) */
+    s.group_ways[IC_PG_ATTN_HEADS] = !n_linear ? H : n_attn ? (H < lk ? H : lk) : lk;
     s.group_ways[IC_PG_ATTN_KV] = Hkv;
     s.group_ways[IC_PG_REPLICATED] = 1;
-    s.group_ways[IC_PG_MLP] = F_dense;
+    s.group_ways[IC_PG_MLP] = F_dense ? F_dense : 1;
     s.group_ways[IC_PG_SHARED] = Fe ? Fe : 1;
     s.group_ways[IC_PG_EXPERTS] = Fe ? Fe : 1;
 
@@ -1623,7 +1778,23 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
         s.index_flop_per_ctx_token_layer = 2 * m->index_n_heads * m->index_head_dim;
     }
     s.n_window_layers = n_window;
-    s.n_global_layers = L - n_window;
+    s.n_global_layers = L - n_window - n_linear;
+    s.n_state_layers = n_linear;
+    if (n_linear) {
+        /* per sequence and layer (vLLM's Gated DeltaNet state): the
+         * recurrent state, nv x dk x dv at mamba_ssm_dtype (16-bit where
+         * unstated: vLLM's mamba_ssm_cache_dtype "auto" is the model's),
+         * and the convolution's last kernel - 1 inputs, conv_dim wide, at
+         * 16 bits; decode per token and value head, the gated delta rule's
+         * decay of the state (dk dv), its read with the key (2 dk dv), the
+         * rank-1 update (2 dk dv) and the read with the query (2 dk dv), and
+         * the convolution's 2 x kernel FLOPs per channel */
+        const double ssm = m->ssm_state_bytes ? (double)m->ssm_state_bytes : 2.0;
+        s.state_bytes_per_layer = (double)lv * (double)ldk * (double)ldv * ssm +
+                                  (double)(lconv - 1) * (double)conv_dim * 2.0;
+        s.state_flop_per_token_layer =
+            add(&c, mul(&c, 7, mul(&c, lv, mul(&c, ldk, ldv))), mul(&c, 2 * lconv, conv_dim));
+    }
     s.window = window;
     s.chunked = chunk && n_window;
     /* Decode attention per cached token per layer: QK^T 2*H*dk, AV 2*H*dv.
@@ -1699,6 +1870,16 @@ double ic_model_kv_layer_token_bytes(const struct ic_model_stats *s, double bkv)
     return (double)s->kv_values_per_layer_token * bkv + (double)s->index_bytes_per_layer_token;
 }
 
+double ic_model_state_bytes(const struct ic_model_stats *s)
+{
+    return (double)s->n_state_layers * s->state_bytes_per_layer;
+}
+
+double ic_model_state_flop_span(const struct ic_model_stats *s, uint64_t tokens)
+{
+    return (double)s->n_state_layers * (double)s->state_flop_per_token_layer * (double)tokens;
+}
+
 uint64_t ic_model_kv_bytes_per_token(const struct ic_model_stats *s, uint32_t kv_bits)
 {
     uint64_t layers = s->n_global_layers + s->n_window_layers;
@@ -1748,7 +1929,7 @@ double ic_model_attn_flop_span(const struct ic_model_stats *s, uint64_t prefix,
     return (double)(absorbed ? s->attn_flop_per_ctx_token_layer
                              : s->prefill_attn_flop_per_ctx_token_layer) *
                ((double)s->n_global_layers * g + (double)s->n_window_layers * local) +
-           ic_model_index_flop_span(s, prefix, tokens);
+           ic_model_index_flop_span(s, prefix, tokens) + ic_model_state_flop_span(s, tokens);
 }
 
 double ic_model_index_flop_span(const struct ic_model_stats *s, uint64_t prefix,
@@ -1898,11 +2079,16 @@ int ic_model_load(const char *path, struct ic_model *out, struct ic_err *err)
                 snprintf(m->tower, sizeof m->tower, "%s (an encoder)", towers[i]);
         /* DeepSeek-V3's and GLM-4.5's multi-token-prediction layer, in the
          * checkpoint beside the decoder layers (speculative decoding's
-         * draft); MiniMax-M2 names its modules otherwise */
-        static const char *const mtp[] = {"num_nextn_predict_layers", "num_mtp_modules"};
+         * draft); MiniMax-M2 and Qwen3.5 (in its text_config) name theirs
+         * otherwise */
+        static const char *const mtp[] = {"num_nextn_predict_layers", "num_mtp_modules",
+                                          "mtp_num_hidden_layers"};
+        yaml_node_t *text = map_get(&d, root, "text_config");
+        yaml_node_t *in[2] = {root, text && text->type == YAML_MAPPING_NODE ? text : NULL};
         for (size_t i = 0; i < sizeof mtp / sizeof mtp[0] && !m->tower[0]; i++)
-            if (map_num(&d, root, mtp[i]) >= 1)
-                snprintf(m->tower, sizeof m->tower, "MTP module (%s)", mtp[i]);
+            for (int j = 0; j < 2 && !m->tower[0]; j++)
+                if (in[j] && map_num(&d, in[j], mtp[i]) >= 1)
+                    snprintf(m->tower, sizeof m->tower, "MTP module (%s)", mtp[i]);
     }
     if (m->from_config_json && !m->locs[IC_MF_QUANT].line &&
         (ends_with(path, "/config.json") || strcmp(path, "config.json") == 0) &&

@@ -43,6 +43,8 @@ enum ic_model_field {
     IC_MF_INDEX_TOPK, IC_MF_INDEX_HEADS, IC_MF_INDEX_DIM,
     IC_MF_INTERMEDIATE_MLP, IC_MF_MOE_STEP, IC_MF_CHUNK, IC_MF_NO_ROPE, IC_MF_NO_ROPE_INTERVAL,
     IC_MF_MOE_LAYERS,
+    IC_MF_LIN_K_HEADS, IC_MF_LIN_V_HEADS, IC_MF_LIN_K_DIM, IC_MF_LIN_V_DIM, IC_MF_LIN_CONV,
+    IC_MF_FULL_INTERVAL, IC_MF_ATTN_GATE, IC_MF_SSM_DTYPE,
     IC_MF_PUBLISHED, IC_MF_PUB_TOTAL, IC_MF_PUB_ACTIVE, IC_MF_PUB_ACTIVE_EMB,
     IC_MF_PUB_SOURCE,
     IC_MF_PARAMETERS, IC_MF_ACTIVE_PARAMETERS, IC_MF_KV_VALUES,
@@ -50,6 +52,10 @@ enum ic_model_field {
     IC_MF_DTYPE, IC_MF_SPARSE_STEP, IC_MF_MLP_ONLY, IC_MF_ATTN_TYPES, IC_MF_SHARED_MINIMAX,
     IC_MF_COUNT
 };
+
+/* What a layer of layer_types is: softmax attention over every token, over
+ * a sliding window or chunk, or linear attention with a fixed state. */
+enum { IC_LAYER_FULL = 0, IC_LAYER_WINDOW = 1, IC_LAYER_LINEAR = 2 };
 
 /* Parameter groups, split by how far tensor parallelism can shard them. */
 enum ic_pgroup {
@@ -81,9 +87,21 @@ struct ic_model {
     uint64_t max_position_embeddings;
     uint64_t sliding_window, sliding_window_pattern;
     uint32_t n_layer_types;
-    uint8_t layer_is_sliding[IC_MODEL_MAX_LAYERS]; /* from layer_types */
+    uint8_t layer_kind[IC_MODEL_MAX_LAYERS]; /* from layer_types: IC_LAYER_* */
     bool layer_types_chunked;  /* layer_types names chunked_attention layers */
     bool layer_types_sliding;  /* ... and sliding_attention ones */
+    bool layer_types_linear;   /* ... and linear_attention ones */
+    /* Gated DeltaNet linear attention (Qwen3-Next, Qwen3.5): its key and
+     * value heads and widths, the causal convolution's kernel, one full
+     * (softmax) attention layer every full_attention_interval-th where
+     * layer_types is absent; attn_output_gate doubles the full layers' q
+     * projection (a sigmoid gate per output value); the recurrent state's
+     * bytes a value (mamba_ssm_dtype: 4 for float32, else 0: 2) */
+    uint64_t linear_num_key_heads, linear_num_value_heads;
+    uint64_t linear_key_head_dim, linear_value_head_dim, linear_conv_kernel_dim;
+    uint64_t full_attention_interval;
+    bool attn_output_gate;
+    uint32_t ssm_state_bytes;
     /* Llama 4: dense layers' MLP width, one MoE layer every step-th,
      * chunked local attention on the RoPE layers (no_rope_layers: 1 a
      * RoPE layer, 0 a NoPE one, which attends globally) */
@@ -169,6 +187,18 @@ struct ic_model_stats {
     uint64_t index_bytes_per_layer_token;
     uint64_t index_flop_per_ctx_token_layer;
 
+    /* Linear-attention layers (Gated DeltaNet: Qwen3-Next, Qwen3.5) cache no
+     * token: each holds a fixed state per sequence, state_bytes_per_layer
+     * (the recurrent state, linear value heads x key dim x value dim at
+     * the checkpoint's mamba_ssm_dtype, 2 or 4 bytes, and the convolution's
+     * last kernel - 1 inputs at 2 bytes), which a decode step reads and
+     * writes whole; a token costs state_flop_per_token_layer there
+     * whatever the context. n_global_layers + n_window_layers +
+     * n_state_layers = n_layers. */
+    uint64_t n_state_layers;
+    double state_bytes_per_layer;
+    uint64_t state_flop_per_token_layer;
+
     /* Decode attention FLOPs per token per cached token per layer:
      * QK^T plus AV (MLA: the absorbed form over the latent). */
     uint64_t attn_flop_per_ctx_token_layer;
@@ -229,13 +259,18 @@ uint64_t ic_model_kv_values(const struct ic_model_stats *s, uint64_t context);
  * written cache byte is counted from it. */
 double ic_model_kv_layer_token_bytes(const struct ic_model_stats *s, double bkv);
 
+/* Bytes of fixed state one sequence holds over the model's linear-attention
+ * layers (0 without them), whatever its context: what every held, read and
+ * written cache byte adds per sequence beside its tokens'. */
+double ic_model_state_bytes(const struct ic_model_stats *s);
+
 /* KV bytes per token of full context (all layers, no window), at kv_bits;
  * with DeepSeek Sparse Attention the indexer's keys too. */
 uint64_t ic_model_kv_bytes_per_token(const struct ic_model_stats *s, uint32_t kv_bits);
 
 /* Decode attention FLOPs for one new token attending over context S (with
  * DeepSeek Sparse Attention: over min(S, topk) tokens, and the indexer
- * over all S). */
+ * over all S; a linear-attention layer its state update, whatever S). */
 double ic_model_attn_flop(const struct ic_model_stats *s, uint64_t context);
 
 /* Prefill attention FLOPs for T new tokens following P cached ones, each
@@ -244,7 +279,8 @@ double ic_model_attn_flop(const struct ic_model_stats *s, uint64_t context);
  *   c * (global * sum(j) + windowed * sum(min(j, window))),
  * c the prefill per-token coefficient; with DeepSeek Sparse Attention
  * sum(min(j, topk)) in the global layers, and the indexer's
- * index_flop * layers * sum(j) beside. */
+ * index_flop * layers * sum(j) beside; T state updates in each
+ * linear-attention layer. */
 double ic_model_prefill_attn_flop(const struct ic_model_stats *s, uint64_t prefix,
                                   uint64_t tokens);
 
@@ -253,11 +289,14 @@ double ic_model_prefill_attn_flop(const struct ic_model_stats *s, uint64_t prefi
  * attends to j tokens, itself included, so one token at prefix S-1 costs
  * exactly ic_model_attn_flop(s, S) with the decode coefficient. With
  * DeepSeek Sparse Attention the indexer's part is included; it alone is
- * ic_model_index_flop_span. */
+ * ic_model_index_flop_span. The linear-attention layers' part, tokens x
+ * their state update in either phase (prefill's chunked form is counted as
+ * the recurrent one), is included too; it alone is ic_model_state_flop_span. */
 double ic_model_attn_flop_span(const struct ic_model_stats *s, uint64_t prefix,
                                uint64_t tokens, bool absorbed);
 double ic_model_index_flop_span(const struct ic_model_stats *s, uint64_t prefix,
                                 uint64_t tokens);
+double ic_model_state_flop_span(const struct ic_model_stats *s, uint64_t tokens);
 
 /* The groups a checkpoint keeps unquantized, where their type differs from
  * `weights`, as text ("embedding, lm_head at fp16"); "" where none does.

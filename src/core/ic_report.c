@@ -98,6 +98,7 @@ static const struct ic_col point_cols[] = {
     {"params", "parameters", IC_K_INT},
     {"params_active", "active parameters", IC_K_INT},
     {"kv_bytes_per_token", "KV per token", IC_K_INT},
+    {"state_bytes_per_seq", "linear-attention state per sequence", IC_K_INT},
     {"weight_read_bytes", "weights read per step", IC_K_BYTES},
     {"kv_read_bytes", "KV read per step", IC_K_BYTES},
     {"flops", "FLOPs per step", IC_K_FLOP},
@@ -172,6 +173,7 @@ static void point_row(struct ic_rows *r, const struct ic_report_group *g,
     ic_rows_num(r, "params", (double)p->params);
     ic_rows_num(r, "params_active", (double)p->params_active);
     ic_rows_num(r, "kv_bytes_per_token", (double)p->kv_bytes_per_token);
+    ic_rows_num(r, "state_bytes_per_seq", p->state_bytes_per_seq);
     ic_rows_num(r, "weight_read_bytes", p->weight_bytes);
     ic_rows_num(r, "kv_read_bytes", p->kv_bytes);
     ic_rows_num(r, "flops", p->flops);
@@ -288,9 +290,14 @@ static void table_title(FILE *out, const struct ic_report_group *r, const struct
     char cap[32];
     ic_report_bytes(cap, sizeof cap, p->capacity_B);
     fprintf(out, "; HBM %s per chip\n", cap);
-    fprintf(out, "params %.4g (active %.4g), KV %llu B/token, B_crit %.0f",
-            (double)p->params, (double)p->params_active,
-            (unsigned long long)p->kv_bytes_per_token, p->b_crit);
+    fprintf(out, "params %.4g (active %.4g), KV %llu B/token", (double)p->params,
+            (double)p->params_active, (unsigned long long)p->kv_bytes_per_token);
+    if (p->state_bytes_per_seq > 0) {
+        char st[32];
+        ic_report_bytes(st, sizeof st, p->state_bytes_per_seq);
+        fprintf(out, " + %s linear-attention state a sequence", st);
+    }
+    fprintf(out, ", B_crit %.0f", p->b_crit);
     if (p->b_crit_moe != p->b_crit)
         fprintf(out, " (MoE: ~%.0f with every expert busy)", p->b_crit_moe);
     if (!show_chips && !show_ctx && !show_prec)

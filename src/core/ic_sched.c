@@ -131,11 +131,13 @@ static double in_flight(const struct ic_lengths *l, double R)
 
 /* KV bytes one sequence holds with `global` tokens in each global layer
  * and `local` tokens in each window layer (real numbers: averages), bkv
- * bytes a value. */
+ * bytes a value, and its linear-attention state (held whole whatever the
+ * layout: neither contiguous reservation nor paging wastes any of it). */
 static double kv_held(const struct ic_model_stats *m, double global, double local, double bkv)
 {
     return ((double)m->n_global_layers * global + (double)m->n_window_layers * local) *
-           ic_model_kv_layer_token_bytes(m, bkv);
+               ic_model_kv_layer_token_bytes(m, bkv) +
+           ic_model_state_bytes(m);
 }
 
 /* The window a window layer keeps (a chunked layer's chunk fills to it),

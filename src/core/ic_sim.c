@@ -609,6 +609,7 @@ struct inst {
     size_t *running, n_run;     /* admission order */
     size_t *wait, wait_cap, w_head, w_n; /* FIFO (a ring), preempted ones go to its front */
     uint64_t kv_blocks, free_blocks, peak;
+    uint64_t state_blocks;      /* a sequence's linear-attention state, in blocks */
     uint64_t load;              /* requests routed here and not gone */
     bool busy, dirty;
     double end;                 /* its step in flight ends then */
@@ -792,9 +793,12 @@ static int fetch_next(struct sim *s)
     return 1;
 }
 
+/* The blocks a sequence of `tokens` cached tokens holds: its tokens', and
+ * from its first token the blocks its linear-attention state takes (vLLM
+ * gives each sequence's state pages of the pool's size). */
 static uint64_t blocks_for(const struct inst *I, uint64_t tokens)
 {
-    return (tokens + I->c->block - 1) / I->c->block;
+    return (tokens + I->c->block - 1) / I->c->block + (tokens ? I->state_blocks : 0);
 }
 
 /* Evicts unreferenced prefixes, least recent first, until `need` blocks are
@@ -813,7 +817,8 @@ static void evict(struct inst *I, uint64_t need)
 static bool reserve(struct inst *I, struct req *q, uint64_t tokens)
 {
     /* the common case, a token that fits the blocks held: no division */
-    if (q->computed + tokens <= (q->blocks + q->shared) * I->c->block)
+    if (q->blocks >= I->state_blocks &&
+        q->computed + tokens <= (q->blocks - I->state_blocks + q->shared) * I->c->block)
         return true;
     uint64_t all = blocks_for(I, q->computed + tokens);
     uint64_t need = all > q->shared ? all - q->shared : 0;
@@ -1285,9 +1290,11 @@ static int outcome(struct sim *s, struct inst *I)
 
 /* The KV pool of a server of c->dec.chips: HBM left per chip after the
  * weights and the workspace of max_seqs sequences, in blocks of the server
- * (a chip holds 1/g of the sequences where the batch splits g ways). */
+ * (a chip holds 1/g of the sequences where the batch splits g ways); and
+ * the blocks one sequence's linear-attention state takes (0 without). */
 static int kv_pool(const struct ic_model_stats *m, const struct ic_hw *hw,
-                   const struct ic_sim_cfg *c, uint64_t *blocks, struct ic_err *err)
+                   const struct ic_sim_cfg *c, uint64_t *blocks, uint64_t *state_blocks,
+                   struct ic_err *err)
 {
     struct ic_step one = {.layout = {c->dec.chips, 1, 1, 1},
                           .kind = {{1, 1, 1, 1, IC_PHASE_DECODE}},
@@ -1301,7 +1308,8 @@ static int kv_pool(const struct ic_model_stats *m, const struct ic_hw *hw,
     if (rc)
         return rc;
     const struct ic_mem mk = ic_step_mem_of(&l, 0);
-    const double tok_B = ic_step_kv_seq_bytes(m, 1, c->dec.kv) / (double)l.kv_split_heads;
+    const double state_B = ic_model_state_bytes(m) / (double)l.kv_split_heads;
+    const double tok_B = ic_step_kv_seq_bytes(m, 1, c->dec.kv) / (double)l.kv_split_heads - state_B;
     const double left = c->mem_util * hw->hbm_capacity_B - mk.weights_bytes;
     const double work = (double)c->max_seqs / (double)c->dec.chips * mk.work_seq_bytes;
     const double room = left - work;
@@ -1335,6 +1343,7 @@ static int kv_pool(const struct ic_model_stats *m, const struct ic_hw *hw,
         return IC_EINVAL;
     }
     *blocks = (uint64_t)fmin(tokens / (double)c->block, 1e15);
+    *state_blocks = (uint64_t)ceil(state_B / (tok_B * (double)c->block));
     return IC_OK;
 }
 
@@ -1368,9 +1377,11 @@ int ic_sim_run(const struct ic_model_stats *m, const struct ic_hw *hw,
     s.cfg[1] = *c;
     s.cfg[1].dec.chips = c->prefill_chips;
     int rc;
-    if ((rc = kv_pool(m, hw, &s.cfg[0], &out->kv_blocks, err)))
+    uint64_t state_blocks[2] = {0, 0};
+    if ((rc = kv_pool(m, hw, &s.cfg[0], &out->kv_blocks, &state_blocks[0], err)))
         return rc;
-    if (c->prefill_chips && (rc = kv_pool(m, hw, &s.cfg[1], &out->prefill_kv_blocks, err)))
+    if (c->prefill_chips &&
+        (rc = kv_pool(m, hw, &s.cfg[1], &out->prefill_kv_blocks, &state_blocks[1], err)))
         return rc;
     s.n_pre = c->prefill_chips ? R : 0;
     s.n_in = s.n_pre + R;
@@ -1385,6 +1396,7 @@ int ic_sim_run(const struct ic_model_stats *m, const struct ic_hw *hw,
         I->c = &s.cfg[pre];
         I->table = &s.table[pre];
         I->kv_blocks = I->free_blocks = pre ? out->prefill_kv_blocks : out->kv_blocks;
+        I->state_blocks = state_blocks[pre];
         ok = (I->running = malloc(c->max_seqs * sizeof *I->running)) != NULL;
     }
     for (int i = 0; i < 4; i++)

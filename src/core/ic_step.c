@@ -97,8 +97,10 @@ enum ic_dtype ic_step_group_type(const struct ic_model_stats *m, int g, enum ic_
 
 double ic_step_kv_seq_bytes(const struct ic_model_stats *m, uint64_t context, enum ic_dtype kv)
 {
+    /* a sequence's linear-attention state exists from its first token */
     return (double)ic_model_kv_token_layers(m, context) *
-           ic_model_kv_layer_token_bytes(m, bytes_per(kv));
+               ic_model_kv_layer_token_bytes(m, bytes_per(kv)) +
+           (context ? ic_model_state_bytes(m) : 0);
 }
 
 double ic_step_kv_read_seq_bytes(const struct ic_model_stats *m, uint64_t context,
@@ -338,12 +340,17 @@ int ic_step_load(const struct ic_model_stats *m, const struct ic_step *s, struct
                                                          s->kv);
         out->kv_seq_bytes[i] = f * kv_seq;
         out->kv_read_bytes += (double)seqs * f * kv_read / (double)hw;
-        out->kv_write_bytes += (double)seqs * T * per_token_kv_B / (double)hw;
+        /* the new tokens' keys and values, and the state written back */
+        const double state_B = ic_model_state_bytes(m);
+        out->kv_write_bytes += (double)seqs * (T * per_token_kv_B + f * state_B) / (double)hw;
         out->kv_read_all_bytes += cnt * kv_read;
-        out->kv_write_all_bytes += cnt * T * per_token_kv_B / f;
+        out->kv_write_all_bytes += cnt * (T * per_token_kv_B / f + state_B);
         const bool absorbed = k->phase == IC_PHASE_DECODE;
-        /* DeepSeek Sparse Attention's indexer, in either form */
-        const double fl_index = ic_model_index_flop_span(m, k->context, k->tokens);
+        /* DeepSeek Sparse Attention's indexer, in either form, and the
+         * linear-attention layers' state updates: FLOPs that score no
+         * (query head, context token) pair */
+        const double fl_index = ic_model_index_flop_span(m, k->context, k->tokens) +
+                                ic_model_state_flop_span(m, k->tokens);
         double fl;
         if (s->attn == IC_ATTN_UNFUSED) {
             /* the whole T x (context + T) products, masked afterwards, and

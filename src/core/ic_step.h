@@ -342,13 +342,16 @@ double ic_step_matmul_compute_s(const struct ic_hw_measured *ms, enum ic_dtype t
 
 /* One sequence's cache at `context` tokens over the whole model, bytes of
  * type kv (window layers hold at most their window; DeepSeek Sparse
- * Attention's indexer keys beside, at their own type). */
+ * Attention's indexer keys beside, at their own type), and from its first
+ * token the linear-attention layers' fixed state (ic_model_state_bytes, at
+ * its own types). The state splits over chips as the cache does. */
 double ic_step_kv_seq_bytes(const struct ic_model_stats *m, uint64_t context, enum ic_dtype kv);
 
 /* What a step of `tokens` new tokens reads of that cache at `context`
  * tokens (the new ones included): all of it, but under DeepSeek Sparse
  * Attention each new token's top-k of the main cache (their union, at most
- * the whole) and every indexer key. */
+ * the whole) and every indexer key. A linear-attention layer's state is
+ * read whole, and written whole once a step (ic_model_state_bytes). */
 double ic_step_kv_read_seq_bytes(const struct ic_model_stats *m, uint64_t context,
                                  uint64_t tokens, enum ic_dtype kv);
 

@@ -315,6 +315,9 @@ int ic_selfcheck_model_shape(const struct ic_model *m, struct ic_kern_shape *sha
     else if (st.n_window_layers)
         snprintf(why, sizeof why, "%llu of its layers attend over a sliding window",
                  (unsigned long long)st.n_window_layers);
+    else if (st.n_state_layers)
+        snprintf(why, sizeof why, "%llu of its layers are linear attention (Gated DeltaNet)",
+                 (unsigned long long)st.n_state_layers);
     else if (d % 2 || d > IC_KERN_MAX_HEAD_DIM)
         snprintf(why, sizeof why, "its head_dim %llu is odd or above %d",
                  (unsigned long long)d, IC_KERN_MAX_HEAD_DIM);
