@@ -950,6 +950,12 @@ START_TEST(test_linear_attention_step)
     c.kv = IC_DT_FP8;
     ck_assert_int_eq(ic_decode(&st, &h, &c, &p, &e), IC_OK);
     ck_assert_double_eq_tol(p.kv_bytes, 8.0 * (50331648.0 + 39518208.0), 1);
+    /* launches beyond 10 a layer: each of 48 MoE layers +4 routed, +3
+     * shared expert, +2 its sigmoid gate; each of 36 Gated DeltaNet layers
+     * +2; each of 12 gated attention layers +1: 432 + 72 + 12 = 516; a
+     * quarter of the layers (a pipeline stage of 12): 108 + 18 + 3 = 129 */
+    ck_assert_double_eq_tol(ic_step_extra_kernels(&st, 48, 48), 516, 1e-12);
+    ck_assert_double_eq_tol(ic_step_extra_kernels(&st, 12, 12), 129, 1e-12);
 }
 END_TEST
 

@@ -161,7 +161,7 @@ struct ic_hw_achieved {
     double launch_s;             /* one kernel launch, no graph */
     double launch_graph_s;       /* one kernel inside a captured graph */
     double kernels_per_layer;    /* kernels one dense GQA decoder layer launches per step
-                                    (each at launch_graph; MoE and MLA layers add
+                                    (each at launch_graph; MoE, MLA and linear layers add
                                     ic_step_extra_kernels); 0 where a step is one program */
     double step_launches;        /* launches per step beside them (a CUDA graph's
                                     own launch, a TPU's one program), each at launch */

@@ -1666,6 +1666,7 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
         /* q: D x H*hd, o: H*hd x D, k and v: D x Hkv*hd each, optional biases;
          * an output gate doubles q (Qwen3-Next: q_proj D -> 2 * H * hd) */
         const uint64_t qw = has(m, IC_MF_ATTN_GATE) ? m->attn_output_gate : fam->gate;
+        s.attn_gate = qw;
         attn_heads = add(&c, mul(&c, 2 + qw, mul(&c, D, mul(&c, H, hd))),
                          (1 + qw) * qkv_bias * H * hd + o_bias * D);
         attn_kv = add(&c, mul(&c, 2, mul(&c, D, mul(&c, Hkv, hd))), qkv_bias * 2 * Hkv * hd);
@@ -1728,6 +1729,7 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
     }
     s.group_params[IC_PG_MLP] = mul(&c, n_dense, mul(&c, 3, mul(&c, D, F_dense)));
     s.group_params[IC_PG_SHARED] = mul(&c, n_moe, shared);
+    s.shared_gate = shared && fam->shared_gate;
     s.group_params[IC_PG_EXPERTS] = mul(&c, n_moe, mul(&c, E, expert));
     s.embed_tied = m->tie_word_embeddings;
     s.group_params[IC_PG_HEAD] = mul(&c, V, D);

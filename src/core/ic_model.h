@@ -198,6 +198,9 @@ struct ic_model_stats {
     uint64_t n_state_layers;
     double state_bytes_per_layer;
     uint64_t state_flop_per_token_layer;
+    /* the full attention layers' output gated (a sigmoid of a second q
+     * projection, Qwen3-Next's), a sigmoid gate beside each shared expert */
+    bool attn_gate, shared_gate;
 
     /* Decode attention FLOPs per token per cached token per layer:
      * QK^T plus AV (MLA: the absorbed form over the latent). */

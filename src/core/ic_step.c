@@ -414,11 +414,16 @@ int ic_step_load(const struct ic_model_stats *m, const struct ic_step *s, struct
 
 double ic_step_extra_kernels(const struct ic_model_stats *m, double moe_layers, double layers)
 {
-    const double moe = IC_STEP_MOE_KERNELS + (m->group_params[IC_PG_SHARED] > 0
-                                                  ? IC_STEP_SHARED_KERNELS
-                                                  : 0);
+    const double moe = IC_STEP_MOE_KERNELS +
+                       (m->group_params[IC_PG_SHARED] > 0 ? IC_STEP_SHARED_KERNELS : 0) +
+                       (m->shared_gate ? IC_STEP_SHARED_GATE_KERNELS : 0);
+    /* the stage's share of the linear and gated layers, as its MoE layers */
+    const double f = m->n_layers ? layers / (double)m->n_layers : 0;
+    const double linear = ceil((double)m->n_state_layers * f - 1e-9);
+    const double gated = m->attn_gate ? ceil((double)m->n_global_layers * f - 1e-9) : 0;
     return (m->n_experts ? moe_layers * moe : 0) +
-           (m->mla ? (double)IC_STEP_MLA_KERNELS * layers : 0);
+           (m->mla ? (double)IC_STEP_MLA_KERNELS * layers : 0) +
+           IC_STEP_LINEAR_KERNELS * linear + IC_STEP_GATE_KERNELS * gated;
 }
 
 struct ic_rates ic_rates_ideal(void)

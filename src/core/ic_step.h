@@ -249,7 +249,7 @@ struct ic_time {
  *             (published microbenchmarks): the ideal rule over the achieved
  *             HBM read (times the GEMV efficiency) and GEMM rate of the
  *             compute type, plus kernels_per_layer x layers launches inside
- *             a graph (and the extra kernels of MoE and MLA layers,
+ *             a graph (and the extra kernels of MoE, MLA and linear layers,
  *             ic_step_extra_kernels), and the all-reduces at their
  *             achieved latency and bus bandwidth
  *             (ic_comm_allreduce_achieved_s), always after the
@@ -307,13 +307,25 @@ double ic_step_experts_touched(uint64_t n_experts, uint64_t top_k, double tokens
  *   each MLA layer +4: 9 kernels where GQA's attention runs 5 (the fused
  *     down-projection GEMM, two RMSNorms, the q up-projection GEMM, the
  *     absorbed k batched GEMM, cache write + RoPE, attention, the absorbed v
- *     batched GEMM, O GEMM), IC_STEP_MLA_KERNELS.
+ *     batched GEMM, O GEMM), IC_STEP_MLA_KERNELS;
+ *   each linear-attention (Gated DeltaNet) layer +2: 7 kernels where GQA's
+ *     attention runs 5 (the qkvz and ba projection GEMMs, the causal
+ *     convolution's update, the gating, the gated delta rule's recurrent
+ *     update, the gated RMSNorm, the out projection GEMM),
+ *     IC_STEP_LINEAR_KERNELS; a gated full attention layer +1 (the sigmoid
+ *     gate times the output), IC_STEP_GATE_KERNELS; a sigmoid-gated shared
+ *     expert +2 (the gate's GEMM, the sigmoid times the expert's output),
+ *     IC_STEP_SHARED_GATE_KERNELS; a stage's share of each kind its share
+ *     of the layers, rounded up.
  * The counts and their sources are in hwdb/README.md. Only an entry that
  * counts kernels (kernels_per_layer > 0) pays them; one program per step
  * (a TPU's) has none. */
 #define IC_STEP_MOE_KERNELS 4
 #define IC_STEP_SHARED_KERNELS 3
 #define IC_STEP_MLA_KERNELS 4
+#define IC_STEP_LINEAR_KERNELS 2
+#define IC_STEP_GATE_KERNELS 1
+#define IC_STEP_SHARED_GATE_KERNELS 2
 double ic_step_extra_kernels(const struct ic_model_stats *m, double moe_layers, double layers);
 
 /* The soft transition between two terms that overlap: (a^p + b^p)^(1/p);
