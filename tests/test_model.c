@@ -427,6 +427,20 @@ START_TEST(test_qwen3_next)
     for (double j = 101; j <= 600; j++)
         naive += 16384.0 * 12 * j + 36.0 * 3735552;
     ck_assert_double_eq_tol(ic_model_prefill_attn_flop(&st, 100, 500) / naive, 1, 1e-12);
+    /* the FP8 checkpoint's list (a model-info dump of
+     * Qwen3-Next-80B-A3B-Instruct-FP8) keeps each Gated DeltaNet layer's
+     * in_proj_ba, conv1d, A_log, dt_bias and norm, the gates and norms, and
+     * its MTP module's parts at bf16: the small parts are not modelled, so
+     * the embedding and head alone are kept, no group is partial, and the
+     * 10 mtp.* entries name none of the text model's */
+    struct ic_model_stats q;
+    ck_assert_int_eq(
+        ic_model_load(IC_TEST_DIR "/fixtures/qwen3-next-80b-a3b-fp8-config.json", M, &e), 0);
+    ck_assert_int_eq(ic_model_derive(M, &q, &e), 0);
+    ck_assert_int_eq(q.quant_type, IC_DT_FP8);
+    ck_assert_uint_eq(q.keep_groups, 1u << IC_PG_EMBED | 1u << IC_PG_HEAD);
+    ck_assert_uint_eq(M->keep_partial, 0);
+    ck_assert_uint_eq(M->keep_other, 10);
     /* the modeldb entry reads the same */
     ic_test_live_model("qwen3-next-80b-a3b", M, &S);
     ck_assert_uint_eq(S.params_total, st.params_total);

@@ -415,6 +415,17 @@ static uint32_t groups_named(const char *entry, long *layer)
         return 1u << IC_PG_SHARED;
     if (strstr(e, "experts"))
         return 1u << IC_PG_EXPERTS;
+    if (strstr(e, "linear_attn")) {
+        /* Gated DeltaNet (Qwen3-Next, Qwen3.5): its small parts (the b/a
+         * projections, the convolution, A_log, dt_bias), which FP8
+         * checkpoints keep at 16 bits, are not modelled; its q/k/v/z and
+         * out projections are the group */
+        if (ends_with(e, "in_proj_ba") || ends_with(e, "in_proj_a") ||
+            ends_with(e, "in_proj_b") || ends_with(e, "conv1d") || ends_with(e, "A_log") ||
+            ends_with(e, "dt_bias"))
+            return KEEP_SMALL;
+        return heads;
+    }
     if (strstr(e, "attn") || strstr(e, "attention")) {
         /* one projection: MLA's down-projections are replicated */
         if (ends_with(e, "kv_a_proj_with_mqa") || ends_with(e, "q_a_proj"))
