@@ -265,6 +265,8 @@ static const struct broken broken[] = {
     {"config-linear-heads.json", true, 18, 29,
      "linear_num_value_heads (24) is not a multiple of linear_num_key_heads (16)", NULL},
     {"config-linear-only.json", true, 43, 18, "every layer is linear attention", NULL},
+    {"config-llama-gate.json", true, 8, 23,
+     "'attn_output_gate' is not read for model_type 'llama'", "leave the key out"},
     {"config-ssm-dtype.json", true, 43, 22,
      "'mamba_ssm_dtype' is 'float8'; expected float32, bfloat16, float16 or auto",
      "recurrent state"},

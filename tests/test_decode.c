@@ -956,6 +956,27 @@ START_TEST(test_linear_attention_step)
      * quarter of the layers (a pipeline stage of 12): 108 + 18 + 3 = 129 */
     ck_assert_double_eq_tol(ic_step_extra_kernels(&st, 48, 48), 516, 1e-12);
     ck_assert_double_eq_tol(ic_step_extra_kernels(&st, 12, 12), 129, 1e-12);
+    /* a speculative verify of 4 tokens (a decode kind) keeps each token's
+     * state: 8 x 4 x (24,576 + 39,518,208) written; a prefill chunk of 4
+     * writes its tokens and the state at its end: 8 x (4 x 24,576 +
+     * 39,518,208) */
+    for (int phase = 0; phase < 2; phase++) {
+        const struct ic_step sp = {
+            .layout = {4, 1},
+            .kind = {{8, 4, 4092, 4, phase ? IC_PHASE_PREFILL : IC_PHASE_DECODE}},
+            .n_kinds = 1,
+            .weights = IC_DT_BF16,
+            .kv = IC_DT_BF16,
+            .compute = IC_DT_BF16,
+            .attn = IC_ATTN_FLASH,
+        };
+        struct ic_load l;
+        ck_assert_int_eq(ic_step_load(&st, &sp, &l, &e), IC_OK);
+        ck_assert_double_eq_tol(l.kv_write_all_bytes,
+                                phase ? 8.0 * (4 * 24576.0 + 39518208.0)
+                                      : 8.0 * 4 * (24576.0 + 39518208.0),
+                                1e-3);
+    }
 }
 END_TEST
 

@@ -77,32 +77,6 @@ END_TEST
  * 1 prefills the 8 prompts together (2048 tokens, cached 0); then 31 decode
  * steps at batch 8 with 256 .. 286 tokens cached. The last finishes at the
  * prefill plus those 31 steps. */
-/* A linear-attention hybrid's state takes blocks of the pool beside its
- * tokens': Qwen3-Next on 4 x H100 (bf16) holds, a chip, 12,288 B a token
- * (24,576 over its 2 KV-head ways) and 19,759,104 B of state a sequence
- * (39,518,208 / 2): 100.5 blocks of 16 tokens (196,608 B), so 101. One
- * request of 100 + 10 tokens then holds ceil(109 / 16) = 7 blocks of
- * tokens and those 101 at its peak. */
-START_TEST(test_linear_attention_state_blocks)
-{
-    struct ic_test_pair *t = calloc(1, sizeof *t);
-    ck_assert_ptr_nonnull(t);
-    ic_test_fixture_stats("qwen3-next-80b-a3b-config.json", &t->st);
-    ic_test_hw("h100", &t->h);
-    struct ic_sim_cfg c = ic_sim_defaults();
-    c.dec.chips = 4;
-    c.rate = 0;
-    c.requests = 1;
-    c.warmup = 0;
-    c.prompt.mean = 100;
-    c.output.mean = 10;
-    struct ic_sim_result r = run(t, &c);
-    ck_assert_uint_eq(r.completed, 1);
-    ck_assert_uint_eq(r.peak_blocks, 7 + 101);
-    free(t);
-}
-END_TEST
-
 START_TEST(test_offline_batch)
 {
     struct ic_test_pair *t = ic_test_pair("llama3-8b", "h100");
@@ -896,6 +870,44 @@ START_TEST(test_prefix_share_under_preemption)
     ck_assert_uint_eq(2 * r.prefix_hit_tokens, r.prefix_query_tokens);
     ck_assert_uint_gt(r.prefix_query_tokens, r.prompt_tokens);
     ck_assert_uint_eq(r.prompt_tokens, 400 * 1000);
+    free(t);
+}
+END_TEST
+
+/* A linear-attention hybrid's state takes blocks of the pool beside its
+ * tokens': Qwen3-Next on 4 x H100 (bf16) holds, a chip, 12,288 B a token
+ * (24,576 over its 2 KV-head ways) and 19,759,104 B of state a sequence
+ * (39,518,208 / 2): 100.5 blocks of 16 tokens (196,608 B), so 101. One
+ * request of 100 + 10 tokens then holds ceil(109 / 16) = 7 blocks of
+ * tokens and those 101 at its peak. */
+START_TEST(test_linear_attention_state_blocks)
+{
+    struct ic_test_pair *t = calloc(1, sizeof *t);
+    ck_assert_ptr_nonnull(t);
+    ic_test_fixture_stats("qwen3-next-80b-a3b-config.json", &t->st);
+    ic_test_hw("h100", &t->h);
+    struct ic_sim_cfg c = ic_sim_defaults();
+    c.dec.chips = 4;
+    c.rate = 0;
+    c.requests = 1;
+    c.warmup = 0;
+    c.prompt.mean = 100;
+    c.output.mean = 10;
+    struct ic_sim_result r = run(t, &c);
+    ck_assert_uint_eq(r.completed, 1);
+    ck_assert_uint_eq(r.peak_blocks, 7 + 101);
+    /* the same request from a trace with a prefix of 64 tokens (id 7): its
+     * entry holds the prefix's 4 blocks and a copy of the state at its end,
+     * 101, beside the request's own 7 - 4 + 101 */
+    char path[64];
+    write_trace(path, "0,100,10,7,64\n");
+    c.source = IC_SRC_TRACE;
+    c.trace = path;
+    c.requests = 0;
+    r = run(t, &c);
+    unlink(path);
+    ck_assert_uint_eq(r.completed, 1);
+    ck_assert_uint_eq(r.peak_blocks, (4 + 101) + (7 - 4 + 101));
     free(t);
 }
 END_TEST

@@ -39,7 +39,7 @@ static int read_layer_types(const struct ic_ydoc *d, yaml_node_t *node, void *re
     if (node->type != YAML_SEQUENCE_NODE) {
         rc = ic_ydoc_error(d, node, err,
                            "'layer_types': expected a list of sliding_attention / "
-                           "full_attention");
+                           "chunked_attention / linear_attention / full_attention");
         goto out;
     }
     m->n_layer_types = 0;
@@ -1598,9 +1598,54 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
     } else if (has(m, IC_MF_FULL_INTERVAL) || fam->full_interval) {
         const uint64_t every =
             has(m, IC_MF_FULL_INTERVAL) ? m->full_attention_interval : fam->full_interval;
-        if ((rc = check_range(&c, IC_MF_FULL_INTERVAL, "full_attention_interval", every, 1, L)))
+        /* only an interval the file gives can be wrong (the family's 4 on
+         * fewer layers makes every layer linear, refused below) */
+        if (has(m, IC_MF_FULL_INTERVAL) &&
+            (rc = check_range(&c, IC_MF_FULL_INTERVAL, "full_attention_interval", every, 1, L)))
             return rc;
         n_linear = L - L / every; /* layer i is full iff (i + 1) % every == 0 */
+    }
+    {
+        /* the linear-attention keys belong to the hybrids' model_types: on
+         * another (a Llama's), an output gate or a linear layer would change
+         * its counts without a word, and linear_* keys with no linear layer
+         * would be dropped */
+        static const struct {
+            int id;
+            const char *key;
+        } hybrid[] = {
+            {IC_MF_LIN_K_HEADS, "linear_num_key_heads"},
+            {IC_MF_LIN_V_HEADS, "linear_num_value_heads"},
+            {IC_MF_LIN_K_DIM, "linear_key_head_dim"},
+            {IC_MF_LIN_V_DIM, "linear_value_head_dim"},
+            {IC_MF_LIN_CONV, "linear_conv_kernel_dim"},
+            {IC_MF_FULL_INTERVAL, "full_attention_interval"},
+            {IC_MF_ATTN_GATE, "attn_output_gate"},
+            {IC_MF_SSM_DTYPE, "mamba_ssm_dtype"},
+        };
+        int given = -1;
+        for (size_t i = 0; i < N(hybrid) && given < 0; i++)
+            if (has(m, hybrid[i].id))
+                given = (int)i;
+        if (m->layer_types_linear && given < 0 && !fam->full_interval)
+            given = -2;
+        if (given != -1 && m->model_type[0] && !fam->full_interval) {
+            rc = at(&c, given >= 0 ? hybrid[given].id : IC_MF_LAYER_TYPES,
+                    "'%s' is not read for model_type '%s': Gated DeltaNet linear attention and "
+                    "the attention output gate are read for qwen3_next, qwen3_5 and "
+                    "qwen3_5_moe",
+                    given >= 0 ? hybrid[given].key : "layer_types: linear_attention",
+                    m->model_type);
+            ic_err_hint(err, "a linear-attention hybrid of another model_type is not read; "
+                             "leave the key out for a model without it");
+            return rc;
+        }
+        if (given >= 0 && given < 5 && !n_linear && !has(m, IC_MF_FULL_INTERVAL) &&
+            !has(m, IC_MF_LAYER_TYPES))
+            return at(&c, hybrid[given].id,
+                      "'%s' is given but no layer is linear attention: say which with "
+                      "layer_types (linear_attention) or full_attention_interval",
+                      hybrid[given].key);
     }
     uint64_t lk = 0, lv = 0, ldk = 0, ldv = 0, lconv = 0;
     if (n_linear) {
@@ -2098,10 +2143,15 @@ int ic_model_load(const char *path, struct ic_model *out, struct ic_err *err)
                                           "mtp_num_hidden_layers"};
         yaml_node_t *text = map_get(&d, root, "text_config");
         yaml_node_t *in[2] = {root, text && text->type == YAML_MAPPING_NODE ? text : NULL};
-        for (size_t i = 0; i < sizeof mtp / sizeof mtp[0] && !m->tower[0]; i++)
-            for (int j = 0; j < 2 && !m->tower[0]; j++)
-                if (in[j] && map_num(&d, in[j], mtp[i]) >= 1)
-                    snprintf(m->tower, sizeof m->tower, "MTP module (%s)", mtp[i]);
+        bool said = false;
+        for (size_t i = 0; i < sizeof mtp / sizeof mtp[0] && !said; i++)
+            for (int j = 0; j < 2 && !said; j++)
+                if (in[j] && map_num(&d, in[j], mtp[i]) >= 1) {
+                    const size_t n = strlen(m->tower);
+                    snprintf(m->tower + n, sizeof m->tower - n, "%sMTP module (%s)",
+                             n ? " and its " : "", mtp[i]);
+                    said = true;
+                }
     }
     if (m->from_config_json && !m->locs[IC_MF_QUANT].line &&
         (ends_with(path, "/config.json") || strcmp(path, "config.json") == 0) &&

@@ -149,7 +149,7 @@ struct ic_model {
     bool has_torch_dtype;
     enum ic_dtype torch_dtype;
     uint64_t rope_context;
-    char tower[48];            /* a part of the checkpoint not counted ("vision_config
+    char tower[96];            /* parts of the checkpoint not counted ("vision_config
                                   (an encoder)", DeepSeek's MTP module); "" for none */
 
     struct ic_loc locs[IC_MF_COUNT];

@@ -794,8 +794,10 @@ static int fetch_next(struct sim *s)
 }
 
 /* The blocks a sequence of `tokens` cached tokens holds: its tokens', and
- * from its first token the blocks its linear-attention state takes (vLLM
- * gives each sequence's state pages of the pool's size). */
+ * from its first token the blocks its linear-attention state takes (the
+ * pool counts the state's bytes in blocks; vLLM instead enlarges the
+ * attention's block until one holds a layer's state, a coarser page this
+ * pool of --block tokens does not copy). */
 static uint64_t blocks_for(const struct inst *I, uint64_t tokens)
 {
     return (tokens + I->c->block - 1) / I->c->block + (tokens ? I->state_blocks : 0);
@@ -873,21 +875,26 @@ static int pfx_attach(struct sim *s, struct inst *I, struct req *q)
             if (e->ref++ == 0)
                 lru_unlink(&I->pc, i - 1);
             q->pfx = i;
-            q->shared = nb < e->blocks ? nb : e->blocks;
+            /* its tokens' blocks (a hybrid's entry holds its state's too) */
+            const uint64_t tb = e->blocks - I->state_blocks;
+            q->shared = nb < tb ? nb : tb;
             cached = q->shared * I->c->block;
         } else {
-            if (I->free_blocks < nb)
-                evict(I, nb);
-            if (I->free_blocks < nb)
+            /* a linear-attention hybrid's prefix is of use only with the
+             * state at its end: the entry keeps a copy beside its tokens */
+            const uint64_t nb_all = nb + I->state_blocks;
+            if (I->free_blocks < nb_all)
+                evict(I, nb_all);
+            if (I->free_blocks < nb_all)
                 goto done;
             size_t k;
             if (pc_new(&I->pc, q->pfx_id, &k))
                 return IC_ENOMEM;
             struct pfx *e = &I->pc.e[k];
             e->tokens = nb * I->c->block;
-            e->blocks = nb;
+            e->blocks = nb_all;
             e->ref = 1;
-            I->free_blocks -= nb;
+            I->free_blocks -= nb_all;
             q->pfx = k + 1;
             q->shared = nb;
         }
@@ -1309,7 +1316,7 @@ static int kv_pool(const struct ic_model_stats *m, const struct ic_hw *hw,
         return rc;
     const struct ic_mem mk = ic_step_mem_of(&l, 0);
     const double state_B = ic_model_state_bytes(m) / (double)l.kv_split_heads;
-    const double tok_B = ic_step_kv_seq_bytes(m, 1, c->dec.kv) / (double)l.kv_split_heads - state_B;
+    const double tok_B = ic_step_kv_token_bytes(m, 1, c->dec.kv) / (double)l.kv_split_heads;
     const double left = c->mem_util * hw->hbm_capacity_B - mk.weights_bytes;
     const double work = (double)c->max_seqs / (double)c->dec.chips * mk.work_seq_bytes;
     const double room = left - work;

@@ -79,6 +79,13 @@ double ic_step_experts_touched(uint64_t n_experts, uint64_t top_k, double tokens
     return E * (1.0 - pow(1.0 - (double)top_k / E, tokens));
 }
 
+/* A pipeline stage's share of n layers of one kind, the stage holding f of
+ * the model's layers: rounded up (the busiest stage), n itself at f = 1. */
+static double stage_share(uint64_t n, double f)
+{
+    return f >= 1 ? (double)n : ceil((double)n * f - 1e-9);
+}
+
 /* bytes an activation value travels in: 16 bits unless the math is fp32 */
 static double act_bytes(enum ic_dtype compute) { return compute == IC_DT_FP32 ? 4.0 : 2.0; }
 
@@ -95,12 +102,16 @@ enum ic_dtype ic_step_group_type(const struct ic_model_stats *m, int g, enum ic_
     return m->keep_groups >> g & 1 ? m->keep_type : weights;
 }
 
+double ic_step_kv_token_bytes(const struct ic_model_stats *m, uint64_t context, enum ic_dtype kv)
+{
+    return (double)ic_model_kv_token_layers(m, context) *
+           ic_model_kv_layer_token_bytes(m, bytes_per(kv));
+}
+
 double ic_step_kv_seq_bytes(const struct ic_model_stats *m, uint64_t context, enum ic_dtype kv)
 {
     /* a sequence's linear-attention state exists from its first token */
-    return (double)ic_model_kv_token_layers(m, context) *
-               ic_model_kv_layer_token_bytes(m, bytes_per(kv)) +
-           (context ? ic_model_state_bytes(m) : 0);
+    return ic_step_kv_token_bytes(m, context, kv) + (context ? ic_model_state_bytes(m) : 0);
 }
 
 double ic_step_kv_read_seq_bytes(const struct ic_model_stats *m, uint64_t context,
@@ -340,8 +351,12 @@ int ic_step_load(const struct ic_model_stats *m, const struct ic_step *s, struct
                                                          s->kv);
         out->kv_seq_bytes[i] = f * kv_seq;
         out->kv_read_bytes += (double)seqs * f * kv_read / (double)hw;
-        /* the new tokens' keys and values, and the state written back */
-        const double state_B = ic_model_state_bytes(m);
+        /* the new tokens' keys and values, and the state written back: once
+         * after a prefill chunk, after each of a decode kind's tokens (a
+         * speculative verify keeps every draft token's state, as vLLM's
+         * speculative state slots do, to roll back to the last accepted) */
+        const double state_B =
+            ic_model_state_bytes(m) * (k->phase == IC_PHASE_DECODE ? T : 1.0);
         out->kv_write_bytes += (double)seqs * (T * per_token_kv_B + f * state_B) / (double)hw;
         out->kv_read_all_bytes += cnt * kv_read;
         out->kv_write_all_bytes += cnt * (T * per_token_kv_B / f + state_B);
@@ -396,8 +411,7 @@ int ic_step_load(const struct ic_model_stats *m, const struct ic_step *s, struct
         out->allreduces = 2 * Lps;
     }
     /* the busiest stage's MoE layers: its all-to-alls and its extra kernels */
-    const uint64_t moe_stage =
-        P > 1 ? (uint64_t)ceil(f * (double)m->n_moe_layers) : m->n_moe_layers;
+    const uint64_t moe_stage = (uint64_t)stage_share(m->n_moe_layers, f);
     if (ep > 1 && m->n_experts) {
         out->a2a_bytes = 2.0 * pass_tokens * (double)m->top_k * (double)(ep - 1) / (double)ep *
                       (double)m->hidden_size * bact / (double)N;
@@ -419,8 +433,8 @@ double ic_step_extra_kernels(const struct ic_model_stats *m, double moe_layers, 
                        (m->shared_gate ? IC_STEP_SHARED_GATE_KERNELS : 0);
     /* the stage's share of the linear and gated layers, as its MoE layers */
     const double f = m->n_layers ? layers / (double)m->n_layers : 0;
-    const double linear = ceil((double)m->n_state_layers * f - 1e-9);
-    const double gated = m->attn_gate ? ceil((double)m->n_global_layers * f - 1e-9) : 0;
+    const double linear = stage_share(m->n_state_layers, f);
+    const double gated = m->attn_gate ? stage_share(m->n_global_layers, f) : 0;
     return (m->n_experts ? moe_layers * moe : 0) +
            (m->mla ? (double)IC_STEP_MLA_KERNELS * layers : 0) +
            IC_STEP_LINEAR_KERNELS * linear + IC_STEP_GATE_KERNELS * gated;

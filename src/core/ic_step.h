@@ -358,6 +358,8 @@ double ic_step_matmul_compute_s(const struct ic_hw_measured *ms, enum ic_dtype t
  * token the linear-attention layers' fixed state (ic_model_state_bytes, at
  * its own types). The state splits over chips as the cache does. */
 double ic_step_kv_seq_bytes(const struct ic_model_stats *m, uint64_t context, enum ic_dtype kv);
+/* Its tokens' part alone (no linear-attention state). */
+double ic_step_kv_token_bytes(const struct ic_model_stats *m, uint64_t context, enum ic_dtype kv);
 
 /* What a step of `tokens` new tokens reads of that cache at `context`
  * tokens (the new ones included): all of it, but under DeepSeek Sparse

@@ -318,6 +318,8 @@ int ic_selfcheck_model_shape(const struct ic_model *m, struct ic_kern_shape *sha
     else if (st.n_state_layers)
         snprintf(why, sizeof why, "%llu of its layers are linear attention (Gated DeltaNet)",
                  (unsigned long long)st.n_state_layers);
+    else if (st.attn_gate)
+        snprintf(why, sizeof why, "its attention output is gated (attn_output_gate)");
     else if (d % 2 || d > IC_KERN_MAX_HEAD_DIM)
         snprintf(why, sizeof why, "its head_dim %llu is odd or above %d",
                  (unsigned long long)d, IC_KERN_MAX_HEAD_DIM);
