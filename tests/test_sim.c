@@ -875,11 +875,16 @@ START_TEST(test_prefix_share_under_preemption)
 END_TEST
 
 /* A linear-attention hybrid's state takes blocks of the pool beside its
- * tokens': Qwen3-Next on 4 x H100 (bf16) holds, a chip, 12,288 B a token
- * (24,576 over its 2 KV-head ways) and 19,759,104 B of state a sequence
- * (39,518,208 / 2): 100.5 blocks of 16 tokens (196,608 B), so 101. One
- * request of 100 + 10 tokens then holds ceil(109 / 16) = 7 blocks of
- * tokens and those 101 at its peak. */
+ * tokens', in blocks vLLM aligns to the state: Qwen3-Next (bf16) holds
+ * 2,048 B a token in one attention layer and 1,097,728 B of state in one
+ * linear layer, so a block is 536 tokens rounded up to a multiple of 16,
+ * 544. On 4 x H100 a chip holds 12,288 B a token (24,576 over its 2
+ * KV-head ways), a block 6,684,672 B, and 19,759,104 B of state a sequence
+ * (39,518,208 / 2): 2.96 blocks, so 3 (vLLM: one page in each of its 3
+ * linear layer groups). One request of 100 + 10 tokens holds 1 block of
+ * tokens and those 3; one of 1200 + 10 tokens with a prefix of 1100 (id 7)
+ * fills an entry of its 2 whole blocks and a copy of the state at its end
+ * (3), beside its own ceil(1209 / 544) = 3 - 2 shared + 3. */
 START_TEST(test_linear_attention_state_blocks)
 {
     struct ic_test_pair *t = calloc(1, sizeof *t);
@@ -895,19 +900,23 @@ START_TEST(test_linear_attention_state_blocks)
     c.output.mean = 10;
     struct ic_sim_result r = run(t, &c);
     ck_assert_uint_eq(r.completed, 1);
-    ck_assert_uint_eq(r.peak_blocks, 7 + 101);
-    /* the same request from a trace with a prefix of 64 tokens (id 7): its
-     * entry holds the prefix's 4 blocks and a copy of the state at its end,
-     * 101, beside the request's own 7 - 4 + 101 */
+    ck_assert_uint_eq(r.block, 544);
+    ck_assert_uint_eq(r.peak_blocks, 1 + 3);
     char path[64];
-    write_trace(path, "0,100,10,7,64\n");
+    write_trace(path, "0,1200,10,7,1100\n");
     c.source = IC_SRC_TRACE;
     c.trace = path;
     c.requests = 0;
     r = run(t, &c);
     unlink(path);
     ck_assert_uint_eq(r.completed, 1);
-    ck_assert_uint_eq(r.peak_blocks, (4 + 101) + (7 - 4 + 101));
+    ck_assert_uint_eq(r.peak_blocks, (2 + 3) + (3 - 2 + 3));
+    /* a dense model keeps the configured block */
+    struct ic_test_pair *d = ic_test_pair("llama3-8b", "h100");
+    c = ic_sim_defaults();
+    c.requests = 1;
+    ck_assert_uint_eq(run(d, &c).block, 16);
+    free(d);
     free(t);
 }
 END_TEST

@@ -494,7 +494,7 @@ int ic_cli_cmd_simulate(const struct ic_opts *a, const struct ic_db *db, FILE *o
              what,
              x.c.sched == IC_SCHED_CHUNKED ? "chunked prefill" : "prefill first",
              (unsigned long long)x.c.max_seqs, (unsigned long long)x.c.max_tokens,
-             (unsigned long long)r0->kv_blocks, (unsigned long long)x.c.block,
+             (unsigned long long)r0->kv_blocks, (unsigned long long)r0->block,
              layout, offline > 0 ? "\nrates: 10% to 120% of the offline throughput" : "",
              slo, cap);
     rc = ic_cli_write_rows(out, errf, x.s.fmt, &rows, title, sweep);

@@ -794,10 +794,8 @@ static int fetch_next(struct sim *s)
 }
 
 /* The blocks a sequence of `tokens` cached tokens holds: its tokens', and
- * from its first token the blocks its linear-attention state takes (the
- * pool counts the state's bytes in blocks; vLLM instead enlarges the
- * attention's block until one holds a layer's state, a coarser page this
- * pool of --block tokens does not copy). */
+ * from its first token the blocks its linear-attention state takes (its
+ * bytes' worth, in blocks aligned to it: pool_block). */
 static uint64_t blocks_for(const struct inst *I, uint64_t tokens)
 {
     return (tokens + I->c->block - 1) / I->c->block + (tokens ? I->state_blocks : 0);
@@ -922,7 +920,7 @@ static int too_long(struct sim *s, const struct inst *I, const struct req *q)
                "a request of %llu prompt and %llu output tokens needs more KV blocks than the "
                "pool's %llu (of %llu tokens each): it can never finish",
                (unsigned long long)q->prompt, (unsigned long long)q->output,
-               (unsigned long long)I->kv_blocks, (unsigned long long)s->c->block);
+               (unsigned long long)I->kv_blocks, (unsigned long long)I->c->block);
     ic_err_hint(s->err, "shorter prompts or outputs, more chips, or a smaller KV type (--kv)");
     return IC_EINVAL;
 }
@@ -1354,6 +1352,22 @@ static int kv_pool(const struct ic_model_stats *m, const struct ic_hw *hw,
     return IC_OK;
 }
 
+/* The pool's block in tokens: c->block, or for a linear-attention hybrid
+ * the block vLLM's hybrid cache manager aligns to its state (v1
+ * _align_hybrid_block_size): the fewest tokens, a multiple of c->block,
+ * whose keys and values in one attention layer take at least one layer's
+ * state (Qwen3-Next, a bf16 cache and state: 1,097,728 / 2,048 B -> 536 ->
+ * 544 tokens), so that a page holds either. */
+static uint64_t pool_block(const struct ic_model_stats *m, const struct ic_sim_cfg *c)
+{
+    const double tok = ic_model_kv_layer_token_bytes(m, ic_dtype_traits(c->dec.kv)->bits / 8.0);
+    if (!m->n_state_layers || !(tok > 0) || !c->block)
+        return c->block;
+    const double need = ceil(m->state_bytes_per_layer / tok);
+    const double b = ceil(need / (double)c->block) * (double)c->block;
+    return b > (double)c->block ? (uint64_t)fmin(b, 1e9) : c->block;
+}
+
 int ic_sim_run(const struct ic_model_stats *m, const struct ic_hw *hw,
                const struct ic_sim_cfg *c, struct ic_sim_result *out, struct ic_err *err)
 {
@@ -1383,6 +1397,7 @@ int ic_sim_run(const struct ic_model_stats *m, const struct ic_hw *hw,
     s.cfg[0] = *c;
     s.cfg[1] = *c;
     s.cfg[1].dec.chips = c->prefill_chips;
+    s.cfg[0].block = s.cfg[1].block = out->block = pool_block(m, c);
     int rc;
     uint64_t state_blocks[2] = {0, 0};
     if ((rc = kv_pool(m, hw, &s.cfg[0], &out->kv_blocks, &state_blocks[0], err)))

@@ -186,6 +186,8 @@ struct ic_sim_result {
     double kv_transfer_mean_s;     /* their mean time */
     uint64_t swaps;                /* preemptions by swap (each out and back) */
     double swap_s;                 /* time spent copying KV to and from the host */
+    uint64_t block;                /* the pool's block, tokens: the config's, or the larger
+                                      one a linear-attention hybrid's state aligns it to */
 };
 
 /* Runs the simulation. IC_EINVAL for a configuration that cannot run (no
