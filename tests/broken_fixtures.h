@@ -267,6 +267,8 @@ static const struct broken broken[] = {
     {"config-linear-only.json", true, 43, 18, "every layer is linear attention", NULL},
     {"config-llama-gate.json", true, 8, 23,
      "'attn_output_gate' is not read for model_type 'llama'", "leave the key out"},
+    {"config-llama-mamba.json", true, 8, 20,
+     "'mamba_n_heads' is not read for model_type 'llama'", "Mamba hybrid"},
     {"config-ssm-dtype.json", true, 43, 22,
      "'mamba_ssm_dtype' is 'float8'; expected float32, bfloat16, float16 or auto",
      "recurrent state"},

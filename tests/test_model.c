@@ -479,6 +479,53 @@ START_TEST(test_qwen3_5)
 }
 END_TEST
 
+/* IBM Granite 4.0-H (model_type granitemoehybrid): Mamba2 layers beside
+ * four attention layers (5, 15, 25, 35 of 40; layer_types mamba /
+ * attention), routed experts of intermediate_size and a shared MLP of
+ * shared_intermediate_size in every layer (the whole MLP without experts),
+ * tied embeddings. H-Small: D 4096, 128 Mamba heads of 64 (d_inner 8192),
+ * d_state 128, 1 group, conv 4 with a bias; conv_dim 8192 + 256 = 8448.
+ * A Mamba2 layer: in_proj 4096 x (8192 + 8448 + 128) = 68,681,728, conv1d
+ * 8448 x 5 = 42,240, dt_bias / A_log / D 384, norm 8192, out_proj 8192 x
+ * 4096 = 33,554,432: 102,286,976. The totals are the GGUF parameter counts
+ * of IBM's H-Small (32,207,337,984) and H-Micro (3,191,396,096) uploads;
+ * H-Tiny's is the same count by tensors (Ollama lists 6.94B). */
+START_TEST(test_granite_hybrid)
+{
+    struct ic_err e = {0};
+    struct ic_model_stats st;
+    ck_assert_int_eq(ic_model_load(IC_TEST_DIR "/fixtures/granite-4.0-h-small-config.json", M, &e),
+                     0);
+    ck_assert_int_eq(ic_model_derive(M, &st, &e), 0);
+    ck_assert_uint_eq(st.params_total, UINT64_C(32207337984));
+    ck_assert(st.state_mamba);
+    ck_assert_uint_eq(st.n_state_layers, 36);
+    ck_assert_uint_eq(st.n_global_layers, 4);
+    /* 4 attention layers: q, o 2 x 4096 x 4096 = 33,554,432 each */
+    ck_assert_uint_eq(st.group_params[IC_PG_ATTN_HEADS],
+                      UINT64_C(4) * 33554432 + UINT64_C(36) * 102286976);
+    /* shared MLP 3 x 4096 x 1536 a layer */
+    ck_assert_uint_eq(st.group_params[IC_PG_SHARED], UINT64_C(40) * 3 * 4096 * 1536);
+    /* state: 128 x 64 x 128 at 2 B = 2,097,152 and 3 x 8448 at 2 B = 50,688;
+     * 5 x 128 x 64 x 128 + 2 x 4 x 8448 = 5,310,464 FLOP a token */
+    ck_assert_double_eq(st.state_bytes_per_layer, 2147840.0);
+    ck_assert_uint_eq(st.state_flop_per_token_layer, 5310464u);
+    /* 4 layers x 2 x 8 x 128 x 2 B */
+    ck_assert_uint_eq(ic_model_kv_bytes_per_token(&st, 16), 16384u);
+    ck_assert_int_eq(ic_model_load(IC_TEST_DIR "/fixtures/granite-4.0-h-tiny-config.json", M, &e),
+                     0);
+    ck_assert_int_eq(ic_model_derive(M, &st, &e), 0);
+    ck_assert_uint_eq(st.params_total, UINT64_C(6939037248));
+    ck_assert_int_eq(ic_model_load(IC_TEST_DIR "/fixtures/granite-4.0-h-micro-config.json", M, &e),
+                     0);
+    ck_assert_int_eq(ic_model_derive(M, &st, &e), 0);
+    ck_assert_uint_eq(st.params_total, UINT64_C(3191396096));
+    /* no experts: the shared MLP (8192 wide) is the dense MLP */
+    ck_assert_uint_eq(st.group_params[IC_PG_MLP], UINT64_C(40) * 3 * 2048 * 8192);
+    ck_assert_uint_eq(st.n_experts, 0);
+}
+END_TEST
+
 START_TEST(test_llama4)
 {
     struct ic_err e = {0};
@@ -591,6 +638,7 @@ int main(void)
     tcase_add_test(tc, test_llama4);
     tcase_add_test(tc, test_qwen3_next);
     tcase_add_test(tc, test_qwen3_5);
+    tcase_add_test(tc, test_granite_hybrid);
     suite_add_tcase(s, tc);
     return ic_test_run(s);
 }

@@ -693,8 +693,9 @@ static int cmd_list(const struct ic_opts *a, const struct ic_db *db, FILE *out, 
             }
             if (st.n_state_layers) {
                 size_t l = strlen(kind);
-                snprintf(kind + l, sizeof kind - l, ", %llu of %llu layers linear",
-                         (unsigned long long)st.n_state_layers, (unsigned long long)st.n_layers);
+                snprintf(kind + l, sizeof kind - l, ", %llu of %llu layers %s",
+                         (unsigned long long)st.n_state_layers, (unsigned long long)st.n_layers,
+                         st.state_mamba ? "Mamba2" : "linear");
             }
             if (st.n_experts) {
                 size_t l = strlen(kind);
@@ -819,9 +820,10 @@ static void show_model(FILE *out, const struct ic_model *m, const struct ic_mode
                 (unsigned long long)s->n_layers);
     if (s->n_state_layers)
         fprintf(out,
-                "linear attention (Gated DeltaNet) on %llu of %llu layers: no KV cache there; "
+                "%s on %llu of %llu layers: no KV cache there; "
                 "a fixed state of %.0f B a sequence a layer (%.4g MB a sequence), read and "
                 "written whole each step, %llu FLOP a token a layer\n",
+                s->state_mamba ? "Mamba2" : "linear attention (Gated DeltaNet)",
                 (unsigned long long)s->n_state_layers, (unsigned long long)s->n_layers,
                 s->state_bytes_per_layer, ic_model_state_bytes(s) / 1e6,
                 (unsigned long long)s->state_flop_per_token_layer);

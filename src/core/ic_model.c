@@ -44,6 +44,7 @@ static int read_layer_types(const struct ic_ydoc *d, yaml_node_t *node, void *re
     }
     m->n_layer_types = 0;
     m->layer_types_chunked = m->layer_types_sliding = m->layer_types_linear = false;
+    m->layer_types_mamba = false;
     for (yaml_node_item_t *it = node->data.sequence.items.start;
          it < node->data.sequence.items.top; it++) {
         yaml_node_t *item = yaml_document_get_node((yaml_document_t *)&d->doc, *it);
@@ -60,13 +61,16 @@ static int read_layer_types(const struct ic_ydoc *d, yaml_node_t *node, void *re
         } else if (t && strcmp(t, "linear_attention") == 0) {
             m->layer_types_linear = true;
             m->layer_kind[m->n_layer_types++] = IC_LAYER_LINEAR;
-        } else if (t && strcmp(t, "full_attention") == 0)
+        } else if (t && strcmp(t, "mamba") == 0) {
+            m->layer_types_mamba = true;
+            m->layer_kind[m->n_layer_types++] = IC_LAYER_MAMBA;
+        } else if (t && (strcmp(t, "full_attention") == 0 || strcmp(t, "attention") == 0))
             m->layer_kind[m->n_layer_types++] = IC_LAYER_FULL;
         else {
             rc = ic_ydoc_error(d, item, err,
                                "'layer_types': unknown entry '%s'; expected "
-                               "sliding_attention, chunked_attention, linear_attention or "
-                               "full_attention",
+                               "sliding_attention, chunked_attention, linear_attention, "
+                               "mamba, attention or full_attention",
                                t ? t : "(not a scalar)");
             goto out;
         }
@@ -74,8 +78,8 @@ static int read_layer_types(const struct ic_ydoc *d, yaml_node_t *node, void *re
 out:
     if (rc)
         ic_err_hint(err, "infcalc reads layer_types of sliding_attention, chunked_attention, "
-                         "linear_attention (Gated DeltaNet) and full_attention layers only, "
-                         "one entry per layer");
+                         "linear_attention (Gated DeltaNet), mamba (Mamba2) and full_attention "
+                         "(or attention) layers only, one entry per layer");
     return rc;
 }
 
@@ -319,20 +323,27 @@ static int read_attn_types(const struct ic_ydoc *d, yaml_node_t *node, void *rec
     return rc;
 }
 
-/* shared_intermediate_size: MiniMax's shared expert width; M2 gives 0. */
+/* shared_intermediate_size: MiniMax's shared expert width (M2 gives 0, all
+ * that is read), Granite 4.0's shared MLP width. */
 static int read_shared_minimax(const struct ic_ydoc *d, yaml_node_t *node, void *rec,
                                struct ic_err *err)
 {
-    (void)rec;
+    struct ic_model *m = rec;
     const char *t = ic_ydoc_scalar(node);
     char why[64];
     double v;
-    if (ic_ydoc_is_null(node) || (t && ic_number_parse(t, &v, why, sizeof why) == IC_OK && v == 0))
+    if (ic_ydoc_is_null(node))
         return IC_OK;
-    int rc = ic_ydoc_error(d, node, err, "'shared_intermediate_size' other than 0 is not "
-                                         "read: a shared expert would go uncounted");
-    ic_err_hint(err, "MiniMax-M2's config gives 0; for a DeepSeek-style shared expert "
-                     "give n_shared_experts or shared_expert_intermediate_size");
+    if (t && ic_number_parse(t, &v, why, sizeof why) == IC_OK && v >= 0 && v <= (1u << 22) &&
+        v == floor(v)) {
+        /* Granite 4.0's shared MLP width; refused for another model_type
+         * (a shared expert would go uncounted) when the layers are known */
+        m->shared_intermediate = (uint64_t)v;
+        return IC_OK;
+    }
+    int rc = ic_ydoc_error(d, node, err, "'shared_intermediate_size': expected a whole "
+                                         "number of 0 to 4194304");
+    ic_err_hint(err, "MiniMax-M2's config gives 0; Granite 4.0's its shared MLP's width");
     return rc;
 }
 
@@ -973,6 +984,14 @@ static const struct ic_schema published_schema = {"published section", published
     BOOL("attn_output_gate", IC_MF_ATTN_GATE, attn_output_gate),                      \
     {"mamba_ssm_dtype", IC_F_CUSTOM, IC_MF_SSM_DTYPE, 0, 0, 0, 0, 0, false, NULL,     \
      read_ssm_dtype},                                                                 \
+    CNT("mamba_n_heads", IC_MF_MAMBA_HEADS, mamba_n_heads),                           \
+    CNT("mamba_d_head", IC_MF_MAMBA_HEAD_DIM, mamba_d_head),                          \
+    CNT("mamba_d_state", IC_MF_MAMBA_STATE, mamba_d_state),                           \
+    CNT("mamba_n_groups", IC_MF_MAMBA_GROUPS, mamba_n_groups),                        \
+    CNT("mamba_d_conv", IC_MF_MAMBA_CONV, mamba_d_conv),                              \
+    CNT("mamba_expand", IC_MF_MAMBA_EXPAND, mamba_expand),                            \
+    BOOL("mamba_conv_bias", IC_MF_MAMBA_CONV_BIAS, mamba_conv_bias),                  \
+    BOOL("mamba_proj_bias", IC_MF_MAMBA_PROJ_BIAS, mamba_proj_bias),                  \
     STR("model_type", IC_MF_MODEL_TYPE, model_type)
 
 static const struct ic_field model_fields[] = {
@@ -1052,7 +1071,7 @@ static const char *const read_types[] = {
     "deepseek_v2", "deepseek_v3", "kimi_k2", "olmoe", "gpt_oss", "qwen2_vl", "qwen2_5_vl",
     "qwen2_vl_text", "qwen2_5_vl_text", "llava", "glm4_moe", "minimax_m2", "deepseek_v32",
     "llama4", "llama4_text", "qwen3_next", "qwen3_5", "qwen3_5_text", "qwen3_5_moe",
-    "qwen3_5_moe_text"};
+    "qwen3_5_moe_text", "granitemoehybrid"};
 
 static bool type_read(const char *t)
 {
@@ -1122,32 +1141,38 @@ static const struct family {
     bool gate;
     bool shared_gate;
     bool qk_norm;              /* q_norm and k_norm (head_dim each) in every attention layer */
+    bool mamba;                /* Mamba2 layers and a shared MLP (Granite 4.0-H) */
 } families[] = {
-    {"qwen2", true, 2, 0, false, false, 0, 0, 0, false, false, false},
-    {"gemma2", false, 4, 2, false, false, 0, 0, 0, false, false, false}, /* pre/post attention and MLP norms; even layers slide */
+    {"qwen2", true, 2, 0, false, false, 0, 0, 0, false, false, false, false},
+    {"gemma2", false, 4, 2, false, false, 0, 0, 0, false, false, false, false}, /* pre/post attention and MLP norms; even layers slide */
     /* Gemma 3: five sliding layers to one global (Gemma3TextConfig's
      * sliding_window_pattern 6) where the config states no pattern */
-    {"gemma3_text", false, 4, 6, false, false, 0, 0, 0, false, false, false},
-    {"gemma3", false, 4, 6, false, false, 0, 0, 0, false, false, false},
+    {"gemma3_text", false, 4, 6, false, false, 0, 0, 0, false, false, false, false},
+    {"gemma3", false, 4, 6, false, false, 0, 0, 0, false, false, false, false},
     /* GLM-4.5/4.6/4.7 (transformers' Glm4MoeAttention): q/k/v_proj take
      * bias=attention_bias, o_proj bias=False */
-    {"glm4_moe", false, 2, 0, true, false, 0, 0, 0, false, false, false},
+    {"glm4_moe", false, 2, 0, true, false, 0, 0, 0, false, false, false, false},
     /* Llama 4 (transformers' Llama4TextMoe): a shared_expert of
      * intermediate_size beside the routed ones in every MoE layer;
      * Llama4TextConfig's attention_chunk_size=8192, intermediate_size_mlp=16384 */
-    {"llama4_text", false, 2, 0, false, true, 8192, 16384, 0, false, false, false},
-    {"llama4", false, 2, 0, false, true, 8192, 16384, 0, false, false, false},
+    {"llama4_text", false, 2, 0, false, true, 8192, 16384, 0, false, false, false, false},
+    {"llama4", false, 2, 0, false, true, 8192, 16384, 0, false, false, false, false},
     /* Qwen3-Next and Qwen3.5: Gated DeltaNet layers, three in four */
-    {"qwen3_next", false, 2, 0, false, false, 0, 0, 4, true, true, true},
-    {"qwen3_5", false, 2, 0, false, false, 0, 0, 4, true, true, true},
-    {"qwen3_5_text", false, 2, 0, false, false, 0, 0, 4, true, true, true},
-    {"qwen3_5_moe", false, 2, 0, false, false, 0, 0, 4, true, true, true},
-    {"qwen3_5_moe_text", false, 2, 0, false, false, 0, 0, 4, true, true, true},
+    {"qwen3_next", false, 2, 0, false, false, 0, 0, 4, true, true, true, false},
+    {"qwen3_5", false, 2, 0, false, false, 0, 0, 4, true, true, true, false},
+    {"qwen3_5_text", false, 2, 0, false, false, 0, 0, 4, true, true, true, false},
+    {"qwen3_5_moe", false, 2, 0, false, false, 0, 0, 4, true, true, true, false},
+    {"qwen3_5_moe_text", false, 2, 0, false, false, 0, 0, 4, true, true, true, false},
+    /* IBM Granite 4.0-H (transformers' GraniteMoeHybrid): Mamba2 layers
+     * beside attention ones (layer_types mamba / attention), routed experts
+     * of intermediate_size beside a shared MLP of shared_intermediate_size,
+     * which is the whole MLP of a model without experts */
+    {"granitemoehybrid", false, 2, 0, false, false, 0, 0, 0, false, false, false, true},
 };
 
 static const struct family *family_of(const struct ic_model *m)
 {
-    static const struct family plain = {"", false, 2, 0, false, false, 0, 0, 0, false, false, false};
+    static const struct family plain = {"", false, 2, 0, false, false, 0, 0, 0, false, false, false, false};
     for (size_t i = 0; i < sizeof families / sizeof families[0]; i++)
         if (strcmp(m->model_type, families[i].model_type) == 0)
             return &families[i];
@@ -1625,7 +1650,7 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
         };
         int given = -1;
         for (size_t i = 0; i < N(hybrid) && given < 0; i++)
-            if (has(m, hybrid[i].id))
+            if (has(m, hybrid[i].id) && !(hybrid[i].id == IC_MF_SSM_DTYPE && fam->mamba))
                 given = (int)i;
         if (m->layer_types_linear && given < 0 && !fam->full_interval)
             given = -2;
@@ -1689,6 +1714,87 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
                                  "counted in its tokens)");
     }
 
+    /* Mamba2 layers (Granite 4.0-H: layer_types' "mamba"), and Granite's
+     * shared MLP width, read for that model_type alone */
+    {
+        static const struct {
+            int id;
+            const char *key;
+        } mk[] = {
+            {IC_MF_MAMBA_HEADS, "mamba_n_heads"},   {IC_MF_MAMBA_HEAD_DIM, "mamba_d_head"},
+            {IC_MF_MAMBA_STATE, "mamba_d_state"},   {IC_MF_MAMBA_CONV, "mamba_d_conv"},
+            {IC_MF_MAMBA_GROUPS, "mamba_n_groups"}, {IC_MF_MAMBA_EXPAND, "mamba_expand"},
+            {IC_MF_MAMBA_CONV_BIAS, "mamba_conv_bias"},
+            {IC_MF_MAMBA_PROJ_BIAS, "mamba_proj_bias"},
+        };
+        if (m->model_type[0] && !fam->mamba) {
+            if (has(m, IC_MF_SHARED_MINIMAX) && m->shared_intermediate) {
+                rc = at(&c, IC_MF_SHARED_MINIMAX,
+                        "'shared_intermediate_size' other than 0 is not read: a shared "
+                        "expert would go uncounted");
+                ic_err_hint(err, "MiniMax-M2's config gives 0; for a DeepSeek-style shared "
+                                 "expert give n_shared_experts or "
+                                 "shared_expert_intermediate_size");
+                return rc;
+            }
+            for (size_t i = 0; i < N(mk); i++)
+                if (has(m, mk[i].id) || (i == 0 && m->layer_types_mamba)) {
+                    rc = at(&c, has(m, mk[i].id) ? mk[i].id : IC_MF_LAYER_TYPES,
+                            "'%s' is not read for model_type '%s': Mamba2 layers are read "
+                            "for granitemoehybrid (Granite 4.0-H)",
+                            has(m, mk[i].id) ? mk[i].key : "layer_types: mamba",
+                            m->model_type);
+                    ic_err_hint(err, "a Mamba hybrid of another model_type is not read");
+                    return rc;
+                }
+        }
+    }
+    uint64_t n_mamba = 0;
+    if (has(m, IC_MF_LAYER_TYPES))
+        for (uint64_t i = 0; i < L; i++)
+            n_mamba += m->layer_kind[i] == IC_LAYER_MAMBA;
+    uint64_t mh = 0, mhd = 0, mn = 0, mg = 1, mconv = 0;
+    if (n_mamba) {
+        static const int need[] = {IC_MF_MAMBA_HEADS, IC_MF_MAMBA_HEAD_DIM, IC_MF_MAMBA_STATE,
+                                   IC_MF_MAMBA_CONV};
+        static const char *const names[] = {"mamba_n_heads", "mamba_d_head", "mamba_d_state",
+                                            "mamba_d_conv"};
+        for (int i = 0; i < 4; i++)
+            if (!has(m, need[i]))
+                return at(&c, IC_MF_LAYER_TYPES,
+                          "%llu of the %llu layers are Mamba2 but '%s' is missing",
+                          (unsigned long long)n_mamba, (unsigned long long)L, names[i]);
+        mh = m->mamba_n_heads;
+        mhd = m->mamba_d_head;
+        mn = m->mamba_d_state;
+        mconv = m->mamba_d_conv;
+        /* GraniteMoeHybridConfig's mamba_n_groups=1 where absent */
+        mg = has(m, IC_MF_MAMBA_GROUPS) ? m->mamba_n_groups : 1;
+        if ((rc = check_range(&c, IC_MF_MAMBA_HEADS, names[0], mh, 1, 1u << 14)) ||
+            (rc = check_range(&c, IC_MF_MAMBA_HEAD_DIM, names[1], mhd, 1, 1u << 14)) ||
+            (rc = check_range(&c, IC_MF_MAMBA_STATE, names[2], mn, 1, 1u << 14)) ||
+            (rc = check_range(&c, IC_MF_MAMBA_CONV, names[3], mconv, 1, 1u << 10)) ||
+            (rc = check_range(&c, IC_MF_MAMBA_GROUPS, "mamba_n_groups", mg, 1, mh)))
+            return rc;
+        if (mh % mg)
+            return at(&c, IC_MF_MAMBA_GROUPS,
+                      "mamba_n_heads (%llu) is not a multiple of mamba_n_groups (%llu)",
+                      (unsigned long long)mh, (unsigned long long)mg);
+        if (has(m, IC_MF_MAMBA_EXPAND) && m->mamba_expand * D != mh * mhd)
+            return at(&c, IC_MF_MAMBA_EXPAND,
+                      "mamba_expand x hidden_size (%llu) is not mamba_n_heads x mamba_d_head "
+                      "(%llu)",
+                      (unsigned long long)(m->mamba_expand * D),
+                      (unsigned long long)(mh * mhd));
+        if (n_window || mla || n_linear)
+            return at(&c, IC_MF_LAYER_TYPES, "Mamba2 layers beside %s are not read",
+                      mla ? "MLA" : n_linear ? "linear attention" : "sliding windows");
+        if (n_mamba == L)
+            return at(&c, IC_MF_LAYER_TYPES,
+                      "every layer is Mamba2: infcalc reads hybrids with at least one "
+                      "attention layer (the KV pool is counted in its tokens)");
+    }
+
     /* ---- parameters, per group (napkin math per layer) ---- */
     /* attention_bias puts biases on q, k, v and o; Qwen2 always has them on
      * q/k/v only (its config has no attention_bias key). */
@@ -1740,7 +1846,27 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
     uint64_t lin_heads = mul(&c, D, add(&c, mul(&c, 2, add(&c, kd, vd)), 2 * lv));
     lin_heads = add(&c, lin_heads, add(&c, mul(&c, conv_dim, lconv), 2 * lv));
     lin_heads = add(&c, lin_heads, mul(&c, vd, D));
-    const uint64_t n_attn = L - n_linear;
+    /* A Mamba2 layer (transformers' GraniteMoeHybridMambaLayer): in_proj D
+     * -> z (d_inner), xBC (conv_dim) and dt (heads), a depthwise conv1d over
+     * xBC (conv_dim x kernel, and a bias with mamba_conv_bias), dt_bias,
+     * A_log and D (heads each), a gated RMSNorm (d_inner), out_proj d_inner
+     * -> D, biases on both projections with mamba_proj_bias; all split by
+     * heads. d_inner = heads x head dim, conv_dim = d_inner + 2 groups x
+     * d_state. */
+    const uint64_t di = mul(&c, mh, mhd), mconv_dim = add(&c, di, mul(&c, 2, mul(&c, mg, mn)));
+    const uint64_t in_w = add(&c, add(&c, di, mconv_dim), mh);
+    const uint64_t conv_bias = has(m, IC_MF_MAMBA_CONV_BIAS) ? m->mamba_conv_bias : 1;
+    uint64_t mamba_heads = mul(&c, D, in_w);
+    mamba_heads = add(&c, mamba_heads, mul(&c, mconv_dim, mconv + conv_bias));
+    mamba_heads = add(&c, mamba_heads, add(&c, 3 * mh, di));
+    mamba_heads = add(&c, mamba_heads, mul(&c, di, D));
+    if (m->mamba_proj_bias)
+        mamba_heads = add(&c, mamba_heads, add(&c, in_w, D));
+    /* the layers with a fixed state, one kind a model */
+    const uint64_t n_state = n_linear + n_mamba;
+    const uint64_t state_heads = n_linear ? lin_heads : mamba_heads;
+    const uint64_t state_ways = n_linear ? lk : mh;
+    const uint64_t n_attn = L - n_state;
     const uint64_t qk_norms = fam->qk_norm && !mla ? 2 * hd : 0;
 
     uint64_t n_moe = 0;
@@ -1752,12 +1878,13 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
     if (E) {
         uint64_t sf = has(m, IC_MF_SHARED_INTERMEDIATE) ? m->shared_expert_intermediate_size
                       : fam->one_shared                 ? Fe
+                      : fam->mamba                      ? m->shared_intermediate
                                                         : mul(&c, m->n_shared_experts, Fe);
         shared = mul(&c, 3, mul(&c, D, sf));
     }
 
     s.group_params[IC_PG_ATTN_HEADS] =
-        add(&c, mul(&c, n_attn, attn_heads), mul(&c, n_linear, lin_heads));
+        add(&c, mul(&c, n_attn, attn_heads), mul(&c, n_state, state_heads));
     s.group_params[IC_PG_ATTN_KV] = mul(&c, n_attn, attn_kv);
     s.group_params[IC_PG_REPLICATED] =
         add(&c, add(&c, mul(&c, L, repl), D),                 /* + final norm */
@@ -1768,9 +1895,12 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
             add(&c, mul(&c, n_linear, ldv), mul(&c, n_attn, qk_norms))); /* gated, q/k norms */
     /* Llama 4's dense layers are intermediate_size_mlp wide, its experts
      * intermediate_size */
+    /* Granite 4.0-H without experts: its shared MLP is the MLP */
     const uint64_t F_dense = has(m, IC_MF_INTERMEDIATE_MLP) ? m->intermediate_size_mlp
                              : fam->mlp_width                ? fam->mlp_width
-                                                             : m->intermediate_size;
+                             : fam->mamba && has(m, IC_MF_SHARED_MINIMAX)
+                                 ? m->shared_intermediate
+                                 : m->intermediate_size;
     if (has(m, IC_MF_INTERMEDIATE_MLP) &&
         (rc = check_range(&c, IC_MF_INTERMEDIATE_MLP, "intermediate_size_mlp", F_dense, 1,
                           1u << 22)))
@@ -1794,7 +1924,8 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
     s.group_ways[IC_PG_EMBED] = V;
     s.group_ways[IC_PG_HEAD] = V;
     /* the linear layers split by their key heads (vLLM shards them so) */
-    s.group_ways[IC_PG_ATTN_HEADS] = !n_linear ? H : n_attn ? (H < lk ? H : lk) : lk;
+    s.group_ways[IC_PG_ATTN_HEADS] =
+        !n_state ? H : n_attn ? (H < state_ways ? H : state_ways) : state_ways;
     s.group_ways[IC_PG_ATTN_KV] = Hkv;
     s.group_ways[IC_PG_REPLICATED] = 1;
     s.group_ways[IC_PG_MLP] = F_dense ? F_dense : 1;
@@ -1836,8 +1967,22 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
         s.index_flop_per_ctx_token_layer = 2 * m->index_n_heads * m->index_head_dim;
     }
     s.n_window_layers = n_window;
-    s.n_global_layers = L - n_window - n_linear;
-    s.n_state_layers = n_linear;
+    s.n_global_layers = L - n_window - n_state;
+    s.n_state_layers = n_state;
+    s.state_mamba = n_mamba > 0;
+    if (n_mamba) {
+        /* per sequence and layer (vLLM's Mamba2 state): heads x head dim x
+         * d_state at mamba_ssm_dtype (16-bit where unstated), and the
+         * convolution's last kernel - 1 inputs, conv_dim wide, at 16 bits;
+         * decode per token and head, the state's decay (hd N), the dt B x
+         * outer product added (2 hd N) and its read with C (2 hd N), and
+         * the convolution's 2 x kernel FLOPs per channel */
+        const double ssm = m->ssm_state_bytes ? (double)m->ssm_state_bytes : 2.0;
+        s.state_bytes_per_layer = (double)mh * (double)mhd * (double)mn * ssm +
+                                  (double)(mconv - 1) * (double)mconv_dim * 2.0;
+        s.state_flop_per_token_layer =
+            add(&c, mul(&c, 5, mul(&c, mh, mul(&c, mhd, mn))), mul(&c, 2 * mconv, mconv_dim));
+    }
     if (n_linear) {
         /* per sequence and layer (vLLM's Gated DeltaNet state): the
          * recurrent state, nv x dk x dv at mamba_ssm_dtype (16-bit where

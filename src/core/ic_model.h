@@ -45,6 +45,8 @@ enum ic_model_field {
     IC_MF_MOE_LAYERS,
     IC_MF_LIN_K_HEADS, IC_MF_LIN_V_HEADS, IC_MF_LIN_K_DIM, IC_MF_LIN_V_DIM, IC_MF_LIN_CONV,
     IC_MF_FULL_INTERVAL, IC_MF_ATTN_GATE, IC_MF_SSM_DTYPE,
+    IC_MF_MAMBA_HEADS, IC_MF_MAMBA_HEAD_DIM, IC_MF_MAMBA_STATE, IC_MF_MAMBA_GROUPS,
+    IC_MF_MAMBA_CONV, IC_MF_MAMBA_EXPAND, IC_MF_MAMBA_CONV_BIAS, IC_MF_MAMBA_PROJ_BIAS,
     IC_MF_PUBLISHED, IC_MF_PUB_TOTAL, IC_MF_PUB_ACTIVE, IC_MF_PUB_ACTIVE_EMB,
     IC_MF_PUB_SOURCE,
     IC_MF_PARAMETERS, IC_MF_ACTIVE_PARAMETERS, IC_MF_KV_VALUES,
@@ -55,7 +57,7 @@ enum ic_model_field {
 
 /* What a layer of layer_types is: softmax attention over every token, over
  * a sliding window or chunk, or linear attention with a fixed state. */
-enum { IC_LAYER_FULL = 0, IC_LAYER_WINDOW = 1, IC_LAYER_LINEAR = 2 };
+enum { IC_LAYER_FULL = 0, IC_LAYER_WINDOW = 1, IC_LAYER_LINEAR = 2, IC_LAYER_MAMBA = 3 };
 
 /* Parameter groups, split by how far tensor parallelism can shard them. */
 enum ic_pgroup {
@@ -91,6 +93,7 @@ struct ic_model {
     bool layer_types_chunked;  /* layer_types names chunked_attention layers */
     bool layer_types_sliding;  /* ... and sliding_attention ones */
     bool layer_types_linear;   /* ... and linear_attention ones */
+    bool layer_types_mamba;    /* ... and mamba ones (Granite 4.0's "mamba" / "attention") */
     /* Gated DeltaNet linear attention (Qwen3-Next, Qwen3.5): its key and
      * value heads and widths, the causal convolution's kernel, one full
      * (softmax) attention layer every full_attention_interval-th where
@@ -102,6 +105,14 @@ struct ic_model {
     uint64_t full_attention_interval;
     bool attn_output_gate;
     uint32_t ssm_state_bytes;
+    /* Mamba2 layers (Granite 4.0-H): heads x head dim (= expand x hidden),
+     * the state's width, B/C groups, the convolution's kernel and bias,
+     * biases on in/out projections; a shared MLP of shared_intermediate_size
+     * (MiniMax's key, where 0 is all infcalc reads) */
+    uint64_t mamba_n_heads, mamba_d_head, mamba_d_state, mamba_n_groups, mamba_d_conv;
+    uint64_t mamba_expand;
+    bool mamba_conv_bias, mamba_proj_bias;
+    uint64_t shared_intermediate;
     /* Llama 4: dense layers' MLP width, one MoE layer every step-th,
      * chunked local attention on the RoPE layers (no_rope_layers: 1 a
      * RoPE layer, 0 a NoPE one, which attends globally) */
@@ -187,15 +198,17 @@ struct ic_model_stats {
     uint64_t index_bytes_per_layer_token;
     uint64_t index_flop_per_ctx_token_layer;
 
-    /* Linear-attention layers (Gated DeltaNet: Qwen3-Next, Qwen3.5) cache no
-     * token: each holds a fixed state per sequence, state_bytes_per_layer
-     * (the recurrent state, linear value heads x key dim x value dim at
-     * the checkpoint's mamba_ssm_dtype, 2 or 4 bytes, and the convolution's
+    /* Linear-attention layers (Gated DeltaNet: Qwen3-Next, Qwen3.5; Mamba2:
+     * Granite 4.0-H) cache no token: each holds a fixed state per sequence,
+     * state_bytes_per_layer (the recurrent state, linear value heads x key
+     * dim x value dim, or Mamba heads x head dim x d_state, at the
+     * checkpoint's mamba_ssm_dtype, 2 or 4 bytes, and the convolution's
      * last kernel - 1 inputs at 2 bytes), which a decode step reads and
      * writes whole; a token costs state_flop_per_token_layer there
      * whatever the context. n_global_layers + n_window_layers +
      * n_state_layers = n_layers. */
     uint64_t n_state_layers;
+    bool state_mamba;           /* those layers are Mamba2 (Granite 4.0-H), not Gated DeltaNet */
     double state_bytes_per_layer;
     uint64_t state_flop_per_token_layer;
     /* the full attention layers' output gated (a sigmoid of a second q

@@ -98,7 +98,7 @@ static const struct ic_col point_cols[] = {
     {"params", "parameters", IC_K_INT},
     {"params_active", "active parameters", IC_K_INT},
     {"kv_bytes_per_token", "KV per token", IC_K_INT},
-    {"state_bytes_per_seq", "linear-attention state per sequence", IC_K_INT},
+    {"state_bytes_per_seq", "linear-attention / Mamba state per sequence", IC_K_INT},
     {"weight_read_bytes", "weights read per step", IC_K_BYTES},
     {"kv_read_bytes", "KV read per step", IC_K_BYTES},
     {"flops", "FLOPs per step", IC_K_FLOP},
@@ -295,7 +295,7 @@ static void table_title(FILE *out, const struct ic_report_group *r, const struct
     if (p->state_bytes_per_seq > 0) {
         char st[32];
         ic_report_bytes(st, sizeof st, p->state_bytes_per_seq);
-        fprintf(out, " + %s linear-attention state a sequence", st);
+        fprintf(out, " + %s of linear-attention / Mamba state a sequence", st);
     }
     fprintf(out, ", B_crit %.0f", p->b_crit);
     if (p->b_crit_moe != p->b_crit)

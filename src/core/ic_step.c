@@ -433,7 +433,7 @@ double ic_step_extra_kernels(const struct ic_model_stats *m, double moe_layers, 
                        (m->shared_gate ? IC_STEP_SHARED_GATE_KERNELS : 0);
     /* the stage's share of the linear and gated layers, as its MoE layers */
     const double f = m->n_layers ? layers / (double)m->n_layers : 0;
-    const double linear = stage_share(m->n_state_layers, f);
+    const double linear = m->state_mamba ? 0 : stage_share(m->n_state_layers, f);
     const double gated = m->attn_gate ? stage_share(m->n_global_layers, f) : 0;
     return (m->n_experts ? moe_layers * moe : 0) +
            (m->mla ? (double)IC_STEP_MLA_KERNELS * layers : 0) +

@@ -312,7 +312,9 @@ double ic_step_experts_touched(uint64_t n_experts, uint64_t top_k, double tokens
  *     attention runs 5 (the qkvz and ba projection GEMMs, the causal
  *     convolution's update, the gating, the gated delta rule's recurrent
  *     update, the gated RMSNorm, the out projection GEMM),
- *     IC_STEP_LINEAR_KERNELS; a gated full attention layer +1 (the sigmoid
+ *     IC_STEP_LINEAR_KERNELS (a Mamba2 layer's mixer, in_proj GEMM, conv
+ *     update, selective state update, gated RMSNorm, out_proj GEMM, runs
+ *     GQA's 5: +0); a gated full attention layer +1 (the sigmoid
  *     gate times the output), IC_STEP_GATE_KERNELS; a sigmoid-gated shared
  *     expert +2 (the gate's GEMM, the sigmoid times the expert's output),
  *     IC_STEP_SHARED_GATE_KERNELS; a stage's share of each kind its share

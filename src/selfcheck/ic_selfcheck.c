@@ -316,8 +316,9 @@ int ic_selfcheck_model_shape(const struct ic_model *m, struct ic_kern_shape *sha
         snprintf(why, sizeof why, "%llu of its layers attend over a sliding window",
                  (unsigned long long)st.n_window_layers);
     else if (st.n_state_layers)
-        snprintf(why, sizeof why, "%llu of its layers are linear attention (Gated DeltaNet)",
-                 (unsigned long long)st.n_state_layers);
+        snprintf(why, sizeof why, "%llu of its layers are %s",
+                 (unsigned long long)st.n_state_layers,
+                 st.state_mamba ? "Mamba2" : "linear attention (Gated DeltaNet)");
     else if (st.attn_gate)
         snprintf(why, sizeof why, "its attention output is gated (attn_output_gate)");
     else if (d % 2 || d > IC_KERN_MAX_HEAD_DIM)
