@@ -516,6 +516,13 @@ START_TEST(test_granite_hybrid)
                      0);
     ck_assert_int_eq(ic_model_derive(M, &st, &e), 0);
     ck_assert_uint_eq(st.params_total, UINT64_C(6939037248));
+    /* without shared_intermediate_size, GraniteMoeHybridConfig's 1024,
+     * H-Tiny's own: the same count */
+    ck_assert_int_eq(
+        ic_model_load(IC_TEST_DIR "/fixtures/granite-4.0-h-tiny-default-shared-config.json", M, &e),
+        0);
+    ck_assert_int_eq(ic_model_derive(M, &st, &e), 0);
+    ck_assert_uint_eq(st.params_total, UINT64_C(6939037248));
     ck_assert_int_eq(ic_model_load(IC_TEST_DIR "/fixtures/granite-4.0-h-micro-config.json", M, &e),
                      0);
     ck_assert_int_eq(ic_model_derive(M, &st, &e), 0);

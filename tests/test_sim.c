@@ -911,6 +911,17 @@ START_TEST(test_linear_attention_state_blocks)
     unlink(path);
     ck_assert_uint_eq(r.completed, 1);
     ck_assert_uint_eq(r.peak_blocks, (2 + 3) + (3 - 2 + 3));
+    /* blocks of 2048 tokens: each of the 36 state layers still takes a
+     * whole page of one attention layer's block (2048 x 1,024 B a chip),
+     * 36 pages, 3 blocks of 12 pages, beside 1 block of tokens (vLLM pads
+     * a layer's state to its page) */
+    c.source = IC_SRC_DRAWN;
+    c.trace = NULL;
+    c.requests = 1;
+    c.block = 2048;
+    r = run(t, &c);
+    ck_assert_uint_eq(r.block, 2048);
+    ck_assert_uint_eq(r.peak_blocks, 1 + 3);
     /* a dense model keeps the configured block */
     struct ic_test_pair *d = ic_test_pair("llama3-8b", "h100");
     c = ic_sim_defaults();

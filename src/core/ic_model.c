@@ -44,7 +44,7 @@ static int read_layer_types(const struct ic_ydoc *d, yaml_node_t *node, void *re
     }
     m->n_layer_types = 0;
     m->layer_types_chunked = m->layer_types_sliding = m->layer_types_linear = false;
-    m->layer_types_mamba = false;
+    m->layer_types_mamba = m->layer_types_granite = false;
     for (yaml_node_item_t *it = node->data.sequence.items.start;
          it < node->data.sequence.items.top; it++) {
         yaml_node_t *item = yaml_document_get_node((yaml_document_t *)&d->doc, *it);
@@ -62,10 +62,12 @@ static int read_layer_types(const struct ic_ydoc *d, yaml_node_t *node, void *re
             m->layer_types_linear = true;
             m->layer_kind[m->n_layer_types++] = IC_LAYER_LINEAR;
         } else if (t && strcmp(t, "mamba") == 0) {
-            m->layer_types_mamba = true;
+            m->layer_types_mamba = m->layer_types_granite = true;
             m->layer_kind[m->n_layer_types++] = IC_LAYER_MAMBA;
-        } else if (t && (strcmp(t, "full_attention") == 0 || strcmp(t, "attention") == 0))
+        } else if (t && (strcmp(t, "full_attention") == 0 || strcmp(t, "attention") == 0)) {
+            m->layer_types_granite |= strcmp(t, "attention") == 0;
             m->layer_kind[m->n_layer_types++] = IC_LAYER_FULL;
+        }
         else {
             rc = ic_ydoc_error(d, item, err,
                                "'layer_types': unknown entry '%s'; expected "
@@ -984,6 +986,8 @@ static const struct ic_schema published_schema = {"published section", published
     BOOL("attn_output_gate", IC_MF_ATTN_GATE, attn_output_gate),                      \
     {"mamba_ssm_dtype", IC_F_CUSTOM, IC_MF_SSM_DTYPE, 0, 0, 0, 0, 0, false, NULL,     \
      read_ssm_dtype},                                                                 \
+    {"shared_intermediate_size", IC_F_CUSTOM, IC_MF_SHARED_MINIMAX, 0, 0, 0, 0, 0, false,   \
+     NULL, read_shared_minimax},                                                      \
     CNT("mamba_n_heads", IC_MF_MAMBA_HEADS, mamba_n_heads),                           \
     CNT("mamba_d_head", IC_MF_MAMBA_HEAD_DIM, mamba_d_head),                          \
     CNT("mamba_d_state", IC_MF_MAMBA_STATE, mamba_d_state),                           \
@@ -1031,8 +1035,6 @@ static const struct ic_field config_fields[] = {
      read_mlp_only},
     {"attn_type_list", IC_F_CUSTOM, IC_MF_ATTN_TYPES, 0, 0, 0, 0, 0, false, NULL,
      read_attn_types},
-    {"shared_intermediate_size", IC_F_CUSTOM, IC_MF_SHARED_MINIMAX, 0, 0, 0, 0, 0, false, NULL,
-     read_shared_minimax},
     {"quantization_config", IC_F_CUSTOM, IC_MF_QUANT, 0, 0, 0, 0, 0, false, NULL, read_quant},
     {"rope_scaling", IC_F_CUSTOM, IC_MF_ROPE_SCALING, 0, 0, 0, 0, 0, false, NULL, read_rope},
 };
@@ -1218,6 +1220,18 @@ static bool layer_is_moe(const struct ic_model *m, uint64_t i)
         return (i + 1) % m->interleave_moe_layer_step == 0;
     const uint64_t freq = has(m, IC_MF_MOE_FREQ) && m->moe_layer_freq ? m->moe_layer_freq : 1;
     return i >= m->first_k_dense_replace && i % freq == 0;
+}
+
+/* Bytes one sequence's state takes in one linear-attention or Mamba2 layer
+ * (vLLM's layout): `values` recurrent-state values at mamba_ssm_dtype
+ * (16-bit where unstated: vLLM's mamba_ssm_cache_dtype "auto" is the
+ * model's) and the convolution's last kernel - 1 inputs, conv_dim wide, at
+ * 16 bits. */
+static double state_layer_bytes(const struct ic_model *m, uint64_t values, uint64_t conv_dim,
+                                uint64_t kernel)
+{
+    const double ssm = m->ssm_state_bytes ? (double)m->ssm_state_bytes : 2.0;
+    return (double)values * ssm + (double)(kernel - 1) * (double)conv_dim * 2.0;
 }
 
 /* Overflow-checked arithmetic: a flag instead of wrapping silently. */
@@ -1654,13 +1668,13 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
                 given = (int)i;
         if (m->layer_types_linear && given < 0 && !fam->full_interval)
             given = -2;
-        if (given != -1 && m->model_type[0] && !fam->full_interval) {
+        if (given != -1 && !fam->full_interval) {
             rc = at(&c, given >= 0 ? hybrid[given].id : IC_MF_LAYER_TYPES,
                     "'%s' is not read for model_type '%s': Gated DeltaNet linear attention and "
                     "the attention output gate are read for qwen3_next, qwen3_5 and "
                     "qwen3_5_moe",
                     given >= 0 ? hybrid[given].key : "layer_types: linear_attention",
-                    m->model_type);
+                    m->model_type[0] ? m->model_type : "(none given)");
             ic_err_hint(err, "a linear-attention hybrid of another model_type is not read; "
                              "leave the key out for a model without it");
             return rc;
@@ -1708,10 +1722,6 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
         if (n_window || mla)
             return at(&c, where, "linear attention beside %s is not read",
                       mla ? "MLA" : "sliding or chunked windows");
-        if (n_linear == L)
-            return at(&c, where, "every layer is linear attention: infcalc reads hybrids "
-                                 "with at least one full attention layer (the KV pool is "
-                                 "counted in its tokens)");
     }
 
     /* Mamba2 layers (Granite 4.0-H: layer_types' "mamba"), and Granite's
@@ -1727,7 +1737,7 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
             {IC_MF_MAMBA_CONV_BIAS, "mamba_conv_bias"},
             {IC_MF_MAMBA_PROJ_BIAS, "mamba_proj_bias"},
         };
-        if (m->model_type[0] && !fam->mamba) {
+        if (!fam->mamba) {
             if (has(m, IC_MF_SHARED_MINIMAX) && m->shared_intermediate) {
                 rc = at(&c, IC_MF_SHARED_MINIMAX,
                         "'shared_intermediate_size' other than 0 is not read: a shared "
@@ -1737,13 +1747,18 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
                                  "shared_expert_intermediate_size");
                 return rc;
             }
+            if (m->layer_types_granite && !m->layer_types_mamba)
+                return at(&c, IC_MF_LAYER_TYPES,
+                          "'layer_types' entry 'attention' is read for granitemoehybrid "
+                          "(Granite 4.0); model_type '%s' names full_attention",
+                          m->model_type[0] ? m->model_type : "(none given)");
             for (size_t i = 0; i < N(mk); i++)
                 if (has(m, mk[i].id) || (i == 0 && m->layer_types_mamba)) {
                     rc = at(&c, has(m, mk[i].id) ? mk[i].id : IC_MF_LAYER_TYPES,
                             "'%s' is not read for model_type '%s': Mamba2 layers are read "
                             "for granitemoehybrid (Granite 4.0-H)",
                             has(m, mk[i].id) ? mk[i].key : "layer_types: mamba",
-                            m->model_type);
+                            m->model_type[0] ? m->model_type : "(none given)");
                     ic_err_hint(err, "a Mamba hybrid of another model_type is not read");
                     return rc;
                 }
@@ -1753,6 +1768,12 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
     if (has(m, IC_MF_LAYER_TYPES))
         for (uint64_t i = 0; i < L; i++)
             n_mamba += m->layer_kind[i] == IC_LAYER_MAMBA;
+    else if (fam->mamba)
+        /* GraniteMoeHybridConfig makes every layer Mamba2 without them */
+        return at(&c, IC_MF_MODEL_TYPE,
+                  "a granitemoehybrid config without 'layer_types': transformers makes "
+                  "every layer Mamba2, which is not read (the KV pool is counted in an "
+                  "attention layer's tokens)");
     uint64_t mh = 0, mhd = 0, mn = 0, mg = 1, mconv = 0;
     if (n_mamba) {
         static const int need[] = {IC_MF_MAMBA_HEADS, IC_MF_MAMBA_HEAD_DIM, IC_MF_MAMBA_STATE,
@@ -1780,20 +1801,28 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
             return at(&c, IC_MF_MAMBA_GROUPS,
                       "mamba_n_heads (%llu) is not a multiple of mamba_n_groups (%llu)",
                       (unsigned long long)mh, (unsigned long long)mg);
-        if (has(m, IC_MF_MAMBA_EXPAND) && m->mamba_expand * D != mh * mhd)
-            return at(&c, IC_MF_MAMBA_EXPAND,
-                      "mamba_expand x hidden_size (%llu) is not mamba_n_heads x mamba_d_head "
-                      "(%llu)",
-                      (unsigned long long)(m->mamba_expand * D),
+        /* GraniteMoeHybridConfig's mamba_expand=2 where absent */
+        const uint64_t expand = has(m, IC_MF_MAMBA_EXPAND) ? m->mamba_expand : 2;
+        if ((rc = check_range(&c, IC_MF_MAMBA_EXPAND, "mamba_expand", expand, 1, 1u << 10)))
+            return rc;
+        if (expand * D != mh * mhd)
+            return at(&c, has(m, IC_MF_MAMBA_EXPAND) ? IC_MF_MAMBA_EXPAND : IC_MF_MAMBA_HEADS,
+                      "mamba_expand (%llu) x hidden_size is %llu, but mamba_n_heads x "
+                      "mamba_d_head is %llu",
+                      (unsigned long long)expand, (unsigned long long)(expand * D),
                       (unsigned long long)(mh * mhd));
         if (n_window || mla || n_linear)
             return at(&c, IC_MF_LAYER_TYPES, "Mamba2 layers beside %s are not read",
                       mla ? "MLA" : n_linear ? "linear attention" : "sliding windows");
-        if (n_mamba == L)
-            return at(&c, IC_MF_LAYER_TYPES,
-                      "every layer is Mamba2: infcalc reads hybrids with at least one "
-                      "attention layer (the KV pool is counted in its tokens)");
     }
+    if (n_linear + n_mamba == L)
+        return at(&c,
+                  has(m, IC_MF_LAYER_TYPES)     ? IC_MF_LAYER_TYPES
+                  : has(m, IC_MF_FULL_INTERVAL) ? IC_MF_FULL_INTERVAL
+                                                : IC_MF_MODEL_TYPE,
+                  "every layer is %s: infcalc reads hybrids with at least one attention "
+                  "layer (the KV pool is counted in its tokens)",
+                  n_mamba ? "Mamba2" : "linear attention");
 
     /* ---- parameters, per group (napkin math per layer) ---- */
     /* attention_bias puts biases on q, k, v and o; Qwen2 always has them on
@@ -1874,12 +1903,16 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
         n_moe += layer_is_moe(m, i);
     const uint64_t n_dense = L - n_moe;
     const uint64_t expert = mul(&c, 3, mul(&c, D, Fe)); /* gate, up, down */
-    uint64_t shared = 0;
+    /* Granite's shared MLP: shared_intermediate_size, 1024 where absent
+     * (GraniteMoeHybridConfig's default) */
+    const uint64_t granite_shared =
+        has(m, IC_MF_SHARED_MINIMAX) ? m->shared_intermediate : fam->mamba ? 1024 : 0;
+    uint64_t shared = 0, sf = 0;
     if (E) {
-        uint64_t sf = has(m, IC_MF_SHARED_INTERMEDIATE) ? m->shared_expert_intermediate_size
-                      : fam->one_shared                 ? Fe
-                      : fam->mamba                      ? m->shared_intermediate
-                                                        : mul(&c, m->n_shared_experts, Fe);
+        sf = has(m, IC_MF_SHARED_INTERMEDIATE) ? m->shared_expert_intermediate_size
+             : fam->one_shared                 ? Fe
+             : fam->mamba                      ? granite_shared
+                                               : mul(&c, m->n_shared_experts, Fe);
         shared = mul(&c, 3, mul(&c, D, sf));
     }
 
@@ -1898,14 +1931,17 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
     /* Granite 4.0-H without experts: its shared MLP is the MLP */
     const uint64_t F_dense = has(m, IC_MF_INTERMEDIATE_MLP) ? m->intermediate_size_mlp
                              : fam->mlp_width                ? fam->mlp_width
-                             : fam->mamba && has(m, IC_MF_SHARED_MINIMAX)
-                                 ? m->shared_intermediate
-                                 : m->intermediate_size;
+                             : fam->mamba                    ? granite_shared
+                                                             : m->intermediate_size;
     if (has(m, IC_MF_INTERMEDIATE_MLP) &&
         (rc = check_range(&c, IC_MF_INTERMEDIATE_MLP, "intermediate_size_mlp", F_dense, 1,
                           1u << 22)))
         return rc;
     if (n_dense && !F_dense) {
+        if (fam->mamba)
+            return at(&c, IC_MF_SHARED_MINIMAX,
+                      "'shared_intermediate_size' is 0 on a model without experts: its "
+                      "layers would have no MLP");
         const int mrc = ic_err_set(err, IC_EINVAL, m->path, m->root.line, m->root.col,
                                    "missing 'intermediate_size': %llu of the %llu layers have "
                                    "a dense MLP",
@@ -1929,7 +1965,7 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
     s.group_ways[IC_PG_ATTN_KV] = Hkv;
     s.group_ways[IC_PG_REPLICATED] = 1;
     s.group_ways[IC_PG_MLP] = F_dense ? F_dense : 1;
-    s.group_ways[IC_PG_SHARED] = Fe ? Fe : 1;
+    s.group_ways[IC_PG_SHARED] = sf ? sf : 1; /* the shared experts' columns */
     s.group_ways[IC_PG_EXPERTS] = Fe ? Fe : 1;
 
     uint64_t total = 0;
@@ -1972,29 +2008,22 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
     s.state_mamba = n_mamba > 0;
     if (n_mamba) {
         /* per sequence and layer (vLLM's Mamba2 state): heads x head dim x
-         * d_state at mamba_ssm_dtype (16-bit where unstated), and the
-         * convolution's last kernel - 1 inputs, conv_dim wide, at 16 bits;
-         * decode per token and head, the state's decay (hd N), the dt B x
-         * outer product added (2 hd N) and its read with C (2 hd N), and
-         * the convolution's 2 x kernel FLOPs per channel */
-        const double ssm = m->ssm_state_bytes ? (double)m->ssm_state_bytes : 2.0;
-        s.state_bytes_per_layer = (double)mh * (double)mhd * (double)mn * ssm +
-                                  (double)(mconv - 1) * (double)mconv_dim * 2.0;
+         * d_state values and the convolution's inputs; decode per token and
+         * head, the state's decay (hd N), the dt B x outer product added
+         * (2 hd N) and its read with C (2 hd N), and the convolution's 2 x
+         * kernel FLOPs per channel */
+        s.state_bytes_per_layer = state_layer_bytes(m, mh * mhd * mn, mconv_dim, mconv);
         s.state_flop_per_token_layer =
             add(&c, mul(&c, 5, mul(&c, mh, mul(&c, mhd, mn))), mul(&c, 2 * mconv, mconv_dim));
     }
     if (n_linear) {
-        /* per sequence and layer (vLLM's Gated DeltaNet state): the
-         * recurrent state, nv x dk x dv at mamba_ssm_dtype (16-bit where
-         * unstated: vLLM's mamba_ssm_cache_dtype "auto" is the model's),
-         * and the convolution's last kernel - 1 inputs, conv_dim wide, at
-         * 16 bits; decode per token and value head, the gated delta rule's
-         * decay of the state (dk dv), its read with the key (2 dk dv), the
-         * rank-1 update (2 dk dv) and the read with the query (2 dk dv), and
-         * the convolution's 2 x kernel FLOPs per channel */
-        const double ssm = m->ssm_state_bytes ? (double)m->ssm_state_bytes : 2.0;
-        s.state_bytes_per_layer = (double)lv * (double)ldk * (double)ldv * ssm +
-                                  (double)(lconv - 1) * (double)conv_dim * 2.0;
+        /* per sequence and layer (vLLM's Gated DeltaNet state): nv x dk x dv
+         * recurrent values and the convolution's inputs; decode per token and
+         * value head, the gated delta rule's decay of the state (dk dv), its
+         * read with the key (2 dk dv), the rank-1 update (2 dk dv) and the
+         * read with the query (2 dk dv), and the convolution's 2 x kernel
+         * FLOPs per channel */
+        s.state_bytes_per_layer = state_layer_bytes(m, lv * ldk * ldv, conv_dim, lconv);
         s.state_flop_per_token_layer =
             add(&c, mul(&c, 7, mul(&c, lv, mul(&c, ldk, ldv))), mul(&c, 2 * lconv, conv_dim));
     }

@@ -1342,13 +1342,28 @@ static int kv_pool(const struct ic_model_stats *m, const struct ic_hw *hw,
                        "a KV block of %llu tokens (%.3g GB a chip) is larger than the %.3g GB "
                        "a chip left after the weights and the workspace",
                        (unsigned long long)c->block, blk / 1e9, room / 1e9);
-            ic_err_hint(err, "a smaller --block (vLLM's default is 16 tokens), fewer "
-                             "--max-seqs, or more chips");
+            ic_err_hint(err, m->n_state_layers
+                                 ? "the block is aligned to a linear-attention layer's state "
+                                   "(as vLLM's hybrid cache manager does): fewer --max-seqs, "
+                                   "or more chips"
+                                 : "a smaller --block (vLLM's default is 16 tokens), fewer "
+                                   "--max-seqs, or more chips");
         }
         return IC_EINVAL;
     }
     *blocks = (uint64_t)fmin(tokens / (double)c->block, 1e15);
-    *state_blocks = (uint64_t)ceil(state_B / (tok_B * (double)c->block));
+    /* each state layer takes whole pages of one attention layer's block
+     * (vLLM pads a layer's state to its page), the pool's block holding
+     * one page of each attention layer */
+    const double kv_layers = (double)(m->n_global_layers + m->n_window_layers);
+    if (m->n_state_layers && kv_layers > 0) {
+        const double page = (double)c->block * tok_B / kv_layers;
+        const double per_layer = m->state_bytes_per_layer / (double)l.kv_split_heads;
+        *state_blocks = (uint64_t)ceil((double)m->n_state_layers * ceil(per_layer / page) /
+                                       kv_layers);
+    } else {
+        *state_blocks = (uint64_t)ceil(state_B / (tok_B * (double)c->block));
+    }
     return IC_OK;
 }
 
@@ -1357,7 +1372,10 @@ static int kv_pool(const struct ic_model_stats *m, const struct ic_hw *hw,
  * _align_hybrid_block_size): the fewest tokens, a multiple of c->block,
  * whose keys and values in one attention layer take at least one layer's
  * state (Qwen3-Next, a bf16 cache and state: 1,097,728 / 2,048 B -> 536 ->
- * 544 tokens), so that a page holds either. */
+ * 544 tokens), so that a page holds either. Both split over chips as the
+ * cache does here, so the block is the same at any size; vLLM, splitting
+ * the state by all its chips and the KV heads by at most their count,
+ * picks a smaller one past as many chips as KV heads (272 on 4). */
 static uint64_t pool_block(const struct ic_model_stats *m, const struct ic_sim_cfg *c)
 {
     const double tok = ic_model_kv_layer_token_bytes(m, ic_dtype_traits(c->dec.kv)->bits / 8.0);
