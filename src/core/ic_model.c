@@ -67,8 +67,7 @@ static int read_layer_types(const struct ic_ydoc *d, yaml_node_t *node, void *re
         } else if (t && (strcmp(t, "full_attention") == 0 || strcmp(t, "attention") == 0)) {
             m->layer_types_granite |= strcmp(t, "attention") == 0;
             m->layer_kind[m->n_layer_types++] = IC_LAYER_FULL;
-        }
-        else {
+        } else {
             rc = ic_ydoc_error(d, item, err,
                                "'layer_types': unknown entry '%s'; expected "
                                "sliding_attention, chunked_attention, linear_attention, "
@@ -1345,7 +1344,12 @@ static int derive_totals(struct ctx *c, struct ic_model_stats *s)
         {IC_MF_LIN_V_HEADS, "linear_num_value_heads"}, {IC_MF_LIN_K_DIM, "linear_key_head_dim"},
         {IC_MF_LIN_V_DIM, "linear_value_head_dim"}, {IC_MF_LIN_CONV, "linear_conv_kernel_dim"},
         {IC_MF_FULL_INTERVAL, "full_attention_interval"}, {IC_MF_ATTN_GATE, "attn_output_gate"},
-        {IC_MF_SSM_DTYPE, "mamba_ssm_dtype"},
+        {IC_MF_SSM_DTYPE, "mamba_ssm_dtype"}, {IC_MF_MAMBA_HEADS, "mamba_n_heads"},
+        {IC_MF_MAMBA_HEAD_DIM, "mamba_d_head"}, {IC_MF_MAMBA_STATE, "mamba_d_state"},
+        {IC_MF_MAMBA_GROUPS, "mamba_n_groups"}, {IC_MF_MAMBA_CONV, "mamba_d_conv"},
+        {IC_MF_MAMBA_EXPAND, "mamba_expand"}, {IC_MF_MAMBA_CONV_BIAS, "mamba_conv_bias"},
+        {IC_MF_MAMBA_PROJ_BIAS, "mamba_proj_bias"},
+        {IC_MF_SHARED_MINIMAX, "shared_intermediate_size"},
     };
     for (size_t i = 0; i < N(unread); i++)
         if (has(m, unread[i].id)) {
