@@ -794,8 +794,8 @@ static int fetch_next(struct sim *s)
 }
 
 /* The blocks a sequence of `tokens` cached tokens holds: its tokens', and
- * from its first token the blocks its linear-attention state takes (its
- * bytes' worth, in blocks aligned to it: pool_block). */
+ * from its first token the blocks its linear-attention state takes
+ * (kv_pool: a page of an attention layer's block per state layer). */
 static uint64_t blocks_for(const struct inst *I, uint64_t tokens)
 {
     return (tokens + I->c->block - 1) / I->c->block + (tokens ? I->state_blocks : 0);
@@ -1313,7 +1313,6 @@ static int kv_pool(const struct ic_model_stats *m, const struct ic_hw *hw,
     if (rc)
         return rc;
     const struct ic_mem mk = ic_step_mem_of(&l, 0);
-    const double state_B = ic_model_state_bytes(m) / (double)l.kv_split_heads;
     const double tok_B = ic_step_kv_token_bytes(m, 1, c->dec.kv) / (double)l.kv_split_heads;
     const double left = c->mem_util * hw->hbm_capacity_B - mk.weights_bytes;
     const double work = (double)c->max_seqs / (double)c->dec.chips * mk.work_seq_bytes;
@@ -1356,13 +1355,12 @@ static int kv_pool(const struct ic_model_stats *m, const struct ic_hw *hw,
      * (vLLM pads a layer's state to its page), the pool's block holding
      * one page of each attention layer */
     const double kv_layers = (double)(m->n_global_layers + m->n_window_layers);
-    if (m->n_state_layers && kv_layers > 0) {
+    *state_blocks = 0;
+    if (m->n_state_layers && kv_layers > 0) { /* derive refuses a model of state layers alone */
         const double page = (double)c->block * tok_B / kv_layers;
         const double per_layer = m->state_bytes_per_layer / (double)l.kv_split_heads;
         *state_blocks = (uint64_t)ceil((double)m->n_state_layers * ceil(per_layer / page) /
                                        kv_layers);
-    } else {
-        *state_blocks = (uint64_t)ceil(state_B / (tok_B * (double)c->block));
     }
     return IC_OK;
 }
