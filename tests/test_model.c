@@ -469,8 +469,7 @@ START_TEST(test_qwen3_5)
     ck_assert_double_eq(st.state_bytes_per_layer, 2097152.0 + 49152.0);
     ck_assert_uint_eq(st.group_params[IC_PG_MLP], 0);
     ck_assert_ptr_nonnull(strstr(M->tower, "vision_config"));
-    ck_assert_int_eq(ic_model_load(IC_TEST_DIR "/fixtures/qwen3.5-27b-config.json", M, &e), 0);
-    ck_assert_int_eq(ic_model_derive(M, &st, &e), 0);
+    ic_test_fixture_stats("qwen3.5-27b-config.json", &st);
     ck_assert_uint_eq(st.params_total, UINT64_C(26895998464));
     /* 48 x 128 x 128 x 4 B + 3 x (2 x 2048 + 6144) x 2 B */
     ck_assert_double_eq(st.state_bytes_per_layer, 3145728.0 + 61440.0);
@@ -492,11 +491,8 @@ END_TEST
  * H-Tiny's is the same count by tensors (Ollama lists 6.94B). */
 START_TEST(test_granite_hybrid)
 {
-    struct ic_err e = {0};
     struct ic_model_stats st;
-    ck_assert_int_eq(ic_model_load(IC_TEST_DIR "/fixtures/granite-4.0-h-small-config.json", M, &e),
-                     0);
-    ck_assert_int_eq(ic_model_derive(M, &st, &e), 0);
+    ic_test_fixture_stats("granite-4.0-h-small-config.json", &st);
     ck_assert_uint_eq(st.params_total, UINT64_C(32207337984));
     ck_assert(st.state_mamba);
     ck_assert_uint_eq(st.n_state_layers, 36);
@@ -512,20 +508,13 @@ START_TEST(test_granite_hybrid)
     ck_assert_uint_eq(st.state_flop_per_token_layer, 5310464u);
     /* 4 layers x 2 x 8 x 128 x 2 B */
     ck_assert_uint_eq(ic_model_kv_bytes_per_token(&st, 16), 16384u);
-    ck_assert_int_eq(ic_model_load(IC_TEST_DIR "/fixtures/granite-4.0-h-tiny-config.json", M, &e),
-                     0);
-    ck_assert_int_eq(ic_model_derive(M, &st, &e), 0);
+    ic_test_fixture_stats("granite-4.0-h-tiny-config.json", &st);
     ck_assert_uint_eq(st.params_total, UINT64_C(6939037248));
     /* without shared_intermediate_size, GraniteMoeHybridConfig's 1024,
      * H-Tiny's own: the same count */
-    ck_assert_int_eq(
-        ic_model_load(IC_TEST_DIR "/fixtures/granite-4.0-h-tiny-default-shared-config.json", M, &e),
-        0);
-    ck_assert_int_eq(ic_model_derive(M, &st, &e), 0);
+    ic_test_fixture_stats("granite-4.0-h-tiny-default-shared-config.json", &st);
     ck_assert_uint_eq(st.params_total, UINT64_C(6939037248));
-    ck_assert_int_eq(ic_model_load(IC_TEST_DIR "/fixtures/granite-4.0-h-micro-config.json", M, &e),
-                     0);
-    ck_assert_int_eq(ic_model_derive(M, &st, &e), 0);
+    ic_test_fixture_stats("granite-4.0-h-micro-config.json", &st);
     ck_assert_uint_eq(st.params_total, UINT64_C(3191396096));
     /* no experts: the shared MLP (8192 wide) is the dense MLP */
     ck_assert_uint_eq(st.group_params[IC_PG_MLP], UINT64_C(40) * 3 * 2048 * 8192);
