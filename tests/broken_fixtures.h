@@ -273,6 +273,8 @@ static const struct broken broken[] = {
      "a granitemoehybrid config without 'layer_types'", NULL},
     {"model-mamba-no-type.yaml", true, 9, 16,
      "'mamba_n_heads' is not read for model_type '(none given)'", "Mamba hybrid"},
+    {"config-mamba-expand.json", true, 64, 19,
+     "mamba_expand (3) x hidden_size is 6144, but mamba_n_heads x mamba_d_head is 4096", NULL},
     {"config-ssm-dtype.json", true, 43, 22,
      "'mamba_ssm_dtype' is 'float8'; expected float32, bfloat16, float16 or auto",
      "recurrent state"},

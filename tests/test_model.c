@@ -347,36 +347,6 @@ START_TEST(test_deepseek_v32)
 }
 END_TEST
 
-/* Llama 4 (a llama4 wrapper, its llama4_text model): 48 layers of D 5120,
- * 40 x 128 query heads over 8 KV heads, vocab 202048, untied; every MoE
- * layer a router, top-1 of E experts of 8192 and one shared expert of
- * 8192; Scout MoE in every layer (interleave_moe_layer_step 1, E 16),
- * Maverick in every second (layers 1, 3 ... 47; E 128), its other 24 layers
- * dense MLPs of intermediate_size_mlp 16384. Meta's cards: Scout "17B
- * active, 109B total", Maverick "17B active, 400B total" (with the vision
- * encoder, not counted here). By hand:
- *   embedding, head  2 x 202048 x 5120                    =   2,068,971,520
- *   attention        48 x (2 x 5120 x 5120 + 2 x 5120 x 1024) = 3,019,898,880
- *   an expert        3 x 5120 x 8192                      =     125,829,120
- *   Scout: norms and routers 48 x 2 x 5120 + 5120 + 48 x 5120 x 16 =
- *   4,428,800; shared 48 x 125,829,120 = 6,039,797,760; routed 48 x 16 x
- *   125,829,120 = 96,636,764,160: 107,769,861,120 (-1.1% from 109B);
- *   active: all but the embedding and 15 of 16 experts, 16,138,408,960
- *   (17.17B with the embedding).
- *   Maverick: routers 24 x 5120 x 128 (+ norms) = 16,225,280; shared 24 x
- *   125,829,120; routed 24 x 128 x 125,829,120 = 386,547,056,640; dense
- *   24 x 3 x 5120 x 16384 = 6,039,797,760: 400,711,848,960 (+0.2%);
- *   active 16,150,205,440.
- * Chunked attention (attention_chunk_size 8192) on the RoPE layers, all but
- * every fourth (Llama4TextConfig's no_rope_layer_interval 4): 36 of 48. A
- * chunked layer holds at most its chunk, 8,192 (what a batch needs room
- * for as it fills), and a decode token at 100,000 reads its current
- * chunk's (100000 - 1) % 8192 + 1 = 1,696; a prefill of 3,000 after 7,000
- * reads from its first token's chunk start, 7000 % 8192 + 3000 = 10,000
- * tokens. A prefill span's FLOPs are checked against a loop over
- * positions. moe_layers, where given, names the MoE layers (an explicit
- * list of all 48 is Scout's step of 1), and an empty no_rope_layers is the
- * default, as transformers reads them. */
 /* Qwen3-Next-80B-A3B (model_type qwen3_next, its config.json as shipped):
  * 36 Gated DeltaNet layers and 12 gated softmax attention layers (every
  * 4th, from full_attention_interval), an MoE of 512 experts after each.
@@ -522,6 +492,36 @@ START_TEST(test_granite_hybrid)
 }
 END_TEST
 
+/* Llama 4 (a llama4 wrapper, its llama4_text model): 48 layers of D 5120,
+ * 40 x 128 query heads over 8 KV heads, vocab 202048, untied; every MoE
+ * layer a router, top-1 of E experts of 8192 and one shared expert of
+ * 8192; Scout MoE in every layer (interleave_moe_layer_step 1, E 16),
+ * Maverick in every second (layers 1, 3 ... 47; E 128), its other 24 layers
+ * dense MLPs of intermediate_size_mlp 16384. Meta's cards: Scout "17B
+ * active, 109B total", Maverick "17B active, 400B total" (with the vision
+ * encoder, not counted here). By hand:
+ *   embedding, head  2 x 202048 x 5120                    =   2,068,971,520
+ *   attention        48 x (2 x 5120 x 5120 + 2 x 5120 x 1024) = 3,019,898,880
+ *   an expert        3 x 5120 x 8192                      =     125,829,120
+ *   Scout: norms and routers 48 x 2 x 5120 + 5120 + 48 x 5120 x 16 =
+ *   4,428,800; shared 48 x 125,829,120 = 6,039,797,760; routed 48 x 16 x
+ *   125,829,120 = 96,636,764,160: 107,769,861,120 (-1.1% from 109B);
+ *   active: all but the embedding and 15 of 16 experts, 16,138,408,960
+ *   (17.17B with the embedding).
+ *   Maverick: routers 24 x 5120 x 128 (+ norms) = 16,225,280; shared 24 x
+ *   125,829,120; routed 24 x 128 x 125,829,120 = 386,547,056,640; dense
+ *   24 x 3 x 5120 x 16384 = 6,039,797,760: 400,711,848,960 (+0.2%);
+ *   active 16,150,205,440.
+ * Chunked attention (attention_chunk_size 8192) on the RoPE layers, all but
+ * every fourth (Llama4TextConfig's no_rope_layer_interval 4): 36 of 48. A
+ * chunked layer holds at most its chunk, 8,192 (what a batch needs room
+ * for as it fills), and a decode token at 100,000 reads its current
+ * chunk's (100000 - 1) % 8192 + 1 = 1,696; a prefill of 3,000 after 7,000
+ * reads from its first token's chunk start, 7000 % 8192 + 3000 = 10,000
+ * tokens. A prefill span's FLOPs are checked against a loop over
+ * positions. moe_layers, where given, names the MoE layers (an explicit
+ * list of all 48 is Scout's step of 1), and an empty no_rope_layers is the
+ * default, as transformers reads them. */
 START_TEST(test_llama4)
 {
     struct ic_err e = {0};

@@ -275,7 +275,7 @@ int ic_cli_cmd_batching(const struct ic_opts *a, const struct ic_db *db, FILE *o
     ic_rows_num(&r, "continuous_tokens_per_s", x.continuous_tok_s);
     ic_rows_num(&r, "continuous_gain", x.continuous_gain);
     ic_rows_num(&r, "reserve", (double)x.reserve);
-    ic_rows_num(&r, "block", (double)c.block);
+    ic_rows_num(&r, "block", (double)x.block);
     ic_rows_num(&r, "used_bytes", x.used_B);
     ic_rows_num(&r, "contiguous_bytes", x.contiguous_B);
     ic_rows_num(&r, "paged_bytes", x.paged_B);

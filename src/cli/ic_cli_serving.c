@@ -40,9 +40,9 @@ int ic_cli_quant_unread(FILE *errf, const struct ic_model *m)
 void ic_cli_model_notes(FILE *errf, const struct ic_model *m, bool weights_note)
 {
     if (m->tower[0])
-        fprintf(errf, "infcalc: note: %s: its %s is not counted: the step times and the "
+        fprintf(errf, "infcalc: note: %s: its %s %s not counted: the step times and the "
                       "memory held are the decoder's alone\n",
-                m->name, m->tower);
+                m->name, m->tower, strstr(m->tower, " and its ") ? "are" : "is");
     if (!weights_note || !m->has_default_weights)
         return;
     if (m->default_weights != IC_DT_BF16 || m->quant_extra_bytes > 0 || m->keep_groups)

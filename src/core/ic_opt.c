@@ -241,7 +241,9 @@ const struct ic_opt_def ic_opt_table[IC_OPT_COUNT] = {
                         "model's max_position_embeddings)", F(reserve)},
     [IC_OPT_BLOCK] = {"--block", IC_OK_COUNT, "T", 1, IC_SCHED_MAX_BLOCK, NULL,
                       C(BATCHING) | C(SIMULATE) | C(OPTIMIZE), 0,
-                      "paged KV block size in tokens (default 16)", F(block)},
+                      "paged KV block size in tokens (default 16; a linear-attention or "
+                      "Mamba hybrid's enlarged to hold a layer's state, as vLLM's)",
+                      F(block)},
     [IC_OPT_EP] = {"--ep", IC_OK_COUNT, "E", 1, IC_MOE_MAX_EP, NULL, C(MOE), 0,
                    "expert-parallel groups (default 1); must divide the experts", F(ep)},
     [IC_OPT_MEASUREMENTS] = {"--measurements", IC_OK_TEXT, "FILE", 0, 0, NULL, C(CHECK), 0,
@@ -374,7 +376,8 @@ static const struct {
     {IC_CMD_SIMULATE, IC_OPT_OUTPUT, "mean output tokens (default 256)"},
     {IC_CMD_SIMULATE, IC_OPT_TTFT, "P99 time-to-first-token SLO: goodput and capacity"},
     {IC_CMD_SIMULATE, IC_OPT_TPOT, "P99 time-per-output-token SLO: goodput and capacity"},
-    {IC_CMD_SIMULATE, IC_OPT_BLOCK, "paged KV block, tokens (default 16)"},
+    {IC_CMD_SIMULATE, IC_OPT_BLOCK, "paged KV block, tokens (default 16; a hybrid's "
+                                    "enlarged to hold a layer's state, as vLLM's)"},
     {IC_CMD_SIMULATE, IC_OPT_MFU, "ideal estimate: prefill FLOPs at this share of peak "
                                   "(default 0.4)"},
     {IC_CMD_SIMULATE, IC_OPT_SEED, "the arrivals' and lengths' seed (default 1)"},

@@ -245,7 +245,9 @@ int ic_batching(const struct ic_model_stats *m, const struct ic_hw *hw,
     r.continuous_gain = r.expected_max / mean;
 
     /* KV held per sequence, bytes, whole model */
-    const double half = (double)cfg->block / 2, res = (double)r.reserve;
+    /* a hybrid's block aligned to its state, as vLLM's */
+    r.block = ic_step_paged_block(m, cfg->dec.kv, cfg->block);
+    const double half = (double)r.block / 2, res = (double)r.reserve;
     r.used_B = kv_held(m, r.mean_context, windowed(m, r.mean_context), bkv);
     r.contiguous_B = kv_held(m, res, windowed(m, res), bkv);
     r.paged_B = kv_held(m, r.mean_context + half, windowed(m, r.mean_context) + half, bkv);

@@ -69,6 +69,9 @@ struct ic_batching_cfg {
 };
 
 struct ic_batching {
+    uint64_t block;            /* the paged block used, tokens: cfg's, or the larger one a
+                                  linear-attention hybrid's state aligns it to
+                                  (ic_step_paged_block) */
     double mean_context;       /* prompt + E[L'^2] / (2 E[L']), L' the output cut at the
                                   reservation (reserve - prompt): the average cached
                                   tokens of the sequences in flight under continuous

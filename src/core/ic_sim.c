@@ -795,7 +795,8 @@ static int fetch_next(struct sim *s)
 
 /* The blocks a sequence of `tokens` cached tokens holds: its tokens', and
  * from its first token the blocks its linear-attention state takes
- * (kv_pool: a page of an attention layer's block per state layer). */
+ * (kv_pool: a page of an attention layer's block per state layer; the
+ * block aligned to the state, ic_step_paged_block). */
 static uint64_t blocks_for(const struct inst *I, uint64_t tokens)
 {
     return (tokens + I->c->block - 1) / I->c->block + (tokens ? I->state_blocks : 0);
@@ -1365,25 +1366,6 @@ static int kv_pool(const struct ic_model_stats *m, const struct ic_hw *hw,
     return IC_OK;
 }
 
-/* The pool's block in tokens: c->block, or for a linear-attention hybrid
- * the block vLLM's hybrid cache manager aligns to its state (v1
- * _align_hybrid_block_size): the fewest tokens, a multiple of c->block,
- * whose keys and values in one attention layer take at least one layer's
- * state (Qwen3-Next, a bf16 cache and state: 1,097,728 / 2,048 B -> 536 ->
- * 544 tokens), so that a page holds either. Both split over chips as the
- * cache does here, so the block is the same at any size; vLLM, splitting
- * the state by all its chips and the KV heads by at most their count,
- * picks a smaller one past as many chips as KV heads (272 on 4). */
-static uint64_t pool_block(const struct ic_model_stats *m, const struct ic_sim_cfg *c)
-{
-    const double tok = ic_model_kv_layer_token_bytes(m, ic_dtype_traits(c->dec.kv)->bits / 8.0);
-    if (!m->n_state_layers || !(tok > 0) || !c->block)
-        return c->block;
-    const double need = ceil(m->state_bytes_per_layer / tok);
-    const double b = ceil(need / (double)c->block) * (double)c->block;
-    return b > (double)c->block ? (uint64_t)fmin(b, 1e9) : c->block;
-}
-
 int ic_sim_run(const struct ic_model_stats *m, const struct ic_hw *hw,
                const struct ic_sim_cfg *c, struct ic_sim_result *out, struct ic_err *err)
 {
@@ -1413,7 +1395,7 @@ int ic_sim_run(const struct ic_model_stats *m, const struct ic_hw *hw,
     s.cfg[0] = *c;
     s.cfg[1] = *c;
     s.cfg[1].dec.chips = c->prefill_chips;
-    s.cfg[0].block = s.cfg[1].block = out->block = pool_block(m, c);
+    s.cfg[0].block = s.cfg[1].block = out->block = ic_step_paged_block(m, c->dec.kv, c->block);
     int rc;
     uint64_t state_blocks[2] = {0, 0};
     if ((rc = kv_pool(m, hw, &s.cfg[0], &out->kv_blocks, &state_blocks[0], err)))

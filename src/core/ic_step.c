@@ -114,6 +114,16 @@ double ic_step_kv_seq_bytes(const struct ic_model_stats *m, uint64_t context, en
     return ic_step_kv_token_bytes(m, context, kv) + (context ? ic_model_state_bytes(m) : 0);
 }
 
+uint64_t ic_step_paged_block(const struct ic_model_stats *m, enum ic_dtype kv, uint64_t block)
+{
+    const double tok = ic_model_kv_layer_token_bytes(m, bytes_per(kv));
+    if (!m->n_state_layers || !(tok > 0) || !block)
+        return block;
+    const double need = ceil(m->state_bytes_per_layer / tok);
+    const double b = ceil(need / (double)block) * (double)block;
+    return b > (double)block ? (uint64_t)fmin(b, 1e9) : block;
+}
+
 double ic_step_kv_read_seq_bytes(const struct ic_model_stats *m, uint64_t context,
                                  uint64_t tokens, enum ic_dtype kv)
 {
@@ -554,7 +564,8 @@ int ic_step_time(const struct ic_load *l, const struct ic_hw *hw, const struct i
         lin = max2(t->weights_s, t->compute_s);
         att = max2(t->kv_s, t->attn_s);
         /* the launches: a dense layer's kernels on every layer, and what
-         * MoE and MLA layers run beyond them, where the entry counts kernels */
+         * MoE, MLA, linear-attention and gated layers run beyond them
+         * (ic_step_extra_kernels), where the entry counts kernels */
         const double kernels = a->kernels_per_layer > 0
                                    ? a->kernels_per_layer * (double)l->layers + l->extra_kernels
                                    : 0;

@@ -363,6 +363,18 @@ double ic_step_kv_seq_bytes(const struct ic_model_stats *m, uint64_t context, en
 /* Its tokens' part alone (no linear-attention state). */
 double ic_step_kv_token_bytes(const struct ic_model_stats *m, uint64_t context, enum ic_dtype kv);
 
+/* A paged cache's block in tokens: `block`, or for a model with
+ * linear-attention or Mamba layers the block vLLM's hybrid cache manager
+ * aligns to their state (v1 _align_hybrid_block_size): the fewest tokens, a
+ * multiple of `block`, whose keys and values in one attention layer take
+ * at least one layer's state (Qwen3-Next, a bf16 cache and state: 1,097,728
+ * / 2,048 B -> 536 -> 544 tokens), so that a page holds either. Both split
+ * over chips as the cache does here, so the block is the same at any size;
+ * vLLM, splitting the state by all its chips and the KV heads by at most
+ * their count, picks a smaller one past as many chips as KV heads (272 on
+ * 4). */
+uint64_t ic_step_paged_block(const struct ic_model_stats *m, enum ic_dtype kv, uint64_t block);
+
 /* What a step of `tokens` new tokens reads of that cache at `context`
  * tokens (the new ones included): all of it, but under DeepSeek Sparse
  * Attention each new token's top-k of the main cache (their union, at most
