@@ -44,7 +44,7 @@ static int read_layer_types(const struct ic_ydoc *d, yaml_node_t *node, void *re
     }
     m->n_layer_types = 0;
     m->layer_types_chunked = m->layer_types_sliding = m->layer_types_linear = false;
-    m->layer_types_mamba = m->layer_types_granite = false;
+    m->layer_types_mamba = m->layer_types_attention = false;
     for (yaml_node_item_t *it = node->data.sequence.items.start;
          it < node->data.sequence.items.top; it++) {
         yaml_node_t *item = yaml_document_get_node((yaml_document_t *)&d->doc, *it);
@@ -62,10 +62,10 @@ static int read_layer_types(const struct ic_ydoc *d, yaml_node_t *node, void *re
             m->layer_types_linear = true;
             m->layer_kind[m->n_layer_types++] = IC_LAYER_LINEAR;
         } else if (t && strcmp(t, "mamba") == 0) {
-            m->layer_types_mamba = m->layer_types_granite = true;
+            m->layer_types_mamba = true;
             m->layer_kind[m->n_layer_types++] = IC_LAYER_MAMBA;
         } else if (t && (strcmp(t, "full_attention") == 0 || strcmp(t, "attention") == 0)) {
-            m->layer_types_granite |= strcmp(t, "attention") == 0;
+            m->layer_types_attention |= strcmp(t, "attention") == 0;
             m->layer_kind[m->n_layer_types++] = IC_LAYER_FULL;
         } else {
             rc = ic_ydoc_error(d, item, err,
@@ -1221,18 +1221,6 @@ static bool layer_is_moe(const struct ic_model *m, uint64_t i)
     return i >= m->first_k_dense_replace && i % freq == 0;
 }
 
-/* Bytes one sequence's state takes in one linear-attention or Mamba2 layer
- * (vLLM's layout): `values` recurrent-state values at mamba_ssm_dtype
- * (16-bit where unstated: vLLM's mamba_ssm_cache_dtype "auto" is the
- * model's) and the convolution's last kernel - 1 inputs, conv_dim wide, at
- * 16 bits. */
-static double state_layer_bytes(const struct ic_model *m, uint64_t values, uint64_t conv_dim,
-                                uint64_t kernel)
-{
-    const double ssm = m->ssm_state_bytes ? (double)m->ssm_state_bytes : 2.0;
-    return (double)values * ssm + (double)(kernel - 1) * (double)conv_dim * 2.0;
-}
-
 /* Overflow-checked arithmetic: a flag instead of wrapping silently. */
 static uint64_t mul(struct ctx *c, uint64_t a, uint64_t b)
 {
@@ -1751,7 +1739,7 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
                                  "shared_expert_intermediate_size");
                 return rc;
             }
-            if (m->layer_types_granite && !m->layer_types_mamba)
+            if (m->layer_types_attention && !m->layer_types_mamba)
                 return at(&c, IC_MF_LAYER_TYPES,
                           "'layer_types' entry 'attention' is read for granitemoehybrid "
                           "(Granite 4.0); model_type '%s' names full_attention",
@@ -1923,13 +1911,12 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
     s.group_params[IC_PG_ATTN_HEADS] =
         add(&c, mul(&c, n_attn, attn_heads), mul(&c, n_state, state_heads));
     s.group_params[IC_PG_ATTN_KV] = mul(&c, n_attn, attn_kv);
+    /* norms a layer and the final one, routers and shared-expert gates,
+     * Gated DeltaNet's gated norms, q/k norms */
     s.group_params[IC_PG_REPLICATED] =
-        add(&c, add(&c, mul(&c, L, repl), D),                 /* + final norm */
-            mul(&c, n_moe, mul(&c, D, E + (shared && fam->shared_gate)))); /* + routers,
-                                                                  shared gates */
-    s.group_params[IC_PG_REPLICATED] =
-        add(&c, s.group_params[IC_PG_REPLICATED],
-            add(&c, mul(&c, n_linear, ldv), mul(&c, n_attn, qk_norms))); /* gated, q/k norms */
+        add(&c, add(&c, mul(&c, L, repl), D),
+            add(&c, mul(&c, n_moe, mul(&c, D, E + (shared && fam->shared_gate))),
+                add(&c, mul(&c, n_linear, ldv), mul(&c, n_attn, qk_norms))));
     /* Llama 4's dense layers are intermediate_size_mlp wide, its experts
      * intermediate_size */
     /* Granite 4.0-H without experts: its shared MLP is the MLP */
@@ -2010,26 +1997,26 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
     s.n_global_layers = L - n_window - n_state;
     s.n_state_layers = n_state;
     s.state_mamba = n_mamba > 0;
-    if (n_mamba) {
-        /* per sequence and layer (vLLM's Mamba2 state): heads x head dim x
-         * d_state values and the convolution's inputs; decode per token and
-         * head, the state's decay (hd N), the dt B x outer product added
-         * (2 hd N) and its read with C (2 hd N), and the convolution's 2 x
-         * kernel FLOPs per channel */
-        s.state_bytes_per_layer = state_layer_bytes(m, mh * mhd * mn, mconv_dim, mconv);
+    if (n_state) {
+        /* per sequence and layer, in vLLM's layout: the recurrent state (Gated
+         * DeltaNet: nv x dk x dv values; Mamba2: heads x head dim x d_state)
+         * at mamba_ssm_dtype (16-bit where unstated: vLLM's
+         * mamba_ssm_cache_dtype "auto" is the model's), and the convolution's
+         * last kernel - 1 inputs, conv_dim wide, at 16 bits. Decode per
+         * token, per value head of Gated DeltaNet: the gated delta rule's
+         * decay of the state (dk dv), its read with the key (2 dk dv), the
+         * rank-1 update (2 dk dv) and the read with the query (2 dk dv), 7 a
+         * value; per Mamba2 head: the state's decay (hd N), the dt B x outer
+         * product added (2 hd N) and its read with C (2 hd N), 5 a value;
+         * and the convolution's 2 x kernel FLOPs per channel */
+        const uint64_t values = n_linear ? lv * ldk * ldv : mh * mhd * mn;
+        const uint64_t cdim = n_linear ? conv_dim : mconv_dim, kernel = n_linear ? lconv : mconv;
+        const uint64_t per_value = n_linear ? 7 : 5;
+        const double ssm = m->ssm_state_bytes ? (double)m->ssm_state_bytes : 2.0;
+        s.state_bytes_per_layer =
+            (double)values * ssm + (double)(kernel - 1) * (double)cdim * 2.0;
         s.state_flop_per_token_layer =
-            add(&c, mul(&c, 5, mul(&c, mh, mul(&c, mhd, mn))), mul(&c, 2 * mconv, mconv_dim));
-    }
-    if (n_linear) {
-        /* per sequence and layer (vLLM's Gated DeltaNet state): nv x dk x dv
-         * recurrent values and the convolution's inputs; decode per token and
-         * value head, the gated delta rule's decay of the state (dk dv), its
-         * read with the key (2 dk dv), the rank-1 update (2 dk dv) and the
-         * read with the query (2 dk dv), and the convolution's 2 x kernel
-         * FLOPs per channel */
-        s.state_bytes_per_layer = state_layer_bytes(m, lv * ldk * ldv, conv_dim, lconv);
-        s.state_flop_per_token_layer =
-            add(&c, mul(&c, 7, mul(&c, lv, mul(&c, ldk, ldv))), mul(&c, 2 * lconv, conv_dim));
+            add(&c, mul(&c, per_value, values), mul(&c, 2 * kernel, cdim));
     }
     s.window = window;
     s.chunked = chunk && n_window;

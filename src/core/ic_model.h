@@ -94,7 +94,7 @@ struct ic_model {
     bool layer_types_sliding;  /* ... and sliding_attention ones */
     bool layer_types_linear;   /* ... and linear_attention ones */
     bool layer_types_mamba;    /* ... and mamba ones (Granite 4.0's "mamba" / "attention") */
-    bool layer_types_granite;  /* ... in Granite 4.0's words ("mamba", "attention") */
+    bool layer_types_attention; /* ... and "attention" ones (Granite 4.0's word) */
     /* Gated DeltaNet linear attention (Qwen3-Next, Qwen3.5): its key and
      * value heads and widths, the causal convolution's kernel, one full
      * (softmax) attention layer every full_attention_interval-th where
