@@ -1336,10 +1336,10 @@ static const struct qcase {
      * list names each layer's norms and router gate, parts it does not
      * model, and no attention (post_attention_layernorm is a norm): the
      * embedding and head in bf16, 2 x 311,164,928 x 2 = 1,244,659,712 B,
-     * the other 29,909,780,480 at 1 + 4/16384 B = 29,917,082,672.5:
-     * 31,161,742,384 B */
+     * the other 29,909,792,768 (q/k norms included, 48 x 2 x 128) at 1 +
+     * 4/16384 B = 29,917,094,963.5: 31,161,754,675.5, printed 31,161,754,676 B */
     {IC_TEST_DIR "/fixtures/qwen3-30b-a3b-fp8-config.json", "h200", true, 0,
-     {"\"weights_bytes\": 31161742384,",
+     {"\"weights_bytes\": 31161754676,",
       "\"weights_kept\": \"embedding, lm_head at bf16\""},
      NULL},
     /* nvidia's Kimi-K2.6-NVFP4 (aiconfigurator's copy): its list keeps the
@@ -1372,10 +1372,10 @@ static const struct qcase {
      "quant_method 'quark (types by layer)' is not read"},
     /* ModelOpt's export (no quant_method: quant_algo FP8, ignore
      * [lm_head]) of Qwen3-32B: the embedding and head (151,936 x 5,120 =
-     * 777,912,320 each) in bf16, the other 31,206,282,240 at 1 B:
-     * 34,317,931,520 B */
+     * 777,912,320 each) in bf16, the other 31,206,298,624 (q/k norms
+     * included, 64 x 2 x 128) at 1 B: 34,317,947,904 B */
     {IC_TEST_DIR "/fixtures/qwen3-32b-modelopt-fp8-config.json", "h100", true, 0,
-     {"\"weights_bytes\": 34317931520,"},
+     {"\"weights_bytes\": 34317947904,"},
      "quantization_config modelopt FP8"},
 };
 

@@ -448,6 +448,58 @@ START_TEST(test_qwen3_5)
 }
 END_TEST
 
+/* q/k norms (a head_dim RMSNorm on q and on k in every layer) and Qwen3-VL's
+ * text models. By hand, Qwen3-8B (D 4096, 36 layers, 32 x 128 query heads
+ * over 8 KV heads, F 12288, vocab 151936, untied): embedding and head 2 x
+ * 151936 x 4096 = 1,244,659,712; a layer q, o 2 x 4096 x 4096 + k, v 2 x
+ * 4096 x 1024 + MLP 3 x 4096 x 12288 + norms 2 x 4096 + q/k norms 2 x 128 =
+ * 201,335,040, x 36 = 7,248,061,440; final norm 4096: 8,190,735,360, the
+ * safetensors total of Qwen/Qwen3-8B (8,190,726,144 before the q/k norms,
+ * 36 x 256 short). Gemma 3 1B (D 1152, 26 layers, 4 x 256 over 1 KV head,
+ * F 6912, vocab 262144, tied, four norms a layer): 262144 x 1152 =
+ * 301,989,888; a layer 2 x 1152 x 1024 + 2 x 1152 x 256 + 3 x 1152 x 6912 +
+ * 4 x 1152 + 2 x 256 = 26,842,112, x 26 = 697,894,912; + 1152:
+ * 999,885,952, google/gemma-3-1b-it's total. Qwen3-VL's published totals
+ * hold a vision tower infcalc does not count, which by transformers'
+ * Qwen3VLVisionModel is: patch embedding 3 x 2 x 16 x 16 x h + h, position
+ * embedding 2304 x h, depth blocks of two LayerNorms (4h), qkv 3h^2 + 3h,
+ * proj h^2 + h, fc1 h i + i, fc2 i h + h; a merger LayerNorm(h) + (4h)^2 +
+ * 4h + 4h o + o and three deepstack mergers with LayerNorm(4h) (h the
+ * tower's width, i its MLP's, o the text model's D). Qwen3-VL-8B (h 1152,
+ * i 4304, depth 27, o 4096): 1,770,624 + 2,654,208 + 27 x 15,239,504 +
+ * 40,119,040 + 3 x 40,125,952 = 576,388,336; its published 8,767,123,696
+ * less that is 8,190,735,360, Qwen3-8B's shape. Qwen3-VL-30B-A3B (o
+ * 2048): 1,770,624 + 2,654,208 + 411,466,608 + 30,679,808 + 3 x 30,686,720
+ * = 538,631,408; 31,070,754,032 less it: 30,532,122,624, Qwen3-30B-A3B's
+ * total. Qwen3-VL-2B (h 1024, i 4096, depth 24, o 2048, tied): 1,573,888 +
+ * 2,359,296 + 24 x 12,596,224 + 25,174,016 + 3 x 25,180,160 = 406,957,056;
+ * 2,127,532,032 less it: 1,720,574,976. */
+START_TEST(test_qk_norms_and_qwen3_vl)
+{
+    struct ic_model_stats st;
+    ic_test_fixture_stats("qwen3-8b-config.json", &st);
+    ck_assert_uint_eq(st.params_total, UINT64_C(8190735360));
+    /* norms: 36 x (2 x 4096 + 2 x 128) + 4096 */
+    ck_assert_uint_eq(st.group_params[IC_PG_REPLICATED], UINT64_C(36) * 8448 + 4096);
+    ic_test_fixture_stats("gemma-3-1b-config.json", &st);
+    ck_assert_uint_eq(st.params_total, UINT64_C(999885952));
+    ck_assert_uint_eq(st.n_global_layers, 4);
+    ic_test_fixture_stats("qwen3-vl-8b-config.json", &st);
+    ck_assert_uint_eq(st.params_total, UINT64_C(8767123696) - UINT64_C(576388336));
+    ck_assert(!st.embed_tied);
+    ic_test_fixture_stats("qwen3-vl-30b-a3b-config.json", &st);
+    ck_assert_uint_eq(st.params_total, UINT64_C(31070754032) - UINT64_C(538631408));
+    ck_assert_uint_eq(st.n_experts, 128);
+    ck_assert_uint_eq(st.top_k, 8);
+    ck_assert_uint_eq(st.n_moe_layers, 48);
+    ic_test_fixture_stats("qwen3-vl-2b-config.json", &st);
+    ck_assert_uint_eq(st.params_total, UINT64_C(2127532032) - UINT64_C(406957056));
+    ck_assert(st.embed_tied);
+    /* mrope leaves the context at max_position_embeddings */
+    ck_assert_uint_eq(st.max_context, 262144);
+}
+END_TEST
+
 /* IBM Granite 4.0-H (model_type granitemoehybrid): Mamba2 layers beside
  * four attention layers (5, 15, 25, 35 of 40; layer_types mamba /
  * attention), routed experts of intermediate_size and a shared MLP of
@@ -635,6 +687,7 @@ int main(void)
     tcase_add_test(tc, test_qwen3_next);
     tcase_add_test(tc, test_qwen3_5);
     tcase_add_test(tc, test_granite_hybrid);
+    tcase_add_test(tc, test_qk_norms_and_qwen3_vl);
     suite_add_tcase(s, tc);
     return ic_test_run(s);
 }

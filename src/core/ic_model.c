@@ -1072,7 +1072,8 @@ static const char *const read_types[] = {
     "deepseek_v2", "deepseek_v3", "kimi_k2", "olmoe", "gpt_oss", "qwen2_vl", "qwen2_5_vl",
     "qwen2_vl_text", "qwen2_5_vl_text", "llava", "glm4_moe", "minimax_m2", "deepseek_v32",
     "llama4", "llama4_text", "qwen3_next", "qwen3_5", "qwen3_5_text", "qwen3_5_moe",
-    "qwen3_5_moe_text", "granitemoehybrid"};
+    "qwen3_5_moe_text", "granitemoehybrid", "qwen3_vl", "qwen3_vl_text", "qwen3_vl_moe",
+    "qwen3_vl_moe_text"};
 
 static bool type_read(const char *t)
 {
@@ -1092,7 +1093,7 @@ static int type_error(const char *path, unsigned line, unsigned col, const char 
                         "model_type '%s' is not one infcalc reads: its layers may not be a "
                         "decoder's attention and gated MLP (or MoE) as counted here",
                         type);
-    char list[400];
+    char list[1024];
     size_t n = 0;
     for (size_t i = 0; i < sizeof read_types / sizeof read_types[0] && n < sizeof list; i++)
         n += (size_t)snprintf(list + n, sizeof list - n, "%s%s", i ? ", " : "", read_types[i]);
@@ -1145,11 +1146,21 @@ static const struct family {
     bool mamba;                /* Mamba2 layers and a shared MLP (Granite 4.0-H) */
 } families[] = {
     {"qwen2", true, 2, 0, false, false, 0, 0, 0, false, false, false, false},
+    /* Qwen3 and Qwen3-MoE (transformers' Qwen3Attention): q_norm and k_norm
+     * of head_dim in every layer; Qwen3-VL's text models are the same
+     * decoders (Qwen3VLTextAttention, Qwen3VLMoeTextAttention) */
+    {"qwen3", false, 2, 0, false, false, 0, 0, 0, false, false, true, false},
+    {"qwen3_moe", false, 2, 0, false, false, 0, 0, 0, false, false, true, false},
+    {"qwen3_vl", false, 2, 0, false, false, 0, 0, 0, false, false, true, false},
+    {"qwen3_vl_text", false, 2, 0, false, false, 0, 0, 0, false, false, true, false},
+    {"qwen3_vl_moe", false, 2, 0, false, false, 0, 0, 0, false, false, true, false},
+    {"qwen3_vl_moe_text", false, 2, 0, false, false, 0, 0, 0, false, false, true, false},
     {"gemma2", false, 4, 2, false, false, 0, 0, 0, false, false, false, false}, /* pre/post attention and MLP norms; even layers slide */
     /* Gemma 3: five sliding layers to one global (Gemma3TextConfig's
-     * sliding_window_pattern 6) where the config states no pattern */
-    {"gemma3_text", false, 4, 6, false, false, 0, 0, 0, false, false, false, false},
-    {"gemma3", false, 4, 6, false, false, 0, 0, 0, false, false, false, false},
+     * sliding_window_pattern 6) where the config states no pattern; q_norm
+     * and k_norm of head_dim (Gemma3Attention) */
+    {"gemma3_text", false, 4, 6, false, false, 0, 0, 0, false, false, true, false},
+    {"gemma3", false, 4, 6, false, false, 0, 0, 0, false, false, true, false},
     /* GLM-4.5/4.6/4.7 (transformers' Glm4MoeAttention): q/k/v_proj take
      * bias=attention_bias, o_proj bias=False */
     {"glm4_moe", false, 2, 0, true, false, 0, 0, 0, false, false, false, false},
