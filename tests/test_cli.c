@@ -1346,10 +1346,11 @@ static const struct qcase {
      * whole of layer 0 ("layers.0*"), each layer's self_attn (with MLA's
      * down-projections) and each MoE layer's shared experts: bf16 for the
      * embedding, head, attention, replicated, dense MLP and shared groups,
-     * 11,722,185,728 x 2 = 23,444,371,456 B, and the routed experts at
-     * 0.5 + 1/16 B, 570,760,888,320 B: 594,205,259,776 B */
+     * 11,722,208,768 (the routers' correction biases included, 60 x 384)
+     * x 2 = 23,444,417,536 B, and the routed experts at 0.5 + 1/16 B,
+     * 570,760,888,320 B: 594,205,305,856 B */
     {IC_TEST_DIR "/fixtures/kimi-k2.6-nvfp4-config.json", "b200", true, 0,
-     {"\"weights_bytes\": 594205259776,"},
+     {"\"weights_bytes\": 594205305856,"},
      NULL},
     /* bitsandbytes: llm_int8_skip_modules, where given, replaces the
      * default (the head): attention kept in fp32, the head int8 */

@@ -199,7 +199,10 @@ END_TEST
  * ai-dynamo/aiconfigurator): DeepSeek-V3's layers at 384 routed experts of
  * 2048, one shared, the first layer dense, vocab 163,840. Moonshot's card:
  * "1 trillion total parameters", "32 billion activated". Routed experts by
- * hand: 60 layers x 384 x 3 x 7168 x 2048 = 1,014,686,023,680. */
+ * hand: 60 layers x 384 x 3 x 7168 x 2048 = 1,014,686,023,680. The total,
+ * with each router's correction bias (60 x 384 = 23,040), is the
+ * checkpoint's 1,026,408,232,448 (its safetensors headers' sum, as
+ * published for K2-Instruct, -0905 and -Thinking). */
 START_TEST(test_kimi_k2)
 {
     struct ic_err e = {0};
@@ -207,8 +210,8 @@ START_TEST(test_kimi_k2)
     ck_assert_int_eq(ic_model_load(IC_TEST_DIR "/fixtures/kimi-k2-instruct-config.json", M, &e), 0);
     ck_assert_int_eq(ic_model_derive(M, &st, &e), 0);
     ck_assert_uint_eq(st.group_params[IC_PG_EXPERTS], UINT64_C(1014686023680));
-    ck_assert_uint_eq(st.params_total, UINT64_C(1026408209408));
-    ck_assert_uint_eq(st.params_active, UINT64_C(31687072768));
+    ck_assert_uint_eq(st.params_total, UINT64_C(1026408232448));
+    ck_assert_uint_eq(st.params_active, UINT64_C(31687095808));
     ck_assert(st.mla);
 }
 END_TEST
@@ -225,14 +228,17 @@ END_TEST
  *   embedding, head  2 x 151552 x 5120               =   1,551,892,480
  *   attn heads       92 x (2 x 5120 x 12288 + 12288) =  11,577,409,536
  *   attn kv          92 x (2 x 5120 x 1024 + 2048)   =     964,878,336
- *   norms, routers   92 x 2 x 5120 + 5120 + 89 x 5120 x 160 = 73,856,000
+ *   norms, routers   92 x 2 x 5120 + 5120 + 89 x (5120 + 1) x 160
+ *                    + q/k norms 92 x 2 x 128    =      73,893,792
  *   dense MLP        3 x 3 x 5120 x 12288            =     566,231,040
  *   shared experts   89 x 3 x 5120 x 1536            =   2,099,773,440
  *   routed experts   89 x 160 x 3 x 5120 x 1536      = 335,963,750,400
- * 352,797,791,232 in all (-0.6% from 355B; the MTP layer is not counted);
- * active: all but the embedding and 152 of 160 experts, 32,856,282,112
- * (the card's 32B). Air by the same sums: 106,852,245,504 and
- * 12,803,366,912 (12.18B without the head). */
+ * (the router's row of 5120 and its correction bias a routed expert;
+ * use_qk_norm true) 352,797,829,024 in all (-0.6% from 355B; the MTP
+ * layer is not counted); active: all but the embedding and 152 of 160
+ * experts, 32,856,319,904 (the card's 32B). Air by the same sums, its
+ * use_qk_norm false: 106,852,251,264 and 12,803,372,672 (12.18B without
+ * the head). */
 START_TEST(test_glm4_moe)
 {
     struct ic_err e = {0};
@@ -241,16 +247,16 @@ START_TEST(test_glm4_moe)
     ck_assert_int_eq(ic_model_derive(M, &st, &e), 0);
     ck_assert_uint_eq(st.group_params[IC_PG_ATTN_HEADS], UINT64_C(11577409536));
     ck_assert_uint_eq(st.group_params[IC_PG_ATTN_KV], UINT64_C(964878336));
-    ck_assert_uint_eq(st.group_params[IC_PG_REPLICATED], UINT64_C(73856000));
+    ck_assert_uint_eq(st.group_params[IC_PG_REPLICATED], UINT64_C(73893792));
     ck_assert_uint_eq(st.group_params[IC_PG_EXPERTS], UINT64_C(335963750400));
-    ck_assert_uint_eq(st.params_total, UINT64_C(352797791232));
-    ck_assert_uint_eq(st.params_active, UINT64_C(32856282112));
+    ck_assert_uint_eq(st.params_total, UINT64_C(352797829024));
+    ck_assert_uint_eq(st.params_active, UINT64_C(32856319904));
     ck_assert(!st.mla);
     ck_assert_ptr_nonnull(strstr(M->tower, "num_nextn_predict_layers"));
     ck_assert_int_eq(ic_model_load(IC_TEST_DIR "/fixtures/glm-4.5-air-config.json", M, &e), 0);
     ck_assert_int_eq(ic_model_derive(M, &st, &e), 0);
-    ck_assert_uint_eq(st.params_total, UINT64_C(106852245504));
-    ck_assert_uint_eq(st.params_active, UINT64_C(12803366912));
+    ck_assert_uint_eq(st.params_total, UINT64_C(106852251264));
+    ck_assert_uint_eq(st.params_active, UINT64_C(12803372672));
 }
 END_TEST
 
@@ -260,10 +266,11 @@ END_TEST
  * MiniMax's card: "230 billion total parameters with 10 billion active".
  * By hand: 2 x 200064 x 3072 = 1,229,193,216 (embedding, head); attention
  * 62 x (2 x 3072 x 6144 + 2 x 3072 x 1024) = 2,730,491,904; norms and
- * routers 62 x 2 x 3072 + 3072 + 62 x 3072 x 256 = 49,142,784; experts
- * 62 x 256 x 3 x 3072 x 1536 = 224,680,476,672: 228,689,304,576 (-0.6%);
- * active with 8 of 256 experts 10,415,496,192. Its MTP modules are said
- * uncounted. */
+ * routers 62 x 2 x 3072 + 3072 + 62 x (3072 + 1) x 256 (a routing bias
+ * an expert) + q/k norms over all heads 62 x (48 + 8) x 128 = 49,603,072;
+ * experts 62 x 256 x 3 x 3072 x 1536 = 224,680,476,672: 228,689,764,864,
+ * the checkpoint's published total (-0.6% from 230B); active with 8 of
+ * 256 experts 10,415,956,480. Its MTP modules are said uncounted. */
 START_TEST(test_minimax_m2)
 {
     struct ic_err e = {0};
@@ -271,14 +278,14 @@ START_TEST(test_minimax_m2)
     ck_assert_int_eq(ic_model_load(IC_TEST_DIR "/fixtures/minimax-m2-config.json", M, &e), 0);
     ck_assert_int_eq(ic_model_derive(M, &st, &e), 0);
     ck_assert_uint_eq(st.group_params[IC_PG_EXPERTS], UINT64_C(224680476672));
-    ck_assert_uint_eq(st.group_params[IC_PG_REPLICATED], UINT64_C(49142784));
-    ck_assert_uint_eq(st.params_total, UINT64_C(228689304576));
-    ck_assert_uint_eq(st.params_active, UINT64_C(10415496192));
+    ck_assert_uint_eq(st.group_params[IC_PG_REPLICATED], UINT64_C(49603072));
+    ck_assert_uint_eq(st.params_total, UINT64_C(228689764864));
+    ck_assert_uint_eq(st.params_active, UINT64_C(10415956480));
     ck_assert_ptr_nonnull(strstr(M->tower, "num_mtp_modules"));
     /* as shipped, fp8 blocks with the routers, their correction biases and
      * the head listed: every entry read (the routers are not modelled), the
      * embedding and head at bf16: 1,229,193,216 x 2 B, the other
-     * 227,460,111,360 parameters at 1 + 4 / 16384 B = 229,974,030,045.75 B */
+     * 227,460,571,648 parameters at 1 + 4 / 16384 B = 229,974,490,446.125 B */
     ck_assert_int_eq(ic_model_load(IC_TEST_DIR "/fixtures/minimax-m2-fp8-config.json", M, &e), 0);
     ck_assert_int_eq(ic_model_derive(M, &st, &e), 0);
     ck_assert_uint_eq(M->keep_other, 0);
@@ -287,7 +294,7 @@ START_TEST(test_minimax_m2)
     for (int g = 0; g < IC_PG_COUNT; g++)
         bytes += (double)st.group_params[g] *
                  ic_step_weight_bytes(&st, ic_step_group_type(&st, g, IC_DT_FP8));
-    ck_assert_double_eq_tol(bytes, 229974030045.75, 1e-3);
+    ck_assert_double_eq_tol(bytes, 229974490446.125, 1e-3);
 }
 END_TEST
 
@@ -299,8 +306,9 @@ END_TEST
  * 13,959,424 a layer, 851,524,864 over 61, replicated beside V3's
  * 1,030,904,832 (a layer: q_a 7168 x 1536 + kv_a 7168 x 576 + their norms
  * 1536 + 512 + two RMSNorms 2 x 7168 = 15,155,200; x 61, + 58 MoE routers
- * of 7168 x 256 and the final norm 7168); V3's 671,026,404,352 (modeldb)
- * + 851,524,864 = 671,877,929,216. The cache a token: MLA's 576
+ * of 7168 x 256 and their correction biases 58 x 256 = 14,848, and the
+ * final norm 7168: 1,030,919,680); V3's 671,026,419,200 (modeldb) +
+ * 851,524,864 = 671,877,944,064. The cache a token: MLA's 576
  * values a layer (1,152 B in bf16) and the indexer's 128 fp8 + a 4 B scale:
  * 61 x 1,284 = 78,324 B. Decode attention at 32,768 cached tokens: the
  * absorbed MLA pair (2 x 128 x 576 + 2 x 128 x 512 = 278,528 FLOP) over
@@ -314,8 +322,8 @@ START_TEST(test_deepseek_v32)
     ck_assert_int_eq(ic_model_load(IC_TEST_DIR "/fixtures/deepseek-v3.2-config.json", M, &e), 0);
     ck_assert_int_eq(ic_model_derive(M, &st, &e), 0);
     ck_assert(st.mla);
-    ck_assert_uint_eq(st.group_params[IC_PG_REPLICATED], UINT64_C(1030904832) + 61 * UINT64_C(13959424));
-    ck_assert_uint_eq(st.params_total, UINT64_C(671877929216));
+    ck_assert_uint_eq(st.group_params[IC_PG_REPLICATED], UINT64_C(1030919680) + 61 * UINT64_C(13959424));
+    ck_assert_uint_eq(st.params_total, UINT64_C(671877944064));
     ck_assert_uint_eq(st.sparse_topk, 2048);
     ck_assert_uint_eq(ic_model_kv_bytes_per_token(&st, 16), 78324);
     ck_assert_double_eq_tol(ic_model_attn_flop(&st, 32768), 67545071616.0, 1);
@@ -473,7 +481,11 @@ END_TEST
  * = 538,631,408; 31,070,754,032 less it: 30,532,122,624, Qwen3-30B-A3B's
  * total. Qwen3-VL-2B (h 1024, i 4096, depth 24, o 2048, tied): 1,573,888 +
  * 2,359,296 + 24 x 12,596,224 + 25,174,016 + 3 x 25,180,160 = 406,957,056;
- * 2,127,532,032 less it: 1,720,574,976. */
+ * 2,127,532,032 less it: 1,720,574,976. OLMoE-1B-7B's q_norm is over all
+ * 16 x 128 query values and its k_norm over the 16 KV heads' (OlmoeAttention):
+ * a layer 4 x 2048 x 2048 + 64 experts x 3 x 2048 x 1024 + router 64 x 2048
+ * + norms 2 x 2048 + q/k norms 2 x 2048 = 419,569,664, x 16 = 6,713,114,624;
+ * + 2 x 50304 x 2048 + 2048: 6,919,161,856, the checkpoint's total. */
 START_TEST(test_qk_norms_and_qwen3_vl)
 {
     struct ic_model_stats st;
@@ -497,6 +509,10 @@ START_TEST(test_qk_norms_and_qwen3_vl)
     ck_assert(st.embed_tied);
     /* mrope leaves the context at max_position_embeddings */
     ck_assert_uint_eq(st.max_context, 262144);
+    ic_test_fixture_stats("olmoe-1b-7b-config.json", &st);
+    ck_assert_uint_eq(st.params_total, UINT64_C(6919161856));
+    ck_assert_uint_eq(st.group_params[IC_PG_REPLICATED],
+                      UINT64_C(16) * (64 * 2048 + 4 * 2048) + 2048);
 }
 END_TEST
 

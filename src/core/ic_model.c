@@ -995,6 +995,7 @@ static const struct ic_schema published_schema = {"published section", published
     CNT("mamba_expand", IC_MF_MAMBA_EXPAND, mamba_expand),                            \
     BOOL("mamba_conv_bias", IC_MF_MAMBA_CONV_BIAS, mamba_conv_bias),                  \
     BOOL("mamba_proj_bias", IC_MF_MAMBA_PROJ_BIAS, mamba_proj_bias),                  \
+    BOOL("use_qk_norm", IC_MF_USE_QK_NORM, use_qk_norm),                              \
     STR("model_type", IC_MF_MODEL_TYPE, model_type)
 
 static const struct ic_field model_fields[] = {
@@ -1123,10 +1124,16 @@ static int refuse_unread_type(const struct ic_ydoc *d, yaml_node_t *root, struct
 
 /* What Hugging Face's implementation of a model_type fixes in code rather
  * than in config.json, so a config read directly counts the same. */
+/* q and k norms in every attention layer: none, one of head_dim on each
+ * (Qwen3, Gemma 3), or one over all of q's heads and one over k's (OLMoE,
+ * MiniMax-M2) */
+enum { QK_NONE = 0, QK_HEAD, QK_FULL };
+
 static const struct family {
     const char *model_type;
     bool qkv_bias_only;        /* q/k/v biases always, none on o (Qwen2) */
-    uint64_t norms_per_layer;  /* RMSNorm weight vectors per layer */
+    uint64_t extra_norms;      /* RMSNorm weight vectors a layer beyond its two (Gemma's
+                                  post-attention and post-MLP norms) */
     uint64_t sliding_pattern;  /* layer i global iff (i+1) % p == 0; 0 = none */
     bool no_o_bias;            /* attention_bias biases q/k/v, never o */
     bool one_shared;           /* each MoE layer has one shared expert of the experts'
@@ -1142,49 +1149,75 @@ static const struct family {
     uint64_t full_interval;
     bool gate;
     bool shared_gate;
-    bool qk_norm;              /* q_norm and k_norm (head_dim each) in every attention layer */
+    int qk_norm;               /* QK_*: the q/k norms' widths */
+    bool qk_key;               /* ... there only where use_qk_norm is true (Glm4MoeConfig's
+                                  default false) */
+    bool router_bias;          /* each router's score correction bias, one a routed expert
+                                  (DeepSeek-V3's e_score_correction_bias) */
     bool mamba;                /* Mamba2 layers and a shared MLP (Granite 4.0-H) */
 } families[] = {
-    {"qwen2", true, 2, 0, false, false, 0, 0, 0, false, false, false, false},
+    {.model_type = "qwen2", .qkv_bias_only = true},
     /* Qwen3 and Qwen3-MoE (transformers' Qwen3Attention): q_norm and k_norm
      * of head_dim in every layer; Qwen3-VL's text models are the same
      * decoders (Qwen3VLTextAttention, Qwen3VLMoeTextAttention) */
-    {"qwen3", false, 2, 0, false, false, 0, 0, 0, false, false, true, false},
-    {"qwen3_moe", false, 2, 0, false, false, 0, 0, 0, false, false, true, false},
-    {"qwen3_vl", false, 2, 0, false, false, 0, 0, 0, false, false, true, false},
-    {"qwen3_vl_text", false, 2, 0, false, false, 0, 0, 0, false, false, true, false},
-    {"qwen3_vl_moe", false, 2, 0, false, false, 0, 0, 0, false, false, true, false},
-    {"qwen3_vl_moe_text", false, 2, 0, false, false, 0, 0, 0, false, false, true, false},
-    {"gemma2", false, 4, 2, false, false, 0, 0, 0, false, false, false, false}, /* pre/post attention and MLP norms; even layers slide */
+    {.model_type = "qwen3", .qk_norm = QK_HEAD},
+    {.model_type = "qwen3_moe", .qk_norm = QK_HEAD},
+    {.model_type = "qwen3_vl", .qk_norm = QK_HEAD},
+    {.model_type = "qwen3_vl_text", .qk_norm = QK_HEAD},
+    {.model_type = "qwen3_vl_moe", .qk_norm = QK_HEAD},
+    {.model_type = "qwen3_vl_moe_text", .qk_norm = QK_HEAD},
+    /* Gemma 2: pre/post attention and MLP norms; even layers slide */
+    {.model_type = "gemma2", .extra_norms = 2, .sliding_pattern = 2},
     /* Gemma 3: five sliding layers to one global (Gemma3TextConfig's
      * sliding_window_pattern 6) where the config states no pattern; q_norm
      * and k_norm of head_dim (Gemma3Attention) */
-    {"gemma3_text", false, 4, 6, false, false, 0, 0, 0, false, false, true, false},
-    {"gemma3", false, 4, 6, false, false, 0, 0, 0, false, false, true, false},
+    {.model_type = "gemma3_text", .extra_norms = 2, .sliding_pattern = 6, .qk_norm = QK_HEAD},
+    {.model_type = "gemma3", .extra_norms = 2, .sliding_pattern = 6, .qk_norm = QK_HEAD},
+    /* OLMoE (OlmoeAttention): q_norm over hidden_size, k_norm over the KV
+     * heads' width */
+    {.model_type = "olmoe", .qk_norm = QK_FULL},
+    /* DeepSeek-V3 (and V3.2, Kimi K2): DeepseekV3TopkRouter's
+     * e_score_correction_bias */
+    {.model_type = "deepseek_v3", .router_bias = true},
+    {.model_type = "deepseek_v32", .router_bias = true},
+    {.model_type = "kimi_k2", .router_bias = true},
     /* GLM-4.5/4.6/4.7 (transformers' Glm4MoeAttention): q/k/v_proj take
-     * bias=attention_bias, o_proj bias=False */
-    {"glm4_moe", false, 2, 0, true, false, 0, 0, 0, false, false, false, false},
+     * bias=attention_bias, o_proj bias=False; q_norm and k_norm of head_dim
+     * where use_qk_norm (GLM-4.5's true, Air's false); the router's
+     * correction bias */
+    {.model_type = "glm4_moe", .no_o_bias = true, .qk_norm = QK_HEAD, .qk_key = true,
+     .router_bias = true},
+    /* MiniMax-M2 (MiniMaxM2Attention): q_norm over all query heads, k_norm
+     * over the KV heads (use_qk_norm, qk_norm_type per_layer); its routing
+     * bias */
+    {.model_type = "minimax_m2", .qk_norm = QK_FULL, .qk_key = true, .router_bias = true},
     /* Llama 4 (transformers' Llama4TextMoe): a shared_expert of
      * intermediate_size beside the routed ones in every MoE layer;
-     * Llama4TextConfig's attention_chunk_size=8192, intermediate_size_mlp=16384 */
-    {"llama4_text", false, 2, 0, false, true, 8192, 16384, 0, false, false, false, false},
-    {"llama4", false, 2, 0, false, true, 8192, 16384, 0, false, false, false, false},
+     * Llama4TextConfig's attention_chunk_size=8192, intermediate_size_mlp=16384
+     * (its use_qk_norm is an L2 norm without weights) */
+    {.model_type = "llama4_text", .one_shared = true, .chunk = 8192, .mlp_width = 16384},
+    {.model_type = "llama4", .one_shared = true, .chunk = 8192, .mlp_width = 16384},
     /* Qwen3-Next and Qwen3.5: Gated DeltaNet layers, three in four */
-    {"qwen3_next", false, 2, 0, false, false, 0, 0, 4, true, true, true, false},
-    {"qwen3_5", false, 2, 0, false, false, 0, 0, 4, true, true, true, false},
-    {"qwen3_5_text", false, 2, 0, false, false, 0, 0, 4, true, true, true, false},
-    {"qwen3_5_moe", false, 2, 0, false, false, 0, 0, 4, true, true, true, false},
-    {"qwen3_5_moe_text", false, 2, 0, false, false, 0, 0, 4, true, true, true, false},
+    {.model_type = "qwen3_next", .full_interval = 4, .gate = true, .shared_gate = true,
+     .qk_norm = QK_HEAD},
+    {.model_type = "qwen3_5", .full_interval = 4, .gate = true, .shared_gate = true,
+     .qk_norm = QK_HEAD},
+    {.model_type = "qwen3_5_text", .full_interval = 4, .gate = true, .shared_gate = true,
+     .qk_norm = QK_HEAD},
+    {.model_type = "qwen3_5_moe", .full_interval = 4, .gate = true, .shared_gate = true,
+     .qk_norm = QK_HEAD},
+    {.model_type = "qwen3_5_moe_text", .full_interval = 4, .gate = true, .shared_gate = true,
+     .qk_norm = QK_HEAD},
     /* IBM Granite 4.0-H (transformers' GraniteMoeHybrid): Mamba2 layers
      * beside attention ones (layer_types mamba / attention), routed experts
      * of intermediate_size beside a shared MLP of shared_intermediate_size,
      * which is the whole MLP of a model without experts */
-    {"granitemoehybrid", false, 2, 0, false, false, 0, 0, 0, false, false, false, true},
+    {.model_type = "granitemoehybrid", .mamba = true},
 };
 
 static const struct family *family_of(const struct ic_model *m)
 {
-    static const struct family plain = {"", false, 2, 0, false, false, 0, 0, 0, false, false, false, false};
+    static const struct family plain = {.model_type = ""};
     for (size_t i = 0; i < sizeof families / sizeof families[0]; i++)
         if (strcmp(m->model_type, families[i].model_type) == 0)
             return &families[i];
@@ -1866,7 +1899,7 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
         attn_kv = add(&c, mul(&c, 2, mul(&c, D, mul(&c, Hkv, hd))), qkv_bias * 2 * Hkv * hd);
         repl = 0;
     }
-    repl = add(&c, repl, fam->norms_per_layer * D);
+    repl = add(&c, repl, (2 + fam->extra_norms) * D);
     /* A Gated DeltaNet layer (transformers' Qwen3NextGatedDeltaNet; Qwen3.5
      * splits in_proj the same widths four ways): in_proj_qkvz D -> 2 kd +
      * 2 vd, in_proj_ba D -> 2 nv, a depthwise conv1d over q, k and v
@@ -1899,7 +1932,12 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
     const uint64_t state_heads = n_linear ? lin_heads : mamba_heads;
     const uint64_t state_ways = n_linear ? lk : mh;
     const uint64_t n_attn = L - n_state;
-    const uint64_t qk_norms = fam->qk_norm && !mla ? 2 * hd : 0;
+    /* q/k norms, where the family has them (and use_qk_norm, where it
+     * decides, says so) */
+    const bool qk_on = fam->qk_norm != QK_NONE && !mla && (!fam->qk_key || m->use_qk_norm);
+    const uint64_t qk_norms = !qk_on                   ? 0
+                              : fam->qk_norm == QK_HEAD ? 2 * hd
+                                                        : mul(&c, H + Hkv, hd);
 
     uint64_t n_moe = 0;
     for (uint64_t i = 0; E && i < L; i++)
@@ -1922,11 +1960,13 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
     s.group_params[IC_PG_ATTN_HEADS] =
         add(&c, mul(&c, n_attn, attn_heads), mul(&c, n_state, state_heads));
     s.group_params[IC_PG_ATTN_KV] = mul(&c, n_attn, attn_kv);
-    /* norms a layer and the final one, routers and shared-expert gates,
-     * Gated DeltaNet's gated norms, q/k norms */
+    /* norms a layer and the final one, routers (and their correction
+     * biases) and shared-expert gates, Gated DeltaNet's gated norms, q/k
+     * norms */
     s.group_params[IC_PG_REPLICATED] =
         add(&c, add(&c, mul(&c, L, repl), D),
-            add(&c, mul(&c, n_moe, mul(&c, D, E + (shared && fam->shared_gate))),
+            add(&c, mul(&c, n_moe, add(&c, mul(&c, D, E + (shared && fam->shared_gate)),
+                                       fam->router_bias ? E : 0)),
                 add(&c, mul(&c, n_linear, ldv), mul(&c, n_attn, qk_norms))));
     /* Llama 4's dense layers are intermediate_size_mlp wide, its experts
      * intermediate_size */

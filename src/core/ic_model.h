@@ -52,6 +52,7 @@ enum ic_model_field {
     IC_MF_PARAMETERS, IC_MF_ACTIVE_PARAMETERS, IC_MF_KV_VALUES,
     IC_MF_TORCH_DTYPE, IC_MF_QUANT, IC_MF_ROPE_SCALING, IC_MF_TEXT_CONFIG,
     IC_MF_DTYPE, IC_MF_SPARSE_STEP, IC_MF_MLP_ONLY, IC_MF_ATTN_TYPES, IC_MF_SHARED_MINIMAX,
+    IC_MF_USE_QK_NORM,
     IC_MF_COUNT
 };
 
@@ -105,6 +106,8 @@ struct ic_model {
     uint64_t linear_key_head_dim, linear_value_head_dim, linear_conv_kernel_dim;
     uint64_t full_attention_interval;
     bool attn_output_gate;
+    bool use_qk_norm;          /* GLM-4.5's and MiniMax-M2's q/k norms (where the family
+                                  has them) */
     uint32_t ssm_state_bytes;
     /* Mamba2 layers (Granite 4.0-H): heads x head dim (= expand x hidden),
      * the state's width, B/C groups, the convolution's kernel and bias,
