@@ -516,6 +516,43 @@ START_TEST(test_qk_norms_and_qwen3_vl)
 }
 END_TEST
 
+/* Llama-shaped decoders with their own norms and biases, each against its
+ * checkpoint's published total. OLMo 2 7B (olmo2: q_norm and k_norm over
+ * all heads, two norms a layer after the attention and the MLP): a layer
+ * 4 x 4096^2 + (4096 + 4096) + 3 x 4096 x 11008 + 2 x 4096 = 202,391,552,
+ * x 32 + 2 x 100352 x 4096 + 4096 = 7,298,617,344. OLMo 3 32B (olmo3, the
+ * same layer, GQA 40 x 128 over 8, three sliding layers of 4096 to one
+ * full): a layer 2 x 5120^2 + 2 x 5120 x 1024 + (5120 + 1024) + 3 x 5120 x
+ * 27648 + 2 x 5120 = 487,604,224, x 64 + 2 x 100278 x 5120 + 5120 =
+ * 32,233,522,176. SmolLM3-3B (smollm3, tied, NoPE layers costing nothing):
+ * a layer 2 x 2048^2 + 2 x 2048 x 512 + 3 x 2048 x 11008 + 2 x 2048 =
+ * 78,123,008, x 36 + 128256 x 2048 + 2048 = 3,075,098,624. Seed-OSS-36B
+ * (seed_oss: q/k/v biases from attention_bias, none on o as
+ * attention_out_bias says; 80 x 128 query heads over 8): a layer 5120 x
+ * 10240 + 10240 + 2 x (5120 x 1024 + 1024) + 10240 x 5120 + 3 x 5120 x
+ * 27648 + 2 x 5120 = 540,039,168, x 64 + 2 x 155136 x 5120 + 5120 =
+ * 36,151,104,512. */
+START_TEST(test_llama_like_families)
+{
+    struct ic_model_stats st;
+    ic_test_fixture_stats("olmo-2-7b-config.json", &st);
+    ck_assert_uint_eq(st.params_total, UINT64_C(7298617344));
+    ic_test_fixture_stats("olmo-3-32b-config.json", &st);
+    ck_assert_uint_eq(st.params_total, UINT64_C(32233522176));
+    ck_assert_uint_eq(st.n_window_layers, 48);
+    ck_assert_uint_eq(st.window, 4096);
+    /* yarn's factor 8 over 8192 */
+    ck_assert_uint_eq(st.max_context, 65536);
+    ic_test_fixture_stats("smollm3-3b-config.json", &st);
+    ck_assert_uint_eq(st.params_total, UINT64_C(3075098624));
+    ck_assert_uint_eq(st.n_window_layers, 0);
+    ic_test_fixture_stats("seed-oss-36b-config.json", &st);
+    ck_assert_uint_eq(st.params_total, UINT64_C(36151104512));
+    /* q and o: 64 x (2 x 5120 x 10240 + 10240) */
+    ck_assert_uint_eq(st.group_params[IC_PG_ATTN_HEADS], UINT64_C(64) * (104857600 + 10240));
+}
+END_TEST
+
 /* IBM Granite 4.0-H (model_type granitemoehybrid): Mamba2 layers beside
  * four attention layers (5, 15, 25, 35 of 40; layer_types mamba /
  * attention), routed experts of intermediate_size and a shared MLP of
@@ -704,6 +741,7 @@ int main(void)
     tcase_add_test(tc, test_qwen3_5);
     tcase_add_test(tc, test_granite_hybrid);
     tcase_add_test(tc, test_qk_norms_and_qwen3_vl);
+    tcase_add_test(tc, test_llama_like_families);
     suite_add_tcase(s, tc);
     return ic_test_run(s);
 }

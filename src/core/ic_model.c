@@ -996,6 +996,7 @@ static const struct ic_schema published_schema = {"published section", published
     BOOL("mamba_conv_bias", IC_MF_MAMBA_CONV_BIAS, mamba_conv_bias),                  \
     BOOL("mamba_proj_bias", IC_MF_MAMBA_PROJ_BIAS, mamba_proj_bias),                  \
     BOOL("use_qk_norm", IC_MF_USE_QK_NORM, use_qk_norm),                              \
+    BOOL("attention_out_bias", IC_MF_ATTN_OUT_BIAS, attention_out_bias),              \
     STR("model_type", IC_MF_MODEL_TYPE, model_type)
 
 static const struct ic_field model_fields[] = {
@@ -1074,7 +1075,7 @@ static const char *const read_types[] = {
     "qwen2_vl_text", "qwen2_5_vl_text", "llava", "glm4_moe", "minimax_m2", "deepseek_v32",
     "llama4", "llama4_text", "qwen3_next", "qwen3_5", "qwen3_5_text", "qwen3_5_moe",
     "qwen3_5_moe_text", "granitemoehybrid", "qwen3_vl", "qwen3_vl_text", "qwen3_vl_moe",
-    "qwen3_vl_moe_text"};
+    "qwen3_vl_moe_text", "olmo2", "olmo3", "smollm3", "seed_oss"};
 
 static bool type_read(const char *t)
 {
@@ -1136,6 +1137,7 @@ static const struct family {
                                   post-attention and post-MLP norms) */
     uint64_t sliding_pattern;  /* layer i global iff (i+1) % p == 0; 0 = none */
     bool no_o_bias;            /* attention_bias biases q/k/v, never o */
+    bool o_bias_key;           /* ... and attention_out_bias biases o */
     bool one_shared;           /* each MoE layer has one shared expert of the experts'
                                   width, whatever n_shared_experts says (Llama 4) */
     uint64_t chunk;            /* attention_chunk_size where the config leaves it out */
@@ -1174,8 +1176,18 @@ static const struct family {
     {.model_type = "gemma3_text", .extra_norms = 2, .sliding_pattern = 6, .qk_norm = QK_HEAD},
     {.model_type = "gemma3", .extra_norms = 2, .sliding_pattern = 6, .qk_norm = QK_HEAD},
     /* OLMoE (OlmoeAttention): q_norm over hidden_size, k_norm over the KV
-     * heads' width */
+     * heads' width; OLMo 2 and 3 the same (Olmo2Attention, Olmo3Attention),
+     * with their two norms after the attention and the MLP in place of
+     * before them (Olmo3's sliding layers from layer_types) */
     {.model_type = "olmoe", .qk_norm = QK_FULL},
+    {.model_type = "olmo2", .qk_norm = QK_FULL},
+    {.model_type = "olmo3", .qk_norm = QK_FULL},
+    /* SmolLM3: a Llama whose NoPE layers (no_rope_layers) hold no
+     * parameters of their own */
+    {.model_type = "smollm3"},
+    /* Seed-OSS (SeedOssAttention): attention_bias on q/k/v, o's bias its
+     * own key, attention_out_bias */
+    {.model_type = "seed_oss", .no_o_bias = true, .o_bias_key = true},
     /* DeepSeek-V3 (and V3.2, Kimi K2): DeepseekV3TopkRouter's
      * e_score_correction_bias */
     {.model_type = "deepseek_v3", .router_bias = true},
@@ -1864,7 +1876,11 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
     /* attention_bias puts biases on q, k, v and o; Qwen2 always has them on
      * q/k/v only (its config has no attention_bias key). */
     const uint64_t qkv_bias = m->attention_bias || fam->qkv_bias_only ? 1 : 0;
-    const uint64_t o_bias = m->attention_bias && !fam->qkv_bias_only && !fam->no_o_bias ? 1 : 0;
+    const uint64_t o_bias =
+        (m->attention_bias && !fam->qkv_bias_only && !fam->no_o_bias) ||
+                (fam->o_bias_key && m->attention_out_bias)
+            ? 1
+            : 0;
     uint64_t attn_heads, attn_kv, repl;
     if (mla) {
         const uint64_t qk = nope + rope;

@@ -52,7 +52,7 @@ enum ic_model_field {
     IC_MF_PARAMETERS, IC_MF_ACTIVE_PARAMETERS, IC_MF_KV_VALUES,
     IC_MF_TORCH_DTYPE, IC_MF_QUANT, IC_MF_ROPE_SCALING, IC_MF_TEXT_CONFIG,
     IC_MF_DTYPE, IC_MF_SPARSE_STEP, IC_MF_MLP_ONLY, IC_MF_ATTN_TYPES, IC_MF_SHARED_MINIMAX,
-    IC_MF_USE_QK_NORM,
+    IC_MF_USE_QK_NORM, IC_MF_ATTN_OUT_BIAS,
     IC_MF_COUNT
 };
 
@@ -108,6 +108,7 @@ struct ic_model {
     bool attn_output_gate;
     bool use_qk_norm;          /* GLM-4.5's and MiniMax-M2's q/k norms (where the family
                                   has them) */
+    bool attention_out_bias;   /* Seed-OSS: a bias on o (its attention_bias biases q/k/v) */
     uint32_t ssm_state_bytes;
     /* Mamba2 layers (Granite 4.0-H): heads x head dim (= expand x hidden),
      * the state's width, B/C groups, the convolution's kernel and bias,
