@@ -531,7 +531,10 @@ END_TEST
  * attention_out_bias says; 80 x 128 query heads over 8): a layer 5120 x
  * 10240 + 10240 + 2 x (5120 x 1024 + 1024) + 10240 x 5120 + 3 x 5120 x
  * 27648 + 2 x 5120 = 540,039,168, x 64 + 2 x 155136 x 5120 + 5120 =
- * 36,151,104,512. */
+ * 36,151,104,512. Granite 3.3 8B (granite: a Llama with scalar
+ * multipliers, tied): a layer 2 x 4096^2 + 2 x 4096 x 1024 + 3 x 4096 x
+ * 12800 + 2 x 4096 = 199,237,632, x 40 + 49159 x 4096 + 4096 =
+ * 8,170,864,640. */
 START_TEST(test_llama_like_families)
 {
     struct ic_model_stats st;
@@ -550,6 +553,9 @@ START_TEST(test_llama_like_families)
     ck_assert_uint_eq(st.params_total, UINT64_C(36151104512));
     /* q and o: 64 x (2 x 5120 x 10240 + 10240) */
     ck_assert_uint_eq(st.group_params[IC_PG_ATTN_HEADS], UINT64_C(64) * (104857600 + 10240));
+    ic_test_fixture_stats("granite-3.3-8b-config.json", &st);
+    ck_assert_uint_eq(st.params_total, UINT64_C(8170864640));
+    ck_assert(st.embed_tied);
 }
 END_TEST
 

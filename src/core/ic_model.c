@@ -1075,7 +1075,7 @@ static const char *const read_types[] = {
     "qwen2_vl_text", "qwen2_5_vl_text", "llava", "glm4_moe", "minimax_m2", "deepseek_v32",
     "llama4", "llama4_text", "qwen3_next", "qwen3_5", "qwen3_5_text", "qwen3_5_moe",
     "qwen3_5_moe_text", "granitemoehybrid", "qwen3_vl", "qwen3_vl_text", "qwen3_vl_moe",
-    "qwen3_vl_moe_text", "olmo2", "olmo3", "smollm3", "seed_oss"};
+    "qwen3_vl_moe_text", "olmo2", "olmo3", "smollm3", "seed_oss", "granite"};
 
 static bool type_read(const char *t)
 {
@@ -1183,8 +1183,10 @@ static const struct family {
     {.model_type = "olmo2", .qk_norm = QK_FULL},
     {.model_type = "olmo3", .qk_norm = QK_FULL},
     /* SmolLM3: a Llama whose NoPE layers (no_rope_layers) hold no
-     * parameters of their own */
+     * parameters of their own; IBM Granite 3 (GraniteForCausalLM): a Llama
+     * with scalar multipliers */
     {.model_type = "smollm3"},
+    {.model_type = "granite"},
     /* Seed-OSS (SeedOssAttention): attention_bias on q/k/v, o's bias its
      * own key, attention_out_bias */
     {.model_type = "seed_oss", .no_o_bias = true, .o_bias_key = true},
