@@ -980,6 +980,38 @@ START_TEST(test_linear_attention_step)
 }
 END_TEST
 
+/* NVIDIA-Nemotron-Nano-9B-v2 (tests/test_model.c test_nemotron_h: 56
+ * blocks of one mixer or MLP each, 27 Mamba2, 4 attention, 25 MLP; 31
+ * layers here) under tensor parallelism all-reduces after each block, not
+ * twice a layer: 56 all-reduces of a token's 4480 x 2 B at batch 1 (62
+ * counted as layers). With 2 pipeline stages the busiest holds ceil(31 /
+ * 2) = 16 layers, and its share of the blocks ceil(56 x 16 / 31) = 29. A
+ * sequence's state: 27 x (128 x 80 x 128 x 2 B + 3 x 12288 x 2 B) =
+ * 72,769,536 B. */
+START_TEST(test_nemotron_h_step)
+{
+    struct ic_model_stats st;
+    struct ic_err e = {0};
+    ic_test_fixture_stats("nemotron-nano-9b-v2-config.json", &st);
+    for (uint64_t pp = 1; pp <= 2; pp++) {
+        const struct ic_step sp = {
+            .layout = {4, 1, pp, 1},
+            .kind = {{1, 1, 1024, 1, IC_PHASE_DECODE}},
+            .n_kinds = 1,
+            .weights = IC_DT_BF16,
+            .kv = IC_DT_BF16,
+            .compute = IC_DT_BF16,
+            .attn = IC_ATTN_FLASH,
+        };
+        struct ic_load l;
+        ck_assert_int_eq(ic_step_load(&st, &sp, &l, &e), IC_OK);
+        ck_assert_uint_eq(l.allreduces, pp == 1 ? 56 : 29);
+        ck_assert_double_eq_tol(l.allreduce_bytes, 4480.0 * 2, 1e-9);
+    }
+    ck_assert_double_eq_tol(ic_model_state_bytes(&st), 72769536.0, 1e-6);
+}
+END_TEST
+
 START_TEST(test_missing_compute_type)
 {
     struct ic_test_pair *t = ic_test_pair("llama3-8b", "a100");
@@ -1027,6 +1059,7 @@ int main(void)
     tcase_add_test(tc, test_kept_unquantized_parts);
     tcase_add_test(tc, test_sparse_attention_step);
     tcase_add_test(tc, test_linear_attention_step);
+    tcase_add_test(tc, test_nemotron_h_step);
     tcase_add_test(tc, test_chunked_attention_step);
     suite_add_tcase(s, tc);
     return ic_test_run(s);

@@ -559,6 +559,66 @@ START_TEST(test_llama_like_families)
 }
 END_TEST
 
+/* NVIDIA Nemotron-H (nemotron_h): blocks of one mixer or one MLP, each
+ * behind its own RMSNorm (hybrid_override_pattern: M Mamba2, * attention,
+ * - a squared-ReLU MLP of up and down, E an MoE of such experts with a
+ * shared one and a router with its correction bias); a layer here is a
+ * mixer block. Nemotron 3 Nano 30B-A3B (52 blocks: 23 M, 6 *, 23 E; D
+ * 2688; Mamba2 64 heads of 64, 8 groups, d_state 128, conv 4 with a bias;
+ * 32 x 128 query heads over 2; 128 experts of 1856, top-6, a shared one of
+ * 3712; vocab 131072, untied). By hand:
+ *   Mamba2 block  in_proj 2688 x (2 x 4096 + 2 x 8 x 128 + 64) = 27,697,152,
+ *                 conv (4096 + 2048) x (4 + 1) = 30,720, dt_bias / A_log /
+ *                 D 192, gated norm 4096, out_proj 4096 x 2688 =
+ *                 11,010,048: 38,742,208, x 23 = 891,070,784
+ *   attention     q, o 2 x 2688 x 4096 = 22,020,096 (x 6 = 132,120,576),
+ *                 k, v 2 x 2688 x 256 = 1,376,256 (x 6 = 8,257,536)
+ *   MoE block     router 128 x 2688 + 128 = 344,192; experts 128 x 2 x
+ *                 2688 x 1856 = 1,277,165,568; shared 2 x 2688 x 3712 =
+ *                 19,955,712; x 23
+ *   norms         52 x 2688 + 2688 = 142,464
+ *   embed, head   2 x 131072 x 2688 = 704,643,072
+ * 31,577,940,288, the checkpoint's parameter count (its GGUF's). State:
+ * 64 x 64 x 128 at mamba_ssm_cache_dtype float32 = 2,097,152 B and 3 x
+ * 6144 x 2 B = 36,864; 5 x 64 x 64 x 128 + 2 x 4 x 6144 = 2,670,592 FLOP a
+ * token. NVIDIA-Nemotron-Nano-9B-v2 (56 blocks: 27 M, 4 *, 25 -; D 4480,
+ * Mamba2 128 heads of 80, 8 groups; 40 x 128 over 8; MLP 15680): a
+ * Mamba2 block 4480 x 22656 + 12288 x 5 + 384 + 10240 + 10240 x 4480 =
+ * 147,446,144, attention 2 x 4480 x 5120 + 2 x 4480 x 1024 = 55,050,240,
+ * an MLP 2 x 4480 x 15680 = 140,492,800; 27 x 147,446,144 + 4 x
+ * 55,050,240 + 25 x 140,492,800 + 57 x 4480 + 2 x 131072 x 4480 =
+ * 8,888,227,328, its published total. The same with layers_block_type's
+ * words and attention_head_dim (older configs' keys; D / H would be 112). */
+START_TEST(test_nemotron_h)
+{
+    struct ic_model_stats st;
+    ic_test_fixture_stats("nemotron-3-nano-30b-a3b-config.json", &st);
+    ck_assert_uint_eq(st.params_total, UINT64_C(31577940288));
+    ck_assert_uint_eq(st.n_layers, 29);
+    ck_assert_uint_eq(st.n_state_layers, 23);
+    ck_assert_uint_eq(st.n_global_layers, 6);
+    ck_assert_uint_eq(st.n_moe_layers, 23);
+    ck_assert(st.state_mamba);
+    ck_assert_uint_eq(st.group_params[IC_PG_ATTN_HEADS],
+                      UINT64_C(891070784) + UINT64_C(132120576));
+    ck_assert_uint_eq(st.group_params[IC_PG_EXPERTS], UINT64_C(23) * 1277165568);
+    ck_assert_uint_eq(st.group_params[IC_PG_SHARED], UINT64_C(23) * 19955712);
+    ck_assert_uint_eq(st.group_params[IC_PG_REPLICATED], UINT64_C(23) * 344192 + 142464);
+    ck_assert_uint_eq(st.group_params[IC_PG_MLP], 0);
+    ck_assert_double_eq(st.state_bytes_per_layer, 2097152.0 + 36864.0);
+    ck_assert_uint_eq(st.state_flop_per_token_layer, 2670592u);
+    /* 6 layers x 2 x 2 x 128 x 2 B */
+    ck_assert_uint_eq(ic_model_kv_bytes_per_token(&st, 16), 6144u);
+    ic_test_fixture_stats("nemotron-nano-9b-v2-config.json", &st);
+    ck_assert_uint_eq(st.params_total, UINT64_C(8888227328));
+    ck_assert_uint_eq(st.n_layers, 31);
+    ck_assert_uint_eq(st.group_params[IC_PG_MLP], UINT64_C(25) * 140492800);
+    ck_assert_uint_eq(st.n_experts, 0);
+    ic_test_fixture_stats("nemotron-nano-9b-v2-block-words-config.json", &st);
+    ck_assert_uint_eq(st.params_total, UINT64_C(8888227328));
+}
+END_TEST
+
 /* IBM Granite 4.0-H (model_type granitemoehybrid): Mamba2 layers beside
  * four attention layers (5, 15, 25, 35 of 40; layer_types mamba /
  * attention), routed experts of intermediate_size and a shared MLP of
@@ -748,6 +808,7 @@ int main(void)
     tcase_add_test(tc, test_granite_hybrid);
     tcase_add_test(tc, test_qk_norms_and_qwen3_vl);
     tcase_add_test(tc, test_llama_like_families);
+    tcase_add_test(tc, test_nemotron_h);
     suite_add_tcase(s, tc);
     return ic_test_run(s);
 }

@@ -799,6 +799,18 @@ static void show_model(FILE *out, const struct ic_model *m, const struct ic_mode
             (unsigned long long)s->n_heads, (unsigned long long)s->n_kv_heads,
             (unsigned long long)s->head_dim, (unsigned long long)s->vocab_size,
             s->embed_tied ? ", tied embeddings" : "");
+    if (m->n_blocks) {
+        /* Nemotron-H: its blocks, a layer here being a mixer block and the
+         * MLP or MoE block after it */
+        unsigned n[4] = {0, 0, 0, 0};
+        for (uint32_t i = 0; i < m->n_blocks; i++)
+            n[m->block_kind[i] & 3]++;
+        fprintf(out,
+                "blocks %u: %u Mamba2, %u attention, %u MLP, %u MoE (a layer here: a mixer "
+                "block and the MLP or MoE block after it)\n",
+                m->n_blocks, n[IC_BLOCK_MAMBA], n[IC_BLOCK_ATTN], n[IC_BLOCK_MLP],
+                n[IC_BLOCK_MOE]);
+    }
     if (s->n_experts)
         fprintf(out, "MoE: %llu routed experts, top-%llu, in %llu of %llu layers\n",
                 (unsigned long long)s->n_experts, (unsigned long long)s->top_k,

@@ -8,6 +8,7 @@
 #include "ic_model.h"
 #include "ic_utf8.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -86,10 +87,9 @@ out:
 
 /* mamba_ssm_dtype: the type Qwen3.5's linear-attention layers keep their
  * recurrent state in (float32 in its configs) */
-static int read_ssm_dtype(const struct ic_ydoc *d, yaml_node_t *node, void *rec,
-                          struct ic_err *err)
+static int ssm_dtype(const struct ic_ydoc *d, yaml_node_t *node, struct ic_model *m,
+                     const char *key, struct ic_err *err)
 {
-    struct ic_model *m = rec;
     const char *t = ic_ydoc_scalar(node);
     if (ic_ydoc_is_null(node))
         return IC_OK;
@@ -102,12 +102,94 @@ static int read_ssm_dtype(const struct ic_ydoc *d, yaml_node_t *node, void *rec,
         m->ssm_state_bytes = 2;
         return IC_OK;
     }
-    int rc = ic_ydoc_error(d, node, err, "'mamba_ssm_dtype' is '%s'; expected float32, "
+    int rc = ic_ydoc_error(d, node, err, "'%s' is '%s'; expected float32, "
                                          "bfloat16, float16 or auto",
-                           t ? t : "(not a scalar)");
+                           key, t ? t : "(not a scalar)");
     ic_err_hint(err, "the type the linear-attention layers keep their recurrent state in "
                      "(Qwen3.5's configs give float32)");
     return rc;
+}
+
+static int read_ssm_dtype(const struct ic_ydoc *d, yaml_node_t *node, void *rec,
+                          struct ic_err *err)
+{
+    return ssm_dtype(d, node, rec, "mamba_ssm_dtype", err);
+}
+
+/* Nemotron-H's name for it */
+static int read_ssm_cache_dtype(const struct ic_ydoc *d, yaml_node_t *node, void *rec,
+                                struct ic_err *err)
+{
+    return ssm_dtype(d, node, rec, "mamba_ssm_cache_dtype", err);
+}
+
+/* Nemotron-H's blocks: hybrid_override_pattern, one letter a block ("M"
+ * Mamba2, "*" attention, "-" MLP, "E" MoE), or layers_block_type, one word
+ * a block ("mamba", "attention", "mlp", "moe") */
+static int nh_block_error(const struct ic_ydoc *d, yaml_node_t *node, const char *what,
+                          struct ic_err *err)
+{
+    int rc = ic_ydoc_error(d, node, err, "%s", what);
+    ic_err_hint(err, "Nemotron-H's blocks: hybrid_override_pattern letters M (Mamba2), * "
+                     "(attention), - (MLP) and E (MoE), or layers_block_type words mamba, "
+                     "attention, mlp and moe");
+    return rc;
+}
+
+static int read_nh_pattern(const struct ic_ydoc *d, yaml_node_t *node, void *rec,
+                           struct ic_err *err)
+{
+    struct ic_model *m = rec;
+    const char *t = ic_ydoc_scalar(node);
+    if (!t || node->type != YAML_SCALAR_NODE)
+        return nh_block_error(d, node, "'hybrid_override_pattern': expected a string of "
+                                       "block letters", err);
+    m->n_blocks = 0;
+    for (const char *p = t; *p; p++) {
+        const char *letters = "M*-E", *at = strchr(letters, *p);
+        if (!at) {
+            char what[96];
+            snprintf(what, sizeof what,
+                     "'hybrid_override_pattern': '%c' (block %u) is not a block letter",
+                     isprint((unsigned char)*p) ? *p : '?', m->n_blocks + 1);
+            return nh_block_error(d, node, what, err);
+        }
+        if (m->n_blocks >= IC_MODEL_MAX_LAYERS)
+            return nh_block_error(d, node, "'hybrid_override_pattern': more blocks than "
+                                           "infcalc reads (1024)", err);
+        m->block_kind[m->n_blocks++] = (uint8_t)(at - letters);
+    }
+    return IC_OK;
+}
+
+static int read_nh_blocks(const struct ic_ydoc *d, yaml_node_t *node, void *rec,
+                          struct ic_err *err)
+{
+    static const char *const words[] = {"mamba", "attention", "mlp", "moe"};
+    struct ic_model *m = rec;
+    if (node->type != YAML_SEQUENCE_NODE)
+        return nh_block_error(d, node, "'layers_block_type': expected a list of block "
+                                       "words", err);
+    m->n_blocks = 0;
+    for (yaml_node_item_t *it = node->data.sequence.items.start;
+         it < node->data.sequence.items.top; it++) {
+        yaml_node_t *item = yaml_document_get_node((yaml_document_t *)&d->doc, *it);
+        const char *t = ic_ydoc_scalar(item);
+        size_t w = 0;
+        while (t && w < sizeof words / sizeof words[0] && strcmp(t, words[w]) != 0)
+            w++;
+        if (!t || w == sizeof words / sizeof words[0]) {
+            char what[128];
+            snprintf(what, sizeof what, "'layers_block_type': '%.40s' is not a block word",
+                     t ? t : "(not a scalar)");
+            return nh_block_error(d, item, what, err);
+        }
+        if (m->n_blocks >= IC_MODEL_MAX_LAYERS)
+            return nh_block_error(d, item, "'layers_block_type': more blocks than infcalc "
+                                           "reads (1024)", err);
+        m->block_kind[m->n_blocks++] = (uint8_t)w;
+    }
+    return IC_OK;
 }
 
 /* moe_layers: Llama 4's MoE layers by index (Llama4TextConfig takes it over
@@ -997,6 +1079,23 @@ static const struct ic_schema published_schema = {"published section", published
     BOOL("mamba_proj_bias", IC_MF_MAMBA_PROJ_BIAS, mamba_proj_bias),                  \
     BOOL("use_qk_norm", IC_MF_USE_QK_NORM, use_qk_norm),                              \
     BOOL("attention_out_bias", IC_MF_ATTN_OUT_BIAS, attention_out_bias),              \
+    {"hybrid_override_pattern", IC_F_CUSTOM, IC_MF_NH_PATTERN, 0, 0, 0, 0, 0, false, NULL, \
+     read_nh_pattern},                                                                \
+    {"layers_block_type", IC_F_CUSTOM, IC_MF_NH_BLOCKS, 0, 0, 0, 0, 0, false, NULL,      \
+     read_nh_blocks},                                                                 \
+    CNT("mamba_num_heads", IC_MF_NH_HEADS, mamba_n_heads),                            \
+    CNT("mamba_head_dim", IC_MF_NH_HEAD_DIM, mamba_d_head),                           \
+    CNT("ssm_state_size", IC_MF_NH_STATE, mamba_d_state),                             \
+    CNT("n_groups", IC_MF_NH_GROUPS, mamba_n_groups),                                 \
+    CNT("conv_kernel", IC_MF_NH_CONV, mamba_d_conv),                                  \
+    BOOL("use_conv_bias", IC_MF_NH_CONV_BIAS, mamba_conv_bias),                       \
+    BOOL("use_bias", IC_MF_NH_BIAS, nh_use_bias),                                     \
+    CNT("moe_shared_expert_intermediate_size", IC_MF_NH_SHARED,                       \
+        shared_expert_intermediate_size),                                             \
+    CNT("moe_latent_size", IC_MF_NH_LATENT, moe_latent_size),                         \
+    CNT("attention_head_dim", IC_MF_NH_ATTN_HEAD_DIM, attention_head_dim),            \
+    {"mamba_ssm_cache_dtype", IC_F_CUSTOM, IC_MF_NH_SSM_DTYPE, 0, 0, 0, 0, 0, false, NULL, \
+     read_ssm_cache_dtype},                                                           \
     STR("model_type", IC_MF_MODEL_TYPE, model_type)
 
 static const struct ic_field model_fields[] = {
@@ -1075,7 +1174,7 @@ static const char *const read_types[] = {
     "qwen2_vl_text", "qwen2_5_vl_text", "llava", "glm4_moe", "minimax_m2", "deepseek_v32",
     "llama4", "llama4_text", "qwen3_next", "qwen3_5", "qwen3_5_text", "qwen3_5_moe",
     "qwen3_5_moe_text", "granitemoehybrid", "qwen3_vl", "qwen3_vl_text", "qwen3_vl_moe",
-    "qwen3_vl_moe_text", "olmo2", "olmo3", "smollm3", "seed_oss", "granite"};
+    "qwen3_vl_moe_text", "olmo2", "olmo3", "smollm3", "seed_oss", "granite", "nemotron_h"};
 
 static bool type_read(const char *t)
 {
@@ -1157,6 +1256,7 @@ static const struct family {
     bool router_bias;          /* each router's score correction bias, one a routed expert
                                   (DeepSeek-V3's e_score_correction_bias) */
     bool mamba;                /* Mamba2 layers and a shared MLP (Granite 4.0-H) */
+    bool nemotron;             /* one mixer or MLP a block (Nemotron-H) */
 } families[] = {
     {.model_type = "qwen2", .qkv_bias_only = true},
     /* Qwen3 and Qwen3-MoE (transformers' Qwen3Attention): q_norm and k_norm
@@ -1227,6 +1327,11 @@ static const struct family {
      * of intermediate_size beside a shared MLP of shared_intermediate_size,
      * which is the whole MLP of a model without experts */
     {.model_type = "granitemoehybrid", .mamba = true},
+    /* NVIDIA Nemotron-H (transformers' NemotronHForCausalLM): blocks of one
+     * mixer (Mamba2 or attention) or one MLP (up and down, squared ReLU) or
+     * MoE (routed experts and a shared one of such MLPs, a router with its
+     * correction bias), each behind its own RMSNorm */
+    {.model_type = "nemotron_h", .router_bias = true, .nemotron = true},
 };
 
 static const struct family *family_of(const struct ic_model *m)
@@ -1424,6 +1529,54 @@ static int derive_totals(struct ctx *c, struct ic_model_stats *s)
     return IC_OK;
 }
 
+/* Nemotron-H's blocks counted by kind (nh[IC_BLOCK_*]); its keys refused on
+ * another model_type, where they would be dropped without a word. */
+static int nemotron_blocks(const struct ctx *c, const struct family *fam, uint64_t nh[4])
+{
+    const struct ic_model *m = c->m;
+    if (!fam->nemotron) {
+        static const struct {
+            int id;
+            const char *key;
+        } keys[] = {
+            {IC_MF_NH_PATTERN, "hybrid_override_pattern"},
+            {IC_MF_NH_BLOCKS, "layers_block_type"},
+            {IC_MF_NH_HEADS, "mamba_num_heads"},
+            {IC_MF_NH_HEAD_DIM, "mamba_head_dim"},
+            {IC_MF_NH_STATE, "ssm_state_size"},
+            {IC_MF_NH_SHARED, "moe_shared_expert_intermediate_size"},
+            {IC_MF_NH_LATENT, "moe_latent_size"},
+            {IC_MF_NH_SSM_DTYPE, "mamba_ssm_cache_dtype"},
+        };
+        for (size_t i = 0; i < N(keys); i++)
+            if (has(m, keys[i].id)) {
+                int rc = at(c, keys[i].id,
+                            "'%s' is not read for model_type '%s': Nemotron-H's blocks are "
+                            "read for nemotron_h",
+                            keys[i].key, m->model_type[0] ? m->model_type : "(none given)");
+                ic_err_hint(c->err, "a hybrid of another model_type is not read");
+                return rc;
+            }
+        return IC_OK;
+    }
+    if (!has(m, IC_MF_NH_PATTERN) && !has(m, IC_MF_NH_BLOCKS))
+        return at(c, IC_MF_MODEL_TYPE,
+                  "a nemotron_h config without 'hybrid_override_pattern' (or "
+                  "'layers_block_type'): which blocks are Mamba2, attention or MLP is not "
+                  "known");
+    if (has(m, IC_MF_NH_PATTERN) && has(m, IC_MF_NH_BLOCKS))
+        return at(c, IC_MF_NH_BLOCKS, "both 'hybrid_override_pattern' and "
+                                      "'layers_block_type' are given; expected one");
+    const int id = has(m, IC_MF_NH_PATTERN) ? IC_MF_NH_PATTERN : IC_MF_NH_BLOCKS;
+    if (m->n_blocks != m->num_hidden_layers)
+        return at(c, id, "'%s' has %u blocks but num_hidden_layers is %llu",
+                  id == IC_MF_NH_PATTERN ? "hybrid_override_pattern" : "layers_block_type",
+                  m->n_blocks, (unsigned long long)m->num_hidden_layers);
+    for (uint32_t i = 0; i < m->n_blocks; i++)
+        nh[m->block_kind[i]]++;
+    return IC_OK;
+}
+
 int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct ic_err *err)
 {
     struct ctx c = {m, err, false};
@@ -1464,11 +1617,13 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
             return mrc;
         }
 
-    const uint64_t D = m->hidden_size, L = m->num_hidden_layers;
+    const struct family *fam = family_of(m);
+    const uint64_t D = m->hidden_size;
     const uint64_t H = m->num_attention_heads, V = m->vocab_size;
     const uint64_t Hkv = has(m, IC_MF_KV_HEADS) ? m->num_key_value_heads : H;
     if ((rc = check_range(&c, IC_MF_HIDDEN, "hidden_size", D, 1, 1u << 20)) ||
-        (rc = check_range(&c, IC_MF_LAYERS, "num_hidden_layers", L, 1, IC_MODEL_MAX_LAYERS)) ||
+        (rc = check_range(&c, IC_MF_LAYERS, "num_hidden_layers", m->num_hidden_layers, 1,
+                          IC_MODEL_MAX_LAYERS)) ||
         (rc = check_range(&c, IC_MF_HEADS, "num_attention_heads", H, 1, 1u << 14)) ||
         (rc = check_range(&c, IC_MF_VOCAB, "vocab_size", V, 1, 1u << 24)) ||
         (has(m, IC_MF_INTERMEDIATE) &&
@@ -1478,6 +1633,16 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
     if (has(m, IC_MF_KV_HEADS) &&
         (rc = check_range(&c, IC_MF_KV_HEADS, "num_key_value_heads", Hkv, 1, H)))
         return rc;
+    /* Nemotron-H's blocks by kind; its layers here are its mixer blocks,
+     * each with the MLP or MoE block after it where there is one */
+    uint64_t nh[4] = {0, 0, 0, 0};
+    if ((rc = nemotron_blocks(&c, fam, nh)))
+        return rc;
+    const bool nem = fam->nemotron;
+    const uint64_t L = nem ? nh[IC_BLOCK_MAMBA] + nh[IC_BLOCK_ATTN] : m->num_hidden_layers;
+    if (nem && !L)
+        return at(&c, has(m, IC_MF_NH_PATTERN) ? IC_MF_NH_PATTERN : IC_MF_NH_BLOCKS,
+                  "no Mamba2 or attention block: the blocks are all MLPs");
     if ((rc = check_max_pos(&c)))
         return rc;
     if (H % Hkv)
@@ -1488,6 +1653,12 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
     uint64_t hd = m->head_dim;
     if (has(m, IC_MF_HEAD_DIM)) {
         if ((rc = check_range(&c, IC_MF_HEAD_DIM, "head_dim", hd, 1, 1u << 14)))
+            return rc;
+    } else if (nem && has(m, IC_MF_NH_ATTN_HEAD_DIM)) {
+        /* Nemotron-H's older configs name it attention_head_dim */
+        hd = m->attention_head_dim;
+        if ((rc = check_range(&c, IC_MF_NH_ATTN_HEAD_DIM, "attention_head_dim", hd, 1,
+                              1u << 14)))
             return rc;
     } else {
         if (D % H)
@@ -1597,8 +1768,16 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
         return at(&c, IC_MF_TOPK, "'num_experts_per_tok' is given but no expert count "
                                   "(num_local_experts, n_routed_experts or num_experts)");
     }
-
-    const struct family *fam = family_of(m);
+    if (nem && nh[IC_BLOCK_MOE] && !E)
+        return at(&c, has(m, IC_MF_NH_PATTERN) ? IC_MF_NH_PATTERN : IC_MF_NH_BLOCKS,
+                  "%llu MoE blocks but no expert count ('n_routed_experts')",
+                  (unsigned long long)nh[IC_BLOCK_MOE]);
+    if (nem && has(m, IC_MF_NH_LATENT) && m->moe_latent_size)
+        return at(&c, IC_MF_NH_LATENT,
+                  "'moe_latent_size' (a latent MoE, Nemotron 3 Super's) is not read: its "
+                  "experts work in a projected width not counted here");
+    if (nem && !nh[IC_BLOCK_MOE])
+        E = k = Fe = 0; /* expert keys that no block uses */
     /* Llama 4's chunked local attention: a RoPE layer attends within its
      * chunk of attention_chunk_size tokens, a NoPE layer to every token */
     const uint64_t chunk_size = has(m, IC_MF_CHUNK) ? m->attention_chunk_size : fam->chunk;
@@ -1787,7 +1966,7 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
             {IC_MF_MAMBA_CONV_BIAS, "mamba_conv_bias"},
             {IC_MF_MAMBA_PROJ_BIAS, "mamba_proj_bias"},
         };
-        if (!fam->mamba) {
+        if (!fam->mamba && !nem) {
             if (has(m, IC_MF_SHARED_MINIMAX) && m->shared_intermediate) {
                 rc = at(&c, IC_MF_SHARED_MINIMAX,
                         "'shared_intermediate_size' other than 0 is not read: a shared "
@@ -1815,7 +1994,9 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
         }
     }
     uint64_t n_mamba = 0;
-    if (has(m, IC_MF_LAYER_TYPES))
+    if (nem)
+        n_mamba = nh[IC_BLOCK_MAMBA];
+    else if (has(m, IC_MF_LAYER_TYPES))
         for (uint64_t i = 0; i < L; i++)
             n_mamba += m->layer_kind[i] == IC_LAYER_MAMBA;
     else if (fam->mamba)
@@ -1826,36 +2007,48 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
                   "attention layer's tokens)");
     uint64_t mh = 0, mhd = 0, mn = 0, mg = 1, mconv = 0;
     if (n_mamba) {
-        static const int need[] = {IC_MF_MAMBA_HEADS, IC_MF_MAMBA_HEAD_DIM, IC_MF_MAMBA_STATE,
-                                   IC_MF_MAMBA_CONV};
-        static const char *const names[] = {"mamba_n_heads", "mamba_d_head", "mamba_d_state",
-                                            "mamba_d_conv"};
+        /* the keys under Granite's names or Nemotron-H's (the same fields) */
+        static const int need[2][5] = {
+            {IC_MF_MAMBA_HEADS, IC_MF_MAMBA_HEAD_DIM, IC_MF_MAMBA_STATE, IC_MF_MAMBA_CONV,
+             IC_MF_MAMBA_GROUPS},
+            {IC_MF_NH_HEADS, IC_MF_NH_HEAD_DIM, IC_MF_NH_STATE, IC_MF_NH_CONV, IC_MF_NH_GROUPS}};
+        static const char *const names[2][5] = {
+            {"mamba_n_heads", "mamba_d_head", "mamba_d_state", "mamba_d_conv", "mamba_n_groups"},
+            {"mamba_num_heads", "mamba_head_dim", "ssm_state_size", "conv_kernel", "n_groups"}};
+        const int *id = need[nem];
+        const char *const *name = names[nem];
+        const int where = nem ? (has(m, IC_MF_NH_PATTERN) ? IC_MF_NH_PATTERN : IC_MF_NH_BLOCKS)
+                              : IC_MF_LAYER_TYPES;
         for (int i = 0; i < 4; i++)
-            if (!has(m, need[i]))
-                return at(&c, IC_MF_LAYER_TYPES,
-                          "%llu of the %llu layers are Mamba2 but '%s' is missing",
-                          (unsigned long long)n_mamba, (unsigned long long)L, names[i]);
+            if (!has(m, id[i]))
+                return at(&c, where, "%llu of the %llu %s are Mamba2 but '%s' is missing",
+                          (unsigned long long)n_mamba,
+                          (unsigned long long)(nem ? m->n_blocks : L),
+                          nem ? "blocks" : "layers", name[i]);
         mh = m->mamba_n_heads;
         mhd = m->mamba_d_head;
         mn = m->mamba_d_state;
         mconv = m->mamba_d_conv;
-        /* GraniteMoeHybridConfig's mamba_n_groups=1 where absent */
-        mg = has(m, IC_MF_MAMBA_GROUPS) ? m->mamba_n_groups : 1;
-        if ((rc = check_range(&c, IC_MF_MAMBA_HEADS, names[0], mh, 1, 1u << 14)) ||
-            (rc = check_range(&c, IC_MF_MAMBA_HEAD_DIM, names[1], mhd, 1, 1u << 14)) ||
-            (rc = check_range(&c, IC_MF_MAMBA_STATE, names[2], mn, 1, 1u << 14)) ||
-            (rc = check_range(&c, IC_MF_MAMBA_CONV, names[3], mconv, 1, 1u << 10)) ||
-            (rc = check_range(&c, IC_MF_MAMBA_GROUPS, "mamba_n_groups", mg, 1, mh)))
+        /* GraniteMoeHybridConfig's mamba_n_groups=1 where absent,
+         * NemotronHConfig's n_groups=8 */
+        mg = has(m, id[4]) ? m->mamba_n_groups : nem ? 8 : 1;
+        if ((rc = check_range(&c, id[0], name[0], mh, 1, 1u << 14)) ||
+            (rc = check_range(&c, id[1], name[1], mhd, 1, 1u << 14)) ||
+            (rc = check_range(&c, id[2], name[2], mn, 1, 1u << 14)) ||
+            (rc = check_range(&c, id[3], name[3], mconv, 1, 1u << 10)) ||
+            (rc = check_range(&c, id[4], name[4], mg, 1, mh)))
             return rc;
         if (mh % mg)
-            return at(&c, IC_MF_MAMBA_GROUPS,
-                      "mamba_n_heads (%llu) is not a multiple of mamba_n_groups (%llu)",
-                      (unsigned long long)mh, (unsigned long long)mg);
-        /* GraniteMoeHybridConfig's mamba_expand=2 where absent */
+            return at(&c, id[4], "%s (%llu) is not a multiple of %s (%llu)", name[0],
+                      (unsigned long long)mh, name[4], (unsigned long long)mg);
+        /* GraniteMoeHybridConfig's mamba_expand=2 where absent (Nemotron-H's
+         * d_inner is its heads x head dim whatever its expand says: Nemotron
+         * 3 Nano's 64 x 64 = 4096, not 2 x 2688) */
         const uint64_t expand = has(m, IC_MF_MAMBA_EXPAND) ? m->mamba_expand : 2;
-        if ((rc = check_range(&c, IC_MF_MAMBA_EXPAND, "mamba_expand", expand, 1, 1u << 10)))
+        if (!nem &&
+            (rc = check_range(&c, IC_MF_MAMBA_EXPAND, "mamba_expand", expand, 1, 1u << 10)))
             return rc;
-        if (expand * D != mh * mhd)
+        if (!nem && expand * D != mh * mhd)
             return at(&c, has(m, IC_MF_MAMBA_EXPAND) ? IC_MF_MAMBA_EXPAND : IC_MF_MAMBA_HEADS,
                       "mamba_expand (%llu) x hidden_size is %llu, but mamba_n_heads x "
                       "mamba_d_head is %llu",
@@ -1938,12 +2131,15 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
      * d_state. */
     const uint64_t di = mul(&c, mh, mhd), mconv_dim = add(&c, di, mul(&c, 2, mul(&c, mg, mn)));
     const uint64_t in_w = add(&c, add(&c, di, mconv_dim), mh);
-    const uint64_t conv_bias = has(m, IC_MF_MAMBA_CONV_BIAS) ? m->mamba_conv_bias : 1;
+    /* (Nemotron-H: use_conv_bias, true where absent; use_bias on both
+     * projections) */
+    const uint64_t conv_bias =
+        has(m, IC_MF_MAMBA_CONV_BIAS) || has(m, IC_MF_NH_CONV_BIAS) ? m->mamba_conv_bias : 1;
     uint64_t mamba_heads = mul(&c, D, in_w);
     mamba_heads = add(&c, mamba_heads, mul(&c, mconv_dim, mconv + conv_bias));
     mamba_heads = add(&c, mamba_heads, add(&c, 3 * mh, di));
     mamba_heads = add(&c, mamba_heads, mul(&c, di, D));
-    if (m->mamba_proj_bias)
+    if (m->mamba_proj_bias || (nem && m->nh_use_bias))
         mamba_heads = add(&c, mamba_heads, add(&c, in_w, D));
     /* the layers with a fixed state, one kind a model */
     const uint64_t n_state = n_linear + n_mamba;
@@ -1958,21 +2154,27 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
                                                         : mul(&c, H + Hkv, hd);
 
     uint64_t n_moe = 0;
-    for (uint64_t i = 0; E && i < L; i++)
+    for (uint64_t i = 0; E && !nem && i < L; i++)
         n_moe += layer_is_moe(m, i);
-    const uint64_t n_dense = L - n_moe;
-    const uint64_t expert = mul(&c, 3, mul(&c, D, Fe)); /* gate, up, down */
+    /* Nemotron-H: its MoE and MLP blocks, whose MLPs are up and down
+     * projections (squared ReLU, no gate) */
+    if (nem)
+        n_moe = nh[IC_BLOCK_MOE];
+    const uint64_t n_dense = nem ? nh[IC_BLOCK_MLP] : L - n_moe;
+    const uint64_t mlp_mats = nem ? 2 : 3;
+    const uint64_t expert = mul(&c, mlp_mats, mul(&c, D, Fe)); /* (gate,) up, down */
     /* Granite's shared MLP: shared_intermediate_size, 1024 where absent
      * (GraniteMoeHybridConfig's default) */
     const uint64_t granite_shared =
         has(m, IC_MF_SHARED_MINIMAX) ? m->shared_intermediate : fam->mamba ? 1024 : 0;
     uint64_t shared = 0, sf = 0;
     if (E) {
-        sf = has(m, IC_MF_SHARED_INTERMEDIATE) ? m->shared_expert_intermediate_size
+        sf = has(m, IC_MF_SHARED_INTERMEDIATE) || has(m, IC_MF_NH_SHARED)
+                 ? m->shared_expert_intermediate_size
              : fam->one_shared                 ? Fe
              : fam->mamba                      ? granite_shared
                                                : mul(&c, m->n_shared_experts, Fe);
-        shared = mul(&c, 3, mul(&c, D, sf));
+        shared = mul(&c, mlp_mats, mul(&c, D, sf));
     }
 
     s.group_params[IC_PG_ATTN_HEADS] =
@@ -1982,7 +2184,7 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
      * biases) and shared-expert gates, Gated DeltaNet's gated norms, q/k
      * norms */
     s.group_params[IC_PG_REPLICATED] =
-        add(&c, add(&c, mul(&c, L, repl), D),
+        add(&c, add(&c, nem ? mul(&c, m->n_blocks, D) : mul(&c, L, repl), D),
             add(&c, mul(&c, n_moe, add(&c, mul(&c, D, E + (shared && fam->shared_gate)),
                                        fam->router_bias ? E : 0)),
                 add(&c, mul(&c, n_linear, ldv), mul(&c, n_attn, qk_norms))));
@@ -2009,7 +2211,7 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
         ic_err_hint(err, "add 'intermediate_size:' from the model's config.json");
         return mrc;
     }
-    s.group_params[IC_PG_MLP] = mul(&c, n_dense, mul(&c, 3, mul(&c, D, F_dense)));
+    s.group_params[IC_PG_MLP] = mul(&c, n_dense, mul(&c, mlp_mats, mul(&c, D, F_dense)));
     s.group_params[IC_PG_SHARED] = mul(&c, n_moe, shared);
     s.shared_gate = shared && fam->shared_gate;
     s.group_params[IC_PG_EXPERTS] = mul(&c, n_moe, mul(&c, E, expert));
@@ -2066,6 +2268,7 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
     s.n_global_layers = L - n_window - n_state;
     s.n_state_layers = n_state;
     s.state_mamba = n_mamba > 0;
+    s.allreduce_blocks = nem ? m->n_blocks : 0;
     if (n_state) {
         /* per sequence and layer, in vLLM's layout: the recurrent state (Gated
          * DeltaNet: nv x dk x dv values; Mamba2: heads x head dim x d_state)
@@ -2445,13 +2648,19 @@ int ic_model_load(const char *path, struct ic_model *out, struct ic_err *err)
          * those entries are said */
         const uint64_t L = m->num_hidden_layers;
         const bool moe = m->n_experts_field[0] || m->n_experts_field[1] || m->n_experts_field[2];
+        /* a Nemotron-H's list numbers its blocks, each of one kind */
+        const bool blocks = family_of(m)->nemotron && m->n_blocks == L;
         for (int g = 0; g < IC_PG_COUNT; g++) {
             uint64_t in = 0, named = 0; /* the layers that have the group; of them, named */
             for (uint64_t l = 0; l < L && L <= IC_MODEL_MAX_LAYERS; l++) {
-                const bool in_moe = moe && layer_is_moe(m, l);
+                const int b = blocks ? m->block_kind[l] : -1;
+                const bool in_moe = blocks ? b == IC_BLOCK_MOE : moe && layer_is_moe(m, l);
                 const bool has_g = g == IC_PG_EXPERTS || g == IC_PG_SHARED ? in_moe
-                                   : g == IC_PG_MLP                        ? !in_moe
-                                                                           : true;
+                                   : g == IC_PG_MLP   ? (blocks ? b == IC_BLOCK_MLP : !in_moe)
+                                   : g == IC_PG_ATTN_HEADS && blocks
+                                       ? b == IC_BLOCK_MAMBA || b == IC_BLOCK_ATTN
+                                   : g == IC_PG_ATTN_KV && blocks ? b == IC_BLOCK_ATTN
+                                                                  : true;
                 in += has_g;
                 named += has_g && (m->keep_layers[g][l / 64] >> (l % 64) & 1);
             }

@@ -53,8 +53,17 @@ enum ic_model_field {
     IC_MF_TORCH_DTYPE, IC_MF_QUANT, IC_MF_ROPE_SCALING, IC_MF_TEXT_CONFIG,
     IC_MF_DTYPE, IC_MF_SPARSE_STEP, IC_MF_MLP_ONLY, IC_MF_ATTN_TYPES, IC_MF_SHARED_MINIMAX,
     IC_MF_USE_QK_NORM, IC_MF_ATTN_OUT_BIAS,
+    IC_MF_NH_PATTERN, IC_MF_NH_BLOCKS, IC_MF_NH_HEADS, IC_MF_NH_HEAD_DIM, IC_MF_NH_STATE,
+    IC_MF_NH_GROUPS, IC_MF_NH_CONV, IC_MF_NH_CONV_BIAS, IC_MF_NH_BIAS, IC_MF_NH_SHARED,
+    IC_MF_NH_LATENT, IC_MF_NH_ATTN_HEAD_DIM, IC_MF_NH_SSM_DTYPE,
     IC_MF_COUNT
 };
+
+/* What a block of Nemotron-H's hybrid_override_pattern (or layers_block_type)
+ * is: a Mamba2 mixer ("M", "mamba"), attention ("*", "attention"), a
+ * squared-ReLU MLP ("-", "mlp") or an MoE of such experts ("E", "moe"); one
+ * mixer or MLP a block, each behind its own norm. */
+enum { IC_BLOCK_MAMBA = 0, IC_BLOCK_ATTN = 1, IC_BLOCK_MLP = 2, IC_BLOCK_MOE = 3 };
 
 /* What a layer of layer_types is: softmax attention over every token, over
  * a sliding window or chunk, or linear attention with a fixed state. */
@@ -109,6 +118,16 @@ struct ic_model {
     bool use_qk_norm;          /* GLM-4.5's and MiniMax-M2's q/k norms (where the family
                                   has them) */
     bool attention_out_bias;   /* Seed-OSS: a bias on o (its attention_bias biases q/k/v) */
+    /* Nemotron-H (nemotron_h): its blocks in order (IC_BLOCK_*); the Mamba2
+     * keys under their names (mamba_num_heads ... into the mamba_* fields
+     * above), use_bias on the Mamba projections, the shared expert's width
+     * (moe_shared_expert_intermediate_size, into
+     * shared_expert_intermediate_size), a latent MoE's width (not read),
+     * attention_head_dim (older configs' head_dim) */
+    uint32_t n_blocks;
+    uint8_t block_kind[IC_MODEL_MAX_LAYERS];
+    bool nh_use_bias;
+    uint64_t moe_latent_size, attention_head_dim;
     uint32_t ssm_state_bytes;
     /* Mamba2 layers (Granite 4.0-H): heads x head dim (= expand x hidden),
      * the state's width, B/C groups, the convolution's kernel and bias,
@@ -216,6 +235,10 @@ struct ic_model_stats {
     bool state_mamba;           /* those layers are Mamba2 (Granite 4.0-H), not Gated DeltaNet */
     double state_bytes_per_layer;
     uint64_t state_flop_per_token_layer;
+    /* the blocks a step all-reduces after, under tensor parallelism, where
+     * a layer is not an attention and an MLP block (Nemotron-H: one mixer
+     * or MLP a block, 52 for its 29 layers); 0: two a layer */
+    uint64_t allreduce_blocks;
     /* the full attention layers' output gated (a sigmoid of a second q
      * projection, Qwen3-Next's), a sigmoid gate beside each shared expert */
     bool attn_gate, shared_gate;

@@ -413,12 +413,15 @@ int ic_step_load(const struct ic_model_stats *m, const struct ic_step *s, struct
     out->uneven_split = sp->uneven;
 
     /* Collectives: two all-reduces of the activations per layer (after the
-     * attention output and the MLP down projections); with EP, per MoE layer
+     * attention output and the MLP down projections; one a block where the
+     * model says how many, Nemotron-H's); with EP, per MoE layer
      * each token's D-vector goes to its k experts, (ep-1)/ep of them in other
      * groups, and comes back, the N chips of a group sharing the sending. */
     if (N > 1) {
         out->allreduce_bytes = pass_tokens * (double)m->hidden_size * bact;
-        out->allreduces = 2 * Lps;
+        out->allreduces = m->allreduce_blocks
+                              ? (uint64_t)stage_share(m->allreduce_blocks, f)
+                              : 2 * Lps;
     }
     /* the busiest stage's MoE layers: its all-to-alls and its extra kernels */
     const uint64_t moe_stage = (uint64_t)stage_share(m->n_moe_layers, f);
