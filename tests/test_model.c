@@ -534,7 +534,11 @@ END_TEST
  * 36,151,104,512. Granite 3.3 8B (granite: a Llama with scalar
  * multipliers, tied): a layer 2 x 4096^2 + 2 x 4096 x 1024 + 3 x 4096 x
  * 12800 + 2 x 4096 = 199,237,632, x 40 + 49159 x 4096 + 4096 =
- * 8,170,864,640. */
+ * 8,170,864,640. Ministral 3 3B's text model (ministral3 in a mistral3
+ * wrapper, a Mistral: 32 x 128 query heads over 8, tied; its Pixtral
+ * tower not counted): a layer 2 x 3072 x 4096 + 2 x 3072 x 1024 + 3 x
+ * 3072 x 9216 + 2 x 3072 = 116,398,080, x 26 + 131072 x 3072 + 3072 =
+ * 3,429,006,336 (by hand only: the published totals count the tower). */
 START_TEST(test_llama_like_families)
 {
     struct ic_model_stats st;
@@ -556,6 +560,11 @@ START_TEST(test_llama_like_families)
     ic_test_fixture_stats("granite-3.3-8b-config.json", &st);
     ck_assert_uint_eq(st.params_total, UINT64_C(8170864640));
     ck_assert(st.embed_tied);
+    ic_test_fixture_stats("ministral-3-3b-config.json", &st);
+    ck_assert_uint_eq(st.params_total, UINT64_C(3429006336));
+    struct ic_err e = {0};
+    ck_assert_int_eq(ic_model_load(IC_TEST_DIR "/fixtures/ministral-3-3b-config.json", M, &e), 0);
+    ck_assert_ptr_nonnull(strstr(M->tower, "vision_config"));
 }
 END_TEST
 

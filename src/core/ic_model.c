@@ -1174,7 +1174,8 @@ static const char *const read_types[] = {
     "qwen2_vl_text", "qwen2_5_vl_text", "llava", "glm4_moe", "minimax_m2", "deepseek_v32",
     "llama4", "llama4_text", "qwen3_next", "qwen3_5", "qwen3_5_text", "qwen3_5_moe",
     "qwen3_5_moe_text", "granitemoehybrid", "qwen3_vl", "qwen3_vl_text", "qwen3_vl_moe",
-    "qwen3_vl_moe_text", "olmo2", "olmo3", "smollm3", "seed_oss", "granite", "nemotron_h"};
+    "qwen3_vl_moe_text", "olmo2", "olmo3", "smollm3", "seed_oss", "granite", "nemotron_h",
+    "ministral3"};
 
 static bool type_read(const char *t)
 {
@@ -1287,6 +1288,9 @@ static const struct family {
      * with scalar multipliers */
     {.model_type = "smollm3"},
     {.model_type = "granite"},
+    /* Mistral 3's text model (Ministral 3, Devstral 2: Ministral3ForCausalLM,
+     * which vLLM runs as MistralForCausalLM): a Mistral */
+    {.model_type = "ministral3"},
     /* Seed-OSS (SeedOssAttention): attention_bias on q/k/v, o's bias its
      * own key, attention_out_bias */
     {.model_type = "seed_oss", .no_o_bias = true, .o_bias_key = true},
