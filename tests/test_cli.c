@@ -1249,20 +1249,21 @@ static const struct qcase {
      "its list names in some layers only (counted as quantized): mlp"},
     /* gpt-oss-120b as shipped (mxfp4: the routed experts, 4.25 bits a
      * weight with an 8-bit scale a block of 32; attention, router, norms,
-     * embedding and head in bf16). Held: 114,661,785,600 x 0.53125 =
-     * 60,914,073,600 B and (2 x 579,133,440 + 849,597,696 + 106,205,184 +
-     * 13,481,280) x 2 = 4,255,102,080 B: 65,169,175,680 B = 60.69 GiB, the
-     * model card's checkpoint 60.8 GiB (arXiv:2508.10925, Table 1) within
-     * 0.2%; on one 80 GB H100 it fits. Read at batch 1: 4 of 128 experts,
-     * 1,903,564,800 B, and the kept groups but the embedding, 3,096,835,200 B */
+     * embedding and head in bf16). Held: the experts with their biases,
+     * 114,701,598,720 x 0.53125 = 60,935,224,320 B, and (2 x 579,133,440 +
+     * 849,600,000 + 106,205,184 + 13,485,888) x 2 = 4,255,115,904 B:
+     * 65,190,340,224 B = 60.71 GiB, the model card's checkpoint 60.8 GiB
+     * (arXiv:2508.10925, Table 1) within 0.2%; on one 80 GB H100 it fits.
+     * Read at batch 1: 4 of 128 experts, 1,904,225,760 B, and the kept
+     * groups but the embedding, 3,096,849,024 B */
     {IC_TEST_DIR "/fixtures/gpt-oss-120b-config.json", "h100", true, 0,
-     {"\"weight_read_bytes\": 5000400000,",
-      "\"weights_bytes\": 65169175680,",
+     {"\"weight_read_bytes\": 5001074784,",
+      "\"weights_bytes\": 65190340224,",
       "\"fits\": true"},
      "weights fp4, from its quantization_config mxfp4"},
     /* the modeldb entry gives the same shipped checkpoint */
     {"gpt-oss-120b", "h100", true, 0,
-     {"\"weights_bytes\": 65169175680,"},
+     {"\"weights_bytes\": 65190340224,"},
      NULL},
     /* Lists naming each layer's modules (Meta's fbgemm_fp8 style): a
      * Llama-3.2-1B shape (16 layers, D 2048, 32 heads, 8 KV heads of 64,
@@ -1308,10 +1309,10 @@ static const struct qcase {
      "from its hf_quant_config.json modelopt FP8"},
     /* compressed-tensors NVFP4 whose one group targets the experts only
      * ("re:.*mlp.experts.*") on gpt-oss-120b's shape: the experts at 0.5 +
-     * 1/16 B (an 8-bit scale a group of 16), 64,497,254,400 B, everything
-     * else bf16, 4,255,102,080 B: 68,752,356,480 B */
+     * 1/16 B (an 8-bit scale a group of 16), 64,519,649,280 B, everything
+     * else bf16, 4,255,115,904 B: 68,774,765,184 B */
     {IC_TEST_DIR "/fixtures/gpt-oss-120b-nvfp4-experts-config.json", "h100", true, 0,
-     {"\"weights_bytes\": 68752356480,"},
+     {"\"weights_bytes\": 68774765184,"},
      "groups of 16 with an 8-bit scale, some groups only"},
     /* A dense NVFP4 checkpoint (ModelOpt, Llama-3.1-8B's shape): the linear
      * layers' 6,979,588,096 at 0.5 + 1/16 B = 3,926,018,304 B and the
@@ -1325,12 +1326,12 @@ static const struct qcase {
      * fp16 head (the same 4,480,259,182 B read as the plain AWQ config in
      * test_config_json_as_shipped); an entry's layer number past 2^31 is not read (it was every
      * layer); mxfp4 with an empty list still quantizes the experts alone
-     * (gpt-oss-120b's 65,169,175,680 B) */
+     * (gpt-oss-120b's 65,190,340,224 B) */
     {IC_TEST_DIR "/fixtures/qwen2.5-7b-awq-list-config.json", "h100", true, 0,
      {"\"weight_read_bytes\": 4480259182,"},
      "2 entries of its list not read"},
     {IC_TEST_DIR "/fixtures/gpt-oss-120b-mxfp4-empty-list-config.json", "h100", true, 0,
-     {"\"weights_bytes\": 65169175680,"},
+     {"\"weights_bytes\": 65190340224,"},
      NULL},
     /* Qwen3-30B-A3B-FP8's own config (ai-dynamo/aiconfigurator's copy): its
      * list names each layer's norms and router gate, parts it does not

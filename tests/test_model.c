@@ -78,9 +78,16 @@ START_TEST(test_windows)
 
     load("gpt-oss-120b"); /* 18 of 36 layers window 128; 2*8*64 = 1024 values/layer */
     ck_assert_uint_eq(ic_model_kv_values(&S, 1000), (UINT64_C(18) * 1000 + 18 * 128) * 1024);
-    /* gpt-oss has biases on q, k, v and o (attention_bias: true) */
+    /* gpt-oss has biases on q, k, v and o (attention_bias: true) and a
+     * sink a query head */
     ck_assert_uint_eq(S.group_params[IC_PG_ATTN_HEADS],
-                      UINT64_C(36) * (2 * 2880 * 64 * 64 + 64 * 64 + 2880));
+                      UINT64_C(36) * (2 * 2880 * 64 * 64 + 64 * 64 + 2880 + 64));
+    /* with each expert's biases (2 x 2880 + 2880) and the router's (128 a
+     * layer): 116,829,156,672, the checkpoint's total (its model card's
+     * 116.83B) */
+    ck_assert_uint_eq(S.group_params[IC_PG_EXPERTS],
+                      UINT64_C(36) * 128 * (3 * 2880 * 2880 + 3 * 2880));
+    ck_assert_uint_eq(S.params_total, UINT64_C(116829156672));
 
     load("qwen2.5-7b"); /* Qwen2: q/k/v biases, none on o: 28 * (3584 + 2 * 512) */
     ck_assert_uint_eq(S.group_params[IC_PG_ATTN_HEADS],

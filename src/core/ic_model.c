@@ -1258,6 +1258,8 @@ static const struct family {
                                   (DeepSeek-V3's e_score_correction_bias) */
     bool mamba;                /* Mamba2 layers and a shared MLP (Granite 4.0-H) */
     bool nemotron;             /* one mixer or MLP a block (Nemotron-H) */
+    bool expert_bias;          /* biases on each expert's gate/up (2 x width) and down (D) */
+    bool sinks;                /* a learned attention sink a query head */
 } families[] = {
     {.model_type = "qwen2", .qkv_bias_only = true},
     /* Qwen3 and Qwen3-MoE (transformers' Qwen3Attention): q_norm and k_norm
@@ -1294,6 +1296,9 @@ static const struct family {
     /* Seed-OSS (SeedOssAttention): attention_bias on q/k/v, o's bias its
      * own key, attention_out_bias */
     {.model_type = "seed_oss", .no_o_bias = true, .o_bias_key = true},
+    /* gpt-oss (GptOssExperts, GptOssTopKRouter, GptOssAttention): biases on
+     * every expert's projections and on the router, a sink a head */
+    {.model_type = "gpt_oss", .router_bias = true, .expert_bias = true, .sinks = true},
     /* DeepSeek-V3 (and V3.2, Kimi K2): DeepseekV3TopkRouter's
      * e_score_correction_bias */
     {.model_type = "deepseek_v3", .router_bias = true},
@@ -2110,7 +2115,7 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
         const uint64_t qw = has(m, IC_MF_ATTN_GATE) ? m->attn_output_gate : fam->gate;
         s.attn_gate = qw;
         attn_heads = add(&c, mul(&c, 2 + qw, mul(&c, D, mul(&c, H, hd))),
-                         (1 + qw) * qkv_bias * H * hd + o_bias * D);
+                         (1 + qw) * qkv_bias * H * hd + o_bias * D + (fam->sinks ? H : 0));
         attn_kv = add(&c, mul(&c, 2, mul(&c, D, mul(&c, Hkv, hd))), qkv_bias * 2 * Hkv * hd);
         repl = 0;
     }
@@ -2166,7 +2171,9 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
         n_moe = nh[IC_BLOCK_MOE];
     const uint64_t n_dense = nem ? nh[IC_BLOCK_MLP] : L - n_moe;
     const uint64_t mlp_mats = nem ? 2 : 3;
-    const uint64_t expert = mul(&c, mlp_mats, mul(&c, D, Fe)); /* (gate,) up, down */
+    /* (gate,) up, down, and gpt-oss's biases on them */
+    const uint64_t expert = add(&c, mul(&c, mlp_mats, mul(&c, D, Fe)),
+                                fam->expert_bias ? add(&c, 2 * Fe, D) : 0);
     /* Granite's shared MLP: shared_intermediate_size, 1024 where absent
      * (GraniteMoeHybridConfig's default) */
     const uint64_t granite_shared =
