@@ -545,7 +545,14 @@ END_TEST
  * wrapper, a Mistral: 32 x 128 query heads over 8, tied; its Pixtral
  * tower not counted): a layer 2 x 3072 x 4096 + 2 x 3072 x 1024 + 3 x
  * 3072 x 9216 + 2 x 3072 = 116,398,080, x 26 + 131072 x 3072 + 3072 =
- * 3,429,006,336 (by hand only: the published totals count the tower). */
+ * 3,429,006,336 (by hand only: the published totals count the tower).
+ * Aya Expanse 8B (cohere: attention and MLP side by side after one norm,
+ * tied without the key): a layer 2 x 4096^2 + 2 x 4096 x 1024 + 3 x 4096 x
+ * 14336 + 4096 = 218,107,904, x 32 + 256000 x 4096 + 4096 = 8,028,033,024,
+ * its checkpoint's total; Command R+'s use_qk_norm adds a LayerNorm of
+ * head_dim a query and KV head, 32 x (32 + 8) x 128 = 163,840. Command R7B
+ * (cohere2, the same sizes, three sliding layers of 4096 to one full):
+ * 8,028,033,024 by the same sums. */
 START_TEST(test_llama_like_families)
 {
     struct ic_model_stats st;
@@ -572,6 +579,16 @@ START_TEST(test_llama_like_families)
     struct ic_err e = {0};
     ck_assert_int_eq(ic_model_load(IC_TEST_DIR "/fixtures/ministral-3-3b-config.json", M, &e), 0);
     ck_assert_ptr_nonnull(strstr(M->tower, "vision_config"));
+    ic_test_fixture_stats("aya-expanse-8b-config.json", &st);
+    ck_assert_uint_eq(st.params_total, UINT64_C(8028033024));
+    ck_assert(st.embed_tied);
+    ck_assert_int_eq(ic_model_load(IC_TEST_DIR "/fixtures/aya-expanse-8b-config.json", M, &e), 0);
+    M->use_qk_norm = true;
+    ck_assert_int_eq(ic_model_derive(M, &st, &e), 0);
+    ck_assert_uint_eq(st.params_total, UINT64_C(8028033024) + 163840);
+    ic_test_fixture_stats("command-r7b-config.json", &st);
+    ck_assert_uint_eq(st.params_total, UINT64_C(8028033024));
+    ck_assert_uint_eq(st.n_window_layers, 24);
 }
 END_TEST
 

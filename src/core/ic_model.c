@@ -1175,7 +1175,7 @@ static const char *const read_types[] = {
     "llama4", "llama4_text", "qwen3_next", "qwen3_5", "qwen3_5_text", "qwen3_5_moe",
     "qwen3_5_moe_text", "granitemoehybrid", "qwen3_vl", "qwen3_vl_text", "qwen3_vl_moe",
     "qwen3_vl_moe_text", "olmo2", "olmo3", "smollm3", "seed_oss", "granite", "nemotron_h",
-    "ministral3"};
+    "ministral3", "cohere", "cohere2"};
 
 static bool type_read(const char *t)
 {
@@ -1233,8 +1233,9 @@ enum { QK_NONE = 0, QK_HEAD, QK_FULL };
 static const struct family {
     const char *model_type;
     bool qkv_bias_only;        /* q/k/v biases always, none on o (Qwen2) */
-    uint64_t extra_norms;      /* RMSNorm weight vectors a layer beyond its two (Gemma's
-                                  post-attention and post-MLP norms) */
+    uint64_t norms;            /* norm weight vectors a layer: 2 where 0 (Gemma's four,
+                                  with post-attention and post-MLP norms; Cohere's one,
+                                  before its parallel attention and MLP) */
     uint64_t sliding_pattern;  /* layer i global iff (i+1) % p == 0; 0 = none */
     bool no_o_bias;            /* attention_bias biases q/k/v, never o */
     bool o_bias_key;           /* ... and attention_out_bias biases o */
@@ -1260,6 +1261,7 @@ static const struct family {
     bool nemotron;             /* one mixer or MLP a block (Nemotron-H) */
     bool expert_bias;          /* biases on each expert's gate/up (2 x width) and down (D) */
     bool sinks;                /* a learned attention sink a query head */
+    bool tie_default;          /* the embeddings tied where the config does not say */
 } families[] = {
     {.model_type = "qwen2", .qkv_bias_only = true},
     /* Qwen3 and Qwen3-MoE (transformers' Qwen3Attention): q_norm and k_norm
@@ -1271,13 +1273,23 @@ static const struct family {
     {.model_type = "qwen3_vl_text", .qk_norm = QK_HEAD},
     {.model_type = "qwen3_vl_moe", .qk_norm = QK_HEAD},
     {.model_type = "qwen3_vl_moe_text", .qk_norm = QK_HEAD},
+    /* Cohere (Command R, Aya Expanse; CohereDecoderLayer): attention and
+     * the MLP side by side after one LayerNorm (a weight, no bias), a
+     * LayerNorm of head_dim for each query and KV head where use_qk_norm
+     * (Command R+'s), tied embeddings where the config does not say
+     * (CohereConfig's default); Cohere 2 (Command R7B, Command A) the same
+     * without q/k norms, three sliding layers to one global where the
+     * config states no pattern (Cohere2Config's sliding_window_pattern 4) */
+    {.model_type = "cohere", .norms = 1, .qk_norm = QK_FULL, .qk_key = true,
+     .tie_default = true},
+    {.model_type = "cohere2", .norms = 1, .sliding_pattern = 4, .tie_default = true},
     /* Gemma 2: pre/post attention and MLP norms; even layers slide */
-    {.model_type = "gemma2", .extra_norms = 2, .sliding_pattern = 2},
+    {.model_type = "gemma2", .norms = 4, .sliding_pattern = 2},
     /* Gemma 3: five sliding layers to one global (Gemma3TextConfig's
      * sliding_window_pattern 6) where the config states no pattern; q_norm
      * and k_norm of head_dim (Gemma3Attention) */
-    {.model_type = "gemma3_text", .extra_norms = 2, .sliding_pattern = 6, .qk_norm = QK_HEAD},
-    {.model_type = "gemma3", .extra_norms = 2, .sliding_pattern = 6, .qk_norm = QK_HEAD},
+    {.model_type = "gemma3_text", .norms = 4, .sliding_pattern = 6, .qk_norm = QK_HEAD},
+    {.model_type = "gemma3", .norms = 4, .sliding_pattern = 6, .qk_norm = QK_HEAD},
     /* OLMoE (OlmoeAttention): q_norm over hidden_size, k_norm over the KV
      * heads' width; OLMo 2 and 3 the same (Olmo2Attention, Olmo3Attention),
      * with their two norms after the attention and the MLP in place of
@@ -2119,7 +2131,7 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
         attn_kv = add(&c, mul(&c, 2, mul(&c, D, mul(&c, Hkv, hd))), qkv_bias * 2 * Hkv * hd);
         repl = 0;
     }
-    repl = add(&c, repl, (2 + fam->extra_norms) * D);
+    repl = add(&c, repl, (fam->norms ? fam->norms : 2) * D);
     /* A Gated DeltaNet layer (transformers' Qwen3NextGatedDeltaNet; Qwen3.5
      * splits in_proj the same widths four ways): in_proj_qkvz D -> 2 kd +
      * 2 vd, in_proj_ba D -> 2 nv, a depthwise conv1d over q, k and v
@@ -2608,13 +2620,15 @@ int ic_model_load(const char *path, struct ic_model *out, struct ic_err *err)
     if (m->from_config_json) {
         /* Without the key, the model's own config class decides:
          * transformers' GemmaConfig, Gemma2Config and Gemma3TextConfig tie
-         * the embeddings (Gemma's configs leave the key out), LlamaConfig,
+         * the embeddings (Gemma's configs leave the key out), as do
+         * CohereConfig and Cohere2Config; LlamaConfig,
          * MistralConfig, Qwen2/Qwen3(Moe)Config, Phi3Config,
          * DeepseekV2/V3Config and the others read here do not (a config
          * without a model_type is read as a Llama). PretrainedConfig's own
          * default (tied) applies to none of them. */
         if (!m->locs[IC_MF_TIE].line)
-            m->tie_word_embeddings = strncmp(m->model_type, "gemma", 5) == 0;
+            m->tie_word_embeddings =
+                strncmp(m->model_type, "gemma", 5) == 0 || family_of(m)->tie_default;
         /* Name a config.json after its folder or file: ".../Qwen2.5-7B/config.json";
          * standard input ("-", /dev/stdin) is "stdin". */
         const char *slash = strrchr(path, '/');
