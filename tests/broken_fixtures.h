@@ -147,7 +147,10 @@ static const struct broken broken[] = {
     {"config-missing-heads.json", true, 1, 1, "missing 'num_attention_heads'", NULL},
     /* a model_type whose layers are not counted as a Llama's (Mamba
      * hybrids, encoders...): refused at the key, not misread */
-    {"config-jamba.json", true, 2, 17, "model_type 'jamba' is not one infcalc reads", NULL},
+    /* the hint lists every model_type read, whole to its last words */
+    {"config-jamba.json", true, 2, 17, "model_type 'jamba' is not one infcalc reads",
+     "; a decoder of the same shape under another name may say one of these (its counts "
+     "are then yours to check)"},
     /* refused at its model_type, not at a key before it that such a model
      * means otherwise (MiniMax-M3's moe_layer_freq list) */
     {"config-unread-type-last.json", true, 5, 17, "model_type 'minimax_m3' is not one infcalc reads",
@@ -284,6 +287,12 @@ static const struct broken broken[] = {
     {"config-nemotron-latent.json", true, 20, 22, "'moe_latent_size' (a latent MoE", NULL},
     {"config-nemotron-moe-no-experts.json", true, 10, 30,
      "2 MoE blocks but no expert count ('n_routed_experts')", NULL},
+    {"config-nemotron-head-dims.json", true, 17, 25,
+     "'attention_head_dim' (64) contradicts 'head_dim' (128)", NULL},
+    {"config-nemotron-no-shared-width.json", true, 10, 30,
+     "2 MoE blocks but no 'moe_shared_expert_intermediate_size'", NULL},
+    {"config-nemotron-granite-key.json", true, 17, 20,
+     "'mamba_d_state' is not read for model_type 'nemotron_h'", "Mamba hybrid"},
     {"config-llama-nemotron-pattern.json", true, 9, 30,
      "'hybrid_override_pattern' is not read for model_type 'llama'", "hybrid of another"},
     {"model-mamba-no-type.yaml", true, 9, 16,

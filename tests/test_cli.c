@@ -1333,6 +1333,17 @@ static const struct qcase {
     {IC_TEST_DIR "/fixtures/gpt-oss-120b-mxfp4-empty-list-config.json", "h100", true, 0,
      {"\"weights_bytes\": 65190340224,"},
      NULL},
+    /* A ModelOpt FP8 list on Nemotron 3 Nano naming each attention block's
+     * mixer.q/k/v/o_proj and each Mamba2 block's conv1d: the KV projections
+     * (in the attention blocks only) are kept whole, 8,257,536 x 2 B; the
+     * q/o projections share their group with the Mamba2 blocks' projections,
+     * so it is named in some blocks only and counted as fp8 (said); the
+     * conv1d is a small part. Embedding and head 704,643,072 x 2 B, the
+     * other 30,865,039,680 at 1 B: 32,290,840,896 B */
+    {IC_TEST_DIR "/fixtures/nemotron-3-nano-fp8-attn-kept-config.json", "h100", true, 0,
+     {"\"weights_bytes\": 32290840896,",
+      "\"weights_kept\": \"embedding, lm_head, attn_kv at bf16\""},
+     "its list names in some layers only (counted as quantized): attn_heads"},
     /* Qwen3-30B-A3B-FP8's own config (ai-dynamo/aiconfigurator's copy): its
      * list names each layer's norms and router gate, parts it does not
      * model, and no attention (post_attention_layernorm is a norm): the

@@ -468,7 +468,7 @@ END_TEST
  * over 8 KV heads, F 12288, vocab 151936, untied): embedding and head 2 x
  * 151936 x 4096 = 1,244,659,712; a layer q, o 2 x 4096 x 4096 + k, v 2 x
  * 4096 x 1024 + MLP 3 x 4096 x 12288 + norms 2 x 4096 + q/k norms 2 x 128 =
- * 201,335,040, x 36 = 7,248,061,440; final norm 4096: 8,190,735,360, the
+ * 192,946,432, x 36 = 6,946,071,552; final norm 4096: 8,190,735,360, the
  * safetensors total of Qwen/Qwen3-8B (8,190,726,144 before the q/k norms,
  * 36 x 256 short). Gemma 3 1B (D 1152, 26 layers, 4 x 256 over 1 KV head,
  * F 6912, vocab 262144, tied, four norms a layer): 262144 x 1152 =
@@ -621,7 +621,10 @@ END_TEST
  * an MLP 2 x 4480 x 15680 = 140,492,800; 27 x 147,446,144 + 4 x
  * 55,050,240 + 25 x 140,492,800 + 57 x 4480 + 2 x 131072 x 4480 =
  * 8,888,227,328, its published total. The same with layers_block_type's
- * words and attention_head_dim (older configs' keys; D / H would be 112). */
+ * words and attention_head_dim (older configs' keys; D / H would be 112),
+ * and with transformers' current words (linear_attention, full_attention)
+ * and no num_hidden_layers. Without n_shared_experts' one shared expert
+ * (n_shared_experts 0) Nemotron 3 Nano is 23 x 19,955,712 smaller. */
 START_TEST(test_nemotron_h)
 {
     struct ic_model_stats st;
@@ -649,6 +652,15 @@ START_TEST(test_nemotron_h)
     ck_assert_uint_eq(st.n_experts, 0);
     ic_test_fixture_stats("nemotron-nano-9b-v2-block-words-config.json", &st);
     ck_assert_uint_eq(st.params_total, UINT64_C(8888227328));
+    ic_test_fixture_stats("nemotron-nano-9b-v2-new-words-config.json", &st);
+    ck_assert_uint_eq(st.params_total, UINT64_C(8888227328));
+    ck_assert_uint_eq(st.n_state_layers, 27);
+    struct ic_err e = {0};
+    ck_assert_int_eq(
+        ic_model_load(IC_TEST_DIR "/fixtures/nemotron-3-nano-30b-a3b-config.json", M, &e), 0);
+    M->n_shared_experts = 0;
+    ck_assert_int_eq(ic_model_derive(M, &st, &e), 0);
+    ck_assert_uint_eq(st.params_total, UINT64_C(31577940288) - UINT64_C(23) * 19955712);
 }
 END_TEST
 

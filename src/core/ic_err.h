@@ -27,7 +27,7 @@ struct ic_err {
     unsigned line;  /* 1-based line, 0 when unknown */
     unsigned col;   /* 1-based column, 0 when unknown */
     char msg[1024]; /* what is wrong and what was expected */
-    char hint[512]; /* optional: "did you mean ..." and the like */
+    char hint[1024]; /* optional: "did you mean ...", the names read, and the like */
 };
 
 /* Fills err (when not NULL) with a message and location and returns code.

@@ -105,8 +105,8 @@ static int ssm_dtype(const struct ic_ydoc *d, yaml_node_t *node, struct ic_model
     int rc = ic_ydoc_error(d, node, err, "'%s' is '%s'; expected float32, "
                                          "bfloat16, float16 or auto",
                            key, t ? t : "(not a scalar)");
-    ic_err_hint(err, "the type the linear-attention layers keep their recurrent state in "
-                     "(Qwen3.5's configs give float32)");
+    ic_err_hint(err, "the type the recurrent state is kept in (Qwen3.5's configs give "
+                     "float32 as mamba_ssm_dtype, Nemotron's as mamba_ssm_cache_dtype)");
     return rc;
 }
 
@@ -131,8 +131,8 @@ static int nh_block_error(const struct ic_ydoc *d, yaml_node_t *node, const char
 {
     int rc = ic_ydoc_error(d, node, err, "%s", what);
     ic_err_hint(err, "Nemotron-H's blocks: hybrid_override_pattern letters M (Mamba2), * "
-                     "(attention), - (MLP) and E (MoE), or layers_block_type words mamba, "
-                     "attention, mlp and moe");
+                     "(attention), - (MLP) and E (MoE), or layers_block_type words mamba (or "
+                     "linear_attention), attention (or full_attention), mlp and moe");
     return rc;
 }
 
@@ -165,7 +165,11 @@ static int read_nh_pattern(const struct ic_ydoc *d, yaml_node_t *node, void *rec
 static int read_nh_blocks(const struct ic_ydoc *d, yaml_node_t *node, void *rec,
                           struct ic_err *err)
 {
-    static const char *const words[] = {"mamba", "attention", "mlp", "moe"};
+    /* the legacy words, and transformers' current ones for the two mixers
+     * (its NemotronHConfig writes linear_attention for mamba and
+     * full_attention for attention) */
+    static const char *const words[] = {"mamba",           "attention", "mlp", "moe",
+                                        "linear_attention", "full_attention"};
     struct ic_model *m = rec;
     if (node->type != YAML_SEQUENCE_NODE)
         return nh_block_error(d, node, "'layers_block_type': expected a list of block "
@@ -187,7 +191,7 @@ static int read_nh_blocks(const struct ic_ydoc *d, yaml_node_t *node, void *rec,
         if (m->n_blocks >= IC_MODEL_MAX_LAYERS)
             return nh_block_error(d, item, "'layers_block_type': more blocks than infcalc "
                                            "reads (1024)", err);
-        m->block_kind[m->n_blocks++] = (uint8_t)w;
+        m->block_kind[m->n_blocks++] = (uint8_t)(w % 4);
     }
     return IC_OK;
 }
@@ -519,6 +523,24 @@ static uint32_t groups_named(const char *entry, long *layer)
             ends_with(e, "dt_bias"))
             return KEEP_SMALL;
         return heads;
+    }
+    if (strstr(e, "mixer")) {
+        /* Nemotron-H: every block's one module is its mixer
+         * (backbone.layers.N.mixer), attention, Mamba2 or MLP: the
+         * attention's projections, Mamba2's in/out projections (the heads
+         * group, its small parts not modelled), the MLP's up/down */
+        if (ends_with(e, "k_proj") || ends_with(e, "v_proj"))
+            return kv;
+        if (ends_with(e, "q_proj") || ends_with(e, "o_proj") || ends_with(e, "in_proj") ||
+            ends_with(e, "out_proj"))
+            return heads;
+        if (ends_with(e, "up_proj") || ends_with(e, "down_proj"))
+            return 1u << IC_PG_MLP;
+        if (ends_with(e, "conv1d") || ends_with(e, "A_log") || ends_with(e, "dt_bias") ||
+            ends_with(e, ".D"))
+            return KEEP_SMALL;
+        if (ends_with(e, "mixer")) /* a whole block's */
+            return heads | kv | 1u << IC_PG_MLP | 1u << IC_PG_SHARED | 1u << IC_PG_EXPERTS;
     }
     if (strstr(e, "attn") || strstr(e, "attention")) {
         /* one projection: MLA's down-projections are replicated */
@@ -1083,15 +1105,14 @@ static const struct ic_schema published_schema = {"published section", published
      read_nh_pattern},                                                                \
     {"layers_block_type", IC_F_CUSTOM, IC_MF_NH_BLOCKS, 0, 0, 0, 0, 0, false, NULL,      \
      read_nh_blocks},                                                                 \
-    CNT("mamba_num_heads", IC_MF_NH_HEADS, mamba_n_heads),                            \
-    CNT("mamba_head_dim", IC_MF_NH_HEAD_DIM, mamba_d_head),                           \
-    CNT("ssm_state_size", IC_MF_NH_STATE, mamba_d_state),                             \
-    CNT("n_groups", IC_MF_NH_GROUPS, mamba_n_groups),                                 \
-    CNT("conv_kernel", IC_MF_NH_CONV, mamba_d_conv),                                  \
-    BOOL("use_conv_bias", IC_MF_NH_CONV_BIAS, mamba_conv_bias),                       \
+    CNT("mamba_num_heads", IC_MF_NH_HEADS, nh_heads),                                 \
+    CNT("mamba_head_dim", IC_MF_NH_HEAD_DIM, nh_head_dim),                            \
+    CNT("ssm_state_size", IC_MF_NH_STATE, nh_state),                                  \
+    CNT("n_groups", IC_MF_NH_GROUPS, nh_groups),                                      \
+    CNT("conv_kernel", IC_MF_NH_CONV, nh_conv),                                       \
+    BOOL("use_conv_bias", IC_MF_NH_CONV_BIAS, nh_conv_bias),                          \
     BOOL("use_bias", IC_MF_NH_BIAS, nh_use_bias),                                     \
-    CNT("moe_shared_expert_intermediate_size", IC_MF_NH_SHARED,                       \
-        shared_expert_intermediate_size),                                             \
+    CNT("moe_shared_expert_intermediate_size", IC_MF_NH_SHARED, nh_shared),           \
     CNT("moe_latent_size", IC_MF_NH_LATENT, moe_latent_size),                         \
     CNT("attention_head_dim", IC_MF_NH_ATTN_HEAD_DIM, attention_head_dim),            \
     {"mamba_ssm_cache_dtype", IC_F_CUSTOM, IC_MF_NH_SSM_DTYPE, 0, 0, 0, 0, 0, false, NULL, \
@@ -1323,9 +1344,9 @@ static const struct family {
     {.model_type = "glm4_moe", .no_o_bias = true, .qk_norm = QK_HEAD, .qk_key = true,
      .router_bias = true},
     /* MiniMax-M2 (MiniMaxM2Attention): q_norm over all query heads, k_norm
-     * over the KV heads (use_qk_norm, qk_norm_type per_layer); its routing
-     * bias */
-    {.model_type = "minimax_m2", .qk_norm = QK_FULL, .qk_key = true, .router_bias = true},
+     * over the KV heads, always (its config's use_qk_norm true, a key
+     * MiniMaxM2Config does not read); its routing bias */
+    {.model_type = "minimax_m2", .qk_norm = QK_FULL, .router_bias = true},
     /* Llama 4 (transformers' Llama4TextMoe): a shared_expert of
      * intermediate_size beside the routed ones in every MoE layer;
      * Llama4TextConfig's attention_chunk_size=8192, intermediate_size_mlp=16384
@@ -1550,16 +1571,36 @@ static int derive_totals(struct ctx *c, struct ic_model_stats *s)
     return IC_OK;
 }
 
+/* A key and the field it fills. */
+struct key_name {
+    int id;
+    const char *key;
+};
+
+/* The first of keys[] the file gives, refused as not read for this
+ * model_type (a family's keys on another, where they would be dropped or
+ * change its counts without a word): why names who reads it. */
+static int refuse_keys(const struct ctx *c, const struct key_name *keys, size_t n,
+                       const char *why, const char *hint)
+{
+    const struct ic_model *m = c->m;
+    for (size_t i = 0; i < n; i++)
+        if (has(m, keys[i].id)) {
+            int rc = at(c, keys[i].id, "'%s' is not read for model_type '%s': %s", keys[i].key,
+                        m->model_type[0] ? m->model_type : "(none given)", why);
+            ic_err_hint(c->err, "%s", hint);
+            return rc;
+        }
+    return IC_OK;
+}
+
 /* Nemotron-H's blocks counted by kind (nh[IC_BLOCK_*]); its keys refused on
  * another model_type, where they would be dropped without a word. */
 static int nemotron_blocks(const struct ctx *c, const struct family *fam, uint64_t nh[4])
 {
     const struct ic_model *m = c->m;
     if (!fam->nemotron) {
-        static const struct {
-            int id;
-            const char *key;
-        } keys[] = {
+        static const struct key_name keys[] = {
             {IC_MF_NH_PATTERN, "hybrid_override_pattern"},
             {IC_MF_NH_BLOCKS, "layers_block_type"},
             {IC_MF_NH_HEADS, "mamba_num_heads"},
@@ -1569,16 +1610,8 @@ static int nemotron_blocks(const struct ctx *c, const struct family *fam, uint64
             {IC_MF_NH_LATENT, "moe_latent_size"},
             {IC_MF_NH_SSM_DTYPE, "mamba_ssm_cache_dtype"},
         };
-        for (size_t i = 0; i < N(keys); i++)
-            if (has(m, keys[i].id)) {
-                int rc = at(c, keys[i].id,
-                            "'%s' is not read for model_type '%s': Nemotron-H's blocks are "
-                            "read for nemotron_h",
-                            keys[i].key, m->model_type[0] ? m->model_type : "(none given)");
-                ic_err_hint(c->err, "a hybrid of another model_type is not read");
-                return rc;
-            }
-        return IC_OK;
+        return refuse_keys(c, keys, N(keys), "Nemotron-H's blocks are read for nemotron_h",
+                           "a hybrid of another model_type is not read");
     }
     if (!has(m, IC_MF_NH_PATTERN) && !has(m, IC_MF_NH_BLOCKS))
         return at(c, IC_MF_MODEL_TYPE,
@@ -1589,7 +1622,8 @@ static int nemotron_blocks(const struct ctx *c, const struct family *fam, uint64
         return at(c, IC_MF_NH_BLOCKS, "both 'hybrid_override_pattern' and "
                                       "'layers_block_type' are given; expected one");
     const int id = has(m, IC_MF_NH_PATTERN) ? IC_MF_NH_PATTERN : IC_MF_NH_BLOCKS;
-    if (m->n_blocks != m->num_hidden_layers)
+    /* num_hidden_layers, where given (newer configs leave it to the blocks) */
+    if (has(m, IC_MF_LAYERS) && m->n_blocks != m->num_hidden_layers)
         return at(c, id, "'%s' has %u blocks but num_hidden_layers is %llu",
                   id == IC_MF_NH_PATTERN ? "hybrid_override_pattern" : "layers_block_type",
                   m->n_blocks, (unsigned long long)m->num_hidden_layers);
@@ -1627,8 +1661,13 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
     const bool moe_width = has(m, IC_MF_MOE_INTERMEDIATE) &&
                            (has(m, IC_MF_NUM_LOCAL_EXPERTS) || has(m, IC_MF_N_ROUTED_EXPERTS) ||
                             has(m, IC_MF_NUM_EXPERTS));
+    /* a Nemotron-H's blocks say how many there are (newer configs leave
+     * num_hidden_layers out) */
+    const bool blocks_given = family_of(m)->nemotron &&
+                              (has(m, IC_MF_NH_PATTERN) || has(m, IC_MF_NH_BLOCKS));
     for (size_t i = 0; i < N(required); i++)
-        if (!has(m, required[i].id) && !(required[i].id == IC_MF_INTERMEDIATE && moe_width)) {
+        if (!has(m, required[i].id) && !(required[i].id == IC_MF_INTERMEDIATE && moe_width) &&
+            !(required[i].id == IC_MF_LAYERS && blocks_given)) {
             int mrc = ic_err_set(err, IC_EINVAL, m->path, m->root.line, m->root.col,
                                 "missing '%s'; expected the model's architecture (or "
                                 "'parameters' and 'kv_values_per_token' for a "
@@ -1643,8 +1682,9 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
     const uint64_t H = m->num_attention_heads, V = m->vocab_size;
     const uint64_t Hkv = has(m, IC_MF_KV_HEADS) ? m->num_key_value_heads : H;
     if ((rc = check_range(&c, IC_MF_HIDDEN, "hidden_size", D, 1, 1u << 20)) ||
-        (rc = check_range(&c, IC_MF_LAYERS, "num_hidden_layers", m->num_hidden_layers, 1,
-                          IC_MODEL_MAX_LAYERS)) ||
+        (has(m, IC_MF_LAYERS) &&
+         (rc = check_range(&c, IC_MF_LAYERS, "num_hidden_layers", m->num_hidden_layers, 1,
+                           IC_MODEL_MAX_LAYERS))) ||
         (rc = check_range(&c, IC_MF_HEADS, "num_attention_heads", H, 1, 1u << 14)) ||
         (rc = check_range(&c, IC_MF_VOCAB, "vocab_size", V, 1, 1u << 24)) ||
         (has(m, IC_MF_INTERMEDIATE) &&
@@ -1663,7 +1703,7 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
     const uint64_t L = nem ? nh[IC_BLOCK_MAMBA] + nh[IC_BLOCK_ATTN] : m->num_hidden_layers;
     if (nem && !L)
         return at(&c, has(m, IC_MF_NH_PATTERN) ? IC_MF_NH_PATTERN : IC_MF_NH_BLOCKS,
-                  "no Mamba2 or attention block: the blocks are all MLPs");
+                  "no Mamba2 or attention block: the blocks are all MLP or MoE blocks");
     if ((rc = check_max_pos(&c)))
         return rc;
     if (H % Hkv)
@@ -1675,9 +1715,15 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
     if (has(m, IC_MF_HEAD_DIM)) {
         if ((rc = check_range(&c, IC_MF_HEAD_DIM, "head_dim", hd, 1, 1u << 14)))
             return rc;
-    } else if (nem && has(m, IC_MF_NH_ATTN_HEAD_DIM)) {
-        /* Nemotron-H's older configs name it attention_head_dim */
-        hd = m->attention_head_dim;
+        if (nem && has(m, IC_MF_NH_ATTN_HEAD_DIM) && m->attention_head_dim != hd)
+            return at(&c, IC_MF_NH_ATTN_HEAD_DIM,
+                      "'attention_head_dim' (%llu) contradicts 'head_dim' (%llu); expected "
+                      "one head width",
+                      (unsigned long long)m->attention_head_dim, (unsigned long long)hd);
+    } else if (nem) {
+        /* Nemotron-H's older configs name it attention_head_dim;
+         * NemotronHConfig's head_dim=128 where neither is given */
+        hd = has(m, IC_MF_NH_ATTN_HEAD_DIM) ? m->attention_head_dim : 128;
         if ((rc = check_range(&c, IC_MF_NH_ATTN_HEAD_DIM, "attention_head_dim", hd, 1,
                               1u << 14)))
             return rc;
@@ -1799,6 +1845,11 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
                   "experts work in a projected width not counted here");
     if (nem && !nh[IC_BLOCK_MOE])
         E = k = Fe = 0; /* expert keys that no block uses */
+    if (nem && E && !has(m, IC_MF_NH_SHARED) && !(has(m, IC_MF_N_SHARED) && !m->n_shared_experts))
+        return at(&c, has(m, IC_MF_NH_PATTERN) ? IC_MF_NH_PATTERN : IC_MF_NH_BLOCKS,
+                  "%llu MoE blocks but no 'moe_shared_expert_intermediate_size' (the shared "
+                  "expert's width; n_shared_experts 0 for none)",
+                  (unsigned long long)nh[IC_BLOCK_MOE]);
     /* Llama 4's chunked local attention: a RoPE layer attends within its
      * chunk of attention_chunk_size tokens, a NoPE layer to every token */
     const uint64_t chunk_size = has(m, IC_MF_CHUNK) ? m->attention_chunk_size : fam->chunk;
@@ -1975,19 +2026,18 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
     }
 
     /* Mamba2 layers (Granite 4.0-H: layer_types' "mamba"), and Granite's
-     * shared MLP width, read for that model_type alone */
+     * shared MLP width, read for that model_type alone (Nemotron-H's have
+     * names of their own; its configs carry a mamba_proj_bias, false, that
+     * neither transformers nor vLLM reads) */
     {
-        static const struct {
-            int id;
-            const char *key;
-        } mk[] = {
+        static const struct key_name mk[] = {
             {IC_MF_MAMBA_HEADS, "mamba_n_heads"},   {IC_MF_MAMBA_HEAD_DIM, "mamba_d_head"},
             {IC_MF_MAMBA_STATE, "mamba_d_state"},   {IC_MF_MAMBA_CONV, "mamba_d_conv"},
             {IC_MF_MAMBA_GROUPS, "mamba_n_groups"}, {IC_MF_MAMBA_EXPAND, "mamba_expand"},
             {IC_MF_MAMBA_CONV_BIAS, "mamba_conv_bias"},
-            {IC_MF_MAMBA_PROJ_BIAS, "mamba_proj_bias"},
+            {IC_MF_MAMBA_PROJ_BIAS, "mamba_proj_bias"}, /* last: read by neither */
         };
-        if (!fam->mamba && !nem) {
+        if (!fam->mamba) {
             if (has(m, IC_MF_SHARED_MINIMAX) && m->shared_intermediate) {
                 rc = at(&c, IC_MF_SHARED_MINIMAX,
                         "'shared_intermediate_size' other than 0 is not read: a shared "
@@ -2002,16 +2052,23 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
                           "'layer_types' entry 'attention' is read for granitemoehybrid "
                           "(Granite 4.0); model_type '%s' names full_attention",
                           m->model_type[0] ? m->model_type : "(none given)");
-            for (size_t i = 0; i < N(mk); i++)
-                if (has(m, mk[i].id) || (i == 0 && m->layer_types_mamba)) {
-                    rc = at(&c, has(m, mk[i].id) ? mk[i].id : IC_MF_LAYER_TYPES,
-                            "'%s' is not read for model_type '%s': Mamba2 layers are read "
-                            "for granitemoehybrid (Granite 4.0-H)",
-                            has(m, mk[i].id) ? mk[i].key : "layer_types: mamba",
-                            m->model_type[0] ? m->model_type : "(none given)");
-                    ic_err_hint(err, "a Mamba hybrid of another model_type is not read");
-                    return rc;
-                }
+            if ((rc = refuse_keys(&c, mk, N(mk) - nem,
+                                  nem ? "Granite 4.0-H's Mamba2 keys are read for "
+                                        "granitemoehybrid; nemotron_h reads mamba_num_heads, "
+                                        "mamba_head_dim, ssm_state_size, n_groups, "
+                                        "conv_kernel, use_conv_bias and use_bias"
+                                      : "Mamba2 layers are read for granitemoehybrid "
+                                        "(Granite 4.0-H) and nemotron_h",
+                                  "a Mamba hybrid of another model_type is not read")))
+                return rc;
+            if (m->layer_types_mamba && !nem) {
+                rc = at(&c, IC_MF_LAYER_TYPES,
+                        "'layer_types: mamba' is not read for model_type '%s': Mamba2 layers "
+                        "are read for granitemoehybrid (Granite 4.0-H) and nemotron_h",
+                        m->model_type[0] ? m->model_type : "(none given)");
+                ic_err_hint(err, "a Mamba hybrid of another model_type is not read");
+                return rc;
+            }
         }
     }
     uint64_t n_mamba = 0;
@@ -2046,13 +2103,13 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
                           (unsigned long long)n_mamba,
                           (unsigned long long)(nem ? m->n_blocks : L),
                           nem ? "blocks" : "layers", name[i]);
-        mh = m->mamba_n_heads;
-        mhd = m->mamba_d_head;
-        mn = m->mamba_d_state;
-        mconv = m->mamba_d_conv;
+        mh = nem ? m->nh_heads : m->mamba_n_heads;
+        mhd = nem ? m->nh_head_dim : m->mamba_d_head;
+        mn = nem ? m->nh_state : m->mamba_d_state;
+        mconv = nem ? m->nh_conv : m->mamba_d_conv;
         /* GraniteMoeHybridConfig's mamba_n_groups=1 where absent,
          * NemotronHConfig's n_groups=8 */
-        mg = has(m, id[4]) ? m->mamba_n_groups : nem ? 8 : 1;
+        mg = !has(m, id[4]) ? (nem ? 8 : 1) : nem ? m->nh_groups : m->mamba_n_groups;
         if ((rc = check_range(&c, id[0], name[0], mh, 1, 1u << 14)) ||
             (rc = check_range(&c, id[1], name[1], mhd, 1, 1u << 14)) ||
             (rc = check_range(&c, id[2], name[2], mn, 1, 1u << 14)) ||
@@ -2154,13 +2211,13 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
     const uint64_t in_w = add(&c, add(&c, di, mconv_dim), mh);
     /* (Nemotron-H: use_conv_bias, true where absent; use_bias on both
      * projections) */
-    const uint64_t conv_bias =
-        has(m, IC_MF_MAMBA_CONV_BIAS) || has(m, IC_MF_NH_CONV_BIAS) ? m->mamba_conv_bias : 1;
+    const uint64_t conv_bias = nem ? (has(m, IC_MF_NH_CONV_BIAS) ? m->nh_conv_bias : 1)
+                                   : (has(m, IC_MF_MAMBA_CONV_BIAS) ? m->mamba_conv_bias : 1);
     uint64_t mamba_heads = mul(&c, D, in_w);
     mamba_heads = add(&c, mamba_heads, mul(&c, mconv_dim, mconv + conv_bias));
     mamba_heads = add(&c, mamba_heads, add(&c, 3 * mh, di));
     mamba_heads = add(&c, mamba_heads, mul(&c, di, D));
-    if (m->mamba_proj_bias || (nem && m->nh_use_bias))
+    if (nem ? m->nh_use_bias : m->mamba_proj_bias)
         mamba_heads = add(&c, mamba_heads, add(&c, in_w, D));
     /* the layers with a fixed state, one kind a model */
     const uint64_t n_state = n_linear + n_mamba;
@@ -2192,8 +2249,10 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
         has(m, IC_MF_SHARED_MINIMAX) ? m->shared_intermediate : fam->mamba ? 1024 : 0;
     uint64_t shared = 0, sf = 0;
     if (E) {
-        sf = has(m, IC_MF_SHARED_INTERMEDIATE) || has(m, IC_MF_NH_SHARED)
-                 ? m->shared_expert_intermediate_size
+        /* Nemotron-H: n_shared_experts (1 where absent) of
+         * moe_shared_expert_intermediate_size, as vLLM's NemotronHMoE */
+        sf = nem ? mul(&c, m->nh_shared, has(m, IC_MF_N_SHARED) ? m->n_shared_experts : 1)
+             : has(m, IC_MF_SHARED_INTERMEDIATE) ? m->shared_expert_intermediate_size
              : fam->one_shared                 ? Fe
              : fam->mamba                      ? granite_shared
                                                : mul(&c, m->n_shared_experts, Fe);
@@ -2228,9 +2287,10 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
                       "'shared_intermediate_size' is 0 on a model without experts: its "
                       "layers would have no MLP");
         const int mrc = ic_err_set(err, IC_EINVAL, m->path, m->root.line, m->root.col,
-                                   "missing 'intermediate_size': %llu of the %llu layers have "
-                                   "a dense MLP",
-                                   (unsigned long long)n_dense, (unsigned long long)L);
+                                   "missing 'intermediate_size': %llu of the %llu %s",
+                                   (unsigned long long)n_dense,
+                                   (unsigned long long)(nem ? m->n_blocks : L),
+                                   nem ? "blocks are MLPs" : "layers have a dense MLP");
         ic_err_hint(err, "add 'intermediate_size:' from the model's config.json");
         return mrc;
     }
@@ -2295,8 +2355,10 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
     if (n_state) {
         /* per sequence and layer, in vLLM's layout: the recurrent state (Gated
          * DeltaNet: nv x dk x dv values; Mamba2: heads x head dim x d_state)
-         * at mamba_ssm_dtype (16-bit where unstated: vLLM's
-         * mamba_ssm_cache_dtype "auto" is the model's), and the convolution's
+         * at mamba_ssm_dtype (mamba_ssm_cache_dtype for Nemotron-H; where
+         * unstated 16-bit, vLLM's mamba_ssm_cache_dtype "auto" being the
+         * model's, but for Nemotron-H float32, NemotronHConfig's default and
+         * the one vLLM's NemotronH config takes for "auto"), and the convolution's
          * last kernel - 1 inputs, conv_dim wide, at 16 bits. Decode per
          * token, per value head of Gated DeltaNet: the gated delta rule's
          * decay of the state (dk dv), its read with the key (2 dk dv), the
@@ -2307,7 +2369,7 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
         const uint64_t values = n_linear ? lv * ldk * ldv : mh * mhd * mn;
         const uint64_t cdim = n_linear ? conv_dim : mconv_dim, kernel = n_linear ? lconv : mconv;
         const uint64_t per_value = n_linear ? 7 : 5;
-        const double ssm = m->ssm_state_bytes ? (double)m->ssm_state_bytes : 2.0;
+        const double ssm = m->ssm_state_bytes ? (double)m->ssm_state_bytes : nem ? 4.0 : 2.0;
         s.state_bytes_per_layer =
             (double)values * ssm + (double)(kernel - 1) * (double)cdim * 2.0;
         s.state_flop_per_token_layer =
@@ -2671,10 +2733,11 @@ int ic_model_load(const char *path, struct ic_model *out, struct ic_err *err)
          * lists each layer's q, k, v and o projections; a Kimi list each
          * dense layer's MLP and each MoE layer's shared expert); otherwise
          * those entries are said */
-        const uint64_t L = m->num_hidden_layers;
-        const bool moe = m->n_experts_field[0] || m->n_experts_field[1] || m->n_experts_field[2];
         /* a Nemotron-H's list numbers its blocks, each of one kind */
-        const bool blocks = family_of(m)->nemotron && m->n_blocks == L;
+        const bool blocks = family_of(m)->nemotron && m->n_blocks &&
+                            (!m->locs[IC_MF_LAYERS].line || m->n_blocks == m->num_hidden_layers);
+        const uint64_t L = blocks ? m->n_blocks : m->num_hidden_layers;
+        const bool moe = m->n_experts_field[0] || m->n_experts_field[1] || m->n_experts_field[2];
         for (int g = 0; g < IC_PG_COUNT; g++) {
             uint64_t in = 0, named = 0; /* the layers that have the group; of them, named */
             for (uint64_t l = 0; l < L && L <= IC_MODEL_MAX_LAYERS; l++) {

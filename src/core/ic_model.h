@@ -118,16 +118,18 @@ struct ic_model {
     bool use_qk_norm;          /* GLM-4.5's and MiniMax-M2's q/k norms (where the family
                                   has them) */
     bool attention_out_bias;   /* Seed-OSS: a bias on o (its attention_bias biases q/k/v) */
-    /* Nemotron-H (nemotron_h): its blocks in order (IC_BLOCK_*); the Mamba2
-     * keys under their names (mamba_num_heads ... into the mamba_* fields
-     * above), use_bias on the Mamba projections, the shared expert's width
-     * (moe_shared_expert_intermediate_size, into
-     * shared_expert_intermediate_size), a latent MoE's width (not read),
-     * attention_head_dim (older configs' head_dim) */
+    /* Nemotron-H (nemotron_h): its blocks in order (IC_BLOCK_*); its Mamba2
+     * keys (mamba_num_heads, mamba_head_dim, ssm_state_size, n_groups,
+     * conv_kernel, use_conv_bias, use_bias on the projections), fields of
+     * their own so that neither family's keys change the other's counts;
+     * the shared expert's width (moe_shared_expert_intermediate_size), a
+     * latent MoE's width (not read), attention_head_dim (older configs'
+     * head_dim) */
     uint32_t n_blocks;
     uint8_t block_kind[IC_MODEL_MAX_LAYERS];
-    bool nh_use_bias;
-    uint64_t moe_latent_size, attention_head_dim;
+    uint64_t nh_heads, nh_head_dim, nh_state, nh_groups, nh_conv;
+    bool nh_conv_bias, nh_use_bias;
+    uint64_t nh_shared, moe_latent_size, attention_head_dim;
     uint32_t ssm_state_bytes;
     /* Mamba2 layers (Granite 4.0-H): heads x head dim (= expand x hidden),
      * the state's width, B/C groups, the convolution's kernel and bias,
