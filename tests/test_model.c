@@ -552,7 +552,12 @@ END_TEST
  * its checkpoint's total; Command R+'s use_qk_norm adds a LayerNorm of
  * head_dim a query and KV head, 32 x (32 + 8) x 128 = 163,840. Command R7B
  * (cohere2, the same sizes, three sliding layers of 4096 to one full):
- * 8,028,033,024 by the same sums. */
+ * 8,028,033,024 by the same sums. GLM-4-9B-0414 (glm4: four norms a layer,
+ * q/k/v biases, none on o; 32 x 128 query heads over 2): a layer 4096 x
+ * 4096 + 4096 + 2 x (4096 x 256 + 256) + 4096 x 4096 + 3 x 4096 x 13696 +
+ * 4 x 4096 = 203,969,024, x 40 + 2 x 151552 x 4096 + 4096 = 9,400,279,040,
+ * the parameter count of a GGUF of GLM-4.6V-Flash's language model, the
+ * same shape. */
 START_TEST(test_llama_like_families)
 {
     struct ic_model_stats st;
@@ -586,6 +591,8 @@ START_TEST(test_llama_like_families)
     M->use_qk_norm = true;
     ck_assert_int_eq(ic_model_derive(M, &st, &e), 0);
     ck_assert_uint_eq(st.params_total, UINT64_C(8028033024) + 163840);
+    ic_test_fixture_stats("glm-4-9b-0414-config.json", &st);
+    ck_assert_uint_eq(st.params_total, UINT64_C(9400279040));
     ic_test_fixture_stats("command-r7b-config.json", &st);
     ck_assert_uint_eq(st.params_total, UINT64_C(8028033024));
     ck_assert_uint_eq(st.n_window_layers, 24);

@@ -1196,7 +1196,7 @@ static const char *const read_types[] = {
     "llama4", "llama4_text", "qwen3_next", "qwen3_5", "qwen3_5_text", "qwen3_5_moe",
     "qwen3_5_moe_text", "granitemoehybrid", "qwen3_vl", "qwen3_vl_text", "qwen3_vl_moe",
     "qwen3_vl_moe_text", "olmo2", "olmo3", "smollm3", "seed_oss", "granite", "nemotron_h",
-    "ministral3", "cohere", "cohere2"};
+    "ministral3", "cohere", "cohere2", "glm4"};
 
 static bool type_read(const char *t)
 {
@@ -1337,6 +1337,10 @@ static const struct family {
     {.model_type = "deepseek_v3", .router_bias = true},
     {.model_type = "deepseek_v32", .router_bias = true},
     {.model_type = "kimi_k2", .router_bias = true},
+    /* GLM-4-0414 (Glm4DecoderLayer): four norms a layer (before and after
+     * the attention and the MLP), q/k/v_proj biased by attention_bias, o_proj
+     * never */
+    {.model_type = "glm4", .norms = 4, .no_o_bias = true},
     /* GLM-4.5/4.6/4.7 (transformers' Glm4MoeAttention): q/k/v_proj take
      * bias=attention_bias, o_proj bias=False; q_norm and k_norm of head_dim
      * where use_qk_norm (GLM-4.5's true, Air's false); the router's
