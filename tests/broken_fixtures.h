@@ -310,6 +310,10 @@ static const struct broken broken[] = {
      "'num_experts' (16) contradicts 'num_local_experts' (8)", NULL},
     {"model-mla-incomplete.yaml", true, 10, 15,
      "kv_lora_rank (MLA) is given but 'qk_rope_head_dim' is missing", NULL},
+    {"config-sliding-letters.json", true, 9, 29,
+     "'sliding_window_pattern' is 'LLXG'; expected a number of layers or letters such as "
+     "\"LLLG\"",
+     "L sliding, G global"},
     {"model-pattern-no-window.yaml", true, 10, 25,
      "'sliding_window_pattern' needs a sliding_window", NULL},
     {"model-totals-no-kv.yaml", true, 5, 13,

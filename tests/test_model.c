@@ -557,7 +557,15 @@ END_TEST
  * 4096 + 4096 + 2 x (4096 x 256 + 256) + 4096 x 4096 + 3 x 4096 x 13696 +
  * 4 x 4096 = 203,969,024, x 40 + 2 x 151552 x 4096 + 4096 = 9,400,279,040,
  * the parameter count of a GGUF of GLM-4.6V-Flash's language model, the
- * same shape. */
+ * same shape. EXAONE 4.0 32B (exaone4: q/k norms of head_dim, its norms
+ * after the attention and the MLP; 40 x 128 over 8; "LLLG"): a layer 2 x
+ * 5120^2 + 2 x 5120 x 1024 + 3 x 5120 x 27392 + 2 x 5120 + 2 x 128 =
+ * 483,666,176, x 64 + 2 x 102400 x 5120 + 5120 = 32,003,216,384 (by hand;
+ * no published total was found), 48 of 64 layers sliding; "GLL" slides
+ * all but layers 0, 3 ... 63, 42 (a pattern of 3 would leave 43). The 1.2B
+ * (tied, no sliding_window beside its pattern: every layer global): a
+ * layer 2 x 2048^2 + 2 x 2048 x 512 + 3 x 2048 x 4096 + 2 x 2048 + 2 x 64 =
+ * 35,655,808, x 30 + 102400 x 2048 + 2048 = 1,279,391,488. */
 START_TEST(test_llama_like_families)
 {
     struct ic_model_stats st;
@@ -591,6 +599,17 @@ START_TEST(test_llama_like_families)
     M->use_qk_norm = true;
     ck_assert_int_eq(ic_model_derive(M, &st, &e), 0);
     ck_assert_uint_eq(st.params_total, UINT64_C(8028033024) + 163840);
+    ic_test_fixture_stats("exaone-4.0-32b-config.json", &st);
+    ck_assert_uint_eq(st.params_total, UINT64_C(32003216384));
+    ck_assert_uint_eq(st.n_window_layers, 48);
+    ck_assert_int_eq(ic_model_load(IC_TEST_DIR "/fixtures/exaone-4.0-32b-config.json", M, &e), 0);
+    snprintf(M->sliding_letters, sizeof M->sliding_letters, "GLL");
+    M->sliding_window_pattern = 3;
+    ck_assert_int_eq(ic_model_derive(M, &st, &e), 0);
+    ck_assert_uint_eq(st.n_window_layers, 42);
+    ic_test_fixture_stats("exaone-4.0-1.2b-config.json", &st);
+    ck_assert_uint_eq(st.params_total, UINT64_C(1279391488));
+    ck_assert_uint_eq(st.n_window_layers, 0);
     ic_test_fixture_stats("glm-4-9b-0414-config.json", &st);
     ck_assert_uint_eq(st.params_total, UINT64_C(9400279040));
     ic_test_fixture_stats("command-r7b-config.json", &st);

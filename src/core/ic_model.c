@@ -410,6 +410,38 @@ static int read_attn_types(const struct ic_ydoc *d, yaml_node_t *node, void *rec
     return rc;
 }
 
+/* sliding_window_pattern: every p-th layer global, as a number, or as
+ * EXAONE 4 may write it, a letter a layer repeated, L sliding and G global
+ * ("LLLG": three sliding layers to one global) */
+static int read_sliding_pattern(const struct ic_ydoc *d, yaml_node_t *node, void *rec,
+                                struct ic_err *err)
+{
+    struct ic_model *m = rec;
+    const char *t = ic_ydoc_scalar(node);
+    char why[64];
+    double v;
+    if (t && node->type == YAML_SCALAR_NODE &&
+        node->data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
+        ic_number_parse(t, &v, why, sizeof why) == IC_OK && v >= 0 && v <= IC_MODEL_MAX_LAYERS &&
+        v == floor(v)) {
+        m->sliding_window_pattern = (uint64_t)v;
+        return IC_OK;
+    }
+    const size_t n = t ? strlen(t) : 0;
+    if (n && n < sizeof m->sliding_letters && strspn(t, "LG") == n) {
+        memcpy(m->sliding_letters, t, n + 1);
+        m->sliding_window_pattern = n;
+        return IC_OK;
+    }
+    int rc = ic_ydoc_error(d, node, err, "'sliding_window_pattern' is '%.40s'; expected a "
+                                         "number of layers or letters such as \"LLLG\"",
+                           t ? t : "(not a scalar)");
+    ic_err_hint(err, "every p-th layer global: p, or a letter a layer, repeated: L sliding, G "
+                     "global (at most %zu letters)",
+                sizeof m->sliding_letters - 1);
+    return rc;
+}
+
 /* shared_intermediate_size: MiniMax's shared expert width (M2 gives 0, all
  * that is read), Granite 4.0's shared MLP width. */
 static int read_shared_minimax(const struct ic_ydoc *d, yaml_node_t *node, void *rec,
@@ -1052,7 +1084,8 @@ static const struct ic_schema published_schema = {"published section", published
     CNT("max_position_embeddings", IC_MF_MAX_POS, max_position_embeddings),          \
     BOOL("attention_bias", IC_MF_ATTN_BIAS, attention_bias),                         \
     CNT("sliding_window", IC_MF_SLIDING_WINDOW, sliding_window),                     \
-    CNT("sliding_window_pattern", IC_MF_SLIDING_PATTERN, sliding_window_pattern),    \
+    {"sliding_window_pattern", IC_F_CUSTOM, IC_MF_SLIDING_PATTERN, 0, 0, 0, 0, 0, false, NULL, \
+     read_sliding_pattern},                                                           \
     {"layer_types", IC_F_CUSTOM, IC_MF_LAYER_TYPES, 0, 0, 0, 0, 0, false, NULL,      \
      read_layer_types},                                                              \
     BOOL("use_sliding_window", IC_MF_USE_SLIDING, use_sliding_window),               \
@@ -1196,7 +1229,7 @@ static const char *const read_types[] = {
     "llama4", "llama4_text", "qwen3_next", "qwen3_5", "qwen3_5_text", "qwen3_5_moe",
     "qwen3_5_moe_text", "granitemoehybrid", "qwen3_vl", "qwen3_vl_text", "qwen3_vl_moe",
     "qwen3_vl_moe_text", "olmo2", "olmo3", "smollm3", "seed_oss", "granite", "nemotron_h",
-    "ministral3", "cohere", "cohere2", "glm4"};
+    "ministral3", "cohere", "cohere2", "glm4", "exaone4"};
 
 static bool type_read(const char *t)
 {
@@ -1283,6 +1316,7 @@ static const struct family {
     bool expert_bias;          /* biases on each expert's gate/up (2 x width) and down (D) */
     bool sinks;                /* a learned attention sink a query head */
     bool tie_default;          /* the embeddings tied where the config does not say */
+    bool pattern_alone;        /* a sliding_window_pattern without a window: all global */
 } families[] = {
     {.model_type = "qwen2", .qkv_bias_only = true},
     /* Qwen3 and Qwen3-MoE (transformers' Qwen3Attention): q_norm and k_norm
@@ -1337,6 +1371,11 @@ static const struct family {
     {.model_type = "deepseek_v3", .router_bias = true},
     {.model_type = "deepseek_v32", .router_bias = true},
     {.model_type = "kimi_k2", .router_bias = true},
+    /* EXAONE 4.0 (Exaone4DecoderLayer): its two norms after the attention
+     * and the MLP, q_norm and k_norm of head_dim, three sliding layers to
+     * one global (sliding_window_pattern 4 or "LLLG"), none without a
+     * sliding_window (the 1.2B's) */
+    {.model_type = "exaone4", .qk_norm = QK_HEAD, .sliding_pattern = 4, .pattern_alone = true},
     /* GLM-4-0414 (Glm4DecoderLayer): four norms a layer (before and after
      * the attention and the MLP), q/k/v_proj biased by attention_bias, o_proj
      * never */
@@ -1886,10 +1925,16 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
         if (has(m, IC_MF_SLIDING_PATTERN) &&
             (rc = check_range(&c, IC_MF_SLIDING_PATTERN, "sliding_window_pattern", p, 1, L)))
             return rc;
-        if (!sliding)
+        if (!sliding && !fam->pattern_alone)
             return at(&c, IC_MF_SLIDING_PATTERN,
                       "'sliding_window_pattern' needs a sliding_window");
-        n_window = L - L / p; /* layer i is global iff (i + 1) % p == 0 */
+        /* layer i is global iff (i + 1) % p == 0, or iff its letter is G;
+         * with no window every layer is (EXAONE 4.0 1.2B's) */
+        n_window = 0;
+        for (uint64_t i = 0; sliding && i < L; i++)
+            n_window += has(m, IC_MF_SLIDING_PATTERN) && m->sliding_letters[0]
+                            ? m->sliding_letters[i % p] == 'L'
+                            : (i + 1) % p != 0;
     } else if (sliding) {
         n_window = L;
     }

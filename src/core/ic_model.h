@@ -98,6 +98,8 @@ struct ic_model {
     bool tie_word_embeddings, attention_bias, use_sliding_window;
     uint64_t max_position_embeddings;
     uint64_t sliding_window, sliding_window_pattern;
+    char sliding_letters[64];  /* sliding_window_pattern as EXAONE 4 writes it ("LLLG":
+                                  layer i slides iff its letter i mod length is L) */
     uint32_t n_layer_types;
     uint8_t layer_kind[IC_MODEL_MAX_LAYERS]; /* from layer_types: IC_LAYER_* */
     bool layer_types_chunked;  /* layer_types names chunked_attention layers */
