@@ -292,7 +292,7 @@ static const struct broken broken[] = {
     {"config-nemotron-no-shared-width.json", true, 10, 30,
      "2 MoE blocks but no 'moe_shared_expert_intermediate_size'", NULL},
     {"config-nemotron-granite-key.json", true, 17, 20,
-     "'mamba_d_state' is not read for model_type 'nemotron_h'", "Mamba hybrid"},
+     "'mamba_d_state' is not read for model_type 'nemotron_h'", "Nemotron-H's own names"},
     {"config-llama-nemotron-pattern.json", true, 9, 30,
      "'hybrid_override_pattern' is not read for model_type 'llama'", "hybrid of another"},
     {"model-mamba-no-type.yaml", true, 9, 16,
@@ -310,6 +310,10 @@ static const struct broken broken[] = {
      "'num_experts' (16) contradicts 'num_local_experts' (8)", NULL},
     {"model-mla-incomplete.yaml", true, 10, 15,
      "kv_lora_rank (MLA) is given but 'qk_rope_head_dim' is missing", NULL},
+    {"config-gemma-letters.json", true, 11, 29,
+     "'sliding_window_pattern' as letters ('LLLLLG') is read for exaone4; model_type "
+     "'gemma3_text' takes a number",
+     NULL},
     {"config-sliding-letters.json", true, 9, 29,
      "'sliding_window_pattern' is 'LLXG'; expected a number of layers or letters such as "
      "\"LLLG\"",

@@ -565,7 +565,11 @@ END_TEST
  * all but layers 0, 3 ... 63, 42 (a pattern of 3 would leave 43). The 1.2B
  * (tied, no sliding_window beside its pattern: every layer global): a
  * layer 2 x 2048^2 + 2 x 2048 x 512 + 3 x 2048 x 4096 + 2 x 2048 + 2 x 64 =
- * 35,655,808, x 30 + 102400 x 2048 + 2048 = 1,279,391,488. */
+ * 35,655,808, x 30 + 102400 x 2048 + 2048 = 1,279,391,488; with a window
+ * and "LLLG" its 30 layers slide but for 3, 7 ... 27 and the last, 29
+ * (EXAONE's last layer is global whatever its letter): 22. A Gemma 3
+ * wrapper's letters under its text_config's number (3): the number's 8
+ * of 12. */
 START_TEST(test_llama_like_families)
 {
     struct ic_model_stats st;
@@ -610,6 +614,10 @@ START_TEST(test_llama_like_families)
     ic_test_fixture_stats("exaone-4.0-1.2b-config.json", &st);
     ck_assert_uint_eq(st.params_total, UINT64_C(1279391488));
     ck_assert_uint_eq(st.n_window_layers, 0);
+    ic_test_fixture_stats("exaone-4.0-1.2b-sliding-config.json", &st);
+    ck_assert_uint_eq(st.n_window_layers, 22);
+    ic_test_fixture_stats("gemma3-wrapper-pattern-config.json", &st);
+    ck_assert_uint_eq(st.n_window_layers, 8);
     ic_test_fixture_stats("glm-4-9b-0414-config.json", &st);
     ck_assert_uint_eq(st.params_total, UINT64_C(9400279040));
     ic_test_fixture_stats("command-r7b-config.json", &st);
@@ -649,7 +657,8 @@ END_TEST
  * 8,888,227,328, its published total. The same with layers_block_type's
  * words and attention_head_dim (older configs' keys; D / H would be 112),
  * and with transformers' current words (linear_attention, full_attention)
- * and no num_hidden_layers. Without n_shared_experts' one shared expert
+ * and no num_hidden_layers, and with NemotronHConfig's legacy names
+ * (mamba_n_groups, mamba_d_conv, mamba_conv_bias). Without n_shared_experts' one shared expert
  * (n_shared_experts 0) Nemotron 3 Nano is 23 x 19,955,712 smaller. */
 START_TEST(test_nemotron_h)
 {
@@ -679,6 +688,8 @@ START_TEST(test_nemotron_h)
     ic_test_fixture_stats("nemotron-nano-9b-v2-block-words-config.json", &st);
     ck_assert_uint_eq(st.params_total, UINT64_C(8888227328));
     ic_test_fixture_stats("nemotron-nano-9b-v2-new-words-config.json", &st);
+    ck_assert_uint_eq(st.params_total, UINT64_C(8888227328));
+    ic_test_fixture_stats("nemotron-nano-9b-v2-legacy-keys-config.json", &st);
     ck_assert_uint_eq(st.params_total, UINT64_C(8888227328));
     ck_assert_uint_eq(st.n_state_layers, 27);
     struct ic_err e = {0};

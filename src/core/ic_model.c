@@ -420,12 +420,17 @@ static int read_sliding_pattern(const struct ic_ydoc *d, yaml_node_t *node, void
     const char *t = ic_ydoc_scalar(node);
     char why[64];
     double v;
+    m->sliding_letters[0] = 0; /* a text_config's number over a wrapper's letters */
     if (t && node->type == YAML_SCALAR_NODE &&
         node->data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
-        ic_number_parse(t, &v, why, sizeof why) == IC_OK && v >= 0 && v <= IC_MODEL_MAX_LAYERS &&
-        v == floor(v)) {
-        m->sliding_window_pattern = (uint64_t)v;
-        return IC_OK;
+        ic_number_parse(t, &v, why, sizeof why) == IC_OK) {
+        if (v >= 0 && v <= IC_MODEL_MAX_LAYERS && v == floor(v)) {
+            m->sliding_window_pattern = (uint64_t)v;
+            return IC_OK;
+        }
+        return ic_ydoc_error(d, node, err, "'sliding_window_pattern' is %s; expected a whole "
+                                           "number of layers, at most %d",
+                             t, IC_MODEL_MAX_LAYERS);
     }
     const size_t n = t ? strlen(t) : 0;
     if (n && n < sizeof m->sliding_letters && strspn(t, "LG") == n) {
@@ -1316,7 +1321,9 @@ static const struct family {
     bool expert_bias;          /* biases on each expert's gate/up (2 x width) and down (D) */
     bool sinks;                /* a learned attention sink a query head */
     bool tie_default;          /* the embeddings tied where the config does not say */
-    bool pattern_alone;        /* a sliding_window_pattern without a window: all global */
+    /* EXAONE 4's sliding_window_pattern: letters read ("LLLG"), none with
+     * no window (every layer global), the last layer always global */
+    bool exaone_pattern;
 } families[] = {
     {.model_type = "qwen2", .qkv_bias_only = true},
     /* Qwen3 and Qwen3-MoE (transformers' Qwen3Attention): q_norm and k_norm
@@ -1373,9 +1380,11 @@ static const struct family {
     {.model_type = "kimi_k2", .router_bias = true},
     /* EXAONE 4.0 (Exaone4DecoderLayer): its two norms after the attention
      * and the MLP, q_norm and k_norm of head_dim, three sliding layers to
-     * one global (sliding_window_pattern 4 or "LLLG"), none without a
-     * sliding_window (the 1.2B's) */
-    {.model_type = "exaone4", .qk_norm = QK_HEAD, .sliding_pattern = 4, .pattern_alone = true},
+     * one global (sliding_window_pattern 4 or "LLLG", the last layer global
+     * whatever its letter, as Exaone4Config's docstring and TRT-LLM's
+     * check_is_sliding have it), none without a sliding_window (the
+     * 1.2B's) */
+    {.model_type = "exaone4", .qk_norm = QK_HEAD, .sliding_pattern = 4, .exaone_pattern = true},
     /* GLM-4-0414 (Glm4DecoderLayer): four norms a layer (before and after
      * the attention and the MLP), q/k/v_proj biased by attention_bias, o_proj
      * never */
@@ -1920,21 +1929,31 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
     } else if (has(m, IC_MF_SLIDING_PATTERN) || (sliding && fam->sliding_pattern)) {
         const uint64_t p = has(m, IC_MF_SLIDING_PATTERN) ? m->sliding_window_pattern
                                                          : fam->sliding_pattern;
+        /* letters ("LLLG"), EXAONE 4's form, read for exaone4 alone (the
+         * other config classes take a number); p is their count */
+        const bool letters = has(m, IC_MF_SLIDING_PATTERN) && m->sliding_letters[0] &&
+                             strlen(m->sliding_letters) == p;
+        if (letters && !fam->exaone_pattern)
+            return at(&c, IC_MF_SLIDING_PATTERN,
+                      "'sliding_window_pattern' as letters ('%s') is read for exaone4; "
+                      "model_type '%s' takes a number (every p-th layer global)",
+                      m->sliding_letters, m->model_type[0] ? m->model_type : "(none given)");
         /* only a pattern the file gives can be wrong (and has a line to
-         * point at); the family's default of 2 on one layer slides it */
-        if (has(m, IC_MF_SLIDING_PATTERN) &&
+         * point at); the family's default of 2 on one layer slides it;
+         * letters may outnumber the layers */
+        if (has(m, IC_MF_SLIDING_PATTERN) && !letters &&
             (rc = check_range(&c, IC_MF_SLIDING_PATTERN, "sliding_window_pattern", p, 1, L)))
             return rc;
-        if (!sliding && !fam->pattern_alone)
+        if (!sliding && !fam->exaone_pattern)
             return at(&c, IC_MF_SLIDING_PATTERN,
                       "'sliding_window_pattern' needs a sliding_window");
-        /* layer i is global iff (i + 1) % p == 0, or iff its letter is G;
-         * with no window every layer is (EXAONE 4.0 1.2B's) */
+        /* layer i is global iff (i + 1) % p == 0, or iff its letter is G
+         * (EXAONE 4: and the last layer); with no window every layer is
+         * (EXAONE 4.0 1.2B's) */
         n_window = 0;
         for (uint64_t i = 0; sliding && i < L; i++)
-            n_window += has(m, IC_MF_SLIDING_PATTERN) && m->sliding_letters[0]
-                            ? m->sliding_letters[i % p] == 'L'
-                            : (i + 1) % p != 0;
+            n_window += !(fam->exaone_pattern && i == L - 1) &&
+                        (letters ? m->sliding_letters[i % p] == 'L' : (i + 1) % p != 0);
     } else if (sliding) {
         n_window = L;
     }
@@ -2079,12 +2098,15 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
      * names of their own; its configs carry a mamba_proj_bias, false, that
      * neither transformers nor vLLM reads) */
     {
+        /* the first three are Granite's alone; NemotronHConfig takes the
+         * next four as legacy names of n_groups, conv_kernel, expand and
+         * use_conv_bias (read below); mamba_proj_bias, last, neither reads */
         static const struct key_name mk[] = {
             {IC_MF_MAMBA_HEADS, "mamba_n_heads"},   {IC_MF_MAMBA_HEAD_DIM, "mamba_d_head"},
             {IC_MF_MAMBA_STATE, "mamba_d_state"},   {IC_MF_MAMBA_CONV, "mamba_d_conv"},
             {IC_MF_MAMBA_GROUPS, "mamba_n_groups"}, {IC_MF_MAMBA_EXPAND, "mamba_expand"},
             {IC_MF_MAMBA_CONV_BIAS, "mamba_conv_bias"},
-            {IC_MF_MAMBA_PROJ_BIAS, "mamba_proj_bias"}, /* last: read by neither */
+            {IC_MF_MAMBA_PROJ_BIAS, "mamba_proj_bias"},
         };
         if (!fam->mamba) {
             if (has(m, IC_MF_SHARED_MINIMAX) && m->shared_intermediate) {
@@ -2101,14 +2123,16 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
                           "'layer_types' entry 'attention' is read for granitemoehybrid "
                           "(Granite 4.0); model_type '%s' names full_attention",
                           m->model_type[0] ? m->model_type : "(none given)");
-            if ((rc = refuse_keys(&c, mk, N(mk) - nem,
+            if ((rc = refuse_keys(&c, mk, nem ? 3 : N(mk),
                                   nem ? "Granite 4.0-H's Mamba2 keys are read for "
                                         "granitemoehybrid; nemotron_h reads mamba_num_heads, "
                                         "mamba_head_dim, ssm_state_size, n_groups, "
                                         "conv_kernel, use_conv_bias and use_bias"
-                                      : "Mamba2 layers are read for granitemoehybrid "
-                                        "(Granite 4.0-H) and nemotron_h",
-                                  "a Mamba hybrid of another model_type is not read")))
+                                      : "Granite 4.0-H's Mamba2 keys are read for "
+                                        "granitemoehybrid (Nemotron-H's, under names of "
+                                        "their own, for nemotron_h)",
+                                  nem ? "use Nemotron-H's own names"
+                                      : "a Mamba hybrid of another model_type is not read")))
                 return rc;
             if (m->layer_types_mamba && !nem) {
                 rc = at(&c, IC_MF_LAYER_TYPES,
@@ -2134,7 +2158,9 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
                   "attention layer's tokens)");
     uint64_t mh = 0, mhd = 0, mn = 0, mg = 1, mconv = 0;
     if (n_mamba) {
-        /* the keys under Granite's names or Nemotron-H's (the same fields) */
+        /* the keys under Granite's names, or Nemotron-H's (fields of their
+         * own; its legacy mamba_n_groups, mamba_d_conv, mamba_conv_bias
+         * where its own are absent) */
         static const int need[2][5] = {
             {IC_MF_MAMBA_HEADS, IC_MF_MAMBA_HEAD_DIM, IC_MF_MAMBA_STATE, IC_MF_MAMBA_CONV,
              IC_MF_MAMBA_GROUPS},
@@ -2146,8 +2172,10 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
         const char *const *name = names[nem];
         const int where = nem ? (has(m, IC_MF_NH_PATTERN) ? IC_MF_NH_PATTERN : IC_MF_NH_BLOCKS)
                               : IC_MF_LAYER_TYPES;
+        /* Nemotron-H's legacy mamba_d_conv stands for conv_kernel */
+        const bool legacy_conv = nem && !has(m, IC_MF_NH_CONV) && has(m, IC_MF_MAMBA_CONV);
         for (int i = 0; i < 4; i++)
-            if (!has(m, id[i]))
+            if (!has(m, id[i]) && !(i == 3 && legacy_conv))
                 return at(&c, where, "%llu of the %llu %s are Mamba2 but '%s' is missing",
                           (unsigned long long)n_mamba,
                           (unsigned long long)(nem ? m->n_blocks : L),
@@ -2155,14 +2183,17 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
         mh = nem ? m->nh_heads : m->mamba_n_heads;
         mhd = nem ? m->nh_head_dim : m->mamba_d_head;
         mn = nem ? m->nh_state : m->mamba_d_state;
-        mconv = nem ? m->nh_conv : m->mamba_d_conv;
+        mconv = nem && !legacy_conv ? m->nh_conv : m->mamba_d_conv;
         /* GraniteMoeHybridConfig's mamba_n_groups=1 where absent,
          * NemotronHConfig's n_groups=8 */
         mg = !has(m, id[4]) ? (nem ? 8 : 1) : nem ? m->nh_groups : m->mamba_n_groups;
+        if (nem && !has(m, IC_MF_NH_GROUPS) && has(m, IC_MF_MAMBA_GROUPS))
+            mg = m->mamba_n_groups;
         if ((rc = check_range(&c, id[0], name[0], mh, 1, 1u << 14)) ||
             (rc = check_range(&c, id[1], name[1], mhd, 1, 1u << 14)) ||
             (rc = check_range(&c, id[2], name[2], mn, 1, 1u << 14)) ||
-            (rc = check_range(&c, id[3], name[3], mconv, 1, 1u << 10)) ||
+            (rc = check_range(&c, legacy_conv ? IC_MF_MAMBA_CONV : id[3],
+                              legacy_conv ? "mamba_d_conv" : name[3], mconv, 1, 1u << 10)) ||
             (rc = check_range(&c, id[4], name[4], mg, 1, mh)))
             return rc;
         if (mh % mg)
@@ -2260,8 +2291,9 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
     const uint64_t in_w = add(&c, add(&c, di, mconv_dim), mh);
     /* (Nemotron-H: use_conv_bias, true where absent; use_bias on both
      * projections) */
-    const uint64_t conv_bias = nem ? (has(m, IC_MF_NH_CONV_BIAS) ? m->nh_conv_bias : 1)
-                                   : (has(m, IC_MF_MAMBA_CONV_BIAS) ? m->mamba_conv_bias : 1);
+    const uint64_t conv_bias = nem && has(m, IC_MF_NH_CONV_BIAS) ? m->nh_conv_bias
+                               : has(m, IC_MF_MAMBA_CONV_BIAS) ? m->mamba_conv_bias
+                                                                : 1;
     uint64_t mamba_heads = mul(&c, D, in_w);
     mamba_heads = add(&c, mamba_heads, mul(&c, mconv_dim, mconv + conv_bias));
     mamba_heads = add(&c, mamba_heads, add(&c, 3 * mh, di));

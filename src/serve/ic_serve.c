@@ -43,7 +43,7 @@ static int text_resp(struct ic_serve_resp *r, unsigned status, const char *type,
 static int bad(struct ic_serve_resp *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static int bad(struct ic_serve_resp *r, const char *fmt, ...)
 {
-    char msg[1200];
+    char msg[2200]; /* an ic_err's message and hint, with their words around them */
     va_list ap;
     va_start(ap, fmt);
     int k = snprintf(msg, sizeof msg, "infcalc: error: ");
