@@ -569,7 +569,12 @@ END_TEST
  * and "LLLG" its 30 layers slide but for 3, 7 ... 27 and the last, 29
  * (EXAONE's last layer is global whatever its letter): 22. A Gemma 3
  * wrapper's letters under its text_config's number (3): the number's 8
- * of 12. */
+ * of 12. Phi-3.5-MoE (phimoe: LayerNorms with biases, q/k/v/o biases, a
+ * bias on the LM head, 16 experts of 6400, top-2): a layer 2 x (4096^2 +
+ * 4096) + 2 x (4096 x 1024 + 1024) + 16 x 3 x 4096 x 6400 + 16 x 4096 + 2 x
+ * 2 x 4096 = 1,300,326,400, x 32 + 2 x 32064 x 4096 + 32064 + 2 x 4096 =
+ * 41,873,153,344, the total published for it (r/LocalLLaMA's comparison of
+ * Phi-3.5-mini, 3,821,079,552, and -MoE). */
 START_TEST(test_llama_like_families)
 {
     struct ic_model_stats st;
@@ -618,6 +623,9 @@ START_TEST(test_llama_like_families)
     ck_assert_uint_eq(st.n_window_layers, 22);
     ic_test_fixture_stats("gemma3-wrapper-pattern-config.json", &st);
     ck_assert_uint_eq(st.n_window_layers, 8);
+    ic_test_fixture_stats("phi-3.5-moe-config.json", &st);
+    ck_assert_uint_eq(st.params_total, UINT64_C(41873153344));
+    ck_assert_uint_eq(st.group_params[IC_PG_HEAD], UINT64_C(32064) * 4096 + 32064);
     ic_test_fixture_stats("glm-4-9b-0414-config.json", &st);
     ck_assert_uint_eq(st.params_total, UINT64_C(9400279040));
     ic_test_fixture_stats("command-r7b-config.json", &st);

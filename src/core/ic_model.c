@@ -1139,6 +1139,7 @@ static const struct ic_schema published_schema = {"published section", published
     BOOL("mamba_proj_bias", IC_MF_MAMBA_PROJ_BIAS, mamba_proj_bias),                  \
     BOOL("use_qk_norm", IC_MF_USE_QK_NORM, use_qk_norm),                              \
     BOOL("attention_out_bias", IC_MF_ATTN_OUT_BIAS, attention_out_bias),              \
+    BOOL("lm_head_bias", IC_MF_LM_HEAD_BIAS, lm_head_bias),                           \
     {"hybrid_override_pattern", IC_F_CUSTOM, IC_MF_NH_PATTERN, 0, 0, 0, 0, 0, false, NULL, \
      read_nh_pattern},                                                                \
     {"layers_block_type", IC_F_CUSTOM, IC_MF_NH_BLOCKS, 0, 0, 0, 0, 0, false, NULL,      \
@@ -1234,7 +1235,7 @@ static const char *const read_types[] = {
     "llama4", "llama4_text", "qwen3_next", "qwen3_5", "qwen3_5_text", "qwen3_5_moe",
     "qwen3_5_moe_text", "granitemoehybrid", "qwen3_vl", "qwen3_vl_text", "qwen3_vl_moe",
     "qwen3_vl_moe_text", "olmo2", "olmo3", "smollm3", "seed_oss", "granite", "nemotron_h",
-    "ministral3", "cohere", "cohere2", "glm4", "exaone4"};
+    "ministral3", "cohere", "cohere2", "glm4", "exaone4", "phimoe"};
 
 static bool type_read(const char *t)
 {
@@ -1321,6 +1322,8 @@ static const struct family {
     bool expert_bias;          /* biases on each expert's gate/up (2 x width) and down (D) */
     bool sinks;                /* a learned attention sink a query head */
     bool tie_default;          /* the embeddings tied where the config does not say */
+    bool norm_bias;            /* LayerNorms with a bias (two vectors a norm) */
+    bool head_bias_key;        /* lm_head_bias gives the LM head a bias */
     /* EXAONE 4's sliding_window_pattern: letters read ("LLLG"), none with
      * no window (every layer global), the last layer always global */
     bool exaone_pattern;
@@ -1385,6 +1388,10 @@ static const struct family {
      * check_is_sliding have it), none without a sliding_window (the
      * 1.2B's) */
     {.model_type = "exaone4", .qk_norm = QK_HEAD, .sliding_pattern = 4, .exaone_pattern = true},
+    /* Phi-3.5-MoE (PhiMoEDecoderLayer): LayerNorms with biases, q/k/v/o
+     * biases where attention_bias, a bias on the LM head where
+     * lm_head_bias, Mixtral's experts */
+    {.model_type = "phimoe", .norm_bias = true, .head_bias_key = true},
     /* GLM-4-0414 (Glm4DecoderLayer): four norms a layer (before and after
      * the attention and the MLP), q/k/v_proj biased by attention_bias, o_proj
      * never */
@@ -2268,7 +2275,9 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
         attn_kv = add(&c, mul(&c, 2, mul(&c, D, mul(&c, Hkv, hd))), qkv_bias * 2 * Hkv * hd);
         repl = 0;
     }
-    repl = add(&c, repl, (fam->norms ? fam->norms : 2) * D);
+    /* a LayerNorm with a bias holds two vectors (PhiMoE's) */
+    const uint64_t norm_w = fam->norm_bias ? 2 * D : D;
+    repl = add(&c, repl, (fam->norms ? fam->norms : 2) * norm_w);
     /* A Gated DeltaNet layer (transformers' Qwen3NextGatedDeltaNet; Qwen3.5
      * splits in_proj the same widths four ways): in_proj_qkvz D -> 2 kd +
      * 2 vd, in_proj_ba D -> 2 nv, a depthwise conv1d over q, k and v
@@ -2347,7 +2356,7 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
      * biases) and shared-expert gates, Gated DeltaNet's gated norms, q/k
      * norms */
     s.group_params[IC_PG_REPLICATED] =
-        add(&c, add(&c, nem ? mul(&c, m->n_blocks, D) : mul(&c, L, repl), D),
+        add(&c, add(&c, nem ? mul(&c, m->n_blocks, D) : mul(&c, L, repl), norm_w),
             add(&c, mul(&c, n_moe, add(&c, mul(&c, D, E + (shared && fam->shared_gate)),
                                        fam->router_bias ? E : 0)),
                 add(&c, mul(&c, n_linear, ldv), mul(&c, n_attn, qk_norms))));
@@ -2380,7 +2389,8 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
     s.shared_gate = shared && fam->shared_gate;
     s.group_params[IC_PG_EXPERTS] = mul(&c, n_moe, mul(&c, E, expert));
     s.embed_tied = m->tie_word_embeddings;
-    s.group_params[IC_PG_HEAD] = mul(&c, V, D);
+    /* (PhiMoE's lm_head_bias: a bias a vocabulary entry) */
+    s.group_params[IC_PG_HEAD] = add(&c, mul(&c, V, D), fam->head_bias_key && m->lm_head_bias ? V : 0);
     s.group_params[IC_PG_EMBED] = m->tie_word_embeddings ? 0 : mul(&c, V, D);
 
     s.group_ways[IC_PG_EMBED] = V;

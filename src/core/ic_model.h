@@ -55,7 +55,7 @@ enum ic_model_field {
     IC_MF_USE_QK_NORM, IC_MF_ATTN_OUT_BIAS,
     IC_MF_NH_PATTERN, IC_MF_NH_BLOCKS, IC_MF_NH_HEADS, IC_MF_NH_HEAD_DIM, IC_MF_NH_STATE,
     IC_MF_NH_GROUPS, IC_MF_NH_CONV, IC_MF_NH_CONV_BIAS, IC_MF_NH_BIAS, IC_MF_NH_SHARED,
-    IC_MF_NH_LATENT, IC_MF_NH_ATTN_HEAD_DIM, IC_MF_NH_SSM_DTYPE,
+    IC_MF_NH_LATENT, IC_MF_NH_ATTN_HEAD_DIM, IC_MF_NH_SSM_DTYPE, IC_MF_LM_HEAD_BIAS,
     IC_MF_COUNT
 };
 
@@ -120,6 +120,7 @@ struct ic_model {
     bool use_qk_norm;          /* GLM-4.5's and MiniMax-M2's q/k norms (where the family
                                   has them) */
     bool attention_out_bias;   /* Seed-OSS: a bias on o (its attention_bias biases q/k/v) */
+    bool lm_head_bias;         /* PhiMoE: a bias on the LM head */
     /* Nemotron-H (nemotron_h): its blocks in order (IC_BLOCK_*); its Mamba2
      * keys (mamba_num_heads, mamba_head_dim, ssm_state_size, n_groups,
      * conv_kernel, use_conv_bias, use_bias on the projections), fields of
