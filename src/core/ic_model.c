@@ -1283,13 +1283,13 @@ static int refuse_unread_type(const struct ic_ydoc *d, yaml_node_t *root, struct
                       (unsigned)node->start_mark.column + 1, t, err);
 }
 
-/* What Hugging Face's implementation of a model_type fixes in code rather
- * than in config.json, so a config read directly counts the same. */
 /* q and k norms in every attention layer: none, one of head_dim on each
  * (Qwen3, Gemma 3), or one over all of q's heads and one over k's (OLMoE,
  * MiniMax-M2) */
 enum { QK_NONE = 0, QK_HEAD, QK_FULL };
 
+/* What Hugging Face's implementation of a model_type fixes in code rather
+ * than in config.json, so a config read directly counts the same. */
 static const struct family {
     const char *model_type;
     bool qkv_bias_only;        /* q/k/v biases always, none on o (Qwen2) */
@@ -2175,14 +2175,19 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
         static const char *const names[2][5] = {
             {"mamba_n_heads", "mamba_d_head", "mamba_d_state", "mamba_d_conv", "mamba_n_groups"},
             {"mamba_num_heads", "mamba_head_dim", "ssm_state_size", "conv_kernel", "n_groups"}};
-        const int *id = need[nem];
-        const char *const *name = names[nem];
+        int id[5];
+        const char *name[5];
+        for (int i = 0; i < 5; i++) {
+            /* Nemotron-H's legacy mamba_d_conv and mamba_n_groups stand for
+             * its conv_kernel and n_groups where those are absent */
+            const bool legacy = nem && i >= 3 && !has(m, need[1][i]) && has(m, need[0][i]);
+            id[i] = need[nem && !legacy][i];
+            name[i] = names[nem && !legacy][i];
+        }
         const int where = nem ? (has(m, IC_MF_NH_PATTERN) ? IC_MF_NH_PATTERN : IC_MF_NH_BLOCKS)
                               : IC_MF_LAYER_TYPES;
-        /* Nemotron-H's legacy mamba_d_conv stands for conv_kernel */
-        const bool legacy_conv = nem && !has(m, IC_MF_NH_CONV) && has(m, IC_MF_MAMBA_CONV);
         for (int i = 0; i < 4; i++)
-            if (!has(m, id[i]) && !(i == 3 && legacy_conv))
+            if (!has(m, id[i]))
                 return at(&c, where, "%llu of the %llu %s are Mamba2 but '%s' is missing",
                           (unsigned long long)n_mamba,
                           (unsigned long long)(nem ? m->n_blocks : L),
@@ -2190,17 +2195,16 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
         mh = nem ? m->nh_heads : m->mamba_n_heads;
         mhd = nem ? m->nh_head_dim : m->mamba_d_head;
         mn = nem ? m->nh_state : m->mamba_d_state;
-        mconv = nem && !legacy_conv ? m->nh_conv : m->mamba_d_conv;
+        mconv = id[3] == IC_MF_NH_CONV ? m->nh_conv : m->mamba_d_conv;
         /* GraniteMoeHybridConfig's mamba_n_groups=1 where absent,
          * NemotronHConfig's n_groups=8 */
-        mg = !has(m, id[4]) ? (nem ? 8 : 1) : nem ? m->nh_groups : m->mamba_n_groups;
-        if (nem && !has(m, IC_MF_NH_GROUPS) && has(m, IC_MF_MAMBA_GROUPS))
-            mg = m->mamba_n_groups;
+        mg = !has(m, id[4])                ? (nem ? 8 : 1)
+             : id[4] == IC_MF_NH_GROUPS ? m->nh_groups
+                                          : m->mamba_n_groups;
         if ((rc = check_range(&c, id[0], name[0], mh, 1, 1u << 14)) ||
             (rc = check_range(&c, id[1], name[1], mhd, 1, 1u << 14)) ||
             (rc = check_range(&c, id[2], name[2], mn, 1, 1u << 14)) ||
-            (rc = check_range(&c, legacy_conv ? IC_MF_MAMBA_CONV : id[3],
-                              legacy_conv ? "mamba_d_conv" : name[3], mconv, 1, 1u << 10)) ||
+            (rc = check_range(&c, id[3], name[3], mconv, 1, 1u << 10)) ||
             (rc = check_range(&c, id[4], name[4], mg, 1, mh)))
             return rc;
         if (mh % mg)
