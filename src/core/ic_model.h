@@ -237,7 +237,8 @@ struct ic_model_stats {
      * whatever the context. n_global_layers + n_window_layers +
      * n_state_layers = n_layers. */
     uint64_t n_state_layers;
-    bool state_mamba;           /* those layers are Mamba2 (Granite 4.0-H), not Gated DeltaNet */
+    bool state_mamba;           /* those layers are Mamba2 (Granite 4.0-H, Nemotron-H), not
+                                   Gated DeltaNet */
     double state_bytes_per_layer;
     uint64_t state_flop_per_token_layer;
     /* the blocks a step all-reduces after, under tensor parallelism, where
