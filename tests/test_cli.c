@@ -1464,6 +1464,11 @@ START_TEST(test_config_json_as_shipped)
     ck_assert_int_eq(run("show", "model", "gpt-oss-120b", NULL), 0);
     has_out("weights as shipped: fp4, from its quantization_config mxfp4, one 8-bit scale per 32 "
             "weights; kept: embedding, lm_head, attn_heads, attn_kv, replicated at bf16");
+    /* Nemotron 3 Nano's 52 blocks ("MEMEM*EMEMEM*..."): 23 M, 6 *, 23 E, read
+     * as 29 layers */
+    ck_assert_int_eq(run("show", "model", "nemotron-3-nano-30b-a3b", NULL), 0);
+    has_out("layers 29, hidden 2688");
+    has_out("blocks 52: 23 Mamba2, 6 attention, 0 MLP, 23 MoE");
 
     char dir[] = "/tmp/ic-hf-XXXXXX", p[512];
     ck_assert_ptr_nonnull(mkdtemp(dir));
