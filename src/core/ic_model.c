@@ -1348,13 +1348,18 @@ static const struct family {
     {.model_type = "cohere", .norms = 1, .qk_norm = QK_FULL, .qk_key = true,
      .tie_default = true},
     {.model_type = "cohere2", .norms = 1, .sliding_pattern = 4, .tie_default = true},
-    /* Gemma 2: pre/post attention and MLP norms; even layers slide */
-    {.model_type = "gemma2", .norms = 4, .sliding_pattern = 2},
+    /* Gemma (GemmaConfig, Gemma2Config, Gemma3TextConfig) ties its
+     * embeddings where the config does not say; Gemma 2: pre/post
+     * attention and MLP norms, even layers slide */
+    {.model_type = "gemma", .tie_default = true},
+    {.model_type = "gemma2", .norms = 4, .sliding_pattern = 2, .tie_default = true},
     /* Gemma 3: five sliding layers to one global (Gemma3TextConfig's
      * sliding_window_pattern 6) where the config states no pattern; q_norm
      * and k_norm of head_dim (Gemma3Attention) */
-    {.model_type = "gemma3_text", .norms = 4, .sliding_pattern = 6, .qk_norm = QK_HEAD},
-    {.model_type = "gemma3", .norms = 4, .sliding_pattern = 6, .qk_norm = QK_HEAD},
+    {.model_type = "gemma3_text", .norms = 4, .sliding_pattern = 6, .qk_norm = QK_HEAD,
+     .tie_default = true},
+    {.model_type = "gemma3", .norms = 4, .sliding_pattern = 6, .qk_norm = QK_HEAD,
+     .tie_default = true},
     /* OLMoE (OlmoeAttention): q_norm over hidden_size, k_norm over the KV
      * heads' width; OLMo 2 and 3 the same (Olmo2Attention, Olmo3Attention),
      * with their two norms after the attention and the MLP in place of
@@ -2784,8 +2789,7 @@ int ic_model_load(const char *path, struct ic_model *out, struct ic_err *err)
          * without a model_type is read as a Llama). PretrainedConfig's own
          * default (tied) applies to none of them. */
         if (!m->locs[IC_MF_TIE].line)
-            m->tie_word_embeddings =
-                strncmp(m->model_type, "gemma", 5) == 0 || family_of(m)->tie_default;
+            m->tie_word_embeddings = family_of(m)->tie_default;
         /* Name a config.json after its folder or file: ".../Qwen2.5-7B/config.json";
          * standard input ("-", /dev/stdin) is "stdin". */
         const char *slash = strrchr(path, '/');
