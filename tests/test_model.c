@@ -8,6 +8,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static struct ic_model *M;
 static struct ic_model_stats S;
@@ -873,6 +874,78 @@ START_TEST(test_gemma2_config_json)
 }
 END_TEST
 
+/* A config.json that leaves sliding_window out takes its config class's
+ * default (4096 for Gemma 2 and 3, Cohere 2, EXAONE 4, OLMo 3 and Mistral);
+ * a null is None: no window. Each config below is written to a file and
+ * read as config.json. */
+static void derive_json(const char *json, struct ic_model_stats *st)
+{
+    char path[] = "/tmp/infcalc-cfg-XXXXXX"; /* JSON by its first byte */
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    const size_t n = strlen(json);
+    ck_assert_int_eq(write(fd, json, n), (ssize_t)n);
+    close(fd);
+    struct ic_err e = {0};
+    const int rc = ic_model_load(path, M, &e);
+    remove(path);
+    ck_assert_msg(rc == 0, "%s", e.msg);
+    ck_assert_msg(ic_model_derive(M, st, &e) == 0, "%s", e.msg);
+}
+
+#define SHAPE "\"hidden_size\": 256, \"intermediate_size\": 512, \"num_attention_heads\": 4, " \
+              "\"num_key_value_heads\": 2, \"head_dim\": 64, \"vocab_size\": 1000"
+
+START_TEST(test_window_defaults)
+{
+    struct ic_model_stats st;
+    /* Gemma 2, 4 layers, no key: the even layers 0 and 2 slide over 4096 */
+    derive_json("{\"model_type\": \"gemma2\", \"num_hidden_layers\": 4, " SHAPE "}", &st);
+    ck_assert_uint_eq(st.n_window_layers, 2);
+    ck_assert_uint_eq(st.window, 4096);
+    ck_assert(st.window_default);
+    /* 2 x 2 KV heads x 64 = 256 values a layer a token: at 8192 tokens two
+     * layers hold 8192 and two 4096, (2 x 8192 + 2 x 4096) x 256 */
+    ck_assert_uint_eq(ic_model_kv_values(&st, 8192), (UINT64_C(2) * 8192 + 2 * 4096) * 256);
+    /* null: None, every layer global */
+    derive_json("{\"model_type\": \"gemma2\", \"num_hidden_layers\": 4, "
+                "\"sliding_window\": null, " SHAPE "}",
+                &st);
+    ck_assert_uint_eq(st.n_window_layers, 0);
+    ck_assert(!st.window_default);
+    /* Mistral: every layer; a window given is the config's own */
+    derive_json("{\"model_type\": \"mistral\", \"num_hidden_layers\": 4, " SHAPE "}", &st);
+    ck_assert_uint_eq(st.n_window_layers, 4);
+    ck_assert_uint_eq(st.window, 4096);
+    derive_json("{\"model_type\": \"mistral\", \"num_hidden_layers\": 4, "
+                "\"sliding_window\": 8192, " SHAPE "}",
+                &st);
+    ck_assert_uint_eq(st.window, 8192);
+    ck_assert(!st.window_default);
+    derive_json("{\"model_type\": \"mistral\", \"num_hidden_layers\": 4, "
+                "\"sliding_window\": null, " SHAPE "}",
+                &st);
+    ck_assert_uint_eq(st.n_window_layers, 0);
+    /* OLMo 3 without layer_types: three in four slide (Olmo3Config fills
+     * them in), layers 3 and 7 of 8 global */
+    derive_json("{\"model_type\": \"olmo3\", \"num_hidden_layers\": 8, \"sliding_window\": 4096, "
+                SHAPE "}",
+                &st);
+    ck_assert_uint_eq(st.n_window_layers, 6);
+    ck_assert_uint_eq(st.n_global_layers, 2);
+    /* a Gemma 3 wrapper whose text_config leaves the key out: Gemma3TextConfig's
+     * 4096 and its five sliding layers to one global, 10 of 12 */
+    derive_json("{\"model_type\": \"gemma3\", \"text_config\": {\"model_type\": \"gemma3_text\", "
+                "\"num_hidden_layers\": 12, " SHAPE "}}",
+                &st);
+    ck_assert_uint_eq(st.n_window_layers, 10);
+    ck_assert_uint_eq(st.window, 4096);
+    /* Llama has no window, key or not */
+    derive_json("{\"model_type\": \"llama\", \"num_hidden_layers\": 4, " SHAPE "}", &st);
+    ck_assert_uint_eq(st.n_window_layers, 0);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("model");
@@ -887,6 +960,7 @@ int main(void)
     tcase_add_test(tc, test_config_json_matches_modeldb);
     tcase_add_test(tc, test_mqa);
     tcase_add_test(tc, test_gemma2_config_json);
+    tcase_add_test(tc, test_window_defaults);
     tcase_add_test(tc, test_config_json_newer_keys);
     tcase_add_test(tc, test_config_json_tie_default);
     tcase_add_test(tc, test_kimi_k2);

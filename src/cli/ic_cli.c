@@ -827,10 +827,13 @@ static void show_model(FILE *out, const struct ic_model *m, const struct ic_mode
                 (unsigned long long)s->index_flop_per_ctx_token_layer,
                 (unsigned long long)s->index_bytes_per_layer_token);
     if (s->n_window_layers)
-        fprintf(out, "%s %llu tokens on %llu of %llu layers\n",
+        fprintf(out, "%s %llu tokens on %llu of %llu layers%s\n",
                 s->chunked ? "chunked attention, chunks of" : "sliding window",
                 (unsigned long long)s->window, (unsigned long long)s->n_window_layers,
-                (unsigned long long)s->n_layers);
+                (unsigned long long)s->n_layers,
+                s->window_default ? " (its model_type's default: the config gives no "
+                                    "sliding_window)"
+                                  : "");
     if (s->n_state_layers)
         fprintf(out,
                 "%s on %llu of %llu layers: no KV cache there; "

@@ -1327,6 +1327,11 @@ static const struct family {
     /* EXAONE 4's sliding_window_pattern: letters read ("LLLG"), none with
      * no window (every layer global), the last layer always global */
     bool exaone_pattern;
+    /* the config class's sliding_window where config.json leaves the key
+     * out (Gemma2Config, Gemma3TextConfig, Cohere2Config, Exaone4Config,
+     * Olmo3Config and MistralConfig all take 4096); a null there is None,
+     * no window */
+    uint64_t window_default;
 } families[] = {
     {.model_type = "qwen2", .qkv_bias_only = true},
     /* Qwen3 and Qwen3-MoE (transformers' Qwen3Attention): q_norm and k_norm
@@ -1347,31 +1352,39 @@ static const struct family {
      * config states no pattern (Cohere2Config's sliding_window_pattern 4) */
     {.model_type = "cohere", .norms = 1, .qk_norm = QK_FULL, .qk_key = true,
      .tie_default = true},
-    {.model_type = "cohere2", .norms = 1, .sliding_pattern = 4, .tie_default = true},
+    {.model_type = "cohere2", .norms = 1, .sliding_pattern = 4, .tie_default = true,
+     .window_default = 4096},
     /* Gemma (GemmaConfig, Gemma2Config, Gemma3TextConfig) ties its
      * embeddings where the config does not say; Gemma 2: pre/post
      * attention and MLP norms, even layers slide */
     {.model_type = "gemma", .tie_default = true},
-    {.model_type = "gemma2", .norms = 4, .sliding_pattern = 2, .tie_default = true},
+    {.model_type = "gemma2", .norms = 4, .sliding_pattern = 2, .tie_default = true,
+     .window_default = 4096},
     /* Gemma 3: five sliding layers to one global (Gemma3TextConfig's
      * sliding_window_pattern 6) where the config states no pattern; q_norm
      * and k_norm of head_dim (Gemma3Attention) */
     {.model_type = "gemma3_text", .norms = 4, .sliding_pattern = 6, .qk_norm = QK_HEAD,
-     .tie_default = true},
+     .tie_default = true, .window_default = 4096},
     {.model_type = "gemma3", .norms = 4, .sliding_pattern = 6, .qk_norm = QK_HEAD,
-     .tie_default = true},
+     .tie_default = true, .window_default = 4096},
     /* OLMoE (OlmoeAttention): q_norm over hidden_size, k_norm over the KV
      * heads' width; OLMo 2 and 3 the same (Olmo2Attention, Olmo3Attention),
      * with their two norms after the attention and the MLP in place of
-     * before them (Olmo3's sliding layers from layer_types) */
+     * before them (Olmo3's sliding layers from layer_types, or three in
+     * four, the last of each four global, where it lists none, as
+     * Olmo3Config fills it in) */
     {.model_type = "olmoe", .qk_norm = QK_FULL},
     {.model_type = "olmo2", .qk_norm = QK_FULL},
-    {.model_type = "olmo3", .qk_norm = QK_FULL},
+    {.model_type = "olmo3", .qk_norm = QK_FULL, .sliding_pattern = 4, .window_default = 4096},
     /* SmolLM3: a Llama whose NoPE layers (no_rope_layers) hold no
      * parameters of their own; IBM Granite 3 (GraniteForCausalLM): a Llama
      * with scalar multipliers */
     {.model_type = "smollm3"},
     {.model_type = "granite"},
+    /* Mistral (MistralConfig): a window on every layer, 4096 where the
+     * config leaves sliding_window out (Mistral 7B v0.2 and later write
+     * null: none) */
+    {.model_type = "mistral", .window_default = 4096},
     /* Mistral 3's text model (Ministral 3, Devstral 2: Ministral3ForCausalLM,
      * which vLLM runs as MistralForCausalLM): a Mistral */
     {.model_type = "ministral3"},
@@ -1392,7 +1405,8 @@ static const struct family {
      * whatever its letter, as Exaone4Config's docstring and TRT-LLM's
      * check_is_sliding have it), none without a sliding_window (the
      * 1.2B's) */
-    {.model_type = "exaone4", .qk_norm = QK_HEAD, .sliding_pattern = 4, .exaone_pattern = true},
+    {.model_type = "exaone4", .qk_norm = QK_HEAD, .sliding_pattern = 4, .exaone_pattern = true,
+     .window_default = 4096},
     /* Phi-3.5-MoE (PhiMoEDecoderLayer): LayerNorms with biases, q/k/v/o
      * biases where attention_bias, a bias on the LM head where
      * lm_head_bias, Mixtral's experts */
@@ -1920,7 +1934,7 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
     const bool chunk = chunk_size != 0;
     /* Sliding windows: which layers hold only the last `window` tokens. */
     uint64_t n_window = 0, window = 0;
-    const bool sliding = has(m, IC_MF_SLIDING_WINDOW) && m->sliding_window &&
+    const bool sliding = (has(m, IC_MF_SLIDING_WINDOW) || m->window_default) && m->sliding_window &&
                          !(has(m, IC_MF_USE_SLIDING) && !m->use_sliding_window);
     if (has(m, IC_MF_LAYER_TYPES)) {
         if (m->n_layer_types != L)
@@ -2448,6 +2462,7 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
         s.index_flop_per_ctx_token_layer = 2 * m->index_n_heads * m->index_head_dim;
     }
     s.n_window_layers = n_window;
+    s.window_default = n_window && m->window_default;
     s.n_global_layers = L - n_window - n_state;
     s.n_state_layers = n_state;
     s.state_mamba = n_mamba > 0;
@@ -2790,6 +2805,15 @@ int ic_model_load(const char *path, struct ic_model *out, struct ic_err *err)
          * default (tied) applies to none of them. */
         if (!m->locs[IC_MF_TIE].line)
             m->tie_word_embeddings = family_of(m)->tie_default;
+        /* ... and its sliding window, where neither the text model nor the
+         * wrapper names the key (null, which the reader skips, is None) */
+        const uint64_t window = family_of(m)->window_default;
+        yaml_node_t *text = map_get(&d, root, "text_config");
+        if (window && !m->locs[IC_MF_SLIDING_WINDOW].line && !map_get(&d, root, "sliding_window") &&
+            !(text && text->type == YAML_MAPPING_NODE && map_get(&d, text, "sliding_window"))) {
+            m->sliding_window = window;
+            m->window_default = true;
+        }
         /* Name a config.json after its folder or file: ".../Qwen2.5-7B/config.json";
          * standard input ("-", /dev/stdin) is "stdin". */
         const char *slash = strrchr(path, '/');

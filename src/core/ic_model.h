@@ -98,6 +98,8 @@ struct ic_model {
     bool tie_word_embeddings, attention_bias, use_sliding_window;
     uint64_t max_position_embeddings;
     uint64_t sliding_window, sliding_window_pattern;
+    bool window_default;       /* sliding_window is the model_type's default: the
+                                  config.json leaves the key out */
     char sliding_letters[64];  /* sliding_window_pattern as EXAONE 4 writes it ("LLLG":
                                   layer i slides iff its letter i mod length is L) */
     uint32_t n_layer_types;
@@ -212,6 +214,8 @@ struct ic_model_stats {
     uint64_t n_global_layers;   /* layers that cache the whole context */
     uint64_t n_window_layers;   /* layers that cache min(S, window) tokens */
     uint64_t window;            /* tokens */
+    bool window_default;        /* window is the model_type's default (the config
+                                   leaves sliding_window out) */
     bool chunked;               /* the window layers attend within chunks of `window`
                                    (Llama 4): (S - 1) % window + 1 tokens, not min(S, window) */
     uint64_t kv_ways;           /* max ways the cache splits by head (1 for MLA) */
