@@ -597,6 +597,18 @@ START_TEST(test_llama_like_families)
     ic_test_fixture_stats("granite-3.3-8b-config.json", &st);
     ck_assert_uint_eq(st.params_total, UINT64_C(8170864640));
     ck_assert(st.embed_tied);
+    /* Granite 3.1 1B-A400M (granitemoe; its config's values as copied in
+     * the code corpus, vocab 49155 as a test loading the checkpoint asserts):
+     * a layer's attention 1024 x (1024 + 2 x 512 + 1024) = 3,145,728, 32
+     * experts of 3 x 1024 x 512 = 50,331,648, the router 32 x 1024 and two
+     * norms: 53,512,192; x 24 = 1,284,292,608, the tied embedding 49155 x
+     * 1024 = 50,334,720 and the final norm: 1,334,628,352, the count that
+     * test asserts of the loaded checkpoint */
+    ic_test_fixture_stats("granite-3.1-1b-a400m-config.json", &st);
+    ck_assert_uint_eq(st.params_total, UINT64_C(1334628352));
+    ck_assert_uint_eq(st.group_params[IC_PG_EXPERTS], UINT64_C(24) * 50331648);
+    ck_assert_uint_eq(st.n_experts, 32);
+    ck_assert_uint_eq(st.top_k, 8);
     ic_test_fixture_stats("ministral-3-3b-config.json", &st);
     ck_assert_uint_eq(st.params_total, UINT64_C(3429006336));
     struct ic_err e = {0};

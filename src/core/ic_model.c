@@ -1235,7 +1235,7 @@ static const char *const read_types[] = {
     "llama4", "llama4_text", "qwen3_next", "qwen3_5", "qwen3_5_text", "qwen3_5_moe",
     "qwen3_5_moe_text", "granitemoehybrid", "qwen3_vl", "qwen3_vl_text", "qwen3_vl_moe",
     "qwen3_vl_moe_text", "olmo2", "olmo3", "smollm3", "seed_oss", "granite", "nemotron_h",
-    "ministral3", "cohere", "cohere2", "glm4", "exaone4", "phimoe"};
+    "ministral3", "cohere", "cohere2", "glm4", "exaone4", "phimoe", "granitemoe"};
 
 static bool type_read(const char *t)
 {
@@ -1381,6 +1381,11 @@ static const struct family {
      * with scalar multipliers */
     {.model_type = "smollm3"},
     {.model_type = "granite"},
+    /* Granite 3.0/3.1 MoE (GraniteMoeMoE): a Granite whose MLP is
+     * num_local_experts gated experts of intermediate_size (input_linear
+     * D -> 2 x width, output_linear width -> D) and a router without bias;
+     * head_dim is hidden_size / heads (GraniteMoeAttention reads no key) */
+    {.model_type = "granitemoe"},
     /* Mistral (MistralConfig): a window on every layer, 4096 where the
      * config leaves sliding_window out (Mistral 7B v0.2 and later write
      * null: none) */
