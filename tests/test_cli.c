@@ -522,6 +522,22 @@ START_TEST(test_sim_one_token_outputs)
                      0);
     has_err("warning: --prompt + --output (9016 tokens) exceeds llama3-8b's "
             "max_position_embeddings (8192)");
+    /* without an SLO nothing is met or missed: no goodput, '-' and null
+     * (the table read "P99 SLOs met yes" at a P99 TTFT of 7.5 s) */
+    ck_assert_int_eq(run("simulate", "--model", "llama3-8b", "--hw", "h100", "--output", "1",
+                         "--requests", "20", "--format", "json", NULL),
+                     0);
+    has_out("\"goodput_per_s\": null, \"meets_slo\": null");
+    ck_assert_int_eq(run("simulate", "--model", "llama3-8b", "--hw", "h100", "--output", "1",
+                         "--requests", "20", NULL),
+                     0);
+    has_out("P99 SLOs met    -");
+    /* with one, the run is judged: 20 one-token requests at once on an
+     * H100 take well under 60 s to their first token */
+    ck_assert_int_eq(run("simulate", "--model", "llama3-8b", "--hw", "h100", "--output", "1",
+                         "--requests", "20", "--ttft", "60s", "--format", "json", NULL),
+                     0);
+    has_out("\"meets_slo\": true");
 }
 END_TEST
 

@@ -103,6 +103,8 @@ START_TEST(test_rows_refused)
     refused("bad-extra-field.csv", 2, 1, "20 fields; the header names 19");
     refused("bad-huge-value.csv", 2, 92, "a measured rate from 0.001 to 1e9 tokens/s");
     refused("bad-tiny-time.csv", 2, 76, "a measured time from 1 us to 1 day");
+    /* concurrency 2 on one chip (after "r1,...,bf16," 62 characters) */
+    refused("bad-b1-batch.csv", 2, 63, "a decode_b1 row runs one sequence a replica");
 }
 END_TEST
 
@@ -148,6 +150,13 @@ START_TEST(test_predict)
     ck_assert_int_eq(ic_pub_predict(&r[1], &t->st, &t->h, NULL, &v, &e), IC_OK);
     ck_assert_uint_eq(v.batch, 4);
     ck_assert_uint_eq(v.context, 1024);
+    /* r2 with 1,000,000 in flight: batch 500,000 a replica, whose cache
+     * alone, 500,000 x 1024 tokens x 131,072 B over 8 chips, is 8.4 TB a
+     * chip of an H100's 80 GB: refused, not predicted */
+    struct ic_pub_row big = r[1];
+    big.concurrency = 1000000;
+    ck_assert_int_eq(ic_pub_predict(&big, &t->st, &t->h, NULL, &v, &e), IC_EINVAL);
+    ck_assert_ptr_nonnull(strstr(e.msg, "its batch of 500000 at context 1024 does not fit"));
     /* r4: throughput at high load is not a decode step; its throughput
      * prediction: llama3-70b on 8 H100s (one replica), batch limit 256,
      * 1000 in / 1000 out. The closed form is 256 / (the decode step at

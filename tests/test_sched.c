@@ -594,7 +594,7 @@ START_TEST(test_moe_errors)
         {dense, mcfg(1, 8, 2), "no routed experts"},
         {ds, expected, "ideal"},
         {ds, mcfg(8, 0, 2), "batch"},               /* ic_decode's own check */
-        {ds, mcfg(UINT64_C(1) << 13, 8, 256), "too large"}, /* 2^21 chips */
+        {ds, mcfg(UINT64_C(1) << 13, 8, 256), "expected at most 2^20"}, /* 2^21 chips */
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         struct ic_moe r, before;

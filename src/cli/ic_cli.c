@@ -393,7 +393,7 @@ static int cmd_decode(const struct ic_opts *a, const struct ic_db *db, FILE *out
         bool ctx_swept = n_axes && (axes[0] == IC_AXIS_CONTEXT ||
                                     (n_axes > 1 && axes[1] == IC_AXIS_CONTEXT));
         if (st->max_context && k->cfg.context > st->max_context && !ctx_swept)
-            fprintf(errf,
+            fprintf(ic_cli_warnf(errf),
                     "infcalc: warning: --context %llu exceeds %s's max_position_embeddings "
                     "(%llu)\n",
                     (unsigned long long)k->cfg.context, models[k->pick[L_MODEL]].name,
@@ -1192,7 +1192,34 @@ static int run(const struct ic_opts *a, int argc, FILE *out, FILE *errf)
     return f(a, &db, out, errf);
 }
 
+static _Thread_local FILE *held_warnings;
+static int run_opts(int argc, char **argv, FILE *out, FILE *errf);
+
+FILE *ic_cli_warnf(FILE *errf) { return held_warnings ? held_warnings : errf; }
+
 int ic_cli_run(int argc, char **argv, FILE *out, FILE *errf)
+{
+    /* a command warns (a context past the model's, a batch that does not
+     * fit) before the library checks its ranges; an input error then
+     * stands alone, and the warnings follow any other outcome */
+    char *wbuf = NULL;
+    size_t wlen = 0;
+    FILE *const outer = held_warnings;
+    held_warnings = open_memstream(&wbuf, &wlen);
+    if (!held_warnings) {
+        held_warnings = outer;
+        return ic_cli_oom(errf);
+    }
+    const int rc = run_opts(argc, argv, out, errf);
+    fclose(held_warnings);
+    if (rc != 2 && wlen)
+        fwrite(wbuf, 1, wlen, outer ? outer : errf);
+    held_warnings = outer;
+    free(wbuf);
+    return rc;
+}
+
+static int run_opts(int argc, char **argv, FILE *out, FILE *errf)
 {
     struct ic_opts a;
     struct ic_err e = {0};

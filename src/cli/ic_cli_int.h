@@ -77,6 +77,10 @@ int ic_cli_engine_check(const struct ic_opts *a, const struct ic_hw *h, FILE *er
 
 /* "out of memory" on errf; returns 1. */
 int ic_cli_oom(FILE *errf);
+/* Where a command's warnings go: held by ic_cli_run until the command
+ * ends (shown unless it ends in a usage or input error, exit status 2,
+ * whose message then opens stderr alone), else errf. */
+FILE *ic_cli_warnf(FILE *errf);
 
 /* Writes rows (ic_rows_write); returns 0, or 1 saying the output failed or
  * the rows were filled wrongly (an internal error). */

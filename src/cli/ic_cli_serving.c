@@ -55,7 +55,7 @@ void ic_cli_warn_context(FILE *errf, const struct ic_model_stats *st, const char
                          uint64_t tokens, const char *what)
 {
     if (st->max_context && tokens > st->max_context)
-        fprintf(errf,
+        fprintf(ic_cli_warnf(errf),
                 "infcalc: warning: %s (%llu tokens) exceeds %s's max_position_embeddings "
                 "(%llu)\n",
                 what, (unsigned long long)tokens, model, (unsigned long long)st->max_context);
@@ -75,9 +75,11 @@ bool ic_cli_warn_fit_extra(FILE *errf, const struct ic_cli_setup *s, uint64_t ch
     c.batch = batch ? batch : 1;
     c.context = context ? context : 1;
     const double mem = ic_decode_mem_per_chip(&s->st, &c, c.batch) + extra_B;
-    if (mem <= s->h->hbm_capacity_B)
+    /* a context past 2^26 has no memory to state: the command's range
+     * error follows */
+    if (mem <= s->h->hbm_capacity_B || !isfinite(mem) || c.context > IC_MODEL_MAX_CONTEXT)
         return true;
-    fprintf(errf,
+    fprintf(ic_cli_warnf(errf),
             "infcalc: warning: %s does not fit: %.4g GB a chip (weights, the KV of %llu "
             "sequence%s of %llu tokens, workspace) on %llu x %s of %.4g GB\n",
             what, mem / 1e9, (unsigned long long)c.batch, c.batch == 1 ? "" : "s",
@@ -705,7 +707,7 @@ int ic_cli_cmd_specdec(const struct ic_opts *a, const struct ic_db *db, FILE *ou
     /* a tokenizer's table padded to a multiple (Qwen2.5: 151936 and 152064)
      * is the same tokenizer: warn past 1% */
     if (fabs((double)dst.vocab_size - (double)s.st.vocab_size) > 0.01 * (double)s.st.vocab_size)
-        fprintf(errf,
+        fprintf(ic_cli_warnf(errf),
                 "infcalc: warning: the draft %s has a vocabulary of %llu tokens and the target "
                 "%s one of %llu: a draft proposes the target's tokens (the same tokenizer)\n",
                 dm->name, (unsigned long long)dst.vocab_size, s.m->name,
@@ -854,7 +856,7 @@ int ic_cli_cmd_prefix(const struct ic_opts *a, const struct ic_db *db, FILE *out
     struct ic_decode_cfg wc = s.dec;
     wc.chips = pc.pf.chips;
     if (x.held_per_chip_bytes + ic_decode_mem_per_chip(&s.st, &wc, 0) > s.h->hbm_capacity_B)
-        fprintf(errf,
+        fprintf(ic_cli_warnf(errf),
                 "infcalc: warning: %llu prefixes' KV (%.4g GB a chip) and the weights pass %s's "
                 "%.4g GB: they cannot all be held\n",
                 (unsigned long long)pc.n_prefixes, x.held_per_chip_bytes / 1e9, s.h->name,

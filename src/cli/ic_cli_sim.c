@@ -97,6 +97,15 @@ int ic_cli_sim_check(const struct ic_opts *a, FILE *errf)
     if (a->given[IC_OPT_REQUESTS_CSV] && strcmp(a->requests_csv, "-") == 0)
         return ic_cli_usage_hint(errf, "give a file's path (the summary goes to standard output)",
                                  "--requests-csv: '-' is not a file");
+    /* the capacity lies between the last rate that meets the SLOs and the
+     * next: the sweep climbs ('--rates 20,5' read 5 as failing) */
+    for (int i = 1; a->given[IC_OPT_RATES] && i < a->n[IC_OPT_RATES]; i++)
+        if (!(a->rates[i] > a->rates[i - 1]))
+            return ic_cli_usage_hint(errf, "list the rates from the lowest up, each once "
+                                           "('--rates 1,2,4')",
+                                     "--rates: %g after %g; the sweep climbs, and the "
+                                     "capacity is found between the last rate that meets the "
+                                     "SLOs and the next", a->rates[i], a->rates[i - 1]);
     if (a->given[IC_OPT_RATE] && a->rate > 0 && a->rate < 1e-9)
         return ic_cli_usage_hint(errf, "0 runs the requests all at once (offline)",
                                  "--rate %g: expected 0 or a rate from 1e-9 to 1e6 requests "
@@ -220,8 +229,10 @@ static void add_row(struct ic_rows *rows, const struct ic_sim_cfg *c, double rat
     ic_rows_num(rows, "mean_batch", r->mean_batch);
     ic_rows_num(rows, "kv_occupancy", r->kv_occupancy);
     ic_rows_num(rows, "preemptions", (double)r->preemptions);
-    ic_rows_num(rows, "goodput_per_s", r->goodput_per_s);
-    ic_rows_num(rows, "meets_slo", ic_sim_meets_slos(c, r));
+    /* without an SLO there is no goodput and nothing met: '-' (null) */
+    const bool slos = c->ttft_slo_s > 0 || c->tpot_slo_s > 0;
+    ic_rows_num(rows, "goodput_per_s", slos ? r->goodput_per_s : NAN);
+    ic_rows_num(rows, "meets_slo", slos ? ic_sim_meets_slos(c, r) : NAN);
 }
 
 /* The rate sweep's chart: left, P50/P99 TTFT and TPOT against requests/s
@@ -309,6 +320,19 @@ int ic_cli_cmd_simulate(const struct ic_opts *a, const struct ic_db *db, FILE *o
                             (uint64_t)ceil(x.c.prompt.mean + x.c.output.mean),
                             x.c.prompt.dist || x.c.output.dist ? "--prompt + --output, their means"
                                                                : "--prompt + --output");
+    /* options that would change nothing: said, not ignored */
+    if (a->given[IC_OPT_PREFIX] && !a->given[IC_OPT_TRACE]) {
+        ic_cli_setup_free(&x.s);
+        return ic_cli_usage_hint(errf, "--prefix-hit H gives generated requests a cached share "
+                                       "of their prompts",
+                                 "--prefix sizes a trace's prefix ids, and no --trace is given");
+    }
+    if (a->given[IC_OPT_ROUTER] && x.c.replicas < 2) {
+        ic_cli_setup_free(&x.s);
+        return ic_cli_usage_hint(errf, "give --replicas 2 or more, or leave out --router",
+                                 "--router splits the requests among replicas, and there is "
+                                 "one");
+    }
     if (a->given[IC_OPT_RATE] && a->given[IC_OPT_RATES]) {
         ic_cli_setup_free(&x.s);
         return ic_cli_usage_hint(errf, "--rate runs one load; --rates sweeps several ('--rates "
@@ -317,7 +341,7 @@ int ic_cli_cmd_simulate(const struct ic_opts *a, const struct ic_db *db, FILE *o
     }
     bool sweep = a->given[IC_OPT_RATES] || a->given[IC_OPT_PLOT];
     /* a sweep reopens the trace for every run: a pipe gives its lines to
-     * the first and none to the rest ("0 requests, none past the warm-up") */
+     * the first and none to the rest ("no requests to simulate") */
     struct stat ts;
     if (sweep && a->given[IC_OPT_TRACE] && stat(a->trace, &ts) == 0 && !S_ISREG(ts.st_mode)) {
         ic_cli_setup_free(&x.s);

@@ -57,9 +57,13 @@ static int check_cfg(const struct ic_model_stats *m, const struct ic_hw *hw,
         return ic_err_set(err, IC_EINVAL, NULL, 0, 0,
                           "the MoE analysis computes the ideal bound only (estimate 'ideal')");
     const uint64_t N = c->dec.chips;
-    if (N && ep > IC_DECODE_MAX_CHIPS / N)
-        return ic_err_set(err, IC_EINVAL, NULL, 0, 0,
-                          "chips x ep is too large (at most 2^20 chips in all)");
+    if (N && ep > IC_DECODE_MAX_CHIPS / N) {
+        const int rc = ic_err_set(err, IC_EINVAL, NULL, 0, 0,
+                                  "chips x ep is %llu x %llu; expected at most 2^20 chips in "
+                                  "all", (unsigned long long)N, (unsigned long long)ep);
+        ic_err_hint(err, "fewer --chips or a smaller --ep: their product at most 1048576");
+        return rc;
+    }
     if (N * ep > hw->ici_domain_chips && !(hw->dcn_B_s > 0)) {
         int rc = ic_err_set(err, IC_EINVAL, hw->path, hw->locs[IC_HWF_DCN].line,
                             hw->locs[IC_HWF_DCN].col,

@@ -239,6 +239,11 @@ static int parse_row(const char *path, const struct field *f, const int *at, str
     if (r->chips % r->tp)
         return bad(path, &f[at[C_TP]], err, "tp must divide chips",
                    "chips is every chip of the run; tp the chips of one replica");
+    if (r->kind == IC_PUB_DECODE_B1 && batch_per_replica(r) != 1)
+        return bad(path, &f[at[C_CONCURRENCY]], err,
+                   "a decode_b1 row runs one sequence a replica",
+                   "concurrency at most chips / tp (one a replica), or kind "
+                   "decode_concurrency");
     if ((rc = dtype_field(path, &f[at[C_WEIGHTS]], &r->weights, err)) ||
         (rc = dtype_field(path, &f[at[C_KV]], &r->kv, err)) ||
         (rc = dtype_field(path, &f[at[C_COMPUTE]], &r->compute, err)))
@@ -615,6 +620,18 @@ int ic_pub_predict(const struct ic_pub_row *r, const struct ic_model_stats *m,
     c.estimate = IC_EST_IDEAL;
     if ((rc = ic_decode(m, hw, &c, &p, err)))
         return rc;
+    /* a run that could not have held its batch: the row's chips, tp or
+     * concurrency are not the run's (or the model is not its) */
+    if (!p.fits) {
+        rc = ic_err_set(err, IC_EINVAL, NULL, 0, 0,
+                        "its batch of %llu at context %llu does not fit: %.4g GB a chip "
+                        "of %.4g GB",
+                        (unsigned long long)c.batch, (unsigned long long)c.context,
+                        p.mem_per_chip_B / 1e9, p.capacity_B / 1e9);
+        ic_err_hint(err, "check chips, tp and concurrency against the source: the batch is "
+                         "concurrency over chips / tp replicas, held by tp chips");
+        return rc;
+    }
     out->evaluated = true;
     out->with_prefill = r->prefill != IC_PUB_PREFILL_NONE;
     out->simulated = r->prefill == IC_PUB_PREFILL_INTERLEAVED;

@@ -153,9 +153,12 @@ static void raw(FILE *out, const struct ic_col *c, const struct ic_cell *v, bool
         else
             ic_rows_csv_str(out, v->s);
         return;
-    case IC_K_BOOL:
-        fputs(v->v != 0 ? "true" : "false", out);
-        return;
+    case IC_K_BOOL: /* NaN: not known (null), not true */
+        if (isfinite(v->v)) {
+            fputs(v->v != 0 ? "true" : "false", out);
+            return;
+        }
+        break;
     case IC_K_INT:
     case IC_K_BYTES: /* a count: to the whole byte, not 10 digits of it */
         if (isfinite(v->v) && fabs(v->v) < 9e15) {

@@ -167,11 +167,15 @@ static int check_lengths(const struct ic_lengths *l, struct ic_err *err)
         return ic_err_set(err, IC_EINVAL, NULL, 0, 0,
                           "mean output length is %g; expected a finite number of tokens "
                           "above 0 and at most 2^26", l->mean);
-    if (!(l->shape == 0 || (l->shape >= IC_SCHED_MIN_SHAPE && l->shape <= IC_SCHED_MAX_SHAPE)))
-        return ic_err_set(err, IC_EINVAL, NULL, 0, 0,
-                          "output length shape is %g; expected 0 (every request the mean "
-                          "length) or a gamma shape from %g to %g",
-                          l->shape, IC_SCHED_MIN_SHAPE, IC_SCHED_MAX_SHAPE);
+    if (!(l->shape == 0 || (l->shape >= IC_SCHED_MIN_SHAPE && l->shape <= IC_SCHED_MAX_SHAPE))) {
+        const int rc = ic_err_set(err, IC_EINVAL, NULL, 0, 0,
+                                  "output length shape is %g; expected 0 (every request the "
+                                  "mean length) or a gamma shape from %g to %g",
+                                  l->shape, IC_SCHED_MIN_SHAPE, IC_SCHED_MAX_SHAPE);
+        ic_err_hint(err, "--shape 0 for fixed lengths, 1 for exponential ones, larger for "
+                         "lengths closer to the mean");
+        return rc;
+    }
     return IC_OK;
 }
 
@@ -199,9 +203,13 @@ static int pick_reserve(const struct ic_model_stats *m, const struct ic_batching
                          "--output", need);
         return rc;
     }
-    if (r > (double)IC_MODEL_MAX_CONTEXT)
-        return ic_err_set(err, IC_EINVAL, NULL, 0, 0,
-                          "%s is %.0f tokens; expected at most 2^26", what, r);
+    if (r > (double)IC_MODEL_MAX_CONTEXT) {
+        const int rc = ic_err_set(err, IC_EINVAL, NULL, 0, 0,
+                                  "%s is %.0f tokens; expected at most 2^26", what, r);
+        ic_err_hint(err, "give --reserve: the tokens a request's contiguous slot holds, from "
+                         "%.0f to 67108864", need);
+        return rc;
+    }
     *out = (uint64_t)r;
     return IC_OK;
 }

@@ -66,14 +66,22 @@ int ic_prefill(const struct ic_model_stats *m, const struct ic_hw *hw,
     if (!N || !T || !R)
         return ic_err_set(err, IC_EINVAL, NULL, 0, 0, "%s must be at least 1",
                           !N ? "chips" : !T ? "the prompt" : "prompts");
-    if (T > IC_PREFILL_MAX_TOKENS || R > IC_PREFILL_MAX_TOKENS / T)
-        return ic_err_set(err, IC_EINVAL, NULL, 0, 0,
-                          "%llu prompts of %llu tokens are more than 2^24 tokens in one prefill",
-                          (unsigned long long)R, (unsigned long long)T);
-    if (P > IC_MODEL_MAX_CONTEXT - T)
-        return ic_err_set(err, IC_EINVAL, NULL, 0, 0,
-                          "prefix + prompt is %llu tokens; expected at most 2^26",
-                          (unsigned long long)(P + T));
+    if (T > IC_PREFILL_MAX_TOKENS || R > IC_PREFILL_MAX_TOKENS / T) {
+        const int rc = ic_err_set(err, IC_EINVAL, NULL, 0, 0,
+                                  "%llu prompts of %llu tokens are more than 2^24 tokens in "
+                                  "one prefill",
+                                  (unsigned long long)R, (unsigned long long)T);
+        ic_err_hint(err, "fewer prompts (--prompts) or shorter ones (--prompt): prompts x "
+                         "prompt at most 16777216");
+        return rc;
+    }
+    if (P > IC_MODEL_MAX_CONTEXT - T) {
+        const int rc = ic_err_set(err, IC_EINVAL, NULL, 0, 0,
+                                  "prefix + prompt is %llu tokens; expected at most 2^26",
+                                  (unsigned long long)(P + T));
+        ic_err_hint(err, "keep --prefix + --prompt at most 67108864 tokens");
+        return rc;
+    }
     if (!(cfg->mfu >= 0 && cfg->mfu <= 1))
         return ic_err_set(err, IC_EINVAL, NULL, 0, 0, "MFU %g is outside 0 to 1", cfg->mfu);
     if (!(cfg->queue_s >= 0) || !isfinite(cfg->queue_s))
@@ -228,9 +236,13 @@ static int check_dist(const double *p, size_t n, const char *which, struct ic_er
                               i + 1, p[i]);
         sum += p[i];
     }
-    if (fabs(sum - 1) > 1e-6)
-        return ic_err_set(err, IC_EINVAL, NULL, 0, 0,
-                          "%s sums to %.9g; a distribution sums to 1", which, sum);
+    if (fabs(sum - 1) > 1e-6) {
+        const int rc = ic_err_set(err, IC_EINVAL, NULL, 0, 0,
+                                  "%s sums to %.9g; a distribution sums to 1", which, sum);
+        ic_err_hint(err, "list probabilities adding up to 1, e.g. '--p 0.5,0.3,0.2' (the "
+                         "target's) and '--q 0.4,0.4,0.2' (the draft's)");
+        return rc;
+    }
     return IC_OK;
 }
 
@@ -434,9 +446,13 @@ int ic_disagg(const struct ic_model_stats *m, const struct ic_hw *hw,
 {
     if (!output)
         return ic_err_set(err, IC_EINVAL, NULL, 0, 0, "the output must be at least 1 token");
-    if (output > IC_MODEL_MAX_CONTEXT - pf->prompt)
-        return ic_err_set(err, IC_EINVAL, NULL, 0, 0,
-                          "prompt + output is beyond 2^26 tokens");
+    if (output > IC_MODEL_MAX_CONTEXT - pf->prompt) {
+        const int rc = ic_err_set(err, IC_EINVAL, NULL, 0, 0,
+                                  "prompt + output is %llu tokens; expected at most 2^26",
+                                  (unsigned long long)(pf->prompt + output));
+        ic_err_hint(err, "keep --prompt + --output at most 67108864 tokens");
+        return rc;
+    }
     struct ic_prefill p;
     int rc = ic_prefill(m, hw, pf, &p, err);
     if (rc)
@@ -599,9 +615,21 @@ int ic_optimize(const struct ic_model_stats *m, const struct ic_hw *hws, size_t 
                 struct ic_err *err)
 {
     const uint64_t T = req->prompt, L = req->output;
-    if (!T || !L || T > IC_PREFILL_MAX_TOKENS || L > IC_MODEL_MAX_CONTEXT - T)
-        return ic_err_set(err, IC_EINVAL, NULL, 0, 0,
-                          "prompt and output must be at least 1 token and prompt <= 2^24");
+    if (!T || !L || T > IC_PREFILL_MAX_TOKENS || L > IC_MODEL_MAX_CONTEXT - T) {
+        const int rc =
+            !T || !L ? ic_err_set(err, IC_EINVAL, NULL, 0, 0,
+                                  "the %s must be at least 1 token", !T ? "prompt" : "output")
+            : T > IC_PREFILL_MAX_TOKENS
+                ? ic_err_set(err, IC_EINVAL, NULL, 0, 0,
+                             "the prompt is %llu tokens; expected at most 2^24",
+                             (unsigned long long)T)
+                : ic_err_set(err, IC_EINVAL, NULL, 0, 0,
+                             "prompt + output is %llu tokens; expected at most 2^26",
+                             (unsigned long long)(T + L));
+        ic_err_hint(err, "--prompt from 1 to 16777216 tokens, --prompt + --output at most "
+                         "67108864");
+        return rc;
+    }
     if (!(req->ttft_s > 0) || !(req->tpot_s > 0) || !isfinite(req->ttft_s) ||
         !isfinite(req->tpot_s))
         return ic_err_set(err, IC_EINVAL, NULL, 0, 0, "the SLOs must be positive times");

@@ -1511,9 +1511,16 @@ int ic_sim_run(const struct ic_model_stats *m, const struct ic_hw *hw,
         goto done;
     }
     if (!out->counted) {
-        rc = ic_err_set(err, IC_EINVAL, c->trace, 0, 0,
-                        "%llu requests, none past the warm-up of %llu",
-                        (unsigned long long)s.arrived, (unsigned long long)c->warmup);
+        if (!s.arrived) {
+            rc = ic_err_set(err, IC_EINVAL, c->trace, 0, 0, "no requests to simulate");
+            ic_err_hint(err, "a trace lists one request a line below its header "
+                             "'arrival_s,prompt,output'");
+        } else {
+            rc = ic_err_set(err, IC_EINVAL, c->trace, 0, 0,
+                            "%llu requests, none past the warm-up of %llu",
+                            (unsigned long long)s.arrived, (unsigned long long)c->warmup);
+            ic_err_hint(err, "a --warmup below the requests' count, or more requests");
+        }
         goto done;
     }
     out->completed = s.finished;

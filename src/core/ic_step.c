@@ -237,9 +237,13 @@ static int check_step(const struct ic_step *s, struct ic_err *err)
                               "a sequence brings %llu new tokens with %llu logits; expected "
                               "at least 1 token and no more logits than tokens",
                               (unsigned long long)q->tokens, (unsigned long long)q->logits);
-        if (q->tokens > IC_MODEL_MAX_CONTEXT || q->context > IC_MODEL_MAX_CONTEXT - q->tokens)
-            return ic_err_set(err, IC_EINVAL, NULL, 0, 0,
-                              "context + new tokens is beyond 2^26 tokens");
+        if (q->tokens > IC_MODEL_MAX_CONTEXT || q->context > IC_MODEL_MAX_CONTEXT - q->tokens) {
+            const int rc = ic_err_set(err, IC_EINVAL, NULL, 0, 0,
+                                      "context + new tokens is beyond 2^26 tokens");
+            ic_err_hint(err, "a shorter --context: it and the tokens a step adds (a "
+                             "speculative step's draft, a chunk) at most 67108864");
+            return rc;
+        }
         if (q->count > IC_DECODE_MAX_BATCH)
             return ic_err_set(err, IC_EINVAL, NULL, 0, 0,
                               "%llu sequences in one step; expected at most 2^24",
@@ -262,10 +266,13 @@ int ic_step_load(const struct ic_model_stats *m, const struct ic_step *s, struct
         n_seqs += s->kind[i].count;
     if (n_seqs && M > n_seqs)
         M = n_seqs;
-    if (P > 1 && P > m->n_layers)
-        return ic_err_set(err, IC_EINVAL, NULL, 0, 0,
-                          "%llu pipeline stages for %llu layers; expected at most one stage "
-                          "per layer", (unsigned long long)P, (unsigned long long)m->n_layers);
+    if (P > 1 && P > m->n_layers) {
+        rc = ic_err_set(err, IC_EINVAL, NULL, 0, 0,
+                        "%llu pipeline stages for %llu layers; expected at most one stage "
+                        "per layer", (unsigned long long)P, (unsigned long long)m->n_layers);
+        ic_err_hint(err, "--pp %llu at most for this model", (unsigned long long)m->n_layers);
+        return rc;
+    }
     /* the busiest stage's layers, and its share f of every per-layer figure */
     const uint64_t Lps = P > 1 ? (m->n_layers + P - 1) / P : m->n_layers;
     const double f = P > 1 ? (double)Lps / (double)m->n_layers : 1.0;

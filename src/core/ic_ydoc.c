@@ -144,8 +144,10 @@ static int read_input(const char *path, const char *shown, char **buf, size_t *l
     }
     if (S_ISREG(st.st_mode) && st.st_size > MAX_FILE_BYTES) {
         rc = ic_err_set(err, IC_EINVAL, shown, 0, 0,
-                        "file of %lld bytes; expected at most %d (a database record)",
+                        "file of %lld bytes; expected at most %d (an input file's "
+                        "limit)",
                         (long long)st.st_size, MAX_FILE_BYTES);
+        ic_err_hint(err, "split it: each file infcalc reads is at most 4 MiB");
         goto out;
     }
     for (;;) {
@@ -173,7 +175,7 @@ static int read_input(const char *path, const char *shown, char **buf, size_t *l
         n += (size_t)got;
         if (n > (size_t)MAX_FILE_BYTES) {
             rc = ic_err_set(err, IC_EINVAL, shown, 0, 0,
-                            "more than %d bytes; expected at most that (a database record)",
+                            "more than %d bytes; expected at most that (an input file's limit)",
                             MAX_FILE_BYTES);
             ic_err_hint(err, "a device or a pipe that does not end is not a record file");
             goto out;
