@@ -19,6 +19,8 @@ struct broken {
 };
 
 static const struct broken broken[] = {
+    {"hw-scale-out-kind.yaml", false, 20, 9,
+     "unknown scale-out kind '5 furlongs'; expected infiniband, ethernet, dcn or none", NULL},
     {"hw-typo-key.yaml", false, 6, 3, "unknown key 'bandwith' in the memory section",
      "did you mean 'bandwidth'?"},
     {"hw-no-unit.yaml", false, 6, 14, "'bandwidth': '1e12' has no unit", NULL},
@@ -174,6 +176,9 @@ static const struct broken broken[] = {
     {"hw-long-name.yaml", false, 2, 7, "'name': value is too long (at most 63 characters)", NULL},
     {"hw-name-upper.yaml", false, 2, 7, "'name' must be lower-case letters", NULL},
     {"model-bad-name.yaml", true, 2, 7, "'name' must be lower-case letters", NULL},
+    /* "test\0" is 5 characters: the NUL is the fifth */
+    {"model-nul-in-text.yaml", true, 2, 7, "'name': a control character (0x00) at character 5",
+     "without escapes"},
     /* wrong types */
     {"model-bool.yaml", true, 10, 22,
      "'tie_word_embeddings': 'maybe' is not a boolean; expected true or false", NULL},

@@ -368,6 +368,8 @@ START_TEST(test_trace_errors)
     trace_error(t, "1,2,3,a,5,6\n", IC_EINVAL, 1, 11);              /* too many */
     trace_error(t, "1,2,3,,5\n", IC_EINVAL, 1, 7);                  /* tokens without an id */
     trace_error(t, "1,2,3,sys\n", IC_EINVAL, 1, 7);                 /* an id without tokens */
+    trace_error(t, "0,100,10,1,500\n", IC_EINVAL, 1, 12);           /* prefix past the prompt */
+    trace_error(t, "0,100,10,1,100\n1,100,10,1,101\n", IC_EINVAL, 2, 12); /* all of it: read */
     trace_error(t, "arrival,prompt,output\n", IC_EINVAL, 0, 0);     /* no request */
     char *lng = malloc(3000);
     ck_assert_ptr_nonnull(lng);
@@ -474,7 +476,8 @@ START_TEST(test_prefix_eviction)
     size_t o = 0;
     uint64_t sum_p = 0, sum_o = 0;
     for (int i = 0; i < N; i++) {
-        unsigned p = 200 + (unsigned)(i * 7919 % 1800), out = 1 + (unsigned)(i * 104729 % 300);
+        /* prompts of at least 400 tokens hold their prefixes (at most 356) */
+        unsigned p = 400 + (unsigned)(i * 7919 % 1800), out = 1 + (unsigned)(i * 104729 % 300);
         sum_p += p;
         sum_o += out;
         o += (size_t)sprintf(text + o, "%.4f,%u,%u,id%d,%u\n", i * 0.01, p, out, i * 31 % 97,

@@ -7,6 +7,7 @@
 #include "ic_rows.h"
 #include "ic_sim.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -168,6 +169,7 @@ int ic_cli_sim_check(const struct ic_opts *a, FILE *errf)
 struct req_csv {
     struct ic_out o;
     bool failed;
+    int why; /* the write's errno */
 };
 
 static int write_request(void *ctx, const struct ic_sim_request *r)
@@ -186,6 +188,7 @@ static int write_request(void *ctx, const struct ic_sim_request *r)
                 (unsigned long long)r->output, (unsigned long long)r->cached,
                 (unsigned long long)r->preemptions, r->counted ? 1 : 0) < 0) {
         w->failed = true;
+        w->why = errno;
         return IC_EIO;
     }
     return 0;
@@ -392,7 +395,8 @@ int ic_cli_cmd_simulate(const struct ic_opts *a, const struct ic_db *db, FILE *o
                 ic_out_close(&w.o, true, &e2);
                 if (w.failed)
                     rc = ic_err_set(&e, IC_EIO, a->requests_csv, 0, 0,
-                                    "cannot write the requests' CSV");
+                                    "cannot write the requests' CSV: %s",
+                                    strerror(w.why ? w.why : EIO));
             }
             goto lib_fail;
         }

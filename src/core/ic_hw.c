@@ -423,6 +423,15 @@ static int check_values(struct ic_hw *hw, const char *path, struct ic_err *err)
         return field_error(hw, path, IC_HWF_ICI_KIND, err, msg);
     }
     hw->ici_kind = (enum ic_link_kind)k;
+    /* the scale-out network's kind, as hwdb/README.md lists them: the
+     * commands read its bandwidth, and 'none' says there is none */
+    static const char *const dcn_kinds[] = {"infiniband", "ethernet", "dcn", "none"};
+    if (lookup_name(dcn_kinds, (int)(sizeof dcn_kinds / sizeof dcn_kinds[0]), hw->dcn_kind) < 0) {
+        snprintf(msg, sizeof msg,
+                 "unknown scale-out kind '%s'; expected infiniband, ethernet, dcn or none",
+                 hw->dcn_kind);
+        return field_error(hw, path, IC_HWF_DCN_KIND, err, msg);
+    }
     int t = lookup_name(topology_names, IC_TOPO_COUNT, hw->ici_topology_text);
     if (t < 0) {
         snprintf(msg, sizeof msg,

@@ -412,6 +412,17 @@ static int trace_next(struct trace *t, struct arrival *a, struct ic_err *err)
                              "--prefix)");
             return IC_EINVAL;
         }
+        /* the prefix is the prompt's first tokens */
+        const uint64_t pfx = x.pfx_tokens ? x.pfx_tokens : x.has_pfx ? t->pfx_default : 0;
+        if (pfx > x.prompt) {
+            ic_err_set(err, IC_EINVAL, t->path, t->line, x.pfx_tokens ? col[4] : col[3],
+                       "a prefix of %llu tokens in a prompt of %llu",
+                       (unsigned long long)pfx, (unsigned long long)x.prompt);
+            ic_err_hint(err, "the prefix is the first tokens of the prompt, which counts them: "
+                             "prefix tokens at most the prompt's%s",
+                        x.pfx_tokens ? "" : " (simulate --prefix sets them for every id)");
+            return IC_EINVAL;
+        }
         t->last_t = x.t;
         *a = x;
         return 1;

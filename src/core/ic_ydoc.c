@@ -431,6 +431,18 @@ static int read_scalar_field(const struct ic_ydoc *d, const struct ic_field *f,
         return rc;
     switch (f->kind) {
     case IC_F_STR:
+        /* "\0" would cut the text where it stands, and other control
+         * characters (an escape sequence) would reach the terminal */
+        for (size_t i = 0; i < v->data.scalar.length; i++) {
+            const unsigned char ch = (unsigned char)text[i];
+            if ((ch < 0x20 && ch != '\t' && ch != '\n' && ch != '\r') || ch == 0x7f) {
+                rc = ic_ydoc_error(d, v, err,
+                                   "'%s': a control character (0x%02x) at character %zu of "
+                                   "the text", f->key, ch, i + 1);
+                ic_err_hint(err, "write the text without escapes such as \\0 or \\e");
+                return rc;
+            }
+        }
         if (strlen(text) >= f->size) {
             rc = ic_ydoc_error(d, v, err, "'%s': value is too long (at most %zu characters)",
                                f->key, f->size - 1);
