@@ -958,6 +958,56 @@ START_TEST(test_window_defaults)
 }
 END_TEST
 
+/* ERNIE 4.5. The 0.3B (its config.json as first published): q 1024 x
+ * 16 x 128 = 2,097,152, k and v 1024 x 2 x 128 = 262,144 each, o 2,097,152,
+ * the MLP 3 x 1024 x 3072 = 9,437,184 and two norms: 14,157,824 a layer,
+ * x 18 = 254,840,832, the tied embedding 103424 x 1024 = 105,906,176 and
+ * the final norm: 360,748,032, as counted on the loaded checkpoint. The
+ * 21B-A3B (its config's fields as copied in the code corpus): attention
+ * 2 x 2560^2 + 2 x 2560 x 512 = 15,728,640; layer 0 dense, 3 x 2560 x
+ * 12288 = 94,371,840; layers 1-27 MoE, 64 experts of 3 x 2560 x 1536 =
+ * 754,974,720, two shared of the experts' width 3 x 2560 x 3072 =
+ * 23,592,960, the router 64 x 2560 and its correction bias 64; two norms a
+ * layer: 110,105,600 + 27 x 794,465,344 + 264,765,440 + 2560 =
+ * 21,825,437,888, what transformers builds; the published 21.95B adds the
+ * checkpoint's MTP block (123,217,920 by hand). */
+START_TEST(test_ernie)
+{
+    struct ic_model_stats st;
+    ic_test_fixture_stats("ernie-4.5-0.3b-config.json", &st);
+    ck_assert_uint_eq(st.params_total, UINT64_C(360748032));
+    ck_assert(st.embed_tied);
+    ic_test_fixture_stats("ernie-4.5-21b-a3b-config.json", &st);
+    ck_assert_uint_eq(st.params_total, UINT64_C(21825437888));
+    ck_assert_uint_eq(st.n_moe_layers, 27);
+    ck_assert_uint_eq(st.top_k, 6);
+    ck_assert_uint_eq(st.group_params[IC_PG_SHARED], UINT64_C(27) * 23592960);
+    /* the MoE layers' range and step (Ernie4_5_MoeDecoderLayer: MoE iff
+     * (i + 1) % interval == 0 and start <= i <= end) on 8 layers */
+#define ERNIE "{\"model_type\": \"ernie4_5_moe\", \"num_hidden_layers\": 8, " SHAPE \
+              ", \"moe_num_experts\": 4, \"moe_k\": 2, \"moe_intermediate_size\": 128"
+    derive_json(ERNIE "}", &st); /* layers 1-7 (start 1, end -1 where absent) */
+    ck_assert_uint_eq(st.n_moe_layers, 7);
+    /* two shared where absent: 3 x 256 x 256 a layer */
+    ck_assert_uint_eq(st.group_params[IC_PG_SHARED], UINT64_C(7) * 3 * 256 * 256);
+    derive_json(ERNIE ", \"moe_layer_interval\": 2, \"moe_layer_end_index\": -1}", &st);
+    ck_assert_uint_eq(st.n_moe_layers, 4); /* 1, 3, 5, 7 */
+    derive_json(ERNIE ", \"moe_layer_start_index\": 2, \"moe_layer_end_index\": 5}", &st);
+    ck_assert_uint_eq(st.n_moe_layers, 4); /* 2-5 */
+    derive_json(ERNIE ", \"moe_num_shared_experts\": 0}", &st);
+    ck_assert_uint_eq(st.group_params[IC_PG_SHARED], 0);
+    /* Ernie4_5Config's head_dim 128 and 2 KV heads where the config says
+     * neither (hidden_size / heads would be 64, every head 4) */
+    derive_json("{\"model_type\": \"ernie4_5\", \"num_hidden_layers\": 2, \"hidden_size\": 256, "
+                "\"intermediate_size\": 512, \"num_attention_heads\": 4, \"vocab_size\": 1000}",
+                &st);
+    ck_assert_uint_eq(st.kv_values_per_layer_token, 2 * 2 * 128);
+    /* ... and tied: no head of its own */
+    ck_assert(st.embed_tied);
+#undef ERNIE
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("model");
@@ -973,6 +1023,7 @@ int main(void)
     tcase_add_test(tc, test_mqa);
     tcase_add_test(tc, test_gemma2_config_json);
     tcase_add_test(tc, test_window_defaults);
+    tcase_add_test(tc, test_ernie);
     tcase_add_test(tc, test_config_json_newer_keys);
     tcase_add_test(tc, test_config_json_tie_default);
     tcase_add_test(tc, test_kimi_k2);

@@ -231,6 +231,27 @@ out:
     return rc;
 }
 
+/* moe_layer_end_index: ERNIE 4.5's last MoE layer, or -1 for the model's
+ * last (Ernie4_5_MoeConfig's default) */
+static int read_ernie_end(const struct ic_ydoc *d, yaml_node_t *node, void *rec,
+                          struct ic_err *err)
+{
+    struct ic_model *m = rec;
+    const char *t = ic_ydoc_scalar(node);
+    char why[256];
+    m->ernie_end_last = t && strcmp(t, "-1") == 0;
+    if (m->ernie_end_last)
+        return IC_OK;
+    if (!t || ic_count_parse(t, &m->ernie_end, why, sizeof why)) {
+        int rc = ic_ydoc_error(d, node, err, "'moe_layer_end_index': %s; expected a layer "
+                                             "index or -1 (the last layer)",
+                               t ? why : "not a single value");
+        ic_err_hint(err, "ERNIE 4.5's configs give the last MoE layer's index, e.g. 27");
+        return rc;
+    }
+    return IC_OK;
+}
+
 /* no_rope_layers: Llama 4's RoPE (1) and NoPE (0) layers */
 static int read_no_rope(const struct ic_ydoc *d, yaml_node_t *node, void *rec,
                         struct ic_err *err)
@@ -1097,6 +1118,13 @@ static const struct ic_schema published_schema = {"published section", published
     CNT("num_local_experts", IC_MF_NUM_LOCAL_EXPERTS, n_experts_field[0]),           \
     CNT("n_routed_experts", IC_MF_N_ROUTED_EXPERTS, n_experts_field[1]),             \
     CNT("num_experts", IC_MF_NUM_EXPERTS, n_experts_field[2]),                       \
+    CNT("moe_num_experts", IC_MF_ERNIE_EXPERTS, n_experts_field[3]),                 \
+    CNT("moe_k", IC_MF_ERNIE_K, ernie_k),                                            \
+    CNT("moe_num_shared_experts", IC_MF_ERNIE_SHARED, ernie_shared),                 \
+    CNT("moe_layer_start_index", IC_MF_ERNIE_START, ernie_start),                    \
+    {"moe_layer_end_index", IC_F_CUSTOM, IC_MF_ERNIE_END, 0, 0, 0, 0, 0, false, NULL,      \
+     read_ernie_end},                                                                 \
+    CNT("moe_layer_interval", IC_MF_ERNIE_INTERVAL, ernie_interval),                 \
     CNT("num_experts_per_tok", IC_MF_TOPK, num_experts_per_tok),                     \
     CNT("moe_intermediate_size", IC_MF_MOE_INTERMEDIATE, moe_intermediate_size),     \
     CNT("n_shared_experts", IC_MF_N_SHARED, n_shared_experts),                       \
@@ -1235,7 +1263,8 @@ static const char *const read_types[] = {
     "llama4", "llama4_text", "qwen3_next", "qwen3_5", "qwen3_5_text", "qwen3_5_moe",
     "qwen3_5_moe_text", "granitemoehybrid", "qwen3_vl", "qwen3_vl_text", "qwen3_vl_moe",
     "qwen3_vl_moe_text", "olmo2", "olmo3", "smollm3", "seed_oss", "granite", "nemotron_h",
-    "ministral3", "cohere", "cohere2", "glm4", "exaone4", "phimoe", "granitemoe"};
+    "ministral3", "cohere", "cohere2", "glm4", "exaone4", "phimoe", "granitemoe", "ernie4_5",
+    "ernie4_5_moe"};
 
 static bool type_read(const char *t)
 {
@@ -1332,6 +1361,11 @@ static const struct family {
      * Olmo3Config and MistralConfig all take 4096); a null there is None,
      * no window */
     uint64_t window_default;
+    /* ERNIE 4.5: its MoE keys (moe_num_experts, moe_k, moe_num_shared_experts,
+     * its layer range); the config class's head_dim and KV heads where the
+     * config leaves them out (0: hidden_size / heads, and every head) */
+    bool ernie;
+    uint64_t head_dim_default, kv_default;
 } families[] = {
     {.model_type = "qwen2", .qkv_bias_only = true},
     /* Qwen3 and Qwen3-MoE (transformers' Qwen3Attention): q_norm and k_norm
@@ -1416,6 +1450,19 @@ static const struct family {
      * biases where attention_bias, a bias on the LM head where
      * lm_head_bias, Mixtral's experts */
     {.model_type = "phimoe", .norm_bias = true, .head_bias_key = true},
+    /* ERNIE 4.5 (Ernie4_5ForCausalLM): a Llama, tied where the config does
+     * not say, Ernie4_5Config's head_dim=128 and num_key_value_heads=2
+     * where absent; its MoE (Ernie4_5_MoeForCausalLM): DeepSeek's experts
+     * with moe_num_shared_experts x moe_intermediate_size shared (2 where
+     * absent), the router's correction bias (moe_statics), MoE layers every
+     * moe_layer_interval-th from moe_layer_start_index (1) to
+     * moe_layer_end_index (-1: the last), num_key_value_heads=4 where
+     * absent. use_bias (biases on every projection) is refused: no released
+     * config sets it */
+    {.model_type = "ernie4_5", .ernie = true, .tie_default = true, .head_dim_default = 128,
+     .kv_default = 2},
+    {.model_type = "ernie4_5_moe", .ernie = true, .tie_default = true, .kv_default = 4,
+     .router_bias = true},
     /* GLM-4-0414 (Glm4DecoderLayer): four norms a layer (before and after
      * the attention and the MLP), q/k/v_proj biased by attention_bias, o_proj
      * never */
@@ -1505,6 +1552,15 @@ static bool layer_is_moe(const struct ic_model *m, uint64_t i)
         return i < IC_MODEL_MAX_LAYERS && (m->moe_layer_bits[i / 64] >> (i % 64) & 1);
     if (has(m, IC_MF_MOE_STEP) && m->interleave_moe_layer_step)
         return (i + 1) % m->interleave_moe_layer_step == 0;
+    /* ERNIE 4.5 (Ernie4_5_MoeDecoderLayer): every moe_layer_interval-th
+     * layer counted from 1, from moe_layer_start_index (1) to
+     * moe_layer_end_index (-1, the last: Ernie4_5_MoeConfig's defaults) */
+    if (family_of(m)->ernie) {
+        const uint64_t every = has(m, IC_MF_ERNIE_INTERVAL) ? m->ernie_interval : 1;
+        const uint64_t first = has(m, IC_MF_ERNIE_START) ? m->ernie_start : 1;
+        const bool to_last = !has(m, IC_MF_ERNIE_END) || m->ernie_end_last;
+        return (i + 1) % every == 0 && i >= first && (to_last || i <= m->ernie_end);
+    }
     const uint64_t freq = has(m, IC_MF_MOE_FREQ) && m->moe_layer_freq ? m->moe_layer_freq : 1;
     return i >= m->first_k_dense_replace && i % freq == 0;
 }
@@ -1677,6 +1733,51 @@ static int refuse_keys(const struct ctx *c, const struct key_name *keys, size_t 
     return IC_OK;
 }
 
+/* ERNIE 4.5's MoE keys: refused on another model_type (where they would
+ * be dropped without a word), checked on its own */
+static int ernie_keys(struct ctx *c, const struct family *fam)
+{
+    const struct ic_model *m = c->m;
+    if (!fam->ernie) {
+        static const struct key_name keys[] = {
+            {IC_MF_ERNIE_EXPERTS, "moe_num_experts"},
+            {IC_MF_ERNIE_K, "moe_k"},
+            {IC_MF_ERNIE_SHARED, "moe_num_shared_experts"},
+            {IC_MF_ERNIE_START, "moe_layer_start_index"},
+            {IC_MF_ERNIE_END, "moe_layer_end_index"},
+            {IC_MF_ERNIE_INTERVAL, "moe_layer_interval"},
+        };
+        return refuse_keys(c, keys, N(keys), "ERNIE 4.5's MoE keys are read for ernie4_5_moe",
+                           "an MoE of another model_type names its experts otherwise "
+                           "(num_local_experts, n_routed_experts or num_experts)");
+    }
+    if (has(m, IC_MF_NH_BIAS) && m->nh_use_bias) {
+        const int rc = at(c, IC_MF_NH_BIAS, "'use_bias' true (a bias on every projection) is "
+                                            "not read for ERNIE 4.5: no released checkpoint "
+                                            "sets it");
+        ic_err_hint(c->err, "ERNIE 4.5's released configs give use_bias false");
+        return rc;
+    }
+    if (has(m, IC_MF_TOPK) && has(m, IC_MF_ERNIE_K) && m->num_experts_per_tok != m->ernie_k)
+        return at(c, IC_MF_TOPK, "'num_experts_per_tok' (%llu) contradicts 'moe_k' (%llu); "
+                                 "expected one",
+                  (unsigned long long)m->num_experts_per_tok, (unsigned long long)m->ernie_k);
+    const uint64_t L = m->num_hidden_layers;
+    int rc;
+    if ((rc = check_range(c, IC_MF_ERNIE_INTERVAL, "moe_layer_interval",
+                          has(m, IC_MF_ERNIE_INTERVAL) ? m->ernie_interval : 1, 1, L)) ||
+        (rc = check_range(c, IC_MF_ERNIE_START, "moe_layer_start_index",
+                          has(m, IC_MF_ERNIE_START) ? m->ernie_start : 0, 0, L - 1)) ||
+        (rc = check_range(c, IC_MF_ERNIE_SHARED, "moe_num_shared_experts", m->ernie_shared, 0,
+                          1u << 10)))
+        return rc;
+    if (has(m, IC_MF_ERNIE_END) && !m->ernie_end_last &&
+        (rc = check_range(c, IC_MF_ERNIE_END, "moe_layer_end_index", m->ernie_end,
+                          has(m, IC_MF_ERNIE_START) ? m->ernie_start : 1, L - 1)))
+        return rc;
+    return IC_OK;
+}
+
 /* Nemotron-H's blocks counted by kind (nh[IC_BLOCK_*]); its keys refused on
  * another model_type, where they would be dropped without a word. */
 static int nemotron_blocks(const struct ctx *c, const struct family *fam, uint64_t nh[4])
@@ -1743,7 +1844,7 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
      * dense width: it is asked for below when a dense layer needs it */
     const bool moe_width = has(m, IC_MF_MOE_INTERMEDIATE) &&
                            (has(m, IC_MF_NUM_LOCAL_EXPERTS) || has(m, IC_MF_N_ROUTED_EXPERTS) ||
-                            has(m, IC_MF_NUM_EXPERTS));
+                            has(m, IC_MF_NUM_EXPERTS) || has(m, IC_MF_ERNIE_EXPERTS));
     /* a Nemotron-H's blocks say how many there are (newer configs leave
      * num_hidden_layers out) */
     const bool blocks_given = family_of(m)->nemotron &&
@@ -1763,7 +1864,9 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
     const struct family *fam = family_of(m);
     const uint64_t D = m->hidden_size;
     const uint64_t H = m->num_attention_heads, V = m->vocab_size;
-    const uint64_t Hkv = has(m, IC_MF_KV_HEADS) ? m->num_key_value_heads : H;
+    const uint64_t Hkv = has(m, IC_MF_KV_HEADS) ? m->num_key_value_heads
+                         : fam->kv_default      ? fam->kv_default
+                                                : H;
     if ((rc = check_range(&c, IC_MF_HIDDEN, "hidden_size", D, 1, 1u << 20)) ||
         (has(m, IC_MF_LAYERS) &&
          (rc = check_range(&c, IC_MF_LAYERS, "num_hidden_layers", m->num_hidden_layers, 1,
@@ -1776,6 +1879,8 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
         return rc;
     if (has(m, IC_MF_KV_HEADS) &&
         (rc = check_range(&c, IC_MF_KV_HEADS, "num_key_value_heads", Hkv, 1, H)))
+        return rc;
+    if ((rc = ernie_keys(&c, fam)))
         return rc;
     /* Nemotron-H's blocks by kind; its layers here are its mixer blocks,
      * each with the MLP or MoE block after it where there is one */
@@ -1810,6 +1915,8 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
         if ((rc = check_range(&c, IC_MF_NH_ATTN_HEAD_DIM, "attention_head_dim", hd, 1,
                               1u << 14)))
             return rc;
+    } else if (fam->head_dim_default) {
+        hd = fam->head_dim_default;
     } else {
         if (D % H)
             return at(&c, IC_MF_HEADS,
@@ -1871,14 +1978,14 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
             return rc;
     }
 
-    /* MoE: one of the three spellings of the expert count. */
+    /* MoE: one of the four spellings of the expert count. */
     uint64_t E = 0;
     int e_id = -1, e_key = 0;
-    static const int e_ids[3] = {IC_MF_NUM_LOCAL_EXPERTS, IC_MF_N_ROUTED_EXPERTS,
-                                 IC_MF_NUM_EXPERTS};
-    static const char *const e_keys[3] = {"num_local_experts", "n_routed_experts",
-                                          "num_experts"};
-    for (int i = 0; i < 3; i++)
+    static const int e_ids[4] = {IC_MF_NUM_LOCAL_EXPERTS, IC_MF_N_ROUTED_EXPERTS,
+                                 IC_MF_NUM_EXPERTS, IC_MF_ERNIE_EXPERTS};
+    static const char *const e_keys[4] = {"num_local_experts", "n_routed_experts",
+                                          "num_experts", "moe_num_experts"};
+    for (int i = 0; i < 4; i++)
         if (has(m, e_ids[i]) && m->n_experts_field[i]) {
             if (e_id >= 0 && m->n_experts_field[i] != E)
                 return at(&c, e_ids[i],
@@ -1893,11 +2000,17 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
     if (E) {
         if ((rc = check_range(&c, e_id, "expert count", E, 1, 1u << 16)))
             return rc;
-        if (!has(m, IC_MF_TOPK))
-            return at(&c, e_id, "an MoE model needs 'num_experts_per_tok'");
-        k = m->num_experts_per_tok;
-        if ((rc = check_range(&c, IC_MF_TOPK, "num_experts_per_tok", k, 1, E)))
+        /* ERNIE's moe_k, else num_experts_per_tok */
+        const int k_id = fam->ernie && has(m, IC_MF_ERNIE_K) ? IC_MF_ERNIE_K : IC_MF_TOPK;
+        if (!has(m, k_id))
+            return at(&c, e_id, "an MoE model needs '%s'",
+                      fam->ernie ? "moe_k" : "num_experts_per_tok");
+        k = k_id == IC_MF_ERNIE_K ? m->ernie_k : m->num_experts_per_tok;
+        if ((rc = check_range(&c, k_id, k_id == IC_MF_ERNIE_K ? "moe_k" : "num_experts_per_tok",
+                              k, 1, E)))
             return rc;
+        if (fam->ernie && !has(m, IC_MF_MOE_INTERMEDIATE))
+            return at(&c, e_id, "ERNIE 4.5's experts need 'moe_intermediate_size'");
         Fe = has(m, IC_MF_MOE_INTERMEDIATE) ? m->moe_intermediate_size : m->intermediate_size;
         if ((rc = check_range(&c, IC_MF_MOE_INTERMEDIATE, "moe_intermediate_size", Fe, 1,
                               1u << 22)) ||
@@ -2373,6 +2486,7 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
              : has(m, IC_MF_SHARED_INTERMEDIATE) ? m->shared_expert_intermediate_size
              : fam->one_shared                 ? Fe
              : fam->mamba                      ? granite_shared
+             : fam->ernie ? mul(&c, has(m, IC_MF_ERNIE_SHARED) ? m->ernie_shared : 2, Fe)
                                                : mul(&c, m->n_shared_experts, Fe);
         shared = mul(&c, mlp_mats, mul(&c, D, sf));
     }
@@ -2846,7 +2960,7 @@ int ic_model_load(const char *path, struct ic_model *out, struct ic_err *err)
         goto out;
     }
     if (m->quant_experts_only && m->has_default_weights && !m->n_experts_field[0] &&
-        !m->n_experts_field[1] && !m->n_experts_field[2]) {
+        !m->n_experts_field[1] && !m->n_experts_field[2] && !m->n_experts_field[3]) {
         /* mxfp4 quantizes MoE experts (transformers' quantizer, gpt-oss);
          * on a model without them what it quantized is not known */
         snprintf(m->quant_unread, sizeof m->quant_unread, "mxfp4");
@@ -2865,7 +2979,8 @@ int ic_model_load(const char *path, struct ic_model *out, struct ic_err *err)
         const bool blocks = family_of(m)->nemotron && m->n_blocks &&
                             (!m->locs[IC_MF_LAYERS].line || m->n_blocks == m->num_hidden_layers);
         const uint64_t L = blocks ? m->n_blocks : m->num_hidden_layers;
-        const bool moe = m->n_experts_field[0] || m->n_experts_field[1] || m->n_experts_field[2];
+        const bool moe = m->n_experts_field[0] || m->n_experts_field[1] || m->n_experts_field[2] ||
+                         m->n_experts_field[3];
         for (int g = 0; g < IC_PG_COUNT; g++) {
             uint64_t in = 0, named = 0; /* the layers that have the group; of them, named */
             for (uint64_t l = 0; l < L && L <= IC_MODEL_MAX_LAYERS; l++) {

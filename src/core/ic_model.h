@@ -56,6 +56,8 @@ enum ic_model_field {
     IC_MF_NH_PATTERN, IC_MF_NH_BLOCKS, IC_MF_NH_HEADS, IC_MF_NH_HEAD_DIM, IC_MF_NH_STATE,
     IC_MF_NH_GROUPS, IC_MF_NH_CONV, IC_MF_NH_CONV_BIAS, IC_MF_NH_BIAS, IC_MF_NH_SHARED,
     IC_MF_NH_LATENT, IC_MF_NH_ATTN_HEAD_DIM, IC_MF_NH_SSM_DTYPE, IC_MF_LM_HEAD_BIAS,
+    IC_MF_ERNIE_EXPERTS, IC_MF_ERNIE_K, IC_MF_ERNIE_SHARED, IC_MF_ERNIE_START, IC_MF_ERNIE_END,
+    IC_MF_ERNIE_INTERVAL,
     IC_MF_COUNT
 };
 
@@ -154,7 +156,13 @@ struct ic_model {
     uint64_t moe_layer_bits[IC_MODEL_MAX_LAYERS / 64]; /* moe_layers, by index */
     uint64_t moe_layer_max;    /* the largest index moe_layers names */
 
-    uint64_t n_experts_field[3]; /* num_local_experts, n_routed_experts, num_experts */
+    uint64_t n_experts_field[4]; /* num_local_experts, n_routed_experts, num_experts,
+                                    moe_num_experts (ERNIE 4.5's) */
+    /* ERNIE 4.5's MoE keys: moe_k, moe_num_shared_experts, and its MoE layers,
+     * every moe_layer_interval-th (counted from 1) from moe_layer_start_index
+     * to moe_layer_end_index (-1: the last, ernie_end_last) */
+    uint64_t ernie_k, ernie_shared, ernie_start, ernie_end, ernie_interval;
+    bool ernie_end_last;
     uint64_t num_experts_per_tok, moe_intermediate_size;
     uint64_t n_shared_experts, shared_expert_intermediate_size;
     uint64_t first_k_dense_replace, moe_layer_freq;
