@@ -1008,6 +1008,26 @@ START_TEST(test_ernie)
 }
 END_TEST
 
+/* InternLM2.5 20B (internlm2; its config.json as published): wqkv 6144 x
+ * (48 + 2 x 8) x 128 = 50,331,648, wo 6144^2 = 37,748,736, the MLP 3 x
+ * 6144 x 16384 = 301,989,888 and two norms: 390,082,560 a layer, x 48 =
+ * 18,723,962,880, the embedding and the output 2 x 92544 x 6144 =
+ * 1,137,180,672 and the final norm: 19,861,149,696, the checkpoint's bf16
+ * safetensors count. Without its 'bias' key, InternLM2Config's default
+ * (true) biases wqkv and wo: (4 + 2 x 2) x 64 + 256 = 768 a layer of the
+ * shape below (4 query heads and 2 KV heads of 64, hidden 256). */
+START_TEST(test_internlm2)
+{
+    struct ic_model_stats st, biased;
+    ic_test_fixture_stats("internlm2.5-20b-chat-config.json", &st);
+    ck_assert_uint_eq(st.params_total, UINT64_C(19861149696));
+    derive_json("{\"model_type\": \"internlm2\", \"num_hidden_layers\": 4, \"bias\": false, "
+                SHAPE "}", &st);
+    derive_json("{\"model_type\": \"internlm2\", \"num_hidden_layers\": 4, " SHAPE "}", &biased);
+    ck_assert_uint_eq(biased.params_total - st.params_total, UINT64_C(4) * ((4 + 2 * 2) * 64 + 256));
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("model");
@@ -1024,6 +1044,7 @@ int main(void)
     tcase_add_test(tc, test_gemma2_config_json);
     tcase_add_test(tc, test_window_defaults);
     tcase_add_test(tc, test_ernie);
+    tcase_add_test(tc, test_internlm2);
     tcase_add_test(tc, test_config_json_newer_keys);
     tcase_add_test(tc, test_config_json_tie_default);
     tcase_add_test(tc, test_kimi_k2);

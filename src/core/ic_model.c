@@ -1125,6 +1125,7 @@ static const struct ic_schema published_schema = {"published section", published
     {"moe_layer_end_index", IC_F_CUSTOM, IC_MF_ERNIE_END, 0, 0, 0, 0, 0, false, NULL,      \
      read_ernie_end},                                                                 \
     CNT("moe_layer_interval", IC_MF_ERNIE_INTERVAL, ernie_interval),                 \
+    BOOL("bias", IC_MF_BIAS, bias),                                                  \
     CNT("num_experts_per_tok", IC_MF_TOPK, num_experts_per_tok),                     \
     CNT("moe_intermediate_size", IC_MF_MOE_INTERMEDIATE, moe_intermediate_size),     \
     CNT("n_shared_experts", IC_MF_N_SHARED, n_shared_experts),                       \
@@ -1264,7 +1265,7 @@ static const char *const read_types[] = {
     "qwen3_5_moe_text", "granitemoehybrid", "qwen3_vl", "qwen3_vl_text", "qwen3_vl_moe",
     "qwen3_vl_moe_text", "olmo2", "olmo3", "smollm3", "seed_oss", "granite", "nemotron_h",
     "ministral3", "cohere", "cohere2", "glm4", "exaone4", "phimoe", "granitemoe", "ernie4_5",
-    "ernie4_5_moe"};
+    "ernie4_5_moe", "internlm2"};
 
 static bool type_read(const char *t)
 {
@@ -1366,6 +1367,11 @@ static const struct family {
      * config leaves them out (0: hidden_size / heads, and every head) */
     bool ernie;
     uint64_t head_dim_default, kv_default;
+    /* InternLM2: 'bias' (InternLM2Config's default true) biases its fused
+     * q/k/v projection and its output projection (its head_dim is
+     * hidden_size / heads: InternLM2Attention reads no key, its configs
+     * give none) */
+    bool bias_key;
 } families[] = {
     {.model_type = "qwen2", .qkv_bias_only = true},
     /* Qwen3 and Qwen3-MoE (transformers' Qwen3Attention): q_norm and k_norm
@@ -1459,6 +1465,9 @@ static const struct family {
      * moe_layer_end_index (-1: the last), num_key_value_heads=4 where
      * absent. use_bias (biases on every projection) is refused: no released
      * config sets it */
+    /* InternLM2 and 2.5 (remote code InternLM2ForCausalLM): a Llama whose
+     * q, k and v are one matrix (wqkv, the same count) */
+    {.model_type = "internlm2", .bias_key = true},
     {.model_type = "ernie4_5", .ernie = true, .tie_default = true, .head_dim_default = 128,
      .kv_default = 2},
     {.model_type = "ernie4_5_moe", .ernie = true, .tie_default = true, .kv_default = 4,
@@ -2376,10 +2385,12 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
     /* ---- parameters, per group (napkin math per layer) ---- */
     /* attention_bias puts biases on q, k, v and o; Qwen2 always has them on
      * q/k/v only (its config has no attention_bias key). */
-    const uint64_t qkv_bias = m->attention_bias || fam->qkv_bias_only ? 1 : 0;
+    /* (InternLM2: its own 'bias', true where absent, on all four) */
+    const bool bias_all = fam->bias_key && (!has(m, IC_MF_BIAS) || m->bias);
+    const uint64_t qkv_bias = m->attention_bias || fam->qkv_bias_only || bias_all ? 1 : 0;
     const uint64_t o_bias =
         (m->attention_bias && !fam->qkv_bias_only && !fam->no_o_bias) ||
-                (fam->o_bias_key && m->attention_out_bias)
+                (fam->o_bias_key && m->attention_out_bias) || bias_all
             ? 1
             : 0;
     uint64_t attn_heads, attn_kv, repl;
