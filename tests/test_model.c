@@ -1028,6 +1028,35 @@ START_TEST(test_internlm2)
 }
 END_TEST
 
+/* EXAONE 3.0 7.8B (exaone; a re-save of its config.json): a Llama whose
+ * layer count is num_layers: 32 x (4096^2 x 2 + 2 x 4096 x 1024 + 3 x 4096
+ * x 14336 + 2 x 4096) + 2 x 102400 x 4096 + 4096 = 7,818,448,896 (its hub
+ * page: 7.82B). Without tie_word_embeddings it ties (the 2.4B's config). */
+START_TEST(test_exaone3)
+{
+    struct ic_model_stats st;
+    ic_test_fixture_stats("exaone-3.0-7.8b-config.json", &st);
+    ck_assert_uint_eq(st.params_total, UINT64_C(7818448896));
+    ck_assert_uint_eq(st.n_layers, 32);
+    derive_json("{\"model_type\": \"exaone\", \"num_layers\": 4, " SHAPE "}", &st);
+    ck_assert_uint_eq(st.n_layers, 4);
+    ck_assert(st.embed_tied);
+    /* both counts, differing: refused */
+    struct ic_err e = {0};
+    char path[] = "/tmp/infcalc-cfg-XXXXXX";
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    static const char both[] = "{\"model_type\": \"exaone\", \"num_layers\": 4, "
+                               "\"num_hidden_layers\": 5, " SHAPE "}";
+    ck_assert_int_eq(write(fd, both, sizeof both - 1), (ssize_t)(sizeof both - 1));
+    close(fd);
+    /* (the loader derives once to check what it read) */
+    ck_assert_int_eq(ic_model_load(path, M, &e), IC_EINVAL);
+    ck_assert_ptr_nonnull(strstr(e.msg, "'num_layers' (4) contradicts 'num_hidden_layers' (5)"));
+    remove(path);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("model");
@@ -1045,6 +1074,7 @@ int main(void)
     tcase_add_test(tc, test_window_defaults);
     tcase_add_test(tc, test_ernie);
     tcase_add_test(tc, test_internlm2);
+    tcase_add_test(tc, test_exaone3);
     tcase_add_test(tc, test_config_json_newer_keys);
     tcase_add_test(tc, test_config_json_tie_default);
     tcase_add_test(tc, test_kimi_k2);

@@ -1126,6 +1126,7 @@ static const struct ic_schema published_schema = {"published section", published
      read_ernie_end},                                                                 \
     CNT("moe_layer_interval", IC_MF_ERNIE_INTERVAL, ernie_interval),                 \
     BOOL("bias", IC_MF_BIAS, bias),                                                  \
+    CNT("num_layers", IC_MF_NUM_LAYERS, num_layers),                                 \
     CNT("num_experts_per_tok", IC_MF_TOPK, num_experts_per_tok),                     \
     CNT("moe_intermediate_size", IC_MF_MOE_INTERMEDIATE, moe_intermediate_size),     \
     CNT("n_shared_experts", IC_MF_N_SHARED, n_shared_experts),                       \
@@ -1265,7 +1266,7 @@ static const char *const read_types[] = {
     "qwen3_5_moe_text", "granitemoehybrid", "qwen3_vl", "qwen3_vl_text", "qwen3_vl_moe",
     "qwen3_vl_moe_text", "olmo2", "olmo3", "smollm3", "seed_oss", "granite", "nemotron_h",
     "ministral3", "cohere", "cohere2", "glm4", "exaone4", "phimoe", "granitemoe", "ernie4_5",
-    "ernie4_5_moe", "internlm2"};
+    "ernie4_5_moe", "internlm2", "exaone"};
 
 static bool type_read(const char *t)
 {
@@ -1372,6 +1373,8 @@ static const struct family {
      * hidden_size / heads: InternLM2Attention reads no key, its configs
      * give none) */
     bool bias_key;
+    /* EXAONE 3: num_layers for num_hidden_layers */
+    bool num_layers_key;
 } families[] = {
     {.model_type = "qwen2", .qkv_bias_only = true},
     /* Qwen3 and Qwen3-MoE (transformers' Qwen3Attention): q_norm and k_norm
@@ -1465,6 +1468,11 @@ static const struct family {
      * moe_layer_end_index (-1: the last), num_key_value_heads=4 where
      * absent. use_bias (biases on every projection) is refused: no released
      * config sets it */
+    /* EXAONE 3.0 and 3.5 (remote code ExaoneForCausalLM): a Llama under
+     * other names (wte, c_fc_0/1, c_proj, out_proj), its layer count
+     * num_layers, tied where the config does not say (ExaoneConfig leaves
+     * the key to PretrainedConfig's default, as the 2.4B's config does) */
+    {.model_type = "exaone", .num_layers_key = true, .tie_default = true},
     /* InternLM2 and 2.5 (remote code InternLM2ForCausalLM): a Llama whose
      * q, k and v are one matrix (wqkv, the same count) */
     {.model_type = "internlm2", .bias_key = true},
@@ -1891,6 +1899,10 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
         return rc;
     if ((rc = ernie_keys(&c, fam)))
         return rc;
+    if (fam->num_layers_key && has(m, IC_MF_NUM_LAYERS) && m->num_layers != m->num_hidden_layers)
+        return at(&c, IC_MF_NUM_LAYERS, "'num_layers' (%llu) contradicts 'num_hidden_layers' "
+                                        "(%llu); expected one layer count",
+                  (unsigned long long)m->num_layers, (unsigned long long)m->num_hidden_layers);
     /* Nemotron-H's blocks by kind; its layers here are its mixer blocks,
      * each with the MLP or MoE block after it where there is one */
     uint64_t nh[4] = {0, 0, 0, 0};
@@ -2935,6 +2947,13 @@ int ic_model_load(const char *path, struct ic_model *out, struct ic_err *err)
          * default (tied) applies to none of them. */
         if (!m->locs[IC_MF_TIE].line)
             m->tie_word_embeddings = family_of(m)->tie_default;
+        /* EXAONE 3's layer count under its own name (num_hidden_layers,
+         * where a config gives both, must agree: derive checks) */
+        if (family_of(m)->num_layers_key && m->locs[IC_MF_NUM_LAYERS].line &&
+            !m->locs[IC_MF_LAYERS].line) {
+            m->num_hidden_layers = m->num_layers;
+            m->locs[IC_MF_LAYERS] = m->locs[IC_MF_NUM_LAYERS];
+        }
         /* ... and its sliding window, where neither the text model nor the
          * wrapper names the key (null, which the reader skips, is None) */
         const uint64_t window = family_of(m)->window_default;
