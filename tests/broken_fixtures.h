@@ -80,6 +80,8 @@ static const struct broken broken[] = {
     {"model-fraction.yaml", true, 6, 20, "'num_hidden_layers': '4.5' is not a whole number", NULL},
     {"model-no-hidden.yaml", true, 2, 1, "missing 'hidden_size'", NULL},
     {"model-head-dim.yaml", true, 7, 22, "give head_dim explicitly", NULL},
+    {"config-nemotron-mlp-bias.json", true, 23, 15, "'mlp_bias' true is not read for nemotron_h",
+     "mlp_bias false"},
     {"config-ernie-keys-on-llama.json", true, 6, 28,
      "'moe_layer_start_index' is not read for model_type 'llama'", "names its experts otherwise"},
     {"config-ernie-use-bias.json", true, 5, 15, "'use_bias' true (a bias on every projection)",

@@ -1057,6 +1057,47 @@ START_TEST(test_exaone3)
 }
 END_TEST
 
+/* MLPs of two matrices and MLP biases. StarCoder2-3B (its config.json):
+ * attention 2 x 3072^2 + 2 x 3072 x 256 = 20,447,232 and its biases 3072 +
+ * 256 + 256 + 3072 = 6,656; c_fc and c_proj 2 x 3072 x 12288 = 75,497,472
+ * and their biases 12288 + 3072 = 15,360; two LayerNorms 4 x 3072 =
+ * 12,288: 95,973,632 a layer, x 30 = 2,879,208,960, the tied embedding
+ * 49152 x 3072 = 150,994,944 and the final LayerNorm 6144: 3,030,371,328
+ * (its 12.1 GB fp32 checkpoint). Arcee AFM-4.5B (a fine-tune's config,
+ * vocab 128005): 36 x (2 x 2560^2 + 2 x 2560 x 512 + 2 x 2560 x 18432 + 2
+ * x 2560) + 2 x 128005 x 2560 + 2560 = 4,619,189,760. */
+START_TEST(test_two_matrix_mlps)
+{
+    struct ic_model_stats st, biased;
+    ic_test_fixture_stats("starcoder2-3b-config.json", &st);
+    ck_assert_uint_eq(st.params_total, UINT64_C(3030371328));
+    ck_assert(st.embed_tied);
+    ic_test_fixture_stats("arcee-afm-4.5b-sft-config.json", &st);
+    ck_assert_uint_eq(st.params_total, UINT64_C(4619189760));
+    ck_assert_uint_eq(st.group_params[IC_PG_MLP], UINT64_C(36) * 2 * 2560 * 18432);
+    /* StarCoder2 with use_bias false: 4 layers' biases fewer, (256 + 2 x 128
+     * + 256) + (512 + 256) each */
+    derive_json("{\"model_type\": \"starcoder2\", \"num_hidden_layers\": 4, " SHAPE "}", &biased);
+    derive_json("{\"model_type\": \"starcoder2\", \"num_hidden_layers\": 4, \"use_bias\": false, "
+                SHAPE "}", &st);
+    ck_assert_uint_eq(biased.params_total - st.params_total, UINT64_C(4) * (768 + 768));
+    /* mlp_bias on a Llama: gate and up 512 each, down 256, a layer */
+    derive_json("{\"model_type\": \"llama\", \"num_hidden_layers\": 4, \"mlp_bias\": true, "
+                SHAPE "}", &biased);
+    derive_json("{\"model_type\": \"llama\", \"num_hidden_layers\": 4, " SHAPE "}", &st);
+    ck_assert_uint_eq(biased.params_total - st.params_total, UINT64_C(4) * 1280);
+    /* ... and on a config without a model_type (read as a Llama) */
+    derive_json("{\"num_hidden_layers\": 4, \"mlp_bias\": true, " SHAPE "}", &st);
+    ck_assert_uint_eq(st.params_total, biased.params_total);
+    /* MistralMLP fixes bias=False: the key changes nothing */
+    derive_json("{\"model_type\": \"mistral\", \"num_hidden_layers\": 4, \"mlp_bias\": true, "
+                "\"sliding_window\": null, " SHAPE "}", &biased);
+    derive_json("{\"model_type\": \"mistral\", \"num_hidden_layers\": 4, "
+                "\"sliding_window\": null, " SHAPE "}", &st);
+    ck_assert_uint_eq(biased.params_total, st.params_total);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("model");
@@ -1075,6 +1116,7 @@ int main(void)
     tcase_add_test(tc, test_ernie);
     tcase_add_test(tc, test_internlm2);
     tcase_add_test(tc, test_exaone3);
+    tcase_add_test(tc, test_two_matrix_mlps);
     tcase_add_test(tc, test_config_json_newer_keys);
     tcase_add_test(tc, test_config_json_tie_default);
     tcase_add_test(tc, test_kimi_k2);

@@ -1127,6 +1127,7 @@ static const struct ic_schema published_schema = {"published section", published
     CNT("moe_layer_interval", IC_MF_ERNIE_INTERVAL, ernie_interval),                 \
     BOOL("bias", IC_MF_BIAS, bias),                                                  \
     CNT("num_layers", IC_MF_NUM_LAYERS, num_layers),                                 \
+    BOOL("mlp_bias", IC_MF_MLP_BIAS, mlp_bias),                                      \
     CNT("num_experts_per_tok", IC_MF_TOPK, num_experts_per_tok),                     \
     CNT("moe_intermediate_size", IC_MF_MOE_INTERMEDIATE, moe_intermediate_size),     \
     CNT("n_shared_experts", IC_MF_N_SHARED, n_shared_experts),                       \
@@ -1266,7 +1267,7 @@ static const char *const read_types[] = {
     "qwen3_5_moe_text", "granitemoehybrid", "qwen3_vl", "qwen3_vl_text", "qwen3_vl_moe",
     "qwen3_vl_moe_text", "olmo2", "olmo3", "smollm3", "seed_oss", "granite", "nemotron_h",
     "ministral3", "cohere", "cohere2", "glm4", "exaone4", "phimoe", "granitemoe", "ernie4_5",
-    "ernie4_5_moe", "internlm2", "exaone"};
+    "ernie4_5_moe", "internlm2", "exaone", "arcee", "starcoder2"};
 
 static bool type_read(const char *t)
 {
@@ -1375,7 +1376,18 @@ static const struct family {
     bool bias_key;
     /* EXAONE 3: num_layers for num_hidden_layers */
     bool num_layers_key;
+    /* mlp_bias biases the dense MLP's projections (LlamaMLP's, and the
+     * classes copying it; others fix bias=False and ignore the key) */
+    bool mlp_bias_key;
+    /* an MLP of two matrices, up and down, no gate (ReLU^2, GELU) */
+    bool two_mats;
+    /* StarCoder2's use_bias (true where absent): biases on q, k, v, o and
+     * both MLP matrices */
+    bool use_bias_all;
 } families[] = {
+    /* Llama (LlamaMLP: bias=config.mlp_bias); a config without a
+     * model_type is read as one */
+    {.model_type = "llama", .mlp_bias_key = true},
     {.model_type = "qwen2", .qkv_bias_only = true},
     /* Qwen3 and Qwen3-MoE (transformers' Qwen3Attention): q_norm and k_norm
      * of head_dim in every layer; Qwen3-VL's text models are the same
@@ -1422,8 +1434,16 @@ static const struct family {
     /* SmolLM3: a Llama whose NoPE layers (no_rope_layers) hold no
      * parameters of their own; IBM Granite 3 (GraniteForCausalLM): a Llama
      * with scalar multipliers */
-    {.model_type = "smollm3"},
-    {.model_type = "granite"},
+    {.model_type = "smollm3", .mlp_bias_key = true},
+    {.model_type = "granite", .mlp_bias_key = true},
+    /* Arcee AFM (ArceeMLP): up and down with ReLU^2 between, no gate,
+     * mlp_bias on both */
+    {.model_type = "arcee", .mlp_bias_key = true, .two_mats = true},
+    /* StarCoder2 (Starcoder2DecoderLayer): LayerNorms with biases, c_fc and
+     * c_proj without a gate, use_bias on them and on q/k/v/o, tied where
+     * the config does not say (Starcoder2Config's defaults) */
+    {.model_type = "starcoder2", .norm_bias = true, .two_mats = true, .use_bias_all = true,
+     .tie_default = true},
     /* Granite 3.0/3.1 MoE (GraniteMoeMoE): a Granite whose MLP is
      * num_local_experts gated experts of intermediate_size (input_linear
      * D -> 2 x width, output_linear width -> D) and a router without bias;
@@ -1526,8 +1546,9 @@ static const struct family {
 static const struct family *family_of(const struct ic_model *m)
 {
     static const struct family plain = {.model_type = ""};
+    const char *t = m->model_type[0] ? m->model_type : "llama";
     for (size_t i = 0; i < sizeof families / sizeof families[0]; i++)
-        if (strcmp(m->model_type, families[i].model_type) == 0)
+        if (strcmp(t, families[i].model_type) == 0)
             return &families[i];
     return &plain;
 }
@@ -1899,6 +1920,14 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
         return rc;
     if ((rc = ernie_keys(&c, fam)))
         return rc;
+    /* NemotronHMLP's mlp_bias: no released config sets it, and its blocks'
+     * biases are not counted */
+    if (fam->nemotron && has(m, IC_MF_MLP_BIAS) && m->mlp_bias) {
+        rc = at(&c, IC_MF_MLP_BIAS, "'mlp_bias' true is not read for nemotron_h: its MLP "
+                                    "blocks' biases are not counted");
+        ic_err_hint(err, "Nemotron-H's released configs give mlp_bias false");
+        return rc;
+    }
     if (fam->num_layers_key && has(m, IC_MF_NUM_LAYERS) && m->num_layers != m->num_hidden_layers)
         return at(&c, IC_MF_NUM_LAYERS, "'num_layers' (%llu) contradicts 'num_hidden_layers' "
                                         "(%llu); expected one layer count",
@@ -2397,8 +2426,10 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
     /* ---- parameters, per group (napkin math per layer) ---- */
     /* attention_bias puts biases on q, k, v and o; Qwen2 always has them on
      * q/k/v only (its config has no attention_bias key). */
-    /* (InternLM2: its own 'bias', true where absent, on all four) */
-    const bool bias_all = fam->bias_key && (!has(m, IC_MF_BIAS) || m->bias);
+    /* (InternLM2: its own 'bias', true where absent, on all four;
+     * StarCoder2: use_bias, true where absent, there and on the MLP) */
+    const bool use_bias = fam->use_bias_all && (!has(m, IC_MF_NH_BIAS) || m->nh_use_bias);
+    const bool bias_all = (fam->bias_key && (!has(m, IC_MF_BIAS) || m->bias)) || use_bias;
     const uint64_t qkv_bias = m->attention_bias || fam->qkv_bias_only || bias_all ? 1 : 0;
     const uint64_t o_bias =
         (m->attention_bias && !fam->qkv_bias_only && !fam->no_o_bias) ||
@@ -2493,7 +2524,9 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
     if (nem)
         n_moe = nh[IC_BLOCK_MOE];
     const uint64_t n_dense = nem ? nh[IC_BLOCK_MLP] : L - n_moe;
-    const uint64_t mlp_mats = nem ? 2 : 3;
+    const uint64_t mlp_mats = nem || fam->two_mats ? 2 : 3;
+    /* the dense MLP's biases: each matrix's output width */
+    const bool mlp_biased = (fam->mlp_bias_key && m->mlp_bias) || use_bias;
     /* (gate,) up, down, and gpt-oss's biases on them */
     const uint64_t expert = add(&c, mul(&c, mlp_mats, mul(&c, D, Fe)),
                                 fam->expert_bias ? add(&c, 2 * Fe, D) : 0);
@@ -2549,7 +2582,9 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
         ic_err_hint(err, "add 'intermediate_size:' from the model's config.json");
         return mrc;
     }
-    s.group_params[IC_PG_MLP] = mul(&c, n_dense, mul(&c, mlp_mats, mul(&c, D, F_dense)));
+    s.group_params[IC_PG_MLP] =
+        mul(&c, n_dense, add(&c, mul(&c, mlp_mats, mul(&c, D, F_dense)),
+                             mlp_biased ? add(&c, mul(&c, mlp_mats - 1, F_dense), D) : 0));
     s.group_params[IC_PG_SHARED] = mul(&c, n_moe, shared);
     s.shared_gate = shared && fam->shared_gate;
     s.group_params[IC_PG_EXPERTS] = mul(&c, n_moe, mul(&c, E, expert));

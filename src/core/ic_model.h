@@ -57,7 +57,7 @@ enum ic_model_field {
     IC_MF_NH_GROUPS, IC_MF_NH_CONV, IC_MF_NH_CONV_BIAS, IC_MF_NH_BIAS, IC_MF_NH_SHARED,
     IC_MF_NH_LATENT, IC_MF_NH_ATTN_HEAD_DIM, IC_MF_NH_SSM_DTYPE, IC_MF_LM_HEAD_BIAS,
     IC_MF_ERNIE_EXPERTS, IC_MF_ERNIE_K, IC_MF_ERNIE_SHARED, IC_MF_ERNIE_START, IC_MF_ERNIE_END,
-    IC_MF_ERNIE_INTERVAL, IC_MF_BIAS, IC_MF_NUM_LAYERS,
+    IC_MF_ERNIE_INTERVAL, IC_MF_BIAS, IC_MF_NUM_LAYERS, IC_MF_MLP_BIAS,
     IC_MF_COUNT
 };
 
@@ -165,6 +165,7 @@ struct ic_model {
     bool ernie_end_last;
     bool bias; /* InternLM2's 'bias': on its wqkv and wo (true where absent) */
     uint64_t num_layers; /* EXAONE 3's name for num_hidden_layers */
+    bool mlp_bias;       /* LlamaConfig's: biases on the MLP's projections */
     uint64_t num_experts_per_tok, moe_intermediate_size;
     uint64_t n_shared_experts, shared_expert_intermediate_size;
     uint64_t first_k_dense_replace, moe_layer_freq;
