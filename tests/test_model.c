@@ -18,6 +18,23 @@ static void load(const char *name) { ic_test_model(name, M, &S); }
 static void setup(void) { M = calloc(1, sizeof *M); }
 static void teardown(void) { free(M); }
 
+/* A config.json, or a model entry in YAML, written to a file and read
+ * (JSON by its first byte). */
+static void derive_text(const char *json, struct ic_model_stats *st)
+{
+    char path[] = "/tmp/infcalc-cfg-XXXXXX"; /* JSON by its first byte */
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    const size_t n = strlen(json);
+    ck_assert_int_eq(write(fd, json, n), (ssize_t)n);
+    close(fd);
+    struct ic_err e = {0};
+    const int rc = ic_model_load(path, M, &e);
+    remove(path);
+    ck_assert_msg(rc == 0, "%s", e.msg);
+    ck_assert_msg(ic_model_derive(M, st, &e) == 0, "%s", e.msg);
+}
+
 START_TEST(test_llama3_8b_params_by_hand)
 {
     load("llama3-8b");
@@ -138,6 +155,18 @@ START_TEST(test_hypothetical)
     ck_assert_uint_eq(S.params_total, 7000000000u);
     ck_assert_uint_eq(S.params_active, 7000000000u);
     ck_assert_uint_eq(ic_model_kv_bytes_per_token(&S, 16), 524288u);
+    /* attention without heads stated: MHA, a query head a KV head: 2 FLOPs
+     * a cached value, 2 x 262,144 a cached token (Llama-2-7B's 4 x 32 x
+     * 128 x 32 layers); it was 0 */
+    ck_assert_uint_eq(S.attn_flop_per_ctx_token_layer, 2u * 262144u);
+    /* Llama-3-70B's totals with its heads, 64 on 8: 2 x 8 x 163,840 =
+     * 2,621,440 = 4 x 64 x 128 x 80 layers, as its architecture gives */
+    derive_text("name: t70\nsource: s\nparameters: 70553706496\nkv_values_per_token: 163840\n"
+                "hidden_size: 8192\nnum_hidden_layers: 80\nnum_attention_heads: 64\n"
+                "num_key_value_heads: 8\n", &S);
+    ck_assert_uint_eq(S.attn_flop_per_ctx_token_layer, UINT64_C(4) * 64 * 128 * 80);
+    load("llama3-70b");
+    ck_assert_uint_eq(S.attn_flop_per_ctx_token_layer * S.n_layers, UINT64_C(4) * 64 * 128 * 80);
 }
 END_TEST
 
@@ -888,22 +917,7 @@ END_TEST
 
 /* A config.json that leaves sliding_window out takes its config class's
  * default (4096 for Gemma 2 and 3, Cohere 2, EXAONE 4, OLMo 3 and Mistral);
- * a null is None: no window. Each config below is written to a file and
- * read as config.json. */
-static void derive_json(const char *json, struct ic_model_stats *st)
-{
-    char path[] = "/tmp/infcalc-cfg-XXXXXX"; /* JSON by its first byte */
-    int fd = mkstemp(path);
-    ck_assert_int_ge(fd, 0);
-    const size_t n = strlen(json);
-    ck_assert_int_eq(write(fd, json, n), (ssize_t)n);
-    close(fd);
-    struct ic_err e = {0};
-    const int rc = ic_model_load(path, M, &e);
-    remove(path);
-    ck_assert_msg(rc == 0, "%s", e.msg);
-    ck_assert_msg(ic_model_derive(M, st, &e) == 0, "%s", e.msg);
-}
+ * a null is None: no window. */
 
 #define SHAPE "\"hidden_size\": 256, \"intermediate_size\": 512, \"num_attention_heads\": 4, " \
               "\"num_key_value_heads\": 2, \"head_dim\": 64, \"vocab_size\": 1000"
@@ -912,7 +926,7 @@ START_TEST(test_window_defaults)
 {
     struct ic_model_stats st;
     /* Gemma 2, 4 layers, no key: the even layers 0 and 2 slide over 4096 */
-    derive_json("{\"model_type\": \"gemma2\", \"num_hidden_layers\": 4, " SHAPE "}", &st);
+    derive_text("{\"model_type\": \"gemma2\", \"num_hidden_layers\": 4, " SHAPE "}", &st);
     ck_assert_uint_eq(st.n_window_layers, 2);
     ck_assert_uint_eq(st.window, 4096);
     ck_assert(st.window_default);
@@ -920,40 +934,40 @@ START_TEST(test_window_defaults)
      * layers hold 8192 and two 4096, (2 x 8192 + 2 x 4096) x 256 */
     ck_assert_uint_eq(ic_model_kv_values(&st, 8192), (UINT64_C(2) * 8192 + 2 * 4096) * 256);
     /* null: None, every layer global */
-    derive_json("{\"model_type\": \"gemma2\", \"num_hidden_layers\": 4, "
+    derive_text("{\"model_type\": \"gemma2\", \"num_hidden_layers\": 4, "
                 "\"sliding_window\": null, " SHAPE "}",
                 &st);
     ck_assert_uint_eq(st.n_window_layers, 0);
     ck_assert(!st.window_default);
     /* Mistral: every layer; a window given is the config's own */
-    derive_json("{\"model_type\": \"mistral\", \"num_hidden_layers\": 4, " SHAPE "}", &st);
+    derive_text("{\"model_type\": \"mistral\", \"num_hidden_layers\": 4, " SHAPE "}", &st);
     ck_assert_uint_eq(st.n_window_layers, 4);
     ck_assert_uint_eq(st.window, 4096);
-    derive_json("{\"model_type\": \"mistral\", \"num_hidden_layers\": 4, "
+    derive_text("{\"model_type\": \"mistral\", \"num_hidden_layers\": 4, "
                 "\"sliding_window\": 8192, " SHAPE "}",
                 &st);
     ck_assert_uint_eq(st.window, 8192);
     ck_assert(!st.window_default);
-    derive_json("{\"model_type\": \"mistral\", \"num_hidden_layers\": 4, "
+    derive_text("{\"model_type\": \"mistral\", \"num_hidden_layers\": 4, "
                 "\"sliding_window\": null, " SHAPE "}",
                 &st);
     ck_assert_uint_eq(st.n_window_layers, 0);
     /* OLMo 3 without layer_types: three in four slide (Olmo3Config fills
      * them in), layers 3 and 7 of 8 global */
-    derive_json("{\"model_type\": \"olmo3\", \"num_hidden_layers\": 8, \"sliding_window\": 4096, "
+    derive_text("{\"model_type\": \"olmo3\", \"num_hidden_layers\": 8, \"sliding_window\": 4096, "
                 SHAPE "}",
                 &st);
     ck_assert_uint_eq(st.n_window_layers, 6);
     ck_assert_uint_eq(st.n_global_layers, 2);
     /* a Gemma 3 wrapper whose text_config leaves the key out: Gemma3TextConfig's
      * 4096 and its five sliding layers to one global, 10 of 12 */
-    derive_json("{\"model_type\": \"gemma3\", \"text_config\": {\"model_type\": \"gemma3_text\", "
+    derive_text("{\"model_type\": \"gemma3\", \"text_config\": {\"model_type\": \"gemma3_text\", "
                 "\"num_hidden_layers\": 12, " SHAPE "}}",
                 &st);
     ck_assert_uint_eq(st.n_window_layers, 10);
     ck_assert_uint_eq(st.window, 4096);
     /* Llama has no window, key or not */
-    derive_json("{\"model_type\": \"llama\", \"num_hidden_layers\": 4, " SHAPE "}", &st);
+    derive_text("{\"model_type\": \"llama\", \"num_hidden_layers\": 4, " SHAPE "}", &st);
     ck_assert_uint_eq(st.n_window_layers, 0);
 }
 END_TEST
@@ -986,19 +1000,19 @@ START_TEST(test_ernie)
      * (i + 1) % interval == 0 and start <= i <= end) on 8 layers */
 #define ERNIE "{\"model_type\": \"ernie4_5_moe\", \"num_hidden_layers\": 8, " SHAPE \
               ", \"moe_num_experts\": 4, \"moe_k\": 2, \"moe_intermediate_size\": 128"
-    derive_json(ERNIE "}", &st); /* layers 1-7 (start 1, end -1 where absent) */
+    derive_text(ERNIE "}", &st); /* layers 1-7 (start 1, end -1 where absent) */
     ck_assert_uint_eq(st.n_moe_layers, 7);
     /* two shared where absent: 3 x 256 x 256 a layer */
     ck_assert_uint_eq(st.group_params[IC_PG_SHARED], UINT64_C(7) * 3 * 256 * 256);
-    derive_json(ERNIE ", \"moe_layer_interval\": 2, \"moe_layer_end_index\": -1}", &st);
+    derive_text(ERNIE ", \"moe_layer_interval\": 2, \"moe_layer_end_index\": -1}", &st);
     ck_assert_uint_eq(st.n_moe_layers, 4); /* 1, 3, 5, 7 */
-    derive_json(ERNIE ", \"moe_layer_start_index\": 2, \"moe_layer_end_index\": 5}", &st);
+    derive_text(ERNIE ", \"moe_layer_start_index\": 2, \"moe_layer_end_index\": 5}", &st);
     ck_assert_uint_eq(st.n_moe_layers, 4); /* 2-5 */
-    derive_json(ERNIE ", \"moe_num_shared_experts\": 0}", &st);
+    derive_text(ERNIE ", \"moe_num_shared_experts\": 0}", &st);
     ck_assert_uint_eq(st.group_params[IC_PG_SHARED], 0);
     /* Ernie4_5Config's head_dim 128 and 2 KV heads where the config says
      * neither (hidden_size / heads would be 64, every head 4) */
-    derive_json("{\"model_type\": \"ernie4_5\", \"num_hidden_layers\": 2, \"hidden_size\": 256, "
+    derive_text("{\"model_type\": \"ernie4_5\", \"num_hidden_layers\": 2, \"hidden_size\": 256, "
                 "\"intermediate_size\": 512, \"num_attention_heads\": 4, \"vocab_size\": 1000}",
                 &st);
     ck_assert_uint_eq(st.kv_values_per_layer_token, 2 * 2 * 128);
@@ -1021,9 +1035,9 @@ START_TEST(test_internlm2)
     struct ic_model_stats st, biased;
     ic_test_fixture_stats("internlm2.5-20b-chat-config.json", &st);
     ck_assert_uint_eq(st.params_total, UINT64_C(19861149696));
-    derive_json("{\"model_type\": \"internlm2\", \"num_hidden_layers\": 4, \"bias\": false, "
+    derive_text("{\"model_type\": \"internlm2\", \"num_hidden_layers\": 4, \"bias\": false, "
                 SHAPE "}", &st);
-    derive_json("{\"model_type\": \"internlm2\", \"num_hidden_layers\": 4, " SHAPE "}", &biased);
+    derive_text("{\"model_type\": \"internlm2\", \"num_hidden_layers\": 4, " SHAPE "}", &biased);
     ck_assert_uint_eq(biased.params_total - st.params_total, UINT64_C(4) * ((4 + 2 * 2) * 64 + 256));
 }
 END_TEST
@@ -1038,7 +1052,7 @@ START_TEST(test_exaone3)
     ic_test_fixture_stats("exaone-3.0-7.8b-config.json", &st);
     ck_assert_uint_eq(st.params_total, UINT64_C(7818448896));
     ck_assert_uint_eq(st.n_layers, 32);
-    derive_json("{\"model_type\": \"exaone\", \"num_layers\": 4, " SHAPE "}", &st);
+    derive_text("{\"model_type\": \"exaone\", \"num_layers\": 4, " SHAPE "}", &st);
     ck_assert_uint_eq(st.n_layers, 4);
     ck_assert(st.embed_tied);
     /* both counts, differing: refused */
@@ -1077,22 +1091,22 @@ START_TEST(test_two_matrix_mlps)
     ck_assert_uint_eq(st.group_params[IC_PG_MLP], UINT64_C(36) * 2 * 2560 * 18432);
     /* StarCoder2 with use_bias false: 4 layers' biases fewer, (256 + 2 x 128
      * + 256) + (512 + 256) each */
-    derive_json("{\"model_type\": \"starcoder2\", \"num_hidden_layers\": 4, " SHAPE "}", &biased);
-    derive_json("{\"model_type\": \"starcoder2\", \"num_hidden_layers\": 4, \"use_bias\": false, "
+    derive_text("{\"model_type\": \"starcoder2\", \"num_hidden_layers\": 4, " SHAPE "}", &biased);
+    derive_text("{\"model_type\": \"starcoder2\", \"num_hidden_layers\": 4, \"use_bias\": false, "
                 SHAPE "}", &st);
     ck_assert_uint_eq(biased.params_total - st.params_total, UINT64_C(4) * (768 + 768));
     /* mlp_bias on a Llama: gate and up 512 each, down 256, a layer */
-    derive_json("{\"model_type\": \"llama\", \"num_hidden_layers\": 4, \"mlp_bias\": true, "
+    derive_text("{\"model_type\": \"llama\", \"num_hidden_layers\": 4, \"mlp_bias\": true, "
                 SHAPE "}", &biased);
-    derive_json("{\"model_type\": \"llama\", \"num_hidden_layers\": 4, " SHAPE "}", &st);
+    derive_text("{\"model_type\": \"llama\", \"num_hidden_layers\": 4, " SHAPE "}", &st);
     ck_assert_uint_eq(biased.params_total - st.params_total, UINT64_C(4) * 1280);
     /* ... and on a config without a model_type (read as a Llama) */
-    derive_json("{\"num_hidden_layers\": 4, \"mlp_bias\": true, " SHAPE "}", &st);
+    derive_text("{\"num_hidden_layers\": 4, \"mlp_bias\": true, " SHAPE "}", &st);
     ck_assert_uint_eq(st.params_total, biased.params_total);
     /* MistralMLP fixes bias=False: the key changes nothing */
-    derive_json("{\"model_type\": \"mistral\", \"num_hidden_layers\": 4, \"mlp_bias\": true, "
+    derive_text("{\"model_type\": \"mistral\", \"num_hidden_layers\": 4, \"mlp_bias\": true, "
                 "\"sliding_window\": null, " SHAPE "}", &biased);
-    derive_json("{\"model_type\": \"mistral\", \"num_hidden_layers\": 4, "
+    derive_text("{\"model_type\": \"mistral\", \"num_hidden_layers\": 4, "
                 "\"sliding_window\": null, " SHAPE "}", &st);
     ck_assert_uint_eq(biased.params_total, st.params_total);
 }

@@ -1739,6 +1739,20 @@ static int derive_totals(struct ctx *c, struct ic_model_stats *s)
     s->params_active = m->active_parameters ? m->active_parameters : m->parameters;
     s->kv_values_per_layer_token = m->kv_values_per_token;
     s->n_global_layers = 1; /* the stated total stands for all layers */
+    /* attention: a query head scores each cached key and mixes each value,
+     * 2 FLOPs a value for each query head its KV head serves (2 x H / Hkv
+     * x the KV values, 4 H d a layer for GQA); one query head a KV head
+     * (MHA) where the heads are not stated */
+    if (has(m, IC_MF_HEADS) && has(m, IC_MF_KV_HEADS) && H % m->num_key_value_heads)
+        return at(c, IC_MF_KV_HEADS,
+                  "num_attention_heads (%llu) is not a multiple of num_key_value_heads "
+                  "(%llu); each KV head must serve a whole group of query heads",
+                  (unsigned long long)H, (unsigned long long)m->num_key_value_heads);
+    const uint64_t q_per_kv = has(m, IC_MF_HEADS) && has(m, IC_MF_KV_HEADS)
+                                  ? H / m->num_key_value_heads
+                                  : 1;
+    s->attn_flop_per_ctx_token_layer = 2 * q_per_kv * m->kv_values_per_token;
+    s->prefill_attn_flop_per_ctx_token_layer = s->attn_flop_per_ctx_token_layer;
     s->kv_ways = m->num_key_value_heads ? m->num_key_value_heads : UINT64_MAX;
     s->hidden_size = m->hidden_size;
     s->n_layers = m->num_hidden_layers;
