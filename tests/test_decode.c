@@ -1013,6 +1013,33 @@ START_TEST(test_nemotron_h_step)
 }
 END_TEST
 
+/* A pipeline's step totals. Llama-3-70B on 4 stages of 4 H100s, batch 64
+ * in 4 micro-batches: each stage reads its layers' weights once a
+ * micro-batch, so a step reads the model's weights 4 times over all
+ * chips, 4 x what one 4-chip layout reads in one pass (it read 145 GB: the
+ * busiest stage, the one with the LM head, times all 16 chips); each chip
+ * all-reduces its 20 layers' activations twice a layer, 16 sequences x
+ * 8192 x 2 B each pass, over 4 passes: 40 x 16 x 8192 x 2 B x 4 =
+ * 41,943,040 B, as without micro-batches (40 x 64 x 8192 x 2 B; it read a
+ * quarter of that, one pass). */
+START_TEST(test_pipeline_step_totals)
+{
+    struct ic_decode_cfg c = cfg(4, 64, 2048, IC_DT_BF16, IC_DT_BF16, IC_DT_BF16);
+    const struct ic_point one = ic_test_decode("llama3-70b", "h100", c);
+    c.pp = 4;
+    c.micro = 4;
+    const struct ic_point p = ic_test_decode("llama3-70b", "h100", c);
+    ck_assert_uint_eq(p.passes, 4);
+    ck_assert_double_eq_tol(p.weight_bytes, 4 * one.weight_bytes, 1e-6 * p.weight_bytes);
+    ck_assert_double_eq_tol(p.comm_bytes, 40.0 * 64 * 8192 * 2, 1e-6);
+    c.micro = 1;
+    const struct ic_point q = ic_test_decode("llama3-70b", "h100", c);
+    ck_assert_double_eq_tol(q.weight_bytes, one.weight_bytes, 1e-6 * q.weight_bytes);
+    ck_assert_double_eq_tol(q.comm_bytes, 40.0 * 64 * 8192 * 2, 1e-6);
+    ck_assert_uint_eq(q.passes, 4);
+}
+END_TEST
+
 START_TEST(test_missing_compute_type)
 {
     struct ic_test_pair *t = ic_test_pair("llama3-8b", "a100");
@@ -1062,6 +1089,7 @@ int main(void)
     tcase_add_test(tc, test_linear_attention_step);
     tcase_add_test(tc, test_nemotron_h_step);
     tcase_add_test(tc, test_chunked_attention_step);
+    tcase_add_test(tc, test_pipeline_step_totals);
     suite_add_tcase(s, tc);
     return ic_test_run(s);
 }

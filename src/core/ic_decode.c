@@ -78,11 +78,23 @@ int ic_decode(const struct ic_model_stats *m, const struct ic_hw *hw,
     ic_model_kept_text(m, cfg->weights, p->weights_kept, sizeof p->weights_kept);
     p->kv_bytes_per_token = ic_model_kv_bytes_per_token(m, ic_dtype_traits(cfg->kv)->bits);
     p->state_bytes_per_seq = ic_model_state_bytes(m);
-    p->weight_bytes = l.weight_bytes * NT;
+    /* a step's weight reads over all chips: every stage's, once a pass of
+     * a micro-batch (the busiest stage's chip times every chip counted the
+     * LM head once a stage) */
+    double pass_weights = l.weight_bytes;
+    if (cfg->pp > 1) {
+        struct ic_step one = step;
+        one.layout.pp = 1;
+        struct ic_load l1;
+        if ((rc = ic_step_load(m, &one, &l1, err)))
+            return rc;
+        pass_weights = l1.weight_bytes;
+    }
+    p->weight_bytes = pass_weights * (double)N * (double)l.micro;
     p->kv_bytes = l.kv_read_all_bytes;
     p->kv_write_bytes = l.kv_write_all_bytes;
     p->flops = l.flops;
-    p->comm_bytes = (double)l.allreduces * l.allreduce_bytes;
+    p->comm_bytes = (double)l.allreduces * l.allreduce_bytes * (double)l.micro;
     p->experts_touched = l.experts_touched;
     p->kv_split_heads = l.kv_split_heads;
     p->kv_split_batch = l.kv_split_batch;
@@ -93,6 +105,7 @@ int ic_decode(const struct ic_model_stats *m, const struct ic_hw *hw,
     p->attn_s = t.attn_s;
     p->comm_s = t.comm_s;
     p->step_s = t.step_s;
+    p->passes = t.cycles;
     p->fixed_s = t.fixed_s;
     p->cache_resident = t.cache_resident;
     p->achieved = t.achieved;

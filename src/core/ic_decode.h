@@ -118,7 +118,11 @@ struct ic_point {
     uint64_t kv_split_heads;      /* ways the cache splits by head */
     uint64_t kv_split_batch;      /* ways the batch splits */
 
+    /* the terms' times: one pass of the busiest stage's chip; step_s is
+     * `passes` of them (with a pipeline or micro-batches, each with its
+     * send to the next stage) */
     double weights_s, compute_s, kv_s, attn_s, comm_s, step_s;
+    uint64_t passes;
     double fixed_s;               /* expected: fork/join and per-call costs */
     bool cache_resident;          /* expected: weights and KV fit the LLC */
     bool achieved;                /* expected from the entry's achieved (published) rates */

@@ -465,6 +465,10 @@ static void table_point(FILE *out, const struct ic_report_group *r, const struct
                                                 : p->step_s / p->other_step_s,
                 p->cfg.estimate == IC_EST_IDEAL ? "ideal bound" : "ideal bound: the expected step over it");
     }
+    if (p->passes > 1)
+        fprintf(out, "    (each time below is one pass of the busiest stage; the step is %llu "
+                     "passes and their sends; the figures in brackets are the whole step's)\n",
+                (unsigned long long)p->passes);
     ic_report_time(a, sizeof a, p->weights_s);
     ic_report_bytes(b, sizeof b, p->weight_bytes);
     fprintf(out, "    weight read        %-12s (%s over all chips)\n", a, b);
