@@ -19,6 +19,8 @@ struct broken {
 };
 
 static const struct broken broken[] = {
+    {"hw-wraparound-small.yaml", false, 18, 20, "'wraparound_from' must be from 3 to domain_chips",
+     NULL},
     {"hw-scale-out-kind.yaml", false, 20, 9,
      "unknown scale-out kind '5 furlongs'; expected infiniband, ethernet, dcn or none", NULL},
     {"hw-typo-key.yaml", false, 6, 3, "unknown key 'bandwith' in the memory section",

@@ -137,6 +137,40 @@ START_TEST(test_collectives)
     path = ic_comm_path(h, 2);
     ck_assert_double_eq_tol(path.bw_B_s, 4.5e10, 1);
     ck_assert_uint_eq(path.steps, 1);
+    /* v5e's axes close into rings only at 16 chips (hwdb's wraparound_from;
+     * the scaling book's 4x4 worked answer: two ports of 4.5e10 B/s, six
+     * hops corner to corner): 4x4 is two lines, 9e10 B/s and 3 + 3 steps;
+     * 8x16 a line and a ring, 3 x 4.5e10 B/s and 7 + 8 steps; 16x16 two
+     * rings as without the rule */
+    h->ici_wrap_from = 16;
+    path = ic_comm_path(h, 16);
+    ck_assert_double_eq_tol(path.bw_B_s, 9e10, 1);
+    ck_assert_uint_eq(path.steps, 6);
+    path = ic_comm_path(h, 128);
+    ck_assert_double_eq_tol(path.bw_B_s, 3 * 4.5e10, 1);
+    ck_assert_uint_eq(path.steps, 15);
+    path = ic_comm_path(h, 256);
+    ck_assert_double_eq_tol(path.bw_B_s, 4 * 4.5e10, 1);
+    ck_assert_uint_eq(path.steps, 16);
+    path = ic_comm_path(h, 2);
+    ck_assert_double_eq_tol(path.bw_B_s, 4.5e10, 1);
+    ck_assert_uint_eq(path.steps, 1);
+    /* a bus bandwidth measured along one 4-chip axis (a line: one link),
+     * 37.5 GB/s, carried: a 4x4 group's two lines 2 x, a 16x16 group's two
+     * rings 4 x; as a 2x2 sub-grid's (two links) the 4x4 would get 1 x */
+    h->achieved.present = true;
+    h->achieved.allreduce_busbw_B_s = 37.5e9;
+    h->achieved.allreduce_chips = 4;
+    h->achieved.allreduce_axis = true;
+    path = ic_comm_path(h, 16);
+    ck_assert_double_eq_tol(ic_comm_busbw_achieved(h, &path), 75e9, 1);
+    path = ic_comm_path(h, 4);
+    ck_assert_double_eq_tol(ic_comm_busbw_achieved(h, &path), 75e9, 1);
+    path = ic_comm_path(h, 256);
+    ck_assert_double_eq_tol(ic_comm_busbw_achieved(h, &path), 150e9, 1);
+    h->achieved.allreduce_axis = false;
+    path = ic_comm_path(h, 16);
+    ck_assert_double_eq_tol(ic_comm_busbw_achieved(h, &path), 37.5e9, 1);
 
     /* MI300X full mesh: 7 direct links, one step, for 8 GPUs */
     ic_test_hw("mi300x", h);

@@ -39,11 +39,14 @@ static struct ic_comm_path fabric(const struct ic_hw *hw, uint64_t n)
             side[small] *= f[i];
         }
         /* each axis a bidirectional ring: a shard reaches the farthest chip
-         * in floor(side / 2) hops, the axes one after another */
+         * in floor(side / 2) hops, the axes one after another; an axis too
+         * short for its wraparound link (TPU v5e and v6e below 16 chips) is
+         * a line: one direction's link, side - 1 hops */
         uint64_t used = 0;
         for (int j = 0; j < dims; j++) {
-            used += side[j] > 2 ? 2 : side[j] == 2 ? 1 : 0;
-            p.steps += side[j] / 2;
+            const bool line = hw->ici_wrap_from && side[j] < hw->ici_wrap_from;
+            used += side[j] > 2 && !line ? 2 : side[j] >= 2 ? 1 : 0;
+            p.steps += line ? side[j] - 1 : side[j] / 2;
         }
         if (used > links)
             used = links;
@@ -157,11 +160,15 @@ double ic_comm_busbw_achieved(const struct ic_hw *hw, const struct ic_comm_path 
 {
     const struct ic_hw_achieved *a = &hw->achieved;
     const uint64_t m = a->allreduce_chips;
-    if (m < 2 || m == p->domain)
+    if (m < 2 || (m == p->domain && !a->allreduce_axis))
         return a->allreduce_busbw_B_s;
     /* the measured group's path (a copy: ic_comm_path keeps one path per
-     * thread, and p may be it) */
-    const struct ic_comm_path at = ic_comm_path(hw, m);
+     * thread, and p may be it); a group along one torus axis has that
+     * axis's links alone: two on a ring, one on a line */
+    struct ic_comm_path at = ic_comm_path(hw, m);
+    if (a->allreduce_axis)
+        at.bw_B_s = (m > 2 && !(hw->ici_wrap_from && m < hw->ici_wrap_from) ? 2.0 : 1.0) *
+                    hw->ici_link_B_s;
     if (!(at.bw_B_s > 0) || !(p->bw_B_s > 0))
         return a->allreduce_busbw_B_s;
     return a->allreduce_busbw_B_s * (p->bw_B_s / at.bw_B_s);

@@ -43,6 +43,7 @@ double ic_hw_usd(const struct ic_hw *hw, double chip_s)
 #define QTY(k, id, f, q, req) {k, IC_F_QTY, id, OFF(f), 0, 0, 0, q, req, NULL, NULL}
 #define CNT(k, id, f, req) {k, IC_F_COUNT, id, OFF(f), 0, 0, 0, 0, req, NULL, NULL}
 #define NUM(k, id, f, req) {k, IC_F_NUMBER, id, OFF(f), 0, 0, 0, 0, req, NULL, NULL}
+#define BOOL(k, id, f, req) {k, IC_F_BOOL, id, OFF(f), 0, 0, 0, 0, req, NULL, NULL}
 #define MAP(k, id, sub, req) {k, IC_F_MAP, id, 0, 0, 0, 0, 0, req, sub, NULL}
 #define LIST(k, id, f, nf, req)                                                 \
     {k, IC_F_STRLIST, id, OFF(f), sizeof(((struct ic_hw *)0)->f[0]),           \
@@ -79,6 +80,7 @@ static const struct ic_field ici_fields[] = {
     CNT("links_per_chip", IC_HWF_ICI_LINKS, ici_links, true),
     CNT("domain_chips", IC_HWF_ICI_DOMAIN, ici_domain_chips, true),
     QTY("hop_latency", IC_HWF_ICI_HOP_LATENCY, ici_hop_latency_s, IC_QTY_TIME, true),
+    CNT("wraparound_from", IC_HWF_ICI_WRAP, ici_wrap_from, false),
     STR("source", IC_HWF_ICI_SOURCE, section_source[2], true),
 };
 static const struct ic_schema ici_schema = {"interconnect section", ici_fields,
@@ -282,6 +284,7 @@ static const struct ic_field achieved_fields[] = {
     QTY("allreduce_bus_bandwidth", IC_HWF_A_AR_BUSBW, achieved.allreduce_busbw_B_s,
         IC_QTY_BANDWIDTH, true),
     CNT("allreduce_chips", IC_HWF_A_AR_CHIPS, achieved.allreduce_chips, true),
+    BOOL("allreduce_axis", IC_HWF_A_AR_AXIS, achieved.allreduce_axis, false),
     STR("collective_source", IC_HWF_A_COMM_SOURCE, achieved.comm_source, true),
     QTY("launch", IC_HWF_A_LAUNCH, achieved.launch_s, IC_QTY_TIME, true),
     QTY("launch_graph", IC_HWF_A_LAUNCH_GRAPH, achieved.launch_graph_s, IC_QTY_TIME, true),
@@ -454,6 +457,16 @@ static int check_values(struct ic_hw *hw, const char *path, struct ic_err *err)
     if (hw->ici_links > 1024)
         return field_error(hw, path, IC_HWF_ICI_LINKS, err,
                            "'links_per_chip' is absurdly large (more than 1024)");
+    if (hw->locs[IC_HWF_ICI_WRAP].line &&
+        (hw->ici_topology != IC_TOPO_TORUS_2D && hw->ici_topology != IC_TOPO_TORUS_3D))
+        return field_error(hw, path, IC_HWF_ICI_WRAP, err,
+                           "'wraparound_from' is for a torus: its axes' rings");
+    if (hw->locs[IC_HWF_ICI_WRAP].line &&
+        (hw->ici_wrap_from < 3 || hw->ici_wrap_from > hw->ici_domain_chips))
+        return field_error(hw, path, IC_HWF_ICI_WRAP, err,
+                           "'wraparound_from' must be from 3 to domain_chips: the chips an "
+                           "axis needs for a wraparound link (an axis of 2 is one link "
+                           "either way)");
     const char *d = hw->price_as_of;
     if (!(strlen(d) == 7 && d[4] == '-' && strspn(d, "0123456789-") == 7 &&
           ((d[5] == '0' && d[6] >= '1') || (d[5] == '1' && d[6] <= '2'))))
@@ -609,6 +622,12 @@ static int check_values(struct ic_hw *hw, const char *path, struct ic_err *err)
                                     "(1 on a domain of one chip)",
                                     "the bus bandwidth is carried to other sizes over the links "
                                     "the fabric gives each; one chip has none");
+        if (a->allreduce_axis && hw->ici_topology != IC_TOPO_TORUS_2D &&
+            hw->ici_topology != IC_TOPO_TORUS_3D)
+            return field_error_hint(hw, path, IC_HWF_A_AR_AXIS, err,
+                                    "'allreduce_axis' is for a torus: the measured group lay "
+                                    "along one of its axes",
+                                    "leave it out on a switch or a full mesh");
         if (a->allreduce_latency_s > 1e-2 || !(a->allreduce_busbw_B_s >= 1e6))
             return field_error_hint(hw, path, IC_HWF_A_AR_LATENCY, err,
                                     "collectives: latency at most 10 ms, bus bandwidth at least "

@@ -51,7 +51,8 @@ enum ic_hw_field {
     IC_HWF_COMPUTE, IC_HWF_COMPUTE_FIRST, /* one id per dtype follows */
     IC_HWF_COMPUTE_SOURCE = IC_HWF_COMPUTE_FIRST + IC_DT_COUNT,
     IC_HWF_ICI, IC_HWF_ICI_KIND, IC_HWF_ICI_TOPOLOGY, IC_HWF_ICI_LINK_BW,
-    IC_HWF_ICI_LINKS, IC_HWF_ICI_DOMAIN, IC_HWF_ICI_HOP_LATENCY, IC_HWF_ICI_SOURCE,
+    IC_HWF_ICI_LINKS, IC_HWF_ICI_DOMAIN, IC_HWF_ICI_HOP_LATENCY, IC_HWF_ICI_WRAP,
+    IC_HWF_ICI_SOURCE,
     IC_HWF_DCN, IC_HWF_DCN_KIND, IC_HWF_DCN_BW, IC_HWF_DCN_LATENCY, IC_HWF_DCN_SOURCE,
     IC_HWF_HOST, IC_HWF_HOST_KIND, IC_HWF_HOST_BW, IC_HWF_HOST_SOURCE,
     IC_HWF_PRICE, IC_HWF_PRICE_USD, IC_HWF_PRICE_AS_OF, IC_HWF_PRICE_SOURCE,
@@ -74,7 +75,8 @@ enum ic_hw_field {
     IC_HWF_A_GEMV_SOURCE,
     IC_HWF_A_MEM_SOURCE, IC_HWF_A_GEMM, IC_HWF_A_GEMM_FIRST,
     IC_HWF_A_GEMM_SOURCE = IC_HWF_A_GEMM_FIRST + IC_DT_COUNT, IC_HWF_A_AR_LATENCY,
-    IC_HWF_A_AR_BUSBW, IC_HWF_A_AR_CHIPS, IC_HWF_A_COMM_SOURCE, IC_HWF_A_LAUNCH,
+    IC_HWF_A_AR_BUSBW, IC_HWF_A_AR_CHIPS, IC_HWF_A_AR_AXIS, IC_HWF_A_COMM_SOURCE,
+    IC_HWF_A_LAUNCH,
     IC_HWF_A_LAUNCH_GRAPH, IC_HWF_A_KERNELS, IC_HWF_A_STEP_LAUNCHES, IC_HWF_A_LAUNCH_SOURCE,
     IC_HWF_A_DERIVED,
     IC_HWF_COUNT
@@ -158,6 +160,8 @@ struct ic_hw_achieved {
     double allreduce_latency_s;  /* a small all-reduce over allreduce_chips */
     double allreduce_busbw_B_s;  /* large all-reduce bus bandwidth (nccl-tests busbw) */
     uint64_t allreduce_chips;    /* chips the collective figures were taken on */
+    bool allreduce_axis;         /* ... along one axis of a torus (else its most compact
+                                    sub-grid of that many chips) */
     double launch_s;             /* one kernel launch, no graph */
     double launch_graph_s;       /* one kernel inside a captured graph */
     double kernels_per_layer;    /* kernels one dense GQA decoder layer launches per step
@@ -193,6 +197,8 @@ struct ic_hw {
     uint64_t ici_links;         /* links per chip */
     uint64_t ici_domain_chips;  /* chips reachable on the fabric */
     double ici_hop_latency_s;   /* per collective step */
+    uint64_t ici_wrap_from;     /* a torus axis of at least this many chips closes into
+                                   a ring; a shorter one is a line (0: every axis) */
 
     char dcn_kind[IC_HW_NAME_LEN];
     double dcn_B_s;             /* scale-out, one way, per chip */
