@@ -504,6 +504,40 @@ END_TEST
 
 /* Requests of one output token have no TPOT and no ITL: '-' in the table,
  * null in JSON (they read "0 ns"); the TTFT is there. */
+/* Best-of-N's time: one prefill of the shared prompt (its TTFT gives every
+ * candidate its first token), then output - 1 decode steps of the N
+ * candidates at the mean context: Llama-3-8B on an H100, 11 candidates of
+ * 256 tokens after 2048: TTFT + 255 x the step at batch 11, context 2048 +
+ * 128 (it counted 256 steps). */
+START_TEST(test_bestofn_time)
+{
+    ck_assert_int_eq(run("prefill", "--model", "llama3-8b", "--hw", "h100", "--prompt", "2048",
+                         "--format", "json", NULL),
+                     0);
+    const double ttft = json_num(out_buf, "ttft_s");
+    ck_assert_int_eq(run("--model", "llama3-8b", "--hw", "h100", "--batch", "11", "--context",
+                         "2176", "--format", "json", NULL),
+                     0);
+    const double step = json_num(out_buf, "step_s");
+    ck_assert_int_eq(run("bestofn", "--success", "0.2", "--target", "0.9", "--model",
+                         "llama3-8b", "--hw", "h100", "--format", "json", NULL),
+                     0);
+    ck_assert(ic_test_rel(json_num(out_buf, "time_s"), ttft + 255 * step) < 1e-9);
+    /* batching warns, as decode does, where its batch does not fit: paged,
+     * Llama-3-70B on 8 H100s holds at most what it prints as its largest */
+    ck_assert_int_eq(run("batching", "--model", "llama3-70b", "--hw", "h100", "--chips", "8",
+                         "--batch", "2000", "--format", "json", NULL),
+                     0);
+    const double most = json_num(out_buf, "paged_max_batch");
+    ck_assert(most > 0 && most < 2000);
+    has_err("warning: the batch of 2000 does not fit: at most");
+    ck_assert_int_eq(run("batching", "--model", "llama3-70b", "--hw", "h100", "--chips", "8",
+                         "--batch", "8", NULL),
+                     0);
+    ck_assert_ptr_null(strstr(err_buf, "warning"));
+}
+END_TEST
+
 START_TEST(test_sim_one_token_outputs)
 {
     ck_assert_int_eq(run("simulate", "--model", "llama3-8b", "--hw", "h100", "--output", "1",
@@ -1550,6 +1584,7 @@ int main(void)
     tcase_add_test(tc, test_list_and_show);
     tcase_add_test(tc, test_config_json_and_warning);
     tcase_add_test(tc, test_sim_one_token_outputs);
+    tcase_add_test(tc, test_bestofn_time);
     tcase_add_test(tc, test_pipeline_described);
     tcase_add_test(tc, test_plot_and_lists);
     tcase_add_test(tc, test_csv_carries_every_json_field);

@@ -255,6 +255,14 @@ int ic_cli_cmd_batching(const struct ic_opts *a, const struct ic_db *db, FILE *o
         ic_cli_setup_free(&l);
         return ic_cli_report(errf, lrc, &e);
     }
+    /* as decode warns: the batch the rates are given at, past what fits */
+    if (l.dec.batch > x.paged_max_batch)
+        fprintf(ic_cli_warnf(errf),
+                "infcalc: warning: the batch of %llu does not fit: at most %llu sequences "
+                "paged (%llu contiguous) on %llu x %s\n",
+                (unsigned long long)l.dec.batch, (unsigned long long)x.paged_max_batch,
+                (unsigned long long)x.contiguous_max_batch, (unsigned long long)l.dec.chips,
+                l.h->name);
     struct ic_rows r;
     ic_rows_init(&r, batching_cols, (int)(sizeof batching_cols / sizeof batching_cols[0]));
     if (ic_rows_add(&r)) {

@@ -1159,7 +1159,9 @@ int ic_cli_cmd_bestofn(const struct ic_opts *a, const struct ic_db *db, FILE *ou
                 rc = ic_cli_report(errf, lrc, &e);
                 goto out;
             }
-            t = q.ttft_s + (double)L * pt.step_s;
+            /* the prefill gives each candidate its first token; L - 1
+             * decode steps give the rest (as simulate and disagg count) */
+            t = q.ttft_s + (double)(L - 1) * pt.step_s;
             /* no price in the entry: no cost (null, '-') */
             usd = ic_hw_usd(s.h, (double)d.chips * t);
         }
