@@ -142,6 +142,8 @@ START_TEST(test_collectives)
      * hops corner to corner): 4x4 is two lines, 9e10 B/s and 3 + 3 steps;
      * 8x16 a line and a ring, 3 x 4.5e10 B/s and 7 + 8 steps; 16x16 two
      * rings as without the rule */
+    path = ic_comm_path(h, 16); /* the rings' path first: none is served stale */
+    ck_assert_double_eq_tol(path.bw_B_s, 4 * 4.5e10, 1);
     h->ici_wrap_from = 16;
     path = ic_comm_path(h, 16);
     ck_assert_double_eq_tol(path.bw_B_s, 9e10, 1);

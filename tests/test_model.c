@@ -1018,6 +1018,12 @@ START_TEST(test_ernie)
     ck_assert_uint_eq(st.kv_values_per_layer_token, 2 * 2 * 128);
     /* ... and tied: no head of its own */
     ck_assert(st.embed_tied);
+    /* null is None: Ernie4_5Config makes it every head (4 of 64 wide) */
+    derive_text("{\"model_type\": \"ernie4_5\", \"num_hidden_layers\": 2, \"hidden_size\": 256, "
+                "\"intermediate_size\": 512, \"num_attention_heads\": 4, \"vocab_size\": 1000, "
+                "\"num_key_value_heads\": null, \"head_dim\": null}",
+                &st);
+    ck_assert_uint_eq(st.kv_values_per_layer_token, 2 * 4 * 64);
 #undef ERNIE
 }
 END_TEST
@@ -1103,6 +1109,11 @@ START_TEST(test_two_matrix_mlps)
     /* ... and on a config without a model_type (read as a Llama) */
     derive_text("{\"num_hidden_layers\": 4, \"mlp_bias\": true, " SHAPE "}", &st);
     ck_assert_uint_eq(st.params_total, biased.params_total);
+    /* Seed-OSS's MLP reads it too */
+    derive_text("{\"model_type\": \"seed_oss\", \"num_hidden_layers\": 4, \"mlp_bias\": true, "
+                SHAPE "}", &biased);
+    derive_text("{\"model_type\": \"seed_oss\", \"num_hidden_layers\": 4, " SHAPE "}", &st);
+    ck_assert_uint_eq(biased.params_total - st.params_total, UINT64_C(4) * 1280);
     /* MistralMLP fixes bias=False: the key changes nothing */
     derive_text("{\"model_type\": \"mistral\", \"num_hidden_layers\": 4, \"mlp_bias\": true, "
                 "\"sliding_window\": null, " SHAPE "}", &biased);

@@ -87,7 +87,7 @@ static struct ic_comm_path path_compute(const struct ic_hw *hw, uint64_t chips)
  * afresh). */
 static _Thread_local struct {
     bool valid;
-    uint64_t chips, links, domain;
+    uint64_t chips, links, domain, wrap;
     double link_B_s, hop_s;
     enum ic_topology topo;
     struct ic_comm_path p;
@@ -97,7 +97,8 @@ struct ic_comm_path ic_comm_path(const struct ic_hw *hw, uint64_t chips)
 {
     if (last_path.valid && last_path.chips == chips && last_path.links == hw->ici_links &&
         last_path.domain == hw->ici_domain_chips && last_path.link_B_s == hw->ici_link_B_s &&
-        last_path.hop_s == hw->ici_hop_latency_s && last_path.topo == hw->ici_topology)
+        last_path.hop_s == hw->ici_hop_latency_s && last_path.topo == hw->ici_topology &&
+        last_path.wrap == hw->ici_wrap_from)
         return last_path.p;
     struct ic_comm_path p = path_compute(hw, chips);
     last_path.valid = true;
@@ -107,6 +108,7 @@ struct ic_comm_path ic_comm_path(const struct ic_hw *hw, uint64_t chips)
     last_path.link_B_s = hw->ici_link_B_s;
     last_path.hop_s = hw->ici_hop_latency_s;
     last_path.topo = hw->ici_topology;
+    last_path.wrap = hw->ici_wrap_from;
     last_path.p = p;
     return p;
 }

@@ -1255,6 +1255,15 @@ static int read_text_config(const struct ic_ydoc *d, yaml_node_t *node, struct i
     return IC_OK;
 }
 
+/* Whether a config.json names key, null included, in the text model's
+ * keys or the wrapper's. */
+static bool config_key_given(const struct ic_ydoc *d, yaml_node_t *root, const char *key)
+{
+    yaml_node_t *text = map_get(d, root, "text_config");
+    return map_get(d, root, key) ||
+           (text && text->type == YAML_MAPPING_NODE && map_get(d, text, key));
+}
+
 /* The config.json model_types whose layers the derivation counts, each
  * checked against published parameter counts (docs/reliability.md); a
  * multimodal wrapper's text_config names its own. */
@@ -1369,6 +1378,8 @@ static const struct family {
      * config leaves them out (0: hidden_size / heads, and every head) */
     bool ernie;
     uint64_t head_dim_default, kv_default;
+    bool no_use_bias; /* use_bias true refused (ERNIE 4.5: no release sets it) */
+    bool head_dim_fixed; /* the code takes hidden_size / heads, reading no head_dim */
     /* InternLM2: 'bias' (InternLM2Config's default true) biases its fused
      * q/k/v projection and its output projection (its head_dim is
      * hidden_size / heads: InternLM2Attention reads no key, its configs
@@ -1448,7 +1459,7 @@ static const struct family {
      * num_local_experts gated experts of intermediate_size (input_linear
      * D -> 2 x width, output_linear width -> D) and a router without bias;
      * head_dim is hidden_size / heads (GraniteMoeAttention reads no key) */
-    {.model_type = "granitemoe"},
+    {.model_type = "granitemoe", .head_dim_fixed = true},
     /* Mistral (MistralConfig): a window on every layer, 4096 where the
      * config leaves sliding_window out (Mistral 7B v0.2 and later write
      * null: none) */
@@ -1458,7 +1469,7 @@ static const struct family {
     {.model_type = "ministral3"},
     /* Seed-OSS (SeedOssAttention): attention_bias on q/k/v, o's bias its
      * own key, attention_out_bias */
-    {.model_type = "seed_oss", .no_o_bias = true, .o_bias_key = true},
+    {.model_type = "seed_oss", .no_o_bias = true, .o_bias_key = true, .mlp_bias_key = true},
     /* gpt-oss (GptOssExperts, GptOssTopKRouter, GptOssAttention): biases on
      * every expert's projections and on the router, a sink a head */
     {.model_type = "gpt_oss", .router_bias = true, .expert_bias = true, .sinks = true},
@@ -1471,8 +1482,8 @@ static const struct family {
      * and the MLP, q_norm and k_norm of head_dim, three sliding layers to
      * one global (sliding_window_pattern 4 or "LLLG", the last layer global
      * whatever its letter, as Exaone4Config's docstring and TRT-LLM's
-     * check_is_sliding have it), none without a sliding_window (the
-     * 1.2B's) */
+     * check_is_sliding have it), none with a null sliding_window (the
+     * 1.2B's), 4096 where the key is absent */
     {.model_type = "exaone4", .qk_norm = QK_HEAD, .sliding_pattern = 4, .exaone_pattern = true,
      .window_default = 4096},
     /* Phi-3.5-MoE (PhiMoEDecoderLayer): LayerNorms with biases, q/k/v/o
@@ -1495,11 +1506,11 @@ static const struct family {
     {.model_type = "exaone", .num_layers_key = true, .tie_default = true},
     /* InternLM2 and 2.5 (remote code InternLM2ForCausalLM): a Llama whose
      * q, k and v are one matrix (wqkv, the same count) */
-    {.model_type = "internlm2", .bias_key = true},
-    {.model_type = "ernie4_5", .ernie = true, .tie_default = true, .head_dim_default = 128,
-     .kv_default = 2},
+    {.model_type = "internlm2", .bias_key = true, .head_dim_fixed = true},
+    {.model_type = "ernie4_5", .tie_default = true, .head_dim_default = 128, .kv_default = 2,
+     .no_use_bias = true},
     {.model_type = "ernie4_5_moe", .ernie = true, .tie_default = true, .kv_default = 4,
-     .router_bias = true},
+     .router_bias = true, .no_use_bias = true},
     /* GLM-4-0414 (Glm4DecoderLayer): four norms a layer (before and after
      * the attention and the MLP), q/k/v_proj biased by attention_bias, o_proj
      * never */
@@ -1582,7 +1593,7 @@ static bool has(const struct ic_model *m, int id) { return m->locs[id].line != 0
 /* Layer i of a model with experts is an MoE layer: past the first
  * first_k_dense_replace dense ones, every moe_layer_freq-th (DeepSeek's
  * rule; 1 where unstated). */
-static bool layer_is_moe(const struct ic_model *m, uint64_t i)
+static bool layer_is_moe(const struct ic_model *m, const struct family *fam, uint64_t i)
 {
     /* Llama 4: moe_layers, else layers step-1, 2 step-1 ... (transformers'
      * Llama4TextConfig: moe_layers = range(step - 1, layers, step)) */
@@ -1593,7 +1604,7 @@ static bool layer_is_moe(const struct ic_model *m, uint64_t i)
     /* ERNIE 4.5 (Ernie4_5_MoeDecoderLayer): every moe_layer_interval-th
      * layer counted from 1, from moe_layer_start_index (1) to
      * moe_layer_end_index (-1, the last: Ernie4_5_MoeConfig's defaults) */
-    if (family_of(m)->ernie) {
+    if (fam->ernie) {
         const uint64_t every = has(m, IC_MF_ERNIE_INTERVAL) ? m->ernie_interval : 1;
         const uint64_t first = has(m, IC_MF_ERNIE_START) ? m->ernie_start : 1;
         const bool to_last = !has(m, IC_MF_ERNIE_END) || m->ernie_end_last;
@@ -1642,6 +1653,22 @@ static int check_max_pos(struct ctx *c)
         return IC_OK;
     return check_range(c, IC_MF_MAX_POS, "max_position_embeddings",
                        c->m->max_position_embeddings, 1, UINT64_C(1) << 40);
+}
+
+/* Each KV head serves a whole group of query heads (the KV heads' key's
+ * position, or the heads' where the KV heads are a family's default). */
+static int check_head_groups(struct ctx *c, uint64_t H, uint64_t Hkv)
+{
+    if (!Hkv || H % Hkv == 0)
+        return IC_OK;
+    const int rc = at(c, has(c->m, IC_MF_KV_HEADS) ? IC_MF_KV_HEADS : IC_MF_HEADS,
+                      "num_attention_heads (%llu) is not a multiple of num_key_value_heads "
+                      "(%llu); each KV head must serve a whole group of query heads",
+                      (unsigned long long)H, (unsigned long long)Hkv);
+    ic_err_hint(c->err, "num_key_value_heads divides num_attention_heads (%s)",
+                has(c->m, IC_MF_KV_HEADS) ? "as the model's config.json gives them"
+                                          : "give it: the model_type's default does not");
+    return rc;
 }
 
 static int derive_totals(struct ctx *c, struct ic_model_stats *s)
@@ -1720,6 +1747,11 @@ static int derive_totals(struct ctx *c, struct ic_model_stats *s)
         {IC_MF_MAMBA_EXPAND, "mamba_expand"}, {IC_MF_MAMBA_CONV_BIAS, "mamba_conv_bias"},
         {IC_MF_MAMBA_PROJ_BIAS, "mamba_proj_bias"},
         {IC_MF_SHARED_MINIMAX, "shared_intermediate_size"},
+        {IC_MF_ERNIE_EXPERTS, "moe_num_experts"}, {IC_MF_ERNIE_K, "moe_k"},
+        {IC_MF_ERNIE_SHARED, "moe_num_shared_experts"},
+        {IC_MF_ERNIE_START, "moe_layer_start_index"}, {IC_MF_ERNIE_END, "moe_layer_end_index"},
+        {IC_MF_ERNIE_INTERVAL, "moe_layer_interval"}, {IC_MF_BIAS, "bias"},
+        {IC_MF_NUM_LAYERS, "num_layers"}, {IC_MF_MLP_BIAS, "mlp_bias"},
     };
     for (size_t i = 0; i < N(unread); i++)
         if (has(m, unread[i].id)) {
@@ -1743,11 +1775,9 @@ static int derive_totals(struct ctx *c, struct ic_model_stats *s)
      * 2 FLOPs a value for each query head its KV head serves (2 x H / Hkv
      * x the KV values, 4 H d a layer for GQA); one query head a KV head
      * (MHA) where the heads are not stated */
-    if (has(m, IC_MF_HEADS) && has(m, IC_MF_KV_HEADS) && H % m->num_key_value_heads)
-        return at(c, IC_MF_KV_HEADS,
-                  "num_attention_heads (%llu) is not a multiple of num_key_value_heads "
-                  "(%llu); each KV head must serve a whole group of query heads",
-                  (unsigned long long)H, (unsigned long long)m->num_key_value_heads);
+    if (has(m, IC_MF_HEADS) && has(m, IC_MF_KV_HEADS) &&
+        (rc = check_head_groups(c, H, m->num_key_value_heads)))
+        return rc;
     const uint64_t q_per_kv = has(m, IC_MF_HEADS) && has(m, IC_MF_KV_HEADS)
                                   ? H / m->num_key_value_heads
                                   : 1;
@@ -1790,6 +1820,13 @@ static int refuse_keys(const struct ctx *c, const struct key_name *keys, size_t 
 static int ernie_keys(struct ctx *c, const struct family *fam)
 {
     const struct ic_model *m = c->m;
+    if (fam->no_use_bias && has(m, IC_MF_NH_BIAS) && m->nh_use_bias) {
+        const int rc = at(c, IC_MF_NH_BIAS, "'use_bias' true (a bias on every projection) is "
+                                            "not read for ERNIE 4.5: no released checkpoint "
+                                            "sets it");
+        ic_err_hint(c->err, "ERNIE 4.5's released configs give use_bias false");
+        return rc;
+    }
     if (!fam->ernie) {
         static const struct key_name keys[] = {
             {IC_MF_ERNIE_EXPERTS, "moe_num_experts"},
@@ -1803,11 +1840,13 @@ static int ernie_keys(struct ctx *c, const struct family *fam)
                            "an MoE of another model_type names its experts otherwise "
                            "(num_local_experts, n_routed_experts or num_experts)");
     }
-    if (has(m, IC_MF_NH_BIAS) && m->nh_use_bias) {
-        const int rc = at(c, IC_MF_NH_BIAS, "'use_bias' true (a bias on every projection) is "
-                                            "not read for ERNIE 4.5: no released checkpoint "
-                                            "sets it");
-        ic_err_hint(c->err, "ERNIE 4.5's released configs give use_bias false");
+    /* Ernie4_5_MoeConfig's default is 64 experts: a config leaving the key
+     * out is still an MoE, of a count it does not state */
+    if (!has(m, IC_MF_ERNIE_EXPERTS) && !has(m, IC_MF_NUM_EXPERTS)) {
+        const int rc = at(c, IC_MF_MODEL_TYPE, "an ernie4_5_moe config without "
+                                               "'moe_num_experts'");
+        ic_err_hint(c->err, "give the expert count as the checkpoint's config.json does "
+                            "(ERNIE-4.5-21B-A3B: 64)");
         return rc;
     }
     if (has(m, IC_MF_TOPK) && has(m, IC_MF_ERNIE_K) && m->num_experts_per_tok != m->ernie_k)
@@ -1916,9 +1955,11 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
     const struct family *fam = family_of(m);
     const uint64_t D = m->hidden_size;
     const uint64_t H = m->num_attention_heads, V = m->vocab_size;
+    /* (the family's default for a config.json that leaves the key out) */
     const uint64_t Hkv = has(m, IC_MF_KV_HEADS) ? m->num_key_value_heads
-                         : fam->kv_default      ? fam->kv_default
-                                                : H;
+                         : fam->kv_default && m->from_config_json && !m->kv_null
+                             ? fam->kv_default
+                             : H;
     if ((rc = check_range(&c, IC_MF_HIDDEN, "hidden_size", D, 1, 1u << 20)) ||
         (has(m, IC_MF_LAYERS) &&
          (rc = check_range(&c, IC_MF_LAYERS, "num_hidden_layers", m->num_hidden_layers, 1,
@@ -1934,6 +1975,26 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
         return rc;
     if ((rc = ernie_keys(&c, fam)))
         return rc;
+    /* a model entry (YAML) naming a key its model_type's code does not read:
+     * refused, as an unknown key (a config.json's are its config class's
+     * attributes, which that code ignores) */
+    if (!m->from_config_json) {
+        const struct {
+            int id;
+            const char *key;
+            bool read;
+        } own[] = {{IC_MF_BIAS, "bias", fam->bias_key},
+                   {IC_MF_NUM_LAYERS, "num_layers", fam->num_layers_key},
+                   {IC_MF_MLP_BIAS, "mlp_bias", fam->mlp_bias_key || fam->nemotron}};
+        for (size_t i = 0; i < N(own); i++)
+            if (has(m, own[i].id) && !own[i].read) {
+                rc = at(&c, own[i].id, "'%s' is not read for model_type '%s'", own[i].key,
+                        m->model_type[0] ? m->model_type : "(none given: a Llama)");
+                ic_err_hint(err, "leave it out; modeldb/README.md lists each model_type's "
+                                 "keys");
+                return rc;
+            }
+    }
     /* NemotronHMLP's mlp_bias: no released config sets it, and its blocks'
      * biases are not counted */
     if (fam->nemotron && has(m, IC_MF_MLP_BIAS) && m->mlp_bias) {
@@ -1958,15 +2019,21 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
                   "no Mamba2 or attention block: the blocks are all MLP or MoE blocks");
     if ((rc = check_max_pos(&c)))
         return rc;
-    if (H % Hkv)
-        return at(&c, IC_MF_KV_HEADS,
-                  "num_attention_heads (%llu) is not a multiple of num_key_value_heads "
-                  "(%llu); each KV head must serve a whole group of query heads",
-                  (unsigned long long)H, (unsigned long long)Hkv);
+    if ((rc = check_head_groups(&c, H, Hkv)))
+        return rc;
     uint64_t hd = m->head_dim;
     if (has(m, IC_MF_HEAD_DIM)) {
         if ((rc = check_range(&c, IC_MF_HEAD_DIM, "head_dim", hd, 1, 1u << 14)))
             return rc;
+        if (fam->head_dim_fixed && hd * H != D) {
+            rc = at(&c, IC_MF_HEAD_DIM,
+                    "'head_dim' (%llu) is not hidden_size / num_attention_heads (%llu / %llu): "
+                    "model_type '%s' reads no head_dim, its heads are that width",
+                    (unsigned long long)hd, (unsigned long long)D, (unsigned long long)H,
+                    m->model_type);
+            ic_err_hint(err, "leave head_dim out, as the model's released configs do");
+            return rc;
+        }
         if (nem && has(m, IC_MF_NH_ATTN_HEAD_DIM) && m->attention_head_dim != hd)
             return at(&c, IC_MF_NH_ATTN_HEAD_DIM,
                       "'attention_head_dim' (%llu) contradicts 'head_dim' (%llu); expected "
@@ -1979,7 +2046,7 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
         if ((rc = check_range(&c, IC_MF_NH_ATTN_HEAD_DIM, "attention_head_dim", hd, 1,
                               1u << 14)))
             return rc;
-    } else if (fam->head_dim_default) {
+    } else if (fam->head_dim_default && m->from_config_json && !m->head_dim_null) {
         hd = fam->head_dim_default;
     } else {
         if (D % H)
@@ -2532,7 +2599,7 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
 
     uint64_t n_moe = 0;
     for (uint64_t i = 0; E && !nem && i < L; i++)
-        n_moe += layer_is_moe(m, i);
+        n_moe += layer_is_moe(m, fam, i);
     /* Nemotron-H: its MoE and MLP blocks, whose MLPs are up and down
      * projections (squared ReLU, no gate) */
     if (nem)
@@ -3006,12 +3073,14 @@ int ic_model_load(const char *path, struct ic_model *out, struct ic_err *err)
         /* ... and its sliding window, where neither the text model nor the
          * wrapper names the key (null, which the reader skips, is None) */
         const uint64_t window = family_of(m)->window_default;
-        yaml_node_t *text = map_get(&d, root, "text_config");
-        if (window && !m->locs[IC_MF_SLIDING_WINDOW].line && !map_get(&d, root, "sliding_window") &&
-            !(text && text->type == YAML_MAPPING_NODE && map_get(&d, text, "sliding_window"))) {
+        if (window && !m->locs[IC_MF_SLIDING_WINDOW].line && !config_key_given(&d, root, "sliding_window")) {
             m->sliding_window = window;
             m->window_default = true;
         }
+        /* a null the reader skipped, told from a key left out */
+        m->kv_null = !m->locs[IC_MF_KV_HEADS].line &&
+                     config_key_given(&d, root, "num_key_value_heads");
+        m->head_dim_null = !m->locs[IC_MF_HEAD_DIM].line && config_key_given(&d, root, "head_dim");
         /* Name a config.json after its folder or file: ".../Qwen2.5-7B/config.json";
          * standard input ("-", /dev/stdin) is "stdin". */
         const char *slash = strrchr(path, '/');
@@ -3055,7 +3124,8 @@ int ic_model_load(const char *path, struct ic_model *out, struct ic_err *err)
          * dense layer's MLP and each MoE layer's shared expert); otherwise
          * those entries are said */
         /* a Nemotron-H's list numbers its blocks, each of one kind */
-        const bool blocks = family_of(m)->nemotron && m->n_blocks &&
+        const struct family *fam = family_of(m);
+        const bool blocks = fam->nemotron && m->n_blocks &&
                             (!m->locs[IC_MF_LAYERS].line || m->n_blocks == m->num_hidden_layers);
         const uint64_t L = blocks ? m->n_blocks : m->num_hidden_layers;
         const bool moe = m->n_experts_field[0] || m->n_experts_field[1] || m->n_experts_field[2] ||
@@ -3064,7 +3134,7 @@ int ic_model_load(const char *path, struct ic_model *out, struct ic_err *err)
             uint64_t in = 0, named = 0; /* the layers that have the group; of them, named */
             for (uint64_t l = 0; l < L && L <= IC_MODEL_MAX_LAYERS; l++) {
                 const int b = blocks ? m->block_kind[l] : -1;
-                const bool in_moe = blocks ? b == IC_BLOCK_MOE : moe && layer_is_moe(m, l);
+                const bool in_moe = blocks ? b == IC_BLOCK_MOE : moe && layer_is_moe(m, fam, l);
                 const bool has_g = g == IC_PG_EXPERTS || g == IC_PG_SHARED ? in_moe
                                    : g == IC_PG_MLP   ? (blocks ? b == IC_BLOCK_MLP : !in_moe)
                                    : g == IC_PG_ATTN_HEADS && blocks

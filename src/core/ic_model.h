@@ -166,6 +166,9 @@ struct ic_model {
     bool bias; /* InternLM2's 'bias': on its wqkv and wo (true where absent) */
     uint64_t num_layers; /* EXAONE 3's name for num_hidden_layers */
     bool mlp_bias;       /* LlamaConfig's: biases on the MLP's projections */
+    /* config.json: num_key_value_heads, head_dim written as null (None: every
+     * head, hidden_size / heads), not left out (the model_type's default) */
+    bool kv_null, head_dim_null;
     uint64_t num_experts_per_tok, moe_intermediate_size;
     uint64_t n_shared_experts, shared_expert_intermediate_size;
     uint64_t first_k_dense_replace, moe_layer_freq;

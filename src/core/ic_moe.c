@@ -61,7 +61,8 @@ static int check_cfg(const struct ic_model_stats *m, const struct ic_hw *hw,
         const int rc = ic_err_set(err, IC_EINVAL, NULL, 0, 0,
                                   "chips x ep is %llu x %llu; expected at most 2^20 chips in "
                                   "all", (unsigned long long)N, (unsigned long long)ep);
-        ic_err_hint(err, "fewer --chips or a smaller --ep: their product at most 1048576");
+        ic_err_hint(err, "fewer --chips or a smaller --ep: their product at most %llu",
+                    (unsigned long long)IC_DECODE_MAX_CHIPS);
         return rc;
     }
     if (N * ep > hw->ici_domain_chips && !(hw->dcn_B_s > 0)) {

@@ -207,7 +207,7 @@ static int pick_reserve(const struct ic_model_stats *m, const struct ic_batching
         const int rc = ic_err_set(err, IC_EINVAL, NULL, 0, 0,
                                   "%s is %.0f tokens; expected at most 2^26", what, r);
         ic_err_hint(err, "give --reserve: the tokens a request's contiguous slot holds, from "
-                         "%.0f to 67108864", need);
+                         "%.0f to %llu", need, (unsigned long long)IC_MODEL_MAX_CONTEXT);
         return rc;
     }
     *out = (uint64_t)r;

@@ -72,14 +72,14 @@ int ic_prefill(const struct ic_model_stats *m, const struct ic_hw *hw,
                                   "one prefill",
                                   (unsigned long long)R, (unsigned long long)T);
         ic_err_hint(err, "fewer prompts (--prompts) or shorter ones (--prompt): prompts x "
-                         "prompt at most 16777216");
+                         "prompt at most %llu", (unsigned long long)IC_PREFILL_MAX_TOKENS);
         return rc;
     }
     if (P > IC_MODEL_MAX_CONTEXT - T) {
         const int rc = ic_err_set(err, IC_EINVAL, NULL, 0, 0,
                                   "prefix + prompt is %llu tokens; expected at most 2^26",
                                   (unsigned long long)(P + T));
-        ic_err_hint(err, "keep --prefix + --prompt at most 67108864 tokens");
+        ic_err_hint(err, "keep --prefix + --prompt at most %llu tokens", (unsigned long long)IC_MODEL_MAX_CONTEXT);
         return rc;
     }
     if (!(cfg->mfu >= 0 && cfg->mfu <= 1))
@@ -450,7 +450,7 @@ int ic_disagg(const struct ic_model_stats *m, const struct ic_hw *hw,
         const int rc = ic_err_set(err, IC_EINVAL, NULL, 0, 0,
                                   "prompt + output is %llu tokens; expected at most 2^26",
                                   (unsigned long long)(pf->prompt + output));
-        ic_err_hint(err, "keep --prompt + --output at most 67108864 tokens");
+        ic_err_hint(err, "keep --prompt + --output at most %llu tokens", (unsigned long long)IC_MODEL_MAX_CONTEXT);
         return rc;
     }
     struct ic_prefill p;
@@ -626,8 +626,8 @@ int ic_optimize(const struct ic_model_stats *m, const struct ic_hw *hws, size_t 
                 : ic_err_set(err, IC_EINVAL, NULL, 0, 0,
                              "prompt + output is %llu tokens; expected at most 2^26",
                              (unsigned long long)(T + L));
-        ic_err_hint(err, "--prompt from 1 to 16777216 tokens, --prompt + --output at most "
-                         "67108864");
+        ic_err_hint(err, "--prompt from 1 to %llu tokens, --prompt + --output at most %llu",
+                    (unsigned long long)IC_PREFILL_MAX_TOKENS, (unsigned long long)IC_MODEL_MAX_CONTEXT);
         return rc;
     }
     if (!(req->ttft_s > 0) || !(req->tpot_s > 0) || !isfinite(req->ttft_s) ||

@@ -241,7 +241,8 @@ static int check_step(const struct ic_step *s, struct ic_err *err)
             const int rc = ic_err_set(err, IC_EINVAL, NULL, 0, 0,
                                       "context + new tokens is beyond 2^26 tokens");
             ic_err_hint(err, "a shorter --context: it and the tokens a step adds (a "
-                             "speculative step's draft, a chunk) at most 67108864");
+                             "speculative step's draft, a chunk) at most %llu",
+                        (unsigned long long)IC_MODEL_MAX_CONTEXT);
             return rc;
         }
         if (q->count > IC_DECODE_MAX_BATCH)

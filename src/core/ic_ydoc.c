@@ -147,7 +147,8 @@ static int read_input(const char *path, const char *shown, char **buf, size_t *l
                         "file of %lld bytes; expected at most %d (an input file's "
                         "limit)",
                         (long long)st.st_size, MAX_FILE_BYTES);
-        ic_err_hint(err, "split it: each file infcalc reads is at most 4 MiB");
+        ic_err_hint(err, "split it: each file infcalc reads is at most %d bytes",
+                    MAX_FILE_BYTES);
         goto out;
     }
     for (;;) {
