@@ -40,13 +40,13 @@ int ic_cli_quant_unread(FILE *errf, const struct ic_model *m)
 void ic_cli_model_notes(FILE *errf, const struct ic_model *m, bool weights_note)
 {
     if (m->tower[0])
-        fprintf(errf, "infcalc: note: %s: its %s %s not counted: the step times and the "
+        fprintf(ic_cli_warnf(errf), "infcalc: note: %s: its %s %s not counted: the step times and the "
                       "memory held are the decoder's alone\n",
                 m->name, m->tower, strstr(m->tower, " and its ") ? "are" : "is");
     if (!weights_note || !m->has_default_weights)
         return;
     if (m->default_weights != IC_DT_BF16 || m->quant_extra_bytes > 0 || m->keep_groups)
-        fprintf(errf, "infcalc: note: %s weights %s, from its %s (--weights %s)\n", m->name,
+        fprintf(ic_cli_warnf(errf), "infcalc: note: %s weights %s, from its %s (--weights %s)\n", m->name,
                 ic_dtype_traits(m->default_weights)->name, m->weights_note,
                 m->keep_groups ? "sets the quantized parts' type" : "overrides");
 }

@@ -233,7 +233,7 @@ static void add_row(struct ic_rows *rows, const struct ic_sim_cfg *c, double rat
     ic_rows_num(rows, "kv_occupancy", r->kv_occupancy);
     ic_rows_num(rows, "preemptions", (double)r->preemptions);
     /* without an SLO there is no goodput and nothing met: '-' (null) */
-    const bool slos = c->ttft_slo_s > 0 || c->tpot_slo_s > 0;
+    const bool slos = ic_sim_has_slos(c);
     ic_rows_num(rows, "goodput_per_s", slos ? r->goodput_per_s : NAN);
     ic_rows_num(rows, "meets_slo", slos ? ic_sim_meets_slos(c, r) : NAN);
 }
@@ -406,7 +406,7 @@ int ic_cli_cmd_simulate(const struct ic_opts *a, const struct ic_db *db, FILE *o
     /* the capacity: the largest rate meeting both P99 SLOs, refined by
      * bisection between the last rate that meets them and the next */
     double capacity = 0;
-    bool slos = x.c.ttft_slo_s > 0 || x.c.tpot_slo_s > 0;
+    const bool slos = ic_sim_has_slos(&x.c);
     if (sweep && slos) {
         size_t k = 0;
         while (k < n && rates[k] > 0 && ic_sim_meets_slos(&x.c, &res[k]))

@@ -1594,6 +1594,8 @@ done:
     return rc;
 }
 
+bool ic_sim_has_slos(const struct ic_sim_cfg *c) { return c->ttft_slo_s > 0 || c->tpot_slo_s > 0; }
+
 bool ic_sim_meets_slos(const struct ic_sim_cfg *c, const struct ic_sim_result *r)
 {
     return (!(c->ttft_slo_s > 0) || r->ttft.p[IC_SIM_PCT - 1] <= c->ttft_slo_s) &&

@@ -202,6 +202,9 @@ int ic_sim_run(const struct ic_model_stats *m, const struct ic_hw *hw,
 /* Whether a run meets c's SLOs: P99 TTFT <= c->ttft_slo_s and P99 TPOT <=
  * c->tpot_slo_s, an SLO of 0 not asked. */
 bool ic_sim_meets_slos(const struct ic_sim_cfg *c, const struct ic_sim_result *r);
+/* Whether c sets a P99 SLO (TTFT or TPOT): without one nothing is met or
+ * missed, and there is no goodput. */
+bool ic_sim_has_slos(const struct ic_sim_cfg *c);
 
 /* The capacity under c's SLOs between two rates, by bisection: lo is known
  * to meet them and hi (> lo) not to; where hi is over 4 lo (> 0), runs at the
