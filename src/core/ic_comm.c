@@ -2,6 +2,20 @@
 #include "ic_comm.h"
 
 /* Fabric path for n chips inside one domain. */
+/* A torus axis of `side` chips too short for its wraparound link (TPU v5e
+ * and v6e below 16 chips: hwdb's wraparound_from) is a line. */
+static bool axis_is_line(const struct ic_hw *hw, uint64_t side)
+{
+    return hw->ici_wrap_from && side < hw->ici_wrap_from;
+}
+
+/* The links an axis gives each chip: two on a ring, one on a line or on an
+ * axis of 2, none on an axis of 1. */
+static uint64_t axis_links(const struct ic_hw *hw, uint64_t side)
+{
+    return side < 2 ? 0 : side > 2 && !axis_is_line(hw, side) ? 2 : 1;
+}
+
 static struct ic_comm_path fabric(const struct ic_hw *hw, uint64_t n)
 {
     struct ic_comm_path p = {0, 0, hw->ici_hop_latency_s, n, 1};
@@ -39,14 +53,12 @@ static struct ic_comm_path fabric(const struct ic_hw *hw, uint64_t n)
             side[small] *= f[i];
         }
         /* each axis a bidirectional ring: a shard reaches the farthest chip
-         * in floor(side / 2) hops, the axes one after another; an axis too
-         * short for its wraparound link (TPU v5e and v6e below 16 chips) is
-         * a line: one direction's link, side - 1 hops */
+         * in floor(side / 2) hops, the axes one after another; a line, one
+         * direction's link and side - 1 hops */
         uint64_t used = 0;
         for (int j = 0; j < dims; j++) {
-            const bool line = hw->ici_wrap_from && side[j] < hw->ici_wrap_from;
-            used += side[j] > 2 && !line ? 2 : side[j] >= 2 ? 1 : 0;
-            p.steps += line ? side[j] - 1 : side[j] / 2;
+            used += axis_links(hw, side[j]);
+            p.steps += axis_is_line(hw, side[j]) ? side[j] - 1 : side[j] / 2;
         }
         if (used > links)
             used = links;
@@ -169,8 +181,7 @@ double ic_comm_busbw_achieved(const struct ic_hw *hw, const struct ic_comm_path 
      * axis's links alone: two on a ring, one on a line */
     struct ic_comm_path at = ic_comm_path(hw, m);
     if (a->allreduce_axis)
-        at.bw_B_s = (m > 2 && !(hw->ici_wrap_from && m < hw->ici_wrap_from) ? 2.0 : 1.0) *
-                    hw->ici_link_B_s;
+        at.bw_B_s = (double)axis_links(hw, m) * hw->ici_link_B_s;
     if (!(at.bw_B_s > 0) || !(p->bw_B_s > 0))
         return a->allreduce_busbw_B_s;
     return a->allreduce_busbw_B_s * (p->bw_B_s / at.bw_B_s);
