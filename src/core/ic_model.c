@@ -1499,6 +1499,10 @@ static const struct family {
      * moe_layer_end_index (-1: the last), num_key_value_heads=4 where
      * absent. use_bias (biases on every projection) is refused: no released
      * config sets it */
+    {.model_type = "ernie4_5", .tie_default = true, .head_dim_default = 128, .kv_default = 2,
+     .no_use_bias = true},
+    {.model_type = "ernie4_5_moe", .ernie = true, .tie_default = true, .kv_default = 4,
+     .router_bias = true, .no_use_bias = true},
     /* EXAONE 3.0 and 3.5 (remote code ExaoneForCausalLM): a Llama under
      * other names (wte, c_fc_0/1, c_proj, out_proj), its layer count
      * num_layers, tied where the config does not say (ExaoneConfig leaves
@@ -1507,10 +1511,6 @@ static const struct family {
     /* InternLM2 and 2.5 (remote code InternLM2ForCausalLM): a Llama whose
      * q, k and v are one matrix (wqkv, the same count) */
     {.model_type = "internlm2", .bias_key = true, .head_dim_fixed = true},
-    {.model_type = "ernie4_5", .tie_default = true, .head_dim_default = 128, .kv_default = 2,
-     .no_use_bias = true},
-    {.model_type = "ernie4_5_moe", .ernie = true, .tie_default = true, .kv_default = 4,
-     .router_bias = true, .no_use_bias = true},
     /* GLM-4-0414 (Glm4DecoderLayer): four norms a layer (before and after
      * the attention and the MLP), q/k/v_proj biased by attention_bias, o_proj
      * never */
@@ -1815,8 +1815,9 @@ static int refuse_keys(const struct ctx *c, const struct key_name *keys, size_t 
     return IC_OK;
 }
 
-/* ERNIE 4.5's MoE keys: refused on another model_type (where they would
- * be dropped without a word), checked on its own */
+/* ERNIE 4.5's keys: use_bias true refused on both its model_types; its
+ * MoE keys refused on any other model_type (where they would be dropped
+ * without a word, the dense ernie4_5's included), checked on its own */
 static int ernie_keys(struct ctx *c, const struct family *fam)
 {
     const struct ic_model *m = c->m;
