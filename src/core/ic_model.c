@@ -1980,21 +1980,17 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
      * refused, as an unknown key (a config.json's are its config class's
      * attributes, which that code ignores) */
     if (!m->from_config_json) {
-        const struct {
-            int id;
-            const char *key;
-            bool read;
-        } own[] = {{IC_MF_BIAS, "bias", fam->bias_key},
-                   {IC_MF_NUM_LAYERS, "num_layers", fam->num_layers_key},
-                   {IC_MF_MLP_BIAS, "mlp_bias", fam->mlp_bias_key || fam->nemotron}};
-        for (size_t i = 0; i < N(own); i++)
-            if (has(m, own[i].id) && !own[i].read) {
-                rc = at(&c, own[i].id, "'%s' is not read for model_type '%s'", own[i].key,
-                        m->model_type[0] ? m->model_type : "(none given: a Llama)");
-                ic_err_hint(err, "leave it out; modeldb/README.md lists each model_type's "
-                                 "keys");
-                return rc;
-            }
+        struct key_name unread[3];
+        size_t n = 0;
+        if (!fam->bias_key)
+            unread[n++] = (struct key_name){IC_MF_BIAS, "bias"};
+        if (!fam->num_layers_key)
+            unread[n++] = (struct key_name){IC_MF_NUM_LAYERS, "num_layers"};
+        if (!fam->mlp_bias_key && !fam->nemotron)
+            unread[n++] = (struct key_name){IC_MF_MLP_BIAS, "mlp_bias"};
+        if ((rc = refuse_keys(&c, unread, n, "its code reads no such key",
+                              "leave it out; modeldb/README.md lists each model_type's keys")))
+            return rc;
     }
     /* NemotronHMLP's mlp_bias: no released config sets it, and its blocks'
      * biases are not counted */
