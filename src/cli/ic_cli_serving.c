@@ -75,9 +75,7 @@ bool ic_cli_warn_fit_extra(FILE *errf, const struct ic_cli_setup *s, uint64_t ch
     c.batch = batch ? batch : 1;
     c.context = context ? context : 1;
     const double mem = ic_decode_mem_per_chip(&s->st, &c, c.batch) + extra_B;
-    /* a context past 2^26 has no memory to state: the command's range
-     * error follows */
-    if (mem <= s->h->hbm_capacity_B || !isfinite(mem) || c.context > IC_MODEL_MAX_CONTEXT)
+    if (mem <= s->h->hbm_capacity_B)
         return true;
     fprintf(ic_cli_warnf(errf),
             "infcalc: warning: %s does not fit: %.4g GB a chip (weights, the KV of %llu "
