@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* The frozen copies (tests/frozen) unless live. */
 static struct ic_db test_db(bool live)
@@ -91,3 +92,14 @@ int ic_test_run(Suite *s)
 }
 
 double ic_test_rel(double a, double b) { return fabs(a - b) / fabs(b); }
+
+void ic_test_write_tmp(char *path, const char *text)
+{
+    strcpy(path, "/tmp/ic_test_XXXXXX");
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    FILE *f = fdopen(fd, "w");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_int_ge(fputs(text, f), 0);
+    ck_assert_int_eq(fclose(f), 0);
+}

@@ -48,4 +48,8 @@ int ic_test_run(Suite *s);
 /* Relative difference |a - b| / |b|. */
 double ic_test_rel(double a, double b);
 
+/* Writes text to a new temporary file, its name in path (at least 32
+ * bytes); the caller removes it. */
+void ic_test_write_tmp(char *path, const char *text);
+
 #endif

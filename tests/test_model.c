@@ -8,7 +8,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 static struct ic_model *M;
 static struct ic_model_stats S;
@@ -22,12 +21,8 @@ static void teardown(void) { free(M); }
  * (JSON by its first byte). */
 static void derive_text(const char *json, struct ic_model_stats *st)
 {
-    char path[] = "/tmp/infcalc-cfg-XXXXXX"; /* JSON by its first byte */
-    int fd = mkstemp(path);
-    ck_assert_int_ge(fd, 0);
-    const size_t n = strlen(json);
-    ck_assert_int_eq(write(fd, json, n), (ssize_t)n);
-    close(fd);
+    char path[64];
+    ic_test_write_tmp(path, json);
     struct ic_err e = {0};
     const int rc = ic_model_load(path, M, &e);
     remove(path);
@@ -1063,13 +1058,9 @@ START_TEST(test_exaone3)
     ck_assert(st.embed_tied);
     /* both counts, differing: refused */
     struct ic_err e = {0};
-    char path[] = "/tmp/infcalc-cfg-XXXXXX";
-    int fd = mkstemp(path);
-    ck_assert_int_ge(fd, 0);
-    static const char both[] = "{\"model_type\": \"exaone\", \"num_layers\": 4, "
-                               "\"num_hidden_layers\": 5, " SHAPE "}";
-    ck_assert_int_eq(write(fd, both, sizeof both - 1), (ssize_t)(sizeof both - 1));
-    close(fd);
+    char path[64];
+    ic_test_write_tmp(path, "{\"model_type\": \"exaone\", \"num_layers\": 4, "
+                            "\"num_hidden_layers\": 5, " SHAPE "}");
     /* (the loader derives once to check what it read) */
     ck_assert_int_eq(ic_model_load(path, M, &e), IC_EINVAL);
     ck_assert_ptr_nonnull(strstr(e.msg, "'num_layers' (4) contradicts 'num_hidden_layers' (5)"));

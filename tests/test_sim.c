@@ -204,17 +204,7 @@ END_TEST
 
 /* ---- traces, records, prefix caching, disaggregation, fleets, swap ---------- */
 
-/* A trace written to a temporary file; its path in path (free nothing). */
-static void write_trace(char *path, const char *text)
-{
-    strcpy(path, "/tmp/ic_test_sim_XXXXXX");
-    int fd = mkstemp(path);
-    ck_assert_int_ge(fd, 0);
-    FILE *f = fdopen(fd, "w");
-    ck_assert_ptr_nonnull(f);
-    ck_assert_int_ge(fputs(text, f), 0);
-    ck_assert_int_eq(fclose(f), 0);
-}
+/* (traces are written to temporary files by ic_test_write_tmp) */
 
 enum { MAX_RECS = 64 };
 struct recs {
@@ -247,7 +237,7 @@ START_TEST(test_trace_two_requests)
 {
     struct ic_test_pair *t = ic_test_pair("llama3-8b", "h100");
     char path[64];
-    write_trace(path, "arrival_s,prompt,output\n# two requests\n\n0,512,4\n100, 256 ,3\n");
+    ic_test_write_tmp(path, "arrival_s,prompt,output\n# two requests\n\n0,512,4\n100, 256 ,3\n");
     struct ic_sim_cfg c = ic_sim_defaults();
     c.source = IC_SRC_TRACE;
     c.trace = path;
@@ -281,7 +271,7 @@ START_TEST(test_trace_two_requests)
      * arrival into an empty system): the same times to rounding, the
      * records' arrivals where the trace puts them */
     unlink(path);
-    write_trace(path, "\xEF\xBB\xBF" "arrival_s,prompt,output\n1e11,512,4\n100000000100,256,3\n");
+    ic_test_write_tmp(path, "\xEF\xBB\xBF" "arrival_s,prompt,output\n1e11,512,4\n100000000100,256,3\n");
     k.n = 0;
     r = run(t, &c);
     ck_assert_uint_eq(r.completed, 2);
@@ -298,14 +288,14 @@ START_TEST(test_trace_two_requests)
      * that can pass it (these three gave the last two arrivals 1 ulp apart,
      * the second before the first, and the clock ran back 7e-9 s) */
     unlink(path);
-    write_trace(path, "2289389.375503,100,3\n40363356.307563,100,3\n40363356.307563,100,3\n");
+    ic_test_write_tmp(path, "2289389.375503,100,3\n40363356.307563,100,3\n40363356.307563,100,3\n");
     k.n = 0;
     r = run(t, &c);
     ck_assert_uint_eq(k.n, 3);
     ck_assert(k.r[1].arrival_s == 40363356.307563 && k.r[2].arrival_s == 40363356.307563);
     ck_assert(k.r[0].arrival_s == 2289389.375503);
     unlink(path);
-    write_trace(path, "arrival_s,prompt,output\n# two requests\n\n0,512,4\n100, 256 ,3\n");
+    ic_test_write_tmp(path, "arrival_s,prompt,output\n# two requests\n\n0,512,4\n100, 256 ,3\n");
     /* --requests 1 stops after the first line */
     c.requests = 1;
     k.n = 0;
@@ -337,7 +327,7 @@ static void trace_error(const struct ic_test_pair *t, const char *text, int code
                         unsigned col)
 {
     char path[64];
-    write_trace(path, text);
+    ic_test_write_tmp(path, text);
     struct ic_sim_cfg c = ic_sim_defaults();
     c.source = IC_SRC_TRACE;
     c.trace = path;
@@ -435,7 +425,7 @@ START_TEST(test_prefix_by_id)
 {
     struct ic_test_pair *t = ic_test_pair("llama3-8b", "h100");
     char path[64];
-    write_trace(path, "0,1000,2,sys,600\n100,800,2,sys,600\n200,800,2,other,600\n"
+    ic_test_write_tmp(path, "0,1000,2,sys,600\n100,800,2,sys,600\n200,800,2,other,600\n"
                       "300,1000,2,sys\n");
     struct ic_sim_cfg c = ic_sim_defaults();
     c.source = IC_SRC_TRACE;
@@ -484,7 +474,7 @@ START_TEST(test_prefix_eviction)
                              100 + (unsigned)(i % 5) * 64);
     }
     char path[64];
-    write_trace(path, text);
+    ic_test_write_tmp(path, text);
     free(text);
     struct ic_sim_cfg c = ic_sim_defaults();
     c.source = IC_SRC_TRACE;
@@ -664,7 +654,7 @@ START_TEST(test_deterministic_all)
 {
     struct ic_test_pair *t = ic_test_pair("llama3-8b", "h100");
     char path[64];
-    write_trace(path, "0,3000,40,a,1000\n0.01,2000,200,b,500\n0.02,1500,20,a,1000\n"
+    ic_test_write_tmp(path, "0,3000,40,a,1000\n0.01,2000,200,b,500\n0.02,1500,20,a,1000\n"
                       "0.5,900,90\n0.6,4000,10,b,500\n0.7,100,400,c,64\n");
     struct ic_sim_cfg c = ic_sim_defaults();
     c.source = IC_SRC_TRACE_LENGTHS;
@@ -906,7 +896,7 @@ START_TEST(test_linear_attention_state_blocks)
     ck_assert_uint_eq(r.block, 544);
     ck_assert_uint_eq(r.peak_blocks, 1 + 3);
     char path[64];
-    write_trace(path, "0,1200,10,7,1100\n");
+    ic_test_write_tmp(path, "0,1200,10,7,1100\n");
     c.source = IC_SRC_TRACE;
     c.trace = path;
     c.requests = 0;
