@@ -334,6 +334,13 @@ static int field_error(const struct ic_hw *hw, const char *path, int id,
                             "hwdb/README.md gives each key's unit and range");
 }
 
+/* A torus: the fabric whose axes close into rings (wraparound_from) and
+ * along one of which a collective can be measured (allreduce_axis). */
+static bool is_torus(const struct ic_hw *hw)
+{
+    return hw->ici_topology == IC_TOPO_TORUS_2D || hw->ici_topology == IC_TOPO_TORUS_3D;
+}
+
 static int lookup_name(const char *const *names, int n, const char *text)
 {
     for (int i = 0; i < n; i++)
@@ -457,8 +464,7 @@ static int check_values(struct ic_hw *hw, const char *path, struct ic_err *err)
     if (hw->ici_links > 1024)
         return field_error(hw, path, IC_HWF_ICI_LINKS, err,
                            "'links_per_chip' is absurdly large (more than 1024)");
-    if (hw->locs[IC_HWF_ICI_WRAP].line &&
-        (hw->ici_topology != IC_TOPO_TORUS_2D && hw->ici_topology != IC_TOPO_TORUS_3D))
+    if (hw->locs[IC_HWF_ICI_WRAP].line && !is_torus(hw))
         return field_error(hw, path, IC_HWF_ICI_WRAP, err,
                            "'wraparound_from' is for a torus: its axes' rings");
     if (hw->locs[IC_HWF_ICI_WRAP].line &&
@@ -622,8 +628,7 @@ static int check_values(struct ic_hw *hw, const char *path, struct ic_err *err)
                                     "(1 on a domain of one chip)",
                                     "the bus bandwidth is carried to other sizes over the links "
                                     "the fabric gives each; one chip has none");
-        if (a->allreduce_axis && hw->ici_topology != IC_TOPO_TORUS_2D &&
-            hw->ici_topology != IC_TOPO_TORUS_3D)
+        if (a->allreduce_axis && !is_torus(hw))
             return field_error_hint(hw, path, IC_HWF_A_AR_AXIS, err,
                                     "'allreduce_axis' is for a torus: the measured group lay "
                                     "along one of its axes",
