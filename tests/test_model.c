@@ -1114,6 +1114,52 @@ START_TEST(test_two_matrix_mlps)
 }
 END_TEST
 
+/* InternLM3-8B (internlm3; its config.json): q and o 2 x 4096^2 =
+ * 33,554,432, k and v 2 x 4096 x 256 = 2,097,152, the MLP 3 x 4096 x 10240
+ * = 125,829,120, two norms 8,192: 161,488,896 a layer, x 48 =
+ * 7,751,467,008, the embedding and the head 2 x 128512 x 4096 =
+ * 1,052,770,304, the final norm 4,096: 8,804,241,408 (its card: "8B"; no
+ * exact published count was found). qkv_bias biases q, k and v: (4 + 2 x
+ * 2) x 64 = 512 a layer of the shape below; 'bias' o (256) and the MLP
+ * (512 + 512 + 256): 1,536. */
+START_TEST(test_internlm3)
+{
+    struct ic_model_stats st, biased;
+    ic_test_fixture_stats("internlm3-8b-instruct-config.json", &st);
+    ck_assert_uint_eq(st.params_total, UINT64_C(8804241408));
+    ck_assert_uint_eq(st.kv_values_per_layer_token, 2 * 2 * 128);
+    derive_text("{\"model_type\": \"internlm3\", \"num_hidden_layers\": 4, " SHAPE "}", &st);
+    derive_text("{\"model_type\": \"internlm3\", \"num_hidden_layers\": 4, \"qkv_bias\": true, "
+                SHAPE "}", &biased);
+    ck_assert_uint_eq(biased.params_total - st.params_total, UINT64_C(4) * 512);
+    derive_text("{\"model_type\": \"internlm3\", \"num_hidden_layers\": 4, \"bias\": true, "
+                SHAPE "}", &biased);
+    ck_assert_uint_eq(biased.params_total - st.params_total, UINT64_C(4) * 1536);
+}
+END_TEST
+
+/* dots.llm1 (dots1; its base model's config.json): attention 4 x 4096^2 =
+ * 67,108,864 (32 heads and 32 KV heads of 128) with q/k norms 2 x 128,
+ * two norms 8,192 a layer; layer 0 dense, 3 x 4096 x 10944 = 134,479,872;
+ * layers 1-61 MoE: 128 experts x 3 x 4096 x 1408 = 2,214,592,512, two
+ * shared 3 x 4096 x 2816 = 34,603,008, the router 128 x 4096 and its
+ * correction bias 128: 2,249,719,936. 201,597,184 + 61 x 2,316,837,248 +
+ * 2 x 152064 x 4096 + 4096 = 142,774,381,696 (its card: 142B, 14B
+ * active). Active: 142,774,381,696 less the embedding 622,854,144 and 61
+ * x 122 unused experts x 17,301,504 = 128,757,792,768:
+ * 13,393,734,784. */
+START_TEST(test_dots1)
+{
+    struct ic_model_stats st;
+    ic_test_fixture_stats("dots-llm1-base-config.json", &st);
+    ck_assert_uint_eq(st.params_total, UINT64_C(142774381696));
+    ck_assert_uint_eq(st.params_active, UINT64_C(13393734784));
+    ck_assert_uint_eq(st.n_moe_layers, 61);
+    ck_assert_uint_eq(st.kv_values_per_layer_token, 2 * 32 * 128);
+    ck_assert(!st.embed_tied);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("model");
@@ -1133,6 +1179,8 @@ int main(void)
     tcase_add_test(tc, test_internlm2);
     tcase_add_test(tc, test_exaone3);
     tcase_add_test(tc, test_two_matrix_mlps);
+    tcase_add_test(tc, test_internlm3);
+    tcase_add_test(tc, test_dots1);
     tcase_add_test(tc, test_config_json_newer_keys);
     tcase_add_test(tc, test_config_json_tie_default);
     tcase_add_test(tc, test_kimi_k2);

@@ -1128,6 +1128,7 @@ static const struct ic_schema published_schema = {"published section", published
     BOOL("bias", IC_MF_BIAS, bias),                                                  \
     CNT("num_layers", IC_MF_NUM_LAYERS, num_layers),                                 \
     BOOL("mlp_bias", IC_MF_MLP_BIAS, mlp_bias),                                      \
+    BOOL("qkv_bias", IC_MF_QKV_BIAS, qkv_bias),                                      \
     CNT("num_experts_per_tok", IC_MF_TOPK, num_experts_per_tok),                     \
     CNT("moe_intermediate_size", IC_MF_MOE_INTERMEDIATE, moe_intermediate_size),     \
     CNT("n_shared_experts", IC_MF_N_SHARED, n_shared_experts),                       \
@@ -1276,7 +1277,7 @@ static const char *const read_types[] = {
     "qwen3_5_moe_text", "granitemoehybrid", "qwen3_vl", "qwen3_vl_text", "qwen3_vl_moe",
     "qwen3_vl_moe_text", "olmo2", "olmo3", "smollm3", "seed_oss", "granite", "nemotron_h",
     "ministral3", "cohere", "cohere2", "glm4", "exaone4", "phimoe", "granitemoe", "ernie4_5",
-    "ernie4_5_moe", "internlm2", "exaone", "arcee", "starcoder2"};
+    "ernie4_5_moe", "internlm2", "exaone", "arcee", "starcoder2", "internlm3", "dots1"};
 
 static bool type_read(const char *t)
 {
@@ -1395,6 +1396,9 @@ static const struct family {
     /* StarCoder2's use_bias (true where absent): biases on q, k, v, o and
      * both MLP matrices */
     bool use_bias_all;
+    /* InternLM3: qkv_bias biases q, k and v; 'bias' (false where absent)
+     * o_proj and the MLP's three matrices */
+    bool qkv_bias_key, bias_o_mlp;
 } families[] = {
     /* Llama (LlamaMLP: bias=config.mlp_bias); a config without a
      * model_type is read as one */
@@ -1511,6 +1515,16 @@ static const struct family {
     /* InternLM2 and 2.5 (remote code InternLM2ForCausalLM): a Llama whose
      * q, k and v are one matrix (wqkv, the same count) */
     {.model_type = "internlm2", .bias_key = true, .head_dim_fixed = true},
+    /* InternLM3 (remote code InternLM3ForCausalLM): a Llama under its own
+     * names whose q/k/v_proj take bias=config.qkv_bias and o_proj, gate,
+     * up and down bias=config.bias (both false in the released 8B) */
+    {.model_type = "internlm3", .qkv_bias_key = true, .bias_o_mlp = true},
+    /* dots.llm1 (transformers' Dots1DecoderLayer): Qwen3's attention (q_norm
+     * and k_norm of head_dim; attention_bias on q, k, v and o) before
+     * DeepSeek-V3's MoE (first_k_dense_replace dense layers, shared experts
+     * of n_shared_experts x moe_intermediate_size, the router's
+     * e_score_correction_bias), untied where the config does not say */
+    {.model_type = "dots1", .qk_norm = QK_HEAD, .router_bias = true},
     /* GLM-4-0414 (Glm4DecoderLayer): four norms a layer (before and after
      * the attention and the MLP), q/k/v_proj biased by attention_bias, o_proj
      * never */
@@ -1752,6 +1766,7 @@ static int derive_totals(struct ctx *c, struct ic_model_stats *s)
         {IC_MF_ERNIE_START, "moe_layer_start_index"}, {IC_MF_ERNIE_END, "moe_layer_end_index"},
         {IC_MF_ERNIE_INTERVAL, "moe_layer_interval"}, {IC_MF_BIAS, "bias"},
         {IC_MF_NUM_LAYERS, "num_layers"}, {IC_MF_MLP_BIAS, "mlp_bias"},
+        {IC_MF_QKV_BIAS, "qkv_bias"},
     };
     for (size_t i = 0; i < N(unread); i++)
         if (has(m, unread[i].id)) {
@@ -1980,10 +1995,12 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
      * refused, as an unknown key (a config.json's are its config class's
      * attributes, which that code ignores) */
     if (!m->from_config_json) {
-        struct key_name unread[3];
+        struct key_name unread[4];
         size_t n = 0;
-        if (!fam->bias_key)
+        if (!fam->bias_key && !fam->bias_o_mlp)
             unread[n++] = (struct key_name){IC_MF_BIAS, "bias"};
+        if (!fam->qkv_bias_key)
+            unread[n++] = (struct key_name){IC_MF_QKV_BIAS, "qkv_bias"};
         if (!fam->num_layers_key)
             unread[n++] = (struct key_name){IC_MF_NUM_LAYERS, "num_layers"};
         if (!fam->mlp_bias_key && !fam->nemotron)
@@ -2508,10 +2525,15 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
      * StarCoder2: use_bias, true where absent, there and on the MLP) */
     const bool use_bias = fam->use_bias_all && (!has(m, IC_MF_NH_BIAS) || m->nh_use_bias);
     const bool bias_all = (fam->bias_key && (!has(m, IC_MF_BIAS) || m->bias)) || use_bias;
-    const uint64_t qkv_bias = m->attention_bias || fam->qkv_bias_only || bias_all ? 1 : 0;
+    /* (InternLM3: qkv_bias there, its 'bias' on o and the MLP) */
+    const bool bias_o_mlp = fam->bias_o_mlp && m->bias;
+    const uint64_t qkv_bias =
+        m->attention_bias || fam->qkv_bias_only || bias_all || (fam->qkv_bias_key && m->qkv_bias)
+            ? 1
+            : 0;
     const uint64_t o_bias =
         (m->attention_bias && !fam->qkv_bias_only && !fam->no_o_bias) ||
-                (fam->o_bias_key && m->attention_out_bias) || bias_all
+                (fam->o_bias_key && m->attention_out_bias) || bias_all || bias_o_mlp
             ? 1
             : 0;
     uint64_t attn_heads, attn_kv, repl;
@@ -2604,7 +2626,7 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
     const uint64_t n_dense = nem ? nh[IC_BLOCK_MLP] : L - n_moe;
     const uint64_t mlp_mats = nem || fam->two_mats ? 2 : 3;
     /* the dense MLP's biases: each matrix's output width */
-    const bool mlp_biased = (fam->mlp_bias_key && m->mlp_bias) || use_bias;
+    const bool mlp_biased = (fam->mlp_bias_key && m->mlp_bias) || use_bias || bias_o_mlp;
     /* (gate,) up, down, and gpt-oss's biases on them */
     const uint64_t expert = add(&c, mul(&c, mlp_mats, mul(&c, D, Fe)),
                                 fam->expert_bias ? add(&c, 2 * Fe, D) : 0);

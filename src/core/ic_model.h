@@ -57,7 +57,7 @@ enum ic_model_field {
     IC_MF_NH_GROUPS, IC_MF_NH_CONV, IC_MF_NH_CONV_BIAS, IC_MF_NH_BIAS, IC_MF_NH_SHARED,
     IC_MF_NH_LATENT, IC_MF_NH_ATTN_HEAD_DIM, IC_MF_NH_SSM_DTYPE, IC_MF_LM_HEAD_BIAS,
     IC_MF_ERNIE_EXPERTS, IC_MF_ERNIE_K, IC_MF_ERNIE_SHARED, IC_MF_ERNIE_START, IC_MF_ERNIE_END,
-    IC_MF_ERNIE_INTERVAL, IC_MF_BIAS, IC_MF_NUM_LAYERS, IC_MF_MLP_BIAS,
+    IC_MF_ERNIE_INTERVAL, IC_MF_BIAS, IC_MF_NUM_LAYERS, IC_MF_MLP_BIAS, IC_MF_QKV_BIAS,
     IC_MF_COUNT
 };
 
@@ -163,7 +163,9 @@ struct ic_model {
      * to moe_layer_end_index (-1: the last, ernie_end_last) */
     uint64_t ernie_k, ernie_shared, ernie_start, ernie_end, ernie_interval;
     bool ernie_end_last;
-    bool bias; /* InternLM2's 'bias': on its wqkv and wo (true where absent) */
+    bool bias; /* InternLM2's 'bias': on its wqkv and wo (true where absent);
+                  InternLM3's: on o_proj and the MLP (false where absent) */
+    bool qkv_bias; /* InternLM3's: on q, k and v */
     uint64_t num_layers; /* EXAONE 3's name for num_hidden_layers */
     bool mlp_bias;       /* LlamaConfig's: biases on the MLP's projections */
     /* config.json: num_key_value_heads, head_dim written as null (None: every
