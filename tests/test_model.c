@@ -1160,6 +1160,79 @@ START_TEST(test_dots1)
 }
 END_TEST
 
+/* Falcon (falcon). 7B (its config.json: multi_query, the old
+ * architecture): q/k/v fused 4544 x (4544 + 2 x 64) = 21,229,568, dense
+ * 4544^2 = 20,647,936, the MLP 2 x 4544 x 18176 (4 x hidden) =
+ * 165,183,488, one LayerNorm (weight and bias) 9,088: 207,070,080 a layer,
+ * x 32 = 6,626,242,560, the tied embedding 65024 x 4544 = 295,469,056 and
+ * the final LayerNorm 9,088: 6,921,720,704; one KV head of 64. 180B (its
+ * config.json: new_decoder_architecture, 8 KV heads): q/k/v 14848 x (232 +
+ * 16) x 64 = 235,667,456, dense 220,463,104, the MLP 2 x 14848 x 59392 =
+ * 1,763,704,832, two LayerNorms 59,392: 2,219,894,784 a layer, x 80 =
+ * 177,591,582,720, the embedding 965,476,352 and the final LayerNorm
+ * 29,696: 178,557,088,768. Their safetensors totals, 7,217,189,760 and
+ * 179,522,565,120, are these plus a stored lm_head of 65024 x hidden (the
+ * loaded model ties it to the embedding). */
+START_TEST(test_falcon)
+{
+    struct ic_model_stats st, other;
+    ic_test_fixture_stats("falcon-7b-config.json", &st);
+    ck_assert_uint_eq(st.params_total, UINT64_C(6921720704));
+    ck_assert_uint_eq(st.params_total + UINT64_C(65024) * 4544, UINT64_C(7217189760));
+    ck_assert_uint_eq(st.kv_values_per_layer_token, 2 * 1 * 64);
+    ck_assert(st.embed_tied);
+    ic_test_fixture_stats("falcon-180b-config.json", &st);
+    ck_assert_uint_eq(st.params_total, UINT64_C(178557088768));
+    ck_assert_uint_eq(st.params_total + UINT64_C(65024) * 14848, UINT64_C(179522565120));
+    ck_assert_uint_eq(st.kv_values_per_layer_token, 2 * 8 * 64);
+#define FALCON "{\"model_type\": \"falcon\", \"num_hidden_layers\": 4, \"hidden_size\": 256, " \
+               "\"num_attention_heads\": 4, \"vocab_size\": 1000"
+    /* the shape below, new_decoder_architecture with 2 KV heads of 64: q/k/v
+     * 256 x (4 + 4) x 64 = 131,072, dense 65,536, the MLP 2 x 256 x 1024 =
+     * 524,288, two LayerNorms 1,024 (ln_attn and ln_mlp where
+     * num_ln_in_parallel_attn is absent): 721,920 a layer; the tied
+     * embedding 256,000, the final LayerNorm 512 */
+    derive_text(FALCON ", \"new_decoder_architecture\": true, \"num_kv_heads\": 2}", &st);
+    ck_assert_uint_eq(st.params_total, UINT64_C(4) * 721920 + 256000 + 512);
+    ck_assert_uint_eq(st.kv_values_per_layer_token, 2 * 2 * 64);
+    /* one LayerNorm where num_ln_in_parallel_attn is 1 (Falcon 2): 512
+     * fewer a layer */
+    derive_text(FALCON ", \"new_decoder_architecture\": true, \"num_kv_heads\": 2, "
+                       "\"num_ln_in_parallel_attn\": 1}", &other);
+    ck_assert_uint_eq(st.params_total - other.params_total, UINT64_C(4) * 512);
+    /* the old architecture: multi_query (where absent) one KV head, one
+     * LayerNorm; num_kv_heads is not read there */
+    derive_text(FALCON ", \"num_kv_heads\": 4}", &st);
+    ck_assert_uint_eq(st.kv_values_per_layer_token, 2 * 1 * 64);
+    ck_assert_uint_eq(st.params_total,
+                      UINT64_C(4) * (256 * (256 + 128) + 65536 + 524288 + 512) + 256000 + 512);
+    /* ... without multi_query every head (q/k/v 3 x 256^2), and two
+     * LayerNorms where the attention and the MLP run in sequence */
+    derive_text(FALCON ", \"multi_query\": false, \"parallel_attn\": false}", &other);
+    ck_assert_uint_eq(other.kv_values_per_layer_token, 2 * 4 * 64);
+    ck_assert_uint_eq(other.params_total - st.params_total,
+                      UINT64_C(4) * (3 * 65536 - 256 * 384 + 512));
+    /* 'bias': q/k/v 384, dense 256, the MLP 1024 + 256 a layer; the MLP's
+     * width from ffn_hidden_size */
+    derive_text(FALCON ", \"bias\": true}", &other);
+    ck_assert_uint_eq(other.params_total - st.params_total, UINT64_C(4) * (384 + 256 + 1280));
+    derive_text(FALCON ", \"ffn_hidden_size\": 512}", &other);
+    ck_assert_uint_eq(st.params_total - other.params_total, UINT64_C(4) * 2 * 256 * 512);
+    /* the other families' names for its KV heads and MLP width: refused */
+    struct ic_err e = {0};
+    char path[64];
+    ic_test_write_tmp(path, FALCON ", \"num_key_value_heads\": 2}");
+    ck_assert_int_eq(ic_model_load(path, M, &e), IC_EINVAL);
+    ck_assert_ptr_nonnull(strstr(e.msg, "'num_key_value_heads' is not read for model_type 'falcon'"));
+    remove(path);
+    ic_test_write_tmp(path, FALCON ", \"intermediate_size\": 1024}");
+    ck_assert_int_eq(ic_model_load(path, M, &e), IC_EINVAL);
+    ck_assert_ptr_nonnull(strstr(e.msg, "'intermediate_size' is not read for model_type 'falcon'"));
+    remove(path);
+#undef FALCON
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("model");
@@ -1181,6 +1254,7 @@ int main(void)
     tcase_add_test(tc, test_two_matrix_mlps);
     tcase_add_test(tc, test_internlm3);
     tcase_add_test(tc, test_dots1);
+    tcase_add_test(tc, test_falcon);
     tcase_add_test(tc, test_config_json_newer_keys);
     tcase_add_test(tc, test_config_json_tie_default);
     tcase_add_test(tc, test_kimi_k2);

@@ -1129,6 +1129,12 @@ static const struct ic_schema published_schema = {"published section", published
     CNT("num_layers", IC_MF_NUM_LAYERS, num_layers),                                 \
     BOOL("mlp_bias", IC_MF_MLP_BIAS, mlp_bias),                                      \
     BOOL("qkv_bias", IC_MF_QKV_BIAS, qkv_bias),                                      \
+    CNT("num_kv_heads", IC_MF_FALCON_KV, falcon_kv),                                 \
+    BOOL("multi_query", IC_MF_MULTI_QUERY, multi_query),                             \
+    BOOL("new_decoder_architecture", IC_MF_NEW_ARCH, new_arch),                      \
+    BOOL("parallel_attn", IC_MF_PARALLEL_ATTN, parallel_attn),                       \
+    CNT("num_ln_in_parallel_attn", IC_MF_NUM_LN, num_ln),                            \
+    CNT("ffn_hidden_size", IC_MF_FFN, ffn_hidden_size),                              \
     CNT("num_experts_per_tok", IC_MF_TOPK, num_experts_per_tok),                     \
     CNT("moe_intermediate_size", IC_MF_MOE_INTERMEDIATE, moe_intermediate_size),     \
     CNT("n_shared_experts", IC_MF_N_SHARED, n_shared_experts),                       \
@@ -1277,7 +1283,7 @@ static const char *const read_types[] = {
     "qwen3_5_moe_text", "granitemoehybrid", "qwen3_vl", "qwen3_vl_text", "qwen3_vl_moe",
     "qwen3_vl_moe_text", "olmo2", "olmo3", "smollm3", "seed_oss", "granite", "nemotron_h",
     "ministral3", "cohere", "cohere2", "glm4", "exaone4", "phimoe", "granitemoe", "ernie4_5",
-    "ernie4_5_moe", "internlm2", "exaone", "arcee", "starcoder2", "internlm3", "dots1"};
+    "ernie4_5_moe", "internlm2", "exaone", "arcee", "starcoder2", "internlm3", "dots1", "falcon"};
 
 static bool type_read(const char *t)
 {
@@ -1332,6 +1338,9 @@ enum { QK_NONE = 0, QK_HEAD, QK_FULL };
 
 /* What Hugging Face's implementation of a model_type fixes in code rather
  * than in config.json, so a config read directly counts the same. */
+/* what a family's 'bias' key biases */
+enum { BIAS_QKV = 1, BIAS_O = 2, BIAS_MLP = 4 };
+
 static const struct family {
     const char *model_type;
     bool qkv_bias_only;        /* q/k/v biases always, none on o (Qwen2) */
@@ -1381,11 +1390,14 @@ static const struct family {
     uint64_t head_dim_default, kv_default;
     bool no_use_bias; /* use_bias true refused (ERNIE 4.5: no release sets it) */
     bool head_dim_fixed; /* the code takes hidden_size / heads, reading no head_dim */
-    /* InternLM2: 'bias' (InternLM2Config's default true) biases its fused
-     * q/k/v projection and its output projection (its head_dim is
+    /* what 'bias' biases (BIAS_*; 0: the key is not read), and whether
+     * it is true where absent. InternLM2: its fused q/k/v projection and
+     * its output projection, true where absent (its head_dim is
      * hidden_size / heads: InternLM2Attention reads no key, its configs
-     * give none) */
-    bool bias_key;
+     * give none); InternLM3: o_proj and the MLP; Falcon: q/k/v, o and the
+     * MLP */
+    unsigned bias_key;
+    bool bias_default;
     /* EXAONE 3: num_layers for num_hidden_layers */
     bool num_layers_key;
     /* mlp_bias biases the dense MLP's projections (LlamaMLP's, and the
@@ -1396,9 +1408,11 @@ static const struct family {
     /* StarCoder2's use_bias (true where absent): biases on q, k, v, o and
      * both MLP matrices */
     bool use_bias_all;
-    /* InternLM3: qkv_bias biases q, k and v; 'bias' (false where absent)
-     * o_proj and the MLP's three matrices */
-    bool qkv_bias_key, bias_o_mlp;
+    /* InternLM3: qkv_bias biases q, k and v */
+    bool qkv_bias_key;
+    /* Falcon (FalconAttention, FalconDecoderLayer): its KV heads and
+     * norms from its own keys, its MLP's width ffn_hidden_size */
+    bool falcon;
 } families[] = {
     /* Llama (LlamaMLP: bias=config.mlp_bias); a config without a
      * model_type is read as one */
@@ -1514,11 +1528,25 @@ static const struct family {
     {.model_type = "exaone", .num_layers_key = true, .tie_default = true},
     /* InternLM2 and 2.5 (remote code InternLM2ForCausalLM): a Llama whose
      * q, k and v are one matrix (wqkv, the same count) */
-    {.model_type = "internlm2", .bias_key = true, .head_dim_fixed = true},
+    {.model_type = "internlm2", .bias_key = BIAS_QKV | BIAS_O, .bias_default = true,
+     .head_dim_fixed = true},
     /* InternLM3 (remote code InternLM3ForCausalLM): a Llama under its own
      * names whose q/k/v_proj take bias=config.qkv_bias and o_proj, gate,
      * up and down bias=config.bias (both false in the released 8B) */
-    {.model_type = "internlm3", .qkv_bias_key = true, .bias_o_mlp = true},
+    {.model_type = "internlm3", .qkv_bias_key = true, .bias_key = BIAS_O | BIAS_MLP},
+    /* Falcon 7B, 40B, 180B and Falcon 2 (transformers' FalconForCausalLM):
+     * q/k/v fused, its width (heads + 2 KV heads) x head_dim where the KV
+     * heads are num_kv_heads with new_decoder_architecture, else one with
+     * multi_query (true where absent), else every head; head_dim hidden_size
+     * / heads (a property, no key); an MLP of two matrices (GELU) of
+     * ffn_hidden_size (4 x hidden_size where absent); LayerNorms with
+     * biases, two a layer (ln_attn and ln_mlp, or input and post-attention)
+     * or one (parallel_attn with num_ln_in_parallel_attn not 2, which is 2
+     * where absent with new_decoder_architecture); 'bias' (false where
+     * absent) on q/k/v, dense and both MLP matrices; tied where the config
+     * does not say (FalconConfig leaves it to PretrainedConfig) */
+    {.model_type = "falcon", .falcon = true, .bias_key = BIAS_QKV | BIAS_O | BIAS_MLP,
+     .head_dim_fixed = true, .two_mats = true, .norm_bias = true, .tie_default = true},
     /* dots.llm1 (transformers' Dots1DecoderLayer): Qwen3's attention (q_norm
      * and k_norm of head_dim; attention_bias on q, k, v and o) before
      * DeepSeek-V3's MoE (first_k_dense_replace dense layers, shared experts
@@ -1766,7 +1794,10 @@ static int derive_totals(struct ctx *c, struct ic_model_stats *s)
         {IC_MF_ERNIE_START, "moe_layer_start_index"}, {IC_MF_ERNIE_END, "moe_layer_end_index"},
         {IC_MF_ERNIE_INTERVAL, "moe_layer_interval"}, {IC_MF_BIAS, "bias"},
         {IC_MF_NUM_LAYERS, "num_layers"}, {IC_MF_MLP_BIAS, "mlp_bias"},
-        {IC_MF_QKV_BIAS, "qkv_bias"},
+        {IC_MF_QKV_BIAS, "qkv_bias"}, {IC_MF_FALCON_KV, "num_kv_heads"},
+        {IC_MF_MULTI_QUERY, "multi_query"}, {IC_MF_NEW_ARCH, "new_decoder_architecture"},
+        {IC_MF_PARALLEL_ATTN, "parallel_attn"}, {IC_MF_NUM_LN, "num_ln_in_parallel_attn"},
+        {IC_MF_FFN, "ffn_hidden_size"},
     };
     for (size_t i = 0; i < N(unread); i++)
         if (has(m, unread[i].id)) {
@@ -1827,6 +1858,34 @@ static int refuse_keys(const struct ctx *c, const struct key_name *keys, size_t 
             ic_err_hint(c->err, "%s", hint);
             return rc;
         }
+    return IC_OK;
+}
+
+/* Falcon's own names for what other families call num_key_value_heads and
+ * intermediate_size: those refused beside them (FalconConfig reads neither,
+ * so a count from them would be a guess), its KV heads and norms checked */
+static int falcon_keys(struct ctx *c, const struct family *fam, uint64_t Hkv)
+{
+    const struct ic_model *m = c->m;
+    if (!fam->falcon)
+        return IC_OK;
+    static const struct key_name other[] = {{IC_MF_KV_HEADS, "num_key_value_heads"},
+                                            {IC_MF_INTERMEDIATE, "intermediate_size"}};
+    int rc = refuse_keys(c, other, N(other), "Falcon's are num_kv_heads (with "
+                                             "new_decoder_architecture) and ffn_hidden_size",
+                         "give num_kv_heads and ffn_hidden_size, as Falcon's configs do");
+    if (rc)
+        return rc;
+    if (m->new_arch && has(m, IC_MF_FALCON_KV) &&
+        (rc = check_range(c, IC_MF_FALCON_KV, "num_kv_heads", Hkv, 1, m->num_attention_heads)))
+        return rc;
+    if (has(m, IC_MF_FFN) &&
+        (rc = check_range(c, IC_MF_FFN, "ffn_hidden_size", m->ffn_hidden_size, 1, 1u << 22)))
+        return rc;
+    if (has(m, IC_MF_NUM_LN) && m->num_ln != 1 && m->num_ln != 2)
+        return at(c, IC_MF_NUM_LN, "num_ln_in_parallel_attn is %llu; expected 1 or 2 (the "
+                                   "LayerNorms before the parallel attention and MLP)",
+                  (unsigned long long)m->num_ln);
     return IC_OK;
 }
 
@@ -1956,8 +2015,11 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
      * num_hidden_layers out) */
     const bool blocks_given = family_of(m)->nemotron &&
                               (has(m, IC_MF_NH_PATTERN) || has(m, IC_MF_NH_BLOCKS));
+    /* (Falcon's MLP width is ffn_hidden_size, 4 x hidden_size where absent) */
+    const bool falcon = family_of(m)->falcon;
     for (size_t i = 0; i < N(required); i++)
-        if (!has(m, required[i].id) && !(required[i].id == IC_MF_INTERMEDIATE && moe_width) &&
+        if (!has(m, required[i].id) &&
+            !(required[i].id == IC_MF_INTERMEDIATE && (moe_width || falcon)) &&
             !(required[i].id == IC_MF_LAYERS && blocks_given)) {
             int mrc = ic_err_set(err, IC_EINVAL, m->path, m->root.line, m->root.col,
                                 "missing '%s'; expected the model's architecture (or "
@@ -1972,7 +2034,13 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
     const uint64_t D = m->hidden_size;
     const uint64_t H = m->num_attention_heads, V = m->vocab_size;
     /* (the family's default for a config.json that leaves the key out) */
-    const uint64_t Hkv = has(m, IC_MF_KV_HEADS) ? m->num_key_value_heads
+    /* (Falcon: num_kv_heads with new_decoder_architecture, else one KV
+     * head with multi_query, true where absent, else every head) */
+    const bool multi_query = !has(m, IC_MF_MULTI_QUERY) || m->multi_query;
+    const uint64_t Hkv = falcon ? (m->new_arch ? (has(m, IC_MF_FALCON_KV) ? m->falcon_kv : H)
+                                   : multi_query ? 1
+                                                 : H)
+                         : has(m, IC_MF_KV_HEADS) ? m->num_key_value_heads
                          : fam->kv_default && m->from_config_json && !m->kv_null
                              ? fam->kv_default
                              : H;
@@ -1989,16 +2057,27 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
     if (has(m, IC_MF_KV_HEADS) &&
         (rc = check_range(&c, IC_MF_KV_HEADS, "num_key_value_heads", Hkv, 1, H)))
         return rc;
+    if ((rc = falcon_keys(&c, fam, Hkv)))
+        return rc;
     if ((rc = ernie_keys(&c, fam)))
         return rc;
     /* a model entry (YAML) naming a key its model_type's code does not read:
      * refused, as an unknown key (a config.json's are its config class's
      * attributes, which that code ignores) */
     if (!m->from_config_json) {
-        struct key_name unread[4];
+        struct key_name unread[10];
         size_t n = 0;
-        if (!fam->bias_key && !fam->bias_o_mlp)
+        if (!fam->bias_key)
             unread[n++] = (struct key_name){IC_MF_BIAS, "bias"};
+        if (!fam->falcon) {
+            static const struct key_name falcon_keys[] = {
+                {IC_MF_FALCON_KV, "num_kv_heads"}, {IC_MF_MULTI_QUERY, "multi_query"},
+                {IC_MF_NEW_ARCH, "new_decoder_architecture"},
+                {IC_MF_PARALLEL_ATTN, "parallel_attn"},
+                {IC_MF_NUM_LN, "num_ln_in_parallel_attn"}, {IC_MF_FFN, "ffn_hidden_size"}};
+            for (size_t i = 0; i < N(falcon_keys); i++)
+                unread[n++] = falcon_keys[i];
+        }
         if (!fam->qkv_bias_key)
             unread[n++] = (struct key_name){IC_MF_QKV_BIAS, "qkv_bias"};
         if (!fam->num_layers_key)
@@ -2523,17 +2602,17 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
      * q/k/v only (its config has no attention_bias key). */
     /* (InternLM2: its own 'bias', true where absent, on all four;
      * StarCoder2: use_bias, true where absent, there and on the MLP) */
+    /* (InternLM3: qkv_bias there; 'bias' where the family reads it) */
     const bool use_bias = fam->use_bias_all && (!has(m, IC_MF_NH_BIAS) || m->nh_use_bias);
-    const bool bias_all = (fam->bias_key && (!has(m, IC_MF_BIAS) || m->bias)) || use_bias;
-    /* (InternLM3: qkv_bias there, its 'bias' on o and the MLP) */
-    const bool bias_o_mlp = fam->bias_o_mlp && m->bias;
-    const uint64_t qkv_bias =
-        m->attention_bias || fam->qkv_bias_only || bias_all || (fam->qkv_bias_key && m->qkv_bias)
-            ? 1
-            : 0;
+    const unsigned bias_on =
+        (has(m, IC_MF_BIAS) ? m->bias : fam->bias_default) ? fam->bias_key : 0;
+    const uint64_t qkv_bias = m->attention_bias || fam->qkv_bias_only || use_bias ||
+                                      (bias_on & BIAS_QKV) || (fam->qkv_bias_key && m->qkv_bias)
+                                  ? 1
+                                  : 0;
     const uint64_t o_bias =
         (m->attention_bias && !fam->qkv_bias_only && !fam->no_o_bias) ||
-                (fam->o_bias_key && m->attention_out_bias) || bias_all || bias_o_mlp
+                (fam->o_bias_key && m->attention_out_bias) || use_bias || (bias_on & BIAS_O)
             ? 1
             : 0;
     uint64_t attn_heads, attn_kv, repl;
@@ -2572,7 +2651,16 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
     }
     /* a LayerNorm with a bias holds two vectors (PhiMoE's) */
     const uint64_t norm_w = fam->norm_bias ? 2 * D : D;
-    repl = add(&c, repl, (fam->norms ? fam->norms : 2) * norm_w);
+    /* (Falcon: one before its parallel attention and MLP unless
+     * num_ln_in_parallel_attn is 2, as it is where absent with
+     * new_decoder_architecture; two in sequence) */
+    const bool parallel = !has(m, IC_MF_PARALLEL_ATTN) || m->parallel_attn;
+    const uint64_t n_norms =
+        falcon ? (parallel && (has(m, IC_MF_NUM_LN) ? m->num_ln : m->new_arch ? 2 : 1) == 1 ? 1
+                                                                                         : 2)
+        : fam->norms ? fam->norms
+                     : 2;
+    repl = add(&c, repl, n_norms * norm_w);
     /* A Gated DeltaNet layer (transformers' Qwen3NextGatedDeltaNet; Qwen3.5
      * splits in_proj the same widths four ways): in_proj_qkvz D -> 2 kd +
      * 2 vd, in_proj_ba D -> 2 nv, a depthwise conv1d over q, k and v
@@ -2626,7 +2714,7 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
     const uint64_t n_dense = nem ? nh[IC_BLOCK_MLP] : L - n_moe;
     const uint64_t mlp_mats = nem || fam->two_mats ? 2 : 3;
     /* the dense MLP's biases: each matrix's output width */
-    const bool mlp_biased = (fam->mlp_bias_key && m->mlp_bias) || use_bias || bias_o_mlp;
+    const bool mlp_biased = (fam->mlp_bias_key && m->mlp_bias) || use_bias || (bias_on & BIAS_MLP);
     /* (gate,) up, down, and gpt-oss's biases on them */
     const uint64_t expert = add(&c, mul(&c, mlp_mats, mul(&c, D, Fe)),
                                 fam->expert_bias ? add(&c, 2 * Fe, D) : 0);
@@ -2664,7 +2752,8 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
     const uint64_t F_dense = has(m, IC_MF_INTERMEDIATE_MLP) ? m->intermediate_size_mlp
                              : fam->mlp_width                ? fam->mlp_width
                              : fam->mamba                    ? granite_shared
-                                                             : m->intermediate_size;
+                             : falcon ? (has(m, IC_MF_FFN) ? m->ffn_hidden_size : mul(&c, 4, D))
+                                      : m->intermediate_size;
     if (has(m, IC_MF_INTERMEDIATE_MLP) &&
         (rc = check_range(&c, IC_MF_INTERMEDIATE_MLP, "intermediate_size_mlp", F_dense, 1,
                           1u << 22)))

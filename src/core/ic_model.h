@@ -58,6 +58,8 @@ enum ic_model_field {
     IC_MF_NH_LATENT, IC_MF_NH_ATTN_HEAD_DIM, IC_MF_NH_SSM_DTYPE, IC_MF_LM_HEAD_BIAS,
     IC_MF_ERNIE_EXPERTS, IC_MF_ERNIE_K, IC_MF_ERNIE_SHARED, IC_MF_ERNIE_START, IC_MF_ERNIE_END,
     IC_MF_ERNIE_INTERVAL, IC_MF_BIAS, IC_MF_NUM_LAYERS, IC_MF_MLP_BIAS, IC_MF_QKV_BIAS,
+    IC_MF_FALCON_KV, IC_MF_MULTI_QUERY, IC_MF_NEW_ARCH, IC_MF_PARALLEL_ATTN, IC_MF_NUM_LN,
+    IC_MF_FFN,
     IC_MF_COUNT
 };
 
@@ -166,6 +168,12 @@ struct ic_model {
     bool bias; /* InternLM2's 'bias': on its wqkv and wo (true where absent);
                   InternLM3's: on o_proj and the MLP (false where absent) */
     bool qkv_bias; /* InternLM3's: on q, k and v */
+    /* Falcon's: num_kv_heads (read with new_decoder_architecture),
+     * multi_query (one KV head otherwise; true where absent),
+     * parallel_attn (true where absent) and num_ln_in_parallel_attn (its
+     * norms a layer), ffn_hidden_size (4 x hidden_size where absent) */
+    uint64_t falcon_kv, num_ln, ffn_hidden_size;
+    bool multi_query, new_arch, parallel_attn;
     uint64_t num_layers; /* EXAONE 3's name for num_hidden_layers */
     bool mlp_bias;       /* LlamaConfig's: biases on the MLP's projections */
     /* config.json: num_key_value_heads, head_dim written as null (None: every
