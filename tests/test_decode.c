@@ -179,6 +179,37 @@ START_TEST(test_collectives)
     path = ic_comm_path(h, 8);
     ck_assert_double_eq_tol(path.bw_B_s, 7 * h->ici_link_B_s, 1);
     ck_assert_uint_eq(path.steps, 1);
+
+    /* v5p's slices close into rings only as whole 4x4x4 cubes (hwdb's
+     * wraparound_cube; the scaling book: "a 2x2x4 won't have any
+     * wraparounds"). 16 chips, 2x2x4: three lines, 3 x 9e10 B/s and 1 + 1 +
+     * 3 steps (as rings: 1 + 1 + 2 links, 1 + 1 + 2 steps); 64, 4x4x4: three
+     * rings, 6 links (the chip's all), 2 + 2 + 2 steps; 32, 2x4x4: lines,
+     * 1 + 1 + 1 links, 1 + 3 + 3 steps */
+    ic_test_hw("v5p", h);
+    path = ic_comm_path(h, 16); /* the rings' path first: none is served stale */
+    ck_assert_double_eq_tol(path.bw_B_s, 4 * 9e10, 1);
+    ck_assert_uint_eq(path.steps, 4);
+    h->ici_wrap_cube = 4;
+    path = ic_comm_path(h, 16);
+    ck_assert_double_eq_tol(path.bw_B_s, 3 * 9e10, 1);
+    ck_assert_uint_eq(path.steps, 5);
+    path = ic_comm_path(h, 64);
+    ck_assert_double_eq_tol(path.bw_B_s, 6 * 9e10, 1);
+    ck_assert_uint_eq(path.steps, 6);
+    path = ic_comm_path(h, 32);
+    ck_assert_double_eq_tol(path.bw_B_s, 3 * 9e10, 1);
+    ck_assert_uint_eq(path.steps, 7);
+    /* a bus bandwidth measured along one axis of 4 (a line, one link), 75
+     * GB/s: a 2x2x1 group's two links 2 x, a whole cube's six 6 x */
+    h->achieved.present = true;
+    h->achieved.allreduce_busbw_B_s = 75e9;
+    h->achieved.allreduce_chips = 4;
+    h->achieved.allreduce_axis = true;
+    path = ic_comm_path(h, 4);
+    ck_assert_double_eq_tol(ic_comm_busbw_achieved(h, &path), 150e9, 1);
+    path = ic_comm_path(h, 64);
+    ck_assert_double_eq_tol(ic_comm_busbw_achieved(h, &path), 450e9, 1);
     free(h);
 }
 END_TEST

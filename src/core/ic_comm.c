@@ -3,17 +3,19 @@
 
 /* Fabric path for n chips inside one domain. */
 /* A torus axis of `side` chips too short for its wraparound link (TPU v5e
- * and v6e below 16 chips: hwdb's wraparound_from) is a line. */
-static bool axis_is_line(const struct ic_hw *hw, uint64_t side)
+ * and v6e below 16 chips: hwdb's wraparound_from) is a line; so is every
+ * axis of a slice that is not whole cubes (TPU v5p below 4 x 4 x 4:
+ * wraparound_cube), told by `cubes`. */
+static bool axis_is_line(const struct ic_hw *hw, uint64_t side, bool cubes)
 {
-    return hw->ici_wrap_from && side < hw->ici_wrap_from;
+    return (hw->ici_wrap_from && side < hw->ici_wrap_from) || (hw->ici_wrap_cube && !cubes);
 }
 
 /* The links an axis gives each chip: two on a ring, one on a line or on an
  * axis of 2, none on an axis of 1. */
-static uint64_t axis_links(const struct ic_hw *hw, uint64_t side)
+static uint64_t axis_links(const struct ic_hw *hw, uint64_t side, bool cubes)
 {
-    return side < 2 ? 0 : side > 2 && !axis_is_line(hw, side) ? 2 : 1;
+    return side < 2 ? 0 : side > 2 && !axis_is_line(hw, side, cubes) ? 2 : 1;
 }
 
 static struct ic_comm_path fabric(const struct ic_hw *hw, uint64_t n)
@@ -55,10 +57,13 @@ static struct ic_comm_path fabric(const struct ic_hw *hw, uint64_t n)
         /* each axis a bidirectional ring: a shard reaches the farthest chip
          * in floor(side / 2) hops, the axes one after another; a line, one
          * direction's link and side - 1 hops */
+        bool cubes = hw->ici_wrap_cube > 0;
+        for (int j = 0; j < dims; j++)
+            cubes = cubes && side[j] % hw->ici_wrap_cube == 0;
         uint64_t used = 0;
         for (int j = 0; j < dims; j++) {
-            used += axis_links(hw, side[j]);
-            p.steps += axis_is_line(hw, side[j]) ? side[j] - 1 : side[j] / 2;
+            used += axis_links(hw, side[j], cubes);
+            p.steps += axis_is_line(hw, side[j], cubes) ? side[j] - 1 : side[j] / 2;
         }
         if (used > links)
             used = links;
@@ -99,7 +104,7 @@ static struct ic_comm_path path_compute(const struct ic_hw *hw, uint64_t chips)
  * afresh). */
 static _Thread_local struct {
     bool valid;
-    uint64_t chips, links, domain, wrap;
+    uint64_t chips, links, domain, wrap, wrap_cube;
     double link_B_s, hop_s;
     enum ic_topology topo;
     struct ic_comm_path p;
@@ -110,7 +115,7 @@ struct ic_comm_path ic_comm_path(const struct ic_hw *hw, uint64_t chips)
     if (last_path.valid && last_path.chips == chips && last_path.links == hw->ici_links &&
         last_path.domain == hw->ici_domain_chips && last_path.link_B_s == hw->ici_link_B_s &&
         last_path.hop_s == hw->ici_hop_latency_s && last_path.topo == hw->ici_topology &&
-        last_path.wrap == hw->ici_wrap_from)
+        last_path.wrap == hw->ici_wrap_from && last_path.wrap_cube == hw->ici_wrap_cube)
         return last_path.p;
     struct ic_comm_path p = path_compute(hw, chips);
     last_path.valid = true;
@@ -121,6 +126,7 @@ struct ic_comm_path ic_comm_path(const struct ic_hw *hw, uint64_t chips)
     last_path.hop_s = hw->ici_hop_latency_s;
     last_path.topo = hw->ici_topology;
     last_path.wrap = hw->ici_wrap_from;
+    last_path.wrap_cube = hw->ici_wrap_cube;
     last_path.p = p;
     return p;
 }
@@ -178,10 +184,11 @@ double ic_comm_busbw_achieved(const struct ic_hw *hw, const struct ic_comm_path 
         return a->allreduce_busbw_B_s;
     /* the measured group's path (a copy: ic_comm_path keeps one path per
      * thread, and p may be it); a group along one torus axis has that
-     * axis's links alone: two on a ring, one on a line */
+     * axis's links alone: two on a ring, one on a line (an axis alone is
+     * no slice of whole cubes) */
     struct ic_comm_path at = ic_comm_path(hw, m);
     if (a->allreduce_axis)
-        at.bw_B_s = (double)axis_links(hw, m) * hw->ici_link_B_s;
+        at.bw_B_s = (double)axis_links(hw, m, false) * hw->ici_link_B_s;
     if (!(at.bw_B_s > 0) || !(p->bw_B_s > 0))
         return a->allreduce_busbw_B_s;
     return a->allreduce_busbw_B_s * (p->bw_B_s / at.bw_B_s);

@@ -81,6 +81,7 @@ static const struct ic_field ici_fields[] = {
     CNT("domain_chips", IC_HWF_ICI_DOMAIN, ici_domain_chips, true),
     QTY("hop_latency", IC_HWF_ICI_HOP_LATENCY, ici_hop_latency_s, IC_QTY_TIME, true),
     CNT("wraparound_from", IC_HWF_ICI_WRAP, ici_wrap_from, false),
+    CNT("wraparound_cube", IC_HWF_ICI_WRAP_CUBE, ici_wrap_cube, false),
     STR("source", IC_HWF_ICI_SOURCE, section_source[2], true),
 };
 static const struct ic_schema ici_schema = {"interconnect section", ici_fields,
@@ -473,6 +474,18 @@ static int check_values(struct ic_hw *hw, const char *path, struct ic_err *err)
                            "'wraparound_from' must be from 3 to domain_chips: the chips an "
                            "axis needs for a wraparound link (an axis of 2 is one link "
                            "either way)");
+    if (hw->locs[IC_HWF_ICI_WRAP_CUBE].line && !is_torus(hw))
+        return field_error(hw, path, IC_HWF_ICI_WRAP_CUBE, err,
+                           "'wraparound_cube' is for a torus: its slices' rings");
+    if (hw->locs[IC_HWF_ICI_WRAP_CUBE].line && hw->locs[IC_HWF_ICI_WRAP].line)
+        return field_error(hw, path, IC_HWF_ICI_WRAP_CUBE, err,
+                           "both 'wraparound_cube' and 'wraparound_from' are given; expected "
+                           "one rule for the rings (a slice's, or an axis's)");
+    if (hw->locs[IC_HWF_ICI_WRAP_CUBE].line &&
+        (hw->ici_wrap_cube < 3 || hw->ici_wrap_cube > hw->ici_domain_chips))
+        return field_error(hw, path, IC_HWF_ICI_WRAP_CUBE, err,
+                           "'wraparound_cube' must be from 3 to domain_chips: the side of "
+                           "the cubes whose whole slices close every axis into a ring");
     const char *d = hw->price_as_of;
     if (!(strlen(d) == 7 && d[4] == '-' && strspn(d, "0123456789-") == 7 &&
           ((d[5] == '0' && d[6] >= '1') || (d[5] == '1' && d[6] <= '2'))))

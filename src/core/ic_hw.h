@@ -51,7 +51,7 @@ enum ic_hw_field {
     IC_HWF_COMPUTE, IC_HWF_COMPUTE_FIRST, /* one id per dtype follows */
     IC_HWF_COMPUTE_SOURCE = IC_HWF_COMPUTE_FIRST + IC_DT_COUNT,
     IC_HWF_ICI, IC_HWF_ICI_KIND, IC_HWF_ICI_TOPOLOGY, IC_HWF_ICI_LINK_BW,
-    IC_HWF_ICI_LINKS, IC_HWF_ICI_DOMAIN, IC_HWF_ICI_HOP_LATENCY, IC_HWF_ICI_WRAP,
+    IC_HWF_ICI_LINKS, IC_HWF_ICI_DOMAIN, IC_HWF_ICI_HOP_LATENCY, IC_HWF_ICI_WRAP, IC_HWF_ICI_WRAP_CUBE,
     IC_HWF_ICI_SOURCE,
     IC_HWF_DCN, IC_HWF_DCN_KIND, IC_HWF_DCN_BW, IC_HWF_DCN_LATENCY, IC_HWF_DCN_SOURCE,
     IC_HWF_HOST, IC_HWF_HOST_KIND, IC_HWF_HOST_BW, IC_HWF_HOST_SOURCE,
@@ -199,6 +199,9 @@ struct ic_hw {
     double ici_hop_latency_s;   /* per collective step */
     uint64_t ici_wrap_from;     /* a torus axis of at least this many chips closes into
                                    a ring; a shorter one is a line (0: every axis) */
+    uint64_t ici_wrap_cube;     /* every axis a ring only in a slice of whole cubes of
+                                   this side (each axis a multiple of it), else every
+                                   axis a line (0: no such rule) */
 
     char dcn_kind[IC_HW_NAME_LEN];
     double dcn_B_s;             /* scale-out, one way, per chip */
