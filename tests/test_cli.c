@@ -275,6 +275,34 @@ START_TEST(test_context_warning)
 }
 END_TEST
 
+/* --comm overlap with an accelerator's expected time: not read there (its
+ * all-reduces come after the kernels: the same output as --comm serial up
+ * to the ideal bound shown beside it, which reads it), and said; with the
+ * ideal bound, read, and nothing said */
+START_TEST(test_comm_overlap_expected)
+{
+    ck_assert_int_eq(run("--model", "llama3-70b", "--hw", "h100", "--chips", "8", "--estimate",
+                         "expected", "--comm", "serial", "--format", "json", NULL),
+                     0);
+    ck_assert_str_eq(err_buf, "");
+    char *serial = strdup(out_buf);
+    ck_assert_ptr_nonnull(serial);
+    ck_assert_int_eq(run("--model", "llama3-70b", "--hw", "h100", "--chips", "8", "--estimate",
+                         "expected", "--comm", "overlap", "--format", "json", NULL),
+                     0);
+    const char *other = strstr(serial, "\"time_other\"");
+    ck_assert_ptr_nonnull(other);
+    ck_assert_int_eq(strncmp(out_buf, serial, (size_t)(other - serial)), 0);
+    ck_assert_str_ne(out_buf, serial); /* the ideal bound beside it overlaps */
+    free(serial);
+    has_err("warning: --comm overlap is not read by the expected time on an accelerator");
+    ck_assert_int_eq(run("--model", "llama3-70b", "--hw", "h100", "--chips", "8", "--estimate",
+                         "ideal", "--comm", "overlap", NULL),
+                     0);
+    ck_assert_str_eq(err_buf, "");
+}
+END_TEST
+
 START_TEST(test_numbers_rejected)
 {
     /* trailing garbage, signs, fractions, exponents, spaces: each names the
@@ -1578,6 +1606,7 @@ int main(void)
     tcase_add_test(tc, test_compute_type_missing);
     tcase_add_test(tc, test_kv_heads_unshardable);
     tcase_add_test(tc, test_context_warning);
+    tcase_add_test(tc, test_comm_overlap_expected);
     tcase_add_test(tc, test_numbers_rejected);
     tcase_add_test(tc, test_suggestions);
     tcase_add_test(tc, test_help_everywhere);

@@ -427,6 +427,18 @@ static int cmd_decode(const struct ic_opts *a, const struct ic_db *db, FILE *out
                                              pts + k->first, n};
         curves[c] = (struct ic_plot_curve){k->label, pts + k->first, n};
     }
+    /* an accelerator's expected step runs its all-reduces after the
+     * kernels whatever --comm says (ic_step_time): an explicit overlap is
+     * not read there, and the user is told */
+    if (a->given[IC_OPT_COMM] && a->comm == IC_COMM_OVERLAP)
+        for (size_t i = 0; i < used; i++)
+            if (pts[i].achieved) {
+                fputs("infcalc: warning: --comm overlap is not read by the expected time on an "
+                      "accelerator: engines run the all-reduces between the layers' kernels, "
+                      "so its collectives come after them (--estimate ideal overlaps them)\n",
+                      ic_cli_warnf(errf));
+                break;
+            }
     struct ic_report r = {n_axes > 0 || n_cfg > 1, n_axes > 0, {axes[0], axes[1]}, n_axes};
     if ((lrc = ic_report_write(out, fmt, &r, groups, n_cfg))) {
         fputs(lrc == IC_EIO ? "infcalc: error: writing the output failed\n"

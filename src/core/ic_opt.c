@@ -107,7 +107,8 @@ const struct ic_opt_def ic_opt_table[IC_OPT_COUNT] = {
                         "matmul type; the chip must list it (default bf16)", F(compute)},
     [IC_OPT_COMM] = {"--comm", IC_OK_CHOICE, "MODE", 0, 0, comm_choices, STEP_CMDS, 0,
                      "overlap (default: collectives hide under HBM traffic, a lower bound)\n"
-                     "or serial (they add to the step)", F(comm)},
+                     "or serial (they add to the step); an accelerator's expected time\n"
+                     "runs them after the kernels either way", F(comm)},
     [IC_OPT_ESTIMATE] = {"--estimate", IC_OK_CHOICE, "E", 0, 0, estimate_choices,
                          C(DECODE) | C(SIMULATE), 0,
                          "ideal (spec-sheet peaks) or expected (the entry's measured or\n"
