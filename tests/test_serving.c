@@ -309,7 +309,7 @@ START_TEST(test_spec_costed)
     c.batch = 4;
     struct ic_spec_costed s;
     struct ic_err e = {0};
-    ck_assert_int_eq(ic_spec_costed(&t->st, &d->st, &t->h, &c, 0.8, 4, &s, &e), IC_OK);
+    ck_assert_int_eq(ic_spec_costed(&t->st, &d->st, &t->h, &c, c.weights, 0.8, 4, &s, &e), IC_OK);
     struct ic_point tp = ic_test_decode("llama3-70b", "h100", c);
     struct ic_point dp = ic_test_decode("llama3-8b", "h100", c);
     /* At batch 4 the verify step over 5 tokens per sequence is still bound
@@ -325,10 +325,10 @@ START_TEST(test_spec_costed)
     /* At batch 512 the target is compute-bound and verifying 5 tokens costs
      * ~5x: speculation stops paying. */
     c.batch = 512;
-    ck_assert_int_eq(ic_spec_costed(&t->st, &d->st, &t->h, &c, 0.8, 4, &s, &e), IC_OK);
+    ck_assert_int_eq(ic_spec_costed(&t->st, &d->st, &t->h, &c, c.weights, 0.8, 4, &s, &e), IC_OK);
     ck_assert_double_lt(s.speedup, 1);
-    ck_assert_int_eq(ic_spec_costed(&t->st, &d->st, &t->h, &c, 1.2, 4, &s, &e), IC_EINVAL);
-    ck_assert_int_eq(ic_spec_costed(&t->st, &d->st, &t->h, &c, 0.8, 65, &s, &e), IC_EINVAL);
+    ck_assert_int_eq(ic_spec_costed(&t->st, &d->st, &t->h, &c, c.weights, 1.2, 4, &s, &e), IC_EINVAL);
+    ck_assert_int_eq(ic_spec_costed(&t->st, &d->st, &t->h, &c, c.weights, 0.8, 65, &s, &e), IC_EINVAL);
     free(t);
     free(d);
 }
@@ -522,7 +522,7 @@ START_TEST(test_specdec_best_k_range)
     double bs = 0, s16 = 0;
     for (uint64_t k = 1; k <= 64; k++) {
         struct ic_spec_costed x;
-        ck_assert_int_eq(ic_spec_costed(&t->st, &d->st, &t->h, &c, 0.95, k, &x, &e), IC_OK);
+        ck_assert_int_eq(ic_spec_costed(&t->st, &d->st, &t->h, &c, c.weights, 0.95, k, &x, &e), IC_OK);
         if (x.speedup > bs * (1 + 1e-12)) {
             bs = x.speedup;
             best = k;
@@ -545,6 +545,38 @@ START_TEST(test_specdec_best_k_range)
     HAS(out_buf, "\n4,0.95,");
     HAS(out_buf, want);
     free(t);
+    free(d);
+}
+END_TEST
+
+/* specdec --draft: the draft at its own weight type. gpt-oss-120b ships
+ * fp4 (its quantization_config); a bf16 Llama 3.2 1B drafting for it is
+ * costed at bf16, its own decode step on the same chips, not at the
+ * target's fp4; --weights, where given, sets both. */
+START_TEST(test_specdec_draft_weights)
+{
+    struct ic_test_pair *d = ic_test_pair("llama3.2-1b", "h100");
+    struct ic_decode_cfg c = ic_decode_defaults();
+    c.chips = 2;
+    c.estimate = IC_EST_IDEAL;
+    struct ic_point bf16, fp8;
+    struct ic_err e = {0};
+    ck_assert_int_eq(ic_decode(&d->st, &d->h, &c, &bf16, &e), IC_OK);
+    c.weights = IC_DT_FP8;
+    ck_assert_int_eq(ic_decode(&d->st, &d->h, &c, &fp8, &e), IC_OK);
+    char want[64];
+    ck_assert_int_eq(run("specdec", "--accept", "0.7", "--draft", "llama3.2-1b", "--model",
+                         "gpt-oss-120b", "--hw", "h100", "--chips", "2", "--k", "4",
+                         "--format", "csv", NULL),
+                     0);
+    snprintf(want, sizeof want, ",%.10g,", bf16.step_s);
+    HAS(out_buf, want);
+    ck_assert_int_eq(run("specdec", "--accept", "0.7", "--draft", "llama3.2-1b", "--model",
+                         "gpt-oss-120b", "--hw", "h100", "--chips", "2", "--k", "4",
+                         "--weights", "fp8", "--format", "csv", NULL),
+                     0);
+    snprintf(want, sizeof want, ",%.10g,", fp8.step_s);
+    HAS(out_buf, want);
     free(d);
 }
 END_TEST
@@ -963,6 +995,7 @@ int main(void)
     tcase_add_test(tc, test_prefill_70b_v5e);
     tcase_add_test(tc, test_prefill_lm_head_once);
     tcase_add_test(tc, test_specdec_best_k_range);
+    tcase_add_test(tc, test_specdec_draft_weights);
     tcase_add_test(tc, test_minus_zero);
     tcase_add_test(tc, test_prefill_unfused_and_floor);
     tcase_add_test(tc, test_prefill_measured_mfu);

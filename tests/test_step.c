@@ -143,7 +143,7 @@ START_TEST(test_verify_k0_is_decode)
             struct ic_point p;
             struct ic_err e = {0};
             ck_assert_int_eq(ic_decode(&t->st, &t->h, &d, &p, &e), IC_OK);
-            ck_assert_int_eq(ic_spec_costed(&t->st, &t->st, &t->h, &d, 0.7, 0, &s, &e), IC_OK);
+            ck_assert_int_eq(ic_spec_costed(&t->st, &t->st, &t->h, &d, d.weights, 0.7, 0, &s, &e), IC_OK);
             ck_assert_double_eq(s.verify_s, p.step_s);
             ck_assert_double_eq(s.speedup, 1);
             ck_assert_double_eq(s.tokens_s, p.tokens_s);

@@ -694,10 +694,22 @@ int ic_cli_cmd_specdec(const struct ic_opts *a, const struct ic_db *db, FILE *ou
         rc = ic_cli_report(errf, lrc, &e);
         goto out;
     }
+    /* the draft at its own weight type where --weights is not given (a
+     * config.json's shipped one, as the target's is; else the default) */
+    enum ic_dtype draft_w = s.dec.weights;
+    if (!a->given[IC_OPT_WEIGHTS]) {
+        if (dm->quant_unread[0]) {
+            rc = ic_cli_quant_unread(errf, dm);
+            goto out;
+        }
+        draft_w = dm->has_default_weights ? dm->default_weights : ic_decode_defaults().weights;
+        ic_cli_model_notes(errf, dm, true);
+    }
     ic_cli_warn_context(errf, &s.st, s.m->name, s.dec.context, "--context");
     {
         /* the draft runs on the same chips: its weights, KV and workspace too */
         struct ic_decode_cfg dc = s.dec;
+        dc.weights = draft_w;
         const double draft_B = ic_decode_mem_per_chip(&dst, &dc, dc.batch);
         ic_cli_warn_fit_extra(errf, &s, s.dec.chips, s.dec.batch, s.dec.context, draft_B,
                               "the target with its draft");
@@ -716,7 +728,7 @@ int ic_cli_cmd_specdec(const struct ic_opts *a, const struct ic_db *db, FILE *ou
     struct ic_spec_costed all[IC_SPEC_MAX_K];
     uint64_t best = 0;
     for (uint64_t k = 1; k <= IC_SPEC_MAX_K; k++) {
-        if ((lrc = ic_spec_costed(&s.st, &dst, s.h, &s.dec, acc, k, &all[k - 1], &e))) {
+        if ((lrc = ic_spec_costed(&s.st, &dst, s.h, &s.dec, draft_w, acc, k, &all[k - 1], &e))) {
             ic_rows_free(&r);
             rc = ic_cli_report(errf, lrc, &e);
             goto out;

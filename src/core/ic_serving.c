@@ -306,8 +306,9 @@ size_t ic_spec_sample(gsl_rng *r, const double *p, const double *q, size_t n, bo
 }
 
 int ic_spec_costed(const struct ic_model_stats *target, const struct ic_model_stats *draft,
-                   const struct ic_hw *hw, const struct ic_decode_cfg *cfg, double a,
-                   uint64_t k, struct ic_spec_costed *out, struct ic_err *err)
+                   const struct ic_hw *hw, const struct ic_decode_cfg *cfg,
+                   enum ic_dtype draft_weights, double a, uint64_t k,
+                   struct ic_spec_costed *out, struct ic_err *err)
 {
     if (!(a >= 0 && a <= 1))
         return ic_err_set(err, IC_EINVAL, NULL, 0, 0, "acceptance %g is outside 0 to 1", a);
@@ -316,9 +317,11 @@ int ic_spec_costed(const struct ic_model_stats *target, const struct ic_model_st
                           "the draft length k is %llu; expected 0 to 64", (unsigned long long)k);
     struct ic_decode_cfg c = *cfg;
     c.estimate = IC_EST_IDEAL;
+    struct ic_decode_cfg dc = c;
+    dc.weights = draft_weights;
     struct ic_point t, d;
     int rc;
-    if ((rc = ic_decode(target, hw, &c, &t, err)) || (rc = ic_decode(draft, hw, &c, &d, err)))
+    if ((rc = ic_decode(target, hw, &c, &t, err)) || (rc = ic_decode(draft, hw, &dc, &d, err)))
         return rc;
     struct ic_spec_costed s;
     memset(&s, 0, sizeof s);

@@ -141,9 +141,12 @@ struct ic_spec_costed {
     double tokens_s;         /* batch * tokens / round_s */
 };
 
+/* cfg is the target's; the draft runs it at its own weight type,
+ * draft_weights (a checkpoint's shipped type, where the two differ) */
 int ic_spec_costed(const struct ic_model_stats *target, const struct ic_model_stats *draft,
-                   const struct ic_hw *hw, const struct ic_decode_cfg *cfg, double a,
-                   uint64_t k, struct ic_spec_costed *out, struct ic_err *err);
+                   const struct ic_hw *hw, const struct ic_decode_cfg *cfg,
+                   enum ic_dtype draft_weights, double a, uint64_t k,
+                   struct ic_spec_costed *out, struct ic_err *err);
 
 /* ---- prefix caching ---------------------------------------------------- */
 
