@@ -237,6 +237,27 @@ START_TEST(test_comm_in_step)
 }
 END_TEST
 
+/* the largest batch that fits is at most the largest --batch accepted
+ * (2^24): llama3-70b on 64 H100s given 1 PB each at context 1 would hold
+ * about 1e15 / (a few kB of KV and workspace a sequence) = 1e11 */
+START_TEST(test_max_batch_clamped)
+{
+    struct ic_model *m = malloc(sizeof *m);
+    struct ic_hw *h = malloc(sizeof *h);
+    struct ic_model_stats st;
+    ic_test_model("llama3-70b", m, &st);
+    ic_test_hw("h100", h);
+    h->hbm_capacity_B = 1e15;
+    struct ic_point p;
+    struct ic_err e = {0};
+    const struct ic_decode_cfg c = cfg(64, 1, 1, IC_DT_INT4, IC_DT_FP8, IC_DT_BF16);
+    ck_assert_int_eq(ic_decode(&st, h, &c, &p, &e), 0);
+    ck_assert_uint_eq(p.max_batch, IC_DECODE_MAX_BATCH);
+    free(m);
+    free(h);
+}
+END_TEST
+
 START_TEST(test_memory_and_max_batch)
 {
     /* llama3-70b bf16 on 16 v5e, context 2048. Weights per chip: the k/v
@@ -1139,6 +1160,7 @@ int main(void)
     tcase_add_test(tc, test_collectives);
     tcase_add_test(tc, test_comm_in_step);
     tcase_add_test(tc, test_memory_and_max_batch);
+    tcase_add_test(tc, test_max_batch_clamped);
     tcase_add_test(tc, test_moe_reads);
     tcase_add_test(tc, test_mla_intensity);
     tcase_add_test(tc, test_uneven_split);

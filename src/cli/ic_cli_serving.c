@@ -1170,7 +1170,8 @@ int ic_cli_cmd_bestofn(const struct ic_opts *a, const struct ic_db *db, FILE *ou
                 goto out;
             }
             /* the prefill gives each candidate its first token; L - 1
-             * decode steps give the rest (as simulate and disagg count) */
+             * decode steps give the rest (as simulate and check-published count;
+             * disagg and optimize charge L steps a request) */
             t = q.ttft_s + (double)(L - 1) * pt.step_s;
             /* no price in the entry: no cost (null, '-') */
             usd = ic_hw_usd(s.h, (double)d.chips * t);

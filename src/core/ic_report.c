@@ -473,7 +473,8 @@ static void table_point(FILE *out, const struct ic_report_group *r, const struct
     ic_report_bytes(b, sizeof b, p->weight_bytes);
     fprintf(out, "    weight read        %-12s (%s over all chips)\n", a, b);
     ic_report_time(a, sizeof a, p->compute_s);
-    fprintf(out, "    linear compute     %-12s (%.3g FLOP per step)\n", a, p->flops);
+    fprintf(out, "    linear compute     %-12s (%.3g FLOP per step, attention's included)\n", a,
+            p->flops);
     ic_report_time(a, sizeof a, p->kv_s);
     ic_report_bytes(b, sizeof b, p->kv_bytes);
     if (p->cfg.chips == 1)
