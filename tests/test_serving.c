@@ -581,22 +581,6 @@ START_TEST(test_specdec_draft_weights)
 }
 END_TEST
 
-/* simulate on a sliding-window model whose requests outrun its window:
- * the pool's holding every cached token is said; within the window,
- * nothing is */
-START_TEST(test_simulate_window_note)
-{
-    ck_assert_int_eq(run("simulate", "--model", "mistral-7b", "--hw", "h100", "--prompt",
-                         "8000", "--output", "64", "--requests", "20", NULL),
-                     0);
-    HAS(err_buf, "note: mistral-7b's 32 sliding-window layers hold every cached token");
-    ck_assert_int_eq(run("simulate", "--model", "mistral-7b", "--hw", "h100", "--prompt",
-                         "1000", "--output", "64", "--requests", "20", NULL),
-                     0);
-    ck_assert_ptr_null(strstr(err_buf, "sliding-window"));
-}
-END_TEST
-
 /* A quantity that cannot be negative rejects a minus sign, '-0' included
  * (it printed "hit_rate": -0), with the message the other number errors get. */
 START_TEST(test_minus_zero)
@@ -1012,7 +996,6 @@ int main(void)
     tcase_add_test(tc, test_prefill_lm_head_once);
     tcase_add_test(tc, test_specdec_best_k_range);
     tcase_add_test(tc, test_specdec_draft_weights);
-    tcase_add_test(tc, test_simulate_window_note);
     tcase_add_test(tc, test_minus_zero);
     tcase_add_test(tc, test_prefill_unfused_and_floor);
     tcase_add_test(tc, test_prefill_measured_mfu);

@@ -323,17 +323,6 @@ int ic_cli_cmd_simulate(const struct ic_opts *a, const struct ic_db *db, FILE *o
                             (uint64_t)ceil(x.c.prompt.mean + x.c.output.mean),
                             x.c.prompt.dist || x.c.output.dist ? "--prompt + --output, their means"
                                                                : "--prompt + --output");
-    /* the pool holds a sliding-window layer's every cached token (vLLM
-     * frees the blocks its window has passed): said where it matters */
-    if (x.s.st.n_window_layers &&
-        (a->given[IC_OPT_TRACE] || x.c.prompt.mean + x.c.output.mean > (double)x.s.st.window))
-        fprintf(ic_cli_warnf(errf),
-                "infcalc: note: %s's %llu sliding-window layers hold every cached token in "
-                "the simulated KV pool, not only their window's %llu (vLLM frees the blocks "
-                "a window has passed): its sequences at once, and the capacity, are a lower "
-                "bound here, below what decode says fits\n",
-                x.s.m->name, (unsigned long long)x.s.st.n_window_layers,
-                (unsigned long long)x.s.st.window);
     /* options that would change nothing: said, not ignored */
     if (a->given[IC_OPT_PREFIX] && !a->given[IC_OPT_TRACE]) {
         ic_cli_setup_free(&x.s);

@@ -616,6 +616,7 @@ enum role { ROLE_COLOC, ROLE_PREFILL, ROLE_DECODE };
 struct inst {
     enum role role;
     const struct ic_sim_cfg *c; /* its chips in c->dec.chips */
+    const struct ic_model_stats *m;
     struct step_table *table;
     size_t *running, n_run;     /* admission order */
     size_t *wait, wait_cap, w_head, w_n; /* FIFO (a ring), preempted ones go to its front */
@@ -804,13 +805,26 @@ static int fetch_next(struct sim *s)
     return 1;
 }
 
-/* The blocks a sequence of `tokens` cached tokens holds: its tokens', and
- * from its first token the blocks its linear-attention state takes
- * (kv_pool: a page of an attention layer's block per state layer; the
- * block aligned to the state, ic_step_paged_block). */
+/* The blocks a span of `tokens` cached tokens holds: a block is `block`
+ * tokens on every attention layer, and a sliding-window (or chunked)
+ * layer holds only its window's last tokens (vLLM's sliding-window and
+ * chunked-local managers free the blocks a window has passed), so the span
+ * takes its layers' tokens (ic_model_kv_token_layers) over the attention
+ * layers; and from its first token the blocks its linear-attention state
+ * takes (kv_pool: a page of an attention layer's block per state layer;
+ * the block aligned to the state, ic_step_paged_block). A sequence's own
+ * blocks are its span after the prefix it shares: a window over both
+ * holds at most the window's tokens past the prefix of its own. */
 static uint64_t blocks_for(const struct inst *I, uint64_t tokens)
 {
-    return (tokens + I->c->block - 1) / I->c->block + (tokens ? I->state_blocks : 0);
+    const struct ic_model_stats *m = I->m;
+    const uint64_t layers = m->n_global_layers + m->n_window_layers;
+    uint64_t eq = tokens;
+    if (m->n_window_layers && layers) {
+        const uint64_t held = ic_model_kv_token_layers(m, tokens);
+        eq = held / layers + (held % layers != 0);
+    }
+    return (eq + I->c->block - 1) / I->c->block + (tokens ? I->state_blocks : 0);
 }
 
 /* Evicts unreferenced prefixes, least recent first, until `need` blocks are
@@ -832,8 +846,9 @@ static bool reserve(struct inst *I, struct req *q, uint64_t tokens)
     if (q->blocks >= I->state_blocks &&
         q->computed + tokens <= (q->blocks - I->state_blocks + q->shared) * I->c->block)
         return true;
-    uint64_t all = blocks_for(I, q->computed + tokens);
-    uint64_t need = all > q->shared ? all - q->shared : 0;
+    /* (the prefix's tokens, its whole blocks, held by its entry) */
+    const uint64_t span = q->computed + tokens, pre = q->shared * I->c->block;
+    const uint64_t need = blocks_for(I, span > pre ? span - pre : 0);
     if (need <= q->blocks)
         return true;
     if (need - q->blocks > I->free_blocks)
@@ -885,14 +900,15 @@ static int pfx_attach(struct sim *s, struct inst *I, struct req *q)
             if (e->ref++ == 0)
                 lru_unlink(&I->pc, i - 1);
             q->pfx = i;
-            /* its tokens' blocks (a hybrid's entry holds its state's too) */
-            const uint64_t tb = e->blocks - I->state_blocks;
+            /* its tokens, in whole blocks (the entry holds its windows'
+             * and a hybrid's state beside them) */
+            const uint64_t tb = e->tokens / I->c->block;
             q->shared = nb < tb ? nb : tb;
             cached = q->shared * I->c->block;
         } else {
             /* a linear-attention hybrid's prefix is of use only with the
              * state at its end: the entry keeps a copy beside its tokens */
-            const uint64_t nb_all = nb + I->state_blocks;
+            const uint64_t nb_all = blocks_for(I, nb * I->c->block);
             if (I->free_blocks < nb_all)
                 evict(I, nb_all);
             if (I->free_blocks < nb_all)
@@ -1425,6 +1441,7 @@ int ic_sim_run(const struct ic_model_stats *m, const struct ic_hw *hw,
         bool pre = i < s.n_pre;
         I->role = pre ? ROLE_PREFILL : s.n_pre ? ROLE_DECODE : ROLE_COLOC;
         I->c = &s.cfg[pre];
+        I->m = m;
         I->table = &s.table[pre];
         I->kv_blocks = I->free_blocks = pre ? out->prefill_kv_blocks : out->kv_blocks;
         I->state_blocks = state_blocks[pre];
