@@ -260,6 +260,18 @@ START_TEST(test_optimize_405b_two_nodes)
     /* the H100 has no fp4 compute, and fp4 is searched only with it */
     for (size_t i = 0; i < n_ok; i++)
         ck_assert(v[i].weights != IC_DT_FP4 && v[i].compute != IC_DT_FP4);
+    /* the count is the search's, not the rows kept: the same with one row
+     * kept; and no two rows repeat each other (int8 weights on the H100
+     * cost what fp8 do, its fp8 and int8 peaks alike: one of them counted) */
+    size_t n_one = 0;
+    struct ic_opt_cand one;
+    ck_assert_int_eq(ic_optimize(&t->st, &t->h, 1, &req, &one, 1, &n_one, NULL, NULL, &e), IC_OK);
+    ck_assert_uint_eq(n_one, n_ok);
+    for (size_t i = 0; i < n_ok; i++)
+        for (size_t j = i + 1; j < n_ok; j++)
+            ck_assert(!(v[i].tp == v[j].tp && v[i].pp == v[j].pp && v[i].micro == v[j].micro &&
+                        v[i].prefill_chips == v[j].prefill_chips && v[i].batch == v[j].batch &&
+                        v[i].usd_per_mtok == v[j].usd_per_mtok));
     /* the types searched can be narrowed: bf16 alone gives those rows only */
     size_t n_all = n_ok, n_bf16 = 0;
     for (size_t i = 0; i < n_all; i++)

@@ -595,6 +595,76 @@ static void keep_best(struct ic_opt_cand *out, size_t cap, size_t *kept,
 }
 
 
+/* The rows the search has counted, by what a row shows beside its types
+ * (an open-addressed set): a type that changes nothing (fp8 and int8 of
+ * the same width and peak) repeats one, counted once whatever is kept. */
+struct row_key {
+    const struct ic_hw *hw;
+    uint64_t tp, pp, micro, prefill_chips, batch;
+    double usd;
+};
+struct row_set {
+    struct row_key *v;
+    bool *used;
+    size_t cap, n;
+    bool failed;
+};
+
+static uint64_t row_hash(const struct row_key *k)
+{
+    uint64_t u, h = (uint64_t)(uintptr_t)k->hw * UINT64_C(0x9e3779b97f4a7c15);
+    memcpy(&u, &k->usd, sizeof u);
+    const uint64_t f[6] = {k->tp, k->pp, k->micro, k->prefill_chips, k->batch, u};
+    for (int i = 0; i < 6; i++)
+        h = (h ^ f[i]) * UINT64_C(0x100000001b3);
+    return h ^ (h >> 29);
+}
+
+static bool row_eq(const struct row_key *a, const struct row_key *b)
+{
+    return a->hw == b->hw && a->tp == b->tp && a->pp == b->pp && a->micro == b->micro &&
+           a->prefill_chips == b->prefill_chips && a->batch == b->batch && a->usd == b->usd;
+}
+
+/* Adds k; false if it was there (or memory ran out: set->failed) */
+static bool row_add(struct row_set *set, const struct row_key *k)
+{
+    if (set->failed)
+        return false;
+    if (2 * (set->n + 1) > set->cap) {
+        struct row_set g = {0};
+        g.cap = set->cap ? 2 * set->cap : 1024;
+        g.v = malloc(g.cap * sizeof *g.v);
+        g.used = calloc(g.cap, sizeof *g.used);
+        if (!g.v || !g.used) {
+            free(g.v);
+            free(g.used);
+            set->failed = true;
+            return false;
+        }
+        for (size_t i = 0; i < set->cap; i++)
+            if (set->used[i]) {
+                size_t j = row_hash(&set->v[i]) & (g.cap - 1);
+                while (g.used[j])
+                    j = (j + 1) & (g.cap - 1);
+                g.v[j] = set->v[i];
+                g.used[j] = true;
+            }
+        g.n = set->n;
+        free(set->v);
+        free(set->used);
+        *set = g;
+    }
+    size_t j = row_hash(k) & (set->cap - 1);
+    for (; set->used[j]; j = (j + 1) & (set->cap - 1))
+        if (row_eq(&set->v[j], k))
+            return false;
+    set->v[j] = *k;
+    set->used[j] = true;
+    set->n++;
+    return true;
+}
+
 /* The weight and KV types the search tries (--weights / --kv narrow them).
  * fp4 only with fp4 compute, where the chip has it (B200's NVFP4): as
  * weight-only storage it costs what int4 does, a twin of every int4 row. */
@@ -660,6 +730,7 @@ int ic_optimize(const struct ic_model_stats *m, const struct ic_hw *hws, size_t 
             for (uint64_t M = 1; M <= P && n_lay < sizeof lay / sizeof lay[0]; M *= 2)
                 lay[n_lay++] = (struct layout){n, P, M};
     struct frontier_buf fb = {0};
+    struct row_set rows = {0};
     size_t kept = 0, ok = 0;
     for (size_t h = 0; h < n_hw; h++) {
         const struct ic_hw *hw = &hws[h];
@@ -782,22 +853,20 @@ int ic_optimize(const struct ic_model_stats *m, const struct ic_hw *hws, size_t 
                                 ic_hw_usd(hw, (pf_chip_s + dec_chip_s) / (double)L) * 1e6,
                         };
                         /* a type that changes nothing here (fp8 and int8 of the
-                         * same width and peak) repeats a kept row: skip it,
-                         * uncounted (callers show min(*n_ok, cap) rows, so a
-                         * repeat counted would show a row never written) */
-                        bool dup = false;
-                        for (size_t i = 0; i < kept && !dup; i++)
-                            dup = out[i].hw == hw && out[i].tp == n && out[i].pp == P &&
-                                  out[i].micro == M && out[i].prefill_chips == pf_chips &&
-                                  out[i].batch == lo && out[i].usd_per_mtok == c.usd_per_mtok;
-                        if (dup)
+                         * same width and peak) repeats a row counted: skip it,
+                         * uncounted, whether that row is kept or not (the count
+                         * is the search's, not the rows shown) */
+                        const struct row_key key = {hw, n, P, M, pf_chips, lo, c.usd_per_mtok};
+                        if (!row_add(&rows, &key))
                             continue;
                         ok++;
                         keep_best(out, cap, &kept, &c);
                     }
                 }
     }
-    if (fb.failed) {
+    free(rows.v);
+    free(rows.used);
+    if (fb.failed || rows.failed) {
         free(fb.v);
         return ic_err_set(err, IC_ENOMEM, NULL, 0, 0, "out of memory");
     }
