@@ -126,6 +126,9 @@ START_TEST(test_page)
     ck_assert(body_has(&r, "<select id=\"model\">"));
     ck_assert(body_has(&r, "id=\"batch\""));
     ck_assert(body_has(&r, "/chart/batch.png?"));
+    /* its weights default to the model's own type, as /api/decode's do
+     * (it sent bf16 whatever the model shipped) */
+    ck_assert(body_has(&r, "{\"\": \"as shipped\"}"));
     ic_serve_resp_free(&r);
     /* the address's query is the page's state, not an error */
     const struct ic_param q[] = {P("model", "llama3-8b"), P("batch", "64")};
