@@ -969,7 +969,12 @@ START_TEST(test_check_published)
                      0);
     has_out("\n\"r\"\"1,a\",validation,decode_b1,\"gpt\"\"fast\",h100,1,llama3-8b,1,1024,0.01,"
             "0.00452065");
-    has_out(",no,,,,,\n");
+    has_out(",no,,,,,,");
+    /* ... and what the JSON carries beside, the same figures: the chips and
+     * concurrency, the step and its prefill (none: 0), the profile and the
+     * source, quoted as text is */
+    has_out(",1,1,0.004520656162,0,0.005676802133,0,,,\"none: no gpt\"\"fast profile in "
+            "enginedb\",a source\n");
     /* statistics over no validation row are unknown, not a perfect 0 */
     ck_assert_int_eq(run("check-published", "--measurements",
                          IC_TEST_DIR "/fixtures/published/good-calibration-only.csv", "--format",

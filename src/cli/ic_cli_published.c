@@ -417,7 +417,8 @@ static int write_csv(FILE *out, const struct evaluated *x)
           "expected_s,expected_error,expected_without_profile_s,"
           "expected_without_profile_error,includes_prefill,measured_output_tokens_per_s,"
           "closed_form_output_tokens_per_s,closed_form_error,simulated_output_tokens_per_s,"
-          "simulated_error\n", out);
+          "simulated_error,chips,concurrency,ideal_step_s,ideal_prefill_s,expected_step_s,"
+          "expected_prefill_s,simulated_estimate,batch_limit,engine_profile,source\n", out);
     for (size_t i = 0; i < x->n; i++) {
         const struct ic_pub_row *r = &x->rows[i];
         const struct ic_pub_eval *v = &x->ev[i];
@@ -450,6 +451,23 @@ static int write_csv(FILE *out, const struct evaluated *x)
         cnum(out, v->e_closed + t);
         cnum(out, v->tput_sim + t);
         cnum(out, v->e_sim + t);
+        /* what the JSON carries beside (an empty cell where it has none) */
+        fprintf(out, ",%llu,%llu", (unsigned long long)r->chips,
+                (unsigned long long)r->concurrency);
+        const double d = v->evaluated ? 0 : NAN, ex = v->evaluated && v->has_expected ? 0 : NAN;
+        cnum(out, v->ideal_step_s + d);
+        cnum(out, v->ideal_prefill_s + d);
+        cnum(out, v->expected_step_s + ex);
+        cnum(out, v->expected_prefill_s + ex);
+        if (v->throughput)
+            fprintf(out, ",%s,%llu", v->sim_expected ? "expected" : "ideal",
+                    (unsigned long long)v->sim_max_seqs);
+        else
+            fputs(",,", out);
+        fputc(',', out);
+        ic_rows_csv_str(out, x->why[i]);
+        fputc(',', out);
+        ic_rows_csv_str(out, r->source);
         fputc('\n', out);
     }
     return IC_OK;
