@@ -95,6 +95,7 @@ static const struct broken broken[] = {
      "'head_dim' (100) is not hidden_size / num_attention_heads (256 / 4)", "leave head_dim out"},
     {"model-bias-on-llama.yaml", true, 10, 7, "'bias' is not read for model_type", NULL},
     {"model-qkv-bias-on-internlm2.yaml", true, 11, 11, "'qkv_bias' is not read for model_type", NULL},
+    {"model-moe-topk-on-llama.yaml", true, 11, 11, "'moe_topk' is not read for model_type", NULL},
     {"model-totals-mlp-bias.yaml", true, 8, 11, "'mlp_bias' is not read beside 'parameters'",
      NULL},
     {"config-ernie-keys-on-llama.json", true, 6, 28,

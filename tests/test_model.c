@@ -1233,6 +1233,73 @@ START_TEST(test_falcon)
 }
 END_TEST
 
+/* Tencent Hunyuan. Hy-MT2-7B (hunyuan_v1_dense; its config.json): q and o
+ * 2 x 4096^2, k and v 2 x 4096 x 1024: 41,943,040; query_layernorm and
+ * key_layernorm 2 x 128; the MLP 3 x 4096 x 14336 = 176,160,768; two norms
+ * 8,192: 218,112,256 a layer, x 32 = 6,979,592,192, the tied embedding
+ * 128167 x 4096 = 524,972,032 and the final norm: 7,504,568,320 (no
+ * published count found). Hunyuan-A13B (its release's config.json, from
+ * Tencent's GitHub repository, whose model_type "hunyuan" is set to
+ * hunyuan_v1_moe here, the transformers class its card names; moe_topk,
+ * moe_intermediate_size and num_shared_expert a layer each, all alike):
+ * the same attention, 64 experts and one shared MLP of 3 x 4096 x 3072 =
+ * 37,748,736 each, the router 64 x 4096: 2,495,881,472 a layer, x 32 =
+ * 79,868,207,104, + 524,972,032 + 4,096 = 80,393,183,232 (the Hub's
+ * safetensors total, 80.39B); active: less 32 x 56 unused experts x
+ * 37,748,736 = 12,747,448,320 (its card: 13B active). */
+START_TEST(test_hunyuan)
+{
+    struct ic_model_stats st;
+    ic_test_fixture_stats("hy-mt2-7b-config.json", &st);
+    ck_assert_uint_eq(st.params_total, UINT64_C(7504568320));
+    ck_assert_uint_eq(st.kv_values_per_layer_token, 2 * 8 * 128);
+    ic_test_fixture_stats("hunyuan-a13b-config.json", &st);
+    ck_assert_uint_eq(st.params_total, UINT64_C(80393183232));
+    ck_assert_uint_eq(st.params_active, UINT64_C(12747448320));
+    ck_assert_uint_eq(st.top_k, 8);
+    ck_assert_uint_eq(st.n_moe_layers, 32);
+    /* attention_head_dim alone gives the heads' width (the A13B file's) */
+    ck_assert_uint_eq(st.kv_values_per_layer_token, 2 * 8 * 128);
+#define HY "{\"model_type\": \"hunyuan_v1_moe\", \"num_hidden_layers\": 2, " \
+           "\"hidden_size\": 256, \"intermediate_size\": 512, \"num_attention_heads\": 4, " \
+           "\"num_key_value_heads\": 2, \"vocab_size\": 1000, \"num_experts\": 4"
+    static const struct {
+        const char *json, *msg;
+    } bad[] = {
+        {HY ", \"moe_topk\": [2, 3]}", "'moe_topk' differs between layers (2 at layer 0, 3"},
+        {HY ", \"moe_topk\": 2, \"use_cla\": true}", "'use_cla' true"},
+        {HY ", \"moe_topk\": 2, \"num_shared_expert\": [2, 2]}",
+         "'num_shared_expert' is 2"},
+        {HY ", \"moe_topk\": 2, \"moe_intermediate_size\": [256, 256]}",
+         "'moe_intermediate_size' (256) is not intermediate_size (512)"},
+        {HY ", \"moe_topk\": 2, \"moe_layer_num_skipped\": 1}", "'moe_layer_num_skipped' (1)"},
+        {HY ", \"moe_topk\": 2, \"use_mixed_mlp_moe\": false}", "'use_mixed_mlp_moe' false"},
+        {HY "}", "an MoE model needs 'moe_topk'"},
+        {"{\"model_type\": \"qwen2_moe\", \"num_hidden_layers\": 2, \"hidden_size\": 256, "
+         "\"intermediate_size\": 512, \"num_attention_heads\": 4, \"vocab_size\": 1000, "
+         "\"num_experts\": 4, \"num_experts_per_tok\": 2, \"moe_intermediate_size\": [128, 128]}",
+         "'moe_intermediate_size' as a list is read for Hunyuan only"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        struct ic_err e = {0};
+        char path[64];
+        ic_test_write_tmp(path, bad[i].json);
+        ck_assert_int_eq(ic_model_load(path, M, &e), IC_EINVAL);
+        ck_assert_msg(strstr(e.msg, bad[i].msg), "%zu: %s", i, e.msg);
+        remove(path);
+    }
+    /* lists alike read as their value: 2 layers of 4 experts and a shared
+     * one, 5 x 3 x 256 x 512, and the router 4 x 256, a layer */
+    derive_text(HY ", \"moe_topk\": [2, 2], \"num_shared_expert\": [1, 1], "
+                   "\"moe_intermediate_size\": [512, 512]}",
+                &st);
+    ck_assert_uint_eq(st.top_k, 2);
+    ck_assert_uint_eq(st.group_params[IC_PG_EXPERTS], UINT64_C(2) * 4 * 3 * 256 * 512);
+    ck_assert_uint_eq(st.group_params[IC_PG_SHARED], UINT64_C(2) * 3 * 256 * 512);
+#undef HY
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("model");
@@ -1255,6 +1322,7 @@ int main(void)
     tcase_add_test(tc, test_internlm3);
     tcase_add_test(tc, test_dots1);
     tcase_add_test(tc, test_falcon);
+    tcase_add_test(tc, test_hunyuan);
     tcase_add_test(tc, test_config_json_newer_keys);
     tcase_add_test(tc, test_config_json_tie_default);
     tcase_add_test(tc, test_kimi_k2);

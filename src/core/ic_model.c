@@ -468,6 +468,80 @@ static int read_sliding_pattern(const struct ic_ydoc *d, yaml_node_t *node, void
     return rc;
 }
 
+/* A count Hunyuan's configs may give a layer at a time ("moe_topk": [8, 8,
+ * ...]): a whole number, or a list of them all alike (one value for every
+ * layer is what is read); *listed says which. */
+static int read_uniform(const struct ic_ydoc *d, yaml_node_t *node, const char *key,
+                        uint64_t *out, bool *listed, struct ic_err *err)
+{
+    yaml_node_t *one = node;
+    size_t n = 1;
+    if (node->type == YAML_SEQUENCE_NODE) {
+        n = (size_t)(node->data.sequence.items.top - node->data.sequence.items.start);
+        if (!n) {
+            int rc = ic_ydoc_error(d, node, err, "'%s' is an empty list; expected a whole "
+                                                 "number, or one a layer", key);
+            ic_err_hint(err, "copy it from the model's config.json");
+            return rc;
+        }
+    }
+    uint64_t first = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (node->type == YAML_SEQUENCE_NODE)
+            one = yaml_document_get_node((yaml_document_t *)&d->doc,
+                                         node->data.sequence.items.start[i]);
+        const char *t = ic_ydoc_scalar(one);
+        char why[64];
+        double v;
+        if (!t || one->type != YAML_SCALAR_NODE || ic_number_parse(t, &v, why, sizeof why) ||
+            !(v >= 0 && v <= (1u << 22)) || v != floor(v)) {
+            int rc = ic_ydoc_error(d, one, err, "'%s': expected a whole number of 0 to "
+                                                "4194304%s",
+                                   key, node->type == YAML_SEQUENCE_NODE ? " a layer" : "");
+            ic_err_hint(err, "copy it from the model's config.json");
+            return rc;
+        }
+        if (i == 0)
+            first = (uint64_t)v;
+        else if ((uint64_t)v != first) {
+            int rc = ic_ydoc_error(d, one, err,
+                                   "'%s' differs between layers (%llu at layer 0, %s at layer "
+                                   "%zu); expected one value for every layer",
+                                   key, (unsigned long long)first, t, i);
+            ic_err_hint(err, "infcalc counts one expert width, top-k and shared count a "
+                             "model; a model whose layers differ is not read");
+            return rc;
+        }
+    }
+    *out = first;
+    *listed = node->type == YAML_SEQUENCE_NODE;
+    return IC_OK;
+}
+
+static int read_moe_inter(const struct ic_ydoc *d, yaml_node_t *node, void *rec,
+                          struct ic_err *err)
+{
+    struct ic_model *m = rec;
+    return read_uniform(d, node, "moe_intermediate_size", &m->moe_intermediate_size,
+                        &m->moe_inter_list, err);
+}
+
+static int read_hy_topk(const struct ic_ydoc *d, yaml_node_t *node, void *rec,
+                        struct ic_err *err)
+{
+    struct ic_model *m = rec;
+    bool listed;
+    return read_uniform(d, node, "moe_topk", &m->hy_topk, &listed, err);
+}
+
+static int read_hy_shared(const struct ic_ydoc *d, yaml_node_t *node, void *rec,
+                          struct ic_err *err)
+{
+    struct ic_model *m = rec;
+    bool listed;
+    return read_uniform(d, node, "num_shared_expert", &m->hy_shared, &listed, err);
+}
+
 /* shared_intermediate_size: MiniMax's shared expert width (M2 gives 0, all
  * that is read), Granite 4.0's shared MLP width. */
 static int read_shared_minimax(const struct ic_ydoc *d, yaml_node_t *node, void *rec,
@@ -1136,7 +1210,14 @@ static const struct ic_schema published_schema = {"published section", published
     CNT("num_ln_in_parallel_attn", IC_MF_NUM_LN, num_ln),                            \
     CNT("ffn_hidden_size", IC_MF_FFN, ffn_hidden_size),                              \
     CNT("num_experts_per_tok", IC_MF_TOPK, num_experts_per_tok),                     \
-    CNT("moe_intermediate_size", IC_MF_MOE_INTERMEDIATE, moe_intermediate_size),     \
+    {"moe_intermediate_size", IC_F_CUSTOM, IC_MF_MOE_INTERMEDIATE, 0, 0, 0, 0, 0, false, NULL, \
+     read_moe_inter},                                                                \
+    {"moe_topk", IC_F_CUSTOM, IC_MF_HY_TOPK, 0, 0, 0, 0, 0, false, NULL, read_hy_topk},    \
+    {"num_shared_expert", IC_F_CUSTOM, IC_MF_HY_SHARED, 0, 0, 0, 0, 0, false, NULL,       \
+     read_hy_shared},                                                                \
+    BOOL("use_cla", IC_MF_HY_CLA, hy_cla),                                           \
+    BOOL("use_mixed_mlp_moe", IC_MF_HY_MIXED, hy_mixed),                             \
+    CNT("moe_layer_num_skipped", IC_MF_HY_SKIPPED, hy_skipped),                      \
     CNT("n_shared_experts", IC_MF_N_SHARED, n_shared_experts),                       \
     CNT("shared_expert_intermediate_size", IC_MF_SHARED_INTERMEDIATE,                \
         shared_expert_intermediate_size),                                            \
@@ -1283,7 +1364,8 @@ static const char *const read_types[] = {
     "qwen3_5_moe_text", "granitemoehybrid", "qwen3_vl", "qwen3_vl_text", "qwen3_vl_moe",
     "qwen3_vl_moe_text", "olmo2", "olmo3", "smollm3", "seed_oss", "granite", "nemotron_h",
     "ministral3", "cohere", "cohere2", "glm4", "exaone4", "phimoe", "granitemoe", "ernie4_5",
-    "ernie4_5_moe", "internlm2", "exaone", "arcee", "starcoder2", "internlm3", "dots1", "falcon"};
+    "ernie4_5_moe", "internlm2", "exaone", "arcee", "starcoder2", "internlm3", "dots1", "falcon",
+    "hunyuan_v1_dense", "hunyuan_v1_moe"};
 
 static bool type_read(const char *t)
 {
@@ -1413,6 +1495,10 @@ static const struct family {
     /* Falcon (FalconAttention, FalconDecoderLayer): its KV heads and
      * norms from its own keys, its MLP's width ffn_hidden_size */
     bool falcon;
+    /* Hunyuan (transformers' HunYuanDenseV1 / HunYuanMoEV1): head_dim, else
+     * attention_head_dim, else hidden_size / heads; its MoE keys (moe_topk,
+     * num_shared_expert, lists a layer) */
+    bool hunyuan;
 } families[] = {
     /* Llama (LlamaMLP: bias=config.mlp_bias); a config without a
      * model_type is read as one */
@@ -1553,6 +1639,17 @@ static const struct family {
      * of n_shared_experts x moe_intermediate_size, the router's
      * e_score_correction_bias), untied where the config does not say */
     {.model_type = "dots1", .qk_norm = QK_HEAD, .router_bias = true},
+    /* Tencent Hunyuan (transformers' HunYuanDenseV1ForCausalLM and
+     * HunYuanMoEV1ForCausalLM): a Llama with query_layernorm and
+     * key_layernorm of head_dim in every layer (built whatever use_qk_norm
+     * says); the MoE's every layer num_experts routed experts and one
+     * shared MLP, all of intermediate_size, top moe_topk, a router without
+     * bias. Tencent's own code (and vLLM's) sizes them by
+     * moe_intermediate_size and num_shared_expert, skips the first
+     * moe_layer_num_skipped layers, and shares K/V across layers with
+     * use_cla: where those would count otherwise, refused */
+    {.model_type = "hunyuan_v1_dense", .qk_norm = QK_HEAD, .hunyuan = true},
+    {.model_type = "hunyuan_v1_moe", .qk_norm = QK_HEAD, .hunyuan = true, .one_shared = true},
     /* GLM-4-0414 (Glm4DecoderLayer): four norms a layer (before and after
      * the attention and the MLP), q/k/v_proj biased by attention_bias, o_proj
      * never */
@@ -1797,7 +1894,9 @@ static int derive_totals(struct ctx *c, struct ic_model_stats *s)
         {IC_MF_QKV_BIAS, "qkv_bias"}, {IC_MF_FALCON_KV, "num_kv_heads"},
         {IC_MF_MULTI_QUERY, "multi_query"}, {IC_MF_NEW_ARCH, "new_decoder_architecture"},
         {IC_MF_PARALLEL_ATTN, "parallel_attn"}, {IC_MF_NUM_LN, "num_ln_in_parallel_attn"},
-        {IC_MF_FFN, "ffn_hidden_size"},
+        {IC_MF_FFN, "ffn_hidden_size"}, {IC_MF_HY_TOPK, "moe_topk"},
+        {IC_MF_HY_SHARED, "num_shared_expert"}, {IC_MF_HY_CLA, "use_cla"},
+        {IC_MF_HY_MIXED, "use_mixed_mlp_moe"}, {IC_MF_HY_SKIPPED, "moe_layer_num_skipped"},
     };
     for (size_t i = 0; i < N(unread); i++)
         if (has(m, unread[i].id)) {
@@ -1886,6 +1985,65 @@ static int falcon_keys(struct ctx *c, const struct family *fam, uint64_t Hkv)
         return at(c, IC_MF_NUM_LN, "num_ln_in_parallel_attn is %llu; expected 1 or 2 (the "
                                    "LayerNorms before the parallel attention and MLP)",
                   (unsigned long long)m->num_ln);
+    return IC_OK;
+}
+
+/* Hunyuan's keys where transformers' code and Tencent's (vLLM's) would
+ * count differently: refused, as is a list of expert widths on any other
+ * model_type */
+static int hunyuan_keys(struct ctx *c, const struct family *fam)
+{
+    const struct ic_model *m = c->m;
+    if (!fam->hunyuan) {
+        if (has(m, IC_MF_MOE_INTERMEDIATE) && m->moe_inter_list) {
+            const int rc = at(c, IC_MF_MOE_INTERMEDIATE,
+                              "'moe_intermediate_size' as a list is read for Hunyuan only");
+            ic_err_hint(c->err, "give one width, as the model's config.json does");
+            return rc;
+        }
+        return IC_OK;
+    }
+    if (has(m, IC_MF_HY_CLA) && m->hy_cla) {
+        const int rc = at(c, IC_MF_HY_CLA, "'use_cla' true (K and V shared across layers) is "
+                                           "not read: transformers' Hunyuan does not share "
+                                           "them, Tencent's code does");
+        ic_err_hint(c->err, "the released configs give use_cla false");
+        return rc;
+    }
+    if (has(m, IC_MF_HY_SKIPPED) && m->hy_skipped)
+        return at(c, IC_MF_HY_SKIPPED, "'moe_layer_num_skipped' (%llu) is not read: "
+                                       "transformers' Hunyuan makes every layer MoE, "
+                                       "Tencent's code the layers after these",
+                  (unsigned long long)m->hy_skipped);
+    if (has(m, IC_MF_HY_MIXED) && !m->hy_mixed)
+        return at(c, IC_MF_HY_MIXED, "'use_mixed_mlp_moe' false is not read: transformers' "
+                                     "Hunyuan builds a shared MLP beside the experts, "
+                                     "Tencent's code none without it");
+    if (has(m, IC_MF_HY_SHARED) && m->hy_shared != 1)
+        return at(c, IC_MF_HY_SHARED, "'num_shared_expert' is %llu; transformers' Hunyuan "
+                                      "builds one shared MLP (Tencent's code that many "
+                                      "widths): expected 1",
+                  (unsigned long long)m->hy_shared);
+    if (has(m, IC_MF_MOE_INTERMEDIATE) && has(m, IC_MF_INTERMEDIATE) &&
+        m->moe_intermediate_size != m->intermediate_size)
+        return at(c, IC_MF_MOE_INTERMEDIATE,
+                  "'moe_intermediate_size' (%llu) is not intermediate_size (%llu): "
+                  "transformers' Hunyuan sizes its experts by the latter, Tencent's code by "
+                  "the former",
+                  (unsigned long long)m->moe_intermediate_size,
+                  (unsigned long long)m->intermediate_size);
+    if (has(m, IC_MF_HY_TOPK) && has(m, IC_MF_TOPK) && m->hy_topk != m->num_experts_per_tok)
+        return at(c, IC_MF_TOPK, "'num_experts_per_tok' (%llu) contradicts 'moe_topk' "
+                                 "(%llu); expected one",
+                  (unsigned long long)m->num_experts_per_tok, (unsigned long long)m->hy_topk);
+    if (strcmp(m->model_type, "hunyuan_v1_moe") == 0 && !has(m, IC_MF_NUM_EXPERTS) &&
+        !has(m, IC_MF_NUM_LOCAL_EXPERTS) && !has(m, IC_MF_N_ROUTED_EXPERTS)) {
+        const int rc = at(c, IC_MF_MODEL_TYPE, "a hunyuan_v1_moe config without "
+                                               "'num_experts'");
+        ic_err_hint(c->err, "give the expert count as the checkpoint's config.json does "
+                            "(Hunyuan-A13B: 64)");
+        return rc;
+    }
     return IC_OK;
 }
 
@@ -2057,7 +2215,7 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
     if (has(m, IC_MF_KV_HEADS) &&
         (rc = check_range(&c, IC_MF_KV_HEADS, "num_key_value_heads", Hkv, 1, H)))
         return rc;
-    if ((rc = falcon_keys(&c, fam, Hkv)))
+    if ((rc = falcon_keys(&c, fam, Hkv)) || (rc = hunyuan_keys(&c, fam)))
         return rc;
     if ((rc = ernie_keys(&c, fam)))
         return rc;
@@ -2065,8 +2223,16 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
      * refused, as an unknown key (a config.json's are its config class's
      * attributes, which that code ignores) */
     if (!m->from_config_json) {
-        struct key_name unread[10];
+        struct key_name unread[16];
         size_t n = 0;
+        if (!fam->hunyuan) {
+            static const struct key_name hy_keys[] = {
+                {IC_MF_HY_TOPK, "moe_topk"}, {IC_MF_HY_SHARED, "num_shared_expert"},
+                {IC_MF_HY_CLA, "use_cla"}, {IC_MF_HY_MIXED, "use_mixed_mlp_moe"},
+                {IC_MF_HY_SKIPPED, "moe_layer_num_skipped"}};
+            for (size_t i = 0; i < N(hy_keys); i++)
+                unread[n++] = hy_keys[i];
+        }
         if (!fam->bias_key)
             unread[n++] = (struct key_name){IC_MF_BIAS, "bias"};
         if (!fam->falcon) {
@@ -2127,7 +2293,8 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
             ic_err_hint(err, "leave head_dim out, as the model's released configs do");
             return rc;
         }
-        if (nem && has(m, IC_MF_NH_ATTN_HEAD_DIM) && m->attention_head_dim != hd)
+        if ((nem || fam->hunyuan) && has(m, IC_MF_NH_ATTN_HEAD_DIM) &&
+            m->attention_head_dim != hd)
             return at(&c, IC_MF_NH_ATTN_HEAD_DIM,
                       "'attention_head_dim' (%llu) contradicts 'head_dim' (%llu); expected "
                       "one head width",
@@ -2136,6 +2303,13 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
         /* Nemotron-H's older configs name it attention_head_dim;
          * NemotronHConfig's head_dim=128 where neither is given */
         hd = has(m, IC_MF_NH_ATTN_HEAD_DIM) ? m->attention_head_dim : 128;
+        if ((rc = check_range(&c, IC_MF_NH_ATTN_HEAD_DIM, "attention_head_dim", hd, 1,
+                              1u << 14)))
+            return rc;
+    } else if (fam->hunyuan && has(m, IC_MF_NH_ATTN_HEAD_DIM)) {
+        /* Hunyuan's older configs give attention_head_dim alone (its remote
+         * code reads it) */
+        hd = m->attention_head_dim;
         if ((rc = check_range(&c, IC_MF_NH_ATTN_HEAD_DIM, "attention_head_dim", hd, 1,
                               1u << 14)))
             return rc;
@@ -2224,14 +2398,19 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
     if (E) {
         if ((rc = check_range(&c, e_id, "expert count", E, 1, 1u << 16)))
             return rc;
-        /* ERNIE's moe_k, else num_experts_per_tok */
-        const int k_id = fam->ernie && has(m, IC_MF_ERNIE_K) ? IC_MF_ERNIE_K : IC_MF_TOPK;
+        /* ERNIE's moe_k, Hunyuan's moe_topk, else num_experts_per_tok */
+        const int k_id = fam->ernie && has(m, IC_MF_ERNIE_K)      ? IC_MF_ERNIE_K
+                         : fam->hunyuan && has(m, IC_MF_HY_TOPK) ? IC_MF_HY_TOPK
+                                                                 : IC_MF_TOPK;
+        const char *k_key = k_id == IC_MF_ERNIE_K   ? "moe_k"
+                            : k_id == IC_MF_HY_TOPK ? "moe_topk"
+                                                    : "num_experts_per_tok";
         if (!has(m, k_id))
             return at(&c, e_id, "an MoE model needs '%s'",
-                      fam->ernie ? "moe_k" : "num_experts_per_tok");
-        k = k_id == IC_MF_ERNIE_K ? m->ernie_k : m->num_experts_per_tok;
-        if ((rc = check_range(&c, k_id, k_id == IC_MF_ERNIE_K ? "moe_k" : "num_experts_per_tok",
-                              k, 1, E)))
+                      fam->ernie ? "moe_k" : fam->hunyuan ? "moe_topk" : "num_experts_per_tok");
+        k = k_id == IC_MF_ERNIE_K ? m->ernie_k : k_id == IC_MF_HY_TOPK ? m->hy_topk
+                                                                       : m->num_experts_per_tok;
+        if ((rc = check_range(&c, k_id, k_key, k, 1, E)))
             return rc;
         if (fam->ernie && !has(m, IC_MF_MOE_INTERMEDIATE))
             return at(&c, e_id, "ERNIE 4.5's experts need 'moe_intermediate_size'");

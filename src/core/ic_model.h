@@ -59,7 +59,7 @@ enum ic_model_field {
     IC_MF_ERNIE_EXPERTS, IC_MF_ERNIE_K, IC_MF_ERNIE_SHARED, IC_MF_ERNIE_START, IC_MF_ERNIE_END,
     IC_MF_ERNIE_INTERVAL, IC_MF_BIAS, IC_MF_NUM_LAYERS, IC_MF_MLP_BIAS, IC_MF_QKV_BIAS,
     IC_MF_FALCON_KV, IC_MF_MULTI_QUERY, IC_MF_NEW_ARCH, IC_MF_PARALLEL_ATTN, IC_MF_NUM_LN,
-    IC_MF_FFN,
+    IC_MF_FFN, IC_MF_HY_TOPK, IC_MF_HY_SHARED, IC_MF_HY_CLA, IC_MF_HY_MIXED, IC_MF_HY_SKIPPED,
     IC_MF_COUNT
 };
 
@@ -174,6 +174,11 @@ struct ic_model {
      * norms a layer), ffn_hidden_size (4 x hidden_size where absent) */
     uint64_t falcon_kv, num_ln, ffn_hidden_size;
     bool multi_query, new_arch, parallel_attn;
+    /* Hunyuan's: moe_topk and num_shared_expert (a number, or one a layer,
+     * all alike), moe_intermediate_size given as such a list
+     * (moe_inter_list), use_cla, use_mixed_mlp_moe, moe_layer_num_skipped */
+    uint64_t hy_topk, hy_shared, hy_skipped;
+    bool moe_inter_list, hy_cla, hy_mixed;
     uint64_t num_layers; /* EXAONE 3's name for num_hidden_layers */
     bool mlp_bias;       /* LlamaConfig's: biases on the MLP's projections */
     /* config.json: num_key_value_heads, head_dim written as null (None: every
