@@ -24,6 +24,7 @@ static const struct broken broken[] = {
     {"hw-wraparound-two-rules.yaml", false, 19, 20,
      "both 'wraparound_cube' and 'wraparound_from' are given", NULL},
     {"hw-wraparound-cube-switch.yaml", false, 18, 20, "'wraparound_cube' is for a torus", NULL},
+    {"hw-wraparound-cube-big.yaml", false, 18, 20, "'wraparound_cube' must be from 3 to a side whose cube", NULL},
     {"hw-scale-out-kind.yaml", false, 20, 9,
      "unknown scale-out kind '5 furlongs'; expected infiniband, ethernet, dcn or none", NULL},
     {"hw-typo-key.yaml", false, 6, 3, "unknown key 'bandwith' in the memory section",

@@ -200,6 +200,11 @@ START_TEST(test_collectives)
     path = ic_comm_path(h, 32);
     ck_assert_double_eq_tol(path.bw_B_s, 3 * 9e10, 1);
     ck_assert_uint_eq(path.steps, 7);
+    /* 192 = 3 whole cubes: 4 x 4 x 12, three rings, 2 + 2 + 6 steps (the
+     * compact 4 x 6 x 8 would be no cubes, three lines) */
+    path = ic_comm_path(h, 192);
+    ck_assert_double_eq_tol(path.bw_B_s, 6 * 9e10, 1);
+    ck_assert_uint_eq(path.steps, 10);
     /* a bus bandwidth measured along one axis of 4 (a line, one link), 75
      * GB/s: a 2x2x1 group's two links 2 x, a whole cube's six 6 x */
     h->achieved.present = true;

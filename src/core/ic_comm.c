@@ -35,9 +35,23 @@ static struct ic_comm_path fabric(const struct ic_hw *hw, uint64_t n)
     case IC_TOPO_TORUS_2D:
     case IC_TOPO_TORUS_3D: {
         /* Most compact sub-grid: repeatedly give the smallest side the
-         * largest remaining prime factor. */
+         * largest remaining prime factor; where the slice can be whole
+         * cubes (wraparound_cube: n a multiple of cube^dims), from sides
+         * of a cube each, so that it is (192 v5p chips: 4 x 4 x 12, not
+         * 4 x 6 x 8). */
         int dims = hw->ici_topology == IC_TOPO_TORUS_2D ? 2 : 3;
         uint64_t side[3] = {1, 1, 1}, rest = n;
+        const uint64_t cube = hw->ici_wrap_cube;
+        if (cube) {
+            uint64_t whole = 1;
+            for (int j = 0; j < dims; j++)
+                whole *= cube;
+            if (n % whole == 0) {
+                for (int j = 0; j < dims; j++)
+                    side[j] = cube;
+                rest = n / whole;
+            }
+        }
         uint64_t f[64];
         int nf = 0;
         for (uint64_t q = 2; q * q <= rest; q++)

@@ -481,11 +481,18 @@ static int check_values(struct ic_hw *hw, const char *path, struct ic_err *err)
         return field_error(hw, path, IC_HWF_ICI_WRAP_CUBE, err,
                            "both 'wraparound_cube' and 'wraparound_from' are given; expected "
                            "one rule for the rings (a slice's, or an axis's)");
-    if (hw->locs[IC_HWF_ICI_WRAP_CUBE].line &&
-        (hw->ici_wrap_cube < 3 || hw->ici_wrap_cube > hw->ici_domain_chips))
-        return field_error(hw, path, IC_HWF_ICI_WRAP_CUBE, err,
-                           "'wraparound_cube' must be from 3 to domain_chips: the side of "
-                           "the cubes whose whole slices close every axis into a ring");
+    if (hw->locs[IC_HWF_ICI_WRAP_CUBE].line) {
+        /* a cube of that side (a square on a 2D torus) must fit the domain */
+        uint64_t whole = hw->ici_wrap_cube;
+        const int dims = hw->ici_topology == IC_TOPO_TORUS_2D ? 2 : 3;
+        for (int j = 1; j < dims && whole <= hw->ici_domain_chips; j++)
+            whole *= hw->ici_wrap_cube;
+        if (hw->ici_wrap_cube < 3 || whole > hw->ici_domain_chips)
+            return field_error(hw, path, IC_HWF_ICI_WRAP_CUBE, err,
+                               "'wraparound_cube' must be from 3 to a side whose cube (a "
+                               "square on a 2D torus) fits domain_chips: the side of the "
+                               "cubes whose whole slices close every axis into a ring");
+    }
     const char *d = hw->price_as_of;
     if (!(strlen(d) == 7 && d[4] == '-' && strspn(d, "0123456789-") == 7 &&
           ((d[5] == '0' && d[6] >= '1') || (d[5] == '1' && d[6] <= '2'))))
