@@ -190,22 +190,46 @@ double ic_comm_alltoall_s(const struct ic_hw *hw, uint64_t chips, double bytes)
     return t;
 }
 
+/* The path the achieved figures were measured on (a copy: ic_comm_path
+ * keeps one path per thread, and a caller's may be it): allreduce_chips'
+ * sub-grid, or, measured along one torus axis, that axis's links alone
+ * (two on a ring, one on a line; an axis alone is no slice of whole cubes)
+ * and its hops. */
+static struct ic_comm_path measured_path(const struct ic_hw *hw)
+{
+    const struct ic_hw_achieved *a = &hw->achieved;
+    const uint64_t m = a->allreduce_chips;
+    struct ic_comm_path at = ic_comm_path(hw, m);
+    if (a->allreduce_axis) {
+        at.bw_B_s = (double)axis_links(hw, m, false) * hw->ici_link_B_s;
+        at.steps = axis_is_line(hw, m, false) ? m - 1 : m / 2;
+    }
+    return at;
+}
+
 double ic_comm_busbw_achieved(const struct ic_hw *hw, const struct ic_comm_path *p)
 {
     const struct ic_hw_achieved *a = &hw->achieved;
     const uint64_t m = a->allreduce_chips;
     if (m < 2 || (m == p->domain && !a->allreduce_axis))
         return a->allreduce_busbw_B_s;
-    /* the measured group's path (a copy: ic_comm_path keeps one path per
-     * thread, and p may be it); a group along one torus axis has that
-     * axis's links alone: two on a ring, one on a line (an axis alone is
-     * no slice of whole cubes) */
-    struct ic_comm_path at = ic_comm_path(hw, m);
-    if (a->allreduce_axis)
-        at.bw_B_s = (double)axis_links(hw, m, false) * hw->ici_link_B_s;
+    const struct ic_comm_path at = measured_path(hw);
     if (!(at.bw_B_s > 0) || !(p->bw_B_s > 0))
         return a->allreduce_busbw_B_s;
     return a->allreduce_busbw_B_s * (p->bw_B_s / at.bw_B_s);
+}
+
+double ic_comm_latency_achieved(const struct ic_hw *hw, const struct ic_comm_path *p)
+{
+    const struct ic_hw_achieved *a = &hw->achieved;
+    const uint64_t m = a->allreduce_chips;
+    if (m < 2 || (m == p->domain && !a->allreduce_axis))
+        return a->allreduce_latency_s;
+    /* the hops a longer path adds, each at the ideal path's cost (an
+     * all-reduce crosses them twice, as ic_comm_allreduce_s counts) */
+    const struct ic_comm_path at = measured_path(hw);
+    const double more = p->steps > at.steps ? (double)(p->steps - at.steps) : 0;
+    return a->allreduce_latency_s + 2.0 * more * p->step_s;
 }
 
 double ic_comm_allreduce_achieved_s(const struct ic_hw *hw, uint64_t chips, double bytes)
@@ -219,7 +243,8 @@ double ic_comm_allreduce_achieved_s(const struct ic_hw *hw, uint64_t chips, doub
     double t = 0;
     if (p.domain > 1) {
         const double Y = (double)p.domain;
-        t += a->allreduce_latency_s + 2.0 * (Y - 1) / Y * bytes / ic_comm_busbw_achieved(hw, &p);
+        t += ic_comm_latency_achieved(hw, &p) +
+             2.0 * (Y - 1) / Y * bytes / ic_comm_busbw_achieved(hw, &p);
     }
     return t + 2.0 * across_domains_s(hw, &p, bytes);
 }

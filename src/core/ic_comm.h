@@ -46,8 +46,8 @@ double ic_comm_allreduce_s(const struct ic_hw *hw, uint64_t chips, double bytes)
  * domain the small-message latency plus 2 (Y-1)/Y * bytes / bus bandwidth
  * (busbw = algbw * 2 (Y-1)/Y, so this is bytes / algbw); past the domain
  * the scale-out part of ic_comm_allreduce_s added. The bus bandwidth is
- * ic_comm_busbw_achieved's; the latency is the one measured on
- * allreduce_chips chips, used for any Y within the domain.
+ * ic_comm_busbw_achieved's; the latency is ic_comm_latency_achieved's (the
+ * one measured on allreduce_chips chips, and the hops a longer path adds).
  * Without an achieved section, ic_comm_allreduce_s. */
 double ic_comm_allreduce_achieved_s(const struct ic_hw *hw, uint64_t chips, double bytes);
 
@@ -64,6 +64,10 @@ double ic_comm_allreduce_achieved_s(const struct ic_hw *hw, uint64_t chips, doub
  * axis: "How to Scale Your Model", sharding, 'AllGather over multiple
  * axes ... increases the available bandwidth by a factor of N_axes'). */
 double ic_comm_busbw_achieved(const struct ic_hw *hw, const struct ic_comm_path *p);
+/* The achieved all-reduce latency on path p: the measured one, plus the
+ * hops p has beyond the measured group's, each at the ideal path's cost
+ * (so that the expected time is never under the ideal bound's latency) */
+double ic_comm_latency_achieved(const struct ic_hw *hw, const struct ic_comm_path *p);
 
 /* Seconds for one chip to send `bytes` to a chip of the next pipeline stage,
  * in a layout of `chips` chips in all: within the fabric's domain at the
