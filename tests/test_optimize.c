@@ -371,6 +371,16 @@ START_TEST(test_rank_capacity)
     ck_assert_uint_gt(n_out, 0);
     ck_assert_uint_le(n_out, n_simd);
     ck_assert_uint_le(n_simd, 3);
+    /* the count is of the configurations with a capacity, whatever is
+     * kept: one row kept, the same count (it moved with --top) */
+    size_t n_one = 0;
+    struct ic_opt_cand one;
+    ck_assert_int_eq(ic_optimize_capacity(&t->st, &req, &base, v, n_ok < CAP ? n_ok : CAP, 3,
+                                          &one, 1, &n_one, NULL, NULL, &e),
+                     IC_OK);
+    ck_assert_uint_eq(n_one, n_out);
+    ck_assert_uint_gt(n_out, 1); /* (one would pass unchanged) */
+    ck_assert_uint_le(n_out, 4); /* so that the rows below were all written */
     /* each simulated: an offline run and the near-idle one at least; at
      * most those, two runs at geometric midpoints narrowing the 20x
      * bracket to within 4x (20^(1/4) = 2.1) and 7 halvings: 11 */

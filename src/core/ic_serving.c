@@ -946,7 +946,7 @@ int ic_optimize_capacity(const struct ic_model_stats *m, const struct ic_opt_req
             chosen[n_ch++] = *c;
     }
     uint64_t work = 0;
-    size_t kept = 0;
+    size_t kept = 0, passed = 0;
     for (size_t i = 0; i < n_ch; i++) {
         struct ic_opt_cand c = chosen[i];
         struct ic_sim_cfg s = *base;
@@ -989,9 +989,10 @@ int ic_optimize_capacity(const struct ic_model_stats *m, const struct ic_opt_req
         c.prefill_replicas = c.replicas;
         c.prefill_share = 0;
         c.usd_per_mtok = ic_hw_usd(c.hw, (double)c.tp / (capacity * L)) * 1e6;
+        passed++;
         keep_best(out, cap, &kept, &c);
     }
-    *n_out = kept;
+    *n_out = passed;
     if (n_simulated)
         *n_simulated = n_ch;
     if (sim_requests)

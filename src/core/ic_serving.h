@@ -324,7 +324,8 @@ int ic_opt_capacity(const struct ic_model_stats *m, const struct ic_hw *hw,
  * the closed form's), their capacity found by ic_opt_capacity; the rows
  * with a capacity above 0 go into out, sorted by dollars per million
  * output tokens at that capacity (chips x price / (capacity x L)), at most
- * cap; *n_out says how many. With a demand (req->rate) the replicas are
+ * cap; *n_out says how many have one (min(*n_out, cap) rows written, as
+ * ic_optimize counts). With a demand (req->rate) the replicas are
  * ceil(rate / capacity). *n_simulated: the configurations simulated (the
  * shortlist, or fewer where the rows hold fewer); *sim_requests: requests
  * simulated in all (the search's work: at most shortlist x 11 x
