@@ -74,26 +74,29 @@ START_TEST(test_lone_request)
 END_TEST
 
 /* A sliding-window model's sequences hold their window's blocks, not
- * their whole context's (vLLM frees the blocks a window has passed).
- * Mistral 7B (every layer a window of 4096) on one H100: 100 requests at
- * t = 0 of prompt 8000 and output 1000, at most 100 at once. Each holds at
- * most 4096 / 16 = 256 blocks, and every one of them once it is past 4096
- * tokens: 100 x 256 = 25,600 blocks at most, reached once the last prompt
- * is prefilled (the first finish after 8000 + 1000 tokens' steps, about 100
- * prefill chunks of 8192 tokens in), under the pool's 27,411 (at 0.9 of 80
- * GB); counting each sequence's whole 9000 tokens (563 blocks) the pool
- * would hold 48 of them. */
+ * their whole context's: vLLM frees the blocks a window has passed,
+ * keeping the last W - 1 computed tokens and the step's new ones, and a
+ * block more where the window does not start on a block's edge. Mistral
+ * 7B (every layer a window of 4096) on one H100, 100 requests at t = 0 of
+ * prompt 4000 and output 1000, at most 100 at once: a prompt (within the
+ * window) holds 4000 / 16 = 250 blocks; past 4096 tokens a decode step
+ * holds 4095 + 1 + 16 = 4112 tokens, 257 blocks, and never more. All 100
+ * are past it together (the last prompt is prefilled about 50 steps in, two
+ * a step of 8192 tokens; the first finishes after about 1000): the peak
+ * is 100 x 257 = 25,700 blocks, under the pool's 27,411 (at 0.9 of 80 GB),
+ * and no sequence is preempted. Holding whole contexts, 5000 tokens (313
+ * blocks) each, the pool would take 87 of them. */
 START_TEST(test_window_blocks)
 {
     struct ic_test_pair *t = ic_test_pair("mistral-7b", "h100");
     struct ic_sim_cfg c = ic_sim_defaults();
     c.requests = 100;
     c.max_seqs = 100;
-    c.prompt.mean = 8000;
+    c.prompt.mean = 4000;
     c.output.mean = 1000;
     struct ic_sim_result r = run(t, &c);
     ck_assert_uint_eq(r.kv_blocks, 27411);
-    ck_assert_uint_eq(r.peak_blocks, 100 * 256);
+    ck_assert_uint_eq(r.peak_blocks, 100 * 257);
     ck_assert_uint_eq(r.preemptions, 0);
     ck_assert_uint_eq(r.completed, 100);
     free(t);

@@ -805,26 +805,33 @@ static int fetch_next(struct sim *s)
     return 1;
 }
 
-/* The blocks a span of `tokens` cached tokens holds: a block is `block`
- * tokens on every attention layer, and a sliding-window (or chunked)
- * layer holds only its window's last tokens (vLLM's sliding-window and
- * chunked-local managers free the blocks a window has passed), so the span
- * takes its layers' tokens (ic_model_kv_token_layers) over the attention
- * layers; and from its first token the blocks its linear-attention state
- * takes (kv_pool: a page of an attention layer's block per state layer;
- * the block aligned to the state, ic_step_paged_block). A sequence's own
- * blocks are its span after the prefix it shares: a window over both
- * holds at most the window's tokens past the prefix of its own. */
-static uint64_t blocks_for(const struct inst *I, uint64_t tokens)
+/* The blocks a span of `tokens` cached tokens holds, `fresh` of them being
+ * computed in the step formed: a block is `block` tokens on every
+ * attention layer, and a sliding-window (or chunked) layer holds only its
+ * window's tokens, as vLLM's sliding-window and chunked-local managers
+ * free the blocks a window has passed: before each step they keep the
+ * window's last W - 1 computed tokens and allocate the step's new ones,
+ * and a block more where the window does not start on a block's edge. So
+ * the span takes its layers' tokens over the attention layers, in blocks;
+ * and from its first token the blocks its linear-attention state takes
+ * (kv_pool: a page of an attention layer's block per state layer; the
+ * block aligned to the state, ic_step_paged_block). A sequence's own
+ * blocks are its span past the prefix it shares (whose entry holds the
+ * prefix's). */
+static uint64_t blocks_for(const struct inst *I, uint64_t tokens, uint64_t fresh)
 {
     const struct ic_model_stats *m = I->m;
-    const uint64_t layers = m->n_global_layers + m->n_window_layers;
+    const uint64_t layers = m->n_global_layers + m->n_window_layers, B = I->c->block;
     uint64_t eq = tokens;
-    if (m->n_window_layers && layers) {
-        const uint64_t held = ic_model_kv_token_layers(m, tokens);
+    if (m->n_window_layers && layers && tokens > m->window) {
+        const uint64_t before = tokens - fresh;
+        uint64_t wt = (before < m->window - 1 ? before : m->window - 1) + fresh + B;
+        if (wt > tokens)
+            wt = tokens;
+        const uint64_t held = m->n_global_layers * tokens + m->n_window_layers * wt;
         eq = held / layers + (held % layers != 0);
     }
-    return (eq + I->c->block - 1) / I->c->block + (tokens ? I->state_blocks : 0);
+    return (eq + B - 1) / B + (tokens ? I->state_blocks : 0);
 }
 
 /* Evicts unreferenced prefixes, least recent first, until `need` blocks are
@@ -839,18 +846,25 @@ static void evict(struct inst *I, uint64_t need)
     }
 }
 
-/* Gives q the blocks for `tokens` more tokens; false when they are not free. */
+/* Gives q the blocks for `tokens` more tokens; false when they are not
+ * free. A window model's sequence gives back the blocks its windows have
+ * passed. */
 static bool reserve(struct inst *I, struct req *q, uint64_t tokens)
 {
-    /* the common case, a token that fits the blocks held: no division */
-    if (q->blocks >= I->state_blocks &&
+    /* the common case, a token that fits the blocks held: no division
+     * (a window model's blocks move both ways: always counted) */
+    if (!I->m->n_window_layers && q->blocks >= I->state_blocks &&
         q->computed + tokens <= (q->blocks - I->state_blocks + q->shared) * I->c->block)
         return true;
     /* (the prefix's tokens, its whole blocks, held by its entry) */
     const uint64_t span = q->computed + tokens, pre = q->shared * I->c->block;
-    const uint64_t need = blocks_for(I, span > pre ? span - pre : 0);
-    if (need <= q->blocks)
+    const uint64_t own = span > pre ? span - pre : 0;
+    const uint64_t need = blocks_for(I, own, tokens < own ? tokens : own);
+    if (need <= q->blocks) {
+        I->free_blocks += q->blocks - need;
+        q->blocks = need;
         return true;
+    }
     if (need - q->blocks > I->free_blocks)
         evict(I, need - q->blocks);
     if (need - q->blocks > I->free_blocks)
@@ -908,7 +922,7 @@ static int pfx_attach(struct sim *s, struct inst *I, struct req *q)
         } else {
             /* a linear-attention hybrid's prefix is of use only with the
              * state at its end: the entry keeps a copy beside its tokens */
-            const uint64_t nb_all = blocks_for(I, nb * I->c->block);
+            const uint64_t nb_all = blocks_for(I, nb * I->c->block, 0);
             if (I->free_blocks < nb_all)
                 evict(I, nb_all);
             if (I->free_blocks < nb_all)
