@@ -138,10 +138,7 @@ int ic_decode(const struct ic_model_stats *m, const struct ic_hw *hw,
     p->mem_per_chip_B = ic_step_mem_at(&mk, B);
     p->capacity_B = hw->hbm_capacity_B;
     p->fits = p->mem_per_chip_B <= p->capacity_B;
-    /* (at most the largest --batch accepted, as batching's is) */
     p->max_batch = ic_step_max_batch(&mk, p->capacity_B);
-    if (p->max_batch > IC_DECODE_MAX_BATCH)
-        p->max_batch = IC_DECODE_MAX_BATCH;
     p->fewest_known = false;
     memset(p->fewest_chips, 0, sizeof p->fewest_chips);
     const double C = ic_hw_peak(hw, cfg->compute), W = hw->hbm_bandwidth_B_s;

@@ -147,16 +147,16 @@ static double windowed(const struct ic_model_stats *m, double tokens)
     return m->n_window_layers ? fmin(tokens, (double)m->window) : tokens;
 }
 
-/* Largest batch, at most IC_DECODE_MAX_BATCH, whose memory fits every chip
- * when each sequence holds seq_B bytes of KV over the whole model: the
+/* Largest batch (ic_step_max_batch's: at most IC_DECODE_MAX_BATCH) whose
+ * memory fits every chip when each sequence holds seq_B bytes of KV over
+ * the whole model: the
  * weights and workspace as ic_decode holds them, the cache split as ic_step
  * splits it (ic_step_mem). */
 static uint64_t held_max_batch(const struct ic_model_stats *m, const struct ic_point *p,
                                double seq_B, double capacity)
 {
     const struct ic_mem k = ic_step_mem(m, p->cfg.chips, p->mem_weights_B, seq_B);
-    const uint64_t b = ic_step_max_batch(&k, capacity);
-    return b < IC_DECODE_MAX_BATCH ? b : IC_DECODE_MAX_BATCH;
+    return ic_step_max_batch(&k, capacity);
 }
 
 /* ---- validation ---- */

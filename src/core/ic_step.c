@@ -742,7 +742,7 @@ uint64_t ic_step_max_batch(const struct ic_mem *k, double capacity)
         return 0;
     double per_seq = k->kv_seq_bytes / (double)k->batch_ways + k->work_seq_bytes / (double)k->chips;
     double room = capacity - k->weights_bytes;
-    const uint64_t cap = UINT64_C(1) << 40;
+    const uint64_t cap = IC_DECODE_MAX_BATCH; /* the largest --batch accepted */
     uint64_t hi = per_seq > 0 && room / per_seq < (double)cap ? (uint64_t)(room / per_seq) + 1
                                                              : cap;
     if (mem_at(k, hi) <= capacity)

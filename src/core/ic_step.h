@@ -415,7 +415,8 @@ struct ic_mem ic_step_mem(const struct ic_model_stats *m, uint64_t chips, double
  * step's load (nothing computed twice). */
 struct ic_mem ic_step_mem_of(const struct ic_load *l, unsigned kind);
 double ic_step_mem_at(const struct ic_mem *k, uint64_t batch);
-/* The largest batch whose memory is at most capacity (0 if none); exact. */
+/* The largest batch whose memory is at most capacity (0 if none), at most
+ * IC_DECODE_MAX_BATCH (the largest --batch accepted); exact. */
 uint64_t ic_step_max_batch(const struct ic_mem *k, double capacity);
 
 #endif
