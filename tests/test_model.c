@@ -1258,8 +1258,29 @@ START_TEST(test_hunyuan)
     ck_assert_uint_eq(st.params_active, UINT64_C(12747448320));
     ck_assert_uint_eq(st.top_k, 8);
     ck_assert_uint_eq(st.n_moe_layers, 32);
-    /* attention_head_dim alone gives the heads' width (the A13B file's) */
     ck_assert_uint_eq(st.kv_values_per_layer_token, 2 * 8 * 128);
+    /* the dense model's configs carry MoE keys its code never reads
+     * (num_experts 1, moe_topk and num_shared_expert lists,
+     * use_mixed_mlp_moe false, as Hunyuan-7B's): ignored, the same count */
+    struct ic_model_stats dense;
+    derive_text("{\"model_type\": \"hunyuan_v1_dense\", \"num_hidden_layers\": 2, "
+                "\"hidden_size\": 256, \"intermediate_size\": 512, \"num_attention_heads\": 4, "
+                "\"num_key_value_heads\": 2, \"vocab_size\": 1000}",
+                &dense);
+    derive_text("{\"model_type\": \"hunyuan_v1_dense\", \"num_hidden_layers\": 2, "
+                "\"hidden_size\": 256, \"intermediate_size\": 512, \"num_attention_heads\": 4, "
+                "\"num_key_value_heads\": 2, \"vocab_size\": 1000, \"num_experts\": 1, "
+                "\"moe_topk\": [1, 1], \"num_shared_expert\": [1, 1], "
+                "\"use_mixed_mlp_moe\": false, \"moe_intermediate_size\": [512, 512]}",
+                &st);
+    ck_assert_uint_eq(st.params_total, dense.params_total);
+    ck_assert_uint_eq(st.n_experts, 0);
+    /* (two layers of q and o 2 x 256^2, k and v 2 x 256 x 128, the MLP 3 x
+     * 256 x 512, q/k norms 2 x 64 and norms 2 x 256; untied where the key
+     * is absent, the embedding and the head 2 x 1000 x 256; the final norm) */
+    ck_assert_uint_eq(dense.params_total,
+                      UINT64_C(2) * (2 * 65536 + 2 * 32768 + 3 * 131072 + 128 + 512) + 512000 +
+                          256);
 #define HY "{\"model_type\": \"hunyuan_v1_moe\", \"num_hidden_layers\": 2, " \
            "\"hidden_size\": 256, \"intermediate_size\": 512, \"num_attention_heads\": 4, " \
            "\"num_key_value_heads\": 2, \"vocab_size\": 1000, \"num_experts\": 4"
@@ -1275,6 +1296,12 @@ START_TEST(test_hunyuan)
         {HY ", \"moe_topk\": 2, \"moe_layer_num_skipped\": 1}", "'moe_layer_num_skipped' (1)"},
         {HY ", \"moe_topk\": 2, \"use_mixed_mlp_moe\": false}", "'use_mixed_mlp_moe' false"},
         {HY "}", "an MoE model needs 'moe_topk'"},
+        /* attention_head_dim (Tencent's code's) against hidden_size / heads
+         * (transformers' without head_dim): 32 against 256 / 4 = 64 */
+        {HY ", \"moe_topk\": 2, \"attention_head_dim\": 32}",
+         "'attention_head_dim' (32) is not hidden_size / num_attention_heads (64)"},
+        /* a width quoted is text */
+        {HY ", \"moe_topk\": [\"2\", \"2\"]}", "'moe_topk': a quoted string"},
         {"{\"model_type\": \"qwen2_moe\", \"num_hidden_layers\": 2, \"hidden_size\": 256, "
          "\"intermediate_size\": 512, \"num_attention_heads\": 4, \"vocab_size\": 1000, "
          "\"num_experts\": 4, \"num_experts_per_tok\": 2, \"moe_intermediate_size\": [128, 128]}",

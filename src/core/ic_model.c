@@ -493,10 +493,13 @@ static int read_uniform(const struct ic_ydoc *d, yaml_node_t *node, const char *
         const char *t = ic_ydoc_scalar(one);
         char why[64];
         double v;
+        int rc = ic_ydoc_bare(d, one, key, false, err); /* "128" is text */
+        if (rc)
+            return rc;
         if (!t || one->type != YAML_SCALAR_NODE || ic_number_parse(t, &v, why, sizeof why) ||
             !(v >= 0 && v <= (1u << 22)) || v != floor(v)) {
-            int rc = ic_ydoc_error(d, one, err, "'%s': expected a whole number of 0 to "
-                                                "4194304%s",
+            rc = ic_ydoc_error(d, one, err, "'%s': expected a whole number of 0 to "
+                                            "4194304%s",
                                    key, node->type == YAML_SEQUENCE_NODE ? " a layer" : "");
             ic_err_hint(err, "copy it from the model's config.json");
             return rc;
@@ -504,10 +507,10 @@ static int read_uniform(const struct ic_ydoc *d, yaml_node_t *node, const char *
         if (i == 0)
             first = (uint64_t)v;
         else if ((uint64_t)v != first) {
-            int rc = ic_ydoc_error(d, one, err,
-                                   "'%s' differs between layers (%llu at layer 0, %s at layer "
-                                   "%zu); expected one value for every layer",
-                                   key, (unsigned long long)first, t, i);
+            rc = ic_ydoc_error(d, one, err,
+                               "'%s' differs between layers (%llu at layer 0, %s at layer "
+                               "%zu); expected one value for every layer",
+                               key, (unsigned long long)first, t, i);
             ic_err_hint(err, "infcalc counts one expert width, top-k and shared count a "
                              "model; a model whose layers differ is not read");
             return rc;
@@ -1496,9 +1499,13 @@ static const struct family {
      * norms from its own keys, its MLP's width ffn_hidden_size */
     bool falcon;
     /* Hunyuan (transformers' HunYuanDenseV1 / HunYuanMoEV1): head_dim, else
-     * attention_head_dim, else hidden_size / heads; its MoE keys (moe_topk,
-     * num_shared_expert, lists a layer) */
+     * hidden_size / heads (attention_head_dim, where given, must agree); its
+     * MoE keys (moe_topk, num_shared_expert, lists a layer) */
     bool hunyuan;
+    /* its code reads no expert keys (Hunyuan's dense model, whose configs
+     * carry num_experts 1 and the MoE lists): ignored in a config.json,
+     * refused in a model entry */
+    bool no_moe;
 } families[] = {
     /* Llama (LlamaMLP: bias=config.mlp_bias); a config without a
      * model_type is read as one */
@@ -1642,13 +1649,15 @@ static const struct family {
     /* Tencent Hunyuan (transformers' HunYuanDenseV1ForCausalLM and
      * HunYuanMoEV1ForCausalLM): a Llama with query_layernorm and
      * key_layernorm of head_dim in every layer (built whatever use_qk_norm
-     * says); the MoE's every layer num_experts routed experts and one
-     * shared MLP, all of intermediate_size, top moe_topk, a router without
-     * bias. Tencent's own code (and vLLM's) sizes them by
-     * moe_intermediate_size and num_shared_expert, skips the first
-     * moe_layer_num_skipped layers, and shares K/V across layers with
-     * use_cla: where those would count otherwise, refused */
-    {.model_type = "hunyuan_v1_dense", .qk_norm = QK_HEAD, .hunyuan = true},
+     * says), head_dim else hidden_size / heads; the dense model reads none
+     * of the MoE keys its configs carry; the MoE's every layer num_experts
+     * routed experts and one shared MLP, all of intermediate_size, top
+     * moe_topk, a router without bias. Tencent's own code (and vLLM's) takes
+     * attention_head_dim, sizes the experts by moe_intermediate_size and
+     * num_shared_expert, skips the first moe_layer_num_skipped layers, and
+     * shares K/V across layers with use_cla: where those would count
+     * otherwise, refused */
+    {.model_type = "hunyuan_v1_dense", .qk_norm = QK_HEAD, .hunyuan = true, .no_moe = true},
     {.model_type = "hunyuan_v1_moe", .qk_norm = QK_HEAD, .hunyuan = true, .one_shared = true},
     /* GLM-4-0414 (Glm4DecoderLayer): four norms a layer (before and after
      * the attention and the MLP), q/k/v_proj biased by attention_bias, o_proj
@@ -2003,6 +2012,19 @@ static int hunyuan_keys(struct ctx *c, const struct family *fam)
         }
         return IC_OK;
     }
+    if (fam->no_moe) {
+        /* the dense model's configs carry MoE keys its code never reads */
+        static const struct key_name moe[] = {
+            {IC_MF_NUM_EXPERTS, "num_experts"}, {IC_MF_HY_TOPK, "moe_topk"},
+            {IC_MF_HY_SHARED, "num_shared_expert"}, {IC_MF_HY_MIXED, "use_mixed_mlp_moe"},
+            {IC_MF_MOE_INTERMEDIATE, "moe_intermediate_size"},
+            {IC_MF_HY_SKIPPED, "moe_layer_num_skipped"}, {IC_MF_TOPK, "num_experts_per_tok"},
+            {IC_MF_NUM_LOCAL_EXPERTS, "num_local_experts"},
+            {IC_MF_N_ROUTED_EXPERTS, "n_routed_experts"}};
+        if (!m->from_config_json)
+            return refuse_keys(c, moe, N(moe), "a dense model's code reads no expert keys",
+                               "leave them out, or give model_type hunyuan_v1_moe");
+    }
     if (has(m, IC_MF_HY_CLA) && m->hy_cla) {
         const int rc = at(c, IC_MF_HY_CLA, "'use_cla' true (K and V shared across layers) is "
                                            "not read: transformers' Hunyuan does not share "
@@ -2010,6 +2032,8 @@ static int hunyuan_keys(struct ctx *c, const struct family *fam)
         ic_err_hint(c->err, "the released configs give use_cla false");
         return rc;
     }
+    if (fam->no_moe)
+        return IC_OK;
     if (has(m, IC_MF_HY_SKIPPED) && m->hy_skipped)
         return at(c, IC_MF_HY_SKIPPED, "'moe_layer_num_skipped' (%llu) is not read: "
                                        "transformers' Hunyuan makes every layer MoE, "
@@ -2036,7 +2060,7 @@ static int hunyuan_keys(struct ctx *c, const struct family *fam)
         return at(c, IC_MF_TOPK, "'num_experts_per_tok' (%llu) contradicts 'moe_topk' "
                                  "(%llu); expected one",
                   (unsigned long long)m->num_experts_per_tok, (unsigned long long)m->hy_topk);
-    if (strcmp(m->model_type, "hunyuan_v1_moe") == 0 && !has(m, IC_MF_NUM_EXPERTS) &&
+    if (!has(m, IC_MF_NUM_EXPERTS) &&
         !has(m, IC_MF_NUM_LOCAL_EXPERTS) && !has(m, IC_MF_N_ROUTED_EXPERTS)) {
         const int rc = at(c, IC_MF_MODEL_TYPE, "a hunyuan_v1_moe config without "
                                                "'num_experts'");
@@ -2306,13 +2330,6 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
         if ((rc = check_range(&c, IC_MF_NH_ATTN_HEAD_DIM, "attention_head_dim", hd, 1,
                               1u << 14)))
             return rc;
-    } else if (fam->hunyuan && has(m, IC_MF_NH_ATTN_HEAD_DIM)) {
-        /* Hunyuan's older configs give attention_head_dim alone (its remote
-         * code reads it) */
-        hd = m->attention_head_dim;
-        if ((rc = check_range(&c, IC_MF_NH_ATTN_HEAD_DIM, "attention_head_dim", hd, 1,
-                              1u << 14)))
-            return rc;
     } else if (fam->head_dim_default && m->from_config_json && !m->head_dim_null) {
         hd = fam->head_dim_default;
     } else {
@@ -2322,6 +2339,17 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
                       "give head_dim explicitly",
                       (unsigned long long)D, (unsigned long long)H);
         hd = D / H;
+        /* Hunyuan's older configs give attention_head_dim alone, which
+         * Tencent's code reads and transformers' does not (hidden_size /
+         * heads where head_dim is absent): read where the two agree */
+        if (fam->hunyuan && has(m, IC_MF_NH_ATTN_HEAD_DIM) && m->attention_head_dim != hd) {
+            rc = at(&c, IC_MF_NH_ATTN_HEAD_DIM,
+                    "'attention_head_dim' (%llu) is not hidden_size / num_attention_heads "
+                    "(%llu), the width transformers' Hunyuan takes without head_dim",
+                    (unsigned long long)m->attention_head_dim, (unsigned long long)hd);
+            ic_err_hint(err, "give head_dim, as the model's newer configs do");
+            return rc;
+        }
     }
 
     /* MLA */
@@ -2383,7 +2411,7 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
                                  IC_MF_NUM_EXPERTS, IC_MF_ERNIE_EXPERTS};
     static const char *const e_keys[4] = {"num_local_experts", "n_routed_experts",
                                           "num_experts", "moe_num_experts"};
-    for (int i = 0; i < 4; i++)
+    for (int i = 0; i < 4 && !fam->no_moe; i++)
         if (has(m, e_ids[i]) && m->n_experts_field[i]) {
             if (e_id >= 0 && m->n_experts_field[i] != E)
                 return at(&c, e_ids[i],
@@ -2430,7 +2458,7 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
             return at(&c, IC_MF_MOE_LAYERS, "'moe_layers' names layer %llu, past the %llu "
                                              "layers of num_hidden_layers",
                       (unsigned long long)m->moe_layer_max, (unsigned long long)L);
-    } else if (has(m, IC_MF_TOPK) && m->num_experts_per_tok) {
+    } else if (has(m, IC_MF_TOPK) && m->num_experts_per_tok && !fam->no_moe) {
         return at(&c, IC_MF_TOPK, "'num_experts_per_tok' is given but no expert count "
                                   "(num_local_experts, n_routed_experts or num_experts)");
     }
