@@ -100,6 +100,11 @@ int ic_cli_cmd_bestofn(const struct ic_opts *a, const struct ic_db *db, FILE *ou
 /* A config.json whose quant_method is not read, without --weights: the
  * usage error (exit 2) asking for the stored type. */
 int ic_cli_quant_unread(FILE *errf, const struct ic_model *m);
+/* A model's weight type where --weights is not given: a config.json's
+ * shipped one into *weights (its unread quantization refused, exit 2), and
+ * its notes; *weights is left as it is otherwise */
+int ic_cli_model_weights(const struct ic_opts *a, FILE *errf, const struct ic_model *m,
+                         enum ic_dtype *weights);
 
 /* The notes a model's config.json needs: an encoder it holds and infcalc
  * does not count; with weights_note, that its own weight type is used

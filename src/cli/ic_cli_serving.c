@@ -168,15 +168,22 @@ int ic_cli_setup(const struct ic_opts *a, const struct ic_db *db, const char *cm
         return lrc;
     }
     s->dec.engine = s->en;
-    if (s->m->quant_unread[0] && !a->given[IC_OPT_WEIGHTS]) {
-        const int q = ic_cli_quant_unread(errf, s->m);
+    if ((lrc = ic_cli_model_weights(a, errf, s->m, &s->dec.weights))) {
         ic_cli_setup_free(s);
-        return q;
+        return lrc;
     }
+    return 0;
+}
+
+int ic_cli_model_weights(const struct ic_opts *a, FILE *errf, const struct ic_model *m,
+                         enum ic_dtype *weights)
+{
+    if (m->quant_unread[0] && !a->given[IC_OPT_WEIGHTS])
+        return ic_cli_quant_unread(errf, m);
     /* a config.json's own weight type where --weights is not given */
-    if (s->m->has_default_weights && !a->given[IC_OPT_WEIGHTS])
-        s->dec.weights = s->m->default_weights;
-    ic_cli_model_notes(errf, s->m, !a->given[IC_OPT_WEIGHTS]);
+    if (m->has_default_weights && !a->given[IC_OPT_WEIGHTS])
+        *weights = m->default_weights;
+    ic_cli_model_notes(errf, m, !a->given[IC_OPT_WEIGHTS]);
     return 0;
 }
 
@@ -696,15 +703,9 @@ int ic_cli_cmd_specdec(const struct ic_opts *a, const struct ic_db *db, FILE *ou
     }
     /* the draft at its own weight type where --weights is not given (a
      * config.json's shipped one, as the target's is; else the default) */
-    enum ic_dtype draft_w = s.dec.weights;
-    if (!a->given[IC_OPT_WEIGHTS]) {
-        if (dm->quant_unread[0]) {
-            rc = ic_cli_quant_unread(errf, dm);
-            goto out;
-        }
-        draft_w = dm->has_default_weights ? dm->default_weights : ic_decode_defaults().weights;
-        ic_cli_model_notes(errf, dm, true);
-    }
+    enum ic_dtype draft_w = a->given[IC_OPT_WEIGHTS] ? s.dec.weights : ic_decode_defaults().weights;
+    if ((rc = ic_cli_model_weights(a, errf, dm, &draft_w)))
+        goto out;
     ic_cli_warn_context(errf, &s.st, s.m->name, s.dec.context, "--context");
     {
         /* the draft runs on the same chips: its weights, KV and workspace too */
