@@ -300,6 +300,15 @@ START_TEST(test_comm_overlap_expected)
                          "ideal", "--comm", "overlap", NULL),
                      0);
     ck_assert_str_eq(err_buf, "");
+    /* simulate's steps the same (said once, whatever the steps) */
+    ck_assert_int_eq(run("simulate", "--model", "llama3-70b", "--hw", "h100", "--chips", "8",
+                         "--estimate", "expected", "--comm", "overlap", "--requests", "20",
+                         NULL),
+                     0);
+    ck_assert_str_eq(err_buf, "infcalc: warning: --comm overlap is not read by the expected "
+                              "time on an accelerator: engines run the all-reduces between "
+                              "the layers' kernels, so its collectives come after them "
+                              "(--estimate ideal overlaps them)\n");
 }
 END_TEST
 

@@ -282,6 +282,7 @@ static int cmd_decode(const struct ic_opts *a, const struct ic_db *db, FILE *out
 
     /* The configurations: every combination of the listed values. */
     size_t n_cfg = 1;
+    bool comm_said = false; /* the --comm warning, once */
     for (int l = 0; l < L_COUNT; l++)
         n_cfg *= (size_t)nl[l];
     if (n_cfg > IC_CLI_MAX_CONFIGS)
@@ -389,6 +390,7 @@ static int cmd_decode(const struct ic_opts *a, const struct ic_db *db, FILE *out
             rc = ic_cli_report(errf, lrc, &e);
             goto out;
         }
+        ic_cli_warn_comm(a, errf, h, k->cfg.estimate, &comm_said);
         const struct ic_model_stats *st = &stats[k->pick[L_MODEL]];
         bool ctx_swept = n_axes && (axes[0] == IC_AXIS_CONTEXT ||
                                     (n_axes > 1 && axes[1] == IC_AXIS_CONTEXT));
@@ -427,18 +429,6 @@ static int cmd_decode(const struct ic_opts *a, const struct ic_db *db, FILE *out
                                              pts + k->first, n};
         curves[c] = (struct ic_plot_curve){k->label, pts + k->first, n};
     }
-    /* an accelerator's expected step runs its all-reduces after the
-     * kernels whatever --comm says (ic_step_time): an explicit overlap is
-     * not read there, and the user is told */
-    if (a->given[IC_OPT_COMM] && a->comm == IC_COMM_OVERLAP)
-        for (size_t i = 0; i < used; i++)
-            if (pts[i].achieved) {
-                fputs("infcalc: warning: --comm overlap is not read by the expected time on an "
-                      "accelerator: engines run the all-reduces between the layers' kernels, "
-                      "so its collectives come after them (--estimate ideal overlaps them)\n",
-                      ic_cli_warnf(errf));
-                break;
-            }
     struct ic_report r = {n_axes > 0 || n_cfg > 1, n_axes > 0, {axes[0], axes[1]}, n_axes};
     if ((lrc = ic_report_write(out, fmt, &r, groups, n_cfg))) {
         fputs(lrc == IC_EIO ? "infcalc: error: writing the output failed\n"
@@ -1211,6 +1201,19 @@ static _Thread_local FILE *held_warnings;
 static int run_opts(int argc, char **argv, FILE *out, FILE *errf);
 
 FILE *ic_cli_warnf(FILE *errf) { return held_warnings ? held_warnings : errf; }
+
+void ic_cli_warn_comm(const struct ic_opts *a, FILE *errf, const struct ic_hw *h,
+                      enum ic_estimate estimate, bool *said)
+{
+    if (*said || !a->given[IC_OPT_COMM] || a->comm != IC_COMM_OVERLAP ||
+        !ic_step_achieved(h, estimate))
+        return;
+    fputs("infcalc: warning: --comm overlap is not read by the expected time on an "
+          "accelerator: engines run the all-reduces between the layers' kernels, so its "
+          "collectives come after them (--estimate ideal overlaps them)\n",
+          ic_cli_warnf(errf));
+    *said = true;
+}
 
 int ic_cli_run(int argc, char **argv, FILE *out, FILE *errf)
 {

@@ -100,6 +100,10 @@ int ic_cli_cmd_bestofn(const struct ic_opts *a, const struct ic_db *db, FILE *ou
 /* A config.json whose quant_method is not read, without --weights: the
  * usage error (exit 2) asking for the stored type. */
 int ic_cli_quant_unread(FILE *errf, const struct ic_model *m);
+/* --comm overlap where an accelerator's expected time runs its collectives
+ * after the kernels (ic_step_achieved): a warning, once (*said) */
+void ic_cli_warn_comm(const struct ic_opts *a, FILE *errf, const struct ic_hw *h,
+                      enum ic_estimate estimate, bool *said);
 /* A model's weight type where --weights is not given: a config.json's
  * shipped one into *weights (its unread quantization refused, exit 2), and
  * its notes; *weights is left as it is otherwise */

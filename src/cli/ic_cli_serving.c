@@ -93,7 +93,7 @@ int ic_cli_engine_check(const struct ic_opts *a, const struct ic_hw *h, FILE *er
     if (a->given[IC_OPT_ESTIMATE] && a->estimate == IC_EST_IDEAL)
         return ic_cli_usage_hint(errf, "leave out --estimate ideal (--engine implies expected)",
                                  "--engine: the ideal bound reads no engine profile");
-    if (!h->achieved.present || h->measured.present)
+    if (!ic_step_achieved(h, IC_EST_EXPECTED))
         return ic_cli_usage_hint(errf, "choose a chip with achieved rates ('infcalc show hw "
                                        "NAME' lists them), or leave out --engine",
                                  "--engine: %s has no achieved section (published "

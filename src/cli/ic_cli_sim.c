@@ -316,6 +316,8 @@ int ic_cli_cmd_simulate(const struct ic_opts *a, const struct ic_db *db, FILE *o
     if (rc)
         return rc;
     fill_cfg(a, &x);
+    bool comm_said = false;
+    ic_cli_warn_comm(a, errf, x.s.h, x.c.dec.estimate, &comm_said);
     /* as decode warns for --context: the requests' whole length (their
      * mean, under a distribution) past what the model was trained for */
     if (!a->given[IC_OPT_TRACE])

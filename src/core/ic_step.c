@@ -540,7 +540,7 @@ int ic_step_time(const struct ic_load *l, const struct ic_hw *hw, const struct i
 
     double lin, att, fixed = 0;
     bool serial_comm = r->comm == IC_COMM_SERIAL;
-    if (r->estimate == IC_EST_EXPECTED && !hw->measured.present && hw->achieved.present) {
+    if (ic_step_achieved(hw, r->estimate)) {
         /* An accelerator at the rates good kernels achieve on it (published
          * microbenchmarks): the ideal rule over achieved bandwidth and GEMM
          * rates, a launch floor per kernel, and the all-reduces at their
@@ -785,3 +785,7 @@ uint64_t ic_step_max_batch(const struct ic_mem *k, double capacity)
     return lo;
 }
 
+bool ic_step_achieved(const struct ic_hw *hw, enum ic_estimate estimate)
+{
+    return estimate == IC_EST_EXPECTED && !hw->measured.present && hw->achieved.present;
+}

@@ -418,5 +418,10 @@ double ic_step_mem_at(const struct ic_mem *k, uint64_t batch);
 /* The largest batch whose memory is at most capacity (0 if none), at most
  * IC_DECODE_MAX_BATCH (the largest --batch accepted); exact. */
 uint64_t ic_step_max_batch(const struct ic_mem *k, double capacity);
+/* Whether the estimate times an accelerator at its achieved rates (the
+ * entry's achieved section, no bench's measured one): engine profiles
+ * apply there, and the collectives run after the kernels whatever the
+ * comm mode */
+bool ic_step_achieved(const struct ic_hw *hw, enum ic_estimate estimate);
 
 #endif
