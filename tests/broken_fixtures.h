@@ -97,6 +97,8 @@ static const struct broken broken[] = {
     {"model-bias-on-llama.yaml", true, 10, 7, "'bias' is not read for model_type", NULL},
     {"model-qkv-bias-on-internlm2.yaml", true, 11, 11, "'qkv_bias' is not read for model_type", NULL},
     {"model-moe-topk-on-llama.yaml", true, 11, 11, "'moe_topk' is not read for model_type", NULL},
+    {"model-unread-type.yaml", true, 4, 13, "model_type 'qwen9000' is not one infcalc reads", NULL},
+    {"model-experts-on-internlm3.yaml", true, 11, 20, "'num_local_experts' is not read for model_type 'internlm3'", NULL},
     {"model-totals-mlp-bias.yaml", true, 8, 11, "'mlp_bias' is not read beside 'parameters'",
      NULL},
     {"config-ernie-keys-on-llama.json", true, 6, 28,

@@ -1151,6 +1151,15 @@ END_TEST
 START_TEST(test_dots1)
 {
     struct ic_model_stats st;
+    /* without moe_intermediate_size the experts are not intermediate_size
+     * wide (Dots1Config's default is 1408): refused */
+    struct ic_err e = {0};
+    char path[64];
+    ic_test_write_tmp(path, "{\"model_type\": \"dots1\", \"num_hidden_layers\": 2, " SHAPE
+                            ", \"n_routed_experts\": 4, \"num_experts_per_tok\": 2}");
+    ck_assert_int_eq(ic_model_load(path, M, &e), IC_EINVAL);
+    ck_assert_ptr_nonnull(strstr(e.msg, "model_type 'dots1''s experts need 'moe_intermediate_size'"));
+    remove(path);
     ic_test_fixture_stats("dots-llm1-base-config.json", &st);
     ck_assert_uint_eq(st.params_total, UINT64_C(142774381696));
     ck_assert_uint_eq(st.params_active, UINT64_C(13393734784));
@@ -1229,6 +1238,24 @@ START_TEST(test_falcon)
     ck_assert_int_eq(ic_model_load(path, M, &e), IC_EINVAL);
     ck_assert_ptr_nonnull(strstr(e.msg, "'intermediate_size' is not read for model_type 'falcon'"));
     remove(path);
+    /* ... and keys of theirs that would change a count Falcon's code never
+     * reads (an attention_bias added biases, a sliding_window cut the
+     * cache); num_kv_heads past the heads, whatever the architecture */
+    static const char *const falcon_bad[][2] = {
+        {FALCON ", \"attention_bias\": true}", "'attention_bias' is not read for model_type 'falcon'"},
+        {FALCON ", \"sliding_window\": 64}", "'sliding_window' is not read for model_type 'falcon'"},
+        {FALCON ", \"num_kv_heads\": 8}", "'num_kv_heads'"},
+    };
+    for (size_t i = 0; i < 3; i++) {
+        ic_test_write_tmp(path, falcon_bad[i][0]);
+        ck_assert_int_eq(ic_model_load(path, M, &e), IC_EINVAL);
+        ck_assert_msg(strstr(e.msg, falcon_bad[i][1]), "%zu: %s", i, e.msg);
+        remove(path);
+    }
+    /* its configs' expert keys, which its code never reads: ignored */
+    derive_text(FALCON ", \"num_local_experts\": 8, \"num_experts_per_tok\": 2}", &other);
+    ck_assert_uint_eq(other.params_total, st.params_total);
+    ck_assert_uint_eq(other.n_experts, 0);
 #undef FALCON
 }
 END_TEST

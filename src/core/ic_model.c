@@ -1502,6 +1502,9 @@ static const struct family {
      * hidden_size / heads (attention_head_dim, where given, must agree); its
      * MoE keys (moe_topk, num_shared_expert, lists a layer) */
     bool hunyuan;
+    /* its experts' width must be given: the config class's default is no
+     * dense width (ERNIE 4.5's, dots.llm1's 1408) */
+    bool moe_width;
     /* its code reads no expert keys (Hunyuan's dense model, whose configs
      * carry num_experts 1 and the MoE lists): ignored in a config.json,
      * refused in a model entry */
@@ -1613,7 +1616,7 @@ static const struct family {
     {.model_type = "ernie4_5", .tie_default = true, .head_dim_default = 128, .kv_default = 2,
      .no_use_bias = true},
     {.model_type = "ernie4_5_moe", .ernie = true, .tie_default = true, .kv_default = 4,
-     .router_bias = true, .no_use_bias = true},
+     .router_bias = true, .no_use_bias = true, .moe_width = true},
     /* EXAONE 3.0 and 3.5 (remote code ExaoneForCausalLM): a Llama under
      * other names (wte, c_fc_0/1, c_proj, out_proj), its layer count
      * num_layers, tied where the config does not say (ExaoneConfig leaves
@@ -1626,7 +1629,8 @@ static const struct family {
     /* InternLM3 (remote code InternLM3ForCausalLM): a Llama under its own
      * names whose q/k/v_proj take bias=config.qkv_bias and o_proj, gate,
      * up and down bias=config.bias (both false in the released 8B) */
-    {.model_type = "internlm3", .qkv_bias_key = true, .bias_key = BIAS_O | BIAS_MLP},
+    {.model_type = "internlm3", .qkv_bias_key = true, .bias_key = BIAS_O | BIAS_MLP,
+     .no_moe = true},
     /* Falcon 7B, 40B, 180B and Falcon 2 (transformers' FalconForCausalLM):
      * q/k/v fused, its width (heads + 2 KV heads) x head_dim where the KV
      * heads are num_kv_heads with new_decoder_architecture, else one with
@@ -1639,13 +1643,14 @@ static const struct family {
      * absent) on q/k/v, dense and both MLP matrices; tied where the config
      * does not say (FalconConfig leaves it to PretrainedConfig) */
     {.model_type = "falcon", .falcon = true, .bias_key = BIAS_QKV | BIAS_O | BIAS_MLP,
-     .head_dim_fixed = true, .two_mats = true, .norm_bias = true, .tie_default = true},
+     .head_dim_fixed = true, .two_mats = true, .norm_bias = true, .tie_default = true,
+     .no_moe = true},
     /* dots.llm1 (transformers' Dots1DecoderLayer): Qwen3's attention (q_norm
      * and k_norm of head_dim; attention_bias on q, k, v and o) before
      * DeepSeek-V3's MoE (first_k_dense_replace dense layers, shared experts
      * of n_shared_experts x moe_intermediate_size, the router's
      * e_score_correction_bias), untied where the config does not say */
-    {.model_type = "dots1", .qk_norm = QK_HEAD, .router_bias = true},
+    {.model_type = "dots1", .qk_norm = QK_HEAD, .router_bias = true, .moe_width = true},
     /* Tencent Hunyuan (transformers' HunYuanDenseV1ForCausalLM and
      * HunYuanMoEV1ForCausalLM): a Llama with query_layernorm and
      * key_layernorm of head_dim in every layer (built whatever use_qk_norm
@@ -1972,7 +1977,7 @@ static int refuse_keys(const struct ctx *c, const struct key_name *keys, size_t 
 /* Falcon's own names for what other families call num_key_value_heads and
  * intermediate_size: those refused beside them (FalconConfig reads neither,
  * so a count from them would be a guess), its KV heads and norms checked */
-static int falcon_keys(struct ctx *c, const struct family *fam, uint64_t Hkv)
+static int falcon_keys(struct ctx *c, const struct family *fam)
 {
     const struct ic_model *m = c->m;
     if (!fam->falcon)
@@ -1984,8 +1989,19 @@ static int falcon_keys(struct ctx *c, const struct family *fam, uint64_t Hkv)
                          "give num_kv_heads and ffn_hidden_size, as Falcon's configs do");
     if (rc)
         return rc;
-    if (m->new_arch && has(m, IC_MF_FALCON_KV) &&
-        (rc = check_range(c, IC_MF_FALCON_KV, "num_kv_heads", Hkv, 1, m->num_attention_heads)))
+    /* other families' keys that would change a count FalconConfig and its
+     * model never read (its biases are 'bias') */
+    static const struct key_name unread[] = {
+        {IC_MF_ATTN_BIAS, "attention_bias"}, {IC_MF_SLIDING_WINDOW, "sliding_window"},
+        {IC_MF_LAYER_TYPES, "layer_types"}, {IC_MF_CHUNK, "attention_chunk_size"},
+        {IC_MF_KV_LORA, "kv_lora_rank"}, {IC_MF_Q_LORA, "q_lora_rank"},
+        {IC_MF_INTERMEDIATE_MLP, "intermediate_size_mlp"}};
+    if ((rc = refuse_keys(c, unread, N(unread), "Falcon's code reads no such key",
+                          "leave it out; modeldb/README.md lists falcon's keys")))
+        return rc;
+    if (has(m, IC_MF_FALCON_KV) &&
+        (rc = check_range(c, IC_MF_FALCON_KV, "num_kv_heads", m->falcon_kv, 1,
+                          m->num_attention_heads)))
         return rc;
     if (has(m, IC_MF_FFN) &&
         (rc = check_range(c, IC_MF_FFN, "ffn_hidden_size", m->ffn_hidden_size, 1, 1u << 22)))
@@ -2011,19 +2027,6 @@ static int hunyuan_keys(struct ctx *c, const struct family *fam)
             return rc;
         }
         return IC_OK;
-    }
-    if (fam->no_moe) {
-        /* the dense model's configs carry MoE keys its code never reads */
-        static const struct key_name moe[] = {
-            {IC_MF_NUM_EXPERTS, "num_experts"}, {IC_MF_HY_TOPK, "moe_topk"},
-            {IC_MF_HY_SHARED, "num_shared_expert"}, {IC_MF_HY_MIXED, "use_mixed_mlp_moe"},
-            {IC_MF_MOE_INTERMEDIATE, "moe_intermediate_size"},
-            {IC_MF_HY_SKIPPED, "moe_layer_num_skipped"}, {IC_MF_TOPK, "num_experts_per_tok"},
-            {IC_MF_NUM_LOCAL_EXPERTS, "num_local_experts"},
-            {IC_MF_N_ROUTED_EXPERTS, "n_routed_experts"}};
-        if (!m->from_config_json)
-            return refuse_keys(c, moe, N(moe), "a dense model's code reads no expert keys",
-                               "leave them out, or give model_type hunyuan_v1_moe");
     }
     if (has(m, IC_MF_HY_CLA) && m->hy_cla) {
         const int rc = at(c, IC_MF_HY_CLA, "'use_cla' true (K and V shared across layers) is "
@@ -2239,7 +2242,7 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
     if (has(m, IC_MF_KV_HEADS) &&
         (rc = check_range(&c, IC_MF_KV_HEADS, "num_key_value_heads", Hkv, 1, H)))
         return rc;
-    if ((rc = falcon_keys(&c, fam, Hkv)) || (rc = hunyuan_keys(&c, fam)))
+    if ((rc = falcon_keys(&c, fam)) || (rc = hunyuan_keys(&c, fam)))
         return rc;
     if ((rc = ernie_keys(&c, fam)))
         return rc;
@@ -2276,6 +2279,18 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
             unread[n++] = (struct key_name){IC_MF_MLP_BIAS, "mlp_bias"};
         if ((rc = refuse_keys(&c, unread, n, "its code reads no such key",
                               "leave it out; modeldb/README.md lists each model_type's keys")))
+            return rc;
+        /* a dense family's: its configs' MoE keys are ignored (Hunyuan's
+         * dense model's carry them), a model entry's refused */
+        static const struct key_name moe[] = {
+            {IC_MF_NUM_EXPERTS, "num_experts"}, {IC_MF_NUM_LOCAL_EXPERTS, "num_local_experts"},
+            {IC_MF_N_ROUTED_EXPERTS, "n_routed_experts"}, {IC_MF_TOPK, "num_experts_per_tok"},
+            {IC_MF_MOE_INTERMEDIATE, "moe_intermediate_size"}, {IC_MF_HY_TOPK, "moe_topk"},
+            {IC_MF_HY_SHARED, "num_shared_expert"}, {IC_MF_HY_MIXED, "use_mixed_mlp_moe"},
+            {IC_MF_HY_SKIPPED, "moe_layer_num_skipped"}};
+        if (fam->no_moe &&
+            (rc = refuse_keys(&c, moe, N(moe), "a dense model's code reads no expert keys",
+                              "leave them out (an MoE of the family has its own model_type)")))
             return rc;
     }
     /* NemotronHMLP's mlp_bias: no released config sets it, and its blocks'
@@ -2440,8 +2455,13 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
                                                                        : m->num_experts_per_tok;
         if ((rc = check_range(&c, k_id, k_key, k, 1, E)))
             return rc;
-        if (fam->ernie && !has(m, IC_MF_MOE_INTERMEDIATE))
-            return at(&c, e_id, "ERNIE 4.5's experts need 'moe_intermediate_size'");
+        if (fam->moe_width && !has(m, IC_MF_MOE_INTERMEDIATE)) {
+            rc = at(&c, e_id, "model_type '%s''s experts need 'moe_intermediate_size' (its "
+                              "config class's default is not the dense intermediate_size)",
+                    m->model_type);
+            ic_err_hint(err, "give the experts' width as the checkpoint's config.json does");
+            return rc;
+        }
         Fe = has(m, IC_MF_MOE_INTERMEDIATE) ? m->moe_intermediate_size : m->intermediate_size;
         if ((rc = check_range(&c, IC_MF_MOE_INTERMEDIATE, "moe_intermediate_size", Fe, 1,
                               1u << 22)) ||
@@ -3332,8 +3352,10 @@ int ic_model_load(const char *path, struct ic_model *out, struct ic_err *err)
         rc = read_text_config(&d, map_get(&d, root, "text_config"), m, err);
     if (rc)
         goto out;
-    if (m->from_config_json && m->model_type[0] && !type_read(m->model_type)) {
-        /* refuse_unread_type saw the same text before the keys were read */
+    if (m->model_type[0] && !type_read(m->model_type)) {
+        /* (a config.json's: refuse_unread_type saw the same text before the
+         * keys were read; a model entry's, read as a Llama, was counted
+         * as one) */
         const struct ic_loc *l = &m->locs[IC_MF_MODEL_TYPE];
         rc = type_error(path, l->line, l->col, m->model_type, err);
         goto out;
