@@ -2250,7 +2250,7 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
      * refused, as an unknown key (a config.json's are its config class's
      * attributes, which that code ignores) */
     if (!m->from_config_json) {
-        struct key_name unread[16];
+        struct key_name unread[16]; /* at most 15: 2 + 6 + 5 + 2 below */
         size_t n = 0;
         if (!fam->hunyuan) {
             static const struct key_name hy_keys[] = {
