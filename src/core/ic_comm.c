@@ -207,11 +207,18 @@ static struct ic_comm_path measured_path(const struct ic_hw *hw)
     return at;
 }
 
+/* Whether a path is the measured group's own (or no group was given): the
+ * figures stand as measured */
+static bool as_measured(const struct ic_hw *hw, const struct ic_comm_path *p)
+{
+    const struct ic_hw_achieved *a = &hw->achieved;
+    return a->allreduce_chips < 2 || (a->allreduce_chips == p->domain && !a->allreduce_axis);
+}
+
 double ic_comm_busbw_achieved(const struct ic_hw *hw, const struct ic_comm_path *p)
 {
     const struct ic_hw_achieved *a = &hw->achieved;
-    const uint64_t m = a->allreduce_chips;
-    if (m < 2 || (m == p->domain && !a->allreduce_axis))
+    if (as_measured(hw, p))
         return a->allreduce_busbw_B_s;
     const struct ic_comm_path at = measured_path(hw);
     if (!(at.bw_B_s > 0) || !(p->bw_B_s > 0))
@@ -222,8 +229,7 @@ double ic_comm_busbw_achieved(const struct ic_hw *hw, const struct ic_comm_path 
 double ic_comm_latency_achieved(const struct ic_hw *hw, const struct ic_comm_path *p)
 {
     const struct ic_hw_achieved *a = &hw->achieved;
-    const uint64_t m = a->allreduce_chips;
-    if (m < 2 || (m == p->domain && !a->allreduce_axis))
+    if (as_measured(hw, p))
         return a->allreduce_latency_s;
     /* the hops a longer path adds, each at the ideal path's cost (an
      * all-reduce crosses them twice, as ic_comm_allreduce_s counts) */
