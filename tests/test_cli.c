@@ -312,6 +312,23 @@ START_TEST(test_comm_overlap_expected)
 }
 END_TEST
 
+/* a trace's requests past max_position_embeddings are said to be, as
+ * --prompt + --output are: the longest, 6000 + 3000 = 9000 against
+ * llama3-8b's 8192 (one of 4000 + 100 within it) */
+START_TEST(test_trace_context_warning)
+{
+    char path[64];
+    ic_test_write_tmp(path, "0,4000,100\n0.5,6000,3000\n");
+    ck_assert_int_eq(run("simulate", "--model", "llama3-8b", "--hw", "h100", "--trace", path,
+                         NULL),
+                     0);
+    ck_assert_str_eq(err_buf, "infcalc: warning: the trace's longest request, prompt + output "
+                              "(9000 tokens) exceeds llama3-8b's max_position_embeddings "
+                              "(8192)\n");
+    remove(path);
+}
+END_TEST
+
 START_TEST(test_numbers_rejected)
 {
     /* trailing garbage, signs, fractions, exponents, spaces: each names the
@@ -1621,6 +1638,7 @@ int main(void)
     tcase_add_test(tc, test_kv_heads_unshardable);
     tcase_add_test(tc, test_context_warning);
     tcase_add_test(tc, test_comm_overlap_expected);
+    tcase_add_test(tc, test_trace_context_warning);
     tcase_add_test(tc, test_numbers_rejected);
     tcase_add_test(tc, test_suggestions);
     tcase_add_test(tc, test_help_everywhere);

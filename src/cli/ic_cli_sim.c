@@ -405,6 +405,11 @@ int ic_cli_cmd_simulate(const struct ic_opts *a, const struct ic_db *db, FILE *o
     if (w.o.f && (rc = ic_out_close(&w.o, false, &e)))
         goto lib_fail;
     x.c.on_request = NULL;
+    /* a trace's requests past what the model was trained for, as --prompt
+     * and --output are said to be (above) */
+    if (a->given[IC_OPT_TRACE])
+        ic_cli_warn_context(errf, &x.s.st, x.s.m->name, res[0].longest,
+                            "the trace's longest request, prompt + output");
     /* the capacity: the largest rate meeting both P99 SLOs, refined by
      * bisection between the last rate that meets them and the next */
     double capacity = 0;

@@ -1245,6 +1245,8 @@ static int on_arrival(struct sim *s)
         q->prompt = draw(s, &c->prompt);
         q->output = draw(s, &c->output);
     }
+    if (q->prompt + q->output > s->out->longest)
+        s->out->longest = q->prompt + q->output;
     s->arrived++;
     int rc;
     if ((rc = enqueue(s, r, false)))

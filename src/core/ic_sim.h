@@ -188,6 +188,7 @@ struct ic_sim_result {
     double swap_s;                 /* time spent copying KV to and from the host */
     uint64_t block;                /* the pool's block, tokens: the config's, or the larger
                                       one a linear-attention hybrid's state aligns it to */
+    uint64_t longest;              /* the longest request that arrived, prompt + output */
 };
 
 /* Runs the simulation. IC_EINVAL for a configuration that cannot run (no
