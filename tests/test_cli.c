@@ -1398,6 +1398,16 @@ static const struct qcase {
     {IC_TEST_DIR "/fixtures/llama3.1-8b-compressed-tensors-fp8-config.json", "h100", true, 0,
      {"\"weights_bytes\": 9080934400,"},
      "from its quantization_config compressed-tensors, fp8, one scale per channel"},
+    /* compression_config, the key older compressed-tensors exports write
+     * (mgoin/DeepSeek-Coder-V2-Lite-Instruct-FP8 at 5a429b9, Hugging Face;
+     * its head verbatim, the keys after qk_rope_head_dim as the base
+     * model's config): FP8 per tensor, ignore [lm_head]. 15,706,484,224
+     * parameters; the embedding and head, 2 x 102,400 x 2,048 =
+     * 419,430,400, at 2 B and the other 15,287,053,824 at 1 B:
+     * 16,125,914,624 B (read as bf16 before, 31.4 GB) */
+    {IC_TEST_DIR "/fixtures/deepseek-coder-v2-lite-fp8-compression-config.json", "h100", true, 0,
+     {"\"weights_bytes\": 16125914624,"},
+     "from its compression_config compressed-tensors, fp8, one scale per tensor"},
     /* bitsandbytes LLM.int8 of Llama-3.1-8B, torch_dtype float32 (a
      * published checkpoint's config, github IrfanUruchi/Llama-3.1-8B-
      * Computer-Networks-LLM): the linear layers and norms, 6,979,588,096 at

@@ -330,6 +330,74 @@ START_TEST(test_minimax_m2)
 }
 END_TEST
 
+/* Qwen2's q/k/v biases in its MoE and VL text decoders. Qwen1.5-MoE-A2.7B
+ * (its config as Qwen ships it): a layer's attention 4 x 2048^2 + 3 x 2048
+ * biases = 16,783,360, router 60 x 2048 = 122,880, experts 60 x 3 x 2048 x
+ * 1408 = 519,045,120, shared expert 3 x 2048 x 5632 = 34,603,008 and its
+ * gate 2048, norms 4096: 570,560,512; x 24 + the embedding and head 2 x
+ * 151,936 x 2048 + the final norm 2048 = 14,315,784,192 (the card: 14.3B).
+ * Qwen2-VL-7B's text decoder is Qwen2.5-7B's shape, 7,615,616,512 with
+ * 28 x (3584 + 2 x 512) q/k/v biases (the modeldb entry's published
+ * total). */
+START_TEST(test_qwen2_biases)
+{
+    struct ic_err e = {0};
+    struct ic_model_stats st;
+    ck_assert_int_eq(ic_model_load(IC_TEST_DIR "/fixtures/qwen1.5-moe-a2.7b-config.json", M, &e), 0);
+    ck_assert_int_eq(ic_model_derive(M, &st, &e), 0);
+    ck_assert_uint_eq(st.params_total, UINT64_C(14315784192));
+    ck_assert_int_eq(ic_model_load(IC_TEST_DIR "/fixtures/qwen2-vl-7b-config.json", M, &e), 0);
+    ck_assert_int_eq(ic_model_derive(M, &st, &e), 0);
+    ck_assert_uint_eq(st.params_total, UINT64_C(7615616512));
+}
+END_TEST
+
+/* compression_config (older compressed-tensors exports) is read where
+ * quantization_config is absent or null, and loses to it wherever the two
+ * keys stand (vLLM's order); the note names the key read. A Llama of
+ * 2 layers, hidden 256, MLP 512, vocab 1000. */
+START_TEST(test_compression_config)
+{
+#define CC_BASE                                                                              \
+    "{\"model_type\": \"llama\", \"num_hidden_layers\": 2, \"hidden_size\": 256, "        \
+    "\"intermediate_size\": 512, \"num_attention_heads\": 4, \"vocab_size\": 1000, "        \
+    "\"torch_dtype\": \"bfloat16\""
+#define CC_FP8                                                                               \
+    "{\"quant_method\": \"compressed-tensors\", \"format\": \"float-quantized\", "          \
+    "\"ignore\": [\"lm_head\"], \"config_groups\": {\"group_0\": {\"targets\": [\"Linear\"], " \
+    "\"weights\": {\"num_bits\": 8, \"type\": \"float\", \"strategy\": \"tensor\"}}}}"
+#define CC_BNB "{\"quant_method\": \"bitsandbytes\", \"load_in_8bit\": true}"
+    static const struct {
+        const char *json;
+        enum ic_dtype t;
+        const char *note;
+    } cases[] = {
+        {CC_BASE ", \"compression_config\": " CC_FP8 "}", IC_DT_FP8,
+         "compression_config compressed-tensors, fp8"},
+        {CC_BASE ", \"quantization_config\": null, \"compression_config\": " CC_FP8 "}",
+         IC_DT_FP8, "compression_config compressed-tensors, fp8"},
+        {CC_BASE ", \"compression_config\": " CC_FP8 ", \"quantization_config\": " CC_BNB "}",
+         IC_DT_INT8, "quantization_config bitsandbytes 8-bit"},
+        {CC_BASE ", \"quantization_config\": " CC_BNB ", \"compression_config\": " CC_FP8 "}",
+         IC_DT_INT8, "quantization_config bitsandbytes 8-bit"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct ic_err e = {0};
+        char path[64];
+        ic_test_write_tmp(path, cases[i].json);
+        ck_assert_msg(ic_model_load(path, M, &e) == 0, "%zu: %s", i, e.msg);
+        remove(path);
+        ck_assert(M->has_default_weights);
+        ck_assert_int_eq(M->default_weights, cases[i].t);
+        ck_assert_msg(strncmp(M->weights_note, cases[i].note, strlen(cases[i].note)) == 0,
+                      "%zu: %s", i, M->weights_note);
+    }
+#undef CC_BASE
+#undef CC_FP8
+#undef CC_BNB
+}
+END_TEST
+
 /* DeepSeek-V3.2 (model_type deepseek_v32): DeepSeek-V3's layers and a
  * lightning indexer per layer (index_n_heads 64, index_head_dim 128,
  * index_topk 2048). The indexer's parameters, by hand from DeepSeek's
@@ -1382,6 +1450,8 @@ int main(void)
     tcase_add_test(tc, test_kimi_k2);
     tcase_add_test(tc, test_glm4_moe);
     tcase_add_test(tc, test_minimax_m2);
+    tcase_add_test(tc, test_compression_config);
+    tcase_add_test(tc, test_qwen2_biases);
     tcase_add_test(tc, test_deepseek_v32);
     tcase_add_test(tc, test_llama4);
     tcase_add_test(tc, test_qwen3_next);

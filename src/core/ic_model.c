@@ -342,6 +342,7 @@ static int read_dtype_key(const struct ic_ydoc *d, yaml_node_t *node, void *rec,
             /* torch_dtype and dtype (transformers 4.56 writes both) must agree */
             if (m->has_default_weights &&
                 strncmp(m->weights_note, "quantization_config", 19) != 0 &&
+                strncmp(m->weights_note, "compression_config", 18) != 0 &&
                 m->default_weights != map[i].t) {
                 int rc = ic_ydoc_error(d, node, err, "'%s': %s, where the config's other type "
                                                      "key says %s", key, t,
@@ -1135,6 +1136,33 @@ static int read_quant(const struct ic_ydoc *d, yaml_node_t *node, void *rec, str
     return IC_OK;
 }
 
+/* compression_config: where compressed-tensors exports before
+ * quantization_config (llm-compressor's of 2024) state their scheme, in
+ * quantization_config's form. vLLM reads it only where quantization_config
+ * is absent or null, and so does this; its note names the key it came
+ * from. */
+static int read_compression(const struct ic_ydoc *d, yaml_node_t *node, void *rec,
+                            struct ic_err *err)
+{
+    struct ic_model *m = rec;
+    yaml_node_t *root = yaml_document_get_root_node((yaml_document_t *)&d->doc);
+    yaml_node_t *text = map_get(d, root, "text_config");
+    yaml_node_t *q_root = map_get(d, root, "quantization_config");
+    yaml_node_t *q_text =
+        text && text->type == YAML_MAPPING_NODE ? map_get(d, text, "quantization_config") : NULL;
+    if ((q_root && !ic_ydoc_is_null(q_root)) || (q_text && !ic_ydoc_is_null(q_text)))
+        return IC_OK;
+    int rc = read_quant(d, node, rec, err);
+    /* "quantization_config ..." -> "compression_config ..." (one shorter) */
+    static const char q[] = "quantization_config", c[] = "compression_config";
+    char *n = m->weights_note;
+    if (!rc && strncmp(n, q, sizeof q - 1) == 0) {
+        memmove(n + sizeof c - 1, n + sizeof q - 1, strlen(n + sizeof q - 1) + 1);
+        memcpy(n, c, sizeof c - 1);
+    }
+    return rc;
+}
+
 /* rope_scaling: the context a scaled RoPE makes usable, the original
  * length times the factor (Qwen2.5's YaRN: 32768 x 4). */
 static int read_rope(const struct ic_ydoc *d, yaml_node_t *node, void *rec, struct ic_err *err)
@@ -1318,6 +1346,8 @@ static const struct ic_field config_fields[] = {
     {"attn_type_list", IC_F_CUSTOM, IC_MF_ATTN_TYPES, 0, 0, 0, 0, 0, false, NULL,
      read_attn_types},
     {"quantization_config", IC_F_CUSTOM, IC_MF_QUANT, 0, 0, 0, 0, 0, false, NULL, read_quant},
+    {"compression_config", IC_F_CUSTOM, IC_MF_COMPRESSION, 0, 0, 0, 0, 0, false, NULL,
+     read_compression},
     {"rope_scaling", IC_F_CUSTOM, IC_MF_ROPE_SCALING, 0, 0, 0, 0, 0, false, NULL, read_rope},
 };
 static const struct ic_schema config_schema = {"Hugging Face config", config_fields,
@@ -1493,8 +1523,9 @@ static const struct family {
     /* StarCoder2's use_bias (true where absent): biases on q, k, v, o and
      * both MLP matrices */
     bool use_bias_all;
-    /* InternLM3: qkv_bias biases q, k and v */
+    /* InternLM3: qkv_bias biases q, k and v (Qwen2-MoE: true where absent) */
     bool qkv_bias_key;
+    bool qkv_bias_default;
     /* Falcon (FalconAttention, FalconDecoderLayer): its KV heads and
      * norms from its own keys, its MLP's width ffn_hidden_size */
     bool falcon;
@@ -1514,6 +1545,18 @@ static const struct family {
      * model_type is read as one */
     {.model_type = "llama", .mlp_bias_key = true},
     {.model_type = "qwen2", .qkv_bias_only = true},
+    /* Qwen2-VL and Qwen2.5-VL (their text decoders, Qwen2VLAttention and
+     * Qwen2_5_VLAttention): Qwen2's q/k/v biases */
+    {.model_type = "qwen2_vl", .qkv_bias_only = true},
+    {.model_type = "qwen2_vl_text", .qkv_bias_only = true},
+    {.model_type = "qwen2_5_vl", .qkv_bias_only = true},
+    {.model_type = "qwen2_5_vl_text", .qkv_bias_only = true},
+    /* Qwen1.5-MoE and Qwen2-MoE (transformers' Qwen2MoeAttention and
+     * Qwen2MoeSparseMoeBlock): q/k/v biases (bias=True, later
+     * config.qkv_bias, true where absent), none on o; a shared_expert_gate
+     * (D -> 1) beside the shared expert */
+    {.model_type = "qwen2_moe", .qkv_bias_key = true, .qkv_bias_default = true,
+     .shared_gate = true},
     /* Qwen3 and Qwen3-MoE (transformers' Qwen3Attention): q_norm and k_norm
      * of head_dim in every layer; Qwen3-VL's text models are the same
      * decoders (Qwen3VLTextAttention, Qwen3VLMoeTextAttention) */
@@ -2834,7 +2877,8 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
     const unsigned bias_on =
         (has(m, IC_MF_BIAS) ? m->bias : fam->bias_default) ? fam->bias_key : 0;
     const uint64_t qkv_bias = m->attention_bias || fam->qkv_bias_only || use_bias ||
-                                      (bias_on & BIAS_QKV) || (fam->qkv_bias_key && m->qkv_bias)
+                                      (bias_on & BIAS_QKV) || (fam->qkv_bias_key &&
+                                   (has(m, IC_MF_QKV_BIAS) ? m->qkv_bias : fam->qkv_bias_default))
                                   ? 1
                                   : 0;
     const uint64_t o_bias =
@@ -3111,7 +3155,7 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
         for (int g = 0; g < IC_PG_COUNT; g++)
             quantized |= s.group_params[g] && !(m->keep_groups >> g & 1);
         if (!quantized) {
-            const int qrc = at(&c, IC_MF_QUANT,
+            const int qrc = at(&c, has(m, IC_MF_QUANT) ? IC_MF_QUANT : IC_MF_COMPRESSION,
                                "the quantization_config leaves every parameter unquantized: its "
                                "list of unquantized modules names every group");
             ic_err_hint(err, "remove the quantization_config (the checkpoint is then its "
@@ -3385,7 +3429,7 @@ int ic_model_load(const char *path, struct ic_model *out, struct ic_err *err)
                     said = true;
                 }
     }
-    if (m->from_config_json && !m->locs[IC_MF_QUANT].line &&
+    if (m->from_config_json && !m->locs[IC_MF_QUANT].line && !m->locs[IC_MF_COMPRESSION].line &&
         (ends_with(path, "/config.json") || strcmp(path, "config.json") == 0) &&
         (rc = read_hf_quant_config(path, m, err)))
         goto out;
