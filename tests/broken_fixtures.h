@@ -124,6 +124,9 @@ static const struct broken broken[] = {
     {"config-gptq-group-zero.json", true, 29, 19,
      "'group_size': expected a whole number of weights a group, or -1 (one per output channel)",
      "AutoAWQ and AutoGPTQ write 128, 64, 32 or -1"},
+    /* GPTQConfig has no default width: a config without 'bits' says so */
+    {"config-gptq-no-bits.json", true, 27, 26, "'quantization_config': gptq without 'bits'",
+     "add \"bits\": 4 (or 8)"},
     {"model-hex.yaml", true, 6, 20, "'num_hidden_layers': '+0x4' is not a whole number (hexadecimal is not read)", NULL},
     {"model-two-docs.yaml", true, 3, 1, "more than one YAML document", NULL},
     /* the broken-input corpus: YAML syntax */

@@ -522,14 +522,16 @@ START_TEST(test_moe_expert_parallel)
     ck_assert(ic_test_rel(r8.compute_s, r1.compute_s) < 1e-12);
     ck_assert_double_eq_tol(r8.mem_per_chip_B - r1.mem_per_chip_B, -143.0425e9, 0.0001e9);
     ck_assert(!r1.fits && r8.fits); /* 169.7 GB -> 26.7 GB per chip of 80 */
-    /* all-to-all, 64 chips (8 NVLink domains of 8): per chip per layer
-     * 2 * 8 tokens * 8 experts * 7/8 * 7168 * 2 B / 8 chips = 200,704 B;
-     * 1/8 within the domain: 25,088 / (18 * 25e9) = 0.05575 us + 2 * 2 us;
-     * 7/8 over InfiniBand: 175,616 / 5e10 = 3.51232 us + 2 * 5 us;
-     * 17.56807 us per layer, * 58 layers = 1.018948 ms */
+    /* all-to-all, 64 chips (8 NVLink domains of 8), each group of 8 a
+     * domain: per chip per layer 2 * 8 tokens * 8 experts * 7/8 * 7168 *
+     * 2 B / 8 chips = 200,704 B, all of it bound for the other 7 groups,
+     * so all over InfiniBand: 200,704 / 5e10 = 4.01408 us + 2 * 5 us =
+     * 14.01408 us per layer, * 58 layers = 0.8128166 ms (until 2026-12-04
+     * 1/8 of it was taken as staying in the domain, a share the 7/8 had
+     * already left out: 17.56807 us) */
     ck_assert_double_eq(r8.a2a_bytes_per_layer, 200704);
-    ck_assert_double_eq_tol(r8.a2a_s_per_layer, 17.56807e-6, 0.00001e-6);
-    ck_assert_double_eq_tol(r8.a2a_s, 1.018948e-3, 0.000001e-3);
+    ck_assert_double_eq_tol(r8.a2a_s_per_layer, 14.01408e-6, 0.00001e-6);
+    ck_assert_double_eq_tol(r8.a2a_s, 0.8128166e-3, 0.0000001e-3);
     /* the step: ic_decode's terms with the EP read, then the all-to-all */
     double local = fmax(r8.weights_s, r8.compute_s) + fmax(p.kv_s, p.attn_s);
     ck_assert(ic_test_rel(r8.step_s, fmax(local, p.comm_s) + r8.a2a_s) < 1e-12);
@@ -542,6 +544,26 @@ START_TEST(test_moe_expert_parallel)
     ck_assert_int_eq(ic_moe(&t->st, &t->h, &c, &r8, &e), 0);
     ck_assert_double_eq(r8.a2a_bytes_per_layer, 5505024);
     ck_assert_double_eq_tol(r8.a2a_s_per_layer, 16.23339e-6, 0.00001e-6);
+    /* 16 chips, groups of 4, ep 4: 2 domains of 8, each holding 2 groups;
+     * of a chip's 12 peers in other groups 4 are in its domain: 2 * 64 * 8
+     * * 3/4 * 7168 * 2 / 4 = 2,752,512 B, 1/3 over NVLink, 917,504 / 4.5e11
+     * = 2.03890 us + 2 * 2 us, 2/3 over InfiniBand, 1,835,008 / 5e10 =
+     * 36.70016 us + 2 * 5 us: 52.73906 us per layer */
+    c = mcfg(4, 64, 4);
+    ck_assert_int_eq(ic_moe(&t->st, &t->h, &c, &r8, &e), 0);
+    ck_assert_double_eq(r8.a2a_bytes_per_layer, 2752512);
+    ck_assert_double_eq_tol(r8.a2a_s_per_layer, 52.73906e-6, 0.00001e-6);
+    free(t);
+    /* MI300X's full mesh: Mixtral 8x7B, groups of 2, ep 2, batch 256: 2 *
+     * 256 * 2 experts * 1/2 * 4096 * 2 B / 2 = 2,097,152 B to the other
+     * group's 2 chips over their 2 direct links, 2 x 64 GB/s: 16.384 us +
+     * 2 * 2 us = 20.384 us a layer (3 links, as a 4-chip collective has,
+     * gave 14.92 us) */
+    t = ic_test_pair("mixtral-8x7b", "mi300x");
+    c = mcfg(2, 256, 2);
+    ck_assert_int_eq(ic_moe(&t->st, &t->h, &c, &r8, &e), 0);
+    ck_assert_double_eq(r8.a2a_bytes_per_layer, 2097152);
+    ck_assert_double_eq_tol(r8.a2a_s_per_layer, 20.384e-6, 0.00001e-6);
     free(t);
 }
 END_TEST

@@ -175,17 +175,31 @@ double ic_comm_allreduce_s(const struct ic_hw *hw, uint64_t chips, double bytes)
     return 2 * ic_comm_allgather_s(hw, chips, bytes);
 }
 
-double ic_comm_alltoall_s(const struct ic_hw *hw, uint64_t chips, double bytes)
+double ic_comm_alltoall_s(const struct ic_hw *hw, uint64_t chips, uint64_t group, double bytes)
 {
-    if (chips <= 1 || bytes <= 0)
+    if (chips <= 1 || bytes <= 0 || group >= chips)
         return 0;
+    if (!group)
+        group = 1;
     struct ic_comm_path path = ic_comm_path(hw, chips);
-    const double R = (double)path.domains;
-    const double out = (R - 1) / R; /* fraction bound for other domains */
+    /* the chips of other groups, and those of them in the sender's domain
+     * (groups laid out whole, one after another: a group of a domain or
+     * more has no other group beside it) */
+    const uint64_t others = chips - group;
+    const uint64_t near = path.domains <= 1 ? others
+                          : group < path.domain ? path.domain - group
+                                                : 0;
+    const double out = (double)(others - near) / (double)others; /* bound for other domains */
     double t = 0;
-    if (path.domain > 1)
-        t += bytes * (1 - out) / path.bw_B_s + 2.0 * (double)path.steps * path.step_s;
-    if (path.domains > 1)
+    if (near) {
+        /* on a full mesh a chip reaches its peers over their direct links
+         * only (ic_comm_path's of near + 1 chips: min(near, links)) */
+        const double bw = hw->ici_topology == IC_TOPO_FULL_MESH
+                              ? ic_comm_path(hw, near + 1).bw_B_s
+                              : path.bw_B_s;
+        t += bytes * (1 - out) / bw + 2.0 * (double)path.steps * path.step_s;
+    }
+    if (out > 0)
         t += bytes * out / hw->dcn_B_s + 2.0 * hw->dcn_latency_s;
     return t;
 }

@@ -76,11 +76,16 @@ double ic_comm_latency_achieved(const struct ic_hw *hw, const struct ic_comm_pat
  * its latency. 0 for no bytes. */
 double ic_comm_send_s(const struct ic_hw *hw, uint64_t chips, double bytes);
 
-/* Seconds for an all-to-all in which every chip sends (and receives) `bytes`,
- * dispatch and combine together (MoE expert parallelism): within a fabric
- * domain bytes / the path's bandwidth + 2 * its steps * the step latency;
- * past the domain the fraction (R-1)/R of the bytes for R domains goes at
- * the scale-out bandwidth, plus 2 scale-out latencies. 0 for one chip. */
-double ic_comm_alltoall_s(const struct ic_hw *hw, uint64_t chips, double bytes);
+/* Seconds for an all-to-all over `chips` chips in groups of `group` (MoE
+ * expert parallelism: a group holds one share of the experts), dispatch
+ * and combine together, in which every chip sends (and receives) `bytes`
+ * spread evenly over the chips of the other groups. The groups lie whole,
+ * one after another, so the share bound for other groups' chips in the
+ * sender's fabric domain goes on the fabric: its bytes / the path's
+ * bandwidth (on a full mesh, the direct links to those peers alone) + 2 *
+ * its steps * the step latency; the rest, to other domains (all of it
+ * where a group fills a domain), at the scale-out bandwidth plus 2
+ * scale-out latencies. 0 for one group. */
+double ic_comm_alltoall_s(const struct ic_hw *hw, uint64_t chips, uint64_t group, double bytes);
 
 #endif

@@ -1032,6 +1032,13 @@ static int read_quant(const struct ic_ydoc *d, yaml_node_t *node, void *rec, str
             (qrc = ic_ydoc_bare(d, map_get(d, node, "group_size"), "group_size", false, err)))
             return qrc;
         double bits = map_num(d, node, "bits"), g = map_num(d, node, "group_size");
+        if (!map_get(d, node, "bits")) {
+            int rc = ic_ydoc_error(d, node, err, "'quantization_config': %s without 'bits'",
+                                   meth);
+            ic_err_hint(err, "add \"bits\": 4 (or 8) as the checkpoint stores them; or give "
+                             "--weights");
+            return rc;
+        }
         if (bits != 4 && bits != 8) {
             int rc = ic_ydoc_error(d, node, err, "'quantization_config': %s with %g bits; "
                                                  "4 or 8 are read", meth, bits);

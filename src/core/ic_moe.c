@@ -135,7 +135,7 @@ int ic_moe(const struct ic_model_stats *m, const struct ic_hw *hw, const struct 
     r.moe_b_crit = p.b_crit_moe; /* b_crit * E / k */
     if (l.a2as) {
         r.a2a_bytes_per_layer = l.a2a_bytes;
-        r.a2a_s_per_layer = ic_comm_alltoall_s(hw, N * ep, l.a2a_bytes);
+        r.a2a_s_per_layer = ic_comm_alltoall_s(hw, N * ep, N, l.a2a_bytes);
         r.a2a_s = t.a2a_s;
     }
     r.step_s = t.step_s;

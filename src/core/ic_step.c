@@ -536,7 +536,7 @@ int ic_step_time(const struct ic_load *l, const struct ic_hw *hw, const struct i
     if (l->allreduces)
         t->comm_s = (double)l->allreduces * ic_comm_allreduce_s(hw, l->chips, l->allreduce_bytes);
     if (l->a2as)
-        t->a2a_s = (double)l->a2as * ic_comm_alltoall_s(hw, l->chips * l->ep, l->a2a_bytes);
+        t->a2a_s = (double)l->a2as * ic_comm_alltoall_s(hw, l->chips * l->ep, l->chips, l->a2a_bytes);
 
     double lin, att, fixed = 0;
     bool serial_comm = r->comm == IC_COMM_SERIAL;

@@ -408,22 +408,36 @@ static void hint_keys(struct ic_err *err, const struct ic_schema *s, const char 
     ic_err_hint(err, "%s", h);
 }
 
+/* A key and value as the file spells them, for a hint's example: 'key:
+ * value' in YAML, '"key": value' in JSON (text quoted there). */
+static const char *spelled(const struct ic_ydoc *d, const char *key, const char *value,
+                           bool text, char *buf, size_t n)
+{
+    if (d->json)
+        snprintf(buf, n, text ? "\"%s\": \"%s\"" : "\"%s\": %s", key, value);
+    else
+        snprintf(buf, n, "%s: %s", key, value);
+    return buf;
+}
+
 static int read_scalar_field(const struct ic_ydoc *d, const struct ic_field *f,
                              yaml_node_t *v, void *rec, const char *what,
                              struct ic_err *err)
 {
     char *base = (char *)rec + f->offset;
     const char *text = ic_ydoc_scalar(v);
-    char why[256];
+    char why[256], ex[160];
     if (!text) {
         int rc = ic_ydoc_error(d, v, err, "'%s' in %s: expected a single value, found a %s",
                                f->key, what,
                                v->type == YAML_MAPPING_NODE ? "mapping" : "list");
-        ic_err_hint(err, "write one value on the key's line, e.g. '%s: %s'", f->key,
-                    f->kind == IC_F_QTY ? ic_qty_sample(f->qty)
-                    : f->kind == IC_F_BOOL ? "true"
-                    : f->kind == IC_F_STR  ? "text"
-                                           : "8");
+        ic_err_hint(err, "write one value on the key's line, e.g. '%s'",
+                    spelled(d, f->key,
+                            f->kind == IC_F_QTY    ? ic_qty_sample(f->qty)
+                            : f->kind == IC_F_BOOL ? "true"
+                            : f->kind == IC_F_STR  ? "text"
+                                                   : "8",
+                            f->kind == IC_F_QTY || f->kind == IC_F_STR, ex, sizeof ex));
         return rc;
     }
     int rc;
@@ -456,9 +470,9 @@ static int read_scalar_field(const struct ic_ydoc *d, const struct ic_field *f,
         if (ic_count_parse(text, (uint64_t *)(void *)base, why, sizeof why)) {
             rc = ic_ydoc_error(d, v, err, "'%s': %s; expected a non-negative whole number",
                                f->key, why);
-            ic_err_hint(err, "write a whole number, e.g. '%s: 32' (or 32.0, 3.2e1): no sign, "
+            ic_err_hint(err, "write a whole number, e.g. '%s' (or 32.0, 3.2e1): no sign, "
                              "unit or quotes",
-                        f->key);
+                        spelled(d, f->key, "32", false, ex, sizeof ex));
             return rc;
         }
         return IC_OK;
@@ -466,18 +480,19 @@ static int read_scalar_field(const struct ic_ydoc *d, const struct ic_field *f,
         if (ic_number_parse(text, (double *)(void *)base, why, sizeof why)) {
             rc = ic_ydoc_error(d, v, err, "'%s': %s; expected a finite non-negative number",
                                f->key, why);
-            ic_err_hint(err, "write a plain number, e.g. '%s: 2.5': no unit, currency sign "
+            ic_err_hint(err, "write a plain number, e.g. '%s': no unit, currency sign "
                              "or quotes",
-                        f->key);
+                        spelled(d, f->key, "2.5", false, ex, sizeof ex));
             return rc;
         }
         return IC_OK;
     case IC_F_QTY:
         if (ic_qty_parse(text, f->qty, (double *)(void *)base, why, sizeof why)) {
             rc = ic_ydoc_error(d, v, err, "'%s': %s", f->key, why);
-            ic_err_hint(err, "write a number, a space and a unit of %s, e.g. '%s: %s' "
+            ic_err_hint(err, "write a number, a space and a unit of %s, e.g. '%s' "
                              "(k, M, G, T, P are powers of 1000)",
-                        ic_qty_name(f->qty), f->key, ic_qty_sample(f->qty));
+                        ic_qty_name(f->qty),
+                        spelled(d, f->key, ic_qty_sample(f->qty), true, ex, sizeof ex));
             return rc;
         }
         return IC_OK;
@@ -489,7 +504,9 @@ static int read_scalar_field(const struct ic_ydoc *d, const struct ic_field *f,
         else {
             rc = ic_ydoc_error(d, v, err, "'%s': '%s' is not a boolean; expected true or false",
                                f->key, text);
-            ic_err_hint(err, "write '%s: true' or '%s: false'", f->key, f->key);
+            char ex2[160];
+            ic_err_hint(err, "write '%s' or '%s'", spelled(d, f->key, "true", false, ex, sizeof ex),
+                        spelled(d, f->key, "false", false, ex2, sizeof ex2));
             return rc;
         }
         return IC_OK;
@@ -629,6 +646,8 @@ int ic_ydoc_bare(const struct ic_ydoc *d, const yaml_node_t *v, const char *key,
         return IC_OK;
     int rc = ic_ydoc_error(d, v, err, "'%s': a quoted string; expected %s", key,
                            boolean ? "true or false" : "a number");
-    ic_err_hint(err, "write it without quotes, e.g. '%s: %s'", key, boolean ? "true" : "32");
+    char ex[160];
+    ic_err_hint(err, "write it without quotes, e.g. '%s'",
+                spelled(d, key, boolean ? "true" : "32", false, ex, sizeof ex));
     return rc;
 }
