@@ -2261,7 +2261,11 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
                                 "'parameters' and 'kv_values_per_token' for a "
                                 "hypothetical model)",
                                 required[i].key);
-            ic_err_hint(err, "add '%s:' from the model's config.json", required[i].key);
+            if (m->from_config_json)
+                ic_err_hint(err, "add '\"%s\": ...' as the model's own config.json gives it",
+                            required[i].key);
+            else
+                ic_err_hint(err, "add '%s:' from the model's config.json", required[i].key);
             return mrc;
         }
 
@@ -3390,7 +3394,11 @@ int ic_model_load(const char *path, struct ic_model *out, struct ic_err *err)
     if (!root) {
         rc = ic_err_set(err, IC_EINVAL, path, 1, 1,
                         "empty file; expected a model (see modeldb/README.md)");
-        ic_err_hint(err, "a model entry opens with 'name:'; a file of modeldb/ is an example");
+        if (d.json)
+            ic_err_hint(err, "a config.json is one object, {\"model_type\": ..., "
+                             "\"hidden_size\": ...}, as the checkpoint ships it");
+        else
+            ic_err_hint(err, "a model entry opens with 'name:'; a file of modeldb/ is an example");
         goto out;
     }
     m->root.line = (unsigned)root->start_mark.line + 1;
