@@ -62,6 +62,10 @@ START_TEST(test_one_token_prefill_is_a_decode_step)
                         ck_assert_double_eq_tol(f.linear_flops, 2.0 * (double)Bs[b] *
                                                                     (double)t->st.params_active,
                                                 1e-12 * f.linear_flops);
+                        /* MLA absorbs a one-token prefill after a prefix
+                         * (ic_model_mla_absorbs) as its decode does */
+                        if (t->st.mla && Ss[c] > 1)
+                            ck_assert_double_eq_tol(f.flops, p.flops, 1e-12 * p.flops);
                         if (t->st.mla)
                             continue;
                         ck_assert_double_eq_tol(f.flops, p.flops, 1e-12 * p.flops);
@@ -227,6 +231,48 @@ START_TEST(test_prefill_kv_split_by_kv_heads)
     ck_assert_int_eq(ic_step_load(&t->st, &s2, &l, &e), IC_OK);
     ck_assert_double_eq_tol(l.kv_read_bytes, 83886080.0, 1e-6);
     ck_assert_double_eq_tol(l.attn_flops[IC_PHASE_PREFILL], 2 * F / 16, 1e-3);
+    free(t);
+}
+END_TEST
+
+START_TEST(test_mla_prefill_over_a_prefix)
+{
+    /* DeepSeek-V3 (61 MLA layers, 128 heads, nope 128, rope 64, v 128,
+     * latent 512), one sequence on one chip. 1000 new tokens after 31,000
+     * cached: the plain form, 2 x 128 x 192 + 2 x 128 x 128 = 81,920 FLOPs
+     * a (token, cached token) pair a layer, over positions 31,001 .. 32,000
+     * (1000 x 31,500.5 = 31,500,500 pairs): 81,920 x 61 x 31,500,500 =
+     * 157,411,778,560,000; and the cached latents decompressed, 2 x 512 x
+     * 128 x (128 + 128) = 33,554,432 FLOPs a cached token a layer: x 61 x
+     * 31,000 = 63,451,430,912,000. 220,863,209,472,000 in all, under the
+     * absorbed form's 278,528 x 61 x 31,500,500 = 535,200,047,104,000.
+     * 64 new tokens (1,986,080 pairs): plain 9,924,680,089,600 +
+     * 63,451,430,912,000 against absorbed 278,528 x 61 x 1,986,080 =
+     * 33,743,912,304,640, which is taken. No prefix: plain, nothing to
+     * decompress. */
+    struct ic_test_pair *t = ic_test_pair("deepseek-v3", "h100");
+    ck_assert(t->st.mla && !t->st.n_window_layers && !t->st.index_flop_per_ctx_token_layer);
+    ck_assert_uint_eq(t->st.n_global_layers, 61);
+    struct ic_step s = {
+        .layout = {1, 1, 1, 1},
+        .kind = {{1, 1000, 31000, 1, IC_PHASE_PREFILL}},
+        .n_kinds = 1,
+        .weights = IC_DT_BF16, .kv = IC_DT_BF16, .compute = IC_DT_BF16,
+        .attn = IC_ATTN_FLASH,
+    };
+    struct ic_load l;
+    struct ic_err e = {0};
+    ck_assert_int_eq(ic_step_load(&t->st, &s, &l, &e), IC_OK);
+    ck_assert_double_eq_tol(l.attn_flops[IC_PHASE_PREFILL], 220863209472000.0, 1e3);
+    ck_assert_double_eq_tol(l.attn_scores[IC_PHASE_PREFILL], 128.0 * 61 * 31500500, 1e-3);
+    s.kind[0].tokens = 64;
+    ck_assert_int_eq(ic_step_load(&t->st, &s, &l, &e), IC_OK);
+    ck_assert_double_eq_tol(l.attn_flops[IC_PHASE_PREFILL], 33743912304640.0, 1e2);
+    ck_assert_double_eq_tol(l.attn_scores[IC_PHASE_PREFILL], 128.0 * 61 * 1986080, 1e-3);
+    s.kind[0].tokens = 1000;
+    s.kind[0].context = 0; /* positions 1 .. 1000: 500,500 pairs */
+    ck_assert_int_eq(ic_step_load(&t->st, &s, &l, &e), IC_OK);
+    ck_assert_double_eq_tol(l.attn_flops[IC_PHASE_PREFILL], 81920.0 * 61 * 500500, 1e-1);
     free(t);
 }
 END_TEST
@@ -526,6 +572,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_verify_k0_is_decode);
     tcase_add_test(tc, test_prefill_kv_split_by_kv_heads);
     tcase_add_test(tc, test_mla_attention_by_heads);
+    tcase_add_test(tc, test_mla_prefill_over_a_prefix);
     tcase_add_test(tc, test_two_kinds_add);
     tcase_add_test(tc, test_bad_steps);
     tcase_add_test(tc, test_fewest_chips);

@@ -3149,6 +3149,8 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
     s.prefill_attn_flop_per_ctx_token_layer =
         mla ? 2 * H * (nope + rope) + 2 * H * vdim
             : s.attn_flop_per_ctx_token_layer;
+    s.mla_decompress_flop_per_ctx_token_layer =
+        mla ? 2 * m->kv_lora_rank * H * (nope + vdim) : 0;
     s.hidden_size = D;
     s.n_layers = L;
     s.n_heads = H;
@@ -3284,6 +3286,24 @@ double ic_model_index_flop_span(const struct ic_model_stats *s, uint64_t prefix,
      * indexer): every layer's indexer scores every cached token */
     double a = (double)prefix + 1, b = (double)prefix + (double)tokens;
     return (double)s->index_flop_per_ctx_token_layer * (double)s->n_global_layers * sum_j(a, b);
+}
+
+double ic_model_mla_decompress_flop(const struct ic_model_stats *s, uint64_t prefix)
+{
+    if (!prefix || !s->mla_decompress_flop_per_ctx_token_layer)
+        return 0;
+    const double p = (double)prefix, w = s->n_window_layers ? fmin(p, (double)s->window) : p;
+    return (double)s->mla_decompress_flop_per_ctx_token_layer *
+           ((double)s->n_global_layers * p + (double)s->n_window_layers * w);
+}
+
+bool ic_model_mla_absorbs(const struct ic_model_stats *s, uint64_t prefix, uint64_t tokens)
+{
+    if (!prefix || !tokens || !s->mla_decompress_flop_per_ctx_token_layer)
+        return false;
+    return ic_model_attn_flop_span(s, prefix, tokens, true) <
+           ic_model_attn_flop_span(s, prefix, tokens, false) +
+               ic_model_mla_decompress_flop(s, prefix);
 }
 
 double ic_model_prefill_attn_flop(const struct ic_model_stats *s, uint64_t prefix,

@@ -290,6 +290,11 @@ struct ic_model_stats {
      * rope) + 2*H*v_head_dim, cheaper than the absorbed form); equal to the
      * decode figure for every other attention. */
     uint64_t prefill_attn_flop_per_ctx_token_layer;
+    /* MLA's plain form over a cached prefix first decompresses each cached
+     * token's latent into its heads' keys and values (kv_b_proj: 2 *
+     * kv_lora_rank * H * (nope + v_head_dim) FLOPs a token a layer); 0
+     * for every other attention */
+    uint64_t mla_decompress_flop_per_ctx_token_layer;
     uint64_t hidden_size, n_layers, n_heads, n_kv_heads, head_dim, vocab_size;
     uint64_t max_context;      /* usable context: max_position_embeddings, or what
                                   rope_scaling makes of it; 0 if unknown */
@@ -379,6 +384,19 @@ double ic_model_attn_flop_span(const struct ic_model_stats *s, uint64_t prefix,
                                uint64_t tokens, bool absorbed);
 double ic_model_index_flop_span(const struct ic_model_stats *s, uint64_t prefix,
                                 uint64_t tokens);
+
+/* MLA's plain form over `prefix` cached tokens: the FLOPs of decompressing
+ * their latents (the last `window` of them in a windowed layer); 0 without
+ * MLA or a prefix. */
+double ic_model_mla_decompress_flop(const struct ic_model_stats *s, uint64_t prefix);
+
+/* Whether an MLA span of `tokens` new tokens after `prefix` cached ones runs
+ * in the absorbed form: where it costs fewer FLOPs than the plain form with
+ * the prefix decompressed (vLLM's MLA decompresses a cached context for a
+ * prefill and absorbs for decode; the FLOPs decide a chunk in between:
+ * DeepSeek-V3's plain form wins from about 171 new tokens). False without
+ * MLA or a prefix. */
+bool ic_model_mla_absorbs(const struct ic_model_stats *s, uint64_t prefix, uint64_t tokens);
 double ic_model_state_flop_span(const struct ic_model_stats *s, uint64_t tokens);
 
 /* The groups a checkpoint keeps unquantized, where their type differs from

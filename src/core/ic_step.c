@@ -378,7 +378,12 @@ int ic_step_load(const struct ic_model_stats *m, const struct ic_step *s, struct
         out->kv_write_bytes += (double)seqs * (T * per_token_kv_B + f * state_B) / (double)hw;
         out->kv_read_all_bytes += cnt * kv_read;
         out->kv_write_all_bytes += cnt * (T * per_token_kv_B / f + state_B);
-        const bool absorbed = k->phase == IC_PHASE_DECODE;
+        /* MLA: decode absorbed; a prefill span plain, its cached prefix
+         * decompressed, unless absorbing costs fewer FLOPs (a short chunk
+         * after a long prefix) */
+        const bool absorbed = k->phase == IC_PHASE_DECODE ||
+                              ic_model_mla_absorbs(m, k->context, k->tokens);
+        const double fl_decompress = absorbed ? 0 : ic_model_mla_decompress_flop(m, k->context);
         /* DeepSeek Sparse Attention's indexer, in either form, and the
          * linear-attention layers' state updates: FLOPs that score no
          * (query head, context token) pair */
@@ -399,6 +404,7 @@ int ic_step_load(const struct ic_model_stats *m, const struct ic_step *s, struct
         } else {
             fl = ic_model_attn_flop_span(m, k->context, k->tokens, absorbed);
         }
+        fl += fl_decompress;
         out->attn_flops[k->phase] += share * fl;
         /* the scores: the attention's FLOPs (not the indexer's) over one
          * (query head, context token) pair's */
@@ -406,7 +412,7 @@ int ic_step_load(const struct ic_model_stats *m, const struct ic_step *s, struct
                                                    : m->prefill_attn_flop_per_ctx_token_layer) /
                                  (double)(m->n_heads ? m->n_heads : 1);
         if (per_score > 0)
-            out->attn_scores[k->phase] += share * (fl - fl_index) / per_score;
+            out->attn_scores[k->phase] += share * (fl - fl_index - fl_decompress) / per_score;
         flops_attn += cnt * fl;
         /* linear: every active parameter per new token, the head per logit */
         out->lin_flops[k->phase] +=
