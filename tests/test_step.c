@@ -277,6 +277,41 @@ START_TEST(test_mla_prefill_over_a_prefix)
 }
 END_TEST
 
+START_TEST(test_window_prefill_read)
+{
+    /* Mistral 7B: 32 layers, all sliding over 4096 tokens, 8 KV heads of
+     * 128, bf16: 4096 B a token a layer. A 16,384-token prompt reads every
+     * token's keys and values once (query j reads j - 4095 .. j): 32 x
+     * 16,384 x 4096 = 2,147,483,648 B, what it writes, not the 4096 tokens
+     * a layer holds after it (536,870,912 B). A 512-token chunk after 8000:
+     * from 8001 - 4095 to 8512, 4607 tokens, 603,848,704 B; one decode
+     * token at 8001: its window, 4096 tokens, 536,870,912 B. */
+    struct ic_test_pair *t = ic_test_pair("mistral-7b", "h100");
+    ck_assert_uint_eq(t->st.n_window_layers, 32);
+    ck_assert_uint_eq(t->st.window, 4096);
+    struct ic_step s = {
+        .layout = {1, 1, 1, 1},
+        .kind = {{1, 16384, 0, 1, IC_PHASE_PREFILL}},
+        .n_kinds = 1,
+        .weights = IC_DT_BF16, .kv = IC_DT_BF16, .compute = IC_DT_BF16,
+        .attn = IC_ATTN_FLASH,
+    };
+    struct ic_load l;
+    struct ic_err e = {0};
+    ck_assert_int_eq(ic_step_load(&t->st, &s, &l, &e), IC_OK);
+    ck_assert_double_eq(l.kv_read_bytes, 2147483648.0);
+    ck_assert_double_eq(l.kv_write_bytes, 2147483648.0);
+    s.kind[0].tokens = 512;
+    s.kind[0].context = 8000;
+    ck_assert_int_eq(ic_step_load(&t->st, &s, &l, &e), IC_OK);
+    ck_assert_double_eq(l.kv_read_bytes, 603848704.0);
+    s.kind[0] = (struct ic_seqs){1, 1, 8000, 1, IC_PHASE_DECODE};
+    ck_assert_int_eq(ic_step_load(&t->st, &s, &l, &e), IC_OK);
+    ck_assert_double_eq(l.kv_read_bytes, 536870912.0);
+    free(t);
+}
+END_TEST
+
 START_TEST(test_mla_attention_by_heads)
 {
     /* DeepSeek-V2 caches one latent per token (MLA: the cache cannot split
@@ -573,6 +608,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_prefill_kv_split_by_kv_heads);
     tcase_add_test(tc, test_mla_attention_by_heads);
     tcase_add_test(tc, test_mla_prefill_over_a_prefix);
+    tcase_add_test(tc, test_window_prefill_read);
     tcase_add_test(tc, test_two_kinds_add);
     tcase_add_test(tc, test_bad_steps);
     tcase_add_test(tc, test_fewest_chips);

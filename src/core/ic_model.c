@@ -3192,8 +3192,13 @@ uint64_t ic_model_window_tokens(const struct ic_model_stats *s, uint64_t context
 uint64_t ic_model_window_read_tokens(const struct ic_model_stats *s, uint64_t context,
                                      uint64_t tokens)
 {
-    if (!s->chunked)
-        return ic_model_window_tokens(s, context);
+    if (!s->window)
+        return context;
+    if (!s->chunked) {
+        /* from the first new token's window's start */
+        const uint64_t span = s->window - 1 + (tokens ? tokens : 1);
+        return span < context ? span : context;
+    }
     /* from the start of the first new token's chunk to the last token */
     const uint64_t prefix = context > tokens ? context - tokens : 0;
     const uint64_t span = prefix % s->window + (context - prefix);

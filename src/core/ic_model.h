@@ -329,9 +329,10 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out,
 uint64_t ic_model_window_tokens(const struct ic_model_stats *s, uint64_t context);
 
 /* Tokens a window layer reads in a step of `tokens` new ones ending at
- * context S: what it holds; a chunked layer reads from the start of the
- * first new token's chunk, (S - T) % window + T at most S (decode: its
- * current chunk, (S - 1) % window + 1). */
+ * context S: a sliding layer the first new token's window and the new
+ * tokens, min(S, window - 1 + T) (decode: what it holds, min(S, window));
+ * a chunked layer from the start of the first new token's chunk, (S - T) %
+ * window + T at most S (decode: its current chunk, (S - 1) % window + 1). */
 uint64_t ic_model_window_read_tokens(const struct ic_model_stats *s, uint64_t context,
                                      uint64_t tokens);
 

@@ -128,8 +128,9 @@ double ic_step_kv_read_seq_bytes(const struct ic_model_stats *m, uint64_t contex
                                  uint64_t tokens, enum ic_dtype kv)
 {
     double read = ic_step_kv_seq_bytes(m, context, kv);
-    if (m->chunked)
-        /* a chunked layer reads from its first new token's chunk start */
+    if (m->n_window_layers)
+        /* a window layer reads from its first new token's window (or
+         * chunk) start: past what it holds after a step of several */
         read += (double)m->n_window_layers *
                 ((double)ic_model_window_read_tokens(m, context, tokens) -
                  (double)ic_model_window_tokens(m, context)) *
