@@ -316,6 +316,30 @@ int ic_cli_cmd_simulate(const struct ic_opts *a, const struct ic_db *db, FILE *o
     if (rc)
         return rc;
     fill_cfg(a, &x);
+    /* a step carries at most --max-tokens new tokens and decodes at most
+     * --max-seqs sequences: the steps a run takes are at least requests x
+     * (prompt + output) / max-tokens and requests x output / max-seqs. At
+     * ~1e6 steps a second here, 2^27 of them is minutes (--max-tokens 1
+     * under 2000 prompts of 100,000 tokens: 2e8 steps) */
+    if (!a->given[IC_OPT_TRACE]) {
+        const double n = (double)x.c.requests,
+                     by_tokens = n * (x.c.prompt.mean + x.c.output.mean) /
+                                 (double)x.c.max_tokens,
+                     by_seqs = n * x.c.output.mean / (double)x.c.max_seqs,
+                     steps = fmax(by_tokens, by_seqs);
+        if (steps > 134217728.0) {
+            ic_cli_setup_free(&x.s);
+            return ic_cli_usage_hint(errf, "raise --max-tokens or --max-seqs, or simulate "
+                                           "fewer --requests",
+                                     "the run takes at least %.3g steps (%llu requests of "
+                                     "%.0f + %.0f tokens, at most %llu new tokens and %llu "
+                                     "sequences a step); expected at most 2^27 (minutes)",
+                                     steps, (unsigned long long)x.c.requests,
+                                     x.c.prompt.mean, x.c.output.mean,
+                                     (unsigned long long)x.c.max_tokens,
+                                     (unsigned long long)x.c.max_seqs);
+        }
+    }
     bool comm_said = false;
     ic_cli_warn_comm(a, errf, x.s.h, x.c.dec.estimate, &comm_said);
     /* as decode warns for --context: the requests' whole length (their
