@@ -216,6 +216,11 @@ START_TEST(test_bad_requests)
         {{PI("model", "../../etc/passwd"), PI("hw", "h100")}, 2, "is not a database name"},
         {{PI("model", "/etc/passwd"), PI("hw", "h100")}, 2, "is not a database name"},
         {{PI("model", "llama3-8b"), PI("hw", "x.yaml")}, 2, "is not a database name"},
+        /* '-' is standard input to the loaders: the server's own, which
+         * would block it (or echo what it holds) */
+        {{PI("model", "-"), PI("hw", "h100")}, 2, "is not a database name"},
+        {{PI("model", "llama3-8b"), PI("hw", "-")}, 2, "is not a database name"},
+        {{PI("model", "-llama3-8b"), PI("hw", "h100")}, 2, "is not a database name"},
         {{PI("model", "llama3-8b"), PI("hw", "h100"), PI("chips", "4,8,16")}, 3,
          "one value, not a list"},
         {{PI("model", "llama3-8b"), PI("hw", "h100"), PI("weights", "\x01\xff")}, 3,

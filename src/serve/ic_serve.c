@@ -78,8 +78,10 @@ static int lib_error(struct ic_serve_resp *r, int rc, const struct ic_err *e)
 static bool db_name(const char *v)
 {
     size_t n = strlen(v);
+    /* a name starts with a letter or a digit: '.' and '..' would name
+     * folders, '-' the server's own standard input */
     if (!n || strspn(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") != n ||
-        v[0] == '.')
+        v[0] == '.' || v[0] == '-' || v[0] == '_')
         return false;
     static const char *const ext[] = {".yaml", ".yml", ".json"};
     for (size_t i = 0; i < 3; i++) {
