@@ -391,6 +391,37 @@ START_TEST(test_trace_errors)
     trace_error(t, "0,100,10,1,500\n", IC_EINVAL, 1, 12);           /* prefix past the prompt */
     trace_error(t, "0,100,10,1,100\n1,100,10,1,101\n", IC_EINVAL, 2, 12); /* all of it: read */
     trace_error(t, "arrival,prompt,output\n", IC_EINVAL, 0, 0);     /* no request */
+    /* a header names its columns in order: prompt and output swapped
+     * would read 4000-token outputs of 10-token prompts */
+    trace_error(t, "arrival_s,output,prompt\n0,4000,10\n", IC_EINVAL, 1, 11);
+    trace_error(t, "arrival,prompt\n0,10\n", IC_EINVAL, 1, 15);
+    trace_error(t, "Arrival_s, Prompt_tokens, Output_tokens, prefix_id, prefix_tokens, x\n",
+                IC_EINVAL, 1, 68);
+    /* NUL bytes: a line opening with one was skipped as blank, one inside
+     * a line cut it (output 1 for 10), /dev/zero read without end */
+    static const struct {
+        const char *b;
+        size_t n;
+        unsigned line, col;
+    } nul[] = {{"0,100,1\n\0" "0,100,1\n", 17, 2, 1}, {"0,100,1\0" "0\n", 10, 1, 8}};
+    for (size_t i = 0; i < 2; i++) {
+        char path[64];
+        ic_test_write_tmp(path, "");
+        FILE *f = fopen(path, "wb");
+        ck_assert_ptr_nonnull(f);
+        ck_assert_uint_eq(fwrite(nul[i].b, 1, nul[i].n, f), nul[i].n);
+        fclose(f);
+        struct ic_sim_cfg c = ic_sim_defaults();
+        c.source = IC_SRC_TRACE;
+        c.trace = path;
+        c.requests = 0;
+        struct ic_sim_result r;
+        struct ic_err e = {0};
+        ck_assert_int_eq(ic_sim_run(&t->st, &t->h, &c, &r, &e), IC_EINVAL);
+        ck_assert_msg(e.line == nul[i].line && e.col == nul[i].col && strstr(e.msg, "NUL"),
+                      "%zu: %u:%u %s", i, e.line, e.col, e.msg);
+        unlink(path);
+    }
     char *lng = malloc(3000);
     ck_assert_ptr_nonnull(lng);
     memset(lng, '1', 2000);

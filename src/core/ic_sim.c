@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 
 static const char *const dist_names[IC_DIST_COUNT] = {"fixed", "uniform", "lognormal", "gamma"};
@@ -288,11 +289,63 @@ static int trace_count(struct trace *t, const char *f, size_t n, unsigned col, c
 }
 
 /* The next request of the trace: 1, or 0 at its end, or an error. */
+/* A header's columns, in order: each name must start with its stem (a
+ * header is read for its names, the lines by position) */
+static int trace_header(struct trace *t, size_t from, size_t n, struct ic_err *err)
+{
+    static const char *const stem[] = {"arrival", "prompt", "output", "prefix", "prefix"};
+    size_t i = from;
+    for (int k = 0;; k++) {
+        size_t b = i, e;
+        while (b < n && (t->buf[b] == ' ' || t->buf[b] == '\t'))
+            b++;
+        e = b;
+        while (e < n && t->buf[e] != ',')
+            e++;
+        size_t end = e;
+        while (end > b && (t->buf[end - 1] == ' ' || t->buf[end - 1] == '\t'))
+            end--;
+        const size_t sl = k < 5 ? strlen(stem[k]) : 0;
+        if (k >= 5 || end - b < sl || strncasecmp(t->buf + b, stem[k], sl) != 0) {
+            ic_err_set(err, IC_EINVAL, t->path, t->line, (unsigned)b + 1,
+                       k >= 5 ? "a header of more than 5 columns"
+                              : "header column %d is '%.*s': expected %s... (the lines are "
+                                "read by position)",
+                       k + 1, (int)(end - b > 40 ? 40 : end - b), t->buf + b,
+                       k < 5 ? stem[k] : "");
+            ic_err_hint(err, "%s; reorder the columns or name them so", trace_hint);
+            return IC_EINVAL;
+        }
+        if (e >= n) {
+            if (k < 2) {
+                ic_err_set(err, IC_EINVAL, t->path, t->line, (unsigned)n + 1,
+                           "a header of %d column%s: expected at least 3 (arrival, prompt "
+                           "and output)", k + 1, k ? "s" : "");
+                ic_err_hint(err, "%s", trace_hint);
+                return IC_EINVAL;
+            }
+            return 0;
+        }
+        i = e + 1;
+    }
+}
+
 static int trace_next(struct trace *t, struct arrival *a, struct ic_err *err)
 {
     for (;;) {
+        /* one line, byte by byte: its length is known whatever it holds (a
+         * NUL byte cut what strlen saw, and /dev/zero read as blank lines
+         * without end) */
+        size_t n = 0;
+        int ch = EOF;
         errno = 0;
-        if (!fgets(t->buf, sizeof t->buf, t->f)) {
+        while (n < sizeof t->buf - 1 && (ch = getc_unlocked(t->f)) != EOF) {
+            t->buf[n++] = (char)ch;
+            if (ch == '\n')
+                break;
+        }
+        t->buf[n] = 0;
+        if (!n) {
             if (ferror(t->f))
             {
                 int rc = ic_err_set(err, IC_EIO, t->path, t->line + 1, 0,
@@ -303,11 +356,17 @@ static int trace_next(struct trace *t, struct arrival *a, struct ic_err *err)
             return 0;
         }
         t->line++;
-        size_t n = strlen(t->buf);
-        bool nl = n && t->buf[n - 1] == '\n';
+        bool nl = t->buf[n - 1] == '\n';
         if (!nl && n > IC_SIM_TRACE_LINE_MAX) {
             ic_err_set(err, IC_EINVAL, t->path, t->line, IC_SIM_TRACE_LINE_MAX + 1,
                        "the line is longer than %d characters", IC_SIM_TRACE_LINE_MAX);
+            ic_err_hint(err, "%s", trace_hint);
+            return IC_EINVAL;
+        }
+        const char *nul = memchr(t->buf, 0, n);
+        if (nul) {
+            ic_err_set(err, IC_EINVAL, t->path, t->line, (unsigned)(nul - t->buf) + 1,
+                       "a NUL byte: a trace is text");
             ic_err_hint(err, "%s", trace_hint);
             return IC_EINVAL;
         }
@@ -326,8 +385,12 @@ static int trace_next(struct trace *t, struct arrival *a, struct ic_err *err)
         if (!t->past_first) {
             t->past_first = true;
             char c0 = t->buf[p];
-            if ((c0 >= 'a' && c0 <= 'z') || (c0 >= 'A' && c0 <= 'Z'))
-                continue; /* a header */
+            if ((c0 >= 'a' && c0 <= 'z') || (c0 >= 'A' && c0 <= 'Z')) {
+                int hrc = trace_header(t, p, n, err);
+                if (hrc)
+                    return hrc;
+                continue;
+            }
         }
         /* the fields: start, length and column of each, spaces trimmed */
         const char *f[6];
