@@ -98,6 +98,12 @@ int ic_cli_sim_check(const struct ic_opts *a, FILE *errf)
     if (a->given[IC_OPT_REQUESTS_CSV] && strcmp(a->requests_csv, "-") == 0)
         return ic_cli_usage_hint(errf, "give a file's path (the summary goes to standard output)",
                                  "--requests-csv: '-' is not a file");
+    /* an SLO of 0 is met by no request (0 read as no SLO at all) */
+    if ((a->given[IC_OPT_TTFT] && !(a->ttft_s > 0)) || (a->given[IC_OPT_TPOT] && !(a->tpot_s > 0)))
+        return ic_cli_usage_hint(errf, "leave an SLO out to have none; e.g. '--ttft 2s --tpot "
+                                       "50ms'",
+                                 "%s 0: no request meets a zero target",
+                                 a->given[IC_OPT_TTFT] && !(a->ttft_s > 0) ? "--ttft" : "--tpot");
     /* the capacity lies between the last rate that meets the SLOs and the
      * next: the sweep climbs ('--rates 20,5' read 5 as failing) */
     for (int i = 1; a->given[IC_OPT_RATES] && i < a->n[IC_OPT_RATES]; i++)
