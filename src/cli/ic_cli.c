@@ -964,10 +964,13 @@ static int cmd_bench(const struct ic_opts *a, FILE *out, FILE *errf)
                                                    : cuda ? "this-gpu.yaml" : "this-machine.yaml",
                               a->given[IC_OPT_NAME] ? a->name : cuda ? "this-gpu" : "this-machine",
                               cuda, a->llc_bytes};
-    if (strspn(o.name, "abcdefghijklmnopqrstuvwxyz0123456789-.") != strlen(o.name))
+    /* the loader's own rule (ic_ydoc_name_ok, the length of a name), so
+     * that a minute of measuring does not end in an entry it refuses */
+    if (!ic_ydoc_name_ok(o.name, false) || strlen(o.name) >= IC_HW_NAME_LEN)
         return ic_cli_usage_hint(errf, "e.g. '--name epyc-9654-2s'",
-                                 "--name: '%s'; expected lower-case letters, digits, '-' or '.'",
-                                 o.name);
+                                 "--name: '%.80s%s'; expected lower-case letters, digits, '-' or "
+                                 "'.', starting with a letter or a digit, at most %d characters",
+                                 o.name, strlen(o.name) > 80 ? "..." : "", IC_HW_NAME_LEN - 1);
     struct ic_err e = {0};
     int lrc;
     /* the entry's place before a minute of measuring */
