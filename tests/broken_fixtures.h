@@ -122,8 +122,17 @@ static const struct broken broken[] = {
     {"config-gptq-group-quoted.json", true, 29, 19, "'group_size': a quoted string; expected a number",
      NULL},
     {"config-gptq-group-zero.json", true, 29, 19,
-     "'group_size': expected a whole number of weights a group, or -1 (one per output channel)",
+     "'group_size': expected a whole number of weights a group, 1 to 65536, or -1 (one per output channel)",
      "AutoAWQ and AutoGPTQ write 128, 64, 32 or -1"},
+    /* stated quantization parameters that are none (2026-12-04: a fuzz
+     * pass found each read as its default, or as given) */
+    {"config-modelopt-group-zero.json", true, 37, 19,
+     "'group_size': expected a whole number of weights a group, 1 to 65536",
+     "ModelOpt writes 16 for NVFP4"},
+    {"config-fp8-block-string.json", true, 31, 26,
+     "'weight_block_size': expected two positive numbers", "e.g. [128, 128]"},
+    {"config-gptq-group-huge.json", true, 29, 19,
+     "'group_size': expected a whole number of weights a group, 1 to 65536", NULL},
     /* GPTQConfig has no default width: a config without 'bits' says so */
     {"config-gptq-no-bits.json", true, 27, 26, "'quantization_config': gptq without 'bits'",
      "add \"bits\": 4 (or 8)"},

@@ -1408,6 +1408,11 @@ static const struct qcase {
     {IC_TEST_DIR "/fixtures/deepseek-coder-v2-lite-fp8-compression-config.json", "h100", true, 0,
      {"\"weights_bytes\": 16125914624,"},
      "from its compression_config compressed-tensors, fp8, one scale per tensor"},
+    /* a block strategy whose block_structure is no list of sides ("x":
+     * read as a block of 1, no scale counted, until 2026-12-04): not read,
+     * the stored type asked for */
+    {IC_TEST_DIR "/fixtures/llama3.1-8b-compressed-tensors-block-x-config.json", "h100", false,
+     2, {NULL}, "quant_method 'compressed-tensors' is not read"},
     /* bitsandbytes LLM.int8 of Llama-3.1-8B, torch_dtype float32 (a
      * published checkpoint's config, github IrfanUruchi/Llama-3.1-8B-
      * Computer-Networks-LLM): the linear layers and norms, 6,979,588,096 at

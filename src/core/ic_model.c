@@ -820,11 +820,21 @@ static int read_compressed_tensors(const struct ic_ydoc *d, yaml_node_t *node,
         } else if (!strcmp(strat, "block")) {
             yaml_node_t *bs = map_get(d, w, "block_structure");
             double b = 1;
+            /* a list of a block's sides, each at least 1 ("x" read as a
+             * block of 1, no scale counted): else not read */
+            if (!bs || bs->type != YAML_SEQUENCE_NODE ||
+                bs->data.sequence.items.top == bs->data.sequence.items.start)
+                agree = false;
             for (yaml_node_item_t *it = bs && bs->type == YAML_SEQUENCE_NODE
                                             ? bs->data.sequence.items.start
                                             : NULL;
-                 it && it < bs->data.sequence.items.top; it++)
-                b *= map_num_of(yaml_document_get_node((yaml_document_t *)&d->doc, *it));
+                 it && it < bs->data.sequence.items.top; it++) {
+                const double side =
+                    map_num_of(yaml_document_get_node((yaml_document_t *)&d->doc, *it));
+                if (!(side >= 1))
+                    agree = false;
+                b *= side;
+            }
             if (!(b >= 1 && b <= 1e9))
                 agree = false;
             ge = b > 1 && b <= 1e9 ? 4.0 / b : 0;
@@ -887,12 +897,22 @@ static int read_compressed_tensors(const struct ic_ydoc *d, yaml_node_t *node,
  * 16-bit; without a list the LM head (ModelOpt's default configurations
  * disable its quantizer). */
 static int read_modelopt(const struct ic_ydoc *d, yaml_node_t *node, struct ic_model *m,
-                         const char *from)
+                         const char *from, struct ic_err *err)
 {
     const char *algo = map_text(d, node, "quant_algo");
     const char *key = map_get(d, node, "exclude_modules") ? "exclude_modules" : "ignore";
     const uint32_t keep = kept_groups(d, node, key, 1u << IC_PG_HEAD, false, m);
-    double gs = map_num(d, node, "group_size");
+    /* a group size stated must be one (0, -5 or "abc" read as the default,
+     * 1.5 and 1e300 as given) */
+    yaml_node_t *gn = map_get(d, node, "group_size");
+    double gs = map_num_of(gn);
+    if (gn && !ic_ydoc_is_null(gn) &&
+        (!ic_ydoc_scalar(gn) || !(gs >= 1 && gs <= 65536 && gs == floor(gs)))) {
+        int rc = ic_ydoc_error(d, gn, err, "'group_size': expected a whole number of weights "
+                                           "a group, 1 to 65536");
+        ic_err_hint(err, "ModelOpt writes 16 for NVFP4 and 128 for AWQ; or leave it out");
+        return rc;
+    }
     if (!strcmp(algo, "FP8")) {
         set_quant(m, IC_DT_FP8, 0, keep, IC_DT_BF16,
                   "%s modelopt FP8, one scale per tensor (not counted)", from);
@@ -976,7 +996,7 @@ static int read_quant(const struct ic_ydoc *d, yaml_node_t *node, void *rec, str
         return rc;
     }
     if (!meth && map_get(d, node, "quant_algo"))
-        return read_modelopt(d, node, m, "quantization_config"); /* ModelOpt's exports name no method */
+        return read_modelopt(d, node, m, "quantization_config", err); /* ModelOpt's exports name no method */
     if (!meth) {
         int rc = ic_ydoc_error(d, node, err, "'quantization_config' without a quant_method");
         ic_err_hint(err, QUANT_METHODS_READ "; or leave it out and give --weights");
@@ -987,8 +1007,16 @@ static int read_quant(const struct ic_ydoc *d, yaml_node_t *node, void *rec, str
          * unstated: DeepSeek-V3's) */
         yaml_node_t *bs = map_get(d, node, "weight_block_size");
         double b = 128.0 * 128.0;
-        if (bs && bs->type == YAML_SEQUENCE_NODE &&
-            bs->data.sequence.items.top - bs->data.sequence.items.start == 2) {
+        if (bs && !ic_ydoc_is_null(bs) &&
+            !(bs->type == YAML_SEQUENCE_NODE &&
+              bs->data.sequence.items.top - bs->data.sequence.items.start == 2)) {
+            /* a string, a mapping or another count read as 128 x 128 */
+            int rc = ic_ydoc_error(d, bs, err, "'weight_block_size': expected two positive "
+                                               "numbers, a block's rows and columns");
+            ic_err_hint(err, "e.g. [128, 128] (DeepSeek-V3's); or leave it out");
+            return rc;
+        }
+        if (bs && bs->type == YAML_SEQUENCE_NODE) {
             double p = 1;
             for (yaml_node_item_t *it = bs->data.sequence.items.start;
                  it < bs->data.sequence.items.top; it++) {
@@ -1072,10 +1100,10 @@ static int read_quant(const struct ic_ydoc *d, yaml_node_t *node, void *rec, str
                       meth, bits);
             return IC_OK;
         }
-        if (gn && !ic_ydoc_is_null(gn) && !(g >= 1 && g == floor(g))) {
+        if (gn && !ic_ydoc_is_null(gn) && !(g >= 1 && g <= 65536 && g == floor(g))) {
             int rc = ic_ydoc_error(d, gn, err, "'group_size': expected a whole number of "
-                                               "weights a group, or -1 (one per output "
-                                               "channel)");
+                                               "weights a group, 1 to 65536, or -1 (one per "
+                                               "output channel)");
             ic_err_hint(err, "AutoAWQ and AutoGPTQ write 128, 64, 32 or -1");
             return rc;
         }
@@ -1131,7 +1159,7 @@ static int read_quant(const struct ic_ydoc *d, yaml_node_t *node, void *rec, str
     if (strcmp(meth, "compressed-tensors") == 0)
         return read_compressed_tensors(d, node, m);
     if (strcmp(meth, "modelopt") == 0)
-        return read_modelopt(d, node, m, "quantization_config");
+        return read_modelopt(d, node, m, "quantization_config", err);
     if (strcmp(meth, "quark") == 0)
         return read_quark(d, node, m);
     /* another method (hqq, eetq...): its type is not read,
@@ -3385,7 +3413,7 @@ static int read_hf_quant_config(const char *config_path, struct ic_model *m, str
         yaml_node_t *root = ic_ydoc_root(&q);
         yaml_node_t *qn = map_get(&q, root, "quantization");
         if (qn && qn->type == YAML_MAPPING_NODE && map_get(&q, qn, "quant_algo")) {
-            read_modelopt(&q, qn, m, "hf_quant_config.json");
+            rc = read_modelopt(&q, qn, m, "hf_quant_config.json", err);
         } else if (!root) {
             rc = ic_err_set(err, IC_EINVAL, p, 1, 1, "empty file; expected ModelOpt's "
                                                     "{\"quantization\": {\"quant_algo\": ...}}");
