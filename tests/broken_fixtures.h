@@ -124,6 +124,11 @@ static const struct broken broken[] = {
     {"config-gptq-group-zero.json", true, 29, 19,
      "'group_size': expected a whole number of weights a group, 1 to 65536, or -1 (one per output channel)",
      "AutoAWQ and AutoGPTQ write 128, 64, 32 or -1"},
+    /* aliases: hwdb's by the name rule, none twice or the entry's own
+     * name (a model's may be a Hugging Face id) */
+    {"hw-alias-upper.yaml", false, 3, 10, "alias 'TC-1' must be lower-case letters", NULL},
+    {"model-alias-twice.yaml", true, 3, 10, "alias 'tm' is given twice",
+     "another name --model takes"},
     /* stated quantization parameters that are none (2026-12-04: a fuzz
      * pass found each read as its default, or as given) */
     {"config-modelopt-group-zero.json", true, 37, 19,

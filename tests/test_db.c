@@ -254,6 +254,9 @@ static const struct {
     /* an empty version text (it could match a row of no stated version) */
     {"version-empty.yaml", 4, 11, "an entry of 'versions' names no version", NULL},
     {"gemv-no-type.yaml", 6, 1, "the section gives no efficiency", NULL},
+    /* an alias that is the entry's own name (aliases were not checked) */
+    {"alias-own-name.yaml", 3, 10, "alias 'test-engine' is the entry's own name",
+     "another name --engine takes"},
 };
 
 START_TEST(test_broken_engines)

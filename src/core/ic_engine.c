@@ -109,6 +109,15 @@ static int check_values(struct ic_engine *en, const char *path, struct ic_err *e
         return field_error(en, path, IC_ENF_NAME, err,
                            "'name' must be lower-case letters, digits, '-' or '.', starting "
                            "with a letter or a digit", NULL);
+    const char *why;
+    int bad = ic_ydoc_alias_bad(en->name, en->aliases[0], sizeof en->aliases[0], en->n_aliases,
+                                true, &why);
+    if (bad >= 0) {
+        char msg[160];
+        snprintf(msg, sizeof msg, "alias '%.64s' %s", en->aliases[bad], why);
+        return field_error(en, path, IC_ENF_ALIASES, err, msg,
+                           "an alias is another name --engine takes, e.g. 'vllm'");
+    }
     if (!en->engine[0] || !en->version[0])
         return field_error(en, path, !en->engine[0] ? IC_ENF_ENGINE : IC_ENF_VERSION, err,
                            "'engine' and 'version' must not be empty",

@@ -358,6 +358,13 @@ static int check_values(struct ic_hw *hw, const char *path, struct ic_err *err)
         return field_error(hw, path, IC_HWF_NAME, err,
                            "'name' must be lower-case letters, digits, '-' or '.', starting "
                            "with a letter or a digit");
+    const char *why;
+    int bad = ic_ydoc_alias_bad(hw->name, hw->aliases[0], sizeof hw->aliases[0], hw->n_aliases,
+                                true, &why);
+    if (bad >= 0) {
+        snprintf(msg, sizeof msg, "alias '%s' %s", hw->aliases[bad], why);
+        return field_error(hw, path, IC_HWF_ALIASES, err, msg);
+    }
     /* Plausible ranges: far wider than any chip, narrow enough that every
      * derived time stays finite (a 1e-300 B/s bandwidth would print inf). */
     static const struct {

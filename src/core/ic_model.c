@@ -3556,6 +3556,15 @@ int ic_model_load(const char *path, struct ic_model *out, struct ic_err *err)
         ic_err_hint(err, "the name is what --model takes, e.g. 'llama3-8b'");
         goto out;
     }
+    const char *why;
+    const int bad = ic_ydoc_alias_bad(m->name, m->aliases[0], sizeof m->aliases[0],
+                                      m->n_aliases, false, &why);
+    if (bad >= 0) {
+        rc = ic_err_set(err, IC_EINVAL, path, m->locs[IC_MF_ALIASES].line,
+                        m->locs[IC_MF_ALIASES].col, "alias '%.64s' %s", m->aliases[bad], why);
+        ic_err_hint(err, "an alias is another name --model takes, e.g. 'llama3'");
+        goto out;
+    }
     if (m->quant_experts_only && m->has_default_weights && !m->n_experts_field[0] &&
         !m->n_experts_field[1] && !m->n_experts_field[2] && !m->n_experts_field[3]) {
         /* mxfp4 quantizes MoE experts (transformers' quantizer, gpt-oss);

@@ -651,3 +651,30 @@ int ic_ydoc_bare(const struct ic_ydoc *d, const yaml_node_t *v, const char *key,
                 spelled(d, key, boolean ? "true" : "32", false, ex, sizeof ex));
     return rc;
 }
+
+int ic_ydoc_alias_bad(const char *name, const char *aliases, size_t stride, uint32_t n,
+                      bool name_rule, const char **why)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        const char *a = aliases + (size_t)i * stride;
+        if (!a[0] || strspn(a, " \t") == strlen(a)) {
+            *why = "is empty";
+            return (int)i;
+        }
+        if (name_rule && !ic_ydoc_name_ok(a, false)) {
+            *why = "must be lower-case letters, digits, '-' or '.', starting with a letter or "
+                   "a digit";
+            return (int)i;
+        }
+        if (strcmp(a, name) == 0) {
+            *why = "is the entry's own name";
+            return (int)i;
+        }
+        for (uint32_t j = 0; j < i; j++)
+            if (strcmp(a, aliases + (size_t)j * stride) == 0) {
+                *why = "is given twice";
+                return (int)i;
+            }
+    }
+    return -1;
+}

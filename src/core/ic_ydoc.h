@@ -123,4 +123,12 @@ int ic_ydoc_bare(const struct ic_ydoc *d, const yaml_node_t *v, const char *key,
  * loaded as a name). The rule of hwdb, modeldb and enginedb alike. */
 bool ic_ydoc_name_ok(const char *s, bool underscore);
 
+/* The first of an entry's n aliases (each `stride` bytes apart from
+ * `aliases`) that is empty, breaks the name rule (where name_rule: hwdb's
+ * and enginedb's; a model's may be a Hugging Face id, "Qwen/Qwen3-8B"), is
+ * the entry's own name or repeats an earlier one: its index, *why saying
+ * which; -1 where none does. */
+int ic_ydoc_alias_bad(const char *name, const char *aliases, size_t stride, uint32_t n,
+                      bool name_rule, const char **why);
+
 #endif
