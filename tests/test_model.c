@@ -352,6 +352,37 @@ START_TEST(test_qwen2_biases)
 }
 END_TEST
 
+/* Google's Gemma 3 4B config.json (a byte copy, mlx-community/gemma-3-4b-it-
+ * bf16) names no heads, KV heads, head_dim or vocab_size: Gemma3TextConfig's
+ * 8, 4, 256 and 262,208. A layer: q 2560 x 2048 = 5,242,880, k and v 2 x
+ * 2560 x 1024 = 5,242,880, o 5,242,880; q/k norms 2 x 256; MLP 3 x 2560 x
+ * 10,240 = 78,643,200; norms 4 x 2560: 94,382,592; x 34 = 3,209,008,128 +
+ * the tied embedding
+ * 262,208 x 2560 = 671,252,480 + the final norm 2560: 3,880,263,168. KV
+ * 34 x 2 x 4 x 256 x 2 B = 139,264 B a token. A 12B fine-tune's config
+ * (harmonicdata/Gemma3-SD-v0.2) gives no head_dim: 256, not 3840 / 16 =
+ * 240; 11,766,034,176 (it read 11,624,474,880). */
+START_TEST(test_gemma3_class_defaults)
+{
+    struct ic_err e = {0};
+    struct ic_model_stats st;
+    ck_assert_int_eq(ic_model_load(IC_TEST_DIR "/fixtures/gemma-3-4b-it-config.json", M, &e), 0);
+    ck_assert_int_eq(ic_model_derive(M, &st, &e), 0);
+    ck_assert_uint_eq(st.n_heads, 8);
+    ck_assert_uint_eq(st.n_kv_heads, 4);
+    ck_assert_uint_eq(st.head_dim, 256);
+    ck_assert_uint_eq(st.vocab_size, 262208);
+    ck_assert_uint_eq(st.params_total, UINT64_C(3880263168));
+    ck_assert_uint_eq(ic_model_kv_bytes_per_token(&st, 16), 139264);
+    ck_assert_ptr_nonnull(strstr(M->defaulted, "vocab_size 262208"));
+    ck_assert_int_eq(ic_model_load(IC_TEST_DIR "/fixtures/gemma-3-12b-no-head-dim-config.json", M,
+                                   &e), 0);
+    ck_assert_int_eq(ic_model_derive(M, &st, &e), 0);
+    ck_assert_uint_eq(st.head_dim, 256);
+    ck_assert_uint_eq(st.params_total, UINT64_C(11766034176));
+}
+END_TEST
+
 /* compression_config (older compressed-tensors exports) is read where
  * quantization_config is absent or null, and loses to it wherever the two
  * keys stand (vLLM's order); the note names the key read. A Llama of
@@ -1452,6 +1483,7 @@ int main(void)
     tcase_add_test(tc, test_minimax_m2);
     tcase_add_test(tc, test_compression_config);
     tcase_add_test(tc, test_qwen2_biases);
+    tcase_add_test(tc, test_gemma3_class_defaults);
     tcase_add_test(tc, test_deepseek_v32);
     tcase_add_test(tc, test_llama4);
     tcase_add_test(tc, test_qwen3_next);

@@ -801,6 +801,9 @@ static void show_model(FILE *out, const struct ic_model *m, const struct ic_mode
             (unsigned long long)s->n_heads, (unsigned long long)s->n_kv_heads,
             (unsigned long long)s->head_dim, (unsigned long long)s->vocab_size,
             s->embed_tied ? ", tied embeddings" : "");
+    if (m->defaulted[0])
+        fprintf(out, "from its model_type's config class (the config gives no such key): %s\n",
+                m->defaulted);
     if (m->n_blocks) {
         /* Nemotron-H: its blocks, a layer here being a mixer block and the
          * MLP or MoE block after it */

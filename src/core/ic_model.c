@@ -1538,6 +1538,10 @@ static const struct family {
      * config leaves them out (0: hidden_size / heads, and every head) */
     bool ernie;
     uint64_t head_dim_default, kv_default;
+    /* the config class's query heads and vocabulary where a config.json
+     * leaves the key out (Gemma's: Google's Gemma 3 configs name no
+     * vocab_size, its 4B no heads, KV heads or head_dim) */
+    uint64_t heads_default, vocab_default;
     bool no_use_bias; /* use_bias true refused (ERNIE 4.5: no release sets it) */
     bool head_dim_fixed; /* the code takes hidden_size / heads, reading no head_dim */
     /* what 'bias' biases (BIAS_*; 0: the key is not read), and whether
@@ -1615,16 +1619,23 @@ static const struct family {
     /* Gemma (GemmaConfig, Gemma2Config, Gemma3TextConfig) ties its
      * embeddings where the config does not say; Gemma 2: pre/post
      * attention and MLP norms, even layers slide */
-    {.model_type = "gemma", .tie_default = true},
+    /* (GemmaConfig, Gemma2Config and Gemma3TextConfig: head_dim 256 and
+     * their heads, KV heads and vocabulary where a config leaves them out;
+     * without, gemma-7b's head_dim read 3072 / 16 = 192) */
+    {.model_type = "gemma", .tie_default = true, .head_dim_default = 256, .kv_default = 16,
+     .heads_default = 16, .vocab_default = 256000},
     {.model_type = "gemma2", .norms = 4, .sliding_pattern = 2, .tie_default = true,
-     .window_default = 4096},
+     .window_default = 4096, .head_dim_default = 256, .kv_default = 16, .heads_default = 8,
+     .vocab_default = 256000},
     /* Gemma 3: five sliding layers to one global (Gemma3TextConfig's
      * sliding_window_pattern 6) where the config states no pattern; q_norm
      * and k_norm of head_dim (Gemma3Attention) */
     {.model_type = "gemma3_text", .norms = 4, .sliding_pattern = 6, .qk_norm = QK_HEAD,
-     .tie_default = true, .window_default = 4096},
+     .tie_default = true, .window_default = 4096, .head_dim_default = 256, .kv_default = 4,
+     .heads_default = 8, .vocab_default = 262208},
     {.model_type = "gemma3", .norms = 4, .sliding_pattern = 6, .qk_norm = QK_HEAD,
-     .tie_default = true, .window_default = 4096},
+     .tie_default = true, .window_default = 4096, .head_dim_default = 256, .kv_default = 4,
+     .heads_default = 8, .vocab_default = 262208},
     /* OLMoE (OlmoeAttention): q_norm over hidden_size, k_norm over the KV
      * heads' width; OLMo 2 and 3 the same (Olmo2Attention, Olmo3Attention),
      * with their two norms after the attention and the MLP in place of
@@ -3526,10 +3537,41 @@ int ic_model_load(const char *path, struct ic_model *out, struct ic_err *err)
             m->sliding_window = window;
             m->window_default = true;
         }
+        /* the config class's heads and vocabulary where neither the text
+         * model nor the wrapper names the key: at the document's first key
+         * for an error, said by show model */
+        const struct {
+            int id;
+            const char *key;
+            uint64_t v, *dst;
+        } defs[] = {{IC_MF_HEADS, "num_attention_heads", family_of(m)->heads_default,
+                     &m->num_attention_heads},
+                    {IC_MF_VOCAB, "vocab_size", family_of(m)->vocab_default, &m->vocab_size}};
+        for (size_t i = 0; i < N(defs); i++)
+            if (defs[i].v && !m->locs[defs[i].id].line && !config_key_given(&d, root, defs[i].key)) {
+                *defs[i].dst = defs[i].v;
+                m->locs[defs[i].id] = m->root;
+                const size_t k = strlen(m->defaulted);
+                snprintf(m->defaulted + k, sizeof m->defaulted - k, "%s%s %llu", k ? ", " : "",
+                         defs[i].key, (unsigned long long)defs[i].v);
+            }
         /* a null the reader skipped, told from a key left out */
         m->kv_null = !m->locs[IC_MF_KV_HEADS].line &&
                      config_key_given(&d, root, "num_key_value_heads");
         m->head_dim_null = !m->locs[IC_MF_HEAD_DIM].line && config_key_given(&d, root, "head_dim");
+        /* (the KV heads' and head_dim's defaults derive applies, said too) */
+        const struct {
+            int id;
+            const char *key;
+            uint64_t v;
+        } said[] = {{IC_MF_KV_HEADS, "num_key_value_heads", family_of(m)->kv_default},
+                    {IC_MF_HEAD_DIM, "head_dim", family_of(m)->head_dim_default}};
+        for (size_t i = 0; i < N(said); i++)
+            if (said[i].v && !m->locs[said[i].id].line && !config_key_given(&d, root, said[i].key)) {
+                const size_t k = strlen(m->defaulted);
+                snprintf(m->defaulted + k, sizeof m->defaulted - k, "%s%s %llu", k ? ", " : "",
+                         said[i].key, (unsigned long long)said[i].v);
+            }
         /* Name a config.json after its folder or file: ".../Qwen2.5-7B/config.json";
          * standard input ("-", /dev/stdin) is "stdin". */
         const char *slash = strrchr(path, '/');

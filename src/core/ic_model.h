@@ -225,6 +225,9 @@ struct ic_model {
 
     struct ic_loc locs[IC_MF_COUNT];
     struct ic_loc root; /* first key of the document, for "missing" errors */
+    /* keys a config.json leaves out that its config class's defaults fill
+     * ("num_attention_heads 8, vocab_size 262208"), for show model */
+    char defaulted[96];
 };
 
 const char *ic_pgroup_name(enum ic_pgroup g);
