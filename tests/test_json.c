@@ -37,9 +37,11 @@ static const struct bad_json bad[] = {
     /* {"a": yes} : the bare word starts at column 7 */
     {"{\"a\": yes}", 1, 7, "found the bare word 'yes'", "bare words are not JSON"},
     {"{a: 1}", 1, 2, "expected a key in double quotes, found the bare word 'a'", NULL},
-    {"{\"a\": NaN}", 1, 7, "found the bare word 'NaN'", "no NaN or Infinity"},
-    {"{\"a\": -Infinity}", 1, 8, "expected a digit after '-', found the bare word 'Infinity'",
-     NULL},
+    /* Python's NaN, Infinity and -Infinity are read (test_accepts); other
+     * spellings are bare words */
+    {"{\"a\": nan}", 1, 7, "found the bare word 'nan'", "bare words are not JSON"},
+    {"{\"a\": -inf}", 1, 8, "expected a digit after '-', found the bare word 'inf'", NULL},
+    {"{\"a\": Infinityx}", 1, 7, "found the bare word 'Infinityx'", NULL},
     {"{\"a\": True}", 1, 7, "found the bare word 'True'", NULL},
     {"{\"a\": nullx}", 1, 7, "found the bare word 'nullx'", NULL},
     /* "qwen2\u0000junk": the backslash is column 13 of {"a": "qwen2\u0000junk"} */
@@ -148,6 +150,16 @@ START_TEST(test_accepts)
     ck_assert_int_eq(k->data.sequence.items.top - k->data.sequence.items.start, 2);
     ck_assert_uint_eq(k->start_mark.line, 2); /* line 3, column 25 */
     ck_assert_uint_eq(k->start_mark.column, 24);
+    yaml_document_delete(&doc);
+    /* Python's json writes NaN, Infinity and -Infinity (NVIDIA's
+     * Nemotron-H configs: "time_step_limit": [0.0, Infinity]): plain
+     * scalars, refused by a key that reads a number */
+    const char *py = "{\"t\": [0.0, Infinity], \"u\": -Infinity, \"v\": NaN}";
+    ck_assert_int_eq(ic_json_parse(py, strlen(py), "t.json", 32, &doc, &e), IC_OK);
+    root = yaml_document_get_root_node(&doc);
+    ck_assert_str_eq((const char *)get(&doc, root, "u")->data.scalar.value, "-Infinity");
+    ck_assert_int_eq(get(&doc, root, "u")->data.scalar.style, YAML_PLAIN_SCALAR_STYLE);
+    ck_assert_str_eq((const char *)get(&doc, root, "v")->data.scalar.value, "NaN");
     yaml_document_delete(&doc);
     /* whitespace alone: a document without a root (the loaders say "empty file") */
     ck_assert_int_eq(ic_json_parse(" \n\t", 3, "t.json", 32, &doc, &e), IC_OK);

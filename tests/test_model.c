@@ -383,6 +383,40 @@ START_TEST(test_gemma3_class_defaults)
 }
 END_TEST
 
+/* NVIDIA's Nemotron-H-56B-Base-8K config.json as shipped (ai-dynamo/
+ * aiconfigurator's copy) holds Python's "time_step_limit": [0.0, Infinity],
+ * a key infcalc does not read: it loads (it was refused as bare words), and
+ * counts as the same file with the value made finite. */
+START_TEST(test_python_json_infinity)
+{
+    struct ic_err e = {0};
+    struct ic_model_stats st;
+    ck_assert_msg(ic_model_load(IC_TEST_DIR "/fixtures/nemotron-h-56b-infinity-config.json", M,
+                                &e) == 0, "%s", e.msg);
+    ck_assert_int_eq(ic_model_derive(M, &st, &e), 0);
+    const uint64_t total = st.params_total, active = st.params_active;
+    char path[64];
+    FILE *in = fopen(IC_TEST_DIR "/fixtures/nemotron-h-56b-infinity-config.json", "rb");
+    ck_assert_ptr_nonnull(in);
+    static char text[16384];
+    size_t n = fread(text, 1, sizeof text - 1, in);
+    fclose(in);
+    text[n] = 0;
+    char *inf = strstr(text, "Infinity");
+    ck_assert_ptr_nonnull(inf);
+    memcpy(inf, "1e308   ", 8);
+    ic_test_write_tmp(path, text);
+    ck_assert_int_eq(ic_model_load(path, M, &e), 0);
+    remove(path);
+    ck_assert_int_eq(ic_model_derive(M, &st, &e), 0);
+    ck_assert_uint_eq(total, st.params_total);
+    ck_assert_uint_eq(active, st.params_active);
+    /* a hand count over its 118 blocks (a review of 2026-12-04, from
+     * transformers' NemotronH modules): 56,324,350,464, NVIDIA's "56B" */
+    ck_assert_uint_eq(total, UINT64_C(56324350464));
+}
+END_TEST
+
 /* compression_config (older compressed-tensors exports) is read where
  * quantization_config is absent or null, and loses to it wherever the two
  * keys stand (vLLM's order); the note names the key read. A Llama of
@@ -1484,6 +1518,7 @@ int main(void)
     tcase_add_test(tc, test_compression_config);
     tcase_add_test(tc, test_qwen2_biases);
     tcase_add_test(tc, test_gemma3_class_defaults);
+    tcase_add_test(tc, test_python_json_infinity);
     tcase_add_test(tc, test_deepseek_v32);
     tcase_add_test(tc, test_llama4);
     tcase_add_test(tc, test_qwen3_next);

@@ -97,11 +97,8 @@ static int unexpected(struct jp *p, const char *expected)
             e++;
         int n = (int)(e - p->pos);
         const char *w = (const char *)p->s + p->pos;
-        bool nonfinite = (n == 3 && !memcmp(w, "NaN", 3)) || (n == 8 && !memcmp(w, "Infinity", 8));
         return fail(p, a,
-                    nonfinite ? "RFC 8259 has no NaN or Infinity; write the finite value"
-                              : "bare words are not JSON: quote a string, or write true, false "
-                                "or null",
+                    "bare words are not JSON: quote a string, or write true, false or null",
                     "expected %s, found the bare word '%.*s'", expected, n, w);
     }
     if (c < 0x20 || c == 0x7f)
@@ -449,10 +446,16 @@ static int value(struct jp *p, int *id)
         return array(p, id);
     if (c == '"')
         return string(p, id);
-    if (c == '-' || is_digit(c))
+    /* NaN, Infinity and -Infinity, as Python's json writes and reads them
+     * (NVIDIA's Nemotron-H configs hold "time_step_limit": [0.0,
+     * Infinity]): plain scalars, which a key infcalc reads refuses as no
+     * finite number where it stands */
+    static const char *const literals[] = {"true", "false", "null", "NaN", "Infinity",
+                                           "-Infinity"};
+    if ((c == '-' && !(p->len - p->pos >= 9 && !memcmp(p->s + p->pos, "-Infinity", 9))) ||
+        is_digit(c))
         return number(p, id);
-    static const char *const literals[] = {"true", "false", "null"};
-    for (size_t i = 0; i < 3; i++) {
+    for (size_t i = 0; i < sizeof literals / sizeof literals[0]; i++) {
         size_t n = strlen(literals[i]);
         if (p->len - p->pos >= n && !memcmp(p->s + p->pos, literals[i], n) &&
             (p->pos + n == p->len || !is_word_char(p->s[p->pos + n]))) {
