@@ -105,6 +105,13 @@ START_TEST(test_rows_refused)
     refused("bad-tiny-time.csv", 2, 76, "a measured time from 1 us to 1 day");
     /* concurrency 2 on one chip (after "r1,...,bf16," 62 characters) */
     refused("bad-b1-batch.csv", 2, 63, "a decode_b1 row runs one sequence a replica");
+    /* a date that is none (after "...,src of row,table 1," 100); an
+     * escape in the id (its second character), a byte that is not UTF-8 in
+     * the engine version (after "r1,validation,decode_b1,e,1" 27): the
+     * tables printed them raw */
+    refused("bad-date.csv", 2, 101, "'source_date': expected YYYY-MM-DD, YYYY-MM or YYYY");
+    refused("bad-control.csv", 2, 2, "'id': a control character");
+    refused("bad-utf8.csv", 2, 28, "'engine_version': a byte that is not UTF-8");
 }
 END_TEST
 

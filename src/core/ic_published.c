@@ -5,6 +5,7 @@
 #include "ic_decode.h"
 #include "ic_engine.h"
 #include "ic_sim.h"
+#include "ic_utf8.h"
 #include "ic_ydoc.h"
 
 #include <gsl/gsl_sort.h>
@@ -197,10 +198,72 @@ static uint64_t batch_per_replica(const struct ic_pub_row *r)
     return (r->concurrency + replicas - 1) / replicas;
 }
 
+/* The column of a field's first control character or byte that is not
+ * UTF-8 (what a table would print raw to the terminal), 0 if none. */
+static unsigned text_bad(const struct field *f, const char **why)
+{
+    const unsigned char *t = (const unsigned char *)f->text;
+    const size_t n = strlen(f->text);
+    unsigned col = f->col;
+    for (size_t i = 0; i < n; col++) {
+        uint32_t cp;
+        const size_t k = ic_utf8_seq(t + i, n - i, &cp);
+        if (!k || cp < 0x20 || cp == 0x7f) {
+            *why = !k ? "a byte that is not UTF-8" : "a control character";
+            return col;
+        }
+        i += k;
+    }
+    return 0;
+}
+
+static int days_in(int y, int m)
+{
+    static const int d[12] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    return m == 2 && ((y % 4 == 0 && y % 100) || y % 400 == 0) ? 29 : d[m - 1];
+}
+
+/* A source date (where one is given): YYYY, YYYY-MM or YYYY-MM-DD, a real
+ * one, then nothing or a space and a note ("2025 (the page states no
+ * date)"). */
+static bool date_ok(const char *t)
+{
+    int y = 0, m = 0, d = 0, n = 0;
+    const size_t len = strlen(t);
+    if (len >= 10 && sscanf(t, "%4d-%2d-%2d%n", &y, &m, &d, &n) == 3 && n == 10) {
+        if (!(m >= 1 && m <= 12 && d >= 1 && d <= days_in(y, m)))
+            return false;
+    } else if (len >= 7 && sscanf(t, "%4d-%2d%n", &y, &m, &n) == 2 && n == 7) {
+        if (!(m >= 1 && m <= 12))
+            return false;
+    } else if (!(len >= 4 && sscanf(t, "%4d%n", &y, &n) == 1 && n == 4)) {
+        return false;
+    }
+    for (int i = 0; i < n; i++)
+        if (!(t[i] == '-' || (t[i] >= '0' && t[i] <= '9')))
+            return false;
+    return y >= 1990 && y <= 2100 && (t[n] == 0 || t[n] == ' ');
+}
+
 static int parse_row(const char *path, const struct field *f, const int *at, struct ic_pub_row *r,
                      struct ic_err *err)
 {
     int rc;
+    for (int i = 0; i < C_COUNT; i++) {
+        const char *why;
+        unsigned col;
+        if (at[i] >= 0 && (col = text_bad(&f[at[i]], &why))) {
+            ic_err_set(err, IC_EINVAL, path, f[at[i]].line, col, "'%s': %s", col_names[i], why);
+            ic_err_hint(err, "a field is UTF-8 text without control characters (the tables "
+                             "print it as it is)");
+            return IC_EINVAL;
+        }
+    }
+    if (at[C_SOURCE_DATE] >= 0 && f[at[C_SOURCE_DATE]].text[0] &&
+        !date_ok(f[at[C_SOURCE_DATE]].text))
+        return bad(path, &f[at[C_SOURCE_DATE]], err,
+                   "'source_date': expected YYYY-MM-DD, YYYY-MM or YYYY, a real date",
+                   "the source's date, e.g. 2024-10-10; a note may follow after a space");
     copy(r->id, sizeof r->id, f[at[C_ID]].text);
     const struct field *use = &f[at[C_USE]];
     if (strcmp(use->text, "validation") && strcmp(use->text, "calibration"))
