@@ -165,19 +165,13 @@ int ic_decode_for_hw(struct ic_decode_cfg *c, const struct ic_hw *hw, int estima
     c->estimate = estimate >= 0 ? (enum ic_estimate)estimate : ic_decode_default_estimate(hw);
     if (ic_hw_peak(hw, c->compute) > 0)
         return IC_OK;
-    char have[128] = "";
-    for (int t = 0; t < IC_DT_COUNT; t++)
-        if (hw->peak_flop_s[t] > 0) {
-            size_t l = strlen(have);
-            snprintf(have + l, sizeof have - l, "%s%s", l ? " " : "",
-                     ic_dtype_traits((enum ic_dtype)t)->name);
-        }
+    char have[128];
+    const char *pick = ic_hw_compute_types(hw, have, sizeof have);
     const char *ct = ic_dtype_traits(c->compute)->name;
     int rc = ic_err_set(err, IC_EINVAL, NULL, 0, 0, "--compute %s: %s has no %s compute (it lists: %s)",
                         ct, hw->name, ct, have);
-    if (have[0])
-        ic_err_hint(err, "choose a type it lists, e.g. '--compute %s'",
-                    hw->peak_flop_s[IC_DT_BF16] > 0 ? "bf16" : strtok(have, " "));
+    if (pick)
+        ic_err_hint(err, "choose a type it lists, e.g. '--compute %s'", pick);
     return rc;
 }
 

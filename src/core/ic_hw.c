@@ -31,6 +31,21 @@ const char *ic_topology_name(enum ic_topology t) { return topology_names[t]; }
 
 double ic_hw_peak(const struct ic_hw *hw, enum ic_dtype t) { return hw->peak_flop_s[t]; }
 
+const char *ic_hw_compute_types(const struct ic_hw *hw, char *buf, size_t n)
+{
+    const char *first = NULL;
+    buf[0] = 0;
+    for (int t = 0; t < IC_DT_COUNT; t++)
+        if (hw->peak_flop_s[t] > 0) {
+            size_t l = strlen(buf);
+            const char *name = ic_dtype_traits((enum ic_dtype)t)->name;
+            snprintf(buf + l, n > l ? n - l : 0, "%s%s", l ? " " : "", name);
+            if (!first)
+                first = name;
+        }
+    return hw->peak_flop_s[IC_DT_BF16] > 0 ? "bf16" : first;
+}
+
 bool ic_hw_has_price(const struct ic_hw *hw) { return hw->usd_per_chip_hour > 0; }
 
 double ic_hw_usd(const struct ic_hw *hw, double chip_s)

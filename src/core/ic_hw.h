@@ -251,4 +251,9 @@ double ic_hw_usd(const struct ic_hw *hw, double chip_s);
 /* Dense peak FLOP/s of dtype on hw; 0 when the chip lacks it. */
 double ic_hw_peak(const struct ic_hw *hw, enum ic_dtype t);
 
+/* The compute types hw lists, space-separated ("fp32 bf16 fp16"), in buf;
+ * the one to suggest for --compute (bf16 where listed) as the result, NULL
+ * where it lists none. */
+const char *ic_hw_compute_types(const struct ic_hw *hw, char *buf, size_t n);
+
 #endif

@@ -526,11 +526,17 @@ int ic_step_time(const struct ic_load *l, const struct ic_hw *hw, const struct i
                  struct ic_time *out, struct ic_err *err)
 {
     const double C = ic_hw_peak(hw, l->compute);
-    if (C <= 0)
-        return ic_err_set(err, IC_EINVAL, hw->path, hw->locs[IC_HWF_COMPUTE].line,
-                          hw->locs[IC_HWF_COMPUTE].col,
-                          "%s has no %s compute; pick a compute type it lists",
-                          hw->name, ic_dtype_traits(l->compute)->name);
+    if (C <= 0) {
+        char have[128];
+        const char *pick = ic_hw_compute_types(hw, have, sizeof have);
+        const int rc = ic_err_set(err, IC_EINVAL, hw->path, hw->locs[IC_HWF_COMPUTE].line,
+                                  hw->locs[IC_HWF_COMPUTE].col,
+                                  "%s has no %s compute (it lists: %s)", hw->name,
+                                  ic_dtype_traits(l->compute)->name, have);
+        if (pick)
+            ic_err_hint(err, "choose a type it lists, e.g. '--compute %s'", pick);
+        return rc;
+    }
     if (l->chips * l->ep * (l->pp ? l->pp : 1) > hw->ici_domain_chips && !(hw->dcn_B_s > 0))
         return ic_err_set(err, IC_EINVAL, hw->path, hw->locs[IC_HWF_DCN].line,
                           hw->locs[IC_HWF_DCN].col,

@@ -120,7 +120,8 @@ static int point_of(const struct ic_db *db, const struct ic_param *p, size_t n,
     ic_opts_init(&q->o, IC_CMD_DECODE);
     struct ic_err e = {0};
     if (n > IC_SERVE_MAX_PARAMS)
-        return bad(r, "%zu parameters; at most %d", n, IC_SERVE_MAX_PARAMS);
+        return bad(r, "%zu parameters; at most %d\n  give each of model, hw, chips, batch, "
+                      "context, weights, kv and compute at most once", n, IC_SERVE_MAX_PARAMS);
     for (size_t i = 0; i < n; i++) {
         int k = -1;
         for (int j = 0; j < N_KEYS; j++)
@@ -131,21 +132,27 @@ static int point_of(const struct ic_db *db, const struct ic_param *p, size_t n,
             char key[IC_SERVE_MAX_VALUE + 1];
             snprintf(key, sizeof key, "%s", p[i].key);
             if (near)
-                return bad(r, "unknown parameter '%s'; did you mean '%s'?", key, near);
+                return bad(r, "unknown parameter '%s'; did you mean '%s'?\n  the parameters "
+                              "are model, hw, chips, batch, context, weights, kv and compute",
+                           key, near);
             return bad(r, "unknown parameter '%s'; expected model, hw, chips, batch, context, "
-                          "weights, kv or compute", key);
+                          "weights, kv or compute\n  e.g. /api/decode?model=llama3-8b&hw=h100",
+                       key);
         }
         char name[32];
         snprintf(name, sizeof name, "--%s", keys[k]);
         const char *v = p[i].value ? p[i].value : "";
         if (strlen(v) > IC_SERVE_MAX_VALUE)
-            return bad(r, "%s: the value is longer than %d characters", name,
+            return bad(r, "%s: the value is longer than %d characters\n  a name or a number, "
+                          "as 'infcalc list' and the command line take them", name,
                        IC_SERVE_MAX_VALUE);
         if (strchr(v, ','))
-            return bad(r, "%s: one value, not a list ('%s')", name, v);
+            return bad(r, "%s: one value, not a list ('%s')\n  the server computes one "
+                          "configuration; the command line sweeps lists", name, v);
         if ((k == 0 || k == 1) && *v && !db_name(v))
-            return bad(r, "%s: '%s' is not a database name ('infcalc list %s'); the server "
-                          "reads only hwdb/ and modeldb/",
+            return bad(r, "%s: '%s' is not a database name; the server reads only hwdb/ and "
+                          "modeldb/\n  'infcalc list %s' names them (a file is for the "
+                          "command line)",
                        name, v, k == 0 ? "models" : "hw");
         /* once each: the command line's hint (a list) does not apply here */
         if (q->o.given[ic_opt_find(name)])
@@ -158,7 +165,8 @@ static int point_of(const struct ic_db *db, const struct ic_param *p, size_t n,
             return e.hint[0] ? bad(r, "%s\n  %s", e.msg, e.hint) : bad(r, "%s", e.msg);
     }
     if (!q->o.given[IC_OPT_MODEL] || !q->o.given[IC_OPT_HW])
-        return bad(r, "decode needs --model and --hw ('infcalc --help' for usage)");
+        return bad(r, "decode needs --model and --hw\n  e.g. /api/decode?model=llama3-8b&"
+                      "hw=h100");
     q->m = malloc(sizeof *q->m);
     q->h = malloc(sizeof *q->h);
     if (!q->m || !q->h)
@@ -176,7 +184,7 @@ static int point_of(const struct ic_db *db, const struct ic_param *p, size_t n,
     if (!q->o.given[IC_OPT_WEIGHTS] && q->m->has_default_weights)
         q->cfg.weights = q->m->default_weights; /* as the command line: as shipped */
     if ((rc = ic_decode_for_hw(&q->cfg, q->h, -1, &e)))
-        return bad(r, "%s", e.msg);
+        return e.hint[0] ? bad(r, "%s\n  %s", e.msg, e.hint) : bad(r, "%s", e.msg);
     if ((rc = ic_decode(&q->st, q->h, &q->cfg, &q->pt, &e)))
         return lib_error(r, rc, &e);
     ic_decode_fewest(&q->st, &q->pt); /* as the command line: what would fit */
