@@ -114,12 +114,15 @@ int ic_db_init(struct ic_db *db, const char *root, struct ic_err *err)
     char p[600];
     for (int k = 0; k < IC_DB_REQUIRED_KINDS; k++) {
         snprintf(p, sizeof p, "%s/%s", r, kind_dirs[k]);
-        if (!is_dir(p))
-            return ic_err_set(err, IC_ENOENT, NULL, 0, 0,
-                              "no %s/ folder in the data folder '%s'%s%s%s (set --db or "
-                              "INFCALC_DB to the folder holding hwdb/ and modeldb/)",
-                              kind_dirs[k], r, from ? " (from " : "", from ? from : "",
-                              from ? ")" : "");
+        if (!is_dir(p)) {
+            const int rc = ic_err_set(err, IC_ENOENT, NULL, 0, 0,
+                                      "no %s/ folder in the data folder '%s'%s%s%s",
+                                      kind_dirs[k], r, from ? " (from " : "", from ? from : "",
+                                      from ? ")" : "");
+            ic_err_hint(err, "set --db or INFCALC_DB to the folder holding hwdb/ and modeldb/ "
+                             "(the source tree, or an install's share/infcalc)");
+            return rc;
+        }
     }
     snprintf(db->root, sizeof db->root, "%s", r);
     return IC_OK;
