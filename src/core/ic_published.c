@@ -159,12 +159,12 @@ static int pick(const char *const *names, int n, const char *text)
     return -1;
 }
 
-static int count_field(const char *path, const struct field *f, uint64_t lo, uint64_t hi,
-                       uint64_t *out, struct ic_err *err)
+static int count_field(const char *path, const struct field *f, const char *name, uint64_t lo,
+                       uint64_t hi, uint64_t *out, struct ic_err *err)
 {
     char why[256], msg[400];
     if (ic_count_parse(f->text, out, why, sizeof why)) {
-        snprintf(msg, sizeof msg, "'%s': %s", f->text, why);
+        snprintf(msg, sizeof msg, "'%s': %s", name, why);
         return bad(path, f, err, msg, "a whole number without sign or unit, e.g. 8");
     }
     if (*out < lo || *out > hi) {
@@ -288,16 +288,18 @@ static int parse_row(const char *path, const struct field *f, const int *at, str
     if (strlen(r->source) < 4)
         return bad(path, &f[at[C_SOURCE]], err, "every row needs its source",
                    "the document's title or address; the table or figure in source_where");
-    if ((rc = count_field(path, &f[at[C_CHIPS]], 1, IC_DECODE_MAX_CHIPS, &r->chips, err)) ||
-        (rc = count_field(path, &f[at[C_TP]], 1, IC_DECODE_MAX_CHIPS, &r->tp, err)) ||
+    if ((rc = count_field(path, &f[at[C_CHIPS]], col_names[C_CHIPS], 1, IC_DECODE_MAX_CHIPS,
+                          &r->chips, err)) ||
+        (rc = count_field(path, &f[at[C_TP]], col_names[C_TP], 1, IC_DECODE_MAX_CHIPS, &r->tp,
+                          err)) ||
         /* a high-load throughput run may not state its concurrency (0) */
         (!(r->kind >= IC_PUB_THROUGHPUT_OFFLINE && !f[at[C_CONCURRENCY]].text[0]) &&
-         (rc = count_field(path, &f[at[C_CONCURRENCY]], 1, IC_DECODE_MAX_BATCH,
-                           &r->concurrency, err))) ||
-        (rc = count_field(path, &f[at[C_INPUT]], 0, IC_MODEL_MAX_CONTEXT, &r->input_tokens,
-                          err)) ||
-        (rc = count_field(path, &f[at[C_OUTPUT]], 1, IC_MODEL_MAX_CONTEXT, &r->output_tokens,
-                          err)))
+         (rc = count_field(path, &f[at[C_CONCURRENCY]], col_names[C_CONCURRENCY], 1,
+                           IC_DECODE_MAX_BATCH, &r->concurrency, err))) ||
+        (rc = count_field(path, &f[at[C_INPUT]], col_names[C_INPUT], 0, IC_MODEL_MAX_CONTEXT,
+                          &r->input_tokens, err)) ||
+        (rc = count_field(path, &f[at[C_OUTPUT]], col_names[C_OUTPUT], 1, IC_MODEL_MAX_CONTEXT,
+                          &r->output_tokens, err)))
         return rc;
     if (r->chips % r->tp)
         return bad(path, &f[at[C_TP]], err, "tp must divide chips",
@@ -388,7 +390,7 @@ static int parse_row(const char *path, const struct field *f, const int *at, str
                    "step; add the includes_prefill column with yes");
     if (at[C_MAX_TOKENS] >= 0 && f[at[C_MAX_TOKENS]].text[0]) {
         const struct field *mf = &f[at[C_MAX_TOKENS]];
-        int rc2 = count_field(path, mf, 1, IC_MODEL_MAX_CONTEXT, &r->max_batched_tokens, err);
+        int rc2 = count_field(path, mf, col_names[C_MAX_TOKENS], 1, IC_MODEL_MAX_CONTEXT, &r->max_batched_tokens, err);
         if (rc2)
             return rc2;
         if (r->prefill != IC_PUB_PREFILL_INTERLEAVED)

@@ -461,7 +461,9 @@ static int read_scalar_field(const struct ic_ydoc *d, const struct ic_field *f,
         if (strlen(text) >= f->size) {
             rc = ic_ydoc_error(d, v, err, "'%s': value is too long (at most %zu characters)",
                                f->key, f->size - 1);
-            ic_err_hint(err, "shorten it; a longer text goes in 'notes'");
+            ic_err_hint(err, "%s", strcmp(f->key, "notes") ? "shorten it; a longer text goes "
+                                                              "in 'notes'"
+                                                            : "shorten it");
             return rc;
         }
         memcpy(base, text, strlen(text) + 1);
