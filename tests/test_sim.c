@@ -353,11 +353,16 @@ START_TEST(test_trace_two_requests)
 }
 END_TEST
 
-static void trace_error(const struct ic_test_pair *t, const char *text, int code, unsigned line,
-                        unsigned col)
+/* A trace of len bytes (NUL bytes too) refused with code at line:col. */
+static void trace_error_n(const struct ic_test_pair *t, const char *text, size_t len, int code,
+                          unsigned line, unsigned col)
 {
     char path[64];
-    ic_test_write_tmp(path, text);
+    ic_test_write_tmp(path, "");
+    FILE *f = fopen(path, "wb");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_uint_eq(fwrite(text, 1, len, f), len);
+    fclose(f);
     struct ic_sim_cfg c = ic_sim_defaults();
     c.source = IC_SRC_TRACE;
     c.trace = path;
@@ -371,6 +376,12 @@ static void trace_error(const struct ic_test_pair *t, const char *text, int code
                   e.line, e.col, line, col, e.msg);
     ck_assert_msg(e.hint[0] || line == 0, "no hint: %s", e.msg);
     unlink(path);
+}
+
+static void trace_error(const struct ic_test_pair *t, const char *text, int code, unsigned line,
+                        unsigned col)
+{
+    trace_error_n(t, text, strlen(text), code, line, col);
 }
 
 START_TEST(test_trace_errors)
@@ -399,29 +410,8 @@ START_TEST(test_trace_errors)
                 IC_EINVAL, 1, 68);
     /* NUL bytes: a line opening with one was skipped as blank, one inside
      * a line cut it (output 1 for 10), /dev/zero read without end */
-    static const struct {
-        const char *b;
-        size_t n;
-        unsigned line, col;
-    } nul[] = {{"0,100,1\n\0" "0,100,1\n", 17, 2, 1}, {"0,100,1\0" "0\n", 10, 1, 8}};
-    for (size_t i = 0; i < 2; i++) {
-        char path[64];
-        ic_test_write_tmp(path, "");
-        FILE *f = fopen(path, "wb");
-        ck_assert_ptr_nonnull(f);
-        ck_assert_uint_eq(fwrite(nul[i].b, 1, nul[i].n, f), nul[i].n);
-        fclose(f);
-        struct ic_sim_cfg c = ic_sim_defaults();
-        c.source = IC_SRC_TRACE;
-        c.trace = path;
-        c.requests = 0;
-        struct ic_sim_result r;
-        struct ic_err e = {0};
-        ck_assert_int_eq(ic_sim_run(&t->st, &t->h, &c, &r, &e), IC_EINVAL);
-        ck_assert_msg(e.line == nul[i].line && e.col == nul[i].col && strstr(e.msg, "NUL"),
-                      "%zu: %u:%u %s", i, e.line, e.col, e.msg);
-        unlink(path);
-    }
+    trace_error_n(t, "0,100,1\n\0" "0,100,1\n", 17, IC_EINVAL, 2, 1);
+    trace_error_n(t, "0,100,1\0" "0\n", 10, IC_EINVAL, 1, 8);
     char *lng = malloc(3000);
     ck_assert_ptr_nonnull(lng);
     memset(lng, '1', 2000);

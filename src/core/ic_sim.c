@@ -289,6 +289,24 @@ static int trace_count(struct trace *t, const char *f, size_t n, unsigned col, c
 }
 
 /* The next request of the trace: 1, or 0 at its end, or an error. */
+/* The field of buf from i to the next comma (or n): its start *b and end
+ * *end, blanks trimmed; returns where it stops, the comma or n. */
+static size_t trace_field(const char *buf, size_t i, size_t n, size_t *b, size_t *end)
+{
+    size_t s = i;
+    while (s < n && (buf[s] == ' ' || buf[s] == '\t'))
+        s++;
+    size_t e = s;
+    while (e < n && buf[e] != ',')
+        e++;
+    size_t x = e;
+    while (x > s && (buf[x - 1] == ' ' || buf[x - 1] == '\t'))
+        x--;
+    *b = s;
+    *end = x;
+    return e;
+}
+
 /* A header's columns, in order: each name must start with its stem (a
  * header is read for its names, the lines by position) */
 static int trace_header(struct trace *t, size_t from, size_t n, struct ic_err *err)
@@ -296,15 +314,8 @@ static int trace_header(struct trace *t, size_t from, size_t n, struct ic_err *e
     static const char *const stem[] = {"arrival", "prompt", "output", "prefix", "prefix"};
     size_t i = from;
     for (int k = 0;; k++) {
-        size_t b = i, e;
-        while (b < n && (t->buf[b] == ' ' || t->buf[b] == '\t'))
-            b++;
-        e = b;
-        while (e < n && t->buf[e] != ',')
-            e++;
-        size_t end = e;
-        while (end > b && (t->buf[end - 1] == ' ' || t->buf[end - 1] == '\t'))
-            end--;
+        size_t b, end;
+        const size_t e = trace_field(t->buf, i, n, &b, &end);
         const size_t sl = k < 5 ? strlen(stem[k]) : 0;
         if (k >= 5 || end - b < sl || strncasecmp(t->buf + b, stem[k], sl) != 0) {
             ic_err_set(err, IC_EINVAL, t->path, t->line, (unsigned)b + 1,
@@ -399,15 +410,8 @@ static int trace_next(struct trace *t, struct arrival *a, struct ic_err *err)
         int nf = 0;
         size_t i = bom;
         for (;;) {
-            size_t b = i, e;
-            while (b < n && t->buf[b] != ',' && (t->buf[b] == ' ' || t->buf[b] == '\t'))
-                b++;
-            e = b;
-            while (e < n && t->buf[e] != ',')
-                e++;
-            size_t end = e;
-            while (end > b && (t->buf[end - 1] == ' ' || t->buf[end - 1] == '\t'))
-                end--;
+            size_t b, end;
+            const size_t e = trace_field(t->buf, i, n, &b, &end);
             if (nf == 5) {
                 ic_err_set(err, IC_EINVAL, t->path, t->line, (unsigned)b + 1,
                            "a sixth field: expected at most 5");
