@@ -325,7 +325,10 @@ START_TEST(test_trace_two_requests)
     ck_assert(k.r[1].arrival_s == 40363356.307563 && k.r[2].arrival_s == 40363356.307563);
     ck_assert(k.r[0].arrival_s == 2289389.375503);
     unlink(path);
-    ic_test_write_tmp(path, "arrival_s,prompt,output\n# two requests\n\n0,512,4\n100, 256 ,3\n");
+    /* a header of names the reader does not know (Azure's trace:
+     * TIMESTAMP,ContextTokens,GeneratedTokens) is read by position */
+    ic_test_write_tmp(path, "TIMESTAMP,ContextTokens,GeneratedTokens\n# two requests\n\n"
+                            "0,512,4\n100, 256 ,3\n");
     /* --requests 1 stops after the first line */
     c.requests = 1;
     k.n = 0;
@@ -402,10 +405,12 @@ START_TEST(test_trace_errors)
     trace_error(t, "0,100,10,1,500\n", IC_EINVAL, 1, 12);           /* prefix past the prompt */
     trace_error(t, "0,100,10,1,100\n1,100,10,1,101\n", IC_EINVAL, 2, 12); /* all of it: read */
     trace_error(t, "arrival,prompt,output\n", IC_EINVAL, 0, 0);     /* no request */
-    /* a header names its columns in order: prompt and output swapped
-     * would read 4000-token outputs of 10-token prompts */
+    /* a header's name that says another column's quantity: prompt and
+     * output swapped would read 4000-token outputs of 10-token prompts (a
+     * name it does not know passes, read by position: test_trace_two_requests) */
     trace_error(t, "arrival_s,output,prompt\n0,4000,10\n", IC_EINVAL, 1, 11);
-    trace_error(t, "arrival,prompt\n0,10\n", IC_EINVAL, 1, 15);
+    trace_error(t, "time,input_tokens,prefix_id\n0,10,a\n", IC_EINVAL, 1, 19);
+    trace_error(t, "arrival,prompt\n0,10\n", IC_EINVAL, 2, 5); /* the line's 2 fields */
     trace_error(t, "Arrival_s, Prompt_tokens, Output_tokens, prefix_id, prefix_tokens, x\n",
                 IC_EINVAL, 1, 68);
     /* NUL bytes: a line opening with one was skipped as blank, one inside

@@ -307,36 +307,51 @@ static size_t trace_field(const char *buf, size_t i, size_t n, size_t *b, size_t
     return e;
 }
 
-/* A header's columns, in order: each name must start with its stem (a
- * header is read for its names, the lines by position) */
+/* The trace column a header's name says (0 arrival, 1 prompt, 2 output, 3
+ * prefix id, 4 prefix tokens), by the start of its name, any case, or -1
+ * for a name it does not know. */
+static int header_column(const char *name, size_t len)
+{
+    static const struct {
+        const char *stem;
+        int col;
+    } known[] = {{"arrival", 0},  {"timestamp", 0}, {"time", 0},       {"prompt", 1},
+                 {"input", 1},    {"context", 1},   {"output", 2},     {"generated", 2},
+                 {"completion", 2}, {"response", 2}, {"prefix_tok", 4}, {"prefix", 3}};
+    for (size_t k = 0; k < sizeof known / sizeof known[0]; k++) {
+        const size_t sl = strlen(known[k].stem);
+        if (len >= sl && strncasecmp(name, known[k].stem, sl) == 0)
+            return known[k].col;
+    }
+    return -1;
+}
+
+/* A header's columns: the lines are read by position, so a name that says
+ * another column's quantity (arrival_s,output,prompt: the lengths swapped)
+ * is an error; names it does not know pass (TIMESTAMP,ContextTokens,... is
+ * read by position, as before). */
 static int trace_header(struct trace *t, size_t from, size_t n, struct ic_err *err)
 {
-    static const char *const stem[] = {"arrival", "prompt", "output", "prefix", "prefix"};
+    static const char *const what[] = {"the arrival", "the prompt's tokens",
+                                       "the output's tokens", "a prefix id",
+                                       "the prefix's tokens"};
     size_t i = from;
     for (int k = 0;; k++) {
         size_t b, end;
         const size_t e = trace_field(t->buf, i, n, &b, &end);
-        const size_t sl = k < 5 ? strlen(stem[k]) : 0;
-        if (k >= 5 || end - b < sl || strncasecmp(t->buf + b, stem[k], sl) != 0) {
+        const int says = header_column(t->buf + b, end - b);
+        if (k >= 5 || (says >= 0 && says != k)) {
             ic_err_set(err, IC_EINVAL, t->path, t->line, (unsigned)b + 1,
                        k >= 5 ? "a header of more than 5 columns"
-                              : "header column %d is '%.*s': expected %s... (the lines are "
-                                "read by position)",
+                              : "header column %d is '%.*s', %s; the lines are read by "
+                                "position and column %d is %s",
                        k + 1, (int)(end - b > 40 ? 40 : end - b), t->buf + b,
-                       k < 5 ? stem[k] : "");
-            ic_err_hint(err, "%s; reorder the columns or name them so", trace_hint);
+                       says >= 0 ? what[says] : "", k + 1, k < 5 ? what[k] : "");
+            ic_err_hint(err, "%s; reorder the columns to that order", trace_hint);
             return IC_EINVAL;
         }
-        if (e >= n) {
-            if (k < 2) {
-                ic_err_set(err, IC_EINVAL, t->path, t->line, (unsigned)n + 1,
-                           "a header of %d column%s: expected at least 3 (arrival, prompt "
-                           "and output)", k + 1, k ? "s" : "");
-                ic_err_hint(err, "%s", trace_hint);
-                return IC_EINVAL;
-            }
+        if (e >= n)
             return 0;
-        }
         i = e + 1;
     }
 }
