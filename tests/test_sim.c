@@ -409,7 +409,7 @@ START_TEST(test_trace_errors)
      * output swapped would read 4000-token outputs of 10-token prompts (a
      * name it does not know passes, read by position: test_trace_two_requests) */
     trace_error(t, "arrival_s,output,prompt\n0,4000,10\n", IC_EINVAL, 1, 11);
-    trace_error(t, "time,input_tokens,prefix_id\n0,10,a\n", IC_EINVAL, 1, 19);
+    trace_error(t, "time,output_tokens,input\n0,10,5\n", IC_EINVAL, 1, 6);
     trace_error(t, "arrival,prompt\n0,10\n", IC_EINVAL, 2, 5); /* the line's 2 fields */
     trace_error(t, "Arrival_s, Prompt_tokens, Output_tokens, prefix_id, prefix_tokens, x\n",
                 IC_EINVAL, 1, 68);

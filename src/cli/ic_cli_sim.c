@@ -324,12 +324,13 @@ int ic_cli_cmd_simulate(const struct ic_opts *a, const struct ic_db *db, FILE *o
     fill_cfg(a, &x);
     /* a step carries at most --max-tokens new tokens and decodes at most
      * --max-seqs sequences: the steps a run takes are at least requests x
-     * (prompt + output) / max-tokens and requests x output / max-seqs. At
+     * (prompt's uncached share + output) / max-tokens and requests x output /
+     * max-seqs. At
      * ~1e6 steps a second here, 2^27 of them is minutes (--max-tokens 1
      * under 2000 prompts of 100,000 tokens: 2e8 steps) */
     if (!a->given[IC_OPT_TRACE]) {
         const double n = (double)x.c.requests,
-                     by_tokens = n * (x.c.prompt.mean + x.c.output.mean) /
+                     by_tokens = n * (x.c.prompt.mean * (1 - x.c.prefix_hit) + x.c.output.mean) /
                                  (double)x.c.max_tokens,
                      by_seqs = n * x.c.output.mean / (double)x.c.max_seqs,
                      steps = fmax(by_tokens, by_seqs);

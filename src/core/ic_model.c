@@ -1625,7 +1625,7 @@ static const struct family {
     {.model_type = "gemma", .tie_default = true, .head_dim_default = 256, .kv_default = 16,
      .heads_default = 16, .vocab_default = 256000},
     {.model_type = "gemma2", .norms = 4, .sliding_pattern = 2, .tie_default = true,
-     .window_default = 4096, .head_dim_default = 256, .kv_default = 16, .heads_default = 8,
+     .window_default = 4096, .head_dim_default = 256, .kv_default = 4, .heads_default = 8,
      .vocab_default = 256000},
     /* Gemma 3: five sliding layers to one global (Gemma3TextConfig's
      * sliding_window_pattern 6) where the config states no pattern; q_norm

@@ -307,9 +307,9 @@ static size_t trace_field(const char *buf, size_t i, size_t n, size_t *b, size_t
     return e;
 }
 
-/* The trace column a header's name says (0 arrival, 1 prompt, 2 output, 3
- * prefix id, 4 prefix tokens), by the start of its name, any case, or -1
- * for a name it does not know. */
+/* The trace column a header's name says (0 arrival, 1 prompt, 2 output),
+ * by the start of its name, any case, or -1 for a name it does not know
+ * (the prefix columns' names vary: prefix_len, prefix_hash, ...). */
 static int header_column(const char *name, size_t len)
 {
     static const struct {
@@ -317,7 +317,7 @@ static int header_column(const char *name, size_t len)
         int col;
     } known[] = {{"arrival", 0},  {"timestamp", 0}, {"time", 0},       {"prompt", 1},
                  {"input", 1},    {"context", 1},   {"output", 2},     {"generated", 2},
-                 {"completion", 2}, {"response", 2}, {"prefix_tok", 4}, {"prefix", 3}};
+                 {"completion", 2}, {"response", 2}};
     for (size_t k = 0; k < sizeof known / sizeof known[0]; k++) {
         const size_t sl = strlen(known[k].stem);
         if (len >= sl && strncasecmp(name, known[k].stem, sl) == 0)
