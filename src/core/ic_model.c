@@ -3537,20 +3537,25 @@ int ic_model_load(const char *path, struct ic_model *out, struct ic_err *err)
             m->sliding_window = window;
             m->window_default = true;
         }
-        /* the config class's heads and vocabulary where neither the text
-         * model nor the wrapper names the key: at the document's first key
-         * for an error, said by show model */
+        /* the config class's defaults where neither the text model nor the
+         * wrapper names the key, said by show model: the heads and the
+         * vocabulary set here (at the document's first key for an error),
+         * the KV heads and head_dim applied by derive (dst NULL) */
         const struct {
             int id;
             const char *key;
             uint64_t v, *dst;
         } defs[] = {{IC_MF_HEADS, "num_attention_heads", family_of(m)->heads_default,
                      &m->num_attention_heads},
-                    {IC_MF_VOCAB, "vocab_size", family_of(m)->vocab_default, &m->vocab_size}};
+                    {IC_MF_VOCAB, "vocab_size", family_of(m)->vocab_default, &m->vocab_size},
+                    {IC_MF_KV_HEADS, "num_key_value_heads", family_of(m)->kv_default, NULL},
+                    {IC_MF_HEAD_DIM, "head_dim", family_of(m)->head_dim_default, NULL}};
         for (size_t i = 0; i < N(defs); i++)
             if (defs[i].v && !m->locs[defs[i].id].line && !config_key_given(&d, root, defs[i].key)) {
-                *defs[i].dst = defs[i].v;
-                m->locs[defs[i].id] = m->root;
+                if (defs[i].dst) {
+                    *defs[i].dst = defs[i].v;
+                    m->locs[defs[i].id] = m->root;
+                }
                 const size_t k = strlen(m->defaulted);
                 snprintf(m->defaulted + k, sizeof m->defaulted - k, "%s%s %llu", k ? ", " : "",
                          defs[i].key, (unsigned long long)defs[i].v);
@@ -3559,19 +3564,6 @@ int ic_model_load(const char *path, struct ic_model *out, struct ic_err *err)
         m->kv_null = !m->locs[IC_MF_KV_HEADS].line &&
                      config_key_given(&d, root, "num_key_value_heads");
         m->head_dim_null = !m->locs[IC_MF_HEAD_DIM].line && config_key_given(&d, root, "head_dim");
-        /* (the KV heads' and head_dim's defaults derive applies, said too) */
-        const struct {
-            int id;
-            const char *key;
-            uint64_t v;
-        } said[] = {{IC_MF_KV_HEADS, "num_key_value_heads", family_of(m)->kv_default},
-                    {IC_MF_HEAD_DIM, "head_dim", family_of(m)->head_dim_default}};
-        for (size_t i = 0; i < N(said); i++)
-            if (said[i].v && !m->locs[said[i].id].line && !config_key_given(&d, root, said[i].key)) {
-                const size_t k = strlen(m->defaulted);
-                snprintf(m->defaulted + k, sizeof m->defaulted - k, "%s%s %llu", k ? ", " : "",
-                         said[i].key, (unsigned long long)said[i].v);
-            }
         /* Name a config.json after its folder or file: ".../Qwen2.5-7B/config.json";
          * standard input ("-", /dev/stdin) is "stdin". */
         const char *slash = strrchr(path, '/');
