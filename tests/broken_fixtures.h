@@ -199,6 +199,12 @@ static const struct broken broken[] = {
     {"config-jamba.json", true, 2, 17, "model_type 'jamba' is not one infcalc reads",
      "; a decoder of the same shape under another name may say one of these (its counts "
      "are then yours to check)"},
+    /* no model_type: read as a Llama's, unless its architectures name
+     * another model (gpt-neox-20b's GELU MLP and biases, counted as a
+     * gated MLP's, read 27.2B parameters where it has 20.6B) */
+    {"config-no-type-neox.json", true, 3, 5,
+     "the config gives no model_type, and its architectures name 'GPTNeoXForCausalLM'",
+     "add the \"model_type\" its checkpoint's config.json gives, one of those read: llama"},
     /* refused at its model_type, not at a key before it that such a model
      * means otherwise (MiniMax-M3's moe_layer_freq list) */
     {"config-unread-type-last.json", true, 5, 17, "model_type 'minimax_m3' is not one infcalc reads",

@@ -49,6 +49,29 @@ START_TEST(test_llama3_8b_params_by_hand)
 }
 END_TEST
 
+/* A config.json without a model_type is read as a Llama's, whether it
+ * names no architecture or a Llama's (the refusal of another's is in
+ * tests/broken_fixtures.h): Llama 3 8B's shape gives its 8,030,261,248 of
+ * the test above either way. */
+START_TEST(test_config_without_model_type)
+{
+#define L3_8B "\"hidden_size\": 4096, \"intermediate_size\": 14336, " \
+              "\"num_hidden_layers\": 32, \"num_attention_heads\": 32, " \
+              "\"num_key_value_heads\": 8, \"vocab_size\": 128256"
+    static const char *const texts[] = {
+        "{" L3_8B "}",
+        "{\"architectures\": [\"LlamaForCausalLM\"], " L3_8B "}",
+        "{\"architectures\": [\"MistralForCausalLM\"], " L3_8B "}",
+    };
+#undef L3_8B
+    for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) {
+        struct ic_model_stats st;
+        derive_text(texts[i], &st);
+        ck_assert_uint_eq(st.params_total, 8030261248u);
+    }
+}
+END_TEST
+
 START_TEST(test_kv_per_token)
 {
     /* docs/cases.md: bf16 KV bytes per token over all layers */
@@ -1493,6 +1516,7 @@ int main(void)
     TCase *tc = tcase_create("model");
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, test_llama3_8b_params_by_hand);
+    tcase_add_test(tc, test_config_without_model_type);
     tcase_add_test(tc, test_kv_per_token);
     tcase_add_test(tc, test_windows);
     tcase_add_test(tc, test_mla_attention_flops);

@@ -1443,6 +1443,16 @@ static bool type_read(const char *t)
     return false;
 }
 
+/* A hint naming the model_types read, between before and after */
+static void read_types_hint(struct ic_err *err, const char *before, const char *after)
+{
+    char list[1024];
+    size_t n = 0;
+    for (size_t i = 0; i < sizeof read_types / sizeof read_types[0] && n < sizeof list; i++)
+        n += (size_t)snprintf(list + n, sizeof list - n, "%s%s", i ? ", " : "", read_types[i]);
+    ic_err_hint(err, "%s%s%s", before, list, after);
+}
+
 /* A model_type whose layers this derivation does not hold (Mamba and
  * linear-attention hybrids, encoders, a GELU MLP): its keys would be read
  * as a Llama's and give wrong counts without a word. */
@@ -1453,14 +1463,45 @@ static int type_error(const char *path, unsigned line, unsigned col, const char 
                         "model_type '%s' is not one infcalc reads: its layers may not be a "
                         "decoder's attention and gated MLP (or MoE) as counted here",
                         type);
-    char list[1024];
-    size_t n = 0;
-    for (size_t i = 0; i < sizeof read_types / sizeof read_types[0] && n < sizeof list; i++)
-        n += (size_t)snprintf(list + n, sizeof list - n, "%s%s", i ? ", " : "", read_types[i]);
-    ic_err_hint(err, "read: %s; a decoder of the same shape under another name may say one "
-                     "of these (its counts are then yours to check)",
-                list);
+    read_types_hint(err, "read: ",
+                    "; a decoder of the same shape under another name may say one of these "
+                    "(its counts are then yours to check)");
     return rc;
+}
+
+/* A config.json without a model_type is read as a Llama's (LlamaConfig's
+ * keys and defaults), as a hand-written config of a Llama shape is; one
+ * whose 'architectures' names another model (GPTNeoXForCausalLM, whose
+ * GELU MLP and biases would be counted as a gated MLP's) is refused. */
+static int refuse_unnamed_type(const struct ic_ydoc *d, yaml_node_t *root, struct ic_err *err)
+{
+    static const char *const llama_archs[] = {"LlamaForCausalLM", "LLaMAForCausalLM",
+                                              "MistralForCausalLM"};
+    yaml_node_t *archs = map_get(d, root, "architectures");
+    if (!archs || archs->type != YAML_SEQUENCE_NODE)
+        return IC_OK;
+    for (yaml_node_item_t *it = archs->data.sequence.items.start;
+         it < archs->data.sequence.items.top; it++) {
+        yaml_node_t *item = yaml_document_get_node((yaml_document_t *)&d->doc, *it);
+        const char *a = ic_ydoc_scalar(item);
+        bool llama = false;
+        for (size_t i = 0; a && i < sizeof llama_archs / sizeof llama_archs[0]; i++)
+            llama = llama || strcmp(a, llama_archs[i]) == 0;
+        if (llama)
+            continue;
+        const int rc = ic_err_set(err, IC_EINVAL, d->path, (unsigned)item->start_mark.line + 1,
+                                  (unsigned)item->start_mark.column + 1,
+                                  "the config gives no model_type, and its architectures name "
+                                  "'%s', not a Llama (a config without a model_type is read "
+                                  "as a Llama's)",
+                                  a ? a : "(not a string)");
+        read_types_hint(err,
+                        "add the \"model_type\" its checkpoint's config.json gives, one of "
+                        "those read: ",
+                        "");
+        return rc;
+    }
+    return IC_OK;
 }
 
 /* The model_type a config.json's text model has (text_config's over the
@@ -1475,6 +1516,8 @@ static int refuse_unread_type(const struct ic_ydoc *d, yaml_node_t *root, struct
     if (!node)
         node = map_get(d, root, "model_type");
     const char *t = ic_ydoc_scalar(node);
+    if (!node)
+        return refuse_unnamed_type(d, root, err);
     if (!t || !t[0] || type_read(t))
         return IC_OK;
     return type_error(d->path, (unsigned)node->start_mark.line + 1,
