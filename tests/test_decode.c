@@ -179,6 +179,28 @@ START_TEST(test_collectives)
     path = ic_comm_path(h, 8);
     ck_assert_double_eq_tol(path.bw_B_s, 7 * h->ici_link_B_s, 1);
     ck_assert_uint_eq(path.steps, 1);
+    /* bonded links (Gaudi 3: 21 x 25 GB/s, 3 to each of its 7 peers): 8
+     * chips reach 7 x 3 = 21 links, 525 GB/s; 2 chips one peer's 3, 75
+     * GB/s; 4 chips 3 x 3 = 9, 225 GB/s; one step each. A chip of 5 links
+     * in a domain of 8 reaches 4 peers one link each, in one step, and 7
+     * in ceil(7 / 5) = 2 */
+    h->ici_links = 21;
+    h->ici_link_B_s = 25e9;
+    path = ic_comm_path(h, 8);
+    ck_assert_double_eq_tol(path.bw_B_s, 525e9, 1);
+    ck_assert_uint_eq(path.steps, 1);
+    path = ic_comm_path(h, 2);
+    ck_assert_double_eq_tol(path.bw_B_s, 75e9, 1);
+    path = ic_comm_path(h, 4);
+    ck_assert_double_eq_tol(path.bw_B_s, 225e9, 1);
+    ck_assert_uint_eq(path.steps, 1);
+    h->ici_links = 5;
+    path = ic_comm_path(h, 5);
+    ck_assert_double_eq_tol(path.bw_B_s, 100e9, 1);
+    ck_assert_uint_eq(path.steps, 1);
+    path = ic_comm_path(h, 8);
+    ck_assert_double_eq_tol(path.bw_B_s, 125e9, 1);
+    ck_assert_uint_eq(path.steps, 2);
 
     /* v5p's slices close into rings only as whole 4x4x4 cubes (hwdb's
      * wraparound_cube; the scaling book: "a 2x2x4 won't have any

@@ -27,6 +27,16 @@ static struct ic_comm_path fabric(const struct ic_hw *hw, uint64_t n)
         return p;
     switch (hw->ici_topology) {
     case IC_TOPO_FULL_MESH: {
+        /* a chip with a link to every other of its domain gives each peer
+         * links / (domain - 1) of them (Gaudi 3: 21 links, 3 to each of 7
+         * peers; MI300X: 7, one each); with fewer, one link a peer, and
+         * the peers past them reached in further steps */
+        const uint64_t peers = hw->ici_domain_chips > 1 ? hw->ici_domain_chips - 1 : 1;
+        if (links >= peers) {
+            p.bw_B_s = (double)(n - 1) * ((double)links / (double)peers) * W;
+            p.steps = 1;
+            break;
+        }
         uint64_t direct = n - 1 < links ? n - 1 : links;
         p.bw_B_s = (double)direct * W;
         p.steps = (n - 1 + direct - 1) / direct;

@@ -6,7 +6,10 @@
  * chip can receive at once, and the steps, depend on the topology:
  *   switch (NVLink, PCIe): every link of the chip, links * W_link, and one
  *     step (the direct algorithm: every shard to every peer at once);
- *   full-mesh (Infinity Fabric): one direct link per peer, min(Y-1, links);
+ *   full-mesh (Infinity Fabric): the direct links to the Y-1 peers, each
+ *     links / (domain - 1) of them where the chip has a link to every chip
+ *     of its domain (bonded links: Gaudi 3's 21 are 3 a peer), else one a
+ *     peer, min(Y-1, links), the rest reached in further steps;
  *   torus-2d/3d (TPU ICI): the Y chips form the most compact sub-grid; each
  *     axis longer than 2 is a bidirectional ring (2 links, floor(side/2)
  *     steps), an axis of 2 one link and one step; multi-axis collectives use
