@@ -11,6 +11,7 @@ static const char *const link_kind_names[IC_LINK_COUNT] = {
     [IC_LINK_NVLINK] = "nvlink",
     [IC_LINK_INFINITY_FABRIC] = "infinity-fabric",
     [IC_LINK_PCIE] = "pcie",
+    [IC_LINK_ETHERNET] = "ethernet",
     [IC_LINK_NONE] = "none",
 };
 _Static_assert(sizeof link_kind_names / sizeof link_kind_names[0] == IC_LINK_COUNT,
@@ -452,10 +453,17 @@ static int check_values(struct ic_hw *hw, const char *path, struct ic_err *err)
     if (k < 0) {
         snprintf(msg, sizeof msg,
                  "unknown interconnect kind '%s'; expected ici, nvlink, infinity-fabric, "
-                 "pcie or none", hw->ici_kind_text);
+                 "pcie, ethernet or none", hw->ici_kind_text);
         return field_error(hw, path, IC_HWF_ICI_KIND, err, msg);
     }
     hw->ici_kind = (enum ic_link_kind)k;
+    /* no fabric joins no chips: its links would be read all the same */
+    if (hw->ici_kind == IC_LINK_NONE && hw->ici_domain_chips > 1)
+        return field_error_hint(hw, path, IC_HWF_ICI_KIND, err,
+                                "an interconnect of kind none joins no chips, but "
+                                "'domain_chips' is more than 1",
+                                "name the fabric's kind (nvlink, infinity-fabric, ethernet, "
+                                "...), or write domain_chips: 1 for a chip on its own");
     /* the scale-out network's kind, as hwdb/README.md lists them: the
      * commands read its bandwidth, and 'none' says there is none */
     static const char *const dcn_kinds[] = {"infiniband", "ethernet", "dcn", "none"};

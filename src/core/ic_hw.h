@@ -19,6 +19,7 @@ enum ic_link_kind {
     IC_LINK_NVLINK,
     IC_LINK_INFINITY_FABRIC,
     IC_LINK_PCIE,
+    IC_LINK_ETHERNET, /* RoCE scale-up (Intel Gaudi) */
     IC_LINK_NONE,
     IC_LINK_COUNT
 };
