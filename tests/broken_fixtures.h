@@ -270,6 +270,12 @@ static const struct broken broken[] = {
     {"model-zero-layers.yaml", true, 6, 20, "'num_hidden_layers' is 0; expected 1 to 1024", NULL},
     {"model-zero-kv-heads.yaml", true, 8, 22, "'num_key_value_heads' is 0; expected 1 to 16", NULL},
     {"config-head-dim-zero.json", true, 6, 15, "'head_dim' is 0; expected 1 to 16384", NULL},
+    {"hw-kernels-fraction.yaml", false, 46, 22,
+     "'kernels_per_layer': '2.5' is not a whole number", NULL},
+    {"hw-kernels-huge.yaml", false, 46, 22, "'kernels_per_layer' must be at most 1000",
+     "kernels_per_layer 0 and step_launches 1"},
+    {"hw-launch-graph-slower.yaml", false, 45, 17, "'launch_graph' must be at most 'launch'",
+     NULL},
     {"hw-achieved-over-spec.yaml", false, 35, 13,
      "'hbm_read' must be at least 1 MB/s and at most the spec bandwidth (memory: bandwidth) "
      "plus 5%", "check the unit"},

@@ -777,11 +777,12 @@ static void show_hw(FILE *out, const struct ic_hw *h)
                      "    source: %s\n",
                 ach->allreduce_latency_s * 1e6, ach->allreduce_busbw_B_s / 1e9,
                 (unsigned long long)ach->allreduce_chips, ach->comm_source);
-        fprintf(out, "  launch      %.3g us, %.3g us from a graph; %.4g kernels per dense layer (MoE, "
-                     "MLA, linear-attention and gated layers run more), %.4g launches per "
+        fprintf(out, "  launch      %.3g us, %.3g us from a graph; %llu kernels per dense layer (MoE, "
+                     "MLA, linear-attention and gated layers run more), %llu launches per "
                      "step\n    source: %s\n",
-                ach->launch_s * 1e6, ach->launch_graph_s * 1e6, ach->kernels_per_layer,
-                ach->step_launches, ach->launch_source);
+                ach->launch_s * 1e6, ach->launch_graph_s * 1e6,
+                (unsigned long long)ach->kernels_per_layer,
+                (unsigned long long)ach->step_launches, ach->launch_source);
         if (ach->derived_from[0])
             fprintf(out, "  derived: %s\n", ach->derived_from);
     }

@@ -305,8 +305,8 @@ static const struct ic_field achieved_fields[] = {
     STR("collective_source", IC_HWF_A_COMM_SOURCE, achieved.comm_source, true),
     QTY("launch", IC_HWF_A_LAUNCH, achieved.launch_s, IC_QTY_TIME, true),
     QTY("launch_graph", IC_HWF_A_LAUNCH_GRAPH, achieved.launch_graph_s, IC_QTY_TIME, true),
-    NUM("kernels_per_layer", IC_HWF_A_KERNELS, achieved.kernels_per_layer, true),
-    NUM("step_launches", IC_HWF_A_STEP_LAUNCHES, achieved.step_launches, false),
+    CNT("kernels_per_layer", IC_HWF_A_KERNELS, achieved.kernels_per_layer, true),
+    CNT("step_launches", IC_HWF_A_STEP_LAUNCHES, achieved.step_launches, false),
     STR("launch_source", IC_HWF_A_LAUNCH_SOURCE, achieved.launch_source, true),
     STR("derived_from", IC_HWF_A_DERIVED, achieved.derived_from, false),
 };
@@ -689,17 +689,29 @@ static int check_values(struct ic_hw *hw, const char *path, struct ic_err *err)
                                     "1 MB/s",
                                     "the figures of nccl-tests' all_reduce_perf: the small-"
                                     "message time and the large-message busbw");
-        if (a->launch_s > 1e-3 || a->launch_graph_s > a->launch_s ||
-            !(a->kernels_per_layer >= 0 && a->kernels_per_layer <= 1000) ||
-            !(a->step_launches >= 0 && a->step_launches <= 1000) ||
-            !(a->kernels_per_layer + a->step_launches >= 1))
+        /* each at its own key: the launch floor's figures */
+        static const char one_program[] = "a step compiled into one program (a TPU's) has "
+                                          "kernels_per_layer 0 and step_launches 1";
+        if (a->launch_s > 1e-3)
             return field_error_hint(hw, path, IC_HWF_A_LAUNCH, err,
-                                    "launch at most 1 ms, launch_graph at most launch, "
-                                    "kernels_per_layer and step_launches between 0 and 1000, "
-                                    "not both 0",
-                                    "per kernel launch, in microseconds, e.g. 'launch: 4 us'; a "
-                                    "step compiled into one program (a TPU's) has "
-                                    "kernels_per_layer 0 and step_launches 1");
+                                    "'launch' (one kernel launch) must be at most 1 ms",
+                                    "per kernel launch, in microseconds, e.g. 'launch: 4 us'");
+        if (a->launch_graph_s > a->launch_s)
+            return field_error_hint(hw, path, IC_HWF_A_LAUNCH_GRAPH, err,
+                                    "'launch_graph' must be at most 'launch': a kernel in a "
+                                    "captured graph launches no slower than one on its own",
+                                    "e.g. 'launch: 4 us' and 'launch_graph: 1.3 us'");
+        if (a->kernels_per_layer > 1000)
+            return field_error_hint(hw, path, IC_HWF_A_KERNELS, err,
+                                    "'kernels_per_layer' must be at most 1000", one_program);
+        if (a->step_launches > 1000)
+            return field_error_hint(hw, path, IC_HWF_A_STEP_LAUNCHES, err,
+                                    "'step_launches' must be at most 1000", one_program);
+        if (a->kernels_per_layer + a->step_launches < 1)
+            return field_error_hint(hw, path, IC_HWF_A_KERNELS, err,
+                                    "'kernels_per_layer' and 'step_launches' are both 0: a step "
+                                    "launches something",
+                                    one_program);
         static const int a_src[4] = {IC_HWF_A_MEM_SOURCE, IC_HWF_A_GEMM_SOURCE,
                                      IC_HWF_A_COMM_SOURCE, IC_HWF_A_LAUNCH_SOURCE};
         const char *a_txt[4] = {a->mem_source, a->gemm_source, a->comm_source,

@@ -165,10 +165,10 @@ struct ic_hw_achieved {
                                     sub-grid of that many chips) */
     double launch_s;             /* one kernel launch, no graph */
     double launch_graph_s;       /* one kernel inside a captured graph */
-    double kernels_per_layer;    /* kernels one dense GQA decoder layer launches per step
+    uint64_t kernels_per_layer;  /* kernels one dense GQA decoder layer launches per step
                                     (each at launch_graph; MoE, MLA and linear layers add
                                     ic_step_extra_kernels); 0 where a step is one program */
-    double step_launches;        /* launches per step beside them (a CUDA graph's
+    uint64_t step_launches;      /* launches per step beside them (a CUDA graph's
                                     own launch, a TPU's one program), each at launch */
     char mem_source[IC_HW_SOURCE_LEN];
     char gemv_source[IC_HW_SOURCE_LEN]; /* gemv_efficiency's (required with it) */

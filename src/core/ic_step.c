@@ -590,11 +590,13 @@ int ic_step_time(const struct ic_load *l, const struct ic_hw *hw, const struct i
         /* the launches: a dense layer's kernels on every layer, and what
          * MoE, MLA, linear-attention and gated layers run beyond them
          * (ic_step_extra_kernels), where the entry counts kernels */
-        const double kernels = a->kernels_per_layer > 0
-                                   ? a->kernels_per_layer * (double)l->layers + l->extra_kernels
-                                   : 0;
+        const double kernels =
+            a->kernels_per_layer > 0
+                ? (double)a->kernels_per_layer * (double)l->layers + l->extra_kernels
+                : 0;
         fixed = kernels * (graphs ? a->launch_graph_s : a->launch_s) +
-                a->step_launches * a->launch_s + (en && !en->overlap ? en->cpu_step_s : 0);
+                (double)a->step_launches * a->launch_s +
+                (en && !en->overlap ? en->cpu_step_s : 0);
         t->fixed_s = fixed;
         if (l->allreduces)
             t->comm_s = (double)l->allreduces *
