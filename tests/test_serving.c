@@ -744,6 +744,17 @@ START_TEST(test_commands_json)
                          0);
         HAS(out_buf, "\"capacity_per_s\": null");
         HAS(out_buf, "\"capacity_output_tokens_per_s_per_chip\": null");
+        /* (no rate met them: not a lower bound either) Rates all meeting
+         * loose SLOs (2 and 4 req/s, where the sweep above passed 8 at a
+         * 2 s TTFT and a 20 ms TPOT): the capacity is 4 or more, said
+         * so, not 4 */
+        HAS(out_buf, "\"capacity_at_least\": false");
+        ck_assert_int_eq(run("simulate", "--model", "llama3-8b", "--hw", "h100", "--rates",
+                             "2,4", "--requests", "100", "--ttft", "2s", "--tpot", "20ms",
+                             NULL),
+                         0);
+        HAS(out_buf, "capacity under them: at least 4 requests/s");
+        HAS(out_buf, "every rate swept meets them");
     }
     /* --requests-csv: a one-token output has no time per output token, an
      * empty cell (it read 0) where its TTFT equals its E2E */

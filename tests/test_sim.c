@@ -296,6 +296,19 @@ START_TEST(test_trace_two_requests)
     ck_assert_msg(ic_test_rel(r.duration_s, 100 + p1 + d1) < 1e-12, "duration");
     ck_assert_msg(ic_test_rel(r.ttft.mean, (p0 + p1) / 2) < 1e-9, "ttft mean");
     ck_assert_msg(ic_test_rel(r.e2e.mean, (p0 + d0 + p1 + d1) / 2) < 1e-9, "e2e mean");
+    /* the first a warm-up: the window is request 1's, 100 s to its finish,
+     * and its 3 output tokens (and 256 + 3 in all) over it, not the rate
+     * times the mean output of both (3.5) */
+    {
+        struct ic_sim_cfg w = c;
+        w.warmup = 1;
+        w.on_request = NULL;
+        struct ic_sim_result rw = run(t, &w);
+        ck_assert_uint_eq(rw.counted, 1);
+        ck_assert_msg(ic_test_rel(rw.window_s, p1 + d1) < 1e-9, "window");
+        ck_assert_msg(ic_test_rel(rw.output_tokens_per_s, 3 / (p1 + d1)) < 1e-9, "out tok/s");
+        ck_assert_msg(ic_test_rel(rw.total_tokens_per_s, 259 / (p1 + d1)) < 1e-9, "tok/s");
+    }
     /* the same lines after a UTF-8 byte-order mark, and moved 1e11 s on
      * (a double's spacing there is 1.5e-5 s; the clock restarts at each
      * arrival into an empty system): the same times to rounding, the

@@ -71,6 +71,9 @@ static const struct ic_col sim_cols[] = {
     {"slo.tpot_p99_s", NULL, IC_K_S},
     {"capacity_per_s", NULL, IC_K_NUM},
     {"capacity_output_tokens_per_s_per_chip", NULL, IC_K_NUM},
+    /* every rate of the sweep met them: the capacity is its highest rate
+     * or more (null without a sweep or SLOs) */
+    {"capacity_at_least", NULL, IC_K_BOOL},
 };
 
 struct sim_setup {
@@ -200,14 +203,21 @@ static int write_request(void *ctx, const struct ic_sim_request *r)
     return 0;
 }
 
-/* One run at rate (0: offline); the warm-up 10% of the requests under a
- * rate unless given. */
+/* The requests a run at rate (0: offline) leaves out as its warm-up: 10% of
+ * --requests under a rate unless given (none for a trace of every line,
+ * whose count is not known before it is read) */
+static uint64_t warmup_at(const struct ic_opts *a, const struct sim_setup *x, double rate)
+{
+    return a->given[IC_OPT_WARMUP] ? a->warmup : rate > 0 ? x->c.requests / 10 : 0;
+}
+
+/* One run at rate (0: offline), its warm-up warmup_at's. */
 static int run_at(const struct ic_opts *a, const struct sim_setup *x, double rate,
                   struct ic_sim_result *r, struct ic_err *e)
 {
     struct ic_sim_cfg c = x->c;
     c.rate = rate;
-    c.warmup = a->given[IC_OPT_WARMUP] ? a->warmup : rate > 0 ? c.requests / 10 : 0;
+    c.warmup = warmup_at(a, x, rate);
     if (c.requests && c.warmup >= c.requests) {
         int rc = ic_err_set(e, IC_EINVAL, NULL, 0, 0,
                             "--warmup %llu leaves no request of the %llu to count",
@@ -444,6 +454,7 @@ int ic_cli_cmd_simulate(const struct ic_opts *a, const struct ic_db *db, FILE *o
     /* the capacity: the largest rate meeting both P99 SLOs, refined by
      * bisection between the last rate that meets them and the next */
     double capacity = 0;
+    bool cap_at_least = false;
     const bool slos = ic_sim_has_slos(&x.c);
     if (sweep && slos) {
         size_t k = 0;
@@ -453,19 +464,20 @@ int ic_cli_cmd_simulate(const struct ic_opts *a, const struct ic_db *db, FILE *o
             /* between the last rate that meets them and the next: the
              * runs' warm-up as run_at gives it under a rate */
             struct ic_sim_cfg c = x.c;
-            c.warmup = a->given[IC_OPT_WARMUP] ? a->warmup : c.requests / 10;
+            c.warmup = warmup_at(a, &x, rates[k]);
             if ((rc = ic_sim_capacity_bisect(&x.s.st, x.s.h, &c, rates[k - 1], rates[k], 6,
                                              &capacity, NULL, NULL, &e)))
                 goto lib_fail;
         } else if (k > 0) {
             capacity = rates[k - 1];
+            cap_at_least = k == n;
         }
     }
     /* output tokens a request over the chips, from the first run: the
      * capacity's output tokens/s per chip */
     const struct ic_sim_result *r0 = &res[0];
     const double per_chip =
-        (double)r0->output_tokens / (double)r0->completed / (double)r0->chips;
+        (double)r0->counted_output_tokens / (double)r0->counted / (double)r0->chips;
     struct ic_rows rows;
     ic_rows_init(&rows, sim_cols, (int)(sizeof sim_cols / sizeof sim_cols[0]));
     for (size_t i = 0; i < n; i++) {
@@ -483,6 +495,7 @@ int ic_cli_cmd_simulate(const struct ic_opts *a, const struct ic_db *db, FILE *o
         ic_rows_num(&rows, "capacity_per_s", cap_known ? capacity : NAN);
         ic_rows_num(&rows, "capacity_output_tokens_per_s_per_chip",
                     cap_known ? capacity * per_chip : NAN);
+        ic_rows_num(&rows, "capacity_at_least", sweep && slos ? cap_at_least : NAN);
     }
     char title[3000], slo[160] = "";
     if (slos) {
@@ -496,8 +509,11 @@ int ic_cli_cmd_simulate(const struct ic_opts *a, const struct ic_db *db, FILE *o
     }
     char cap[200] = "";
     if (sweep && slos && capacity > 0)
-        snprintf(cap, sizeof cap, "\ncapacity under them: %.4g requests/s (%.4g output tokens/s "
-                                  "per chip)", capacity, capacity * per_chip);
+        snprintf(cap, sizeof cap, "\ncapacity under them: %s%.4g requests/s (%.4g output tokens/s "
+                                  "per chip)%s",
+                 cap_at_least ? "at least " : "", capacity, capacity * per_chip,
+                 cap_at_least ? ": every rate swept meets them; sweep higher rates to find it"
+                              : "");
     else if (sweep && slos)
         snprintf(cap, sizeof cap, "\ncapacity under them: none of these rates meets them");
     char engine_note[128] = "";
@@ -529,20 +545,26 @@ int ic_cli_cmd_simulate(const struct ic_opts *a, const struct ic_db *db, FILE *o
         snprintf(layout + strlen(layout), sizeof layout - strlen(layout),
                  "\npreemption by swap over the host link (first run: %.4g s copying)",
                  r0->swap_s);
+    /* the warm-up the runs left out, as run_at gave it (a sweep's rates
+     * all run under a rate) */
+    char warm[64];
+    const uint64_t w0 = r0->completed - r0->counted;
+    if (w0)
+        snprintf(warm, sizeof warm, ", the first %llu a warm-up", (unsigned long long)w0);
+    else
+        snprintf(warm, sizeof warm, ", no warm-up");
     if (a->given[IC_OPT_TRACE] && x.c.source == IC_SRC_TRACE)
         snprintf(what, sizeof what, "%llu requests of the trace %s (replayed%s); prompt and "
                  "output from it",
-                 (unsigned long long)r0->completed, a->trace,
-                 x.c.warmup || a->given[IC_OPT_WARMUP] ? ", warm-up given" : ", no warm-up");
+                 (unsigned long long)r0->completed, a->trace, warm);
     else if (a->given[IC_OPT_TRACE])
-        snprintf(what, sizeof what, "%llu requests (%s); prompt and output from the trace %s "
+        snprintf(what, sizeof what, "%llu requests (%s%s); prompt and output from the trace %s "
                  "in its order", (unsigned long long)r0->completed,
-                 sweep ? "each rate" : rates[0] > 0 ? "Poisson" : "all at t = 0", a->trace);
+                 sweep ? "each rate" : rates[0] > 0 ? "Poisson" : "all at t = 0", warm, a->trace);
     else
-        snprintf(what, sizeof what, "%llu requests (%s); prompt %.0f (%s), output %.0f (%s) "
+        snprintf(what, sizeof what, "%llu requests (%s%s); prompt %.0f (%s), output %.0f (%s) "
                  "tokens", (unsigned long long)x.c.requests,
-                 sweep ? "each rate, 10% warm-up"
-                       : rates[0] > 0 ? "Poisson, 10% warm-up" : "all at t = 0",
+                 sweep ? "each rate" : rates[0] > 0 ? "Poisson" : "all at t = 0", warm,
                  x.c.prompt.mean, ic_sim_dist_name(x.c.prompt.dist), x.c.output.mean,
                  ic_sim_dist_name(x.c.output.dist));
     char wtext[IC_MODEL_KEPT_LEN + 16];

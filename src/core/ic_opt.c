@@ -279,7 +279,8 @@ const struct ic_opt_def ic_opt_table[IC_OPT_COUNT] = {
                          "--trace: every line)", F(requests)},
     [IC_OPT_WARMUP] = {"--warmup", IC_OK_COUNT, "N", 0, 1e7, NULL, C(SIMULATE), 0,
                        "the first requests to arrive, left out of the statistics (default: "
-                       "10% of --requests under a rate, none offline)", F(warmup)},
+                       "10% of --requests under a rate, none offline or for every line "
+                       "of a --trace; the header says how many)", F(warmup)},
     [IC_OPT_PROMPT_DIST] = {"--prompt-dist", IC_OK_CHOICE, "D", 0, 0, dist_choices,
                             C(SIMULATE) | C(OPTIMIZE), 0,
                             "prompt lengths: fixed (default), uniform, lognormal or gamma "

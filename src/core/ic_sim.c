@@ -1256,6 +1256,8 @@ static int finish(struct sim *s, struct inst *I, size_t r)
         if (s->first_counted < 0 || q->t_arr + s->epoch < s->first_counted)
             s->first_counted = q->t_arr + s->epoch;
         s->out->counted++;
+        s->out->counted_prompt_tokens += q->prompt;
+        s->out->counted_output_tokens += q->output;
         if ((!(c->ttft_slo_s > 0) || q->t_first - q->t_arr <= c->ttft_slo_s) &&
             (!(c->tpot_slo_s > 0) || tpot <= c->tpot_slo_s))
             s->good++;
@@ -1658,13 +1660,11 @@ int ic_sim_run(const struct ic_model_stats *m, const struct ic_hw *hw,
     out->tpot = hist_stats(&s.tpot);
     out->itl = hist_stats(&s.itl);
     out->e2e = hist_stats(&s.e2e);
-    {
-        /* the counted requests' tokens over the window */
-        double per = out->completed ? (double)out->output_tokens / (double)out->completed : 0;
-        double pin = out->completed ? (double)out->prompt_tokens / (double)out->completed : 0;
-        out->output_tokens_per_s = out->requests_per_s * per;
-        out->total_tokens_per_s = out->requests_per_s * (per + pin);
-    }
+    /* the counted requests' tokens over the window (not the mean of all
+     * requests', warm-up included, times the counted rate) */
+    out->output_tokens_per_s = (double)out->counted_output_tokens / W;
+    out->total_tokens_per_s =
+        (double)(out->counted_output_tokens + out->counted_prompt_tokens) / W;
     out->replicas = R;
     out->chips = R * (c->dec.chips + c->prefill_chips);
     out->output_tokens_per_s_per_chip = out->output_tokens_per_s / (double)out->chips;

@@ -189,6 +189,7 @@ struct ic_sim_result {
     uint64_t block;                /* the pool's block, tokens: the config's, or the larger
                                       one a linear-attention hybrid's state aligns it to */
     uint64_t longest;              /* the longest request that arrived, prompt + output */
+    uint64_t counted_prompt_tokens, counted_output_tokens; /* the counted requests' */
 };
 
 /* Runs the simulation. IC_EINVAL for a configuration that cannot run (no
