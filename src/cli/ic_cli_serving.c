@@ -1232,15 +1232,18 @@ const char ic_cli_help_optimize[] =
     "the chip has it; fp4 only so) x batch for the lowest dollars per million output\n"
     "tokens meeting both SLOs. Prefill runs on its own servers (the tensor-parallel\n"
     "replica with the least chip-time whose TTFT meets the SLO); decode on the\n"
-    "layout and largest batch whose step at the last output token meets the TPOT.\n"
+    "layout and largest batch whose step at the last output token meets the TPOT\n"
+    "(or the multiple of the micro-batches below it, where that costs less a token).\n"
     "Each pipeline stage holds its layers' weights and cache; a pass sends its\n"
     "activations to the next stage over the fabric, or the scale-out network once tp\n"
     "x pp leaves the fabric's domain. With --rate (requests/s) each row says the\n"
     "replicas the demand takes: replicas multiply throughput at the same latency.\n"
     "Prints the N cheapest (default 10): tp, pp, micro-batches, replicas, batch,\n"
     "TPOT, the step at the mean context, tokens/s per decode chip, the fit (HBM held\n"
-    "over capacity) and"
-    " the prefill share of chip-time. Ideal bound; prefill at MFU 0.4.\n"
+    "over capacity: the batch may fill all of HBM, where --rank capacity's pool\n"
+    "takes --mem-util of it) and the prefill share of chip-time. Ideal bound, so the\n"
+    "SLOs are met at a lower bound of the steps (infcalc --estimate expected on a\n"
+    "row states its expected step); prefill at MFU 0.4.\n"
     "\n"
     "--rank capacity ranks by simulation instead: the --shortlist cheapest rows of\n"
     "the closed form without a pipeline (the simulator runs one tensor-parallel\n"
@@ -1548,8 +1551,9 @@ int ic_cli_cmd_optimize(const struct ic_opts *a, const struct ic_db *db, FILE *o
                  n_simd, (unsigned long long)sim_requests);
     else
         snprintf(how, sizeof how,
-                 "ranked by the closed form (ideal bound; prefill on its own servers, decode "
-                 "at the largest batch meeting the TPOT); TPOT at the last token, step at the "
+                 "ranked by the closed form (ideal bound: real steps are slower, the SLOs met "
+                 "at it are a lower bound; prefill on its own servers, decode at the largest "
+                 "batch meeting the TPOT in all of HBM); TPOT at the last token, step at the "
                  "mean context");
     if (req.rate > 0)
         snprintf(demand, sizeof demand, "; replicas for %.4g requests/s", req.rate);

@@ -73,7 +73,8 @@ enum ic_opt_kind {
     IC_OK_FLAG,   /* no value */
     IC_OK_COUNT,  /* a whole number in [lo, hi]: uint64_t */
     IC_OK_NUM,    /* a decimal number in [lo, hi]: double */
-    IC_OK_TIME,   /* a time ("200ms", "0.5s", bare seconds) in [lo, hi] s: double */
+    IC_OK_TIME,   /* a time with its unit ("200ms", "0.5 s"; a bare number is refused,
+                     docs/numbers.md) in [lo, hi] s: double */
     IC_OK_BYTES,  /* a size ("32MiB", "1e9B") in [lo, hi] bytes: double */
     IC_OK_DTYPE,  /* fp32 bf16 fp16 fp8 int8 int4 fp4: enum ic_dtype */
     IC_OK_CHOICE, /* one word of the row's choices: int, its index */

@@ -238,7 +238,7 @@ struct ic_opt_req {
 };
 
 /* Whether the search tries type t for the weights (kv false: bf16, fp8,
- * int8, int4) or the KV cache (kv true: bf16, fp8). */
+ * int8, int4, fp4) or the KV cache (kv true: bf16, fp8). */
 bool ic_optimize_searches(enum ic_dtype t, bool kv);
 
 /* One configuration. Decode runs on replicas of tp x pp chips: pp pipeline
@@ -276,9 +276,11 @@ struct ic_opt_cand {
  * tokens meeting both SLOs. For each chip and types, prefill runs on its
  * own servers (the cheapest tensor-parallel replica whose TTFT meets the
  * SLO), decode on the layout (tp 1, 2, 4 ... and pp 1, 2, 4 ... up to
- * max_pp with tp x pp <= max_chips, micro 1, 2, 4 ... up to pp) and batch
- * that serve the most tokens per dollar within the TPOT SLO (a batch
- * smaller than its micro-batches is not a configuration). Writes up to
+ * max_pp with tp x pp <= max_chips, micro 1, 2, 4 ... up to pp) at the
+ * largest batch whose step at the last token meets the TPOT SLO and fits
+ * in all of HBM, or the multiple of the micro-batches below it where that
+ * costs less a token (a batch smaller than its micro-batches is not a
+ * configuration). Writes up to
  * `cap` best candidates into out (sorted, cheapest first) and returns how
  * many met the SLOs in *n_ok (a repeat of a kept row, a type that changes
  * nothing, not counted: out holds min(*n_ok, cap) rows); frontier (may be
