@@ -598,8 +598,18 @@ static int check_db_not_files(void)
           strstr(e.msg, "'h100-sxm' is claimed by two files") && strstr(e.file, "a-dup.yaml"));
     CHECK(ic_db_hw(&db, "h100-sxm", &hw_buf, &e) == IC_EINVAL &&
           strstr(e.msg, "is claimed by two files"));
+    /* the whole folder checked (list hw): a file that does not load is
+     * its error; then the name both files give, at the later file's
+     * 'name:' (h100-sxm.yaml's line 1, column 7), the earlier one named;
+     * one file alone claims nothing twice */
+    CHECK(ic_db_check_claims(&db, IC_DB_HW, &e) == IC_EINVAL && strstr(e.file, "ab-broken"));
     remove(q);
+    CHECK(ic_db_check_claims(&db, IC_DB_HW, &e) == IC_EINVAL &&
+          strstr(e.msg, "hardware 'h100-sxm' is claimed by two files") &&
+          strstr(e.msg, "a-dup.yaml") && strstr(e.file, "/h100-sxm.yaml") && e.line == 1 &&
+          e.col == 7);
     remove(r2);
+    CHECK(ic_db_check_claims(&db, IC_DB_HW, &e) == IC_OK);
     remove(p);
     snprintf(p, sizeof p, "%s/hwdb/zz-fifo.yaml", dir);
     remove(p);

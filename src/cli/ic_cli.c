@@ -576,6 +576,15 @@ static void show_engine(FILE *out, const struct ic_engine *en)
         fprintf(out, "  [%u] %s\n", i + 1, en->sources[i]);
 }
 
+/* After a listing: a name or alias two of its files claim is an error
+ * (the listing shows both; a lookup of it fails) */
+static int list_claims(const struct ic_db *db, enum ic_db_kind kind, FILE *errf)
+{
+    struct ic_err e = {0};
+    const int rc = ic_db_check_claims(db, kind, &e);
+    return rc ? ic_cli_report(errf, rc, &e) : 0;
+}
+
 static int list_engines(const struct ic_db *db, FILE *out, FILE *errf)
 {
     char **paths = NULL;
@@ -614,6 +623,7 @@ static int list_engines(const struct ic_db *db, FILE *out, FILE *errf)
                 en->graphs ? "yes" : "no", en->overlap ? "overlap" : "between", mb,
                 q[0] ? q : "-");
     }
+    rc = list_claims(db, IC_DB_ENGINE, errf);
 out:
     free(en);
     ic_db_paths_free(paths, n);
@@ -710,6 +720,7 @@ static int cmd_list(const struct ic_opts *a, const struct ic_db *db, FILE *out, 
                     (unsigned long long)ic_model_kv_bytes_per_token(&st, 16), kind);
         }
     }
+    rc = list_claims(db, hw_kind ? IC_DB_HW : IC_DB_MODEL, errf);
 out:
     free(rec);
     ic_db_paths_free(paths, n);

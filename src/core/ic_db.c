@@ -279,6 +279,8 @@ struct kind_ops {
     int (*load)(const char *path, void *out, struct ic_err *err);
     const char *(*name)(const void *rec);
     const char *(*alias)(const void *rec, uint32_t i); /* NULL past the end */
+    /* where the name (alias false) or the aliases were given */
+    struct ic_loc (*loc)(const void *rec, bool alias);
 };
 
 static int load_hw(const char *p, void *o, struct ic_err *e) { return ic_hw_load(p, o, e); }
@@ -309,13 +311,26 @@ static const char *model_alias(const void *r, uint32_t i)
     return i < m->n_aliases ? m->aliases[i] : NULL;
 }
 
+static struct ic_loc hw_loc(const void *r, bool alias)
+{
+    return ((const struct ic_hw *)r)->locs[alias ? IC_HWF_ALIASES : IC_HWF_NAME];
+}
+static struct ic_loc model_loc(const void *r, bool alias)
+{
+    return ((const struct ic_model *)r)->locs[alias ? IC_MF_ALIASES : IC_MF_NAME];
+}
+static struct ic_loc engine_loc(const void *r, bool alias)
+{
+    return ((const struct ic_engine *)r)->locs[alias ? IC_ENF_ALIASES : IC_ENF_NAME];
+}
+
 static const struct kind_ops ops[IC_DB_KIND_COUNT] = {
     [IC_DB_HW] = {IC_DB_HW, "hardware", "hw", sizeof(struct ic_hw), load_hw, hw_name,
-                  hw_alias},
+                  hw_alias, hw_loc},
     [IC_DB_MODEL] = {IC_DB_MODEL, "model", "models", sizeof(struct ic_model), load_model,
-                     model_name, model_alias},
+                     model_name, model_alias, model_loc},
     [IC_DB_ENGINE] = {IC_DB_ENGINE, "engine", "engines", sizeof(struct ic_engine), load_engine,
-                      engine_name, engine_alias},
+                      engine_name, engine_alias, engine_loc},
 };
 
 /* "org/name": the config.json of that repository in the local Hugging Face
@@ -403,14 +418,76 @@ static int hf_cache(const char *name, char *path, size_t n, struct ic_err *err)
 _Static_assert(IC_HW_NAME_LEN <= 128 && IC_MODEL_NAME_LEN <= 128 && IC_ENGINE_NAME_LEN <= 128,
                "lookup copies names into 128 bytes");
 
-/* Two files claiming one name or alias: an error naming both. */
+/* Two files claiming one name or alias: an error naming both, at the
+ * claim's line of path */
 static int dup_error(struct ic_err *err, const struct kind_ops *k, const char *path,
-                     const char *other, const char *claimed)
+                     struct ic_loc at, const char *other, const char *claimed)
 {
-    int rc = ic_err_set(err, IC_EINVAL, path, 0, 0,
+    int rc = ic_err_set(err, IC_EINVAL, path, at.line, at.col,
                         "%s '%s' is claimed by two files: %s and this one", k->what, claimed,
                         other);
     ic_err_hint(err, "a name or alias belongs to one entry: rename or remove one of them");
+    return rc;
+}
+
+/* The names and aliases the records of a kind claim, each with its file
+ * (an index into the paths) and where it was given */
+struct claim {
+    size_t file;
+    struct ic_loc at;
+    char text[128];
+};
+struct claims {
+    struct claim *v;
+    size_t n, cap;
+};
+
+/* Adds rec's name and aliases; IC_ENOMEM */
+static int claims_add(struct claims *c, const struct kind_ops *k, const void *rec, size_t file,
+                      struct ic_err *err)
+{
+    const char *a = k->name(rec);
+    for (uint32_t j = 0; a; a = k->alias(rec, j++)) {
+        if (c->n == c->cap) {
+            size_t cap = c->cap ? 2 * c->cap : 64;
+            struct claim *nc = realloc(c->v, cap * sizeof *nc);
+            if (!nc)
+                return ic_err_set(err, IC_ENOMEM, NULL, 0, 0, "out of memory");
+            c->v = nc;
+            c->cap = cap;
+        }
+        struct claim *x = &c->v[c->n++];
+        x->file = file;
+        x->at = k->loc(rec, j > 0);
+        snprintf(x->text, sizeof x->text, "%s", a);
+    }
+    return IC_OK;
+}
+
+int ic_db_check_claims(const struct ic_db *db, enum ic_db_kind kind, struct ic_err *err)
+{
+    const struct kind_ops *k = &ops[kind];
+    char **paths = NULL;
+    size_t n = 0;
+    int rc = ic_db_paths(db, kind, &paths, &n, err);
+    if (rc)
+        return rc;
+    struct claims c = {0};
+    void *rec = malloc(k->size);
+    if (!rec)
+        rc = ic_err_set(err, IC_ENOMEM, NULL, 0, 0, "out of memory");
+    for (size_t i = 0; !rc && i < n; i++)
+        if (!(rc = k->load(paths[i], rec, err)))
+            rc = claims_add(&c, k, rec, i, err);
+    /* the later file's claim is the one in error */
+    for (size_t j = 0; !rc && j < c.n; j++)
+        for (size_t i = 0; !rc && i < j; i++)
+            if (c.v[i].file != c.v[j].file && strcasecmp(c.v[i].text, c.v[j].text) == 0)
+                rc = dup_error(err, k, paths[c.v[j].file], c.v[j].at, paths[c.v[i].file],
+                               c.v[j].text);
+    free(rec);
+    free(c.v);
+    ic_db_paths_free(paths, n);
     return rc;
 }
 
@@ -453,11 +530,8 @@ static int lookup(const struct ic_db *db, const struct kind_ops *k, const char *
     }
     struct near nr = {.n = 0};
     struct ic_err broken = {0};
-    size_t n_broken = 0, found_at = SIZE_MAX, n_claims = 0, cap_claims = 0;
-    struct claim {
-        size_t file;
-        char text[128];
-    } *claims = NULL;
+    size_t n_broken = 0, found_at = SIZE_MAX;
+    struct claims cl = {0};
     for (size_t i = 0; i < n; i++) {
         if (found_path[0] && strcmp(paths[i], found_path) == 0)
             continue;
@@ -474,19 +548,13 @@ static int lookup(const struct ic_db *db, const struct kind_ops *k, const char *
                 broken = le;
             continue;
         }
-        const char *a = k->name(rec);
-        for (uint32_t j = 0; a; a = k->alias(rec, j++)) {
-            if (n_claims == cap_claims) {
-                cap_claims = cap_claims ? 2 * cap_claims : 64;
-                struct claim *nc = realloc(claims, cap_claims * sizeof *claims);
-                if (!nc) {
-                    rc = ic_err_set(err, IC_ENOMEM, NULL, 0, 0, "out of memory");
-                    goto scanned;
-                }
-                claims = nc;
-            }
-            claims[n_claims].file = i;
-            snprintf(claims[n_claims++].text, sizeof claims->text, "%s", a);
+        const size_t first = cl.n;
+        if ((prc = claims_add(&cl, k, rec, i, err))) {
+            rc = prc;
+            goto scanned;
+        }
+        for (size_t c = first; c < cl.n; c++) {
+            const char *a = cl.v[c].text;
             near_add(&nr, name, a);
             if (!found_path[0] && strcasecmp(a, name) == 0) {
                 memcpy(out, rec, k->size);
@@ -497,16 +565,17 @@ static int lookup(const struct ic_db *db, const struct kind_ops *k, const char *
             }
         }
     }
-    for (size_t c = 0; rc == IC_OK && c < n_claims; c++) {
-        if (claims[c].file == found_at)
+    for (size_t c = 0; rc == IC_OK && c < cl.n; c++) {
+        const struct claim *x = &cl.v[c];
+        if (x->file == found_at)
             continue;
-        if (strcasecmp(claims[c].text, name) == 0)
-            rc = dup_error(err, k, paths[claims[c].file], found_path, name);
-        else if (strcasecmp(claims[c].text, found_name) == 0)
-            rc = dup_error(err, k, paths[claims[c].file], found_path, found_name);
+        if (strcasecmp(x->text, name) == 0)
+            rc = dup_error(err, k, paths[x->file], x->at, found_path, name);
+        else if (strcasecmp(x->text, found_name) == 0)
+            rc = dup_error(err, k, paths[x->file], x->at, found_path, found_name);
     }
 scanned:
-    free(claims);
+    free(cl.v);
     ic_db_paths_free(paths, n);
     if (rc == IC_ENOENT && n_broken && !(k->kind == IC_DB_MODEL && strchr(name, '/'))) {
         ic_err_set(err, IC_ENOENT, NULL, 0, 0,

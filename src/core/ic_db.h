@@ -59,4 +59,9 @@ int ic_db_paths(const struct ic_db *db, enum ic_db_kind kind, char ***paths, siz
                 struct ic_err *err);
 void ic_db_paths_free(char **paths, size_t n);
 
+/* Every file of a kind loaded, and no name or alias claimed by two of
+ * them (case aside): IC_OK, a file's load error, or IC_EINVAL at the
+ * later file's claim naming the earlier file. */
+int ic_db_check_claims(const struct ic_db *db, enum ic_db_kind kind, struct ic_err *err);
+
 #endif

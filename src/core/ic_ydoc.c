@@ -491,10 +491,11 @@ static int read_scalar_field(const struct ic_ydoc *d, const struct ic_field *f,
     case IC_F_QTY:
         if (ic_qty_parse(text, f->qty, (double *)(void *)base, why, sizeof why)) {
             rc = ic_ydoc_error(d, v, err, "'%s': %s", f->key, why);
-            ic_err_hint(err, "write a number, a space and a unit of %s, e.g. '%s' "
-                             "(k, M, G, T, P are powers of 1000)",
+            ic_err_hint(err, "write a number, a space and a unit of %s, e.g. '%s'%s",
                         ic_qty_name(f->qty),
-                        spelled(d, f->key, ic_qty_sample(f->qty), true, ex, sizeof ex));
+                        spelled(d, f->key, ic_qty_sample(f->qty), true, ex, sizeof ex),
+                        f->qty == IC_QTY_TIME ? " (s, ms, us or ns)"
+                                              : " (k, M, G, T, P are powers of 1000)");
             return rc;
         }
         return IC_OK;
@@ -504,7 +505,8 @@ static int read_scalar_field(const struct ic_ydoc *d, const struct ic_field *f,
         else if (!strcmp(text, "false") || !strcmp(text, "False") || !strcmp(text, "no"))
             *(bool *)(void *)base = false;
         else {
-            rc = ic_ydoc_error(d, v, err, "'%s': '%s' is not a boolean; expected true or false",
+            rc = ic_ydoc_error(d, v, err, "'%s': '%s' is not a boolean; expected true or false "
+                               "(True, False, yes and no are read as them)",
                                f->key, text);
             char ex2[160];
             ic_err_hint(err, "write '%s' or '%s'", spelled(d, f->key, "true", false, ex, sizeof ex),
@@ -621,7 +623,7 @@ int ic_ydoc_read(const struct ic_ydoc *d, yaml_node_t *map, const struct ic_sche
         if (f->required && !locs[f->id].line) {
             int rc = ic_ydoc_error(d, owner ? owner : map, err,
                                    "missing required key '%s' in the %s", f->key, s->what);
-            ic_err_hint(err, "add a '%s:' line to the %s", f->key, s->what);
+            ic_err_hint(err, "add a line '%s: ...' to the %s", f->key, s->what);
             return rc;
         }
     }
