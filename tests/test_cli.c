@@ -1403,10 +1403,11 @@ static const struct qcase {
      * its head verbatim, the keys after qk_rope_head_dim as the base
      * model's config): FP8 per tensor, ignore [lm_head]. 15,706,484,224
      * parameters; the embedding and head, 2 x 102,400 x 2,048 =
-     * 419,430,400, at 2 B and the other 15,287,053,824 at 1 B:
-     * 16,125,914,624 B (read as bf16 before, 31.4 GB) */
+     * 419,430,400, and the routers, 26 MoE layers x 64 x 2,048 = 3,407,872
+     * (no quantizer converts them), at 2 B and the other 15,283,645,952 at
+     * 1 B: 16,129,322,496 B (read as bf16 before, 31.4 GB) */
     {IC_TEST_DIR "/fixtures/deepseek-coder-v2-lite-fp8-compression-config.json", "h100", true, 0,
-     {"\"weights_bytes\": 16125914624,"},
+     {"\"weights_bytes\": 16129322496,"},
      "from its compression_config compressed-tensors, fp8, one scale per tensor"},
     /* a block strategy whose block_structure is no list of sides ("x":
      * read as a block of 1, no scale counted, until 2026-12-04): not read,
@@ -1463,19 +1464,23 @@ static const struct qcase {
      * q/o projections share their group with the Mamba2 blocks' projections,
      * so it is named in some blocks only and counted as fp8 (said); the
      * conv1d is a small part. Embedding and head 704,643,072 x 2 B, the
-     * other 30,865,039,680 at 1 B: 32,290,840,896 B */
+     * routers and their correction biases, 23 x (2,688 x 128 + 128) =
+     * 7,916,416, at 2 B too, the other 30,857,123,264 at 1 B:
+     * 32,298,757,312 B */
     {IC_TEST_DIR "/fixtures/nemotron-3-nano-fp8-attn-kept-config.json", "h100", true, 0,
-     {"\"weights_bytes\": 32290840896,",
+     {"\"weights_bytes\": 32298757312,",
       "\"weights_kept\": \"embedding, lm_head, attn_kv at bf16\""},
      "its list names in some layers only (counted as quantized): attn_heads"},
     /* Qwen3-30B-A3B-FP8's own config (ai-dynamo/aiconfigurator's copy): its
      * list names each layer's norms and router gate, parts it does not
      * model, and no attention (post_attention_layernorm is a norm): the
      * embedding and head in bf16, 2 x 311,164,928 x 2 = 1,244,659,712 B,
-     * the other 29,909,792,768 (q/k norms included, 48 x 2 x 128) at 1 +
-     * 4/16384 B = 29,917,094,963.5: 31,161,754,675.5, printed 31,161,754,676 B */
+     * the routers, 48 x 128 x 2,048 = 12,582,912, in bf16 too (25,165,824
+     * B), the other 29,897,209,856 (q/k norms included, 48 x 2 x 128) at 1
+     * + 4/16384 B = 29,904,508,979.5: 31,174,334,515.5, printed
+     * 31,174,334,516 B */
     {IC_TEST_DIR "/fixtures/qwen3-30b-a3b-fp8-config.json", "h200", true, 0,
-     {"\"weights_bytes\": 31161754676,",
+     {"\"weights_bytes\": 31174334516,",
       "\"weights_kept\": \"embedding, lm_head at bf16\""},
      NULL},
     /* nvidia's Kimi-K2.6-NVFP4 (aiconfigurator's copy): its list keeps the

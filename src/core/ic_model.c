@@ -577,10 +577,11 @@ static bool ends_with(const char *s, const char *suffix)
 }
 
 /* A list entry naming a router, a gate or a norm: parts of the replicated
- * group too small to matter (DeepSeek-V3's routers are 0.016% of it, and
- * norms are never quantized), which on an MLA model also holds the latent
- * down-projections, quantized with the rest: recognized, and the group
- * left at the weights' type. */
+ * group no quantizer converts (a step reads the routers 16-bit whatever
+ * the list says: ic_model_stats.routers; the norms, a few thousandths of a
+ * percent, at the weights' type), which on an MLA model also holds the
+ * latent down-projections, quantized with the rest: recognized, and the
+ * group left at the weights' type. */
 #define KEEP_SMALL (1u << IC_PG_COUNT)
 /* A list entry naming a layer's whole attention ("self_attn"): on an MLA
  * model its latent down-projections too, which lie in the replicated
@@ -3105,11 +3106,11 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
     /* norms a layer and the final one, routers (and their correction
      * biases) and shared-expert gates, Gated DeltaNet's gated norms, q/k
      * norms */
+    s.routers = mul(&c, n_moe, add(&c, mul(&c, D, E + (shared && fam->shared_gate)),
+                                   fam->router_bias ? E : 0));
     s.group_params[IC_PG_REPLICATED] =
         add(&c, add(&c, nem ? mul(&c, m->n_blocks, D) : mul(&c, L, repl), norm_w),
-            add(&c, mul(&c, n_moe, add(&c, mul(&c, D, E + (shared && fam->shared_gate)),
-                                       fam->router_bias ? E : 0)),
-                add(&c, mul(&c, n_linear, ldv), mul(&c, n_attn, qk_norms))));
+            add(&c, s.routers, add(&c, mul(&c, n_linear, ldv), mul(&c, n_attn, qk_norms))));
     /* Llama 4's dense layers are intermediate_size_mlp wide, its experts
      * intermediate_size */
     /* Granite 4.0-H without experts: its shared MLP is the MLP */

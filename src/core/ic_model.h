@@ -309,6 +309,13 @@ struct ic_model_stats {
      * their type; 0: every group is stored at the step's weight type */
     uint32_t keep_groups;
     enum ic_dtype keep_type;
+    /* of the replicated group, the MoE routers (their correction biases
+     * and shared-expert gates too): no quantizer converts them (DeepSeek-V3's
+     * fp8 checkpoint, AWQ, GPTQ and compressed-tensors exports keep them
+     * 16-bit), so a step reads them 16-bit under narrower weights. The
+     * norms, also never quantized, are read at the weights' type (under
+     * 0.01% of a model's bytes) */
+    uint64_t routers;
 
     uint64_t v_head_dim;       /* value width per query head: MLA's v_head_dim, else
                                   head_dim (0 for a model stating totals) */

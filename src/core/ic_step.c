@@ -287,6 +287,18 @@ int ic_step_load(const struct ic_model_stats *m, const struct ic_step *s, struct
         gt[g] = ic_step_group_type(m, g, s->weights);
         bw[g] = ic_step_weight_bytes(m, gt[g]);
     }
+    /* the MoE routers under weights narrower than 16 bits: no quantizer
+     * converts them (DeepSeek-V3's fp8 checkpoint holds its routers, 106M
+     * parameters every chip reads, in bf16), so they are read at the type
+     * a checkpoint keeps (bf16 where it names none); their share u16 of
+     * the replicated group at b16 a parameter, and bw[] the group's mean */
+    const enum ic_dtype t16 = m->keep_groups ? m->keep_type : IC_DT_BF16;
+    const uint64_t rp = m->group_params[IC_PG_REPLICATED];
+    const double u16 = rp && ic_dtype_traits(gt[IC_PG_REPLICATED])->bits < 16
+                           ? (double)(m->routers < rp ? m->routers : rp) / (double)rp
+                           : 0;
+    const double b16 = ic_step_weight_bytes(m, t16);
+    bw[IC_PG_REPLICATED] = (1 - u16) * bw[IC_PG_REPLICATED] + u16 * b16;
     memset(out, 0, sizeof *out); /* written in place: the checks are behind us */
     out->weights = s->weights;
     out->kv = s->kv;
@@ -321,7 +333,12 @@ int ic_step_load(const struct ic_model_stats *m, const struct ic_step *s, struct
         const double share = g == IC_PG_HEAD ? 1.0 : f; /* the last stage holds the head */
         const double rg = (g == IC_PG_EXPERTS ? per_group[g] * frac : per_group[g]) * share;
         read += rg;
-        out->weight_bytes_at[gt[g]] += rg * bw[g];
+        if (g == IC_PG_REPLICATED && u16 > 0) {
+            out->weight_bytes_at[gt[g]] += rg * (bw[g] - u16 * b16);
+            out->weight_bytes_at[t16] += rg * u16 * b16;
+        } else {
+            out->weight_bytes_at[gt[g]] += rg * bw[g];
+        }
         active += g == IC_PG_EXPERTS ? 0 : per_group[g] * share;
     }
     if (m->n_experts) /* a token's k experts; a group's hold ep / E of each */
