@@ -284,8 +284,11 @@ START_TEST(test_options)
 {
     struct ic_serve_resp r = get("/api/options", NULL, 0);
     ck_assert_uint_eq(r.status, 200);
-    ck_assert(body_has(&r, "{\"name\": \"llama3-70b\", \"params\": 70553706496"));
-    ck_assert(body_has(&r, "{\"name\": \"tpu-v5e\""));
+    /* with their aliases, which the page resolves an address's name by
+     * (hw=v5e showed another chip's figures under it) */
+    ck_assert(body_has(&r, "{\"name\": \"llama3-70b\", \"aliases\": [\"llama-3-70b\", "
+                           "\"meta-llama/Meta-Llama-3-70B\"], \"params\": 70553706496"));
+    ck_assert(body_has(&r, "{\"name\": \"tpu-v5e\", \"aliases\": [\"v5e\"], "));
     ck_assert(body_has(&r, "\"types\": [\"fp32\", \"bf16\""));
     ic_serve_resp_free(&r);
 }

@@ -307,7 +307,12 @@ static int options(const struct ic_db *db, struct ic_serve_resp *r)
                     continue; /* a broken entry is left out, not served */
                 fprintf(f, "%s{\"name\": ", first ? "" : ", ");
                 ic_report_json_str(f, h->name);
-                fprintf(f, ", \"hbm_bytes\": %.0f, \"compute\": [", h->hbm_capacity_B);
+                fputs(", \"aliases\": [", f);
+                for (uint32_t j = 0; j < h->n_aliases; j++) {
+                    fputs(j ? ", " : "", f);
+                    ic_report_json_str(f, h->aliases[j]);
+                }
+                fprintf(f, "], \"hbm_bytes\": %.0f, \"compute\": [", h->hbm_capacity_B);
                 bool fc = true;
                 for (int t = 0; t < IC_DT_COUNT; t++)
                     if (h->peak_flop_s[t] > 0) {
@@ -323,7 +328,12 @@ static int options(const struct ic_db *db, struct ic_serve_resp *r)
                     continue;
                 fprintf(f, "%s{\"name\": ", first ? "" : ", ");
                 ic_report_json_str(f, m->name);
-                fprintf(f, ", \"params\": %llu, \"max_context\": %llu}",
+                fputs(", \"aliases\": [", f);
+                for (uint32_t j = 0; j < m->n_aliases; j++) {
+                    fputs(j ? ", " : "", f);
+                    ic_report_json_str(f, m->aliases[j]);
+                }
+                fprintf(f, "], \"params\": %llu, \"max_context\": %llu}",
                         (unsigned long long)st.params_total, (unsigned long long)st.max_context);
             }
             first = false;
