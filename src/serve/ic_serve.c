@@ -13,6 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+_Static_assert(IC_SERVE_MAX_VALUE + 1 >= IC_MODEL_NAME_LEN && IC_SERVE_MAX_VALUE + 1 >= IC_HW_NAME_LEN,
+               "a value holds any entry's name");
+
 /* The parameters: the decode options of the same names, one value each. */
 static const char *const keys[] = {"model", "hw",      "chips", "batch",
                                    "context", "weights", "kv",    "compute"};

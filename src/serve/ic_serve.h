@@ -37,7 +37,9 @@ struct ic_serve_resp {
     size_t len;
 };
 
-enum { IC_SERVE_MAX_PARAMS = 16, IC_SERVE_MAX_VALUE = 64 };
+/* a value: at most the longest name a database entry may have (a model's,
+ * 95 characters: the page offers every entry /api/options lists) */
+enum { IC_SERVE_MAX_PARAMS = 16, IC_SERVE_MAX_VALUE = 95 };
 
 /* Answers a GET of path with n decoded query parameters. Returns 0, or
  * IC_ENOMEM when no response could be built at all. */
