@@ -260,7 +260,7 @@ static void add_row(struct ic_rows *rows, const struct ic_sim_cfg *c, double rat
  * it): the serving counterpart of the decode Pareto panel. */
 static int draw(const char *path, const int *size, const char *title, const double *rates,
                 const struct ic_sim_result *res, size_t n, const struct ic_sim_cfg *c,
-                double capacity, FILE *errf)
+                double capacity, bool cap_at_least, FILE *errf)
 {
     double *v = malloc((7 * n + 6) * sizeof *v);
     char *lab = malloc(n * 16 + 1);
@@ -300,14 +300,22 @@ static int draw(const char *path, const int *size, const char *title, const doub
         {"against P99 TTFT", t99, tput, n, true, false},
     };
     char sub[300];
-    snprintf(sub, sizeof sub, "prompt %.0f, output %.0f tokens (%s); %s; capacity %s",
+    snprintf(sub, sizeof sub, "prompt %.0f, output %.0f tokens (%s); %s; %s",
              c->prompt.mean, c->output.mean, ic_sim_dist_name(c->output.dist),
              c->dec.estimate == IC_EST_EXPECTED ? "expected time" : "ideal bound",
-             capacity > 0 ? "marked" : "not reached");
+             !ic_sim_has_slos(c) ? "no SLOs given"
+             : !(capacity > 0)   ? "capacity under the SLOs below every rate drawn"
+             : cap_at_least      ? "every rate drawn meets the SLOs: capacity at least the "
+                                   "last"
+                                 : "capacity marked");
+    /* rates over more than two decades on a log axis (a linear one put
+     * all but the last at 0) */
+    const bool xlog = n > 1 && rates[0] > 0 && rates[n - 1] / rates[0] > 100;
     const struct ic_plot_lines panels[2] = {
-        {.x_label = "requests per second", .y_label = "latency", .xlog = false, .ylog = true,
+        {.x_label = "requests per second", .y_label = "latency", .xlog = xlog, .ylog = true,
          .ytime = true, .series = ser, .n_series = ns, .vline = capacity,
-         .vline_label = "capacity under the P99 SLOs"},
+         .vline_label = cap_at_least ? "capacity at least (every rate met the P99 SLOs)"
+                                     : "capacity under the P99 SLOs"},
         {.x_label = "latency", .y_label = "output tokens/s per chip", .xlog = true,
          .ylog = true, .xtime = true, .series = ser2, .n_series = 2,
          .vline = c->tpot_slo_s, .vline_label = "TPOT SLO", .point_labels = labels,
@@ -384,6 +392,15 @@ int ic_cli_cmd_simulate(const struct ic_opts *a, const struct ic_db *db, FILE *o
         return ic_cli_usage_hint(errf, "--rate runs one load; --rates sweeps several ('--rates "
                                        "1,2,4')",
                                  "give --rate R or --rates R1,R2,.., not both");
+    }
+    /* the chart is of a sweep: a single load's run would be replaced by
+     * one without a word */
+    if (a->given[IC_OPT_RATE] && a->given[IC_OPT_PLOT]) {
+        ic_cli_setup_free(&x.s);
+        return ic_cli_usage_hint(errf, "give --rates R1,R2,.. to draw those loads, or --plot "
+                                       "alone for 10% to 120% of the offline throughput",
+                                 "--plot draws latency against a sweep of rates, and --rate "
+                                 "runs one");
     }
     bool sweep = a->given[IC_OPT_RATES] || a->given[IC_OPT_PLOT];
     /* a sweep reopens the trace for every run: a pipe gives its lines to
@@ -592,7 +609,7 @@ int ic_cli_cmd_simulate(const struct ic_opts *a, const struct ic_db *db, FILE *o
         snprintf(t, sizeof t, "%s on %llu x %s: latency against load", x.s.m->name,
                  (unsigned long long)x.c.dec.chips, x.s.h->name);
         rc = draw(a->plot, a->given[IC_OPT_PLOT_SIZE] ? a->plot_size : NULL, t, rates, res, n,
-                  &x.c, capacity, errf);
+                  &x.c, capacity, cap_at_least, errf);
     }
     ic_cli_setup_free(&x.s);
     return rc;
