@@ -208,6 +208,9 @@ static const struct broken broken[] = {
     {"config-no-type-neox.json", true, 3, 5,
      "the config gives no model_type, and its architectures name 'GPTNeoXForCausalLM'",
      "add the \"model_type\" its checkpoint's config.json gives, one of those read: llama"},
+    /* an empty model_type is none (it passed the check above) */
+    {"config-empty-type-neox.json", true, 4, 5,
+     "the config gives no model_type, and its architectures name 'GPTNeoXForCausalLM'", NULL},
     /* refused at its model_type, not at a key before it that such a model
      * means otherwise (MiniMax-M3's moe_layer_freq list) */
     {"config-unread-type-last.json", true, 5, 17, "model_type 'minimax_m3' is not one infcalc reads",

@@ -1465,8 +1465,9 @@ static const struct qcase {
      * so it is named in some blocks only and counted as fp8 (said); the
      * conv1d is a small part. Embedding and head 704,643,072 x 2 B, the
      * routers and their correction biases, 23 x (2,688 x 128 + 128) =
-     * 7,916,416, at 2 B too, the other 30,857,123,264 at 1 B:
-     * 32,298,757,312 B */
+     * 7,916,416, at 2 B too, the other 30,857,123,264 at 1 B: with the
+     * KV projections' 16,515,072 B, 1,409,286,144 + 15,832,832 +
+     * 30,857,123,264 + 16,515,072 = 32,298,757,312 B */
     {IC_TEST_DIR "/fixtures/nemotron-3-nano-fp8-attn-kept-config.json", "h100", true, 0,
      {"\"weights_bytes\": 32298757312,",
       "\"weights_kept\": \"embedding, lm_head, attn_kv at bf16\""},

@@ -60,9 +60,9 @@ double ic_comm_allreduce_achieved_s(const struct ic_hw *hw, uint64_t chips, doub
  * bandwidth the fabric gives that many chips (ic_comm_path's bw_B_s) and
  * carried to p->domain chips at the same efficiency: busbw x bw(p->domain)
  * / bw(allreduce_chips). On a switch every size reaches the same links,
- * so the figure stands as measured; on a full mesh Y chips reach Y - 1
- * direct links (MI300X's 313 GB/s over 7 links is 45 GB/s over the one
- * link of a pair, not 313); on a torus the axes a group spans add their
+ * so the figure stands as measured; on a full mesh Y chips reach the
+ * direct links to Y - 1 peers (MI300X's 313 GB/s over 7 links is 45 GB/s
+ * over the one link of a pair, not 313); on a torus the axes a group spans add their
  * links (a 4 x 4 group of a 2D torus has twice the bandwidth of a 4-chip
  * axis: "How to Scale Your Model", sharding, 'AllGather over multiple
  * axes ... increases the available bandwidth by a factor of N_axes'). */

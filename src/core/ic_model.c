@@ -1517,9 +1517,9 @@ static int refuse_unread_type(const struct ic_ydoc *d, yaml_node_t *root, struct
     if (!node)
         node = map_get(d, root, "model_type");
     const char *t = ic_ydoc_scalar(node);
-    if (!node)
+    if (!t || !t[0]) /* none, or an empty one: read as a Llama's */
         return refuse_unnamed_type(d, root, err);
-    if (!t || !t[0] || type_read(t))
+    if (type_read(t))
         return IC_OK;
     return type_error(d->path, (unsigned)node->start_mark.line + 1,
                       (unsigned)node->start_mark.column + 1, t, err);

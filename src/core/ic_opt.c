@@ -386,8 +386,9 @@ static const struct {
     {IC_CMD_SIMULATE, IC_OPT_PREFIX, "tokens of a trace's prefix id where its line gives none"},
     {IC_CMD_SIMULATE, IC_OPT_PREFILL_CHIPS, "disaggregated: each replica's prefill server "
                                             "(--chips: its decode server)"},
-    {IC_CMD_SIMULATE, IC_OPT_PLOT, "with --rates or a sweep: P50/P99 TTFT and TPOT against "
-                                   "requests/s, the SLOs and the capacity marked"},
+    {IC_CMD_SIMULATE, IC_OPT_PLOT, "P50/P99 TTFT and TPOT against requests/s, the SLOs and "
+                                   "the capacity marked: over --rates, or alone 10% to 120% "
+                                   "of the offline throughput (not with --rate)"},
 };
 
 /* The option's help for cmd: the command's own line where it has one. */

@@ -10,7 +10,7 @@
  * --format json` prints for the same options (ic_cli_run, which must exit
  * 0); 200 on a chart is a PNG; every 400 body starts "infcalc: error: " and,
  * unless it is a refusal only the server makes (a list, a path, a value
- * over 64 characters, an unknown or a 17th parameter), the command line
+ * over 95 characters, an unknown or a 17th parameter), the command line
  * refuses the same options; no 500 (the databases are
  * fine and memory does not run out here).
  *
