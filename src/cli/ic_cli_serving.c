@@ -518,21 +518,34 @@ static int plot_prefill(const struct ic_opts *a, const struct ic_cli_setup *s,
         {"compute (fused)", xs, ys[2], n, true, false},
         {"weights + attention HBM (fused)", xs, ys[3], n, true, false},
     };
-    char title[320], sub[240], mark[96];
+    char title[320], sub[400], mark[96];
     title_of(title, sizeof title, s, base->chips);
-    snprintf(sub, sizeof sub, "prefill of one prompt%s, MFU %.2f%s, ideal bound%s",
+    /* the table's own prompt marked where the curves reach it, else said */
+    const bool asked_drawn = (double)base->prompt >= xs[0] && (double)base->prompt <= xs[n - 1];
+    char asked[160] = "";
+    if (!asked_drawn)
+        snprintf(asked, sizeof asked, "; the asked %llu tokens lie outside the curves",
+                 (unsigned long long)base->prompt);
+    snprintf(sub, sizeof sub, "prefill of one whole prompt%s%s, MFU %.2f%s, ideal bound%s%s",
              base->prefix ? " after its cached prefix" : "",
+             a->given[IC_OPT_CHUNK] ? " (not in chunks, nor batched: the table's are)" : "",
              base->mfu > 0 ? base->mfu : IC_PREFILL_MFU, base->mfu > 0 ? "" : " (default)",
              s->st.max_context ? "; up to the model's usable context"
-                               : "; the model states no context limit");
-    snprintf(mark, sizeof mark, "usable context: %llu tokens%s", (unsigned long long)usable,
-             base->prefix ? " after the prefix" : "");
+                               : "; the model states no context limit",
+             asked);
+    if (asked_drawn)
+        snprintf(mark, sizeof mark, "the asked prompt: %llu tokens",
+                 (unsigned long long)base->prompt);
+    else
+        snprintf(mark, sizeof mark, "usable context: %llu tokens%s", (unsigned long long)usable,
+                 base->prefix ? " after the prefix" : "");
     int w = a->given[IC_OPT_PLOT_SIZE] ? a->plot_size[0] : 1600;
     int h = a->given[IC_OPT_PLOT_SIZE] ? a->plot_size[1] : 1000;
     struct ic_plot_lines L = {.title = title, .subtitle = sub, .x_label = "prompt tokens",
                              .y_label = "time", .xlog = true, .ylog = true, .ytime = true,
                              .series = ser, .n_series = 4,
-                             .vline = s->st.max_context && n && xs[n - 1] == (double)usable
+                             .vline = asked_drawn ? (double)base->prompt
+                                      : s->st.max_context && n && xs[n - 1] == (double)usable
                                           ? (double)usable
                                           : 0,
                              .vline_label = mark};
