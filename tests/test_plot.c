@@ -115,6 +115,44 @@ START_TEST(test_decode_figure)
 }
 END_TEST
 
+/* Eight curves: the eighth repeats the first's colour (the palette's
+ * seven), so it carries open squares at its points. The corner of the
+ * square at its batch-1 point (4 px right and below, off its flat line)
+ * is drawn in the palette's blue; the same spot beside the first curve's
+ * batch-1 point, a plain line, is not. */
+static struct ic_point pts8[8][IC_SWEEP_MAX_POINTS];
+
+START_TEST(test_eighth_curve_marked)
+{
+    struct ic_plot_curve cv[8];
+    for (int i = 0; i < 8; i++) {
+        size_t n = main_sweep(pts8[i], i == 7 ? 64 : 16, i == 7 ? IC_DT_INT8 : IC_DT_BF16);
+        cv[i] = (struct ic_plot_curve){i == 7 ? "64 chips int8" : "16 chips", pts8[i], n};
+    }
+    struct ic_plot_set set = {"llama3-70b on tpu-v5e", "eight", cv, 8, NULL};
+    cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, W, H);
+    cairo_t *cr = cairo_create(s);
+    struct ic_plot_layout lay;
+    struct ic_err e = {0};
+    ck_assert_int_eq(ic_plot_decode(cr, W, H, &set, &lay, &e), 0);
+    const struct ic_plot_panel *left = &lay.panel[0];
+    const double x1 = ic_plot_px(left, 1);
+    /* the blue within a pixel of the corner (antialiased edges blend it) */
+    bool at7 = false, at0 = false;
+    for (int dx = -1; dx <= 1; dx++)
+        for (int dy = -1; dy <= 1; dy++) {
+            at7 |= near(pixel(s, x1 + 4 + dx, ic_plot_py(left, pts8[7][0].step_s) + 4 + dy),
+                        0.0, 0.447, 0.698, 0.12);
+            at0 |= near(pixel(s, x1 + 4 + dx, ic_plot_py(left, pts8[0][0].step_s) + 4 + dy),
+                        0.0, 0.447, 0.698, 0.12);
+        }
+    ck_assert_msg(at7, "the eighth curve's square");
+    ck_assert_msg(!at0, "no mark on the first curve");
+    cairo_destroy(cr);
+    cairo_surface_destroy(s);
+}
+END_TEST
+
 START_TEST(test_overlay_figure)
 {
     /* four chip counts: four curve colours and a black envelope */
@@ -752,6 +790,7 @@ int main(void)
     tcase_add_test(tc, test_edge_points_inside);
     tcase_add_test(tc, test_small_legend_and_ring);
     tcase_add_test(tc, test_expected_solid_ideal_dashed);
+    tcase_add_test(tc, test_eighth_curve_marked);
     tcase_add_test(tc, test_heatmap);
     tcase_add_test(tc, test_linear_axis_and_two_panels);
     tcase_add_test(tc, test_plot_errors);

@@ -98,6 +98,30 @@ static void color(cairo_t *cr, int i, double alpha)
 /* Curve colours skip black (reserved for totals and envelopes). */
 static int curve_color(size_t i) { return (int)(i % 7); }
 
+/* Curves past the palette's seven colours repeat them with a mark: none
+ * on the first round, open squares on the second, open diamonds on the
+ * third (sixteen configurations gave pairs of identical lines) */
+static int curve_mark(size_t i) { return (int)(i / 7 % 3); }
+
+/* Mark k (1 a square, 2 a diamond) of half-size r at (x, y), open, in the
+ * current colour */
+static void mark_at(cairo_t *cr, int k, double x, double y, double r)
+{
+    cairo_set_line_width(cr, 1.8);
+    cairo_new_path(cr);
+    if (k == 1) {
+        cairo_rectangle(cr, x - r, y - r, 2 * r, 2 * r);
+    } else if (k == 2) {
+        const double q = r * 1.35;
+        cairo_move_to(cr, x, y - q);
+        cairo_line_to(cr, x + q, y);
+        cairo_line_to(cr, x, y + q);
+        cairo_line_to(cr, x - q, y);
+        cairo_close_path(cr);
+    }
+    cairo_stroke(cr);
+}
+
 double ic_plot_px(const struct ic_plot_panel *p, double x)
 {
     double f = p->xlog ? (log10(x) - log10(p->xmin)) / (log10(p->xmax) - log10(p->xmin))
@@ -618,6 +642,7 @@ struct legend_item {
     bool patch; /* a filled box (shaded region) instead of a line */
     bool hollow; /* a gray ring (a point that does not fit) instead of a line */
     bool marker, ring; /* a point in its colour instead of a line: a dot, or a ring */
+    int mark;          /* the line with curve_mark's mark on it (0: none) */
     double alpha;
 };
 
@@ -683,6 +708,8 @@ static void legend_entry(cairo_t *cr, const struct legend_item *it, double x, do
         cairo_line_to(cr, x + 36, yy);
         cairo_stroke(cr);
         cairo_set_dash(cr, NULL, 0, 0);
+        if (it->mark)
+            mark_at(cr, it->mark, x + 22, yy, 4);
     }
     cairo_set_source_rgb(cr, 0.1, 0.1, 0.1);
     text(cr, x + 44, yy, 0, 0.5, it->label);
@@ -1259,7 +1286,14 @@ static void time_panel(cairo_t *cr, struct ic_plot_panel *p, const void *vctx, s
                 polyline(cr, sc, p, xs, ys, from < n ? from + 1 : n);
                 cairo_set_dash(cr, NULL, 0, 0);
             }
-            legend_add(lg, curve_color(c), 2.4, cv->label);
+            if (curve_mark(c))
+                for (size_t i = from; i < nf; i++)
+                    if (ys[i] > 0 && isfinite(ys[i]))
+                        mark_at(cr, curve_mark(c), ic_plot_px(p, xs[i]), ic_plot_py(p, ys[i]),
+                                4);
+            struct legend_item *lc = legend_add(lg, curve_color(c), 2.4, cv->label);
+            if (lc)
+                lc->mark = curve_mark(c);
             /* the largest useful size ringed on the line of the estimate
              * that chose it (the point's own: the table's) */
             size_t u = xk == X_CHIPS ? ic_sweep_largest_useful(cv->pts, cv->n) : cv->n;
@@ -1435,7 +1469,11 @@ static void pareto_panel(cairo_t *cr, struct ic_plot_panel *p, const void *vctx,
             if (!(t > 0))
                 continue;
             double x = ic_plot_px(p, t), y = ic_plot_py(p, tokens_chip_at(pt, t));
-            if (pt->fits) {
+            if (pt->fits && set->n_curves > 1 && curve_mark(c)) {
+                color(cr, col, 1);
+                mark_at(cr, curve_mark(c), x, y, 4.5);
+                scene_seg(sc, x, y, x, y, 6.5);
+            } else if (pt->fits) {
                 color(cr, col, 1);
                 dot(cr, sc, x, y, 4.5, true);
             } else {
@@ -1450,10 +1488,13 @@ static void pareto_panel(cairo_t *cr, struct ic_plot_panel *p, const void *vctx,
                 label_in(cr, sc, x + 7, y - 5, 0, 1, buf);
             }
         }
-        legend_add(lg, col, 2.2,
-                   set->n_curves == 1 ? (labels ? "Pareto frontier (labels: batch)"
-                                                : "Pareto frontier")
-                                      : cv->label);
+        struct legend_item *lf = legend_add(lg, col, 2.2,
+                                            set->n_curves == 1
+                                                ? (labels ? "Pareto frontier (labels: batch)"
+                                                          : "Pareto frontier")
+                                                : cv->label);
+        if (lf)
+            lf->mark = set->n_curves > 1 ? curve_mark(c) : 0;
         at += cv->n;
     }
     if (set->n_curves > 1) {
