@@ -245,6 +245,36 @@ START_TEST(test_files)
                      IC_EIO);
     struct ic_plot_set empty = {"", NULL, NULL, 0, NULL};
     ck_assert_int_eq(ic_plot_write("x.png", IC_PLOT_DECODE, 800, 500, &empty, &e), IC_EINVAL);
+    /* past 1600 x 1000 the same drawing enlarged, text and lines with it:
+     * at 3200 x 2000, pixel (2x + 0.5, 2y + 0.5) is pixel (x, y) of the
+     * 1600 x 1000 picture, over a grid of the picture, to antialiasing
+     * (before: the axes alone scaled, the text and lines stayed 1600 x
+     * 1000's size) */
+    ck_assert_int_eq(ic_plot_write("test_plot_1x.png", IC_PLOT_DECODE, 1600, 1000, &set, &e), 0);
+    ck_assert_int_eq(ic_plot_write("test_plot_2x.png", IC_PLOT_DECODE, 3200, 2000, &set, &e), 0);
+    cairo_surface_t *a = cairo_image_surface_create_from_png("test_plot_1x.png");
+    cairo_surface_t *b = cairo_image_surface_create_from_png("test_plot_2x.png");
+    ck_assert_int_eq(cairo_image_surface_get_width(b), 3200);
+    /* over the samples that fall on ink (text, lines, points: dark in the
+     * small picture), where a drawing not enlarged misses */
+    int same = 0, dark = 0;
+    for (int y = 3; y < 1000; y += 3)
+        for (int x = 3; x < 1600; x += 3) {
+            struct rgb p1 = pixel(a, x, y);
+            if (p1.r + p1.g + p1.b >= 1.2)
+                continue;
+            struct rgb p2 = pixel(b, 2 * x + 0.5, 2 * y + 0.5);
+            dark++;
+            same += p2.r + p2.g + p2.b < 2.0; /* inked there too */
+        }
+    ck_assert_int_gt(dark, 200);
+    /* about 60% do (glyphs hinted at their size move by a pixel, and a
+     * one-pixel edge straddles); a drawing not enlarged, under 1% */
+    ck_assert_msg(same > dark * 45 / 100, "%d of %d inked pixels inked", same, dark);
+    cairo_surface_destroy(a);
+    cairo_surface_destroy(b);
+    unlink("test_plot_1x.png");
+    unlink("test_plot_2x.png");
 }
 END_TEST
 
