@@ -153,6 +153,39 @@ START_TEST(test_eighth_curve_marked)
 }
 END_TEST
 
+/* Two curves five decades apart: both drawn whole. The step axis of
+ * several curves reaches the lowest step (it stopped 4 decades under the
+ * top, a floor meant for one curve's terms, and the lower curve entered
+ * from below the axis). */
+static struct ic_point low_pts[IC_SWEEP_MAX_POINTS];
+
+START_TEST(test_step_axis_holds_every_curve)
+{
+    size_t n = main_sweep(pts, 16, IC_DT_BF16);
+    double lowest = INFINITY;
+    for (size_t i = 0; i < n; i++) {
+        low_pts[i] = pts[i];
+        low_pts[i].step_s /= 1e5;
+        low_pts[i].other_step_s /= 1e5;
+        if (low_pts[i].step_s > 0)
+            lowest = fmin(lowest, low_pts[i].step_s);
+        if (low_pts[i].other_step_s > 0)
+            lowest = fmin(lowest, low_pts[i].other_step_s);
+    }
+    struct ic_plot_curve cv[2] = {{"top", pts, n}, {"five decades down", low_pts, n}};
+    struct ic_plot_set set = {"two", NULL, cv, 2, NULL};
+    cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, W, H);
+    cairo_t *cr = cairo_create(s);
+    struct ic_plot_layout lay;
+    struct ic_err e = {0};
+    ck_assert_int_eq(ic_plot_decode(cr, W, H, &set, &lay, &e), 0);
+    ck_assert_msg(lay.panel[0].ymin <= lowest, "axis from %g, lowest step %g",
+                  lay.panel[0].ymin, lowest);
+    cairo_destroy(cr);
+    cairo_surface_destroy(s);
+}
+END_TEST
+
 START_TEST(test_overlay_figure)
 {
     /* four chip counts: four curve colours and a black envelope */
@@ -821,6 +854,7 @@ int main(void)
     tcase_add_test(tc, test_small_legend_and_ring);
     tcase_add_test(tc, test_expected_solid_ideal_dashed);
     tcase_add_test(tc, test_eighth_curve_marked);
+    tcase_add_test(tc, test_step_axis_holds_every_curve);
     tcase_add_test(tc, test_heatmap);
     tcase_add_test(tc, test_linear_axis_and_two_panels);
     tcase_add_test(tc, test_plot_errors);

@@ -1085,7 +1085,7 @@ static void time_panel(cairo_t *cr, struct ic_plot_panel *p, const void *vctx, s
     const struct ic_plot_set *set = ctx->set;
     const enum xkind xk = ctx->x;
     const bool by_context = xk == X_CONTEXT;
-    double xlo = INFINITY, xhi = 0, ylo = INFINITY, yhi = 0;
+    double xlo = INFINITY, xhi = 0, ylo = INFINITY, yhi = 0, tlo = INFINITY, thi = 0;
     const bool single = set->n_curves == 1, both = any_both(set);
     for (size_t c = 0; c < set->n_curves; c++)
         for (size_t i = 0; i < set->curves[c].n; i++) {
@@ -1094,15 +1094,20 @@ static void time_panel(cairo_t *cr, struct ic_plot_panel *p, const void *vctx, s
             grow(&ylo, &yhi, solid_step(pt));
             grow(&ylo, &yhi, dashed_step(pt));
             for (int t = 0; t < T_COUNT && single; t++)
-                grow(&ylo, &yhi, term_value(pt, (enum term)t));
+                grow(&tlo, &thi, term_value(pt, (enum term)t));
         }
     if (set->mark) {
         grow(&xlo, &xhi, xval(set->mark, xk));
         grow(&ylo, &yhi, solid_step(set->mark));
     }
-    /* terms far below the step time would squash the picture: keep 4 decades */
-    if (ylo < yhi / 1e4)
-        ylo = yhi / 1e4;
+    /* every step drawn whole; the terms far below the step time would
+     * squash the picture: they reach 4 decades under its top at most (the
+     * steps' own floor was clipped too, and a curve of several entered
+     * from below the axis) */
+    if (thi > 0) {
+        yhi = fmax(yhi, thi);
+        ylo = fmin(ylo, fmax(tlo, yhi / 1e4));
+    }
     p->xlog = p->ylog = true;
     p->xtime = false;
     p->ytime = true;
