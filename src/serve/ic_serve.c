@@ -282,8 +282,23 @@ out:
     return rc;
 }
 
-/* {"models": [{"name", "params", "max_context"}], "hw": [{"name", "compute":
- * [...], "hbm_bytes"}], "types": [...]} */
+/* An entry's opening, {"name": ..., "aliases": [...], its n aliases the
+ * rows of a char array of the given width (hw's and models' alike) */
+static void entry_head(FILE *f, bool first, const char *name, const char *aliases,
+                       size_t width, uint32_t n)
+{
+    fprintf(f, "%s{\"name\": ", first ? "" : ", ");
+    ic_report_json_str(f, name);
+    fputs(", \"aliases\": [", f);
+    for (uint32_t j = 0; j < n; j++) {
+        fputs(j ? ", " : "", f);
+        ic_report_json_str(f, aliases + (size_t)j * width);
+    }
+    fputc(']', f);
+}
+
+/* {"models": [{"name", "aliases", "params", "max_context"}], "hw": [{"name",
+ * "aliases", "hbm_bytes", "compute": [...]}], "types": [...]} */
 static int options(const struct ic_db *db, struct ic_serve_resp *r)
 {
     char *buf = NULL;
@@ -308,14 +323,9 @@ static int options(const struct ic_db *db, struct ic_serve_resp *r)
                 struct ic_hw *h = rec;
                 if (ic_hw_load(paths[i], h, &e))
                     continue; /* a broken entry is left out, not served */
-                fprintf(f, "%s{\"name\": ", first ? "" : ", ");
-                ic_report_json_str(f, h->name);
-                fputs(", \"aliases\": [", f);
-                for (uint32_t j = 0; j < h->n_aliases; j++) {
-                    fputs(j ? ", " : "", f);
-                    ic_report_json_str(f, h->aliases[j]);
-                }
-                fprintf(f, "], \"hbm_bytes\": %.0f, \"compute\": [", h->hbm_capacity_B);
+                entry_head(f, first, h->name, h->aliases[0], sizeof h->aliases[0],
+                           h->n_aliases);
+                fprintf(f, ", \"hbm_bytes\": %.0f, \"compute\": [", h->hbm_capacity_B);
                 bool fc = true;
                 for (int t = 0; t < IC_DT_COUNT; t++)
                     if (h->peak_flop_s[t] > 0) {
@@ -329,14 +339,9 @@ static int options(const struct ic_db *db, struct ic_serve_resp *r)
                 struct ic_model_stats st;
                 if (ic_model_load(paths[i], m, &e) || ic_model_derive(m, &st, &e))
                     continue;
-                fprintf(f, "%s{\"name\": ", first ? "" : ", ");
-                ic_report_json_str(f, m->name);
-                fputs(", \"aliases\": [", f);
-                for (uint32_t j = 0; j < m->n_aliases; j++) {
-                    fputs(j ? ", " : "", f);
-                    ic_report_json_str(f, m->aliases[j]);
-                }
-                fprintf(f, "], \"params\": %llu, \"max_context\": %llu}",
+                entry_head(f, first, m->name, m->aliases[0], sizeof m->aliases[0],
+                           m->n_aliases);
+                fprintf(f, ", \"params\": %llu, \"max_context\": %llu}",
                         (unsigned long long)st.params_total, (unsigned long long)st.max_context);
             }
             first = false;
