@@ -400,6 +400,20 @@ START_TEST(test_disagg)
      * off (0.333 / 0.377 = 0.884), 5 : 2 within 10% (0.4 / 0.377 = 1.061) */
     ck_assert_uint_eq(x.n_prefill, 5);
     ck_assert_uint_eq(x.n_decode, 2);
+    /* the KV hand-off: 4096 x 327,680 B = 1,342,177,280 B, 8 senders; the
+     * split's 56 chips pass the 8 of an NVLink domain, so over the 50 GB/s
+     * scale-out links: 3.3554 ms + 5 us */
+    ck_assert_double_le(ic_test_rel(x.kv_transfer_s, 1342177280.0 / 8 / 50e9 + 5e-6), 1e-12);
+    /* servers of 4 chips at batch 16: 1 : 1 (8 chips, one domain), the KV
+     * over NVLink (18 links x 25 GB/s = 450 GB/s a chip, one 2 us hop):
+     * 1,342,177,280 / 4 / 450e9 = 0.745654 ms + 2 us */
+    pf.chips = 4;
+    d.chips = 4;
+    d.batch = 16;
+    ck_assert_int_eq(ic_disagg(&t->st, &t->h, &pf, &d, 512, &x, &e), IC_OK);
+    ck_assert_uint_eq(x.n_prefill, 1);
+    ck_assert_uint_eq(x.n_decode, 1);
+    ck_assert_double_le(ic_test_rel(x.kv_transfer_s, 1342177280.0 / 4 / 450e9 + 2e-6), 1e-12);
     ck_assert_int_eq(ic_disagg(&t->st, &t->h, &pf, &d, 0, &x, &e), IC_EINVAL);
     free(t);
 }

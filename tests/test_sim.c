@@ -565,10 +565,12 @@ END_TEST
 /* Disaggregated, a lone request (Llama-3-8B, prompt 512, output 64; a
  * prefill server of 2 H100s, a decode server of 1): TTFT = the prefill of
  * 512 on 2 chips + the KV hand-off. By hand: 2 (K, V) x 32 layers x 8 KV
- * heads x 128 x 2 B = 131,072 B a token, x 512 = 67,108,864 B over the
- * 400 Gbit/s = 50 GB/s scale-out link, one sender (the fewer chips' side):
- * 1.342177 ms + 5 us latency = 1.347177 ms; ic_disagg_kv_transfer_s says
- * the same. Then 63 decode steps on the 1-chip server at 512 .. 574. */
+ * heads x 128 x 2 B = 131,072 B a token, x 512 = 67,108,864 B, one sender
+ * (the fewer chips' side). Three replicas are 9 chips, past the 8 of an
+ * NVLink domain: over the 400 Gbit/s = 50 GB/s scale-out link, 1.342177 ms
+ * + 5 us latency = 1.347177 ms. One replica's 3 chips share a domain: over
+ * NVLink, 18 links x 25 GB/s = 450 GB/s, 0.149131 ms + one 2 us hop =
+ * 0.151131 ms. Then 63 decode steps on the 1-chip server at 512 .. 574. */
 START_TEST(test_disagg_lone)
 {
     struct ic_test_pair *t = ic_test_pair("llama3-8b", "h100");
@@ -578,9 +580,11 @@ START_TEST(test_disagg_lone)
     c.prompt.mean = 512;
     c.output.mean = 64;
     c.prefill_chips = 2;
-    const double x = 67108864.0 / 50e9 + 5e-6;
-    ck_assert_msg(ic_test_rel(ic_disagg_kv_transfer_s(&t->st, &t->h, 512, c.dec.kv, 2, 1), x) <
+    const double x = 67108864.0 / 450e9 + 2e-6, x_out = 67108864.0 / 50e9 + 5e-6;
+    ck_assert_msg(ic_test_rel(ic_disagg_kv_transfer_s(&t->st, &t->h, 512, c.dec.kv, 2, 1, 3), x) <
                       1e-12, "transfer");
+    ck_assert_msg(ic_test_rel(ic_disagg_kv_transfer_s(&t->st, &t->h, 512, c.dec.kv, 2, 1, 9),
+                              x_out) < 1e-12, "transfer across domains");
     struct ic_sim_cfg c2 = c;
     c2.dec.chips = 2;
     const double pre = step(t, &c2, 0, 0, 1, 512, 0);
@@ -601,6 +605,14 @@ START_TEST(test_disagg_lone)
     c.output.mean = 1;
     r = run(t, &c);
     ck_assert_msg(ic_test_rel(r.e2e.mean, pre + x) < 1e-6, "output 1");
+    /* three replicas: each request still alone, its KV sent across domains */
+    c.output.mean = 64;
+    c.replicas = 3;
+    r = run(t, &c);
+    ck_assert_uint_eq(r.chips, 9);
+    ck_assert_uint_eq(r.handoffs, 20);
+    ck_assert_msg(ic_test_rel(r.kv_transfer_mean_s, x_out) < 1e-12, "mean transfer, 9 chips");
+    ck_assert_msg(ic_test_rel(r.ttft.mean, pre + x_out) < 1e-6, "ttft, 9 chips");
     free(t);
 }
 END_TEST

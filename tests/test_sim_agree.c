@@ -120,11 +120,14 @@ END_TEST
  * on average (two within 10 s of each other: a chance of ~2e-4).
  * Its decode_seq_s, B / (L x step), is checked as one request's decode
  * rate: 1 / (L x TPOT) within the same tolerance. Then disagg's other term,
- * the KV hand-off (kv_transfer_s: 1024 tokens x 128 KiB = 128 MiB over
- * 50 GB/s + 5 us = 2.689 ms), against the simulator's disaggregated layout
- * (a prefill server of 1 chip beside the decode server of 1): the first
- * token is out when the KV lands, so TTFT = prefill_s + kv_transfer_s, and
- * TPOT is unchanged. */
+ * the KV hand-off (kv_transfer_s: 1024 tokens x 128 KiB = 128 MiB; disagg's
+ * split, 1 prefill server to 31 decode servers, is 32 chips, past an H100
+ * fabric domain of 8, so over the 50 GB/s scale-out link + 5 us = 2.689
+ * ms), and the simulator's disaggregated layout (a prefill server of 1 chip
+ * beside the decode server of 1: 2 chips in one domain, so over NVLink, 18
+ * links x 25 GB/s = 450 GB/s + one 2 us hop = 0.3003 ms): the first token
+ * is out when the KV lands, so TTFT = prefill_s + that hand-off, and TPOT
+ * is unchanged. */
 START_TEST(test_disagg_vanishing_rate)
 {
     struct ic_test_pair *t = ic_test_pair("llama3-8b", "h100");
@@ -156,17 +159,21 @@ START_TEST(test_disagg_vanishing_rate)
     ck_assert_msg(ic_test_rel(r.e2e.mean, d.prefill_s + 255 * d.decode_step_s) < tol, "e2e");
 
     /* 1024 x (2 x 32 layers x 8 KV heads x 128 x 2 B = 131,072 B) over the
-     * H100's 50 GB/s scale-out link plus its 5 us */
+     * H100's 50 GB/s scale-out link plus its 5 us (the split's 32 chips) */
+    ck_assert_uint_eq(d.n_prefill, 1);
+    ck_assert_uint_eq(d.n_decode, 31);
     ck_assert_double_eq_tol(d.kv_bytes, 1024.0 * 131072, 0.5);
     ck_assert_msg(ic_test_rel(d.kv_transfer_s, 1024.0 * 131072 / 50e9 + 5e-6) < 1e-9,
                   "transfer %.9g", d.kv_transfer_s);
+    /* the simulated layout's 2 chips: over NVLink */
+    const double x = 1024.0 * 131072 / 450e9 + 2e-6;
     c.prefill_chips = 1;
     ck_assert_int_eq(ic_sim_run(&t->st, &t->h, &c, &r, &e), IC_OK);
     ck_assert_uint_eq(r.completed, 20);
     ck_assert_uint_eq(r.handoffs, 20);
-    ck_assert_msg(ic_test_rel(r.kv_transfer_mean_s, d.kv_transfer_s) < 1e-9, "hand-off");
-    ck_assert_msg(ic_test_rel(r.ttft.mean, d.prefill_s + d.kv_transfer_s) < 1e-6,
-                  "disaggregated ttft %.9g vs %.9g", r.ttft.mean, d.prefill_s + d.kv_transfer_s);
+    ck_assert_msg(ic_test_rel(r.kv_transfer_mean_s, x) < 1e-9, "hand-off %.9g", r.kv_transfer_mean_s);
+    ck_assert_msg(ic_test_rel(r.ttft.mean, d.prefill_s + x) < 1e-6,
+                  "disaggregated ttft %.9g vs %.9g", r.ttft.mean, d.prefill_s + x);
     ck_assert_msg(ic_test_rel(r.tpot.mean, d.decode_step_s) < tol, "disaggregated tpot");
     free(t);
 }

@@ -432,15 +432,16 @@ int ic_prefix(const struct ic_model_stats *m, const struct ic_hw *hw,
 
 double ic_disagg_kv_transfer_s(const struct ic_model_stats *m, const struct ic_hw *hw,
                                uint64_t tokens, enum ic_dtype kv, uint64_t pf_chips,
-                               uint64_t dec_chips)
+                               uint64_t dec_chips, uint64_t layout_chips)
 {
     const double bytes = ic_step_kv_seq_bytes(m, tokens, kv);
-    /* each prefill chip sends its shard; the scale-out network carries it
-     * (within one fabric domain when there is none) */
-    double link = hw->dcn_B_s > 0 ? hw->dcn_B_s : hw->ici_link_B_s;
-    double lat = hw->dcn_B_s > 0 ? hw->dcn_latency_s : hw->ici_hop_latency_s;
-    double senders = (double)(pf_chips < dec_chips ? pf_chips : dec_chips);
-    return bytes / (senders * link) + lat;
+    const double senders = (double)(pf_chips < dec_chips ? pf_chips : dec_chips);
+    /* without a scale-out network a layout past the domain still has only
+     * the fabric to send over */
+    uint64_t span = layout_chips;
+    if (span > hw->ici_domain_chips && !(hw->dcn_B_s > 0))
+        span = hw->ici_domain_chips;
+    return ic_comm_send_s(hw, span, bytes / senders);
 }
 
 int ic_disagg(const struct ic_model_stats *m, const struct ic_hw *hw,
@@ -500,7 +501,9 @@ int ic_disagg(const struct ic_model_stats *m, const struct ic_hw *hw,
     x.tokens_s_chip = seq_s * (double)output /
                       ((double)x.n_prefill * (double)pf->chips + (double)x.n_decode * (double)dc.chips);
     x.kv_bytes = ic_step_kv_seq_bytes(m, pf->prompt, pf->kv);
-    x.kv_transfer_s = ic_disagg_kv_transfer_s(m, hw, pf->prompt, pf->kv, pf->chips, dc.chips);
+    x.kv_transfer_s = ic_disagg_kv_transfer_s(
+        m, hw, pf->prompt, pf->kv, pf->chips, dc.chips,
+        x.n_prefill * pf->chips + x.n_decode * dc.chips);
     const double chk[] = {x.ratio, x.tokens_s_chip, x.kv_transfer_s, x.decode_seq_s};
     if (!all_finite_nonneg(chk, 4) || !(x.ratio > 0))
         return not_finite(err);

@@ -191,17 +191,20 @@ struct ic_disagg {
     uint64_t n_prefill, n_decode; /* smallest whole split within 10% of the ratio */
     double tokens_s_chip;    /* output tokens per second per chip of that split */
     double kv_bytes;         /* one sequence's KV handed from prefill to decode */
-    double kv_transfer_s;    /* over the scale-out network, chip to chip */
+    double kv_transfer_s;    /* ic_disagg_kv_transfer_s in the split's layout */
 };
 
 /* The hand-off of one sequence's KV from a prefill server of pf_chips to a
- * decode server of dec_chips: the KV of `tokens` tokens (ic_step_kv_seq_bytes,
- * bytes) over the scale-out network (the fabric's link where there is none),
- * each of the fewer chips sending its shard in parallel, plus one latency.
- * Seconds. ic_disagg and the simulation's disaggregated layout both use it. */
+ * decode server of dec_chips, in a layout of layout_chips chips in all
+ * (every prefill and decode server): the KV of `tokens` tokens
+ * (ic_step_kv_seq_bytes, bytes), each of the fewer chips sending its share
+ * in parallel as one point-to-point send (ic_comm_send_s): over the fabric
+ * when the whole layout fits one fabric domain, else over the scale-out
+ * network (over the fabric where the entry has none). Seconds. ic_disagg
+ * and the simulation's disaggregated layout both use it. */
 double ic_disagg_kv_transfer_s(const struct ic_model_stats *m, const struct ic_hw *hw,
                                uint64_t tokens, enum ic_dtype kv, uint64_t pf_chips,
-                               uint64_t dec_chips);
+                               uint64_t dec_chips, uint64_t layout_chips);
 
 /* pf: the prefill servers (chips, prompt T, prompts per batch); dec: the
  * decode servers (chips, batch B; context ignored); output: L tokens. */

@@ -1385,8 +1385,10 @@ static int outcome(struct sim *s, struct inst *I)
         bool leaves = false;
         if (q->gen == 1 && I->role == ROLE_PREFILL) {
             /* the KV goes to a decode server; this one lets it go */
+            const uint64_t R = c->replicas ? c->replicas : 1;
             double x = ic_disagg_kv_transfer_s(s->m, s->hw, q->computed, c->dec.kv,
-                                               I->c->dec.chips, s->cfg[0].dec.chips);
+                                               I->c->dec.chips, s->cfg[0].dec.chips,
+                                               R * (c->dec.chips + c->prefill_chips));
             s->xfer_s += x;
             s->out->handoffs++;
             if ((rc = heap_push(s, s->now + x, r)))
