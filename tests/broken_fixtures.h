@@ -19,6 +19,18 @@ struct broken {
 };
 
 static const struct broken broken[] = {
+    {"model-gemma-no-tie.yaml", true, 5, 13, "model_type 'gemma' needs 'tie_word_embeddings'",
+     "add 'tie_word_embeddings: true'"},
+    {"model-qwen2-window-no-use.yaml", true, 13, 17,
+     "model_type 'qwen2' slides only where use_sliding_window is true",
+     "add 'use_sliding_window: true' and 'max_window_layers'"},
+    {"model-qwen2-window-no-layers.yaml", true, 13, 21,
+     "with use_sliding_window needs 'max_window_layers'", "(28 in its config class where absent)"},
+    {"model-qwen2moe-first-k.yaml", true, 16, 24,
+     "'first_k_dense_replace' is not read for model_type 'qwen2_moe'",
+     "Qwen2-MoE's shared expert is shared_expert_intermediate_size"},
+    {"model-mla-window.yaml", true, 15, 17, "'sliding_window' beside MLA (kv_lora_rank) is not read",
+     "leave sliding_window out"},
     {"hw-wraparound-small.yaml", false, 18, 20, "'wraparound_from' must be from 3 to domain_chips",
      NULL},
     {"hw-wraparound-two-rules.yaml", false, 19, 20,

@@ -1528,6 +1528,80 @@ START_TEST(test_hunyuan)
 }
 END_TEST
 
+/* Qwen2's window (Qwen2Config: 'self.sliding_window = sliding_window if
+ * self.use_sliding_window else None'; layer i slides iff i >=
+ * max_window_layers, 28 where absent). A Qwen3 of 36 layers, hidden 256. */
+START_TEST(test_qwen_window_opt_in)
+{
+#define QW_BASE                                                                              \
+    "{\"model_type\": \"qwen3\", \"num_hidden_layers\": 36, \"hidden_size\": 256, "         \
+    "\"intermediate_size\": 512, \"num_attention_heads\": 4, \"num_key_value_heads\": 2, "   \
+    "\"head_dim\": 64, \"vocab_size\": 1000, \"sliding_window\": 4096"
+    struct ic_model_stats st;
+    /* no use_sliding_window: the class's false, no window (was every layer) */
+    derive_text(QW_BASE "}", &st);
+    ck_assert_uint_eq(st.n_window_layers, 0);
+    /* on, max_window_layers 21: layers 21..35 slide, 15 of them */
+    derive_text(QW_BASE ", \"use_sliding_window\": true, \"max_window_layers\": 21}", &st);
+    ck_assert_uint_eq(st.n_window_layers, 15);
+    ck_assert_uint_eq(st.window, 4096);
+    /* on, max_window_layers absent: the class's 28, layers 28..35, 8 */
+    derive_text(QW_BASE ", \"use_sliding_window\": true}", &st);
+    ck_assert_uint_eq(st.n_window_layers, 8);
+    /* max_window_layers past the layers: none slides */
+    derive_text(QW_BASE ", \"use_sliding_window\": true, \"max_window_layers\": 40}", &st);
+    ck_assert_uint_eq(st.n_window_layers, 0);
+    /* a Mistral's window is on every layer, as before */
+    derive_text("{\"model_type\": \"mistral\", \"num_hidden_layers\": 4, \"hidden_size\": 256, "
+                "\"intermediate_size\": 512, \"num_attention_heads\": 4, \"vocab_size\": 1000, "
+                "\"sliding_window\": 4096}", &st);
+    ck_assert_uint_eq(st.n_window_layers, 4);
+    /* a model entry says the same in YAML: on, from layer 30 */
+    derive_text("name: qw\nsource: t\nmodel_type: qwen3\nnum_hidden_layers: 36\n"
+                "hidden_size: 256\nintermediate_size: 512\nnum_attention_heads: 4\n"
+                "num_key_value_heads: 2\nhead_dim: 64\nvocab_size: 1000\n"
+                "tie_word_embeddings: false\nsliding_window: 4096\n"
+                "use_sliding_window: true\nmax_window_layers: 30\n", &st);
+    ck_assert_uint_eq(st.n_window_layers, 6);
+#undef QW_BASE
+}
+END_TEST
+
+/* A model entry's null for a key whose config class takes None reads as
+ * the key left out, as in a config.json: q_lora_rank null is a plain q
+ * projection (the same count as without the key), sliding_window null no
+ * window. A Llama of 2 layers, hidden 256, and an MLA of 2 layers. */
+START_TEST(test_model_entry_nulls)
+{
+#define NL_LLAMA                                                                             \
+    "name: nl\nsource: t\nmodel_type: mistral\nnum_hidden_layers: 2\nhidden_size: 256\n"     \
+    "intermediate_size: 512\nnum_attention_heads: 4\nvocab_size: 1000\n"                    \
+    "tie_word_embeddings: false\n"
+    struct ic_model_stats a, b;
+    derive_text(NL_LLAMA "sliding_window: null\n", &a);
+    ck_assert_uint_eq(a.n_window_layers, 0);
+    derive_text(NL_LLAMA "sliding_window: 128\n", &b);
+    ck_assert_uint_eq(b.n_window_layers, 2);
+#define NL_MLA                                                                               \
+    "name: nm\nsource: t\nmodel_type: deepseek_v2\nnum_hidden_layers: 2\nhidden_size: 256\n" \
+    "intermediate_size: 512\nnum_attention_heads: 4\nvocab_size: 1000\n"                    \
+    "tie_word_embeddings: false\nkv_lora_rank: 64\nqk_rope_head_dim: 16\n"                  \
+    "qk_nope_head_dim: 32\nv_head_dim: 32\n"
+    derive_text(NL_MLA "q_lora_rank: null\n", &a);
+    derive_text(NL_MLA, &b);
+    ck_assert_uint_eq(a.params_total, b.params_total);
+    /* by hand, per layer: q 256 x 4 x (32 + 16) = 49,152; kv_a 256 x (64 +
+     * 16) = 20,480; its norm 64; kv_b 64 x 4 x (32 + 32) = 16,384; o 4 x 32
+     * x 256 = 32,768; MLP 3 x 256 x 512 = 393,216; norms 512 -> 512,576;
+     * x 2 = 1,025,152; embedding and head 2 x 1000 x 256 = 512,000; final
+     * norm 256: 1,537,408 */
+    ck_assert_uint_eq(b.params_total, 1537408u);
+#undef NL_LLAMA
+#undef NL_MLA
+}
+END_TEST
+
+
 int main(void)
 {
     Suite *s = suite_create("model");
@@ -1569,6 +1643,8 @@ int main(void)
     tcase_add_test(tc, test_qk_norms_and_qwen3_vl);
     tcase_add_test(tc, test_llama_like_families);
     tcase_add_test(tc, test_nemotron_h);
+    tcase_add_test(tc, test_qwen_window_opt_in);
+    tcase_add_test(tc, test_model_entry_nulls);
     suite_add_tcase(s, tc);
     return ic_test_run(s);
 }

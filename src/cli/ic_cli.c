@@ -808,11 +808,13 @@ static void show_model(FILE *out, const struct ic_model *m, const struct ic_mode
 {
     fprintf(out, "%s%s%s\nfile: %s\nsource: %s\n\n", m->name, m->hf_repo[0] ? " = " : "",
             m->hf_repo, m->path, m->source);
-    fprintf(out, "layers %llu, hidden %llu, heads %llu (KV %llu), head_dim %llu, vocab %llu%s\n",
+    char kv[32] = "not stated"; /* a model of stated totals may give no heads */
+    if (s->n_kv_heads)
+        snprintf(kv, sizeof kv, "%llu", (unsigned long long)s->n_kv_heads);
+    fprintf(out, "layers %llu, hidden %llu, heads %llu (KV %s), head_dim %llu, vocab %llu%s\n",
             (unsigned long long)s->n_layers, (unsigned long long)s->hidden_size,
-            (unsigned long long)s->n_heads, (unsigned long long)s->n_kv_heads,
-            (unsigned long long)s->head_dim, (unsigned long long)s->vocab_size,
-            s->embed_tied ? ", tied embeddings" : "");
+            (unsigned long long)s->n_heads, kv, (unsigned long long)s->head_dim,
+            (unsigned long long)s->vocab_size, s->embed_tied ? ", tied embeddings" : "");
     if (m->defaulted[0])
         fprintf(out, "from its model_type's config class (the config gives no such key): %s\n",
                 m->defaulted);
@@ -863,8 +865,13 @@ static void show_model(FILE *out, const struct ic_model *m, const struct ic_mode
     fputs("\nparameters by group (tensor-parallel ways at most):\n", out);
     for (int g = 0; g < IC_PG_COUNT; g++)
         if (s->group_params[g])
-            fprintf(out, "  %-15s %16llu  (%llu)\n", ic_pgroup_name((enum ic_pgroup)g),
-                    (unsigned long long)s->group_params[g], (unsigned long long)s->group_ways[g]);
+        {
+            char ways[24] = "any"; /* a stated total splits any number of ways */
+            if (s->group_ways[g] != UINT64_MAX)
+                snprintf(ways, sizeof ways, "%llu", (unsigned long long)s->group_ways[g]);
+            fprintf(out, "  %-15s %16llu  (%s)\n", ic_pgroup_name((enum ic_pgroup)g),
+                    (unsigned long long)s->group_params[g], ways);
+        }
     fprintf(out, "  %-15s %16llu\n  %-15s %16llu  (multiplied per token)\n", "total",
             (unsigned long long)s->params_total, "active", (unsigned long long)s->params_active);
     if (m->has_default_weights) {

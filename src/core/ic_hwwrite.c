@@ -41,7 +41,8 @@ static bool has_value(const struct ic_hw *hw, const struct ic_field *f)
         memcpy(&n, at(hw, f->offset2), sizeof n);
         return n > 0;
     }
-    case IC_F_COUNT: {
+    case IC_F_COUNT:
+    case IC_F_COUNT_NULL: {
         uint64_t v;
         memcpy(&v, at(hw, f->offset), sizeof v);
         return v != 0;
@@ -144,7 +145,8 @@ static int write_map(FILE *f, const struct ic_hw *hw, const struct ic_schema *s,
             }
             break;
         }
-        case IC_F_COUNT: {
+        case IC_F_COUNT:
+        case IC_F_COUNT_NULL: {
             uint64_t v;
             memcpy(&v, at(hw, fd->offset), sizeof v);
             fprintf(f, " %llu", (unsigned long long)v);

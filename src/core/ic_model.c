@@ -1226,6 +1226,8 @@ static int read_rope(const struct ic_ydoc *d, yaml_node_t *node, void *rec, stru
 #define STR(k, id, f) {k, IC_F_STR, id, OFF(f), sizeof(((struct ic_model *)0)->f), 0, 0, 0, false, NULL, NULL}
 #define CNT(k, id, f) {k, IC_F_COUNT, id, OFF(f), 0, 0, 0, 0, false, NULL, NULL}
 #define BOOL(k, id, f) {k, IC_F_BOOL, id, OFF(f), 0, 0, 0, 0, false, NULL, NULL}
+/* a count whose config class takes None (null: the key left out) */
+#define CNT_NULL(k, id, f) {k, IC_F_COUNT_NULL, id, OFF(f), 0, 0, 0, 0, false, NULL, NULL}
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
 static const struct ic_field published_fields[] = {
@@ -1250,12 +1252,13 @@ static const struct ic_schema published_schema = {"published section", published
     BOOL("tie_word_embeddings", IC_MF_TIE, tie_word_embeddings),                     \
     CNT("max_position_embeddings", IC_MF_MAX_POS, max_position_embeddings),          \
     BOOL("attention_bias", IC_MF_ATTN_BIAS, attention_bias),                         \
-    CNT("sliding_window", IC_MF_SLIDING_WINDOW, sliding_window),                     \
+    CNT_NULL("sliding_window", IC_MF_SLIDING_WINDOW, sliding_window),                     \
     {"sliding_window_pattern", IC_F_CUSTOM, IC_MF_SLIDING_PATTERN, 0, 0, 0, 0, 0, false, NULL, \
      read_sliding_pattern},                                                           \
     {"layer_types", IC_F_CUSTOM, IC_MF_LAYER_TYPES, 0, 0, 0, 0, 0, false, NULL,      \
      read_layer_types},                                                              \
     BOOL("use_sliding_window", IC_MF_USE_SLIDING, use_sliding_window),               \
+    CNT("max_window_layers", IC_MF_MAX_WINDOW_LAYERS, max_window_layers),            \
     CNT("num_local_experts", IC_MF_NUM_LOCAL_EXPERTS, n_experts_field[0]),           \
     CNT("n_routed_experts", IC_MF_N_ROUTED_EXPERTS, n_experts_field[1]),             \
     CNT("num_experts", IC_MF_NUM_EXPERTS, n_experts_field[2]),                       \
@@ -1290,7 +1293,7 @@ static const struct ic_schema published_schema = {"published section", published
         shared_expert_intermediate_size),                                            \
     CNT("first_k_dense_replace", IC_MF_FIRST_K_DENSE, first_k_dense_replace),        \
     CNT("moe_layer_freq", IC_MF_MOE_FREQ, moe_layer_freq),                           \
-    CNT("q_lora_rank", IC_MF_Q_LORA, q_lora_rank),                                   \
+    CNT_NULL("q_lora_rank", IC_MF_Q_LORA, q_lora_rank),                                   \
     CNT("kv_lora_rank", IC_MF_KV_LORA, kv_lora_rank),                                \
     CNT("qk_rope_head_dim", IC_MF_ROPE_DIM, qk_rope_head_dim),                       \
     CNT("qk_nope_head_dim", IC_MF_NOPE_DIM, qk_nope_head_dim),                       \
@@ -1623,28 +1626,37 @@ static const struct family {
      * carry num_experts 1 and the MoE lists): ignored in a config.json,
      * refused in a model entry */
     bool no_moe;
+    /* Qwen2's window (Qwen2Config, Qwen2MoeConfig, Qwen3Config,
+     * Qwen3MoeConfig, Qwen2-VL's and Qwen2.5-VL's text configs):
+     * sliding_window only where use_sliding_window is true (false where
+     * absent: 'self.sliding_window = sliding_window if
+     * self.use_sliding_window else None'), and then on the layers from
+     * max_window_layers on (the first max_window_layers attend in full);
+     * this is the config class's max_window_layers where a config.json
+     * leaves it out (0: not this family) */
+    uint64_t window_layers_default;
 } families[] = {
     /* Llama (LlamaMLP: bias=config.mlp_bias); a config without a
      * model_type is read as one */
     {.model_type = "llama", .mlp_bias_key = true},
-    {.model_type = "qwen2", .qkv_bias_only = true},
+    {.model_type = "qwen2", .qkv_bias_only = true, .window_layers_default = 28},
     /* Qwen2-VL and Qwen2.5-VL (their text decoders, Qwen2VLAttention and
      * Qwen2_5_VLAttention): Qwen2's q/k/v biases */
-    {.model_type = "qwen2_vl", .qkv_bias_only = true},
-    {.model_type = "qwen2_vl_text", .qkv_bias_only = true},
-    {.model_type = "qwen2_5_vl", .qkv_bias_only = true},
-    {.model_type = "qwen2_5_vl_text", .qkv_bias_only = true},
+    {.model_type = "qwen2_vl", .qkv_bias_only = true, .window_layers_default = 80},
+    {.model_type = "qwen2_vl_text", .qkv_bias_only = true, .window_layers_default = 80},
+    {.model_type = "qwen2_5_vl", .qkv_bias_only = true, .window_layers_default = 80},
+    {.model_type = "qwen2_5_vl_text", .qkv_bias_only = true, .window_layers_default = 80},
     /* Qwen1.5-MoE and Qwen2-MoE (transformers' Qwen2MoeAttention and
      * Qwen2MoeSparseMoeBlock): q/k/v biases (bias=True, later
      * config.qkv_bias, true where absent), none on o; a shared_expert_gate
      * (D -> 1) beside the shared expert */
     {.model_type = "qwen2_moe", .qkv_bias_key = true, .qkv_bias_default = true,
-     .shared_gate = true},
+     .shared_gate = true, .window_layers_default = 28},
     /* Qwen3 and Qwen3-MoE (transformers' Qwen3Attention): q_norm and k_norm
      * of head_dim in every layer; Qwen3-VL's text models are the same
      * decoders (Qwen3VLTextAttention, Qwen3VLMoeTextAttention) */
-    {.model_type = "qwen3", .qk_norm = QK_HEAD},
-    {.model_type = "qwen3_moe", .qk_norm = QK_HEAD},
+    {.model_type = "qwen3", .qk_norm = QK_HEAD, .window_layers_default = 28},
+    {.model_type = "qwen3_moe", .qk_norm = QK_HEAD, .window_layers_default = 28},
     {.model_type = "qwen3_vl", .qk_norm = QK_HEAD},
     {.model_type = "qwen3_vl_text", .qk_norm = QK_HEAD},
     {.model_type = "qwen3_vl_moe", .qk_norm = QK_HEAD},
@@ -2010,7 +2022,8 @@ static int derive_totals(struct ctx *c, struct ic_model_stats *s)
         {IC_MF_VOCAB, "vocab_size"}, {IC_MF_TIE, "tie_word_embeddings"},
         {IC_MF_ATTN_BIAS, "attention_bias"}, {IC_MF_SLIDING_WINDOW, "sliding_window"},
         {IC_MF_SLIDING_PATTERN, "sliding_window_pattern"}, {IC_MF_LAYER_TYPES, "layer_types"},
-        {IC_MF_USE_SLIDING, "use_sliding_window"}, {IC_MF_NUM_LOCAL_EXPERTS, "num_local_experts"},
+        {IC_MF_USE_SLIDING, "use_sliding_window"}, {IC_MF_MAX_WINDOW_LAYERS, "max_window_layers"},
+        {IC_MF_NUM_LOCAL_EXPERTS, "num_local_experts"},
         {IC_MF_N_ROUTED_EXPERTS, "n_routed_experts"}, {IC_MF_NUM_EXPERTS, "num_experts"},
         {IC_MF_TOPK, "num_experts_per_tok"}, {IC_MF_MOE_INTERMEDIATE, "moe_intermediate_size"},
         {IC_MF_N_SHARED, "n_shared_experts"},
@@ -2387,7 +2400,7 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
      * refused, as an unknown key (a config.json's are its config class's
      * attributes, which that code ignores) */
     if (!m->from_config_json) {
-        struct key_name unread[16]; /* at most 15: 2 + 6 + 5 + 2 below */
+        struct key_name unread[17]; /* at most 16: 2 + 6 + 5 + 3 below */
         size_t n = 0;
         if (!fam->hunyuan) {
             static const struct key_name hy_keys[] = {
@@ -2414,9 +2427,43 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
             unread[n++] = (struct key_name){IC_MF_NUM_LAYERS, "num_layers"};
         if (!fam->mlp_bias_key && !fam->nemotron)
             unread[n++] = (struct key_name){IC_MF_MLP_BIAS, "mlp_bias"};
+        if (!fam->window_layers_default)
+            unread[n++] = (struct key_name){IC_MF_MAX_WINDOW_LAYERS, "max_window_layers"};
         if ((rc = refuse_keys(&c, unread, n, "its code reads no such key",
                               "leave it out; modeldb/README.md lists each model_type's keys")))
             return rc;
+        /* a family whose config class ties the embeddings where a config
+         * does not say (Gemma's, Cohere's, Falcon's configs leave the key
+         * out): a model entry states it, since its keys copied from such a
+         * config would otherwise read untied (Gemma-2B +21% parameters) */
+        if (fam->tie_default && !has(m, IC_MF_TIE)) {
+            rc = at(&c, IC_MF_MODEL_TYPE,
+                    "model_type '%s' needs 'tie_word_embeddings' in a model entry: its config "
+                    "class ties the embeddings where a config.json does not say",
+                    m->model_type);
+            ic_err_hint(err, "add 'tie_word_embeddings: true' (the config class's default) or "
+                             "false, as the checkpoint has it");
+            return rc;
+        }
+        /* DeepSeek's layer keys and shared experts on an MoE whose code
+         * reads none of them (its experts in every layer, a shared expert
+         * only by its own key): they would move its counts */
+        static const char *const no_ds_keys[] = {"mixtral", "qwen2_moe", "qwen3_moe",
+                                                 "olmoe", "gpt_oss", "phimoe", "granitemoe",
+                                                 "qwen3_vl_moe", "qwen3_vl_moe_text"};
+        static const struct key_name ds_keys[] = {{IC_MF_FIRST_K_DENSE, "first_k_dense_replace"},
+                                                  {IC_MF_MOE_FREQ, "moe_layer_freq"},
+                                                  {IC_MF_N_SHARED, "n_shared_experts"}};
+        for (size_t i = 0; i < N(no_ds_keys); i++)
+            if (strcmp(m->model_type, no_ds_keys[i]) == 0 &&
+                (rc = refuse_keys(&c, ds_keys, N(ds_keys),
+                                  "DeepSeek's MoE keys; this model_type's code reads none",
+                                  strcmp(m->model_type, "qwen2_moe") == 0
+                                      ? "leave it out; Qwen2-MoE's shared expert is "
+                                        "shared_expert_intermediate_size, its dense layers "
+                                        "mlp_only_layers"
+                                      : "leave it out (every layer of this model_type is MoE)")))
+                return rc;
         /* a dense family's: its configs' MoE keys are ignored (Hunyuan's
          * dense model's carry them), a model entry's refused */
         static const struct key_name moe[] = {
@@ -2640,8 +2687,46 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
     const bool chunk = chunk_size != 0;
     /* Sliding windows: which layers hold only the last `window` tokens. */
     uint64_t n_window = 0, window = 0;
+    const bool opt_in = fam->window_layers_default != 0;
     const bool sliding = (has(m, IC_MF_SLIDING_WINDOW) || m->window_default) && m->sliding_window &&
-                         !(has(m, IC_MF_USE_SLIDING) && !m->use_sliding_window);
+                         !(has(m, IC_MF_USE_SLIDING) && !m->use_sliding_window) &&
+                         (!opt_in || has(m, IC_MF_USE_SLIDING));
+    /* Qwen2's family: a model entry's window without use_sliding_window
+     * would read as none (the config class's default), which it cannot
+     * mean; and one that slides states where */
+    if (opt_in && !m->from_config_json && has(m, IC_MF_SLIDING_WINDOW) && m->sliding_window &&
+        !has(m, IC_MF_USE_SLIDING)) {
+        rc = at(&c, IC_MF_SLIDING_WINDOW,
+                "model_type '%s' slides only where use_sliding_window is true (its config "
+                "class's default false: no window)", m->model_type);
+        ic_err_hint(err, "add 'use_sliding_window: true' and 'max_window_layers' (the layers "
+                         "that attend in full), or false for none");
+        return rc;
+    }
+    if (opt_in && sliding && !m->from_config_json && !has(m, IC_MF_MAX_WINDOW_LAYERS) &&
+        !has(m, IC_MF_LAYER_TYPES)) {
+        rc = at(&c, IC_MF_USE_SLIDING,
+                "model_type '%s' with use_sliding_window needs 'max_window_layers': the first "
+                "max_window_layers layers attend in full, the rest slide", m->model_type);
+        ic_err_hint(err, "copy max_window_layers from the model's config.json (%llu in its "
+                         "config class where absent)",
+                    (unsigned long long)fam->window_layers_default);
+        return rc;
+    }
+    /* MLA's code (DeepseekV2/V3Attention) reads no window: its one latent
+     * a token is cached in every layer */
+    if (sliding && has(m, IC_MF_KV_LORA) && m->kv_lora_rank &&
+        !has(m, IC_MF_INDEX_TOPK) /* DSA's own error below */) {
+        rc = at(&c, IC_MF_SLIDING_WINDOW,
+                "'sliding_window' beside MLA (kv_lora_rank) is not read: MLA caches every "
+                "token's latent in every layer");
+        ic_err_hint(err, "leave sliding_window out (DeepSeek's configs have none)");
+        return rc;
+    }
+    if (opt_in && has(m, IC_MF_MAX_WINDOW_LAYERS) &&
+        (rc = check_range(&c, IC_MF_MAX_WINDOW_LAYERS, "max_window_layers", m->max_window_layers,
+                          0, IC_MODEL_MAX_LAYERS)))
+        return rc;
     if (has(m, IC_MF_LAYER_TYPES)) {
         if (m->n_layer_types != L)
             return at(&c, IC_MF_LAYER_TYPES, "'layer_types' lists %u layers but "
@@ -2686,6 +2771,11 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
         for (uint64_t i = 0; sliding && i < L; i++)
             n_window += !(fam->exaone_pattern && i == L - 1) &&
                         (letters ? m->sliding_letters[i % p] == 'L' : (i + 1) % p != 0);
+    } else if (sliding && opt_in) {
+        /* Qwen2's: layer i slides iff i >= max_window_layers */
+        const uint64_t full = has(m, IC_MF_MAX_WINDOW_LAYERS) ? m->max_window_layers
+                                                              : fam->window_layers_default;
+        n_window = full < L ? L - full : 0;
     } else if (sliding) {
         n_window = L;
     }

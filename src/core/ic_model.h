@@ -60,6 +60,7 @@ enum ic_model_field {
     IC_MF_ERNIE_INTERVAL, IC_MF_BIAS, IC_MF_NUM_LAYERS, IC_MF_MLP_BIAS, IC_MF_QKV_BIAS,
     IC_MF_FALCON_KV, IC_MF_MULTI_QUERY, IC_MF_NEW_ARCH, IC_MF_PARALLEL_ATTN, IC_MF_NUM_LN,
     IC_MF_FFN, IC_MF_HY_TOPK, IC_MF_HY_SHARED, IC_MF_HY_CLA, IC_MF_HY_MIXED, IC_MF_HY_SKIPPED,
+    IC_MF_MAX_WINDOW_LAYERS,
     IC_MF_COUNT
 };
 
@@ -102,6 +103,7 @@ struct ic_model {
     bool tie_word_embeddings, attention_bias, use_sliding_window;
     uint64_t max_position_embeddings;
     uint64_t sliding_window, sliding_window_pattern;
+    uint64_t max_window_layers; /* Qwen2/Qwen3: layers below it attend in full */
     bool window_default;       /* sliding_window is the model_type's default: the
                                   config.json leaves the key out */
     char sliding_letters[64];  /* sliding_window_pattern as EXAONE 4 writes it ("LLLG":

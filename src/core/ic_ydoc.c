@@ -441,7 +441,8 @@ static int read_scalar_field(const struct ic_ydoc *d, const struct ic_field *f,
         return rc;
     }
     int rc;
-    if ((f->kind == IC_F_COUNT || f->kind == IC_F_NUMBER || f->kind == IC_F_BOOL) &&
+    if ((f->kind == IC_F_COUNT || f->kind == IC_F_COUNT_NULL || f->kind == IC_F_NUMBER ||
+         f->kind == IC_F_BOOL) &&
         (rc = ic_ydoc_bare(d, v, f->key, f->kind == IC_F_BOOL, err)))
         return rc;
     switch (f->kind) {
@@ -469,6 +470,7 @@ static int read_scalar_field(const struct ic_ydoc *d, const struct ic_field *f,
         memcpy(base, text, strlen(text) + 1);
         return IC_OK;
     case IC_F_COUNT:
+    case IC_F_COUNT_NULL:
         if (ic_count_parse(text, (uint64_t *)(void *)base, why, sizeof why)) {
             rc = ic_ydoc_error(d, v, err, "'%s': %s; expected a non-negative whole number",
                                f->key, why);
@@ -596,7 +598,7 @@ int ic_ydoc_read(const struct ic_ydoc *d, yaml_node_t *map, const struct ic_sche
             ic_err_hint(err, "first given at line %u", loc->line);
             return rc;
         }
-        if (s->ignore_unknown && ic_ydoc_is_null(v))
+        if ((s->ignore_unknown || f->kind == IC_F_COUNT_NULL) && ic_ydoc_is_null(v))
             continue; /* config.json writes absent options as null */
         int rc;
         switch (f->kind) {

@@ -38,6 +38,7 @@ enum ic_fkind {
     IC_F_STR,     /* char[size]; any scalar */
     IC_F_STRLIST, /* char[count][size]; a sequence of scalars, count in size2 */
     IC_F_COUNT,   /* uint64_t; plain non-negative integer */
+    IC_F_COUNT_NULL, /* the same, or null: the key left out (a config class's None) */
     IC_F_BOOL,    /* bool; true/false */
     IC_F_NUMBER,  /* double; plain finite non-negative number */
     IC_F_QTY,     /* double; a quantity with a unit of kind qty, in SI */
