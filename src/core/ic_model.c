@@ -2460,8 +2460,8 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
                                   "DeepSeek's MoE keys; this model_type's code reads none",
                                   strcmp(m->model_type, "qwen2_moe") == 0
                                       ? "leave it out; Qwen2-MoE's shared expert is "
-                                        "shared_expert_intermediate_size, its dense layers "
-                                        "mlp_only_layers"
+                                        "shared_expert_intermediate_size, and every layer "
+                                        "is MoE"
                                       : "leave it out (every layer of this model_type is MoE)")))
                 return rc;
         /* a dense family's: its configs' MoE keys are ignored (Hunyuan's
