@@ -90,6 +90,16 @@ START_TEST(test_json_agrees_with_library)
     has_out("\"precision\": {\"weights\": \"int8\", \"weights_kept\": \"none\", \"kv\": \"int8\", \"compute\": \"bf16\"}");
     has_out("\"fits\": true");
     ck_assert(!strstr(out_buf, "nan") && !strstr(out_buf, "inf"));
+    /* an MoE at fp8: its routers read 16-bit (ic_step_load), and the label
+     * says so; at bf16 nothing is kept apart */
+    ck_assert_int_eq(run("--db", IC_TEST_DIR "/frozen", "--model", "deepseek-v3", "--hw", "h100",
+                         "--chips", "8", "--weights", "fp8", "--format", "json", NULL),
+                     0);
+    has_out("\"weights\": \"fp8\", \"weights_kept\": \"MoE routers at bf16\"");
+    ck_assert_int_eq(run("--db", IC_TEST_DIR "/frozen", "--model", "deepseek-v3", "--hw", "h100",
+                         "--chips", "8", "--format", "json", NULL),
+                     0);
+    has_out("\"weights\": \"bf16\", \"weights_kept\": \"none\"");
 }
 END_TEST
 
@@ -1470,7 +1480,7 @@ static const struct qcase {
      * 30,857,123,264 + 16,515,072 = 32,298,757,312 B */
     {IC_TEST_DIR "/fixtures/nemotron-3-nano-fp8-attn-kept-config.json", "h100", true, 0,
      {"\"weights_bytes\": 32298757312,",
-      "\"weights_kept\": \"embedding, lm_head, attn_kv at bf16\""},
+      "\"weights_kept\": \"embedding, lm_head, attn_kv, MoE routers at bf16\""},
      "its list names in some layers only (counted as quantized): attn_heads"},
     /* Qwen3-30B-A3B-FP8's own config (ai-dynamo/aiconfigurator's copy): its
      * list names each layer's norms and router gate, parts it does not
@@ -1482,7 +1492,7 @@ static const struct qcase {
      * 31,174,334,516 B */
     {IC_TEST_DIR "/fixtures/qwen3-30b-a3b-fp8-config.json", "h200", true, 0,
      {"\"weights_bytes\": 31174334516,",
-      "\"weights_kept\": \"embedding, lm_head at bf16\""},
+      "\"weights_kept\": \"embedding, lm_head, MoE routers at bf16\""},
      NULL},
     /* nvidia's Kimi-K2.6-NVFP4 (aiconfigurator's copy): its list keeps the
      * whole of layer 0 ("layers.0*"), each layer's self_attn (with MLA's

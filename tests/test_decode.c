@@ -1165,6 +1165,14 @@ START_TEST(test_pipeline_step_totals)
     ck_assert_double_eq_tol(q.weight_bytes, one.weight_bytes, 1e-6 * q.weight_bytes);
     ck_assert_double_eq_tol(q.comm_bytes, 40.0 * 64 * 8192 * 2, 1e-6);
     ck_assert_uint_eq(q.passes, 4);
+    /* the send a pass (time.send_s): 16 chips pass the 8 of an NVLink
+     * domain, so over the 50 GB/s scale-out link + 5 us; a pass's
+     * activations, split over a stage's 4 chips: 16 sequences x 8192 x 2 B
+     * / 4 = 65,536 B, 1.31072 us + 5 us (64 sequences without micro-batches:
+     * 262,144 B, 5.24288 + 5 us); none without a pipeline */
+    ck_assert_double_eq_tol(p.send_s, 65536.0 / 50e9 + 5e-6, 1e-15);
+    ck_assert_double_eq_tol(q.send_s, 262144.0 / 50e9 + 5e-6, 1e-15);
+    ck_assert_double_eq(one.send_s, 0);
 }
 END_TEST
 

@@ -106,6 +106,7 @@ int ic_decode(const struct ic_model_stats *m, const struct ic_hw *hw,
     p->comm_s = t.comm_s;
     p->step_s = t.step_s;
     p->passes = t.cycles;
+    p->send_s = t.send_s;
     p->fixed_s = t.fixed_s;
     p->cache_resident = t.cache_resident;
     p->achieved = t.achieved;

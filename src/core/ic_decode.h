@@ -123,6 +123,8 @@ struct ic_point {
      * send to the next stage) */
     double weights_s, compute_s, kv_s, attn_s, comm_s, step_s;
     uint64_t passes;
+    double send_s;                /* a pipeline: each pass's send to the next stage
+                                     (ic_comm_send_s; 0 without one) */
     double fixed_s;               /* expected: fork/join and per-call costs */
     bool cache_resident;          /* expected: weights and KV fit the LLC */
     bool achieved;                /* expected from the entry's achieved (published) rates */

@@ -3495,13 +3495,20 @@ void ic_model_kept_text(const struct ic_model_stats *s, enum ic_dtype weights, c
 {
     size_t k = 0;
     buf[0] = 0;
-    if (!s->keep_groups || s->keep_type == weights)
-        return;
-    for (int g = 0; g < IC_PG_COUNT && k < n; g++)
+    const bool kept = s->keep_groups && s->keep_type != weights;
+    for (int g = 0; kept && g < IC_PG_COUNT && k < n; g++)
         if (s->group_params[g] && s->keep_groups >> g & 1)
             k += (size_t)snprintf(buf + k, n - k, "%s%s", k ? ", " : "", pgroup_names[g]);
+    /* the MoE routers under narrower weights, read 16-bit as ic_step_load
+     * reads them (at the type a checkpoint keeps, bf16 where it names none)
+     * unless their group is kept whole */
+    const enum ic_dtype t16 = s->keep_groups ? s->keep_type : IC_DT_BF16;
+    const bool routers = s->routers && !(s->keep_groups >> IC_PG_REPLICATED & 1) &&
+                         ic_dtype_traits(weights)->bits < 16;
+    if (routers && k < n)
+        k += (size_t)snprintf(buf + k, n - k, "%sMoE routers", k ? ", " : "");
     if (k && k < n)
-        snprintf(buf + k, n - k, " at %s", ic_dtype_traits(s->keep_type)->name);
+        snprintf(buf + k, n - k, " at %s", ic_dtype_traits(t16)->name);
 }
 
 void ic_model_weights_label(char *buf, size_t n, enum ic_dtype weights, const char *kept)

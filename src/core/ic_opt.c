@@ -177,8 +177,9 @@ const struct ic_opt_def ic_opt_table[IC_OPT_COUNT] = {
     [IC_OPT_MFU] = {"--mfu", IC_OK_NUM, "X", 1e-6, 1, NULL,
                     C(PREFILL) | C(PREFIX) | C(DISAGG) | C(COST) | C(OPTIMIZE) | C(BESTOFN) |
                         C(SIMULATE), 0,
-                    "prefill's model FLOPs utilization, 0 < X <= 1 (default: the entry's\n"
-                    "measured matmul rate over its peak where it has one, else 0.4)",
+                    "prefill's model FLOPs utilization, 0 < X <= 1 (default: the matmul\n"
+                    "rate of the entry's measured: section, as infcalc bench writes, over its\n"
+                    "peak where it has one, else 0.4; achieved: rates are not used here)",
                     F(mfu)},
     [IC_OPT_QUEUE] = {"--queue", IC_OK_TIME, "TIME", 0, 1e6, NULL, C(PREFILL) | C(PREFIX), 0,
                       "waiting time before the prefill (200ms, 0.5s; default 0)", F(queue_s)},

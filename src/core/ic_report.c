@@ -112,6 +112,7 @@ static const struct ic_col point_cols[] = {
     {"time.attn_compute_s", "attention compute", IC_K_S},
     {"time.comm_s", "collectives", IC_K_S},
     {"time.fixed_s", "fixed cost", IC_K_S},
+    {"time.send_s", "pipeline send a pass", IC_K_S},
     {"time.step_s", "step time", IC_K_S},
     {"time_other.estimate", "other estimate", IC_K_TEXT},
     {"time_other.step_s", "its step time", IC_K_S},
@@ -187,6 +188,7 @@ static void point_row(struct ic_rows *r, const struct ic_report_group *g,
     ic_rows_num(r, "time.attn_compute_s", p->attn_s);
     ic_rows_num(r, "time.comm_s", p->comm_s);
     ic_rows_num(r, "time.fixed_s", p->fixed_s);
+    ic_rows_num(r, "time.send_s", p->send_s);
     ic_rows_num(r, "time.step_s", p->step_s);
     ic_rows_text(r, "time_other.estimate",
                  !p->other_known ? "none"
@@ -465,10 +467,15 @@ static void table_point(FILE *out, const struct ic_report_group *r, const struct
                                                 : p->step_s / p->other_step_s,
                 p->cfg.estimate == IC_EST_IDEAL ? "ideal bound" : "ideal bound: the expected step over it");
     }
-    if (p->passes > 1)
+    if (p->passes > 1) {
         fprintf(out, "    (each time below is one pass of the busiest stage; the step is %llu "
                      "passes and their sends; the figures in brackets are the whole step's)\n",
                 (unsigned long long)p->passes);
+        if (p->send_s > 0) {
+            ic_report_time(a, sizeof a, p->send_s);
+            fprintf(out, "    send to next stage %-12s (a pass's activations, each pass)\n", a);
+        }
+    }
     ic_report_time(a, sizeof a, p->weights_s);
     ic_report_bytes(b, sizeof b, p->weight_bytes);
     fprintf(out, "    weight read        %-12s (%s over all chips)\n", a, b);
