@@ -1011,6 +1011,10 @@ static int cmd_validate(const struct ic_opts *a, FILE *out, FILE *errf)
                                        "'infcalc validate --hw this-machine.yaml'",
                                  "validate needs --hw FILE (an entry written by 'infcalc "
                                  "bench')");
+    if (a->given[IC_OPT_QUICK] && a->given[IC_OPT_ROUNDS])
+        return ic_cli_usage_hint(errf, "leave one out: --quick is a small sweep of one round",
+                                 "--rounds %llu with --quick, which runs one round",
+                                 (unsigned long long)a->rounds);
     int rc;
     if ((rc = check_device(a, errf)))
         return rc;
@@ -1156,6 +1160,14 @@ typedef int (*cmd_fn)(const struct ic_opts *, const struct ic_db *, FILE *, FILE
 
 static int run(const struct ic_opts *a, int argc, FILE *out, FILE *errf)
 {
+    /* --version and help take nothing after them ('help prefill extra'
+     * printed the main help, exit 0) */
+    if ((a->given[IC_OPT_VERSION] && a->n_pos) || (a->cmd == IC_CMD_HELP && a->n_pos > 1))
+        return ic_cli_usage_hint(errf, a->given[IC_OPT_VERSION]
+                                           ? "write 'infcalc --version' alone"
+                                           : "write 'infcalc help COMMAND', one command",
+                                 "unexpected argument '%s'",
+                                 a->pos[a->given[IC_OPT_VERSION] ? 0 : 1]);
     if (a->given[IC_OPT_VERSION]) {
         fprintf(out, "infcalc %s\n", IC_VERSION);
         return 0;

@@ -77,6 +77,14 @@ bool ic_cli_warn_fit_extra(FILE *errf, const struct ic_cli_setup *s, uint64_t ch
     const double mem = ic_decode_mem_per_chip(&s->st, &c, c.batch) + extra_B;
     if (mem <= s->h->hbm_capacity_B)
         return true;
+    if (!isfinite(mem)) { /* past the step model's limits: no figure to give */
+        fprintf(ic_cli_warnf(errf),
+                "infcalc: warning: %s does not fit: %llu sequence%s of %llu tokens are past "
+                "what a chip can hold (batch at most 2^24, context at most 2^26)\n",
+                what, (unsigned long long)c.batch, c.batch == 1 ? "" : "s",
+                (unsigned long long)c.context);
+        return false;
+    }
     fprintf(ic_cli_warnf(errf),
             "infcalc: warning: %s does not fit: %.4g GB a chip (weights, the KV of %llu "
             "sequence%s of %llu tokens, workspace) on %llu x %s of %.4g GB\n",

@@ -341,6 +341,18 @@ int ic_cli_cmd_simulate(const struct ic_opts *a, const struct ic_db *db, FILE *o
     if (rc)
         return rc;
     fill_cfg(a, &x);
+    /* --mfu derates the ideal bound's prefill; the expected estimate times
+     * it from the entry's achieved rates and would drop it unread */
+    if (a->given[IC_OPT_MFU] && x.c.dec.estimate == IC_EST_EXPECTED) {
+        ic_cli_setup_free(&x.s);
+        return ic_cli_usage_hint(errf, "leave --mfu out, or add '--estimate ideal' to derate "
+                                       "the spec-sheet peak",
+                                 "--mfu sets the ideal bound's prefill; the expected estimate "
+                                 "(%s) times it from the entry's achieved rates",
+                                 a->given[IC_OPT_ENGINE] ? "--engine" :
+                                 a->given[IC_OPT_ESTIMATE] ? "--estimate expected"
+                                                           : "this entry's default");
+    }
     /* a step carries at most --max-tokens new tokens and decodes at most
      * --max-seqs sequences: the steps a run takes are at least requests x
      * (prompt's uncached share + output) / max-tokens and requests x output /

@@ -157,7 +157,7 @@ const struct ic_opt_def ic_opt_table[IC_OPT_COUNT] = {
                        "rounds over the points (default 3)", F(rounds)},
     [IC_OPT_SEED] = {"--seed", IC_OK_COUNT, "S", 1, (double)UINT32_MAX, NULL,
                      C(VALIDATE) | C(SIMULATE) | C(OPTIMIZE), 0,
-                     "the random seed of the order and the kernels' weights (default 20261129)", F(seed)},
+                     "the random seed (validate: of the order and the kernels' weights)", F(seed)},
     [IC_OPT_CSV] = {"--csv", IC_OK_TEXT, "FILE", 0, 0, NULL, C(VALIDATE), 0,
                     "the per-point CSV (default plots/validate-cpu.csv)", F(csv)},
     [IC_OPT_PLOT_PREFIX] = {"--plot-prefix", IC_OK_TEXT, "PREFIX", 0, 0, NULL, C(VALIDATE), 0,
@@ -384,6 +384,11 @@ static const struct {
     {IC_CMD_SIMULATE, IC_OPT_MFU, "ideal estimate: prefill FLOPs at this share of peak "
                                   "(default 0.4)"},
     {IC_CMD_SIMULATE, IC_OPT_SEED, "the arrivals' and lengths' seed (default 1)"},
+    {IC_CMD_VALIDATE, IC_OPT_SEED, "the random seed of the points' order and (plus the "
+                                   "kernel's index) of the kernels' weights (default: 20261129 "
+                                   "for the order, 7 for the weights)"},
+    {IC_CMD_VALIDATE, IC_OPT_THREADS, "threads of the reference kernel (default: the "
+                                      "threads the entry was benched with)"},
     {IC_CMD_SIMULATE, IC_OPT_PREFIX, "tokens of a trace's prefix id where its line gives none"},
     {IC_CMD_SIMULATE, IC_OPT_PREFILL_CHIPS, "disaggregated: each replica's prefill server "
                                             "(--chips: its decode server)"},
@@ -449,12 +454,22 @@ int ic_opt_find(const char *name)
     return -1;
 }
 
-const char *ic_opt_nearest(const char *name)
+const char *ic_opt_nearest(const char *name, enum ic_cmd cmd)
 {
-    const char *names[IC_OPT_COUNT];
-    for (int k = 0; k < IC_OPT_COUNT; k++)
-        names[k] = ic_opt_table[k].name;
-    return ic_text_nearest(name, names, IC_OPT_COUNT);
+    const uint64_t bit = UINT64_C(1) << cmd;
+    const size_t len = strlen(name);
+    const char *names[IC_OPT_COUNT], *begun = NULL;
+    int n = 0, n_begun = 0;
+    for (int k = 0; k < IC_OPT_COUNT; k++) {
+        if (!(ic_opt_table[k].cmds & bit))
+            continue;
+        names[n++] = ic_opt_table[k].name;
+        if (len > 3 && strncmp(ic_opt_table[k].name, name, len) == 0) {
+            begun = ic_opt_table[k].name;
+            n_begun++;
+        }
+    }
+    return n_begun == 1 ? begun : ic_text_nearest(name, names, n);
 }
 
 void ic_opts_init(struct ic_opts *o, enum ic_cmd cmd)
@@ -543,9 +558,9 @@ static int parse_qty(const char *name, const char *t, enum ic_qty q, double lo, 
 {
     char why[200];
     double v;
-    if (isspace((unsigned char)*t))
-        return fail(err, "%s: '%s' is not %s; expected e.g. %s", name, t, ic_qty_name(q),
-                    ic_qty_example(q));
+    if (isspace((unsigned char)*t) || (*t && isspace((unsigned char)t[strlen(t) - 1])))
+        return fail(err, "%s: '%s' is not %s; expected e.g. %s (no space around it)", name, t,
+                    ic_qty_name(q), ic_qty_example(q));
     if (ic_qty_parse(t, q, &v, why, sizeof why))
         return fail(err, "%s: %s", name, why);
     if (!(v >= lo && v <= hi))
@@ -583,7 +598,8 @@ static int parse_size2(const char *name, const char *t, int *wh, struct ic_err *
     /* digits, 'x', digits: sscanf alone would take " 800x600" and "+800x600" */
     size_t d1 = strspn(t, "0123456789");
     bool shape = d1 && t[d1] == 'x' && strspn(t + d1 + 1, "0123456789") &&
-                 !t[d1 + 1 + strspn(t + d1 + 1, "0123456789")];
+                 !t[d1 + 1 + strspn(t + d1 + 1, "0123456789")] &&
+                 t[0] != '0' && t[d1 + 1] != '0'; /* no leading zero, as counts */
     if (!shape || sscanf(t, "%lux%lu%c", &a, &b, &tail) != 2 || a < 320 || b < 240 ||
         a > 10000 || b > 10000)
         return fail(err, "%s: '%s' is not WIDTHxHEIGHT with 320x240 to 10000x10000 pixels, "
@@ -655,6 +671,19 @@ static int opt_set(struct ic_opts *o, int opt, const char *text, struct ic_err *
     }
     if (n > 1 && (text[0] == ',' || text[strlen(text) - 1] == ',' || strstr(text, ",,")))
         return fail(err, "%s: empty value in list '%s'", d->name, text);
+    /* a value is parsed from a copy of at most 255 characters (63 for a
+     * probability or an axis): a longer one is refused, not cut (its tail
+     * would go unread) */
+    if (d->kind != IC_OK_TEXT) {
+        const size_t cap = d->kind == IC_OK_PROBS || d->kind == IC_OK_AXES ? 64 : 256;
+        for (const char *c = text; *c;) {
+            const size_t len = strcspn(c, ",");
+            if (len >= cap)
+                return fail(err, "%s: a value of %zu characters; expected at most %zu",
+                            d->name, len, cap - 1);
+            c += len + (c[len] == ',');
+        }
+    }
     if (d->kind == IC_OK_PROBS) {
         if (n > IC_OPT_MAX_PROBS)
             return fail(err, "%s: at most %d probabilities", d->name, IC_OPT_MAX_PROBS);
@@ -750,6 +779,40 @@ static int opt_set(struct ic_opts *o, int opt, const char *text, struct ic_err *
             }
             if (rc)
                 return rc;
+            /* a value twice in a list would be the same configuration twice
+             * (names keep theirs: an alias and its name are one entry,
+             * found later) */
+            for (int j = 0; j < i && d->kind != IC_OK_TEXT; j++) {
+                bool same;
+                switch (d->kind) {
+                case IC_OK_COUNT:
+                    same = ((uint64_t *)field)[i] == ((uint64_t *)field)[j];
+                    break;
+                case IC_OK_DTYPE:
+                    same = ((enum ic_dtype *)field)[i] == ((enum ic_dtype *)field)[j];
+                    break;
+                case IC_OK_CHOICE:
+                    same = ((int *)field)[i] == ((int *)field)[j];
+                    break;
+                case IC_OK_NUM:
+                case IC_OK_TIME:
+                case IC_OK_BYTES:
+                    same = ((double *)field)[i] == ((double *)field)[j];
+                    break;
+                default:
+                    same = false;
+                }
+                if (same) {
+                    char a[256], b[256];
+                    item(text, j, a, sizeof a);
+                    item(text, i, b, sizeof b);
+                    fail(err, "%s: '%s' and '%s' in list '%s' are the same value", d->name, a,
+                         b, text);
+                    if (err)
+                        ic_err_hint(err, "give each value once");
+                    return IC_EINVAL;
+                }
+            }
         }
     }
     o->given[opt] = true;
@@ -814,7 +877,7 @@ int ic_opts_parse(int argc, char **argv, struct ic_opts *o, struct ic_err *err)
         int k = ic_opt_find(name);
         if (k < 0) {
             fail(err, "unknown option '%s'", name);
-            const char *near = ic_opt_nearest(name);
+            const char *near = ic_opt_nearest(name, o->cmd);
             if (err && near)
                 ic_err_hint(err, "did you mean '%s'?", near);
             else if (err)
@@ -824,8 +887,21 @@ int ic_opts_parse(int argc, char **argv, struct ic_opts *o, struct ic_err *err)
         const char *val = NULL;
         if (eq)
             val = eq + 1;
-        else if (ic_opt_table[k].kind != IC_OK_FLAG && i + 1 < argc)
+        else if (ic_opt_table[k].kind != IC_OK_FLAG && i + 1 < argc) {
+            /* '--out --quick': the next word is an option, not this one's
+             * value (a value that starts with -- is given as --out=--x) */
+            const char *next = argv[i + 1];
+            if (next[0] == '-' && next[1] == '-' && isalpha((unsigned char)next[2])) {
+                fail(err, "option '%s' needs a value; the next word, '%s', is an option",
+                     ic_opt_table[k].name, next);
+                if (err)
+                    ic_err_hint(err, "give the value after it ('%s VALUE'), or write '%s=%s' "
+                                     "for a value that starts with --",
+                                ic_opt_table[k].name, ic_opt_table[k].name, next);
+                return IC_EINVAL;
+            }
             val = argv[++i];
+        }
         int rc = ic_opt_set(o, k, val, err);
         if (rc)
             return rc;

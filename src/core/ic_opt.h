@@ -163,9 +163,11 @@ void ic_opts_free(struct ic_opts *o);
 /* The option named name ("--chips"), or -1. */
 int ic_opt_find(const char *name);
 
-/* The option nearest to name among all (edit distance, a short word only
- * one or two edits away), or NULL. Also for any word list. */
-const char *ic_opt_nearest(const char *name);
+/* The option of command cmd nearest to name: the one option of cmd that
+ * name begins ('--form': '--format'), else the nearest by edit distance (a
+ * short word only one or two edits away), or NULL. ic_text_nearest: the
+ * same distance over any word list. */
+const char *ic_opt_nearest(const char *name, enum ic_cmd cmd);
 const char *ic_text_nearest(const char *word, const char *const *cands, int n);
 
 /* Sets option opt from text for o->cmd: checks that the command takes it

@@ -221,9 +221,14 @@ static int check_step(const struct ic_step *s, struct ic_err *err)
         return ic_err_set(err, IC_EINVAL, NULL, 0, 0, "%s must be at least 1",
                           !N ? "chips" : "ep (expert-parallel groups)");
     if (N > IC_DECODE_MAX_CHIPS || ep > IC_DECODE_MAX_CHIPS / N ||
-        P > IC_DECODE_MAX_CHIPS / (N * ep))
-        return ic_err_set(err, IC_EINVAL, NULL, 0, 0,
-                          "chips x ep x pp is too large (at most 2^20 chips in all)");
+        P > IC_DECODE_MAX_CHIPS / (N * ep)) {
+        const int rc = ic_err_set(err, IC_EINVAL, NULL, 0, 0,
+                                  "%s is too large (at most 2^20 chips in all)",
+                                  ep > 1 ? "chips x ep x pp" : "chips x pp");
+        ic_err_hint(err, "fewer --chips%s or --pp: their product at most 1048576",
+                    ep > 1 ? ", --ep" : "");
+        return rc;
+    }
     if (s->layout.micro > IC_DECODE_MAX_BATCH)
         return ic_err_set(err, IC_EINVAL, NULL, 0, 0,
                           "%llu micro-batches; expected at most 2^24",

@@ -697,6 +697,8 @@ int ic_selfcheck_validate(const struct ic_validate_opts *o, FILE *out, FILE *pro
         rc = ic_err_set(err, IC_EINVAL, o->hw_path, 0, 0,
                         "has no measured section; validate needs an entry written by "
                         "'infcalc bench'");
+        ic_err_hint(err, "run 'infcalc bench --out this-machine.yaml' on this machine, then "
+                         "'infcalc validate --hw this-machine.yaml'");
         free(hw);
         return rc;
     }
