@@ -197,6 +197,22 @@ START_TEST(test_decode_json_is_the_cli_json)
 }
 END_TEST
 
+/* A Hugging Face id that a model entry lists as an alias is that entry, as
+ * on the command line (/api/options lists it): the same body as its name. */
+START_TEST(test_hf_id_alias)
+{
+    const struct ic_param a[] = {P("model", "meta-llama/Meta-Llama-3-8B"), P("hw", "h100")};
+    const struct ic_param b[] = {P("model", "llama3-8b"), P("hw", "h100")};
+    struct ic_serve_resp ra = get("/api/decode", a, 2), rb = get("/api/decode", b, 2);
+    ck_assert_int_eq(ra.status, 200);
+    ck_assert_int_eq(rb.status, 200);
+    ck_assert_uint_eq(ra.len, rb.len);
+    ck_assert(memcmp(ra.body, rb.body, ra.len) == 0);
+    ic_serve_resp_free(&ra);
+    ic_serve_resp_free(&rb);
+}
+END_TEST
+
 START_TEST(test_bad_requests)
 {
     static const struct {
@@ -215,6 +231,9 @@ START_TEST(test_bad_requests)
          "has no fp8 compute"},
         {{PI("model", "../../etc/passwd"), PI("hw", "h100")}, 2, "is not a database name"},
         {{PI("model", "/etc/passwd"), PI("hw", "h100")}, 2, "is not a database name"},
+        /* "org/name" only as an entry's alias: never a path or a cache */
+        {{PI("model", "etc/passwd"), PI("hw", "h100")}, 2, "is not a database name"},
+        {{PI("model", "modeldb/llama3-8b"), PI("hw", "h100")}, 2, "is not a database name"},
         {{PI("model", "llama3-8b"), PI("hw", "x.yaml")}, 2, "is not a database name"},
         /* '-' is standard input to the loaders: the server's own, which
          * would block it (or echo what it holds) */
@@ -314,6 +333,7 @@ int main(void)
     tcase_add_test(tc, test_db_folder_is_served);
     tcase_add_test(tc, test_decode_json_is_the_cli_json);
     tcase_add_test(tc, test_bad_requests);
+    tcase_add_test(tc, test_hf_id_alias);
     tcase_add_test(tc, test_charts_follow_the_sliders);
     tcase_add_test(tc, test_options);
     suite_add_tcase(s, tc);

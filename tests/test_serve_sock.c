@@ -338,6 +338,43 @@ START_TEST(test_flood_closes_the_oldest)
 }
 END_TEST
 
+/* A chart asked for again within IC_SERVE_CHART_TTL_S is the one drawn
+ * (an Age header says so; clients asking for the same picture in a loop
+ * held every other request before), byte for byte; another address is
+ * drawn afresh. */
+START_TEST(test_charts_are_kept_a_moment)
+{
+    static const char a[] = "GET /chart/batch.png?model=llama3-8b&hw=h100 HTTP/1.1\r\n"
+                            "Host: 127.0.0.1\r\nConnection: close\r\n\r\n";
+    static const char b[] = "GET /chart/batch.png?model=llama3-8b&hw=a100 HTTP/1.1\r\n"
+                            "Host: 127.0.0.1\r\nConnection: close\r\n\r\n";
+    static struct reply r1, r2, r3;
+    exchange(a, 30, &r1);
+    exchange(a, 30, &r2);
+    exchange(b, 30, &r3);
+    for (int i = 0; i < 3; i++) {
+        const struct reply *r = i == 0 ? &r1 : i == 1 ? &r2 : &r3;
+        ck_assert_msg(strncmp(r->text, "HTTP/1.1 200", 12) == 0 && strstr(r->text, "image/png"),
+                      "chart %d: '%.80s'", i, r->text);
+    }
+    const char *h1 = strstr(r1.text, "\r\n\r\n"), *h2 = strstr(r2.text, "\r\n\r\n");
+    ck_assert_ptr_nonnull(h1);
+    ck_assert_ptr_nonnull(h2);
+    ck_assert(strstr(r1.text, "\r\nAge: ") == NULL || strstr(r1.text, "\r\nAge: ") > h1);
+    ck_assert_ptr_nonnull(strstr(r2.text, "\r\nAge: "));
+    ck_assert(strstr(r3.text, "\r\nAge: ") == NULL || strstr(r3.text, "\r\nAge: ") >
+                                                          strstr(r3.text, "\r\n\r\n"));
+    /* the same picture: the bodies' first bytes (a reply keeps 64 KiB) and
+     * their Content-Length equal */
+    const size_t n1 = r1.len - (size_t)(h1 - r1.text), n2 = r2.len - (size_t)(h2 - r2.text);
+    ck_assert(memcmp(h1, h2, n1 < n2 ? n1 : n2) == 0);
+    const char *l1 = strstr(r1.text, "Content-Length: "), *l2 = strstr(r2.text, "Content-Length: ");
+    ck_assert_ptr_nonnull(l1);
+    ck_assert_ptr_nonnull(l2);
+    ck_assert_int_eq(atoi(l1 + 16), atoi(l2 + 16));
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -353,6 +390,7 @@ int main(int argc, char **argv)
     tcase_add_test(tc, test_body_gets_413_and_a_clean_close);
     tcase_add_test(tc, test_slow_sockets_do_not_keep_a_request_out);
     tcase_add_test(tc, test_flood_closes_the_oldest);
+    tcase_add_test(tc, test_charts_are_kept_a_moment);
     suite_add_tcase(s, tc);
     return ic_test_run(s);
 }

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 _Static_assert(IC_SERVE_MAX_VALUE + 1 >= IC_MODEL_NAME_LEN && IC_SERVE_MAX_VALUE + 1 >= IC_HW_NAME_LEN,
                "a value holds any entry's name");
@@ -95,10 +96,58 @@ static bool db_name(const char *v)
     return true;
 }
 
+/* An "org/name" value (a Hugging Face id, as modeldb aliases are) that
+ * an entry of the database lists as an alias: the entry's name into out.
+ * Only the database's entries are read (the command line would take such
+ * a value as a file's path, or a local Hugging Face cache's config). */
+static bool slash_alias(const struct ic_db *db, int kind, const char *v, char *out, size_t n)
+{
+    const char *slash = strchr(v, '/');
+    if (!slash || slash == v || !slash[1] || strchr(slash + 1, '/') ||
+        strspn(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-/") !=
+            strlen(v) ||
+        v[0] == '.' || slash[1] == '.')
+        return false;
+    char **paths = NULL;
+    size_t np = 0;
+    struct ic_err e = {0};
+    if (ic_db_paths(db, kind ? IC_DB_HW : IC_DB_MODEL, &paths, &np, &e))
+        return false;
+    void *rec = malloc(kind ? sizeof(struct ic_hw) : sizeof(struct ic_model));
+    bool found = false;
+    for (size_t i = 0; i < np && rec && !found; i++) {
+        const char *name, *aliases;
+        size_t width;
+        uint32_t na;
+        if (kind) {
+            struct ic_hw *h = rec;
+            if (ic_hw_load(paths[i], h, &e))
+                continue;
+            name = h->name, aliases = h->aliases[0], width = sizeof h->aliases[0];
+            na = h->n_aliases;
+        } else {
+            struct ic_model *m = rec;
+            if (ic_model_load(paths[i], m, &e))
+                continue;
+            name = m->name, aliases = m->aliases[0], width = sizeof m->aliases[0];
+            na = m->n_aliases;
+        }
+        for (uint32_t j = 0; j < na && !found; j++)
+            if (strcasecmp(aliases + (size_t)j * width, v) == 0) {
+                snprintf(out, n, "%s", name);
+                found = true;
+            }
+    }
+    free(rec);
+    ic_db_paths_free(paths, np);
+    return found;
+}
+
 /* A request's decode point: the options parsed by the command line's own
  * table (ic_opt_set), the entries loaded from the server's databases, the
  * step computed by the library. */
 struct point_req {
+    char named[2][128]; /* an "org/name" alias's entry name (model, hw), held for o */
     struct ic_opts o;
     struct ic_model *m;
     struct ic_model_stats st;
@@ -152,6 +201,9 @@ static int point_of(const struct ic_db *db, const struct ic_param *p, size_t n,
         if (strchr(v, ','))
             return bad(r, "%s: one value, not a list ('%s')\n  the server computes one "
                           "configuration; the command line sweeps lists", name, v);
+        if ((k == 0 || k == 1) && strchr(v, '/') &&
+            slash_alias(db, k, v, q->named[k], sizeof q->named[k]))
+            v = q->named[k];
         if ((k == 0 || k == 1) && *v && !db_name(v))
             return bad(r, "%s: '%s' is not a database name; the server reads only hwdb/ and "
                           "modeldb/\n  'infcalc list %s' names them (a file is for the "

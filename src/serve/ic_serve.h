@@ -66,10 +66,20 @@ extern const char ic_serve_page[];
  *                        closes the one that has waited longest for its
  *                        headers, so a new client always gets in
  *   IC_SERVE_CONN_MEM_B  memory per connection, which bounds a request's size
+ *   IC_SERVE_CHART_CACHE the charts last drawn, kept by their address for
+ *   IC_SERVE_CHART_TTL_S seconds: a chart takes 40-75 ms to draw, the rest
+ *                        a fraction of one, and clients asking for the same
+ *                        picture over and over draw it once (32 looping
+ *                        clients held an /api/decode for 2.4 s; a thousand
+ *                        leaving one unread kept the loop busy 25 s more).
+ *                        Charts of ever new addresses are still drawn one
+ *                        at a time on the one thread
  * A request with a body (Content-Length above 0, or any Transfer-Encoding)
  * is answered 413 and the connection closed; the handler answers one request
  * at a time. */
 enum {
+    IC_SERVE_CHART_CACHE = 16,
+    IC_SERVE_CHART_TTL_S = 10,
     IC_SERVE_HEADER_S = 10,
     IC_SERVE_IDLE_S = 10,
     IC_SERVE_MAX_CONN = 512,

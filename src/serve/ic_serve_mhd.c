@@ -26,6 +26,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <math.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -35,6 +36,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
@@ -212,16 +214,49 @@ static enum MHD_Result collect(void *cls, enum MHD_ValueKind kind, const char *k
     return MHD_YES;
 }
 
-static enum MHD_Result send_text(struct MHD_Connection *c, unsigned status, const char *text)
+/* A plain-text answer of static text, with one more header where name is
+ * not NULL (Allow for a 405, Retry-After for a 503). */
+static enum MHD_Result send_text_with(struct MHD_Connection *c, unsigned status,
+                                      const char *text, const char *name, const char *value)
 {
     struct MHD_Response *r =
         MHD_create_response_from_buffer(strlen(text), (void *)text, MHD_RESPMEM_PERSISTENT);
     if (!r)
         return MHD_NO;
     MHD_add_response_header(r, "Content-Type", "text/plain; charset=utf-8");
+    if (name)
+        MHD_add_response_header(r, name, value);
     enum MHD_Result ok = MHD_queue_response(c, status, r);
     MHD_destroy_response(r);
     return ok;
+}
+
+static enum MHD_Result send_text(struct MHD_Connection *c, unsigned status, const char *text)
+{
+    return send_text_with(c, status, text, NULL, NULL);
+}
+
+/* Counts the request's headers named as *cls's key (case-insensitive). */
+struct header_count {
+    const char *key;
+    int n;
+};
+
+static enum MHD_Result count_header(void *cls, enum MHD_ValueKind kind, const char *key,
+                                    const char *value)
+{
+    (void)kind;
+    (void)value;
+    struct header_count *h = cls;
+    h->n += strcasecmp(key, h->key) == 0;
+    return MHD_YES;
+}
+
+static int headers_named(struct MHD_Connection *c, const char *key)
+{
+    struct header_count h = {key, 0};
+    MHD_get_connection_values(c, MHD_HEADER_KIND, count_header, &h);
+    return h.n;
 }
 
 /* Whether the request's headers announce a body: a Content-Length other than
@@ -233,11 +268,65 @@ static bool has_body(struct MHD_Connection *c)
     return te || (len && strspn(len, "0") != strlen(len));
 }
 
+/* The last IC_SERVE_CHART_CACHE charts drawn, by their address (path and
+ * parameters as sent), for IC_SERVE_CHART_TTL_S seconds: a chart takes
+ * 40-75 ms of the one thread that answers, and clients asking for the same
+ * picture in a loop (32 of them held an /api/decode for 2.4 s) or leaving
+ * it unread by the hundred (the loop busy 25 s after they left) draw it
+ * once. */
+static struct chart_entry {
+    char key[IC_SERVE_MAX_PARAMS * 2 * (IC_SERVE_MAX_VALUE + 2) + 64];
+    unsigned char *png;
+    size_t len;
+    double at_s;
+} chart_cache[IC_SERVE_CHART_CACHE];
+static unsigned chart_next;
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* The cache's key for url and ps into key; false where it does not fit
+ * (such a request is drawn, not cached). */
+static bool chart_key(const char *url, const struct params *ps, char *key, size_t n)
+{
+    size_t k = (size_t)snprintf(key, n, "%s", url);
+    for (size_t i = 0; i < ps->n && k < n; i++)
+        k += (size_t)snprintf(key + k, n - k, "%c%s=%s", i ? '&' : '?', ps->p[i].key,
+                              ps->p[i].value ? ps->p[i].value : "");
+    return k < n;
+}
+
+static struct chart_entry *chart_find(const char *key, double t)
+{
+    for (unsigned i = 0; i < IC_SERVE_CHART_CACHE; i++)
+        if (chart_cache[i].png && t - chart_cache[i].at_s < IC_SERVE_CHART_TTL_S &&
+            strcmp(chart_cache[i].key, key) == 0)
+            return &chart_cache[i];
+    return NULL;
+}
+
+static void chart_keep(const char *key, const unsigned char *png, size_t len, double t)
+{
+    unsigned char *copy = malloc(len);
+    if (!copy)
+        return; /* not kept: the next one is drawn again */
+    memcpy(copy, png, len);
+    struct chart_entry *e = &chart_cache[chart_next++ % IC_SERVE_CHART_CACHE];
+    free(e->png);
+    snprintf(e->key, sizeof e->key, "%s", key);
+    e->png = copy;
+    e->len = len;
+    e->at_s = t;
+}
+
 static enum MHD_Result answer(void *cls, struct MHD_Connection *c, const char *url,
                               const char *method, const char *version, const char *upload,
                               size_t *upload_size, void **state)
 {
-    (void)version;
     (void)upload;
     (void)upload_size; /* always 0: a request with a body is refused on the first call */
     const struct server *s = cls;
@@ -250,10 +339,19 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *c, const char *u
         struct conn *k = conn_of(c);
         if (k)
             k->in_headers = false;
+        /* two lengths would leave the reader and the server disagreeing on
+         * where the request ends; HTTP/1.1 names its host once (RFC 9112
+         * 3.2) */
+        if (headers_named(c, "Content-Length") > 1)
+            return send_text(c, 400, "infcalc: error: Content-Length given twice\n");
+        if (strcmp(version, MHD_HTTP_VERSION_1_1) == 0 && headers_named(c, "Host") != 1)
+            return send_text(c, 400, "infcalc: error: an HTTP/1.1 request names its Host "
+                                     "once\n");
         if (has_body(c))
             return send_text(c, 413, "infcalc: error: requests carry no body\n");
         if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0)
-            return send_text(c, 405, "infcalc: error: only GET is served\n");
+            return send_text_with(c, 405, "infcalc: error: only GET is served\n", "Allow",
+                                  "GET, HEAD");
         /* answered on the second call, at the end of the request, so that
          * the connection stays open for the next one */
         *state = &headers_in;
@@ -264,9 +362,25 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *c, const char *u
     if (ps.nul)
         return send_text(c, 400, "infcalc: error: a query parameter holds a NUL byte (%00)\n"
                                  "  names and values are text: remove the %00\n");
+    /* a chart drawn a moment ago for the same address: sent again */
+    char key[sizeof chart_cache[0].key];
+    const double t = now_s();
+    const bool chart = strncmp(url, "/chart/", 7) == 0 && chart_key(url, &ps, key, sizeof key);
+    const struct chart_entry *hit = chart ? chart_find(key, t) : NULL;
     struct ic_serve_resp r;
-    if (ic_serve_handle(s->db, url, ps.p, ps.n, &r))
-        return send_text(c, 500, "infcalc: error: out of memory\n");
+    if (hit) {
+        r.status = 200;
+        r.type = "image/png";
+        r.len = hit->len;
+        if (!(r.body = malloc(hit->len)))
+            return send_text(c, 500, "infcalc: error: out of memory\n");
+        memcpy(r.body, hit->png, hit->len);
+    } else {
+        if (ic_serve_handle(s->db, url, ps.p, ps.n, &r))
+            return send_text(c, 500, "infcalc: error: out of memory\n");
+        if (chart && r.status == 200)
+            chart_keep(key, r.body, r.len, t);
+    }
     struct MHD_Response *resp =
         MHD_create_response_from_buffer(r.len, r.body, MHD_RESPMEM_MUST_FREE);
     if (!resp) {
@@ -275,6 +389,11 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *c, const char *u
     }
     MHD_add_response_header(resp, "Content-Type", r.type);
     MHD_add_response_header(resp, "Cache-Control", "no-store");
+    if (hit) { /* drawn a moment ago (RFC 9111 5.1: its age in whole seconds) */
+        char age[24];
+        snprintf(age, sizeof age, "%.0f", floor(t - hit->at_s));
+        MHD_add_response_header(resp, "Age", age);
+    }
     MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
     enum MHD_Result ok = MHD_queue_response(c, r.status, resp);
     MHD_destroy_response(resp);
@@ -384,6 +503,10 @@ int ic_serve_run(const struct ic_db *db, const char *bind, unsigned port, FILE *
     fflush(out);
     int rc = loop(d, &s, sig_fd, err);
     MHD_stop_daemon(d); /* closes every connection, each one notified */
+    for (unsigned i = 0; i < IC_SERVE_CHART_CACHE; i++) {
+        free(chart_cache[i].png);
+        chart_cache[i].png = NULL;
+    }
     close(sig_fd);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (rc == 0)
