@@ -96,6 +96,35 @@ static bool db_name(const char *v)
     return true;
 }
 
+/* An entry's name and aliases (hw's and models' alike: the aliases the
+ * rows of a char array of `width` bytes). */
+struct names {
+    const char *name, *aliases;
+    size_t width;
+    uint32_t n;
+};
+
+/* Loads the database file at path as hardware (kind 1) or a model (0) into
+ * rec, a model derived into *st where st is not NULL, and points nm at its
+ * names; false for a file that does not load (left out, not served). */
+static bool entry_load(const char *path, int kind, void *rec, struct ic_model_stats *st,
+                       struct names *nm)
+{
+    struct ic_err e = {0};
+    if (kind) {
+        struct ic_hw *h = rec;
+        if (ic_hw_load(path, h, &e))
+            return false;
+        *nm = (struct names){h->name, h->aliases[0], sizeof h->aliases[0], h->n_aliases};
+    } else {
+        struct ic_model *m = rec;
+        if (ic_model_load(path, m, &e) || (st && ic_model_derive(m, st, &e)))
+            return false;
+        *nm = (struct names){m->name, m->aliases[0], sizeof m->aliases[0], m->n_aliases};
+    }
+    return true;
+}
+
 /* An "org/name" value (a Hugging Face id, as modeldb aliases are) that
  * an entry of the database lists as an alias: the entry's name into out.
  * Only the database's entries are read (the command line would take such
@@ -116,25 +145,12 @@ static bool slash_alias(const struct ic_db *db, int kind, const char *v, char *o
     void *rec = malloc(kind ? sizeof(struct ic_hw) : sizeof(struct ic_model));
     bool found = false;
     for (size_t i = 0; i < np && rec && !found; i++) {
-        const char *name, *aliases;
-        size_t width;
-        uint32_t na;
-        if (kind) {
-            struct ic_hw *h = rec;
-            if (ic_hw_load(paths[i], h, &e))
-                continue;
-            name = h->name, aliases = h->aliases[0], width = sizeof h->aliases[0];
-            na = h->n_aliases;
-        } else {
-            struct ic_model *m = rec;
-            if (ic_model_load(paths[i], m, &e))
-                continue;
-            name = m->name, aliases = m->aliases[0], width = sizeof m->aliases[0];
-            na = m->n_aliases;
-        }
-        for (uint32_t j = 0; j < na && !found; j++)
-            if (strcasecmp(aliases + (size_t)j * width, v) == 0) {
-                snprintf(out, n, "%s", name);
+        struct names nm;
+        if (!entry_load(paths[i], kind, rec, NULL, &nm))
+            continue;
+        for (uint32_t j = 0; j < nm.n && !found; j++)
+            if (strcasecmp(nm.aliases + (size_t)j * nm.width, v) == 0) {
+                snprintf(out, n, "%s", nm.name);
                 found = true;
             }
     }
@@ -334,17 +350,15 @@ out:
     return rc;
 }
 
-/* An entry's opening, {"name": ..., "aliases": [...], its n aliases the
- * rows of a char array of the given width (hw's and models' alike) */
-static void entry_head(FILE *f, bool first, const char *name, const char *aliases,
-                       size_t width, uint32_t n)
+/* An entry's opening, {"name": ..., "aliases": [...] */
+static void entry_head(FILE *f, bool first, const struct names *nm)
 {
     fprintf(f, "%s{\"name\": ", first ? "" : ", ");
-    ic_report_json_str(f, name);
+    ic_report_json_str(f, nm->name);
     fputs(", \"aliases\": [", f);
-    for (uint32_t j = 0; j < n; j++) {
+    for (uint32_t j = 0; j < nm->n; j++) {
         fputs(j ? ", " : "", f);
-        ic_report_json_str(f, aliases + (size_t)j * width);
+        ic_report_json_str(f, nm->aliases + (size_t)j * nm->width);
     }
     fputc(']', f);
 }
@@ -371,12 +385,13 @@ static int options(const struct ic_db *db, struct ic_serve_resp *r)
         void *rec = malloc(kind ? sizeof(struct ic_hw) : sizeof(struct ic_model));
         bool first = true;
         for (size_t i = 0; i < np && rec; i++) {
+            struct names nm;
+            struct ic_model_stats st;
+            if (!entry_load(paths[i], kind, rec, &st, &nm))
+                continue; /* a broken entry is left out, not served */
+            entry_head(f, first, &nm);
             if (kind) {
-                struct ic_hw *h = rec;
-                if (ic_hw_load(paths[i], h, &e))
-                    continue; /* a broken entry is left out, not served */
-                entry_head(f, first, h->name, h->aliases[0], sizeof h->aliases[0],
-                           h->n_aliases);
+                const struct ic_hw *h = rec;
                 fprintf(f, ", \"hbm_bytes\": %.0f, \"compute\": [", h->hbm_capacity_B);
                 bool fc = true;
                 for (int t = 0; t < IC_DT_COUNT; t++)
@@ -387,12 +402,6 @@ static int options(const struct ic_db *db, struct ic_serve_resp *r)
                     }
                 fputs("]}", f);
             } else {
-                struct ic_model *m = rec;
-                struct ic_model_stats st;
-                if (ic_model_load(paths[i], m, &e) || ic_model_derive(m, &st, &e))
-                    continue;
-                entry_head(f, first, m->name, m->aliases[0], sizeof m->aliases[0],
-                           m->n_aliases);
                 fprintf(f, ", \"params\": %llu, \"max_context\": %llu}",
                         (unsigned long long)st.params_total, (unsigned long long)st.max_context);
             }
