@@ -1635,10 +1635,17 @@ static const struct family {
      * this is the config class's max_window_layers where a config.json
      * leaves it out (0: not this family) */
     uint64_t window_layers_default;
+    /* an MoE whose code reads none of DeepSeek's layer keys
+     * (first_k_dense_replace, moe_layer_freq) or n_shared_experts: its
+     * experts in every layer, a shared expert only by its own key; a model
+     * entry giving them is refused */
+    bool no_deepseek_keys;
 } families[] = {
     /* Llama (LlamaMLP: bias=config.mlp_bias); a config without a
      * model_type is read as one */
     {.model_type = "llama", .mlp_bias_key = true},
+    /* Mixtral (MixtralSparseMoeBlock): a Llama whose every MLP is its experts */
+    {.model_type = "mixtral", .no_deepseek_keys = true},
     {.model_type = "qwen2", .qkv_bias_only = true, .window_layers_default = 28},
     /* Qwen2-VL and Qwen2.5-VL (their text decoders, Qwen2VLAttention and
      * Qwen2_5_VLAttention): Qwen2's q/k/v biases */
@@ -1651,16 +1658,17 @@ static const struct family {
      * config.qkv_bias, true where absent), none on o; a shared_expert_gate
      * (D -> 1) beside the shared expert */
     {.model_type = "qwen2_moe", .qkv_bias_key = true, .qkv_bias_default = true,
-     .shared_gate = true, .window_layers_default = 28},
+     .shared_gate = true, .window_layers_default = 28, .no_deepseek_keys = true},
     /* Qwen3 and Qwen3-MoE (transformers' Qwen3Attention): q_norm and k_norm
      * of head_dim in every layer; Qwen3-VL's text models are the same
      * decoders (Qwen3VLTextAttention, Qwen3VLMoeTextAttention) */
     {.model_type = "qwen3", .qk_norm = QK_HEAD, .window_layers_default = 28},
-    {.model_type = "qwen3_moe", .qk_norm = QK_HEAD, .window_layers_default = 28},
+    {.model_type = "qwen3_moe", .qk_norm = QK_HEAD, .window_layers_default = 28,
+     .no_deepseek_keys = true},
     {.model_type = "qwen3_vl", .qk_norm = QK_HEAD},
     {.model_type = "qwen3_vl_text", .qk_norm = QK_HEAD},
-    {.model_type = "qwen3_vl_moe", .qk_norm = QK_HEAD},
-    {.model_type = "qwen3_vl_moe_text", .qk_norm = QK_HEAD},
+    {.model_type = "qwen3_vl_moe", .qk_norm = QK_HEAD, .no_deepseek_keys = true},
+    {.model_type = "qwen3_vl_moe_text", .qk_norm = QK_HEAD, .no_deepseek_keys = true},
     /* Cohere (Command R, Aya Expanse; CohereDecoderLayer): attention and
      * the MLP side by side after one LayerNorm (a weight, no bias), a
      * LayerNorm of head_dim for each query and KV head where use_qk_norm
@@ -1698,7 +1706,7 @@ static const struct family {
      * before them (Olmo3's sliding layers from layer_types, or three in
      * four, the last of each four global, where it lists none, as
      * Olmo3Config fills it in) */
-    {.model_type = "olmoe", .qk_norm = QK_FULL},
+    {.model_type = "olmoe", .qk_norm = QK_FULL, .no_deepseek_keys = true},
     {.model_type = "olmo2", .qk_norm = QK_FULL},
     {.model_type = "olmo3", .qk_norm = QK_FULL, .sliding_pattern = 4, .window_default = 4096},
     /* SmolLM3: a Llama whose NoPE layers (no_rope_layers) hold no
@@ -1718,7 +1726,7 @@ static const struct family {
      * num_local_experts gated experts of intermediate_size (input_linear
      * D -> 2 x width, output_linear width -> D) and a router without bias;
      * head_dim is hidden_size / heads (GraniteMoeAttention reads no key) */
-    {.model_type = "granitemoe", .head_dim_fixed = true},
+    {.model_type = "granitemoe", .head_dim_fixed = true, .no_deepseek_keys = true},
     /* Mistral (MistralConfig): a window on every layer, 4096 where the
      * config leaves sliding_window out (Mistral 7B v0.2 and later write
      * null: none) */
@@ -1731,7 +1739,8 @@ static const struct family {
     {.model_type = "seed_oss", .no_o_bias = true, .o_bias_key = true, .mlp_bias_key = true},
     /* gpt-oss (GptOssExperts, GptOssTopKRouter, GptOssAttention): biases on
      * every expert's projections and on the router, a sink a head */
-    {.model_type = "gpt_oss", .router_bias = true, .expert_bias = true, .sinks = true},
+    {.model_type = "gpt_oss", .router_bias = true, .expert_bias = true, .sinks = true,
+     .no_deepseek_keys = true},
     /* DeepSeek-V3 (and V3.2, Kimi K2): DeepseekV3TopkRouter's
      * e_score_correction_bias */
     {.model_type = "deepseek_v3", .router_bias = true},
@@ -1748,7 +1757,7 @@ static const struct family {
     /* Phi-3.5-MoE (PhiMoEDecoderLayer): LayerNorms with biases, q/k/v/o
      * biases where attention_bias, a bias on the LM head where
      * lm_head_bias, Mixtral's experts */
-    {.model_type = "phimoe", .norm_bias = true, .head_bias_key = true},
+    {.model_type = "phimoe", .norm_bias = true, .head_bias_key = true, .no_deepseek_keys = true},
     /* ERNIE 4.5 (Ernie4_5ForCausalLM): a Llama, tied where the config does
      * not say, Ernie4_5Config's head_dim=128 and num_key_value_heads=2
      * where absent; its MoE (Ernie4_5_MoeForCausalLM): DeepSeek's experts
@@ -2448,22 +2457,18 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
         /* DeepSeek's layer keys and shared experts on an MoE whose code
          * reads none of them (its experts in every layer, a shared expert
          * only by its own key): they would move its counts */
-        static const char *const no_ds_keys[] = {"mixtral", "qwen2_moe", "qwen3_moe",
-                                                 "olmoe", "gpt_oss", "phimoe", "granitemoe",
-                                                 "qwen3_vl_moe", "qwen3_vl_moe_text"};
         static const struct key_name ds_keys[] = {{IC_MF_FIRST_K_DENSE, "first_k_dense_replace"},
                                                   {IC_MF_MOE_FREQ, "moe_layer_freq"},
                                                   {IC_MF_N_SHARED, "n_shared_experts"}};
-        for (size_t i = 0; i < N(no_ds_keys); i++)
-            if (strcmp(m->model_type, no_ds_keys[i]) == 0 &&
-                (rc = refuse_keys(&c, ds_keys, N(ds_keys),
-                                  "DeepSeek's MoE keys; this model_type's code reads none",
-                                  strcmp(m->model_type, "qwen2_moe") == 0
-                                      ? "leave it out; Qwen2-MoE's shared expert is "
-                                        "shared_expert_intermediate_size, and every layer "
-                                        "is MoE"
-                                      : "leave it out (every layer of this model_type is MoE)")))
-                return rc;
+        if (fam->no_deepseek_keys &&
+            (rc = refuse_keys(&c, ds_keys, N(ds_keys),
+                              "DeepSeek's MoE keys; this model_type's code reads none",
+                              fam->shared_gate ? "leave it out; Qwen2-MoE's shared expert is "
+                                                 "shared_expert_intermediate_size, and every "
+                                                 "layer is MoE"
+                                               : "leave it out (every layer of this "
+                                                 "model_type is MoE)")))
+            return rc;
         /* a dense family's: its configs' MoE keys are ignored (Hunyuan's
          * dense model's carry them), a model entry's refused */
         static const struct key_name moe[] = {
