@@ -3509,7 +3509,7 @@ void ic_model_kept_text(const struct ic_model_stats *s, enum ic_dtype weights, c
      * unless their group is kept whole */
     const enum ic_dtype t16 = s->keep_groups ? s->keep_type : IC_DT_BF16;
     const bool routers = s->routers && !(s->keep_groups >> IC_PG_REPLICATED & 1) &&
-                         ic_dtype_traits(weights)->bits < 16;
+                         weights < IC_DT_COUNT && ic_dtype_traits(weights)->bits < 16;
     if (routers && k < n)
         k += (size_t)snprintf(buf + k, n - k, "%sMoE routers", k ? ", " : "");
     if (k && k < n)

@@ -413,8 +413,10 @@ bool ic_model_mla_absorbs(const struct ic_model_stats *s, uint64_t prefix, uint6
 double ic_model_state_flop_span(const struct ic_model_stats *s, uint64_t tokens);
 
 /* The groups a checkpoint keeps unquantized, where their type differs from
- * `weights`, as text ("embedding, lm_head at fp16"); "" where none does.
- * IC_MODEL_KEPT_LEN holds every group's name. */
+ * `weights`, as text ("embedding, lm_head at fp16"), and an MoE's routers,
+ * read 16-bit under weights narrower than that; "" where none is.
+ * `weights` IC_DT_COUNT: the checkpoint's groups alone, whatever the
+ * weights. IC_MODEL_KEPT_LEN holds every group's name. */
 enum { IC_MODEL_KEPT_LEN = 128 };
 void ic_model_kept_text(const struct ic_model_stats *s, enum ic_dtype weights, char *buf,
                         size_t n);
