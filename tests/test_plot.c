@@ -58,6 +58,19 @@ static bool has_colour(cairo_surface_t *s, const struct ic_plot_panel *p, double
 static struct ic_point pts[IC_SWEEP_MAX_POINTS];
 
 /* The llama3-70b / 16 x v5e / bf16 batch sweep of the main example. */
+/* A decode set drawn at W x H with ic_plot_decode: the picture (its cairo
+ * context checked and done with), its layout in *lay. */
+static cairo_surface_t *draw_decode(const struct ic_plot_set *set, struct ic_plot_layout *lay)
+{
+    cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, W, H);
+    cairo_t *cr = cairo_create(s);
+    struct ic_err e = {0};
+    ck_assert_int_eq(ic_plot_decode(cr, W, H, set, lay, &e), 0);
+    ck_assert_int_eq(cairo_status(cr), CAIRO_STATUS_SUCCESS);
+    cairo_destroy(cr);
+    return s;
+}
+
 static size_t main_sweep(struct ic_point *out, uint64_t chips, enum ic_dtype w)
 {
     struct ic_test_pair *t = ic_test_pair("llama3-70b", "v5e");
@@ -77,12 +90,8 @@ START_TEST(test_decode_figure)
     size_t n = main_sweep(pts, 16, IC_DT_BF16);
     struct ic_plot_curve cv = {"16 chips", pts, n};
     struct ic_plot_set set = {"llama3-70b on 16 x tpu-v5e", "bf16", &cv, 1, NULL};
-    cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, W, H);
-    cairo_t *cr = cairo_create(s);
     struct ic_plot_layout lay;
-    struct ic_err e = {0};
-    ck_assert_int_eq(ic_plot_decode(cr, W, H, &set, &lay, &e), 0);
-    ck_assert_int_eq(cairo_status(cr), CAIRO_STATUS_SUCCESS);
+    cairo_surface_t *s = draw_decode(&set, &lay);
     ck_assert_int_eq(cairo_image_surface_get_width(s), W);
     ck_assert_int_eq(lay.n_panels, 2);
     const struct ic_plot_panel *left = &lay.panel[0], *right = &lay.panel[1];
@@ -110,7 +119,6 @@ START_TEST(test_decode_figure)
                           ic_plot_py(right, pts[0].tokens_s_chip));
     ck_assert_msg(near(b1, 0.0, 0.447, 0.698, 0.08), "batch 1 point: %.2f %.2f %.2f", b1.r, b1.g,
                   b1.b);
-    cairo_destroy(cr);
     cairo_surface_destroy(s);
 }
 END_TEST
@@ -130,11 +138,8 @@ START_TEST(test_eighth_curve_marked)
         cv[i] = (struct ic_plot_curve){i == 7 ? "64 chips int8" : "16 chips", pts8[i], n};
     }
     struct ic_plot_set set = {"llama3-70b on tpu-v5e", "eight", cv, 8, NULL};
-    cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, W, H);
-    cairo_t *cr = cairo_create(s);
     struct ic_plot_layout lay;
-    struct ic_err e = {0};
-    ck_assert_int_eq(ic_plot_decode(cr, W, H, &set, &lay, &e), 0);
+    cairo_surface_t *s = draw_decode(&set, &lay);
     const struct ic_plot_panel *left = &lay.panel[0];
     const double x1 = ic_plot_px(left, 1);
     /* the blue within a pixel of the corner (antialiased edges blend it) */
@@ -148,7 +153,6 @@ START_TEST(test_eighth_curve_marked)
         }
     ck_assert_msg(at7, "the eighth curve's square");
     ck_assert_msg(!at0, "no mark on the first curve");
-    cairo_destroy(cr);
     cairo_surface_destroy(s);
 }
 END_TEST
@@ -174,14 +178,10 @@ START_TEST(test_step_axis_holds_every_curve)
     }
     struct ic_plot_curve cv[2] = {{"top", pts, n}, {"five decades down", low_pts, n}};
     struct ic_plot_set set = {"two", NULL, cv, 2, NULL};
-    cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, W, H);
-    cairo_t *cr = cairo_create(s);
     struct ic_plot_layout lay;
-    struct ic_err e = {0};
-    ck_assert_int_eq(ic_plot_decode(cr, W, H, &set, &lay, &e), 0);
+    cairo_surface_t *s = draw_decode(&set, &lay);
     ck_assert_msg(lay.panel[0].ymin <= lowest, "axis from %g, lowest step %g",
                   lay.panel[0].ymin, lowest);
-    cairo_destroy(cr);
     cairo_surface_destroy(s);
 }
 END_TEST
@@ -199,18 +199,14 @@ START_TEST(test_overlay_figure)
         cv[i] = (struct ic_plot_curve){labels[i], all[i], n};
     }
     struct ic_plot_set set = {"overlay", NULL, cv, 4, NULL};
-    cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, W, H);
-    cairo_t *cr = cairo_create(s);
     struct ic_plot_layout lay;
-    struct ic_err e = {0};
-    ck_assert_int_eq(ic_plot_decode(cr, W, H, &set, &lay, &e), 0);
+    cairo_surface_t *s = draw_decode(&set, &lay);
     static const double col[4][3] = {{0.0, 0.447, 0.698}, {0.835, 0.369, 0.0},
                                      {0.0, 0.620, 0.451}, {0.800, 0.475, 0.655}};
     for (int i = 0; i < 4; i++)
         ck_assert_msg(has_colour(s, &lay.panel[0], col[i][0], col[i][1], col[i][2], 0.05),
                       "curve %d missing", i);
     ck_assert(has_colour(s, &lay.panel[1], 0, 0, 0, 0.2)); /* the envelope */
-    cairo_destroy(cr);
     cairo_surface_destroy(s);
 }
 END_TEST
@@ -529,11 +525,8 @@ START_TEST(test_expected_solid_ideal_dashed)
     }
     struct ic_plot_curve cv = {"", pts, n};
     struct ic_plot_set set = {"both", NULL, &cv, 1, NULL};
-    cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, W, H);
-    cairo_t *cr = cairo_create(s);
     struct ic_plot_layout lay;
-    struct ic_err e = {0};
-    ck_assert_int_eq(ic_plot_decode(cr, W, H, &set, &lay, &e), 0);
+    cairo_surface_t *s = draw_decode(&set, &lay);
     const struct ic_plot_panel *a = &lay.panel[0];
     /* along batch 16 .. 64 (points 4 .. 6), each line by log-log
      * interpolation between its points: the solid one black all along, the
@@ -554,7 +547,6 @@ START_TEST(test_expected_solid_ideal_dashed)
     ck_assert_msg(solid_black >= solid_n - 2, "solid: %d of %d black", solid_black, solid_n);
     ck_assert_msg(dashed_black > dashed_n / 5 && dashed_black < dashed_n * 9 / 10,
                   "dashed: %d of %d black", dashed_black, dashed_n);
-    cairo_destroy(cr);
     cairo_surface_destroy(s);
 }
 END_TEST
