@@ -3505,15 +3505,23 @@ void ic_model_kept_text(const struct ic_model_stats *s, enum ic_dtype weights, c
         if (s->group_params[g] && s->keep_groups >> g & 1)
             k += (size_t)snprintf(buf + k, n - k, "%s%s", k ? ", " : "", pgroup_names[g]);
     /* the MoE routers under narrower weights, read 16-bit as ic_step_load
-     * reads them (at the type a checkpoint keeps, bf16 where it names none)
-     * unless their group is kept whole */
-    const enum ic_dtype t16 = s->keep_groups ? s->keep_type : IC_DT_BF16;
-    const bool routers = s->routers && !(s->keep_groups >> IC_PG_REPLICATED & 1) &&
-                         weights < IC_DT_COUNT && ic_dtype_traits(weights)->bits < 16;
-    if (routers && k < n)
+     * reads them */
+    const enum ic_dtype rt = weights < IC_DT_COUNT ? ic_model_router_type(s, weights) : IC_DT_COUNT;
+    if (rt != IC_DT_COUNT && k < n)
         k += (size_t)snprintf(buf + k, n - k, "%sMoE routers", k ? ", " : "");
+    /* (the routers' type is the kept groups' where there are both) */
     if (k && k < n)
-        snprintf(buf + k, n - k, " at %s", ic_dtype_traits(t16)->name);
+        snprintf(buf + k, n - k, " at %s",
+                 ic_dtype_traits(rt != IC_DT_COUNT ? rt : s->keep_type)->name);
+}
+
+enum ic_dtype ic_model_router_type(const struct ic_model_stats *s, enum ic_dtype weights)
+{
+    const enum ic_dtype group =
+        s->keep_groups >> IC_PG_REPLICATED & 1 ? s->keep_type : weights;
+    if (!s->routers || ic_dtype_traits(group)->bits >= 16)
+        return IC_DT_COUNT;
+    return s->keep_groups ? s->keep_type : IC_DT_BF16;
 }
 
 void ic_model_weights_label(char *buf, size_t n, enum ic_dtype weights, const char *kept)

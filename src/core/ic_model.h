@@ -412,6 +412,13 @@ double ic_model_mla_decompress_flop(const struct ic_model_stats *s, uint64_t pre
 bool ic_model_mla_absorbs(const struct ic_model_stats *s, uint64_t prefix, uint64_t tokens);
 double ic_model_state_flop_span(const struct ic_model_stats *s, uint64_t tokens);
 
+/* The type a step reads an MoE's routers at under `weights`: no quantizer
+ * converts them (DeepSeek-V3's fp8 checkpoint keeps its 106M in bf16), so
+ * where the replicated group they sit in is narrower than 16 bits, the
+ * 16-bit type a checkpoint keeps (bf16 where it names none); else
+ * IC_DT_COUNT (they are read at the group's type, or there are none). */
+enum ic_dtype ic_model_router_type(const struct ic_model_stats *s, enum ic_dtype weights);
+
 /* The groups a checkpoint keeps unquantized, where their type differs from
  * `weights`, as text ("embedding, lm_head at fp16"), and an MoE's routers,
  * read 16-bit under weights narrower than that; "" where none is.

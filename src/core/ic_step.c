@@ -292,16 +292,14 @@ int ic_step_load(const struct ic_model_stats *m, const struct ic_step *s, struct
         gt[g] = ic_step_group_type(m, g, s->weights);
         bw[g] = ic_step_weight_bytes(m, gt[g]);
     }
-    /* the MoE routers under weights narrower than 16 bits: no quantizer
-     * converts them (DeepSeek-V3's fp8 checkpoint holds its routers, 106M
-     * parameters every chip reads, in bf16), so they are read at the type
-     * a checkpoint keeps (bf16 where it names none); their share u16 of
-     * the replicated group at b16 a parameter, and bw[] the group's mean */
-    const enum ic_dtype t16 = m->keep_groups ? m->keep_type : IC_DT_BF16;
+    /* the MoE routers under weights narrower than 16 bits, read at 16
+     * (ic_model_router_type): their share u16 of the replicated group at
+     * b16 a parameter, of type t16, and bw[] the group's mean */
+    const enum ic_dtype rt = ic_model_router_type(m, s->weights);
+    const enum ic_dtype t16 = rt != IC_DT_COUNT ? rt : gt[IC_PG_REPLICATED];
     const uint64_t rp = m->group_params[IC_PG_REPLICATED];
-    const double u16 = rp && ic_dtype_traits(gt[IC_PG_REPLICATED])->bits < 16
-                           ? (double)(m->routers < rp ? m->routers : rp) / (double)rp
-                           : 0;
+    const double u16 =
+        rp && rt != IC_DT_COUNT ? (double)(m->routers < rp ? m->routers : rp) / (double)rp : 0;
     const double b16 = ic_step_weight_bytes(m, t16);
     bw[IC_PG_REPLICATED] = (1 - u16) * bw[IC_PG_REPLICATED] + u16 * b16;
     memset(out, 0, sizeof *out); /* written in place: the checks are behind us */
