@@ -131,11 +131,14 @@ static bool entry_load(const char *path, int kind, void *rec, struct ic_model_st
  * a value as a file's path, or a local Hugging Face cache's config). */
 static bool slash_alias(const struct ic_db *db, int kind, const char *v, char *out, size_t n)
 {
+    /* "org/name": each side a database name's shape (db_name) */
     const char *slash = strchr(v, '/');
-    if (!slash || slash == v || !slash[1] || strchr(slash + 1, '/') ||
-        strspn(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-/") !=
-            strlen(v) ||
-        v[0] == '.' || slash[1] == '.')
+    char org[IC_SERVE_MAX_VALUE + 1];
+    if (!slash || (size_t)(slash - v) >= sizeof org)
+        return false;
+    memcpy(org, v, (size_t)(slash - v));
+    org[slash - v] = '\0';
+    if (!db_name(org) || !db_name(slash + 1))
         return false;
     char **paths = NULL;
     size_t np = 0;

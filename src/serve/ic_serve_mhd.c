@@ -282,13 +282,6 @@ static struct chart_entry {
 } chart_cache[IC_SERVE_CHART_CACHE];
 static unsigned chart_next;
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 /* The cache's key for url and ps into key; false where it does not fit
  * (such a request is drawn, not cached). */
 static bool chart_key(const char *url, const struct params *ps, char *key, size_t n)
@@ -364,7 +357,7 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *c, const char *u
                                  "  names and values are text: remove the %00\n");
     /* a chart drawn a moment ago for the same address: sent again */
     char key[sizeof chart_cache[0].key];
-    const double t = now_s();
+    const double t = mono_s();
     const bool chart = strncmp(url, "/chart/", 7) == 0 && chart_key(url, &ps, key, sizeof key);
     const struct chart_entry *hit = chart ? chart_find(key, t) : NULL;
     struct ic_serve_resp r;
