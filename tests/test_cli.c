@@ -464,6 +464,10 @@ START_TEST(test_help_everywhere)
 }
 END_TEST
 
+/* a table's line l split into words (below), and the first line starting head */
+static int fields(const char *text, int l, char f[][48], int cap);
+static int line_of(const char *text, const char *head);
+
 START_TEST(test_list_and_show)
 {
     ck_assert_int_eq(run("list", "hw", NULL), 0);
@@ -499,6 +503,32 @@ START_TEST(test_list_and_show)
                      0);
     has_out("under engine test-engine (test-engine 1.0, " IC_TEST_DIR
             "/fixtures/engine-test.yaml)");
+    /* the table names the step's fixed part, which no other line holds:
+     * hwdb/h100-sxm.yaml counts 10 kernels a layer and 1 launch a step,
+     * so Llama-3-8B's 32 layers launch 10 x 32 + 1 = 321 kernels; the
+     * profile runs no graphs, so each at the plain launch, 2.4 us: 770.4
+     * us; its host time 1 ms; 1.7704 ms in all */
+    has_out("    fixed cost         1.77 ms      (321 kernel launches, 770 us; the engine's "
+            "host time, 1 ms)\n");
+    /* a sweep's table has its column; the ideal bound's has none */
+    ck_assert_int_eq(run("--model", "llama3-8b", "--hw", "h100", "--engine",
+                         IC_TEST_DIR "/fixtures/engine-test.yaml", "--sweep", "batch", NULL),
+                     0);
+    int fh = line_of(out_buf, "batch");
+    ck_assert_int_ge(fh, 0);
+    char ff[24][48];
+    int fn = fields(out_buf, fh, ff, 24), fcol = -1, fword = 0;
+    for (int i = 0; i < fn; i++) /* headings of two words: count the values' place */
+        if (strcmp(ff[i], "fixed") == 0)
+            fcol = fword;
+        else if (strcmp(ff[i], "ms") != 0 && strcmp(ff[i], "GB") != 0)
+            fword++;
+    ck_assert_msg(fcol >= 0, "no fixed column:\n%s", out_buf);
+    fn = fields(out_buf, fh + 1, ff, 24);
+    ck_assert_int_gt(fn, fcol);
+    ck_assert_str_eq(ff[fcol], "1.77");
+    ck_assert_int_eq(run("--model", "llama3-8b", "--hw", "h100", "--sweep", "batch", NULL), 0);
+    ck_assert(!strstr(out_buf, "fixed"));
     ck_assert_int_eq(run("--model", "llama3-8b", "--hw", "h100", "--estimate", "expected", NULL),
                      0);
     has_out("with a good engine (no --engine");

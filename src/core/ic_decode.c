@@ -108,6 +108,8 @@ int ic_decode(const struct ic_model_stats *m, const struct ic_hw *hw,
     p->passes = t.cycles;
     p->send_s = t.send_s;
     p->fixed_s = t.fixed_s;
+    p->launches = t.launches;
+    p->host_s = t.host_s;
     p->cache_resident = t.cache_resident;
     p->achieved = t.achieved;
     p->other_known = false;

@@ -125,7 +125,10 @@ struct ic_point {
     uint64_t passes;
     double send_s;                /* a pipeline: each pass's send to the next stage
                                      (ic_comm_send_s; 0 without one) */
-    double fixed_s;               /* expected: fork/join and per-call costs */
+    double fixed_s;               /* expected: fork/join and per-call costs; on an
+                                     achieved entry the launches and host time */
+    double launches;              /* achieved: kernels launched a step (a pass) */
+    double host_s;                /* achieved: the engine's host time in fixed_s */
     bool cache_resident;          /* expected: weights and KV fit the LLC */
     bool achieved;                /* expected from the entry's achieved (published) rates */
     /* with cfg.both: the step under the other estimate (expected beside the

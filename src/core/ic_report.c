@@ -322,11 +322,11 @@ struct sweep_cols {
     bool left[SW_MAX_COLS]; /* text: aligned left */
 };
 
-/* A column (at most 19 of the SW_MAX_COLS are ever added); its index. */
+/* A column (at most 20 of the SW_MAX_COLS are ever added); its index. */
 static int add_col(struct sweep_cols *c, const char *head, bool left)
 {
     if (c->n == SW_MAX_COLS)
-        return SW_MAX_COLS - 1; /* not reached: the table below has 19 */
+        return SW_MAX_COLS - 1; /* not reached: the table below has at most 20 */
     c->head[c->n] = head;
     c->left[c->n] = left;
     return c->n++;
@@ -361,6 +361,11 @@ static int table_sweep(FILE *out, const struct ic_report *rep, const struct ic_r
     int c_kv = add_col(&c, "kv ms", false);
     int c_comp = add_col(&c, "compute ms", false);
     int c_comm = add_col(&c, "comm ms", false);
+    /* the expected step's fixed part (launches, host time, fork/joins) */
+    bool any_fixed = false;
+    for (size_t i = 0; i < n; i++)
+        any_fixed |= pts[i].fixed_s > 0;
+    int c_fixed = any_fixed ? add_col(&c, "fixed ms", false) : -1;
     int c_bound = add_col(&c, "bound", true);
     int c_exp = moe ? add_col(&c, "experts", false) : -1;
     int c_tpc = add_col(&c, "tok/s/chip", false);
@@ -395,6 +400,8 @@ static int table_sweep(FILE *out, const struct ic_report *rep, const struct ic_r
         ms(x[c_kv], SW_CELL, p->kv_s);
         ms(x[c_comp], SW_CELL, p->compute_s);
         ms(x[c_comm], SW_CELL, p->comm_s);
+        if (c_fixed >= 0)
+            ms(x[c_fixed], SW_CELL, p->fixed_s);
         snprintf(x[c_bound], SW_CELL, "%s", ic_bound_name(p->bound));
         if (c_exp >= 0)
             snprintf(x[c_exp], SW_CELL, "%.1f", p->experts_touched);
@@ -495,6 +502,23 @@ static void table_point(FILE *out, const struct ic_report_group *r, const struct
     ic_report_time(a, sizeof a, p->comm_s);
     ic_report_bytes(b, sizeof b, p->comm_bytes);
     fprintf(out, "    collectives        %-12s (%s all-reduced per chip)\n", a, b);
+    if (p->fixed_s > 0) {
+        /* the expected step's fixed part, which the terms above leave out */
+        ic_report_time(a, sizeof a, p->fixed_s);
+        if (p->achieved && p->host_s > 0) {
+            ic_report_time(b, sizeof b, p->fixed_s - p->host_s);
+            ic_report_time(c2, sizeof c2, p->host_s);
+            fprintf(out, "    fixed cost         %-12s (%.0f kernel launches, %s; the engine's "
+                         "host time, %s)\n",
+                    a, p->launches, b, c2);
+        } else if (p->achieved) {
+            fprintf(out, "    fixed cost         %-12s (%.0f kernel launches)\n", a, p->launches);
+        } else {
+            fprintf(out, "    fixed cost         %-12s (the kernel's fork/joins, matmul starts "
+                         "and row work, measured by bench)\n",
+                    a);
+        }
+    }
     fprintf(out, "  throughput           %.4g tokens/s, %.4g tokens/s per chip\n", p->tokens_s,
             p->tokens_s_chip);
     if (isfinite(p->usd_per_mtok))

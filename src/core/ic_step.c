@@ -614,9 +614,10 @@ int ic_step_time(const struct ic_load *l, const struct ic_hw *hw, const struct i
             a->kernels_per_layer > 0
                 ? (double)a->kernels_per_layer * (double)l->layers + l->extra_kernels
                 : 0;
+        t->launches = kernels + (double)a->step_launches;
+        t->host_s = en && !en->overlap ? en->cpu_step_s : 0;
         fixed = kernels * (graphs ? a->launch_graph_s : a->launch_s) +
-                (double)a->step_launches * a->launch_s +
-                (en && !en->overlap ? en->cpu_step_s : 0);
+                (double)a->step_launches * a->launch_s + t->host_s;
         t->fixed_s = fixed;
         if (l->allreduces)
             t->comm_s = (double)l->allreduces *

@@ -227,7 +227,10 @@ struct ic_time {
     double kv_s, attn_s;           /* attention: cache (and scores) traffic, FLOPs */
     double comm_s;                 /* the all-reduces */
     double a2a_s;                  /* the all-to-alls (always serial) */
-    double fixed_s;                /* expected: fork/join per region */
+    double fixed_s;                /* expected: fork/join per region; on an achieved
+                                      entry the launches and the engine's host time */
+    double launches;               /* achieved: kernels launched a step (in fixed_s) */
+    double host_s;                 /* achieved: the engine's host time a step (in fixed_s) */
     double send_s;                 /* pipeline: one pass's activations to the next stage */
     double stage_s;                /* one micro-batch through one stage (the terms
                                       above are of this pass); = step_s without a
