@@ -71,6 +71,9 @@ try {
   });
   console.log(`loaded: batch ${before.batch}; table has ${before.table.split("\n").length} rows`);
   if (!before.table.includes("step time")) fail("the table has no step time");
+  // v5e has achieved rates: the expected step beside the ideal bound
+  if (!/expected step\s+[0-9.]+ ms \([0-9.]+x the ideal bound\)/.test(before.table))
+    fail("the table has no expected step beside the ideal bound");
   if (before.batch !== "8") fail(`the address's batch 8 was not applied (slider says ${before.batch})`);
 
   // move the batch slider: focus it and press the right arrow 30 times
