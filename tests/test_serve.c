@@ -83,12 +83,25 @@ START_TEST(test_db_folder_is_served)
     ck_assert_int_eq(ic_serve_handle(&own, "/api/options", NULL, 0, &r), IC_OK);
     ck_assert_uint_eq(r.status, 200);
     ck_assert(body_has(&r, "\"only-here\""));
+    ck_assert(body_has(&r, "\"engines\": []")); /* the folder has no enginedb/ */
     ic_serve_resp_free(&r);
     const struct ic_param ps[] = {P("model", "only-here"), P("hw", "h100-sxm")};
     ck_assert_int_eq(ic_serve_handle(&own, "/api/decode", ps, 2, &r), IC_OK);
     ck_assert_msg(r.status == 200, "status %u", r.status);
     ck_assert(body_has(&r, "\"model\": \"only-here\""));
     ic_serve_resp_free(&r);
+    /* a chip without achieved rates takes no engine profile */
+    char cq[256];
+    snprintf(p, sizeof p, "%s/tests/fixtures/measured-cpu.yaml", IC_SRC_DIR);
+    snprintf(cq, sizeof cq, "%s/hwdb/test-cpu.yaml", dir);
+    copy_renamed(p, cq, "test-cpu");
+    const struct ic_param pe[] = {P("model", "only-here"), P("hw", "test-cpu"),
+                                  P("engine", "vllm")};
+    ck_assert_int_eq(ic_serve_handle(&own, "/api/decode", pe, 3, &r), IC_OK);
+    ck_assert_uint_eq(r.status, 400);
+    ck_assert(body_has(&r, "engine: test-cpu has no achieved section"));
+    ic_serve_resp_free(&r);
+    unlink(cq);
     /* and the default folder does not know it */
     r = get("/api/decode", ps, 2);
     ck_assert_uint_eq(r.status, 400);
@@ -144,18 +157,22 @@ END_TEST
 /* /api/decode answers byte for byte what `--format json` writes: a point
  * that fits (docs/cases.md's 8.6 ms step), one that does not, whose
  * fewest_chips the command line fills in (Llama-3-70B in bf16 on one 80 GB
- * H100: 141 GB of weights, 2 chips hold it), and a model whose entry gives
- * its shipped weights (gpt-oss-120b: mxfp4 experts, the rest bf16) */
+ * H100: 141 GB of weights, 2 chips hold it), a model whose entry gives
+ * its shipped weights (gpt-oss-120b: mxfp4 experts, the rest bf16), the
+ * expected estimate asked for, and an engine profile (which implies it) */
 START_TEST(test_decode_json_is_the_cli_json)
 {
-    static const char *const cases[3][16] = {
+    static const char *const cases[5][16] = {
         {"model", "llama3-70b", "hw", "v5e", "chips", "16", "batch", "32", "context", "8192",
          "weights", "int8", "kv", "int8", NULL},
         {"model", "llama3-70b", "hw", "h100", "chips", "1", "batch", "1", "context", "1024",
          NULL},
         {"model", "gpt-oss-120b", "hw", "h100", NULL},
+        {"model", "llama3-70b", "hw", "h100", "chips", "8", "estimate", "expected", NULL},
+        {"model", "llama3-70b", "hw", "mi300x", "chips", "8", "weights", "fp8", "engine",
+         "vllm-0.10", NULL},
     };
-    for (int c = 0; c < 3; c++) {
+    for (int c = 0; c < 5; c++) {
         struct ic_param q[8];
         const char *argv[24] = {"infcalc"};
         int np = 0, na = 1;
@@ -184,9 +201,15 @@ START_TEST(test_decode_json_is_the_cli_json)
             ck_assert(body_has(&r, "\"step_s\": 0.0086"));
         else if (c == 1)
             ck_assert(body_has(&r, "\"fewest_chips\": {\"bf16\": 2,"));
-        else
+        else if (c == 2)
             ck_assert(body_has(&r, "\"weights\": \"fp4\", \"weights_kept\": \"embedding, "
                                    "lm_head, attn_heads, attn_kv, replicated at bf16\""));
+        else if (c == 3)
+            ck_assert(body_has(&r, "\"estimate\": \"expected\",") &&
+                      body_has(&r, "\"engine\": \"none\","));
+        else
+            ck_assert(body_has(&r, "\"estimate\": \"expected\",") &&
+                      body_has(&r, "\"engine\": \"vllm-0.10\","));
         free(want);
         fclose(o);
         fclose(e);
@@ -216,7 +239,7 @@ END_TEST
 START_TEST(test_bad_requests)
 {
     static const struct {
-        struct ic_param p[3];
+        struct ic_param p[4];
         size_t n;
         const char *msg;
     } cases[] = {
@@ -249,6 +272,20 @@ START_TEST(test_bad_requests)
         {{PI("model", "llama3-8b"), PI("hw", "h100"), PI("model", "llama3-70b")}, 3,
          "parameter 'model' given twice\n  give it once; the server computes one configuration"},
         {{PI("model", "llama3-8b")}, 1, "needs --model and --hw"},
+        /* an engine profile: by name only, never with the ideal bound */
+        {{PI("model", "llama3-8b"), PI("hw", "h100"), PI("engine", "../enginedb/vllm-0.6")}, 3,
+         "is not a database name"},
+        {{PI("model", "llama3-8b"), PI("hw", "h100"), PI("engine", "vllm-0.6.yaml")}, 3,
+         "is not a database name"},
+        {{PI("model", "llama3-8b"), PI("hw", "h100"), PI("engine", "vllm-0.7")}, 3,
+         "unknown engine 'vllm-0.7'"},
+        {{PI("model", "llama3-8b"), PI("hw", "h100"), PI("estimate", "ideal"),
+          PI("engine", "vllm")},
+         4, "engine: the ideal bound reads no engine profile"},
+        {{PI("model", "llama3-8b"), PI("hw", "h100"), PI("estimate", "best")}, 3,
+         "--estimate: unknown value 'best'"},
+        {{PI("model", "llama3-8b"), PI("hw", "h100"), PI("estimat", "ideal")}, 3,
+         "did you mean 'estimate'?"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         for (int path = 0; path < 2; path++) {
@@ -319,6 +356,12 @@ START_TEST(test_options)
                            "\"meta-llama/Meta-Llama-3-70B\"], \"params\": 70553706496"));
     ck_assert(body_has(&r, "{\"name\": \"tpu-v5e\", \"aliases\": [\"v5e\"], "));
     ck_assert(body_has(&r, "\"types\": [\"fp32\", \"bf16\""));
+    /* whether a chip takes an engine profile, and the profiles */
+    ck_assert(body_has(&r, "\"hbm_bytes\": 16000000000, \"compute\": [\"bf16\", \"int8\"], "
+                           "\"achieved\": true}"));
+    ck_assert(body_has(&r, "\"engines\": [{\"name\": \"gpt-fast\", \"aliases\": [], "
+                           "\"description\": "));
+    ck_assert(body_has(&r, "{\"name\": \"vllm-0.19\", \"aliases\": [\"vllm\", "));
     ic_serve_resp_free(&r);
 }
 END_TEST

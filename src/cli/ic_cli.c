@@ -1075,12 +1075,14 @@ static const char usage_serve[] =
     "usage: infcalc serve [--port N] [--bind ADDR] [--db DIR]\n"
     "\n"
     "Serves the decode calculator as a web page (libmicrohttpd): selectors for\n"
-    "model, hardware, chips and the three types, sliders for batch and context\n"
-    "(log scale), the step-time and Pareto chart and the context chart drawn by\n"
-    "infcalc's own cairo code, and the current point's table. The address holds\n"
-    "the state: copy it to share a configuration. GET /api/decode?model=..&hw=..\n"
-    "answers the JSON of --format json; bad values get HTTP 400 with the message\n"
-    "the command line prints. Names only: nothing outside hwdb/ and modeldb/ is\n"
+    "model, hardware, chips, the three types, the estimate and the engine profile,\n"
+    "sliders for batch and context (log scale), the step-time and Pareto chart and\n"
+    "the context chart drawn by infcalc's own cairo code, and the current point's\n"
+    "table. The address holds the state: copy it to share a configuration.\n"
+    "GET /api/decode?model=..&hw=.. (and chips, batch, context, weights, kv,\n"
+    "compute, estimate, engine: the decode options, one value each) answers the\n"
+    "JSON of --format json; bad values get HTTP 400 with the message the command\n"
+    "line prints. Names only: nothing outside hwdb/, modeldb/ and enginedb/ is\n"
     "read. Runs until Ctrl-C.\n";
 
 static int cmd_serve(const struct ic_opts *a, const struct ic_db *db, FILE *out, FILE *errf)

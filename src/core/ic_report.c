@@ -508,11 +508,12 @@ static void table_point(FILE *out, const struct ic_report_group *r, const struct
         if (p->achieved && p->host_s > 0) {
             ic_report_time(b, sizeof b, p->fixed_s - p->host_s);
             ic_report_time(c2, sizeof c2, p->host_s);
-            fprintf(out, "    fixed cost         %-12s (%.0f kernel launches, %s; the engine's "
+            fprintf(out, "    fixed cost         %-12s (%.0f kernel launch%s, %s; the engine's "
                          "host time, %s)\n",
-                    a, p->launches, b, c2);
+                    a, p->launches, p->launches == 1 ? "" : "es", b, c2);
         } else if (p->achieved) {
-            fprintf(out, "    fixed cost         %-12s (%.0f kernel launches)\n", a, p->launches);
+            fprintf(out, "    fixed cost         %-12s (%.0f kernel launch%s)\n", a, p->launches,
+                    p->launches == 1 ? "" : "es");
         } else {
             fprintf(out, "    fixed cost         %-12s (the kernel's fork/joins, matmul starts "
                          "and row work, measured by bench)\n",

@@ -2,6 +2,7 @@
 #include "ic_serve.h"
 
 #include "ic_decode.h"
+#include "ic_engine.h"
 #include "ic_opt.h"
 #include "ic_plot.h"
 #include "ic_report.h"
@@ -17,10 +18,12 @@
 _Static_assert(IC_SERVE_MAX_VALUE + 1 >= IC_MODEL_NAME_LEN && IC_SERVE_MAX_VALUE + 1 >= IC_HW_NAME_LEN,
                "a value holds any entry's name");
 
-/* The parameters: the decode options of the same names, one value each. */
-static const char *const keys[] = {"model", "hw",      "chips", "batch",
-                                   "context", "weights", "kv",    "compute"};
-enum { N_KEYS = sizeof keys / sizeof keys[0] };
+/* The parameters: the decode options of the same names, one value each
+ * (model, hw and engine by the databases' names only). */
+static const char *const keys[] = {"model",   "hw", "chips",   "batch",    "context",
+                                   "weights", "kv", "compute", "estimate", "engine"};
+enum { N_KEYS = sizeof keys / sizeof keys[0], K_MODEL = 0, K_HW = 1, K_ENGINE = 9 };
+#define KEYS_TEXT "model, hw, chips, batch, context, weights, kv, compute, estimate and engine"
 
 void ic_serve_resp_free(struct ic_serve_resp *r)
 {
@@ -171,6 +174,7 @@ struct point_req {
     struct ic_model *m;
     struct ic_model_stats st;
     struct ic_hw *h;
+    struct ic_engine *en; /* NULL: a good engine */
     struct ic_decode_cfg cfg;
     struct ic_point pt;
 };
@@ -180,6 +184,7 @@ static void point_free(struct point_req *q)
     ic_opts_free(&q->o);
     free(q->m);
     free(q->h);
+    free(q->en);
 }
 
 /* Fills q from the parameters: 0 with q ready, or 0 with a 400/500 in r
@@ -191,8 +196,8 @@ static int point_of(const struct ic_db *db, const struct ic_param *p, size_t n,
     ic_opts_init(&q->o, IC_CMD_DECODE);
     struct ic_err e = {0};
     if (n > IC_SERVE_MAX_PARAMS)
-        return bad(r, "%zu parameters; at most %d\n  give each of model, hw, chips, batch, "
-                      "context, weights, kv and compute at most once", n, IC_SERVE_MAX_PARAMS);
+        return bad(r, "%zu parameters; at most %d\n  give each of " KEYS_TEXT " at most once",
+                   n, IC_SERVE_MAX_PARAMS);
     for (size_t i = 0; i < n; i++) {
         int k = -1;
         for (int j = 0; j < N_KEYS; j++)
@@ -204,10 +209,9 @@ static int point_of(const struct ic_db *db, const struct ic_param *p, size_t n,
             snprintf(key, sizeof key, "%s", p[i].key);
             if (near)
                 return bad(r, "unknown parameter '%s'; did you mean '%s'?\n  the parameters "
-                              "are model, hw, chips, batch, context, weights, kv and compute",
-                           key, near);
-            return bad(r, "unknown parameter '%s'; expected model, hw, chips, batch, context, "
-                          "weights, kv or compute\n  e.g. /api/decode?model=llama3-8b&hw=h100",
+                              "are " KEYS_TEXT, key, near);
+            return bad(r, "unknown parameter '%s'; expected one of " KEYS_TEXT
+                          "\n  e.g. /api/decode?model=llama3-8b&hw=h100",
                        key);
         }
         char name[32];
@@ -220,14 +224,14 @@ static int point_of(const struct ic_db *db, const struct ic_param *p, size_t n,
         if (strchr(v, ','))
             return bad(r, "%s: one value, not a list ('%s')\n  the server computes one "
                           "configuration; the command line sweeps lists", name, v);
-        if ((k == 0 || k == 1) && strchr(v, '/') &&
+        if ((k == K_MODEL || k == K_HW) && strchr(v, '/') &&
             slash_alias(db, k, v, q->named[k], sizeof q->named[k]))
             v = q->named[k];
-        if ((k == 0 || k == 1) && *v && !db_name(v))
-            return bad(r, "%s: '%s' is not a database name; the server reads only hwdb/ and "
-                          "modeldb/\n  'infcalc list %s' names them (a file is for the "
-                          "command line)",
-                       name, v, k == 0 ? "models" : "hw");
+        if ((k == K_MODEL || k == K_HW || k == K_ENGINE) && *v && !db_name(v))
+            return bad(r, "%s: '%s' is not a database name; the server reads only hwdb/, "
+                          "modeldb/ and enginedb/\n  'infcalc list %s' names them (a file is "
+                          "for the command line)",
+                       name, v, k == K_MODEL ? "models" : k == K_HW ? "hw" : "engines");
         /* once each: the command line's hint (a list) does not apply here */
         if (q->o.given[ic_opt_find(name)])
             return bad(r, "parameter '%s' given twice\n  give it once; the server computes one "
@@ -250,6 +254,25 @@ static int point_of(const struct ic_db *db, const struct ic_param *p, size_t n,
         (rc = ic_model_derive(q->m, &q->st, &e)) || (rc = ic_db_hw(db, q->o.hw[0], q->h, &e)))
         return lib_error(r, rc, &e);
     ic_opts_decode_cfg(&q->o, &q->cfg);
+    /* an engine profile: the command line's rules (ic_cli_engine_check),
+     * and it asks for the expected estimate */
+    int estimate = q->o.given[IC_OPT_ESTIMATE] ? q->o.estimate : -1;
+    if (q->o.given[IC_OPT_ENGINE]) {
+        if (estimate == IC_EST_IDEAL)
+            return bad(r, "engine: the ideal bound reads no engine profile\n  leave out "
+                          "estimate=ideal (an engine implies expected)");
+        if (!ic_step_achieved(q->h, IC_EST_EXPECTED))
+            return bad(r, "engine: %s has no achieved section (published microbenchmarks); "
+                          "an engine profile adds to those rates only\n  choose a chip with "
+                          "achieved rates, or leave out engine",
+                       q->h->name);
+        if (!(q->en = malloc(sizeof *q->en)))
+            return IC_ENOMEM;
+        if ((rc = ic_db_engine(db, q->o.engine, q->en, &e)))
+            return lib_error(r, rc, &e);
+        q->cfg.engine = q->en;
+        estimate = IC_EST_EXPECTED;
+    }
     if (!q->o.given[IC_OPT_WEIGHTS] && q->m->quant_unread[0]) {
         char why[IC_MODEL_NAME_LEN * 2 + 96];
         ic_model_unread_text(q->m, why, sizeof why);
@@ -257,7 +280,7 @@ static int point_of(const struct ic_db *db, const struct ic_param *p, size_t n,
     }
     if (!q->o.given[IC_OPT_WEIGHTS] && q->m->has_default_weights)
         q->cfg.weights = q->m->default_weights; /* as the command line: as shipped */
-    if ((rc = ic_decode_for_hw(&q->cfg, q->h, -1, &e)))
+    if ((rc = ic_decode_for_hw(&q->cfg, q->h, estimate, &e)))
         return e.hint[0] ? bad(r, "%s\n  %s", e.msg, e.hint) : bad(r, "%s", e.msg);
     if ((rc = ic_decode(&q->st, q->h, &q->cfg, &q->pt, &e)))
         return lib_error(r, rc, &e);
@@ -319,16 +342,20 @@ static int chart(const struct point_req *q, bool by_context, struct ic_serve_res
         rc = text_resp(r, 400, "text/plain", "nothing to draw\n");
         goto out;
     }
-    char title[320], sub[200];
+    char title[320], sub[260], how[120];
+    if (pts[0].other_known && q->en)
+        snprintf(how, sizeof how, "expected step under %s solid, ideal bound dashed", q->en->name);
+    else
+        snprintf(how, sizeof how, "%s",
+                 pts[0].other_known               ? "expected step solid, ideal bound dashed"
+                 : c.estimate == IC_EST_EXPECTED ? "expected time from measured figures"
+                                                 : "ideal bound from spec-sheet peaks");
     snprintf(title, sizeof title, "%s on %llu x %s", q->m->name, (unsigned long long)c.chips,
              q->h->name);
     snprintf(sub, sizeof sub, "weights %s, KV %s, compute %s; %s %llu; %s",
              ic_dtype_traits(c.weights)->name, ic_dtype_traits(c.kv)->name,
              ic_dtype_traits(c.compute)->name, by_context ? "batch" : "context",
-             (unsigned long long)(by_context ? c.batch : c.context),
-             pts[0].other_known ? "expected step solid, ideal bound dashed"
-             : c.estimate == IC_EST_EXPECTED ? "expected time from measured figures"
-                                             : "ideal bound from spec-sheet peaks");
+             (unsigned long long)(by_context ? c.batch : c.context), how);
     struct ic_plot_curve cv = {"", pts, np};
     /* the ringed point with both estimates, as the curve has them */
     struct ic_point mark = q->pt;
@@ -367,7 +394,8 @@ static void entry_head(FILE *f, bool first, const struct names *nm)
 }
 
 /* {"models": [{"name", "aliases", "params", "max_context"}], "hw": [{"name",
- * "aliases", "hbm_bytes", "compute": [...]}], "types": [...]} */
+ * "aliases", "hbm_bytes", "compute": [...], "achieved"}], "engines": [{"name",
+ * "aliases", "description"}], "types": [...]} */
 static int options(const struct ic_db *db, struct ic_serve_resp *r)
 {
     char *buf = NULL;
@@ -403,7 +431,9 @@ static int options(const struct ic_db *db, struct ic_serve_resp *r)
                         ic_report_json_str(f, ic_dtype_traits((enum ic_dtype)t)->name);
                         fc = false;
                     }
-                fputs("]}", f);
+                /* whether an engine profile applies (ic_step_achieved) */
+                fprintf(f, "], \"achieved\": %s}",
+                        ic_step_achieved(h, IC_EST_EXPECTED) ? "true" : "false");
             } else {
                 fprintf(f, ", \"params\": %llu, \"max_context\": %llu}",
                         (unsigned long long)st.params_total, (unsigned long long)st.max_context);
@@ -416,6 +446,32 @@ static int options(const struct ic_db *db, struct ic_serve_resp *r)
         ic_db_paths_free(paths, np);
         fputs("]", f);
     }
+    /* the engine profiles (a database may have none) */
+    fputs(", \"engines\": [", f);
+    if (rc == IC_OK) {
+        char **paths = NULL;
+        size_t np = 0;
+        struct ic_engine *en = malloc(sizeof *en);
+        if (!en)
+            rc = IC_ENOMEM;
+        else if (ic_db_paths(db, IC_DB_ENGINE, &paths, &np, &e))
+            np = 0;
+        bool first = true;
+        for (size_t i = 0; i < np && en; i++) {
+            if (ic_engine_load(paths[i], en, &e))
+                continue; /* as a broken entry above */
+            const struct names nm = {en->name, en->aliases[0], sizeof en->aliases[0],
+                                     en->n_aliases};
+            entry_head(f, first, &nm);
+            fputs(", \"description\": ", f);
+            ic_report_json_str(f, en->description);
+            fputc('}', f);
+            first = false;
+        }
+        free(en);
+        ic_db_paths_free(paths, np);
+    }
+    fputs("]", f);
     fputs(", \"types\": [", f);
     for (int t = 0; t < IC_DT_COUNT; t++) {
         fputs(t ? ", " : "", f);

@@ -101,6 +101,21 @@ try {
   console.log(`step time: ${stepOf(before.table)} -> ${stepOf(after.table)}`);
   if (stepOf(before.table) === stepOf(after.table)) fail("the step time did not change");
 
+  // an engine profile from the list: the step becomes the expected one
+  // under it, and the address holds it
+  const picked = await run(`
+    const e = document.getElementById("engine");
+    const o = [...e.options].find((x) => x.value === "vllm-tpu-0.12");
+    if (!o || e.disabled) return "";
+    e.value = o.value; e.dispatchEvent(new Event("change")); return o.value;`);
+  if (!picked) fail("the engine list lacks vllm-tpu-0.12 for tpu-v5e");
+  const engined = await until("the table under the engine", async () => {
+    const s = await state();
+    return s.table.includes("(expected)") && s.url.includes("engine=vllm-tpu-0.12") ? s : null;
+  });
+  console.log(`engine ${picked}: step time ${stepOf(engined.table)}`);
+  if (engined.error) fail("the page shows an error: " + engined.error);
+
   const png = await wd("GET", `/session/${sid}/screenshot`);
   writeFileSync(shot, Buffer.from(png, "base64"));
   console.log("screenshot: " + shot);
