@@ -111,7 +111,9 @@ try {
   if (!picked) fail("the engine list lacks vllm-tpu-0.12 for tpu-v5e");
   const engined = await until("the table under the engine", async () => {
     const s = await state();
-    return s.table.includes("(expected)") && s.url.includes("engine=vllm-tpu-0.12") ? s : null;
+    return s.table.includes("(expected)") && s.url.includes("engine=vllm-tpu-0.12") &&
+      s.chartBatch.includes("engine=vllm-tpu-0.12") &&
+      s.chartContext.includes("engine=vllm-tpu-0.12") ? s : null;
   });
   console.log(`engine ${picked}: step time ${stepOf(engined.table)}`);
   if (engined.error) fail("the page shows an error: " + engined.error);
