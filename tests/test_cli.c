@@ -335,6 +335,15 @@ START_TEST(test_trace_context_warning)
     ck_assert_str_eq(err_buf, "infcalc: warning: the trace's longest request, prompt + output "
                               "(9000 tokens) exceeds llama3-8b's max_position_embeddings "
                               "(8192)\n");
+    /* a trace replayed draws nothing: a seed is refused; with --rate its
+     * arrivals are drawn, and the seed is read */
+    ck_assert_int_eq(run("simulate", "--model", "llama3-8b", "--hw", "h100", "--trace", path,
+                         "--seed", "3", NULL),
+                     2);
+    has_err("--seed: this run draws nothing at random (the trace's arrivals and lengths)");
+    ck_assert_int_eq(run("simulate", "--model", "llama3-8b", "--hw", "h100", "--trace", path,
+                         "--seed", "3", "--rate", "1", NULL),
+                     0);
     remove(path);
 }
 END_TEST

@@ -153,6 +153,24 @@ int ic_cli_sim_check(const struct ic_opts *a, FILE *errf)
                                      ic_opt_table[l[i].cv].name, cv,
                                      ic_opt_table[l[i].dist].name);
     }
+    /* simulate: a seed for a run that draws nothing (arrivals all at once,
+     * or a trace's own times, and fixed lengths) changes nothing: refused,
+     * as optimize refuses its simulation's options without a simulation
+     * (optimize's capacity search draws its arrivals at rates of its own) */
+    const bool drawn = a->cmd != IC_CMD_SIMULATE || (a->given[IC_OPT_RATE] && a->rate > 0) ||
+                       a->given[IC_OPT_RATES] || a->given[IC_OPT_PLOT] ||
+                       a->prompt_dist != IC_DIST_FIXED || a->output_dist != IC_DIST_FIXED;
+    if (a->given[IC_OPT_SEED] && !drawn)
+        return ic_cli_usage_hint(errf,
+                                 a->given[IC_OPT_TRACE]
+                                     ? "give --rate or --rates (the trace's lengths at Poisson "
+                                       "arrivals), or leave --seed out"
+                                     : "give --rate or --rates (Poisson arrivals) or a length "
+                                       "distribution, or leave --seed out",
+                                 "--seed: this run draws nothing at random (%s)",
+                                 a->given[IC_OPT_TRACE] ? "the trace's arrivals and lengths"
+                                                        : "every request at t = 0, lengths "
+                                                          "fixed");
     /* prefill-first prefills a prompt whole in a step: a budget under the
      * prompt (the mean of a spread) splits every prompt over steps that
      * admit and preempt without end (--max-tokens 1: 28,688 preemptions

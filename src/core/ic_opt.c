@@ -383,7 +383,8 @@ static const struct {
                                     "enlarged to hold a layer's state, as vLLM's)"},
     {IC_CMD_SIMULATE, IC_OPT_MFU, "ideal estimate: prefill FLOPs at this share of peak "
                                   "(default 0.4)"},
-    {IC_CMD_SIMULATE, IC_OPT_SEED, "the arrivals' and lengths' seed (default 1)"},
+    {IC_CMD_SIMULATE, IC_OPT_SEED, "the arrivals' and lengths' seed (default 1; only where\n"
+                                   "they are drawn: --rate, --rates or a distribution)"},
     {IC_CMD_VALIDATE, IC_OPT_SEED, "the random seed of the points' order and (plus the "
                                    "kernel's index) of the kernels' weights (default: 20261129 "
                                    "for the order, 7 for the weights)"},
