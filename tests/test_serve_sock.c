@@ -375,6 +375,133 @@ START_TEST(test_charts_are_kept_a_moment)
 }
 END_TEST
 
+/* Sends a GET of path on a new connection (closed by the server after the
+ * reply); its descriptor. */
+static int ask(const char *path)
+{
+    char req[512];
+    snprintf(req, sizeof req, "GET %s HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n",
+             path);
+    int fd = connect_lo();
+    send_all(fd, req, strlen(req));
+    return fd;
+}
+
+/* Reads fd's reply to its end (limit_s at most) into r; closes fd. */
+static void reply_of(int fd, double limit_s, struct reply *r)
+{
+    double t0 = now_s();
+    r->len = 0;
+    r->end = ETIMEDOUT;
+    while (now_s() - t0 < limit_s) {
+        struct pollfd q = {fd, POLLIN, 0};
+        if (poll(&q, 1, 100) <= 0)
+            continue;
+        char buf[4096];
+        ssize_t k = recv(fd, buf, sizeof buf, 0);
+        if (k <= 0) {
+            r->end = k == 0 ? 0 : errno;
+            break;
+        }
+        size_t room = sizeof r->text - 1 - r->len, c = (size_t)k < room ? (size_t)k : room;
+        memcpy(r->text + r->len, buf, c);
+        r->len += c;
+    }
+    r->text[r->len] = '\0';
+    r->took_s = now_s() - t0;
+    close(fd);
+}
+
+/* Charts of new addresses are drawn by a thread of their own: an
+ * /api/decode asked after 12 of them is answered before the last of them
+ * (each takes 40-75 ms; the loop drew them all first, the decode last). */
+START_TEST(test_charts_do_not_hold_other_requests)
+{
+    enum { N = 12 };
+    int fd[N];
+    static struct reply r[N], api;
+    for (int i = 0; i < N; i++) {
+        char path[128];
+        snprintf(path, sizeof path, "/chart/batch.png?model=llama3-70b&hw=h100&batch=%d", i + 1);
+        fd[i] = ask(path);
+    }
+    sleep_s(0.05); /* the charts' requests in first */
+    int a = ask("/api/decode?model=llama3-70b&hw=h100&chips=8");
+    reply_of(a, 30, &api);
+    const double api_done = now_s();
+    ck_assert_msg(strncmp(api.text, "HTTP/1.1 200", 12) == 0 && strstr(api.text, "\"step_s\""),
+                  "/api/decode: '%.80s'", api.text);
+    /* the last chart's reply is still to come when the decode's is in */
+    struct pollfd q = {fd[N - 1], POLLIN, 0};
+    ck_assert_msg(poll(&q, 1, 0) == 0,
+                  "the last of %d charts was answered before an /api/decode asked after "
+                  "them (%.2f s)", N, api.took_s);
+    double last = 0;
+    for (int i = 0; i < N; i++) {
+        reply_of(fd[i], 60, &r[i]);
+        ck_assert_msg(strncmp(r[i].text, "HTTP/1.1 200", 12) == 0 && strstr(r[i].text, "image/png"),
+                      "chart %d: '%.80s'", i, r[i].text);
+        last = now_s();
+    }
+    ck_assert(last > api_done);
+}
+END_TEST
+
+/* Past IC_SERVE_CHART_QUEUE charts waiting (and the one being drawn), a
+ * new chart gets 503 with Retry-After, at once; the others are drawn. */
+START_TEST(test_chart_queue_is_bounded)
+{
+    enum { N = IC_SERVE_CHART_QUEUE + 9 };
+    static int fd[N];
+    static struct reply r;
+    for (int i = 0; i < N; i++) {
+        char path[128];
+        snprintf(path, sizeof path, "/chart/context.png?model=llama3-8b&hw=h100&batch=%d", i + 1);
+        fd[i] = ask(path);
+    }
+    int ok = 0, busy = 0;
+    for (int i = 0; i < N; i++) {
+        reply_of(fd[i], 60, &r);
+        if (strncmp(r.text, "HTTP/1.1 200", 12) == 0 && strstr(r.text, "image/png"))
+            ok++;
+        else if (strncmp(r.text, "HTTP/1.1 503", 12) == 0 && strstr(r.text, "Retry-After: 1") &&
+                 strstr(r.text, "too many charts waiting"))
+            busy++;
+        else
+            ck_abort_msg("chart %d: '%.80s'", i, r.text);
+    }
+    /* at least the queue and the one in hand drawn; the rest refused */
+    ck_assert_msg(ok >= IC_SERVE_CHART_QUEUE + 1 && busy >= 1, "%d drawn, %d refused of %d", ok,
+                  busy, N);
+    assert_answered("after the charts");
+}
+END_TEST
+
+/* Stopped with charts waiting: the connections suspended for them are
+ * resumed and answered (the chart, or 503), and the server exits cleanly
+ * (libmicrohttpd may not stop with a connection suspended). */
+START_TEST(test_stop_with_charts_waiting)
+{
+    enum { N = 10 };
+    int fd[N];
+    for (int i = 0; i < N; i++) {
+        char path[128];
+        snprintf(path, sizeof path, "/chart/batch.png?model=llama3-8b&hw=a100&batch=%d", i + 1);
+        fd[i] = ask(path);
+    }
+    sleep_s(0.1);
+    stop_server(); /* asserts a clean exit */
+    static struct reply r;
+    int answered = 0;
+    for (int i = 0; i < N; i++) {
+        reply_of(fd[i], 5, &r);
+        answered += strncmp(r.text, "HTTP/1.1 200", 12) == 0 ||
+                    (strncmp(r.text, "HTTP/1.1 503", 12) == 0 && strstr(r.text, "stopping"));
+    }
+    ck_assert_msg(answered == N, "%d of %d charts answered as the server stopped", answered, N);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -391,6 +518,9 @@ int main(int argc, char **argv)
     tcase_add_test(tc, test_slow_sockets_do_not_keep_a_request_out);
     tcase_add_test(tc, test_flood_closes_the_oldest);
     tcase_add_test(tc, test_charts_are_kept_a_moment);
+    tcase_add_test(tc, test_charts_do_not_hold_other_requests);
+    tcase_add_test(tc, test_chart_queue_is_bounded);
+    tcase_add_test(tc, test_stop_with_charts_waiting);
     suite_add_tcase(s, tc);
     return ic_test_run(s);
 }

@@ -10,13 +10,15 @@
  *   /chart/batch.png    the decode figure (step time against batch, Pareto
  *                       frontier) at the chosen context, the chosen point ringed
  *   /chart/context.png  step time against context at the chosen batch
- * The parameters are model, hw, chips, batch, context, weights, kv and
- * compute, one value each: the decode options of those names, parsed into
+ * The parameters are model, hw, chips, batch, context, weights, kv,
+ * compute, estimate and engine, one value each: the decode options of those
+ * names, parsed into
  * the same typed options by the same table (ic_opt.h), so a value the
  * command line rejects is a 400 with the message it prints; then the
  * library computes the point (ic_decode) and writes its JSON (ic_report)
  * or its chart (ic_plot). Names only, never paths: the server reads nothing
- * outside the hwdb/ and modeldb/ of its databases (serve --db DIR). A
+ * outside the hwdb/, modeldb/ and enginedb/ of its databases (serve --db
+ * DIR). A
  * request computes at most one sweep of a few dozen points. */
 #ifndef IC_SERVE_H
 #define IC_SERVE_H
@@ -71,15 +73,19 @@ extern const char ic_serve_page[];
  *                        a fraction of one, and clients asking for the same
  *                        picture over and over draw it once (32 looping
  *                        clients held an /api/decode for 2.4 s; a thousand
- *                        leaving one unread kept the loop busy 25 s more).
- *                        Charts of ever new addresses are still drawn one
- *                        at a time on the one thread
+ *                        leaving one unread kept the loop busy 25 s more)
+ *   IC_SERVE_CHART_QUEUE charts waiting to be drawn: a thread of their own
+ *                        draws them one at a time, the connection suspended
+ *                        meanwhile, so that the loop answers every other
+ *                        request (an /api/decode) while it draws; past this
+ *                        many a chart request gets 503 with Retry-After
  * A request with a body (Content-Length above 0, or any Transfer-Encoding)
- * is answered 413 and the connection closed; the handler answers one request
- * at a time. */
+ * is answered 413 and the connection closed; the loop's thread answers one
+ * request at a time, the drawing thread one chart. */
 enum {
     IC_SERVE_CHART_CACHE = 16,
     IC_SERVE_CHART_TTL_S = 10,
+    IC_SERVE_CHART_QUEUE = 32,
     IC_SERVE_HEADER_S = 10,
     IC_SERVE_IDLE_S = 10,
     IC_SERVE_MAX_CONN = 512,

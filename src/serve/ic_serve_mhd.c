@@ -1,10 +1,13 @@
 /* ic_serve_mhd: the HTTP side of `infcalc serve`, on libmicrohttpd.
  *
- * One thread does everything: it polls libmicrohttpd's epoll set and a
- * signalfd for SIGINT / SIGTERM, and answers each request in turn (the
- * handler is not re-entrant and a request's work is bounded). Being event
- * driven, it holds hundreds of slow or silent connections at no cost to the
- * others; the policy that keeps them from filling it (ic_serve.h) is:
+ * One thread polls libmicrohttpd's epoll set, a signalfd for SIGINT /
+ * SIGTERM and the drawing thread's eventfd, and answers each request in
+ * turn (a request's work is bounded); a chart not drawn a moment ago goes
+ * to a second thread that draws one at a time, its connection suspended
+ * meanwhile and resumed by the loop when the picture is ready, so that a
+ * client asking for ever new charts delays no other request. Being event
+ * driven, the loop holds hundreds of slow or silent connections at no cost
+ * to the others; the policy that keeps them from filling it (ic_serve.h) is:
  *   - a total deadline for a request's headers, not only an idle timeout: a
  *     client sending a byte a second is closed at IC_SERVE_HEADER_S; the
  *     loop wakes at least once a second while any connection waits for
@@ -38,6 +41,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/resource.h>
+#include <sys/eventfd.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <time.h>
@@ -180,20 +184,6 @@ static struct conn *conn_of(struct MHD_Connection *c)
     return i ? i->socket_context : NULL;
 }
 
-/* A request done: the connection waits for the next one's headers. */
-static void request_done(void *cls, struct MHD_Connection *c, void **state,
-                         enum MHD_RequestTerminationCode toe)
-{
-    (void)cls;
-    (void)state;
-    (void)toe;
-    struct conn *k = conn_of(c);
-    if (k) {
-        k->in_headers = true;
-        k->wait_s = mono_s();
-    }
-}
-
 struct params {
     struct ic_param p[IC_SERVE_MAX_PARAMS + 1];
     size_t n;
@@ -270,10 +260,10 @@ static bool has_body(struct MHD_Connection *c)
 
 /* The last IC_SERVE_CHART_CACHE charts drawn, by their address (path and
  * parameters as sent), for IC_SERVE_CHART_TTL_S seconds: a chart takes
- * 40-75 ms of the one thread that answers, and clients asking for the same
- * picture in a loop (32 of them held an /api/decode for 2.4 s) or leaving
- * it unread by the hundred (the loop busy 25 s after they left) draw it
- * once. */
+ * 40-75 ms of the thread that draws, and clients asking for the same
+ * picture in a loop (32 of them held an /api/decode for 2.4 s when the
+ * loop drew them) or leaving it unread by the hundred draw it once. Read
+ * and written by both threads, under the drawer's lock. */
 static struct chart_entry {
     char key[IC_SERVE_MAX_PARAMS * 2 * (IC_SERVE_MAX_VALUE + 2) + 64];
     unsigned char *png;
@@ -316,6 +306,207 @@ static void chart_keep(const char *key, const unsigned char *png, size_t len, do
     e->at_s = t;
 }
 
+/* A chart to draw: its request's path and parameters copied (the
+ * connection's own are not to be read once it is suspended), its cache
+ * key, and its answer once drawn. */
+struct job {
+    struct job *next;
+    struct MHD_Connection *c;
+    struct ic_param p[IC_SERVE_MAX_PARAMS + 1];
+    size_t n;
+    char *url;              /* in text */
+    bool keyed;             /* key holds the chart's address (else not kept) */
+    char key[sizeof chart_cache[0].key];
+    struct ic_serve_resp r; /* the answer, once done */
+    bool oom;               /* no answer could be built */
+    bool hit;               /* found kept when its turn came */
+    double age_s;           /* then: how long ago it was drawn */
+    char text[];            /* the path's and parameters' strings */
+};
+
+/* The drawing thread and what it shares with the loop, under mu: the
+ * charts waiting (queued of them, in arrival order), those drawn whose
+ * connections the loop has yet to resume, and the chart cache. */
+static struct drawer {
+    const struct ic_db *db;
+    pthread_t thread;
+    bool started, stop;
+    pthread_mutex_t mu;
+    pthread_cond_t work;
+    struct job *head, *tail; /* waiting */
+    unsigned queued;
+    struct job *done;        /* drawn, to resume */
+    int wake_fd;             /* eventfd: a job is done */
+} drawer = {.mu = PTHREAD_MUTEX_INITIALIZER, .work = PTHREAD_COND_INITIALIZER, .wake_fd = -1};
+
+/* The state of a request whose headers are in (answered on the next
+ * call); a job's pointer instead once its chart is queued. */
+static int headers_in;
+
+static struct job *job_new(struct MHD_Connection *c, const char *url, const struct params *ps,
+                           const char *key, bool keyed)
+{
+    size_t need = strlen(url) + 1;
+    for (size_t i = 0; i < ps->n; i++)
+        need += strlen(ps->p[i].key) + strlen(ps->p[i].value) + 2;
+    struct job *j = calloc(1, sizeof *j + need);
+    if (!j)
+        return NULL;
+    char *t = j->text;
+    j->c = c;
+    j->url = strcpy(t, url);
+    t += strlen(url) + 1;
+    for (size_t i = 0; i < ps->n; i++) {
+        const char *k = strcpy(t, ps->p[i].key);
+        t += strlen(k) + 1;
+        j->p[i] = (struct ic_param){k, strcpy(t, ps->p[i].value)};
+        t += strlen(t) + 1;
+    }
+    j->n = ps->n;
+    j->keyed = keyed;
+    if (keyed)
+        snprintf(j->key, sizeof j->key, "%s", key);
+    return j;
+}
+
+static void job_free(struct job *j)
+{
+    ic_serve_resp_free(&j->r);
+    free(j);
+}
+
+/* A request done: the connection waits for the next one's headers. */
+static void request_done(void *cls, struct MHD_Connection *c, void **state,
+                         enum MHD_RequestTerminationCode toe)
+{
+    (void)cls;
+    (void)toe;
+    if (*state && *state != &headers_in) /* a chart's job, drawn or given up */
+        job_free(*state);
+    *state = NULL;
+    struct conn *k = conn_of(c);
+    if (k) {
+        k->in_headers = true;
+        k->wait_s = mono_s();
+    }
+}
+
+/* Copies a kept chart into r. */
+static bool chart_copy(const struct chart_entry *e, struct ic_serve_resp *r)
+{
+    memset(r, 0, sizeof *r);
+    if (!(r->body = malloc(e->len)))
+        return false;
+    memcpy(r->body, e->png, e->len);
+    r->len = e->len;
+    r->status = 200;
+    r->type = "image/png";
+    return true;
+}
+
+/* The drawing thread: the waiting charts in turn, each looked up in the
+ * cache first (a second request for an address drawn while it waited),
+ * else drawn without the lock. */
+static void *draw_charts(void *arg)
+{
+    (void)arg;
+    pthread_mutex_lock(&drawer.mu);
+    for (;;) {
+        while (!drawer.stop && !drawer.head)
+            pthread_cond_wait(&drawer.work, &drawer.mu);
+        if (drawer.stop)
+            break;
+        struct job *j = drawer.head;
+        drawer.head = j->next;
+        if (!drawer.head)
+            drawer.tail = NULL;
+        drawer.queued--;
+        const double t = mono_s();
+        const struct chart_entry *hit = j->keyed ? chart_find(j->key, t) : NULL;
+        if (hit) {
+            j->hit = true;
+            j->age_s = t - hit->at_s;
+            j->oom = !chart_copy(hit, &j->r);
+        }
+        pthread_mutex_unlock(&drawer.mu);
+        if (!hit)
+            j->oom = ic_serve_handle(drawer.db, j->url, j->p, j->n, &j->r) != IC_OK;
+        pthread_mutex_lock(&drawer.mu);
+        if (!hit && !j->oom && j->keyed && j->r.status == 200)
+            chart_keep(j->key, j->r.body, j->r.len, mono_s());
+        j->next = drawer.done;
+        drawer.done = j;
+        const uint64_t one = 1;
+        if (write(drawer.wake_fd, &one, sizeof one) < 0) {
+            /* EAGAIN: the counter is full, and the loop wakes all the same */
+        }
+    }
+    pthread_mutex_unlock(&drawer.mu);
+    return NULL;
+}
+
+/* Resumes the connections of the charts drawn (the loop's thread). */
+static void resume_drawn(void)
+{
+    uint64_t n;
+    if (read(drawer.wake_fd, &n, sizeof n) < 0) {
+        /* EAGAIN: nothing drawn since; the list says so too */
+    }
+    pthread_mutex_lock(&drawer.mu);
+    struct job *j = drawer.done;
+    drawer.done = NULL;
+    pthread_mutex_unlock(&drawer.mu);
+    while (j) {
+        struct job *next = j->next;
+        MHD_resume_connection(j->c); /* answered by its next call (answer) */
+        j = next;
+    }
+}
+
+/* Queues the job, its connection suspended; false when the queue is full
+ * or no thread draws. */
+static bool queue_chart(struct job *j)
+{
+    pthread_mutex_lock(&drawer.mu);
+    const bool ok = drawer.started && drawer.queued < IC_SERVE_CHART_QUEUE;
+    if (ok) {
+        MHD_suspend_connection(j->c);
+        if (drawer.tail)
+            drawer.tail->next = j;
+        else
+            drawer.head = j;
+        drawer.tail = j;
+        drawer.queued++;
+        pthread_cond_signal(&drawer.work);
+    }
+    pthread_mutex_unlock(&drawer.mu);
+    return ok;
+}
+
+/* Sends r (its body handed to libmicrohttpd), with an Age header where it
+ * was kept from age_s ago (age_s < 0: drawn for this request). */
+static enum MHD_Result send_resp(struct MHD_Connection *c, struct ic_serve_resp *r, double age_s)
+{
+    struct MHD_Response *resp =
+        MHD_create_response_from_buffer(r->len, r->body, MHD_RESPMEM_MUST_FREE);
+    if (!resp) {
+        ic_serve_resp_free(r);
+        return MHD_NO;
+    }
+    r->body = NULL; /* libmicrohttpd's now */
+    MHD_add_response_header(resp, "Content-Type", r->type);
+    MHD_add_response_header(resp, "Cache-Control", "no-store");
+    if (age_s >= 0) { /* drawn a moment ago (RFC 9111 5.1: its age in whole seconds) */
+        char age[24];
+        snprintf(age, sizeof age, "%.0f", floor(age_s));
+        MHD_add_response_header(resp, "Age", age);
+    }
+    MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
+    enum MHD_Result ok = MHD_queue_response(c, r->status, resp);
+    MHD_destroy_response(resp);
+    return ok;
+}
+
 static enum MHD_Result answer(void *cls, struct MHD_Connection *c, const char *url,
                               const char *method, const char *version, const char *upload,
                               size_t *upload_size, void **state)
@@ -323,7 +514,16 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *c, const char *u
     (void)upload;
     (void)upload_size; /* always 0: a request with a body is refused on the first call */
     const struct server *s = cls;
-    static int headers_in;
+    if (*state != NULL && *state != &headers_in) {
+        /* resumed: its chart is drawn (or the server stops: 503) */
+        struct job *j = *state;
+        if (j->oom)
+            return send_text(c, 500, "infcalc: error: out of memory\n");
+        if (!j->r.body)
+            return send_text_with(c, 503, "infcalc: error: the server is stopping\n",
+                                  "Retry-After", "1");
+        return send_resp(c, &j->r, j->hit ? j->age_s : -1);
+    }
     if (*state == NULL) {
         /* the first call has the headers and nothing else: the deadline no
          * longer applies, and a body is refused before it is read (an answer
@@ -357,40 +557,45 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *c, const char *u
                                  "  names and values are text: remove the %00\n");
     /* a chart drawn a moment ago for the same address: sent again */
     char key[sizeof chart_cache[0].key];
-    const double t = mono_s();
-    const bool chart = strncmp(url, "/chart/", 7) == 0 && chart_key(url, &ps, key, sizeof key);
-    const struct chart_entry *hit = chart ? chart_find(key, t) : NULL;
+    const bool is_chart = strncmp(url, "/chart/", 7) == 0;
+    const bool chart = is_chart && chart_key(url, &ps, key, sizeof key);
     struct ic_serve_resp r;
-    if (hit) {
-        r.status = 200;
-        r.type = "image/png";
-        r.len = hit->len;
-        if (!(r.body = malloc(hit->len)))
+    if (chart) {
+        const double t = mono_s();
+        pthread_mutex_lock(&drawer.mu);
+        const struct chart_entry *hit = chart_find(key, t);
+        const bool copied = hit && chart_copy(hit, &r);
+        const double age_s = hit ? t - hit->at_s : 0;
+        pthread_mutex_unlock(&drawer.mu);
+        if (hit)
+            return copied ? send_resp(c, &r, age_s)
+                          : send_text(c, 500, "infcalc: error: out of memory\n");
+    }
+    if (is_chart) {
+        /* drawn by the drawing thread; the connection waits, suspended */
+        struct job *j = job_new(c, url, &ps, key, chart);
+        if (!j)
             return send_text(c, 500, "infcalc: error: out of memory\n");
-        memcpy(r.body, hit->png, hit->len);
-    } else {
-        if (ic_serve_handle(s->db, url, ps.p, ps.n, &r))
-            return send_text(c, 500, "infcalc: error: out of memory\n");
-        if (chart && r.status == 200)
-            chart_keep(key, r.body, r.len, t);
+        if (queue_chart(j)) {
+            *state = j;
+            return MHD_YES;
+        }
+        const bool started = drawer.started;
+        job_free(j);
+        if (started)
+            return send_text_with(c, 503, "infcalc: error: too many charts waiting to be drawn\n"
+                                          "  ask again in a moment\n",
+                                  "Retry-After", "1");
+        /* no drawing thread: drawn here, as for any other request */
     }
-    struct MHD_Response *resp =
-        MHD_create_response_from_buffer(r.len, r.body, MHD_RESPMEM_MUST_FREE);
-    if (!resp) {
-        ic_serve_resp_free(&r);
-        return MHD_NO;
+    if (ic_serve_handle(s->db, url, ps.p, ps.n, &r))
+        return send_text(c, 500, "infcalc: error: out of memory\n");
+    if (chart && r.status == 200) {
+        pthread_mutex_lock(&drawer.mu);
+        chart_keep(key, r.body, r.len, mono_s());
+        pthread_mutex_unlock(&drawer.mu);
     }
-    MHD_add_response_header(resp, "Content-Type", r.type);
-    MHD_add_response_header(resp, "Cache-Control", "no-store");
-    if (hit) { /* drawn a moment ago (RFC 9111 5.1: its age in whole seconds) */
-        char age[24];
-        snprintf(age, sizeof age, "%.0f", floor(t - hit->at_s));
-        MHD_add_response_header(resp, "Age", age);
-    }
-    MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
-    enum MHD_Result ok = MHD_queue_response(c, r.status, resp);
-    MHD_destroy_response(resp);
-    return ok;
+    return send_resp(c, &r, -1);
 }
 
 /* IC_SERVE_MAX_CONN, or fewer where the process may not open that many
@@ -426,8 +631,9 @@ static int loop(struct MHD_Daemon *d, struct server *s, int sig_fd, FILE *err)
             wait_ms = mhd_ms > 1000 ? 1000 : (int)mhd_ms;
         if (waiting && (wait_ms < 0 || wait_ms > 1000))
             wait_ms = 1000;
-        struct pollfd p[2] = {{ei->epoll_fd, POLLIN, 0}, {sig_fd, POLLIN, 0}};
-        if (poll(p, 2, wait_ms) < 0 && errno != EINTR) {
+        struct pollfd p[3] = {{ei->epoll_fd, POLLIN, 0}, {sig_fd, POLLIN, 0},
+                              {drawer.wake_fd, POLLIN, 0}};
+        if (poll(p, drawer.wake_fd >= 0 ? 3 : 2, wait_ms) < 0 && errno != EINTR) {
             fprintf(err, "infcalc: error: serve: poll: %s\n", strerror(errno));
             return 1;
         }
@@ -438,6 +644,8 @@ static int loop(struct MHD_Daemon *d, struct server *s, int sig_fd, FILE *err)
                 fprintf(err, "infcalc: warning: serve: signalfd: %s\n", strerror(errno));
             return 0;
         }
+        if (drawer.wake_fd >= 0 && p[2].revents)
+            resume_drawn(); /* their answers go out in this MHD_run */
         MHD_run(d);
         waiting = cut_late(s, mono_s());
     }
@@ -476,7 +684,8 @@ int ic_serve_run(const struct ic_db *db, const char *bind, unsigned port, FILE *
     unsigned limit = conn_limit();
     struct server s = {.db = db, .err = err, .keep_at = limit - IC_SERVE_SPARE_CONN};
     struct MHD_Daemon *d = MHD_start_daemon(
-        MHD_USE_EPOLL | MHD_USE_ERROR_LOG, (uint16_t)port, NULL, NULL, answer, &s,
+        MHD_USE_EPOLL | MHD_USE_ERROR_LOG | MHD_ALLOW_SUSPEND_RESUME, (uint16_t)port, NULL,
+        NULL, answer, &s,
         MHD_OPTION_EXTERNAL_LOGGER, log_mhd, &s, /* first, or some go to stderr */
         MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&addr, MHD_OPTION_CONNECTION_LIMIT, limit,
         MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)IC_SERVE_IDLE_S,
@@ -490,11 +699,41 @@ int ic_serve_run(const struct ic_db *db, const char *bind, unsigned port, FILE *
         pthread_sigmask(SIG_SETMASK, &old, NULL);
         return 1;
     }
+    /* the drawing thread (without one, charts are drawn by the loop) */
+    drawer.db = db;
+    drawer.stop = false;
+    drawer.wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    if (drawer.wake_fd >= 0 && pthread_create(&drawer.thread, NULL, draw_charts, NULL) == 0)
+        drawer.started = true;
+    else
+        fprintf(err, "infcalc: warning: serve: no drawing thread (%s): charts are drawn "
+                     "between the other requests\n", strerror(errno));
     const union MHD_DaemonInfo *info = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
     unsigned bound = info ? info->port : port;
     fprintf(out, "infcalc: serving http://%s:%u/ (Ctrl-C stops)\n", bind, bound);
     fflush(out);
     int rc = loop(d, &s, sig_fd, err);
+    if (drawer.started) {
+        /* the chart being drawn is finished; those waiting are not */
+        pthread_mutex_lock(&drawer.mu);
+        drawer.stop = true;
+        pthread_cond_signal(&drawer.work);
+        pthread_mutex_unlock(&drawer.mu);
+        pthread_join(drawer.thread, NULL);
+        drawer.started = false;
+        /* every suspended connection resumed before the daemon stops
+         * (libmicrohttpd requires it): the drawn ones get their chart, the
+         * others 503 */
+        for (struct job *j = drawer.head; j; j = j->next)
+            MHD_resume_connection(j->c);
+        drawer.head = drawer.tail = NULL;
+        drawer.queued = 0;
+        resume_drawn();
+        MHD_run(d);
+    }
+    if (drawer.wake_fd >= 0)
+        close(drawer.wake_fd);
+    drawer.wake_fd = -1;
     MHD_stop_daemon(d); /* closes every connection, each one notified */
     for (unsigned i = 0; i < IC_SERVE_CHART_CACHE; i++) {
         free(chart_cache[i].png);
