@@ -249,7 +249,21 @@ START_TEST(test_optimize_405b_two_nodes)
         /* a prefill server takes one prompt at a time: 1 / TTFT requests/s */
         ck_assert_uint_eq(c->prefill_replicas, (uint64_t)ceil(40 * c->ttft_s));
         ck_assert_uint_eq(c->decode_chips, 16);
+        /* what the demand provisions: the prefill servers' chips and the
+         * replicas', and their hours over the tokens the rate brings,
+         * 40 x 256 a second, idle time and all */
+        const uint64_t chips = c->prefill_replicas * c->prefill_chips + c->replicas * 16;
+        ck_assert_uint_eq(c->chips_total, chips);
+        ck_assert_msg(ic_test_rel(c->usd_per_mtok_at_rate,
+                                  t->h.usd_per_chip_hour * (double)chips / 3600 / (40.0 * 256) *
+                                      1e6) < 1e-12,
+                      "$/M at the rate %g", c->usd_per_mtok_at_rate);
     }
+    /* ranked by that cost, then by the chip-time's */
+    for (size_t i = 1; i < n_ok; i++)
+        ck_assert(v[i - 1].usd_per_mtok_at_rate < v[i].usd_per_mtok_at_rate ||
+                  (v[i - 1].usd_per_mtok_at_rate == v[i].usd_per_mtok_at_rate &&
+                   v[i - 1].usd_per_mtok <= v[i].usd_per_mtok));
     ck_assert_double_eq(tp16->send_s, 0);
     /* a pass carries ceil(batch / 2) sequences */
     const double pass = (double)((pp2->batch + 1) / 2);
@@ -285,8 +299,11 @@ START_TEST(test_optimize_405b_two_nodes)
     /* without a demand, one replica each */
     req.rate = 0;
     ck_assert_int_eq(ic_optimize(&t->st, &t->h, 1, &req, v, CAP, &n_ok, NULL, NULL, &e), IC_OK);
-    for (size_t i = 0; i < n_ok; i++)
+    for (size_t i = 0; i < n_ok; i++) {
         ck_assert(v[i].replicas == 1 && v[i].prefill_replicas == 1);
+        ck_assert(isnan(v[i].usd_per_mtok_at_rate));
+        ck_assert(i == 0 || v[i - 1].usd_per_mtok <= v[i].usd_per_mtok);
+    }
     req.rate = -1;
     ck_assert_int_eq(ic_optimize(&t->st, &t->h, 1, &req, v, CAP, &n_ok, NULL, NULL, &e),
                      IC_EINVAL);

@@ -1261,7 +1261,9 @@ const char ic_cli_help_optimize[] =
     "Each pipeline stage holds its layers' weights and cache; a pass sends its\n"
     "activations to the next stage over the fabric, or the scale-out network once tp\n"
     "x pp leaves the fabric's domain. With --rate (requests/s) each row says the\n"
-    "replicas the demand takes: replicas multiply throughput at the same latency.\n"
+    "replicas the demand takes (replicas multiply throughput at the same latency),\n"
+    "the chips they come to and their cost per output token at that rate (whole\n"
+    "servers, idle time included), and the rows are ranked by that cost.\n"
     "Prints the N cheapest (default 10): tp, pp, micro-batches, replicas, batch,\n"
     "TPOT, the step at the mean context, tokens/s per decode chip, the fit (HBM held\n"
     "over capacity: the batch may fill all of HBM, where --rank capacity's pool\n"
@@ -1308,6 +1310,10 @@ static const struct ic_col opt_cols[] = {
     {"fit", "fit", IC_K_FRAC},
     {"prefill_share", "prefill share", IC_K_FRAC},
     {"usd_per_million_tokens", "$/M tokens", IC_K_USD},
+    /* with --rate only (the last two of each list): the chips provisioned
+     * and their cost per output token at the rate, idle time included */
+    {"chips_total", "chips in all", IC_K_INT},
+    {"usd_per_million_tokens_at_rate", "$/M at the rate", IC_K_USD},
 };
 static const struct ic_col opt_cap_cols[] = {
     {"rank", "#", IC_K_INT},
@@ -1328,6 +1334,8 @@ static const struct ic_col opt_cap_cols[] = {
     {"fit", "fit", IC_K_FRAC},
     {"capacity_per_s", "capacity req/s", IC_K_NUM},
     {"usd_per_million_tokens", "$/M tokens", IC_K_USD},
+    {"chips_total", "chips in all", IC_K_INT},
+    {"usd_per_million_tokens_at_rate", "$/M at the rate", IC_K_USD},
 };
 
 static int plot_optimize(const char *path, const int *size, const struct ic_hw *hws,
@@ -1522,10 +1530,12 @@ int ic_cli_cmd_optimize(const struct ic_opts *a, const struct ic_db *db, FILE *o
     clock_gettime(CLOCK_MONOTONIC, &t1);
     double ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
     struct ic_rows r;
+    const bool at_rate = req.rate > 0;
     if (by_cap)
-        ic_rows_init(&r, opt_cap_cols, (int)(sizeof opt_cap_cols / sizeof opt_cap_cols[0]));
+        ic_rows_init(&r, opt_cap_cols,
+                     (int)(sizeof opt_cap_cols / sizeof opt_cap_cols[0]) - (at_rate ? 0 : 2));
     else
-        ic_rows_init(&r, opt_cols, (int)(sizeof opt_cols / sizeof opt_cols[0]));
+        ic_rows_init(&r, opt_cols, (int)(sizeof opt_cols / sizeof opt_cols[0]) - (at_rate ? 0 : 2));
     const struct ic_opt_cand *rows = by_cap ? ranked : cands;
     const size_t n_rows = by_cap ? n_sim : n_ok;
     size_t shown = n_rows < top ? n_rows : top;
@@ -1562,11 +1572,15 @@ int ic_cli_cmd_optimize(const struct ic_opts *a, const struct ic_db *db, FILE *o
             ic_rows_num(&r, "prefill_share", c->prefill_share);
         }
         ic_rows_num(&r, "usd_per_million_tokens", c->usd_per_mtok);
+        if (at_rate) {
+            ic_rows_num(&r, "chips_total", (double)c->chips_total);
+            ic_rows_num(&r, "usd_per_million_tokens_at_rate", c->usd_per_mtok_at_rate);
+        }
     }
     char title[1200], ttft[32], tpot[32];
     ic_report_time(ttft, sizeof ttft, req.ttft_s);
     ic_report_time(tpot, sizeof tpot, req.tpot_s);
-    char how[720], demand[120] = "";
+    char how[720], demand[240] = "";
     if (by_cap)
         snprintf(how, sizeof how,
                  "ranked by simulated capacity under the P99 SLOs (ideal bound): the %zu "
@@ -1580,7 +1594,10 @@ int ic_cli_cmd_optimize(const struct ic_opts *a, const struct ic_db *db, FILE *o
                  "batch meeting the TPOT in all of HBM); TPOT at the last token, step at the "
                  "mean context");
     if (req.rate > 0)
-        snprintf(demand, sizeof demand, "; replicas for %.4g requests/s", req.rate);
+        snprintf(demand, sizeof demand,
+                 "; replicas for %.4g requests/s, ranked by the cost of their chips at that rate "
+                 "(whole servers, idle time included)",
+                 req.rate);
     if (unpriced[0]) {
         size_t l = strlen(how);
         snprintf(how + l, sizeof how - l, "\nleft out, without a price: %s", unpriced);

@@ -536,9 +536,14 @@ uint64_t ic_bestofn_needed(double p, double target)
 
 /* ---- the SLO search ------------------------------------------------------ */
 
+/* The rows' order: the cost at the demand where there is one (whole
+ * servers), then the chip-time's cost per token. */
 static int cand_cmp(const void *a, const void *b)
 {
     const struct ic_opt_cand *x = a, *y = b;
+    if (x->usd_per_mtok_at_rate != y->usd_per_mtok_at_rate && !isnan(x->usd_per_mtok_at_rate) &&
+        !isnan(y->usd_per_mtok_at_rate))
+        return x->usd_per_mtok_at_rate > y->usd_per_mtok_at_rate ? 1 : -1;
     return (x->usd_per_mtok > y->usd_per_mtok) - (x->usd_per_mtok < y->usd_per_mtok);
 }
 
@@ -584,6 +589,17 @@ static uint64_t replicas_for(double rate, double per)
     return r < 1 ? 1 : r > 1e15 ? (uint64_t)1e15 : (uint64_t)r;
 }
 
+/* With a demand of rate requests/s of L output tokens: the chips c's
+ * servers come to (colocated: its replicas alone), and their cost per
+ * output token at that rate; NaN without one. */
+static void provision(struct ic_opt_cand *c, double rate, double L, bool colocated)
+{
+    c->chips_total = c->replicas * c->decode_chips +
+                     (colocated ? 0 : c->prefill_replicas * c->prefill_chips);
+    c->usd_per_mtok_at_rate =
+        rate > 0 ? ic_hw_usd(c->hw, (double)c->chips_total / (rate * L)) * 1e6 : NAN;
+}
+
 /* Keeps c among the `cap` cheapest of out[0 .. *kept), sorted. */
 static void keep_best(struct ic_opt_cand *out, size_t cap, size_t *kept,
                       const struct ic_opt_cand *c)
@@ -591,7 +607,7 @@ static void keep_best(struct ic_opt_cand *out, size_t cap, size_t *kept,
     if (*kept < cap) {
         out[(*kept)++] = *c;
         qsort(out, *kept, sizeof *out, cand_cmp);
-    } else if (cap && c->usd_per_mtok < out[cap - 1].usd_per_mtok) {
+    } else if (cap && cand_cmp(c, &out[cap - 1]) < 0) {
         out[cap - 1] = *c;
         qsort(out, *kept, sizeof *out, cand_cmp);
     }
@@ -867,6 +883,7 @@ int ic_optimize(const struct ic_model_stats *m, const struct ic_hw *hws, size_t 
                             .usd_per_mtok =
                                 ic_hw_usd(hw, (pf_chip_s + dec_chip_s) / (double)L) * 1e6,
                         };
+                        provision(&c, req->rate, (double)L, false);
                         /* a type that changes nothing here (fp8 and int8 of the
                          * same width and peak) repeats a row counted: skip it,
                          * uncounted, whether that row is kept or not (the count
@@ -1004,6 +1021,7 @@ int ic_optimize_capacity(const struct ic_model_stats *m, const struct ic_opt_req
         c.prefill_replicas = c.replicas;
         c.prefill_share = 0;
         c.usd_per_mtok = ic_hw_usd(c.hw, (double)c.tp / (capacity * L)) * 1e6;
+        provision(&c, req->rate, L, true);
         passed++;
         keep_best(out, cap, &kept, &c);
     }

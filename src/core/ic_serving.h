@@ -268,6 +268,13 @@ struct ic_opt_cand {
                                      its capacity: the fit, <= 1 */
     double prefill_share;         /* prefill chip-time over all chip-time */
     double usd_per_mtok;          /* prefill and decode chip-time per output token */
+    /* with a demand: the chips it provisions (prefill_replicas x prefill_chips
+     * + replicas x decode_chips; colocated, replicas x decode_chips) and
+     * their whole time per output token at the rate, idle time included
+     * (NaN without a demand); the rows are ranked by it, then by
+     * usd_per_mtok */
+    uint64_t chips_total;
+    double usd_per_mtok_at_rate;
     /* --rank capacity only (ic_optimize_capacity): one colocated replica of
      * decode_chips chips simulated (prefill and decode on the same chips) */
     double capacity_rps;          /* the largest Poisson rate meeting both P99 SLOs */
@@ -290,8 +297,10 @@ struct ic_opt_cand {
  * NULL) receives, per chip and layout and types, every batch's (tpot, cost)
  * for the picture (struct ic_opt_point). With a demand (req->rate > 0) each
  * row says the replicas it takes: ceil(rate / (batch / (L x step))) decode
- * replicas, ceil(rate x prefill time) prefill servers. Fails only on bad
- * requests (zero lengths, non-positive SLOs). */
+ * replicas, ceil(rate x prefill time) prefill servers, the chips they come
+ * to and their cost per output token at that rate (whole servers, idle or
+ * not), by which the rows are then ranked. Fails only on bad requests (zero
+ * lengths, non-positive SLOs). */
 struct ic_opt_point {
     int hw;                       /* index into hws */
     double tpot_s, usd_per_mtok;
@@ -331,7 +340,8 @@ int ic_opt_capacity(const struct ic_model_stats *m, const struct ic_hw *hw,
  * output tokens at that capacity (chips x price / (capacity x L)), at most
  * cap; *n_out says how many have one (min(*n_out, cap) rows written, as
  * ic_optimize counts). With a demand (req->rate) the replicas are
- * ceil(rate / capacity). *n_simulated: the configurations simulated (the
+ * ceil(rate / capacity), and the rows ranked by the cost of their chips at
+ * that rate. *n_simulated: the configurations simulated (the
  * shortlist, or fewer where the rows hold fewer); *sim_requests: requests
  * simulated in all (the search's work: at most shortlist x 11 x
  * base->requests). Either may be NULL. */
