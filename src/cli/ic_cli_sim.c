@@ -545,15 +545,24 @@ int ic_cli_cmd_simulate(const struct ic_opts *a, const struct ic_db *db, FILE *o
                     cap_known ? capacity * per_chip : NAN);
         ic_rows_num(&rows, "capacity_at_least", sweep && slos ? cap_at_least : NAN);
     }
-    char title[3000], slo[160] = "";
+    char title[3000], slo[240] = "";
     if (slos) {
         /* an SLO not given is no limit (ic_sim_meets_slos), not "<= 0 s" */
-        char t1[48] = "none", t2[48] = "none";
-        if (x.c.ttft_slo_s > 0)
-            snprintf(t1, sizeof t1, "<= %.4g s", x.c.ttft_slo_s);
-        if (x.c.tpot_slo_s > 0)
-            snprintf(t2, sizeof t2, "<= %.4g s", x.c.tpot_slo_s);
-        snprintf(slo, sizeof slo, "\nSLOs: P99 TTFT %s, P99 TPOT %s", t1, t2);
+        char t1[48] = "none", t2[48] = "none", v[32];
+        if (x.c.ttft_slo_s > 0) {
+            ic_report_time(v, sizeof v, x.c.ttft_slo_s);
+            snprintf(t1, sizeof t1, "<= %s", v);
+        }
+        if (x.c.tpot_slo_s > 0) {
+            ic_report_time(v, sizeof v, x.c.tpot_slo_s);
+            snprintf(t2, sizeof t2, "<= %s", v);
+        }
+        /* offline, every request queues at t = 0: a load no server is
+         * sized by (the goodput says how many met them) */
+        snprintf(slo, sizeof slo, "\nSLOs: P99 TTFT %s, P99 TPOT %s%s", t1, t2,
+                 sweep || rates[0] > 0 || a->given[IC_OPT_TRACE] ? ""
+                                       : " (offline, every request at t = 0: give --rates "
+                                         "for the capacity under them)");
     }
     char cap[200] = "";
     if (sweep && slos && capacity > 0)
