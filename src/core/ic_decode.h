@@ -97,7 +97,9 @@ struct ic_decode_cfg {
  *                  entries);
  *   step           their sum (+ collectives as in the ideal bound). */
 
-/* Defaults: 1 chip, batch 1, context 2048, bf16 everywhere, overlap. */
+/* Defaults: 1 chip, batch 1, context 2048, bf16 everywhere, overlap (the
+ * command line and the server then take a model's shipped weight type,
+ * ic_model.default_weights, unless the weights are given). */
 struct ic_decode_cfg ic_decode_defaults(void);
 
 struct ic_point {

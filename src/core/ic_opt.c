@@ -98,7 +98,8 @@ const struct ic_opt_def ic_opt_table[IC_OPT_COUNT] = {
                         F(context)},
     [IC_OPT_WEIGHTS] = {"--weights", IC_OK_DTYPE, "T", 0, 0, NULL, STEP_CMDS | C(OPTIMIZE),
                         C(DECODE) | C(OPTIMIZE),
-                        "weight storage: fp32 bf16 fp16 fp8 int8 int4 fp4 (default bf16)",
+                        "weight storage: fp32 bf16 fp16 fp8 int8 int4 fp4 (default: the\n"
+                        "type the model's entry ships, e.g. deepseek-v3's fp8, else bf16)",
                         F(weights)},
     [IC_OPT_KV] = {"--kv", IC_OK_DTYPE, "T", 0, 0, NULL, STEP_CMDS | C(OPTIMIZE),
                    C(DECODE) | C(OPTIMIZE),

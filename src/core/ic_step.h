@@ -257,9 +257,10 @@ struct ic_time {
  *             achieved latency and bus bandwidth
  *             (ic_comm_allreduce_achieved_s), always after the
  *             kernels (serial, as serving engines run them); with an engine
- *             profile (r->engine, ic_engine.h) and only there: the weights
- *             at the GEMV bandwidth times the profile's efficiency for the
- *             weight type, the cache at the attention efficiency for the KV
+ *             profile (r->engine, ic_engine.h) and only there: each
+ *             weight group at the GEMV bandwidth times the profile's
+ *             efficiency for the type it is stored in (parts a checkpoint
+ *             keeps 16-bit, MoE routers among them, at that type's), the cache at the attention efficiency for the KV
  *             type, every kernel at the plain launch when steps are not
  *             graphs, and the host's time per step added when the
  *             scheduler does not overlap the accelerator;
