@@ -348,6 +348,28 @@ START_TEST(test_trace_context_warning)
 }
 END_TEST
 
+/* 6 chips split Llama-3-70B's 64 query heads 11 and 10 (its 8 KV heads
+ * unevenly too): the serving commands say so, as decode's table does; 8
+ * split them evenly and say nothing */
+START_TEST(test_uneven_split_noted)
+{
+    ck_assert_int_eq(run("prefill", "--model", "llama3-70b", "--hw", "h100", "--chips", "6",
+                         NULL),
+                     0);
+    has_err("infcalc: note: the prefill: 6 chips do not split llama3-70b's query heads "
+            "evenly; the busiest chip holds the most and sets the time\n");
+    ck_assert_int_eq(run("simulate", "--model", "llama3-70b", "--hw", "h100", "--chips", "8",
+                         "--prefill-chips", "6", "--requests", "20", NULL),
+                     0);
+    has_err("infcalc: note: a prefill server: 6 chips do not split");
+    ck_assert(!strstr(err_buf, "a decode server: 8 chips"));
+    ck_assert_int_eq(run("prefill", "--model", "llama3-70b", "--hw", "h100", "--chips", "8",
+                         NULL),
+                     0);
+    ck_assert(!strstr(err_buf, "do not split"));
+}
+END_TEST
+
 START_TEST(test_numbers_rejected)
 {
     /* trailing garbage, signs, fractions, exponents, spaces: each names the
@@ -1710,6 +1732,7 @@ int main(void)
     tcase_add_test(tc, test_comm_overlap_expected);
     tcase_add_test(tc, test_trace_context_warning);
     tcase_add_test(tc, test_numbers_rejected);
+    tcase_add_test(tc, test_uneven_split_noted);
     tcase_add_test(tc, test_suggestions);
     tcase_add_test(tc, test_help_everywhere);
     tcase_add_test(tc, test_list_and_show);

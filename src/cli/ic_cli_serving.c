@@ -67,9 +67,24 @@ bool ic_cli_warn_fit(FILE *errf, const struct ic_cli_setup *s, uint64_t chips, u
     return ic_cli_warn_fit_extra(errf, s, chips, batch, context, 0, what);
 }
 
+void ic_cli_note_uneven(FILE *errf, const struct ic_cli_setup *s, uint64_t chips,
+                        const char *what)
+{
+    struct ic_decode_cfg c = s->dec;
+    c.chips = chips ? chips : 1;
+    c.batch = c.context = 1;
+    struct ic_point p;
+    if (ic_decode(&s->st, s->h, &c, &p, NULL) == IC_OK && p.uneven_split)
+        fprintf(ic_cli_warnf(errf),
+                "infcalc: note: %s: %llu chips do not split %s's query heads evenly; the "
+                "busiest chip holds the most and sets the time\n",
+                what, (unsigned long long)c.chips, s->m->name);
+}
+
 bool ic_cli_warn_fit_extra(FILE *errf, const struct ic_cli_setup *s, uint64_t chips,
                            uint64_t batch, uint64_t context, double extra_B, const char *what)
 {
+    ic_cli_note_uneven(errf, s, chips, what);
     struct ic_decode_cfg c = s->dec;
     c.chips = chips ? chips : 1;
     c.batch = batch ? batch : 1;

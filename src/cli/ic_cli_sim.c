@@ -398,6 +398,9 @@ int ic_cli_cmd_simulate(const struct ic_opts *a, const struct ic_db *db, FILE *o
     }
     bool comm_said = false;
     ic_cli_warn_comm(a, errf, x.s.h, x.c.dec.estimate, &comm_said);
+    ic_cli_note_uneven(errf, &x.s, x.c.dec.chips, x.c.prefill_chips ? "a decode server" : "a replica");
+    if (x.c.prefill_chips)
+        ic_cli_note_uneven(errf, &x.s, x.c.prefill_chips, "a prefill server");
     /* as decode warns for --context: the requests' whole length (their
      * mean, under a distribution) past what the model was trained for */
     if (!a->given[IC_OPT_TRACE])
