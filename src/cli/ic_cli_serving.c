@@ -1282,9 +1282,10 @@ const char ic_cli_help_optimize[] =
     "Prints the N cheapest (default 10): tp, pp, micro-batches, replicas, batch,\n"
     "TPOT, the step at the mean context, tokens/s per decode chip, the fit (HBM held\n"
     "over capacity: the batch may fill all of HBM, where --rank capacity's pool\n"
-    "takes --mem-util of it) and the prefill share of chip-time. Ideal bound, so the\n"
-    "SLOs are met at a lower bound of the steps (infcalc --estimate expected on a\n"
-    "row states its expected step); prefill at MFU 0.4.\n"
+    "takes --mem-util of it) and the prefill share of chip-time. Decode at the ideal\n"
+    "bound, so a TPOT met here is met at a lower bound of the steps (infcalc\n"
+    "--estimate expected on a row states its expected step); prefill at MFU 0.4, an\n"
+    "assumption rather than a bound (an entry's achieved GEMM rate may be above it).\n"
     "\n"
     "--rank capacity ranks by simulation instead: the --shortlist cheapest rows of\n"
     "the closed form without a pipeline (the simulator runs one tensor-parallel\n"
@@ -1604,10 +1605,10 @@ int ic_cli_cmd_optimize(const struct ic_opts *a, const struct ic_db *db, FILE *o
                  n_simd, (unsigned long long)sim_requests);
     else
         snprintf(how, sizeof how,
-                 "ranked by the closed form (ideal bound: real steps are slower, the SLOs met "
-                 "at it are a lower bound; prefill on its own servers, decode at the largest "
-                 "batch meeting the TPOT in all of HBM); TPOT at the last token, step at the "
-                 "mean context");
+                 "ranked by the closed form (decode at the ideal bound: real steps are slower, "
+                 "a TPOT met at it is optimistic; prefill on its own servers at MFU 0.4, an "
+                 "assumption rather than a bound; decode at the largest batch meeting the "
+                 "TPOT in all of HBM); TPOT at the last token, step at the mean context");
     if (req.rate > 0)
         snprintf(demand, sizeof demand,
                  "; replicas for %.4g requests/s, ranked by the cost of their chips at that rate "
