@@ -370,6 +370,38 @@ START_TEST(test_uneven_split_noted)
 }
 END_TEST
 
+/* optimize's expected TPOT is decode's expected step for the row's layout,
+ * types and batch at the last token's context (2048 + 256): the same
+ * figure, by a second command */
+START_TEST(test_optimize_expected_tpot)
+{
+    ck_assert_int_eq(run("optimize", "--model", "llama3-8b", "--hw", "h100", "--ttft", "2s",
+                         "--tpot", "50ms", "--top", "1", "--format", "json", NULL),
+                     0);
+    const char *tp = strstr(out_buf, "\"tp\": "), *b = strstr(out_buf, "\"batch\": ");
+    const char *w = strstr(out_buf, "\"weights\": \""), *k = strstr(out_buf, "\"kv\": \"");
+    const char *x = strstr(out_buf, "\"tpot_expected_s\": ");
+    const char *cp = strstr(out_buf, "\"compute\": \"");
+    ck_assert(tp && b && w && k && x && cp && strstr(out_buf, "\"pp\": 1,"));
+    char chips[16], batch[16], wt[8], kv[8], ct[8];
+    ck_assert_int_eq(sscanf(cp + 12, "%7[a-z0-9]", ct), 1);
+    snprintf(chips, sizeof chips, "%lu", strtoul(tp + 6, NULL, 10));
+    snprintf(batch, sizeof batch, "%lu", strtoul(b + 9, NULL, 10));
+    ck_assert_int_eq(sscanf(w + 12, "%7[a-z0-9]", wt), 1);
+    ck_assert_int_eq(sscanf(k + 7, "%7[a-z0-9]", kv), 1);
+    const double want = strtod(x + 19, NULL);
+    ck_assert_int_eq(run("--model", "llama3-8b", "--hw", "h100", "--chips", chips, "--batch", batch,
+                         "--context", "2304", "--weights", wt, "--kv", kv, "--compute", ct,
+                         "--estimate", "expected",
+                         "--format", "json", NULL),
+                     0);
+    const char *st = strstr(out_buf, "\"step_s\": ");
+    ck_assert_ptr_nonnull(st);
+    ck_assert_msg(ic_test_rel(strtod(st + 10, NULL), want) < 1e-9, "optimize %g, decode %g", want,
+                  strtod(st + 10, NULL));
+}
+END_TEST
+
 START_TEST(test_numbers_rejected)
 {
     /* trailing garbage, signs, fractions, exponents, spaces: each names the
@@ -1733,6 +1765,7 @@ int main(void)
     tcase_add_test(tc, test_trace_context_warning);
     tcase_add_test(tc, test_numbers_rejected);
     tcase_add_test(tc, test_uneven_split_noted);
+    tcase_add_test(tc, test_optimize_expected_tpot);
     tcase_add_test(tc, test_suggestions);
     tcase_add_test(tc, test_help_everywhere);
     tcase_add_test(tc, test_list_and_show);

@@ -1280,12 +1280,14 @@ const char ic_cli_help_optimize[] =
     "the chips they come to and their cost per output token at that rate (whole\n"
     "servers, idle time included), and the rows are ranked by that cost.\n"
     "Prints the N cheapest (default 10): tp, pp, micro-batches, replicas, batch,\n"
-    "TPOT, the step at the mean context, tokens/s per decode chip, the fit (HBM held\n"
-    "over capacity: the batch may fill all of HBM, where --rank capacity's pool\n"
-    "takes --mem-util of it) and the prefill share of chip-time. Decode at the ideal\n"
-    "bound, so a TPOT met here is met at a lower bound of the steps (infcalc\n"
-    "--estimate expected on a row states its expected step); prefill at MFU 0.4, an\n"
-    "assumption rather than a bound (an entry's achieved GEMM rate may be above it).\n"
+    "TPOT (and the same step at the entry's achieved rates, the expected estimate,\n"
+    "where it has them for the compute type), the step at the mean context, tokens/s\n"
+    "per decode chip, the fit (HBM held over capacity: the batch may fill all of\n"
+    "HBM, where --rank capacity's pool takes --mem-util of it) and the prefill share\n"
+    "of chip-time. Decode at the ideal bound, so a TPOT met here is met at a lower\n"
+    "bound of the steps (infcalc --estimate expected on a row states its expected\n"
+    "step); prefill at MFU 0.4, an assumption rather than a bound (an entry's\n"
+    "achieved GEMM rate may be above it).\n"
     "\n"
     "--rank capacity ranks by simulation instead: the --shortlist cheapest rows of\n"
     "the closed form without a pipeline (the simulator runs one tensor-parallel\n"
@@ -1318,6 +1320,9 @@ static const struct ic_col opt_cols[] = {
     {"batch", "batch", IC_K_INT},
     {"ttft_s", "TTFT", IC_K_S},
     {"tpot_s", "TPOT", IC_K_S},
+    /* the same step at the entry's achieved rates (null where it has none
+     * for the compute type): how far the ideal bound's TPOT may move */
+    {"tpot_expected_s", "TPOT expected", IC_K_S},
     {"step_s", "step", IC_K_S},
     {"send_s", "stage send", IC_K_S},
     /* the decode servers' chips alone ($/M tokens counts the prefill
@@ -1582,6 +1587,24 @@ int ic_cli_cmd_optimize(const struct ic_opts *a, const struct ic_db *db, FILE *o
         if (by_cap) {
             ic_rows_num(&r, "capacity_per_s", c->capacity_rps);
         } else {
+            /* the row's TPOT step (the last token's context) at the
+             * expected estimate, a good engine */
+            struct ic_decode_cfg d = ic_decode_defaults();
+            d.chips = c->tp;
+            d.pp = c->pp;
+            d.micro = c->micro;
+            d.batch = c->batch;
+            d.context = req.prompt + req.output;
+            d.weights = c->weights;
+            d.kv = c->kv;
+            d.compute = c->compute;
+            d.estimate = IC_EST_EXPECTED;
+            struct ic_point ep;
+            ic_rows_num(&r, "tpot_expected_s",
+                        ic_step_achieved(c->hw, IC_EST_EXPECTED) &&
+                                ic_decode(&st, c->hw, &d, &ep, NULL) == IC_OK
+                            ? ep.step_s
+                            : NAN);
             ic_rows_num(&r, "prefill_chips", (double)c->prefill_chips);
             ic_rows_num(&r, "prefill_servers", (double)c->prefill_replicas);
             ic_rows_num(&r, "send_s", c->send_s);
@@ -1608,7 +1631,8 @@ int ic_cli_cmd_optimize(const struct ic_opts *a, const struct ic_db *db, FILE *o
                  "ranked by the closed form (decode at the ideal bound: real steps are slower, "
                  "a TPOT met at it is optimistic; prefill on its own servers at MFU 0.4, an "
                  "assumption rather than a bound; decode at the largest batch meeting the "
-                 "TPOT in all of HBM); TPOT at the last token, step at the mean context");
+                 "TPOT in all of HBM); TPOT at the last token (expected: at the entry's "
+                 "achieved rates, a good engine), step at the mean context");
     if (req.rate > 0)
         snprintf(demand, sizeof demand,
                  "; replicas for %.4g requests/s, ranked by the cost of their chips at that rate "
