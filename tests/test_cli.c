@@ -560,6 +560,16 @@ START_TEST(test_list_and_show)
     ck_assert_int_eq(run("--model", "llama3-8b", "--hw", "h100", "--estimate", "expected",
                          "--engine", "vllm-0.6", NULL), 0);
     has_out("under engine vllm-0.6 (vllm 0.6, enginedb)");
+    ck_assert(!strstr(err_buf, "changes no step")); /* its host time is not overlapped */
+    /* vLLM 0.19 overlaps its host time and gives an efficiency for fp8 KV
+     * only: a bf16 step is a good engine's, and said to be; fp8 KV moves it */
+    ck_assert_int_eq(run("--model", "llama3-8b", "--hw", "h100", "--engine", "vllm-0.19", NULL),
+                     0);
+    has_err("infcalc: note: the vllm-0.19 profile changes no step here");
+    ck_assert_int_eq(run("--model", "llama3-8b", "--hw", "h100", "--engine", "vllm-0.19", "--kv",
+                         "fp8", NULL),
+                     0);
+    ck_assert(!strstr(err_buf, "changes no step"));
     /* a profile given by path is named by it, not as the database's */
     ck_assert_int_eq(run("--model", "llama3-8b", "--hw", "h100", "--engine",
                          IC_TEST_DIR "/fixtures/engine-test.yaml", NULL),

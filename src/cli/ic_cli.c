@@ -409,6 +409,7 @@ static int cmd_decode(const struct ic_opts *a, const struct ic_db *db, FILE *out
         goto out;
     }
     size_t used = 0;
+    bool engine_moves = false;
     for (size_t c = 0; c < n_cfg; c++) {
         struct config *k = &cfgs[c];
         const struct ic_model_stats *st = &stats[k->pick[L_MODEL]];
@@ -422,6 +423,19 @@ static int cmd_decode(const struct ic_opts *a, const struct ic_db *db, FILE *out
             rc = ic_cli_report(errf, lrc, &e);
             goto out;
         }
+        /* a profile that moves no step here (graphs, the host's time
+         * overlapped, no efficiency for these types) is said to, not
+         * mistaken for a measured tie with a good engine */
+        if (engine && !engine_moves) {
+            for (size_t i = 0; i < n && !engine_moves; i++) {
+                struct ic_decode_cfg g = pts[used + i].cfg;
+                g.engine = NULL;
+                g.both = false;
+                struct ic_point q;
+                engine_moves = ic_decode(st, h, &g, &q, NULL) != IC_OK ||
+                               q.step_s != pts[used + i].step_s;
+            }
+        }
         k->first = used;
         k->n = n;
         used += n;
@@ -429,6 +443,12 @@ static int cmd_decode(const struct ic_opts *a, const struct ic_db *db, FILE *out
                                              pts + k->first, n};
         curves[c] = (struct ic_plot_curve){k->label, pts + k->first, n};
     }
+    if (engine && !engine_moves)
+        fprintf(ic_cli_warnf(errf),
+                "infcalc: note: the %s profile changes no step here (its steps run as graphs "
+                "with the host's time overlapped, and it gives no efficiency for these types): "
+                "each is a good engine's\n",
+                engine->name);
     struct ic_report r = {n_axes > 0 || n_cfg > 1, n_axes > 0, {axes[0], axes[1]}, n_axes};
     if ((lrc = ic_report_write(out, fmt, &r, groups, n_cfg))) {
         fputs(lrc == IC_EIO ? "infcalc: error: writing the output failed\n"
