@@ -132,31 +132,20 @@ struct reply {
     double took_s;    /* connect to the end */
 };
 
-/* Sends req on a new connection and reads until the server closes it or
- * limit_s passes. */
-static void exchange(const char *req, double limit_s, struct reply *r)
+/* Reads fd's reply to its end, or until limit_s after t0, into r; closes
+ * fd. */
+static void reply_of(int fd, double t0, double limit_s, struct reply *r)
 {
-    double t0 = now_s();
-    int fd = connect_lo();
-    send_all(fd, req, strlen(req));
     r->len = 0;
     r->end = ETIMEDOUT;
-    for (;;) {
-        double left = limit_s - (now_s() - t0);
+    while (now_s() - t0 < limit_s) {
         struct pollfd q = {fd, POLLIN, 0};
-        if (left <= 0 || poll(&q, 1, (int)(left * 1000) + 1) <= 0) {
-            if (now_s() - t0 >= limit_s)
-                break;
+        if (poll(&q, 1, 100) <= 0)
             continue;
-        }
         char buf[4096];
         ssize_t k = recv(fd, buf, sizeof buf, 0);
-        if (k == 0) {
-            r->end = 0;
-            break;
-        }
-        if (k < 0) {
-            r->end = errno;
+        if (k <= 0) {
+            r->end = k == 0 ? 0 : errno;
             break;
         }
         size_t room = sizeof r->text - 1 - r->len, c = (size_t)k < room ? (size_t)k : room;
@@ -166,6 +155,16 @@ static void exchange(const char *req, double limit_s, struct reply *r)
     r->text[r->len] = '\0';
     r->took_s = now_s() - t0;
     close(fd);
+}
+
+/* Sends req on a new connection and reads until the server closes it or
+ * limit_s passes (took_s: from the connect). */
+static void exchange(const char *req, double limit_s, struct reply *r)
+{
+    double t0 = now_s();
+    int fd = connect_lo();
+    send_all(fd, req, strlen(req));
+    reply_of(fd, t0, limit_s, r);
 }
 
 static const char good_get[] =
@@ -387,31 +386,6 @@ static int ask(const char *path)
     return fd;
 }
 
-/* Reads fd's reply to its end (limit_s at most) into r; closes fd. */
-static void reply_of(int fd, double limit_s, struct reply *r)
-{
-    double t0 = now_s();
-    r->len = 0;
-    r->end = ETIMEDOUT;
-    while (now_s() - t0 < limit_s) {
-        struct pollfd q = {fd, POLLIN, 0};
-        if (poll(&q, 1, 100) <= 0)
-            continue;
-        char buf[4096];
-        ssize_t k = recv(fd, buf, sizeof buf, 0);
-        if (k <= 0) {
-            r->end = k == 0 ? 0 : errno;
-            break;
-        }
-        size_t room = sizeof r->text - 1 - r->len, c = (size_t)k < room ? (size_t)k : room;
-        memcpy(r->text + r->len, buf, c);
-        r->len += c;
-    }
-    r->text[r->len] = '\0';
-    r->took_s = now_s() - t0;
-    close(fd);
-}
-
 /* Charts of new addresses are drawn by a thread of their own: an
  * /api/decode asked after 12 of them is answered before the last of them
  * (each takes 40-75 ms; the loop drew them all first, the decode last). */
@@ -427,7 +401,7 @@ START_TEST(test_charts_do_not_hold_other_requests)
     }
     sleep_s(0.05); /* the charts' requests in first */
     int a = ask("/api/decode?model=llama3-70b&hw=h100&chips=8");
-    reply_of(a, 30, &api);
+    reply_of(a, now_s(), 30, &api);
     const double api_done = now_s();
     ck_assert_msg(strncmp(api.text, "HTTP/1.1 200", 12) == 0 && strstr(api.text, "\"step_s\""),
                   "/api/decode: '%.80s'", api.text);
@@ -438,7 +412,7 @@ START_TEST(test_charts_do_not_hold_other_requests)
                   "them (%.2f s)", N, api.took_s);
     double last = 0;
     for (int i = 0; i < N; i++) {
-        reply_of(fd[i], 60, &r[i]);
+        reply_of(fd[i], now_s(), 60, &r[i]);
         ck_assert_msg(strncmp(r[i].text, "HTTP/1.1 200", 12) == 0 && strstr(r[i].text, "image/png"),
                       "chart %d: '%.80s'", i, r[i].text);
         last = now_s();
@@ -461,7 +435,7 @@ START_TEST(test_chart_queue_is_bounded)
     }
     int ok = 0, busy = 0;
     for (int i = 0; i < N; i++) {
-        reply_of(fd[i], 60, &r);
+        reply_of(fd[i], now_s(), 60, &r);
         if (strncmp(r.text, "HTTP/1.1 200", 12) == 0 && strstr(r.text, "image/png"))
             ok++;
         else if (strncmp(r.text, "HTTP/1.1 503", 12) == 0 && strstr(r.text, "Retry-After: 1") &&
@@ -494,7 +468,7 @@ START_TEST(test_stop_with_charts_waiting)
     static struct reply r;
     int answered = 0;
     for (int i = 0; i < N; i++) {
-        reply_of(fd[i], 5, &r);
+        reply_of(fd[i], now_s(), 5, &r);
         answered += strncmp(r.text, "HTTP/1.1 200", 12) == 0 ||
                     (strncmp(r.text, "HTTP/1.1 503", 12) == 0 && strstr(r.text, "stopping"));
     }
