@@ -99,7 +99,7 @@ START_TEST(test_db_folder_is_served)
                                   P("engine", "vllm")};
     ck_assert_int_eq(ic_serve_handle(&own, "/api/decode", pe, 3, &r), IC_OK);
     ck_assert_uint_eq(r.status, 400);
-    ck_assert(body_has(&r, "engine: test-cpu has no achieved section"));
+    ck_assert(body_has(&r, "--engine: test-cpu has no achieved section"));
     ic_serve_resp_free(&r);
     unlink(cq);
     /* and the default folder does not know it */
@@ -281,7 +281,7 @@ START_TEST(test_bad_requests)
          "unknown engine 'vllm-0.7'"},
         {{PI("model", "llama3-8b"), PI("hw", "h100"), PI("estimate", "ideal"),
           PI("engine", "vllm")},
-         4, "engine: the ideal bound reads no engine profile"},
+         4, "--engine: the ideal bound reads no engine profile"},
         {{PI("model", "llama3-8b"), PI("hw", "h100"), PI("estimate", "best")}, 3,
          "--estimate: unknown value 'best'"},
         {{PI("model", "llama3-8b"), PI("hw", "h100"), PI("estimat", "ideal")}, 3,

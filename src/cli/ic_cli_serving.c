@@ -113,16 +113,10 @@ int ic_cli_engine_check(const struct ic_opts *a, const struct ic_hw *h, FILE *er
 {
     if (!a->given[IC_OPT_ENGINE])
         return 0;
-    if (a->given[IC_OPT_ESTIMATE] && a->estimate == IC_EST_IDEAL)
-        return ic_cli_usage_hint(errf, "leave out --estimate ideal (--engine implies expected)",
-                                 "--engine: the ideal bound reads no engine profile");
-    if (!ic_step_achieved(h, IC_EST_EXPECTED))
-        return ic_cli_usage_hint(errf, "choose a chip with achieved rates ('infcalc show hw "
-                                       "NAME' lists them), or leave out --engine",
-                                 "--engine: %s has no achieved section (published "
-                                 "microbenchmarks); an engine profile adds to those rates only",
-                                 h->name);
-    return 0;
+    struct ic_err e = {0};
+    const int lrc =
+        ic_step_engine_applies(h, a->given[IC_OPT_ESTIMATE] ? a->estimate : -1, &e);
+    return lrc ? ic_cli_report(errf, lrc, &e) : 0;
 }
 
 int ic_cli_load_engine(const struct ic_opts *a, const struct ic_db *db, struct ic_engine **en,

@@ -825,3 +825,21 @@ bool ic_step_achieved(const struct ic_hw *hw, enum ic_estimate estimate)
 {
     return estimate == IC_EST_EXPECTED && !hw->measured.present && hw->achieved.present;
 }
+
+int ic_step_engine_applies(const struct ic_hw *hw, int estimate, struct ic_err *err)
+{
+    int rc = IC_OK;
+    if (estimate == (int)IC_EST_IDEAL) {
+        rc = ic_err_set(err, IC_EINVAL, NULL, 0, 0,
+                        "--engine: the ideal bound reads no engine profile");
+        ic_err_hint(err, "leave out --estimate ideal (--engine implies expected)");
+    } else if (!ic_step_achieved(hw, IC_EST_EXPECTED)) {
+        rc = ic_err_set(err, IC_EINVAL, NULL, 0, 0,
+                        "--engine: %s has no achieved section (published microbenchmarks); an "
+                        "engine profile adds to those rates only",
+                        hw->name);
+        ic_err_hint(err, "choose a chip with achieved rates ('infcalc show hw NAME' lists "
+                         "them), or leave out --engine");
+    }
+    return rc;
+}

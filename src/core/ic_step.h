@@ -428,4 +428,11 @@ uint64_t ic_step_max_batch(const struct ic_mem *k, double capacity);
  * comm mode */
 bool ic_step_achieved(const struct ic_hw *hw, enum ic_estimate estimate);
 
+/* Whether an engine profile may be read for hw under the estimate asked for
+ * (estimate < 0: none asked, a profile then implies expected): not under
+ * the ideal bound, and only on an entry with achieved rates (ic_step_
+ * achieved); IC_EINVAL saying why, with a hint, otherwise (the command
+ * line's --engine and the server's engine parameter alike). */
+int ic_step_engine_applies(const struct ic_hw *hw, int estimate, struct ic_err *err);
+
 #endif

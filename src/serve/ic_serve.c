@@ -258,14 +258,8 @@ static int point_of(const struct ic_db *db, const struct ic_param *p, size_t n,
      * and it asks for the expected estimate */
     int estimate = q->o.given[IC_OPT_ESTIMATE] ? q->o.estimate : -1;
     if (q->o.given[IC_OPT_ENGINE]) {
-        if (estimate == IC_EST_IDEAL)
-            return bad(r, "engine: the ideal bound reads no engine profile\n  leave out "
-                          "estimate=ideal (an engine implies expected)");
-        if (!ic_step_achieved(q->h, IC_EST_EXPECTED))
-            return bad(r, "engine: %s has no achieved section (published microbenchmarks); "
-                          "an engine profile adds to those rates only\n  choose a chip with "
-                          "achieved rates, or leave out engine",
-                       q->h->name);
+        if ((rc = ic_step_engine_applies(q->h, estimate, &e)))
+            return lib_error(r, rc, &e);
         if (!(q->en = malloc(sizeof *q->en)))
             return IC_ENOMEM;
         if ((rc = ic_db_engine(db, q->o.engine, q->en, &e)))
