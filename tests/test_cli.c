@@ -370,6 +370,22 @@ START_TEST(test_uneven_split_noted)
 }
 END_TEST
 
+/* where the entry has figures but not for this configuration, the table
+ * says why the other estimate is missing (the fixture measured fp32 and
+ * bf16 GEMVs, no int4) rather than leaving the line out */
+START_TEST(test_other_estimate_why)
+{
+    ck_assert_int_eq(run("--model", "llama3-8b", "--hw", IC_TEST_DIR "/fixtures/measured-cpu.yaml",
+                         "--compute", "fp32", "--weights", "int4", "--estimate", "ideal", NULL),
+                     0);
+    has_out("    expected           -            (test-cpu has no measured rates for int4)\n");
+    ck_assert_int_eq(run("--model", "llama3-8b", "--hw", IC_TEST_DIR "/fixtures/measured-cpu.yaml",
+                         "--compute", "fp32", "--weights", "fp32", "--estimate", "ideal", NULL),
+                     0);
+    ck_assert(!strstr(out_buf, "has no measured rates"));
+}
+END_TEST
+
 /* optimize's expected TPOT is decode's expected step for the row's layout,
  * types and batch at the last token's context (2048 + 256): the same
  * figure, by a second command */
@@ -1776,6 +1792,7 @@ int main(void)
     tcase_add_test(tc, test_numbers_rejected);
     tcase_add_test(tc, test_uneven_split_noted);
     tcase_add_test(tc, test_optimize_expected_tpot);
+    tcase_add_test(tc, test_other_estimate_why);
     tcase_add_test(tc, test_suggestions);
     tcase_add_test(tc, test_help_everywhere);
     tcase_add_test(tc, test_list_and_show);

@@ -137,6 +137,7 @@ struct ic_point {
      * ideal bound, or the ideal beside the expected), when it can be had */
     bool other_known;
     double other_step_s;
+    char other_why[128];          /* not known though the entry has figures: why ("" else) */
     enum ic_bound bound;
 
     double tokens_s, tokens_s_chip, latency_s;

@@ -473,6 +473,9 @@ static void table_point(FILE *out, const struct ic_report_group *r, const struct
                 p->cfg.estimate == IC_EST_IDEAL ? p->other_step_s / p->step_s
                                                 : p->step_s / p->other_step_s,
                 p->cfg.estimate == IC_EST_IDEAL ? "ideal bound" : "ideal bound: the expected step over it");
+    } else if (p->other_why[0]) {
+        fprintf(out, "    %-17s  %-12s (%s)\n",
+                p->cfg.estimate == IC_EST_IDEAL ? "expected" : "ideal bound", "-", p->other_why);
     }
     if (p->passes > 1) {
         fprintf(out, "    (each time below is one pass of the busiest stage; the step is %llu "
