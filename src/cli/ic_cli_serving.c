@@ -1611,7 +1611,7 @@ int ic_cli_cmd_optimize(const struct ic_opts *a, const struct ic_db *db, FILE *o
             ic_rows_num(&r, "usd_per_million_tokens_at_rate", c->usd_per_mtok_at_rate);
         }
     }
-    char title[1200], ttft[32], tpot[32];
+    char title[1500], ttft[32], tpot[32];
     ic_report_time(ttft, sizeof ttft, req.ttft_s);
     ic_report_time(tpot, sizeof tpot, req.tpot_s);
     char how[720], demand[240] = "";
