@@ -424,8 +424,9 @@ static int cmd_decode(const struct ic_opts *a, const struct ic_db *db, FILE *out
             goto out;
         }
         /* a profile that moves no step here (graphs, the host's time
-         * overlapped, no efficiency for these types) is said to, not
-         * mistaken for a measured tie with a good engine */
+         * overlapped, no efficiency for these types, or a chip whose
+         * entry counts no kernels) is said to, not mistaken for a
+         * measured tie with a good engine */
         if (engine && !engine_moves) {
             for (size_t i = 0; i < n && !engine_moves; i++) {
                 struct ic_decode_cfg g = pts[used + i].cfg;
@@ -445,9 +446,9 @@ static int cmd_decode(const struct ic_opts *a, const struct ic_db *db, FILE *out
     }
     if (engine && !engine_moves)
         fprintf(ic_cli_warnf(errf),
-                "infcalc: note: the %s profile changes no step here (its steps run as graphs "
-                "with the host's time overlapped, and it gives no efficiency for these types): "
-                "each is a good engine's\n",
+                "infcalc: note: the %s profile changes no step here: none of its host time, "
+                "graph-less launches or efficiencies applies to this chip, model and types, "
+                "so each step is a good engine's\n",
                 engine->name);
     struct ic_report r = {n_axes > 0 || n_cfg > 1, n_axes > 0, {axes[0], axes[1]}, n_axes};
     if ((lrc = ic_report_write(out, fmt, &r, groups, n_cfg))) {
