@@ -703,11 +703,13 @@ int ic_serve_run(const struct ic_db *db, const char *bind, unsigned port, FILE *
     drawer.db = db;
     drawer.stop = false;
     drawer.wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-    if (drawer.wake_fd >= 0 && pthread_create(&drawer.thread, NULL, draw_charts, NULL) == 0)
+    const int why = drawer.wake_fd < 0 ? errno
+                                       : pthread_create(&drawer.thread, NULL, draw_charts, NULL);
+    if (why == 0)
         drawer.started = true;
     else
         fprintf(err, "infcalc: warning: serve: no drawing thread (%s): charts are drawn "
-                     "between the other requests\n", strerror(errno));
+                     "between the other requests\n", strerror(why));
     const union MHD_DaemonInfo *info = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
     unsigned bound = info ? info->port : port;
     fprintf(out, "infcalc: serving http://%s:%u/ (Ctrl-C stops)\n", bind, bound);
