@@ -391,16 +391,24 @@ static void request_done(void *cls, struct MHD_Connection *c, void **state,
     }
 }
 
-/* Copies a kept chart into r. */
-static bool chart_copy(const struct chart_entry *e, struct ic_serve_resp *r)
+/* The chart kept for key (the drawer's lock held): true with a copy in r
+ * (*oom where it could not be copied) and how long ago it was drawn in
+ * *age_s; false where none is kept. */
+static bool chart_kept(const char *key, struct ic_serve_resp *r, double *age_s, bool *oom)
 {
-    memset(r, 0, sizeof *r);
-    if (!(r->body = malloc(e->len)))
+    const double t = mono_s();
+    const struct chart_entry *e = chart_find(key, t);
+    if (!e)
         return false;
-    memcpy(r->body, e->png, e->len);
-    r->len = e->len;
-    r->status = 200;
-    r->type = "image/png";
+    memset(r, 0, sizeof *r);
+    *age_s = t - e->at_s;
+    *oom = !(r->body = malloc(e->len));
+    if (!*oom) {
+        memcpy(r->body, e->png, e->len);
+        r->len = e->len;
+        r->status = 200;
+        r->type = "image/png";
+    }
     return true;
 }
 
@@ -421,13 +429,8 @@ static void *draw_charts(void *arg)
         if (!drawer.head)
             drawer.tail = NULL;
         drawer.queued--;
-        const double t = mono_s();
-        const struct chart_entry *hit = j->keyed ? chart_find(j->key, t) : NULL;
-        if (hit) {
-            j->hit = true;
-            j->age_s = t - hit->at_s;
-            j->oom = !chart_copy(hit, &j->r);
-        }
+        const bool hit = j->keyed && chart_kept(j->key, &j->r, &j->age_s, &j->oom);
+        j->hit = hit;
         pthread_mutex_unlock(&drawer.mu);
         if (!hit)
             j->oom = ic_serve_handle(drawer.db, j->url, j->p, j->n, &j->r) != IC_OK;
@@ -561,15 +564,14 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *c, const char *u
     const bool chart = is_chart && chart_key(url, &ps, key, sizeof key);
     struct ic_serve_resp r;
     if (chart) {
-        const double t = mono_s();
+        double age_s = 0;
+        bool oom = false;
         pthread_mutex_lock(&drawer.mu);
-        const struct chart_entry *hit = chart_find(key, t);
-        const bool copied = hit && chart_copy(hit, &r);
-        const double age_s = hit ? t - hit->at_s : 0;
+        const bool hit = chart_kept(key, &r, &age_s, &oom);
         pthread_mutex_unlock(&drawer.mu);
         if (hit)
-            return copied ? send_resp(c, &r, age_s)
-                          : send_text(c, 500, "infcalc: error: out of memory\n");
+            return oom ? send_text(c, 500, "infcalc: error: out of memory\n")
+                       : send_resp(c, &r, age_s);
     }
     if (is_chart) {
         /* drawn by the drawing thread; the connection waits, suspended */
