@@ -386,6 +386,60 @@ START_TEST(test_other_estimate_why)
 }
 END_TEST
 
+/* optimize --estimate expected: the row's TPOT is decode's expected step
+ * for its layout, types and batch at the last token's context, and the
+ * column beside it the ideal bound's (two more commands); --mfu, --engine
+ * with the ideal bound, and a chip with no achieved rates alone are
+ * refused (exit 2) */
+START_TEST(test_optimize_at_expected)
+{
+    ck_assert_int_eq(run("optimize", "--model", "llama3-8b", "--hw", "mi300x", "--ttft", "2s",
+                         "--tpot", "30ms", "--top", "1", "--max-pp", "1", "--estimate",
+                         "expected", "--format", "json", NULL),
+                     0);
+    ck_assert(!strstr(out_buf, "tpot_expected_s"));
+    const char *tp = strstr(out_buf, "\"tp\": "), *b = strstr(out_buf, "\"batch\": ");
+    const char *w = strstr(out_buf, "\"weights\": \""), *k = strstr(out_buf, "\"kv\": \"");
+    const char *cp = strstr(out_buf, "\"compute\": \"");
+    const char *x = strstr(out_buf, "\"tpot_s\": "), *y = strstr(out_buf, "\"tpot_ideal_s\": ");
+    ck_assert(tp && b && w && k && cp && x && y);
+    char chips[16], batch[16], wt[8], kv[8], ct[8];
+    ck_assert_int_eq(sscanf(cp + 12, "%7[a-z0-9]", ct), 1);
+    snprintf(chips, sizeof chips, "%lu", strtoul(tp + 6, NULL, 10));
+    snprintf(batch, sizeof batch, "%lu", strtoul(b + 9, NULL, 10));
+    ck_assert_int_eq(sscanf(w + 12, "%7[a-z0-9]", wt), 1);
+    ck_assert_int_eq(sscanf(k + 7, "%7[a-z0-9]", kv), 1);
+    const double exp_tpot = strtod(x + 10, NULL), ideal_tpot = strtod(y + 16, NULL);
+    ck_assert_double_le(exp_tpot, 0.030);
+    ck_assert_double_lt(ideal_tpot, exp_tpot);
+    static const char *const est[2] = {"expected", "ideal"};
+    for (int i = 0; i < 2; i++) {
+        ck_assert_int_eq(run("--model", "llama3-8b", "--hw", "mi300x", "--chips", chips, "--batch",
+                             batch, "--context", "2304", "--weights", wt, "--kv", kv, "--compute",
+                             ct, "--estimate", est[i], "--format", "json", NULL),
+                         0);
+        const char *st = strstr(out_buf, "\"step_s\": ");
+        ck_assert_ptr_nonnull(st);
+        const double want = i ? ideal_tpot : exp_tpot;
+        ck_assert_msg(ic_test_rel(strtod(st + 10, NULL), want) < 1e-9, "%s: optimize %g, decode %g",
+                      est[i], want, strtod(st + 10, NULL));
+    }
+    ck_assert_int_eq(run("optimize", "--model", "llama3-8b", "--hw", "mi300x", "--ttft", "2s",
+                         "--tpot", "30ms", "--estimate", "expected", "--mfu", "0.5", NULL),
+                     2);
+    has_err("--mfu sets the ideal bound's prefill");
+    ck_assert_int_eq(run("optimize", "--model", "llama3-8b", "--hw", "mi300x", "--ttft", "2s",
+                         "--tpot", "30ms", "--estimate", "ideal", "--engine", "vllm-0.10", NULL),
+                     2);
+    has_err("the ideal bound reads no engine profile");
+    ck_assert_int_eq(run("optimize", "--model", "llama3-8b", "--hw",
+                         IC_TEST_DIR "/frozen/hwdb/h100-sxm.yaml", "--ttft", "2s", "--tpot",
+                         "30ms", "--estimate", "expected", NULL),
+                     2);
+    has_err("can time none of the configurations searched: h100-sxm has no achieved rates");
+}
+END_TEST
+
 /* optimize's expected TPOT is decode's expected step for the row's layout,
  * types and batch at the last token's context (2048 + 256): the same
  * figure, by a second command */
@@ -1792,6 +1846,7 @@ int main(void)
     tcase_add_test(tc, test_numbers_rejected);
     tcase_add_test(tc, test_uneven_split_noted);
     tcase_add_test(tc, test_optimize_expected_tpot);
+    tcase_add_test(tc, test_optimize_at_expected);
     tcase_add_test(tc, test_other_estimate_why);
     tcase_add_test(tc, test_suggestions);
     tcase_add_test(tc, test_help_everywhere);

@@ -19,6 +19,7 @@
  *   MLP                  L x 3 x D x F = 126 x 2,617,245,696 = 329,772,957,696
  *   total                                                     = 405,853,388,800
  *   (the published 405,853,388,800: the groups are right). */
+#include "ic_engine.h"
 #include "ic_serving.h"
 #include "ic_sim.h"
 #include "ic_test.h"
@@ -420,6 +421,78 @@ START_TEST(test_optimize_fp4)
 }
 END_TEST
 
+/* The search at the expected estimate (tests/fixtures/achieved-h100.yaml:
+ * the frozen H100 with hbm_read 3.0 TB/s at GEMV efficiency 0.9, bf16 GEMM
+ * 700 TFLOP/s, 2 us a kernel in a graph, 10 kernels a layer; priced as the
+ * frozen one). Llama-3-8B, one chip, bf16 weights and cache, prompt 1000,
+ * output 24: the TPOT is the step at context 1024, as in test_decode's
+ * test_expected_from_achieved:
+ *   weights 15,009,849,344 B / 2.7e12 = 5.559203461 ms, launches 0.640 ms,
+ *   the cache 134,348,800 B / 2.7e12 = 49.758815 us a sequence (the linear
+ *   FLOPs, 2 x 7,504,924,672 / 700e12 = 21.44 us a sequence, stay under
+ *   the weights' read below a batch of 259), so at batch b
+ *   step = 6.199203461 ms + b x 49.758815 us;
+ *   TPOT 10 ms: b <= 3.800796539 / 0.049758815 = 76.38, batch 76 (9.980872
+ *   ms; 77 would take 10.030631 ms).
+ * The ideal bound on the same SLO: (15,009,849,344 + b x 134,348,800) /
+ *   3.35e12 <= 0.010 gives b <= 137.63, batch 137: the expected search
+ *   holds 76 / 137 of the ideal one's batch.
+ * The prefill server, one chip, at the achieved GEMM rate: linear FLOPs
+ *   2 x (7,504,924,672 - 525,336,576 head) x 1000 + 2 x 525,336,576 (the
+ *   last token's logits) = 13,960,226,865,152, over 700e12 = 19.943181
+ *   ms; attention 4 x 4096 x 32 layers x (1 + ... + 1000 = 500,500) =
+ *   262,406,144,000 FLOPs = 0.374866 ms (over its cache traffic); launches
+ *   0.640 ms: TTFT 20.958047 ms (the ideal search's, at MFU 0.4 of 989
+ *   TFLOP/s: 14,222,633,009,152 / 395.6e12 = 35.952 ms).
+ * With tests/fixtures/engine-test.yaml (no graphs: 10 x 32 x 5 us = 1.6 ms
+ * of launches; 1 ms of host time; a bf16 cache at 0.8 of the GEMV
+ * bandwidth: 62.198519 us a sequence; at most 64 sequences by default):
+ *   step = 5.559203461 + 2.6 ms + b x 62.198519 us; TPOT 10 ms: b <=
+ *   1.840796539 / 0.062198519 = 29.60, batch 29; TPOT 15 ms: b <= 109.98,
+ *   held to the profile's 64. */
+START_TEST(test_optimize_expected)
+{
+    struct ic_test_pair *t = ic_test_pair("llama3-8b", IC_TEST_DIR "/fixtures/achieved-h100.yaml");
+    struct ic_opt_req req = {.prompt = 1000, .output = 24, .ttft_s = 1.0, .tpot_s = 0.010,
+                             .max_chips = 1, .max_pp = 1,
+                             .weights_mask = 1u << IC_DT_BF16, .kv_mask = 1u << IC_DT_BF16};
+    struct ic_opt_cand v[4];
+    size_t n_ok = 0;
+    struct ic_err e = {0};
+    ck_assert_int_eq(ic_optimize(&t->st, &t->h, 1, &req, v, 4, &n_ok, NULL, NULL, &e), IC_OK);
+    ck_assert_uint_eq(n_ok, 1);
+    ck_assert_uint_eq(v[0].batch, 137);
+    ck_assert_double_eq_tol(v[0].ttft_s, 14222633009152.0 / 395.6e12, 1e-6);
+    req.estimate = IC_EST_EXPECTED;
+    ck_assert_int_eq(ic_optimize(&t->st, &t->h, 1, &req, v, 4, &n_ok, NULL, NULL, &e), IC_OK);
+    ck_assert_uint_eq(n_ok, 1);
+    ck_assert_uint_eq(v[0].tp, 1);
+    ck_assert_uint_eq(v[0].batch, 76);
+    ck_assert_double_eq_tol(v[0].tpot_s, 6.199203461e-3 + 76 * 49.758815e-6, 1e-9);
+    ck_assert_double_eq_tol(v[0].ttft_s, 20.958047e-3, 1e-8);
+    /* fp16 compute has no achieved rate in the fixture: searched at the
+     * ideal bound only (the chip has the peak) */
+    ck_assert(ic_optimize_times(&t->h, IC_DT_FP16, IC_EST_IDEAL, NULL, 0));
+    char why[128];
+    ck_assert(!ic_optimize_times(&t->h, IC_DT_FP16, IC_EST_EXPECTED, why, sizeof why));
+    ck_assert_str_eq(why, "h100-achieved-test has no achieved fp16 GEMM rate");
+    ck_assert(ic_optimize_times(&t->h, IC_DT_BF16, IC_EST_EXPECTED, NULL, 0));
+
+    struct ic_engine *en = malloc(sizeof *en);
+    ck_assert_int_eq(ic_engine_load(IC_TEST_DIR "/fixtures/engine-test.yaml", en, &e), IC_OK);
+    req.engine = en;
+    ck_assert_int_eq(ic_optimize(&t->st, &t->h, 1, &req, v, 4, &n_ok, NULL, NULL, &e), IC_OK);
+    ck_assert_uint_eq(v[0].batch, 29);
+    ck_assert_double_eq_tol(v[0].tpot_s, 8.159203461e-3 + 29 * 62.198519e-6, 1e-9);
+    req.tpot_s = 0.015;
+    ck_assert_int_eq(ic_optimize(&t->st, &t->h, 1, &req, v, 4, &n_ok, NULL, NULL, &e), IC_OK);
+    ck_assert_uint_eq(v[0].batch, 64);
+    ck_assert_double_eq_tol(v[0].tpot_s, 8.159203461e-3 + 64 * 62.198519e-6, 1e-9);
+    free(en);
+    free(t);
+}
+END_TEST
+
 /* Ranking by simulated capacity (Llama-3-8B on H100, prompt 512, output 64,
  * TTFT 1 s, TPOT 30 ms; 400 requests a run to stay quick). For the best
  * row the capacity is checked against the simulator run directly: at the
@@ -515,6 +588,7 @@ int main(void)
     tcase_add_test(tc, test_optimize_fp4);
     tcase_add_test(tc, test_optimize_405b_two_nodes);
     tcase_add_test(tc, test_rank_capacity);
+    tcase_add_test(tc, test_optimize_expected);
     suite_add_tcase(s, tc);
     return ic_test_run(s);
 }

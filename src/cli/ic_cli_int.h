@@ -75,6 +75,16 @@ int ic_cli_load_engine(const struct ic_opts *a, const struct ic_db *db, struct i
  * without an achieved section; 0 otherwise (or without --engine). */
 int ic_cli_engine_check(const struct ic_opts *a, const struct ic_hw *h, FILE *errf);
 
+/* The engine's profile (may be NULL) in a simulated replica: its steps',
+ * and its default batch limit (max_batch) unless --max-seqs is given. */
+struct ic_sim_cfg;
+void ic_cli_sim_engine(const struct ic_opts *a, const struct ic_engine *en,
+                       struct ic_sim_cfg *c);
+
+/* --mfu is the ideal bound's prefill: refused (exit 2, a hint) when the
+ * estimate est is expected, which times the prefill at achieved rates. */
+int ic_cli_mfu_check(const struct ic_opts *a, enum ic_estimate est, FILE *errf);
+
 /* "out of memory" on errf; returns 1. */
 int ic_cli_oom(FILE *errf);
 /* Where a command's warnings go: held by ic_cli_run until the command

@@ -109,6 +109,21 @@ bool ic_cli_warn_fit_extra(FILE *errf, const struct ic_cli_setup *s, uint64_t ch
     return false;
 }
 
+int ic_cli_mfu_check(const struct ic_opts *a, enum ic_estimate est, FILE *errf)
+{
+    /* --mfu derates the ideal bound's prefill; the expected estimate times
+     * it from the entry's achieved rates and would drop it unread */
+    if (!a->given[IC_OPT_MFU] || est != IC_EST_EXPECTED)
+        return 0;
+    return ic_cli_usage_hint(errf, "leave --mfu out, or add '--estimate ideal' to derate the "
+                                   "spec-sheet peak",
+                             "--mfu sets the ideal bound's prefill; the expected estimate (%s) "
+                             "times it from the entry's achieved rates",
+                             a->given[IC_OPT_ENGINE]     ? "--engine"
+                             : a->given[IC_OPT_ESTIMATE] ? "--estimate expected"
+                                                         : "this entry's default");
+}
+
 int ic_cli_engine_check(const struct ic_opts *a, const struct ic_hw *h, FILE *errf)
 {
     if (!a->given[IC_OPT_ENGINE])
@@ -1257,6 +1272,7 @@ out:
 const char ic_cli_help_optimize[] =
     "usage: infcalc optimize --model M --ttft TIME --tpot TIME [--prompt T] [--output L]\n"
     "                        [--hw LIST] [--max-chips N] [--max-pp P] [--rate R]\n"
+    "                        [--estimate ideal|expected] [--engine NAME]\n"
     "                        [--rank cost|capacity] [--top N] [--plot FILE]\n"
     "\n"
     "Searches every chip in hwdb (or --hw a,b,c) x decode layouts (tensor-parallel\n"
@@ -1283,6 +1299,13 @@ const char ic_cli_help_optimize[] =
     "bound of the steps (infcalc --estimate expected on a row states its expected\n"
     "step); prefill at MFU 0.4, an assumption rather than a bound (an entry's\n"
     "achieved GEMM rate may be above it).\n"
+    "\n"
+    "--estimate expected (or --engine NAME, which implies it) searches at the steps\n"
+    "real kernels take instead: decode and prefill at each entry's achieved rates\n"
+    "(published microbenchmarks: 'infcalc show hw NAME'), with the engine's profile\n"
+    "where given (its launches, host time, efficiencies, and at most its default\n"
+    "batch, max_batch); the TPOT column beside is then the ideal bound's. A chip's\n"
+    "compute type without an achieved GEMM rate is not searched, and said.\n"
     "\n"
     "--rank capacity ranks by simulation instead: the --shortlist cheapest rows of\n"
     "the closed form without a pipeline (the simulator runs one tensor-parallel\n"
@@ -1388,6 +1411,13 @@ int ic_cli_cmd_optimize(const struct ic_opts *a, const struct ic_db *db, FILE *o
         req.rate = a->rate;
     if (a->given[IC_OPT_MFU])
         req.mfu = a->mfu;
+    /* the ideal bound unless asked (an engine's profile is the expected
+     * estimate's) */
+    req.estimate = a->given[IC_OPT_ESTIMATE] ? (enum ic_estimate)a->estimate
+                   : a->given[IC_OPT_ENGINE] ? IC_EST_EXPECTED
+                                             : IC_EST_IDEAL;
+    if ((rc = ic_cli_mfu_check(a, req.estimate, errf)))
+        return rc;
     /* a type the search does not try would narrow it to nothing ("0
      * configurations meet the SLOs") or drop out of a list unsaid */
     for (int k = 0; k < 2; k++) {
@@ -1442,6 +1472,7 @@ int ic_cli_cmd_optimize(const struct ic_opts *a, const struct ic_db *db, FILE *o
     uint64_t sim_requests = 0;
     size_t shortlist = a->given[IC_OPT_SHORTLIST] ? a->shortlist : 16, n_sim = 0, n_simd = 0;
     struct ic_opt_point *fr = NULL;
+    struct ic_engine *en = NULL;
     size_t n_hw = 0, n_fr = 0, n_ok = 0;
     char **paths = NULL;
     size_t n_paths = 0;
@@ -1514,6 +1545,46 @@ int ic_cli_cmd_optimize(const struct ic_opts *a, const struct ic_db *db, FILE *o
         goto out;
     }
     n_hw = n_priced;
+    /* an engine's profile adds to achieved rates: every chip searched
+     * must have them */
+    for (size_t i = 0; i < n_hw; i++)
+        if ((rc = ic_cli_engine_check(a, &hws[i], errf)))
+            goto out;
+    if ((rc = ic_cli_load_engine(a, db, &en, errf)))
+        goto out;
+    req.engine = en;
+    /* at the expected estimate, a chip's compute type without an achieved
+     * GEMM rate cannot be timed: not searched, and said (all of them: an
+     * error, not "no configuration meets the SLOs") */
+    char untimed[400] = "";
+    bool timed = false;
+    for (size_t i = 0; i < n_hw; i++) {
+        for (int w = 0; w < IC_DT_COUNT; w++) {
+            if (!ic_optimize_searches((enum ic_dtype)w, false) ||
+                (req.weights_mask && !(req.weights_mask & (1u << w))))
+                continue;
+            for (int ci = 0; ci < IC_OPTIMIZE_COMPUTES; ci++) {
+                const enum ic_dtype c = ic_optimize_compute(&hws[i], (enum ic_dtype)w, ci);
+                char why[160];
+                if (c == IC_DT_COUNT)
+                    continue;
+                if (ic_optimize_times(&hws[i], c, req.estimate, why, sizeof why)) {
+                    timed = true;
+                } else if (!strstr(untimed, why)) { /* each reason once */
+                    const size_t l = strlen(untimed);
+                    snprintf(untimed + l, sizeof untimed - l, "%s%s", l ? "; " : "", why);
+                }
+            }
+        }
+    }
+    if (!timed) {
+        rc = ic_cli_usage_hint(errf, "add '--estimate ideal' (the spec-sheet bound), or "
+                                     "choose chips with achieved rates ('infcalc show hw "
+                                     "NAME' lists them)",
+                               "the expected estimate can time none of the configurations "
+                               "searched: %s", untimed);
+        goto out;
+    }
     /* fp4 weights are searched with fp4 compute only: asked for alone on
      * chips without it, the search is empty for a reason the SLOs are not */
     if (req.weights_mask == 1u << IC_DT_FP4) {
@@ -1536,6 +1607,7 @@ int ic_cli_cmd_optimize(const struct ic_opts *a, const struct ic_db *db, FILE *o
     if (by_cap) {
         struct ic_sim_cfg base;
         ic_opts_sim_cfg(a, &base);
+        ic_cli_sim_engine(a, en, &base);
         size_t n_in = n_ok < n_cf ? n_ok : n_cf;
         if ((lrc = ic_optimize_capacity(&st, &req, &base, cands, n_in, shortlist, ranked, top,
                                         &n_sim, &n_simd, &sim_requests, &e))) {
@@ -1546,12 +1618,18 @@ int ic_cli_cmd_optimize(const struct ic_opts *a, const struct ic_db *db, FILE *o
     clock_gettime(CLOCK_MONOTONIC, &t1);
     double ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
     struct ic_rows r;
-    const bool at_rate = req.rate > 0;
+    const bool at_rate = req.rate > 0, at_expected = req.estimate == IC_EST_EXPECTED;
+    /* the closed form's columns, the other estimate's TPOT named for it */
+    struct ic_col cols[sizeof opt_cols / sizeof opt_cols[0]];
+    memcpy(cols, opt_cols, sizeof cols);
+    for (size_t i = 0; at_expected && i < sizeof cols / sizeof cols[0]; i++)
+        if (strcmp(cols[i].key, "tpot_expected_s") == 0)
+            cols[i] = (struct ic_col){"tpot_ideal_s", "TPOT ideal", IC_K_S};
     if (by_cap)
         ic_rows_init(&r, opt_cap_cols,
                      (int)(sizeof opt_cap_cols / sizeof opt_cap_cols[0]) - (at_rate ? 0 : 2));
     else
-        ic_rows_init(&r, opt_cols, (int)(sizeof opt_cols / sizeof opt_cols[0]) - (at_rate ? 0 : 2));
+        ic_rows_init(&r, cols, (int)(sizeof cols / sizeof cols[0]) - (at_rate ? 0 : 2));
     const struct ic_opt_cand *rows = by_cap ? ranked : cands;
     const size_t n_rows = by_cap ? n_sim : n_ok;
     size_t shown = n_rows < top ? n_rows : top;
@@ -1583,7 +1661,8 @@ int ic_cli_cmd_optimize(const struct ic_opts *a, const struct ic_db *db, FILE *o
             ic_rows_num(&r, "capacity_per_s", c->capacity_rps);
         } else {
             /* the row's TPOT step (the last token's context) at the
-             * expected estimate, a good engine */
+             * other estimate: expected (a good engine) beside the ideal
+             * bound, the ideal bound beside the expected */
             struct ic_decode_cfg d = ic_decode_defaults();
             d.chips = c->tp;
             d.pp = c->pp;
@@ -1593,10 +1672,10 @@ int ic_cli_cmd_optimize(const struct ic_opts *a, const struct ic_db *db, FILE *o
             d.weights = c->weights;
             d.kv = c->kv;
             d.compute = c->compute;
-            d.estimate = IC_EST_EXPECTED;
+            d.estimate = at_expected ? IC_EST_IDEAL : IC_EST_EXPECTED;
             struct ic_point ep;
-            ic_rows_num(&r, "tpot_expected_s",
-                        ic_step_achieved(c->hw, IC_EST_EXPECTED) &&
+            ic_rows_num(&r, at_expected ? "tpot_ideal_s" : "tpot_expected_s",
+                        (at_expected || ic_step_achieved(c->hw, IC_EST_EXPECTED)) &&
                                 ic_decode(&st, c->hw, &d, &ep, NULL) == IC_OK
                             ? ep.step_s
                             : NAN);
@@ -1611,16 +1690,27 @@ int ic_cli_cmd_optimize(const struct ic_opts *a, const struct ic_db *db, FILE *o
             ic_rows_num(&r, "usd_per_million_tokens_at_rate", c->usd_per_mtok_at_rate);
         }
     }
-    char title[1500], ttft[32], tpot[32];
+    char title[2600], ttft[32], tpot[32];
     ic_report_time(ttft, sizeof ttft, req.ttft_s);
     ic_report_time(tpot, sizeof tpot, req.tpot_s);
-    char how[720], demand[240] = "";
+    char how[1100], demand[240] = "", est[160];
+    if (at_expected)
+        snprintf(est, sizeof est, "the expected estimate: each entry's achieved rates, %s%s",
+                 en ? "engine " : "a good engine", en ? en->name : "");
+    else
+        snprintf(est, sizeof est, "the ideal bound");
     if (by_cap)
         snprintf(how, sizeof how,
-                 "ranked by simulated capacity under the P99 SLOs (ideal bound): the %zu "
+                 "ranked by simulated capacity under the P99 SLOs (%s): the %zu "
                  "cheapest closed-form replicas without a pipeline simulated colocated, %llu "
                  "requests in all; TTFT and TPOT are P99s at the capacity, batch the mean",
-                 n_simd, (unsigned long long)sim_requests);
+                 est, n_simd, (unsigned long long)sim_requests);
+    else if (at_expected)
+        snprintf(how, sizeof how,
+                 "ranked by the closed form at %s (decode and prefill, the prefill on its own "
+                 "servers at the achieved GEMM rate; decode at the largest batch meeting the "
+                 "TPOT in all of HBM); TPOT at the last token (ideal: the spec-sheet bound of "
+                 "the same step), step at the mean context", est);
     else
         snprintf(how, sizeof how,
                  "ranked by the closed form (decode at the ideal bound: real steps are slower, "
@@ -1628,6 +1718,11 @@ int ic_cli_cmd_optimize(const struct ic_opts *a, const struct ic_db *db, FILE *o
                  "assumption rather than a bound; decode at the largest batch meeting the "
                  "TPOT in all of HBM); TPOT at the last token (expected: at the entry's "
                  "achieved rates, a good engine), step at the mean context");
+    if (untimed[0]) {
+        size_t l = strlen(how);
+        snprintf(how + l, sizeof how - l, "\nnot searched at the expected estimate: %s",
+                 untimed);
+    }
     if (req.rate > 0)
         snprintf(demand, sizeof demand,
                  "; replicas for %.4g requests/s, ranked by the cost of their chips at that rate "
@@ -1655,8 +1750,10 @@ int ic_cli_cmd_optimize(const struct ic_opts *a, const struct ic_db *db, FILE *o
     else if (!rc && a->given[IC_OPT_PLOT]) {
         char sub[200];
         snprintf(sub, sizeof sub, "prompt %llu, output %llu tokens; prefill at its cheapest "
-                                  "replica meeting TTFT <= %s; ideal bound",
-                 (unsigned long long)req.prompt, (unsigned long long)req.output, ttft);
+                                  "replica meeting TTFT <= %s; %s",
+                 (unsigned long long)req.prompt, (unsigned long long)req.output, ttft,
+                 at_expected ? (en ? "expected, engine profile" : "expected, a good engine")
+                             : "ideal bound");
         char t2[200];
         snprintf(t2, sizeof t2, "%s: cheapest $ per million output tokens at each TPOT",
                  m->name);
@@ -1665,6 +1762,7 @@ int ic_cli_cmd_optimize(const struct ic_opts *a, const struct ic_db *db, FILE *o
                            t2, sub, req.tpot_s, errf);
     }
 out:
+    free(en);
     free(fr);
     free(cands);
     free(ranked);

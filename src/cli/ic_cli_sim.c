@@ -92,8 +92,14 @@ static void fill_cfg(const struct ic_opts *a, struct sim_setup *x)
     c->dec.estimate = a->given[IC_OPT_ESTIMATE] ? (enum ic_estimate)a->estimate
                       : x->s.en                   ? IC_EST_EXPECTED /* a profile's estimate */
                                                   : ic_decode_default_estimate(x->s.h);
-    if (!a->given[IC_OPT_MAX_SEQS] && x->s.en && x->s.en->max_batch)
-        c->max_seqs = x->s.en->max_batch; /* the engine's own default */
+    ic_cli_sim_engine(a, x->s.en, c);
+}
+
+void ic_cli_sim_engine(const struct ic_opts *a, const struct ic_engine *en, struct ic_sim_cfg *c)
+{
+    c->dec.engine = en;
+    if (!a->given[IC_OPT_MAX_SEQS] && en && en->max_batch)
+        c->max_seqs = en->max_batch; /* the engine's own default */
 }
 
 int ic_cli_sim_check(const struct ic_opts *a, FILE *errf)
@@ -359,17 +365,9 @@ int ic_cli_cmd_simulate(const struct ic_opts *a, const struct ic_db *db, FILE *o
     if (rc)
         return rc;
     fill_cfg(a, &x);
-    /* --mfu derates the ideal bound's prefill; the expected estimate times
-     * it from the entry's achieved rates and would drop it unread */
-    if (a->given[IC_OPT_MFU] && x.c.dec.estimate == IC_EST_EXPECTED) {
+    if ((rc = ic_cli_mfu_check(a, x.c.dec.estimate, errf))) {
         ic_cli_setup_free(&x.s);
-        return ic_cli_usage_hint(errf, "leave --mfu out, or add '--estimate ideal' to derate "
-                                       "the spec-sheet peak",
-                                 "--mfu sets the ideal bound's prefill; the expected estimate "
-                                 "(%s) times it from the entry's achieved rates",
-                                 a->given[IC_OPT_ENGINE] ? "--engine" :
-                                 a->given[IC_OPT_ESTIMATE] ? "--estimate expected"
-                                                           : "this entry's default");
+        return rc;
     }
     /* a step carries at most --max-tokens new tokens and decodes at most
      * --max-seqs sequences: the steps a run takes are at least requests x

@@ -111,7 +111,7 @@ const struct ic_opt_def ic_opt_table[IC_OPT_COUNT] = {
                      "or serial (they add to the step); an accelerator's expected time\n"
                      "runs them after the kernels either way", F(comm)},
     [IC_OPT_ESTIMATE] = {"--estimate", IC_OK_CHOICE, "E", 0, 0, estimate_choices,
-                         C(DECODE) | C(SIMULATE), 0,
+                         C(DECODE) | C(SIMULATE) | C(OPTIMIZE), 0,
                          "ideal (spec-sheet peaks) or expected (the entry's measured or\n"
                          "achieved figures); default: expected on a measured entry (infcalc\n"
                          "bench), else ideal, the expected step shown beside it",
@@ -180,7 +180,9 @@ const struct ic_opt_def ic_opt_table[IC_OPT_COUNT] = {
                         C(SIMULATE), 0,
                     "prefill's model FLOPs utilization, 0 < X <= 1 (default: the matmul\n"
                     "rate of the entry's measured: section, as infcalc bench writes, over its\n"
-                    "peak where it has one, else 0.4; achieved: rates are not used here)",
+                    "peak where it has one, else 0.4; achieved: rates are not used here;\n"
+                    "the ideal bound's only: simulate and optimize at the expected\n"
+                    "estimate time the prefill at achieved rates and refuse it)",
                     F(mfu)},
     [IC_OPT_QUEUE] = {"--queue", IC_OK_TIME, "TIME", 0, 1e6, NULL, C(PREFILL) | C(PREFIX), 0,
                       "waiting time before the prefill (200ms, 0.5s; default 0)", F(queue_s)},
@@ -253,7 +255,8 @@ const struct ic_opt_def ic_opt_table[IC_OPT_COUNT] = {
                              "the published-measurement CSV (default published/decode.csv\n"
                              "in the databases' folder; '-' reads standard input)",
                              F(measurements)},
-    [IC_OPT_ENGINE] = {"--engine", IC_OK_TEXT, "NAME", 0, 0, NULL, C(DECODE) | C(SIMULATE), 0,
+    [IC_OPT_ENGINE] = {"--engine", IC_OK_TEXT, "NAME", 0, 0, NULL,
+                       C(DECODE) | C(SIMULATE) | C(OPTIMIZE), 0,
                        "the serving engine's profile for the expected estimate: an\n"
                        "enginedb name or alias, or a file ('infcalc list engines');\n"
                        "default: a good engine on the chip (graphs, overlapped scheduling)",

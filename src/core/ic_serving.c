@@ -106,6 +106,14 @@ int ic_prefill(const struct ic_model_stats *m, const struct ic_hw *hw,
     struct ic_rates rates = ic_rates_ideal();
     rates.comm = cfg->comm;
     rates.mfu[IC_PHASE_PREFILL] = p.mfu;
+    rates.estimate = cfg->estimate;
+    rates.engine = cfg->engine;
+    if (ic_step_achieved(hw, cfg->estimate) && ic_hw_peak(hw, cfg->compute) > 0) {
+        /* what the FLOPs run at: the achieved GEMM rate (0 where the
+         * entry has none: ic_step_time refuses it below) */
+        p.mfu = hw->achieved.gemm_flop_s[cfg->compute] / ic_hw_peak(hw, cfg->compute);
+        p.mfu_measured = false;
+    }
     struct ic_load l;
     struct ic_time t;
     int rc;
@@ -692,6 +700,40 @@ static const enum ic_dtype opt_weights[OPT_N_WEIGHTS] = {IC_DT_BF16, IC_DT_FP8, 
                                                          IC_DT_INT4, IC_DT_FP4};
 static const enum ic_dtype opt_kvs[OPT_N_KVS] = {IC_DT_BF16, IC_DT_FP8};
 
+enum ic_dtype ic_optimize_compute(const struct ic_hw *hw, enum ic_dtype weights, int i)
+{
+    /* bf16 (fp16 on chips without it), or the low type the weights are
+     * stored in where the chip has it */
+    static const enum ic_dtype low[IC_OPTIMIZE_COMPUTES] = {IC_DT_COUNT, IC_DT_FP8, IC_DT_INT8,
+                                                            IC_DT_FP4};
+    if (i < 0 || i >= IC_OPTIMIZE_COMPUTES)
+        return IC_DT_COUNT;
+    const enum ic_dtype c =
+        i ? low[i] : ic_hw_peak(hw, IC_DT_BF16) > 0 ? IC_DT_BF16 : IC_DT_FP16;
+    if ((i > 0 && weights != c) || (i == 0 && weights == IC_DT_FP4) || !(ic_hw_peak(hw, c) > 0))
+        return IC_DT_COUNT;
+    return c;
+}
+
+bool ic_optimize_times(const struct ic_hw *hw, enum ic_dtype compute, enum ic_estimate est,
+                       char *why, size_t n)
+{
+    if (est == IC_EST_IDEAL || hw->measured.present)
+        return true;
+    if (!hw->achieved.present) {
+        if (why && n)
+            snprintf(why, n, "%s has no achieved rates", hw->name);
+        return false;
+    }
+    if (!(hw->achieved.gemm_flop_s[compute] > 0)) {
+        if (why && n)
+            snprintf(why, n, "%s has no achieved %s GEMM rate", hw->name,
+                     ic_dtype_traits(compute)->name);
+        return false;
+    }
+    return true;
+}
+
 bool ic_optimize_searches(enum ic_dtype t, bool kv)
 {
     const enum ic_dtype *set = kv ? opt_kvs : opt_weights;
@@ -755,17 +797,9 @@ int ic_optimize(const struct ic_model_stats *m, const struct ic_hw *hws, size_t 
         const struct ic_hw *hw = &hws[h];
         for (size_t wi = 0; wi < OPT_N_WEIGHTS; wi++)
             for (size_t ki = 0; ki < OPT_N_KVS; ki++)
-                for (int ci = 0; ci < 4; ci++) {
-                    /* compute: bf16 (fp16 on chips without it), or the low
-                     * type the weights are stored in where the chip has it */
-                    enum ic_dtype comp = ci == 0 ? (ic_hw_peak(hw, IC_DT_BF16) > 0 ? IC_DT_BF16
-                                                                                   : IC_DT_FP16)
-                                         : ci == 1 ? IC_DT_FP8
-                                         : ci == 2 ? IC_DT_INT8
-                                                   : IC_DT_FP4;
-                    if ((ci > 0 && wts[wi] != comp) || (ci == 0 && wts[wi] == IC_DT_FP4))
-                        continue;
-                    if (!(ic_hw_peak(hw, comp) > 0))
+                for (int ci = 0; ci < IC_OPTIMIZE_COMPUTES; ci++) {
+                    const enum ic_dtype comp = ic_optimize_compute(hw, wts[wi], ci);
+                    if (comp == IC_DT_COUNT || !ic_optimize_times(hw, comp, req->estimate, NULL, 0))
                         continue;
                     if ((req->weights_mask && !(req->weights_mask & (1u << wts[wi]))) ||
                         (req->kv_mask && !(req->kv_mask & (1u << kvs[ki]))))
@@ -781,6 +815,8 @@ int ic_optimize(const struct ic_model_stats *m, const struct ic_hw *hws, size_t 
                         pc.kv = kvs[ki];
                         pc.compute = comp;
                         pc.mfu = req->mfu;
+                        pc.estimate = req->estimate;
+                        pc.engine = req->engine;
                         struct ic_prefill p;
                         struct ic_point fit;
                         struct ic_decode_cfg dc = ic_decode_defaults();
@@ -810,13 +846,22 @@ int ic_optimize(const struct ic_model_stats *m, const struct ic_hw *hws, size_t 
                         dc.weights = wts[wi];
                         dc.kv = kvs[ki];
                         dc.compute = comp;
+                        dc.estimate = req->estimate;
+                        dc.engine = req->engine;
                         const double NT = (double)(n * P); /* the replica's chips */
                         struct ic_point end, mean;
                         if (!step_at(m, hw, dc, M, T + L, &end) || !end.fits)
                             continue;
+                        /* the largest batch: what fits in HBM, and no more
+                         * than the engine schedules by default */
+                        uint64_t bmax = end.max_batch;
+                        if (req->engine && req->engine->max_batch && req->engine->max_batch < bmax)
+                            bmax = req->engine->max_batch;
+                        if (bmax < M)
+                            continue;
                         /* the picture: every power-of-2 batch that fits */
                         if (frontier)
-                            for (uint64_t b = M; b <= end.max_batch; b *= 2)
+                            for (uint64_t b = M; b <= bmax; b *= 2)
                                 if (step_at(m, hw, dc, b, T + L, &end) &&
                                     step_at(m, hw, dc, b, T + L / 2, &mean)) {
                                     double dec = NT * (double)L * mean.step_s / (double)b;
@@ -828,7 +873,7 @@ int ic_optimize(const struct ic_model_stats *m, const struct ic_hw *hws, size_t 
                             continue;
                         /* the largest batch that fits and meets the TPOT
                          * (the step time grows with the batch) */
-                        uint64_t lo = M, hi = end.max_batch + 1;
+                        uint64_t lo = M, hi = bmax + 1;
                         while (hi - lo > 1) {
                             uint64_t mid = lo + (hi - lo) / 2;
                             if (step_at(m, hw, dc, mid, T + L, &end) && end.step_s <= req->tpot_s)
@@ -852,22 +897,6 @@ int ic_optimize(const struct ic_model_stats *m, const struct ic_hw *hws, size_t 
                             !step_at(m, hw, dc, lo, T + L / 2, &mean))
                             continue;
                         double dec_chip_s = NT * (double)L * mean.step_s / (double)lo;
-                        /* the send between stages, as ic_step_time times it
-                         * in the step at the mean context */
-                        double send_s = 0;
-                        if (P > 1) {
-                            const struct ic_step st = {
-                                .layout = {n, 1, P, M},
-                                .kind = {{lo, 1, T + L / 2 - 1, 1, IC_PHASE_DECODE}},
-                                .n_kinds = 1, .weights = wts[wi], .kv = kvs[ki],
-                                .compute = comp, .attn = IC_ATTN_FLASH};
-                            const struct ic_rates rt = ic_rates_ideal();
-                            struct ic_load ld;
-                            struct ic_time tm;
-                            if (ic_step_load(m, &st, &ld, NULL) == IC_OK &&
-                                ic_step_time(&ld, hw, &rt, &tm, NULL) == IC_OK)
-                                send_s = tm.send_s;
-                        }
                         struct ic_opt_cand c = {
                             .hw = hw, .weights = wts[wi], .kv = kvs[ki], .compute = comp,
                             .prefill_chips = pf_chips, .decode_chips = n * P, .batch = lo,
@@ -876,7 +905,7 @@ int ic_optimize(const struct ic_model_stats *m, const struct ic_hw *hws, size_t 
                                                      (double)lo / ((double)L * mean.step_s)),
                             .prefill_replicas = replicas_for(req->rate, 1.0 / pf_s),
                             .ttft_s = pf_ttft, .tpot_s = end.step_s, .step_s = mean.step_s,
-                            .send_s = send_s,
+                            .send_s = mean.send_s, /* 0 without a pipeline */
                             .tokens_s_chip = mean.tokens_s_chip,
                             .mem_share = end.mem_per_chip_B / end.capacity_B,
                             .prefill_share = pf_chip_s / (pf_chip_s + dec_chip_s),
@@ -988,7 +1017,8 @@ int ic_optimize_capacity(const struct ic_model_stats *m, const struct ic_opt_req
         s.dec.weights = c.weights;
         s.dec.kv = c.kv;
         s.dec.compute = c.compute;
-        s.dec.estimate = IC_EST_IDEAL;
+        s.dec.estimate = req->estimate;
+        s.dec.engine = req->engine;
         if (!(s.prefill_mfu > 0))
             s.prefill_mfu = req->mfu;
         double capacity = 0;

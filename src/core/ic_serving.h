@@ -40,6 +40,12 @@ struct ic_prefill_cfg {
     double queue_s;          /* waiting before the prefill starts */
     enum ic_attn_impl attn;
     enum ic_comm_mode comm;
+    /* ideal (the default): the FLOPs at mfu of the spec-sheet peak;
+     * expected: ic_step's expected time, at the entry's achieved (or
+     * benched) rates, mfu unread */
+    enum ic_estimate estimate;
+    const struct ic_engine *engine; /* expected only: the serving engine's
+                                       profile (NULL: a good engine) */
 };
 
 struct ic_prefill_cfg ic_prefill_defaults(void);
@@ -49,7 +55,8 @@ const char *ic_prefill_bound_name(enum ic_prefill_bound b);
 
 struct ic_prefill {
     struct ic_prefill_cfg cfg;
-    double mfu;              /* the MFU used */
+    double mfu;              /* the MFU used (expected: the achieved or benched GEMM
+                                rate of the compute type over its peak) */
     bool mfu_measured;       /* from the hw entry's measured matmul rate */
     double linear_flops;     /* 2 (P_act - P_head) T prompts + 2 P_head prompts */
     double attn_flops;       /* QK^T and AV, causal unless unfused */
@@ -238,11 +245,31 @@ struct ic_opt_req {
     double rate;                  /* demand, requests/s the fleet must take (0: none, one
                                      replica of each kind) */
     uint32_t weights_mask, kv_mask; /* bit t: search type t (0: every type searched) */
+    /* the steps' estimate: the ideal bound (default; prefill at mfu), or
+     * expected (decode and prefill at each entry's achieved rates, with
+     * the engine's profile where given: a chip and compute type without
+     * them is not searched, ic_optimize_times) */
+    enum ic_estimate estimate;
+    const struct ic_engine *engine;
 };
 
 /* Whether the search tries type t for the weights (kv false: bf16, fp8,
  * int8, int4, fp4) or the KV cache (kv true: bf16, fp8). */
 bool ic_optimize_searches(enum ic_dtype t, bool kv);
+
+/* The compute types the search pairs with weights stored in `weights` on
+ * hw: i = 0 bf16 (fp16 on a chip without bf16; not with fp4 weights), 1 to
+ * 3 fp8, int8, fp4 with weights of that type; IC_DT_COUNT where i's is not
+ * searched (the chip lacks its peak, or the weights are not of its type). */
+enum { IC_OPTIMIZE_COMPUTES = 4 };
+enum ic_dtype ic_optimize_compute(const struct ic_hw *hw, enum ic_dtype weights, int i);
+
+/* Whether the search can time compute type `compute` on hw at estimate
+ * est: always at the ideal bound; at expected, where the entry was benched
+ * or has an achieved section with a GEMM rate for the type. Where not, why
+ * ("tpu-v5e has no achieved int8 GEMM rate") into why[n] (may be NULL). */
+bool ic_optimize_times(const struct ic_hw *hw, enum ic_dtype compute, enum ic_estimate est,
+                       char *why, size_t n);
 
 /* One configuration. Decode runs on replicas of tp x pp chips: pp pipeline
  * stages of tp tensor-parallel chips, each stage holding ceil(layers / pp)
