@@ -386,6 +386,71 @@ START_TEST(test_other_estimate_why)
 }
 END_TEST
 
+/* The serving analyses at the expected estimate (and with an engine
+ * profile) time their steps as decode and prefill do: each figure below is
+ * a decode step or a prefill of `infcalc --estimate expected` (or
+ * `prefill`) for the same configuration, by a second command. Llama-3-8B
+ * on one H100, prompt 2048, output 256. */
+static double num_after(int rc, const char *key)
+{
+    ck_assert_msg(rc == 0, "exit %d: %s", rc, err_buf);
+    return json_num(out_buf, key);
+}
+#define cli_num(key, ...) num_after(run(__VA_ARGS__, "--format", "json", NULL), key)
+
+START_TEST(test_serving_at_expected)
+{
+#define MH "--model", "llama3-8b", "--hw", "h100"
+#define EXP "--estimate", "expected"
+    /* decode steps: batch 32 at the mean context 2048 + 128, batch 1 and
+     * 32 at 2048, batch 4 at 2176 */
+    const double d32 = cli_num("step_s", MH, EXP, "--batch", "32", "--context", "2176");
+    const double d32i = cli_num("step_s", MH, "--estimate", "ideal", "--batch", "32",
+                                "--context", "2176");
+    ck_assert_double_gt(d32, 1.2 * d32i); /* the estimate is applied */
+    const double d1 = cli_num("step_s", MH, EXP, "--batch", "1", "--context", "2048");
+    const double d32c = cli_num("step_s", MH, EXP, "--batch", "32", "--context", "2048");
+    const double d4 = cli_num("step_s", MH, EXP, "--batch", "4", "--context", "2176");
+    const double pf = cli_num("ttft_s", "prefill", MH, EXP, "--prompt", "2048", "--attention",
+                              "flash");
+    const double pfi = cli_num("ttft_s", "prefill", MH, "--prompt", "2048", "--attention",
+                               "flash");
+    ck_assert_double_ne(pf, pfi);
+    ck_assert_double_eq_tol(cli_num("decode_step_s", "disagg", MH, EXP, "--batch", "32",
+                                    "--prompt", "2048", "--output", "256"),
+                            d32, 1e-12);
+    ck_assert_double_eq_tol(json_num(out_buf, "prefill_s"), pf, 1e-12);
+    ck_assert_double_eq_tol(cli_num("ttft_miss_s", "prefix", MH, EXP, "--prompt", "2048",
+                                    "--prefix", "1024"),
+                            pf, 1e-12);
+    ck_assert_double_eq_tol(cli_num("target_step_s", "specdec", MH, EXP, "--accept", "0.8",
+                                    "--draft", "llama3.2-1b", "--k", "4"),
+                            d1, 1e-12);
+    ck_assert_double_lt(ic_test_rel(cli_num("tokens_per_s", "cost", MH, EXP), 1 / d1), 1e-9);
+    ck_assert_double_eq_tol(cli_num("time_s", "bestofn", MH, EXP, "--success", "0.3", "--n",
+                                    "4", "--prompt", "2048", "--output", "256"),
+                            pf + 255 * d4, 1e-9);
+    ck_assert_double_eq_tol(cli_num("decode_step_s", "prefill", MH, EXP, "--prompt", "2048",
+                                    "--chunk", "512", "--batch", "32", "--context", "2048",
+                                    "--attention", "flash"),
+                            d32c, 1e-12);
+    ck_assert_double_eq_tol(json_num(out_buf, "prefill_alone_s"), pf, 1e-12);
+    /* an engine profile implies the expected estimate, for decode and the
+     * analyses alike */
+    const double de = cli_num("step_s", MH, "--engine", "vllm-0.10", "--batch", "32",
+                              "--context", "2176");
+    ck_assert_double_ne(de, d32);
+    ck_assert_double_eq_tol(cli_num("decode_step_s", "disagg", MH, "--engine", "vllm-0.10",
+                                    "--batch", "32", "--prompt", "2048", "--output", "256"),
+                            de, 1e-12);
+    /* --mfu is the ideal bound's */
+    ck_assert_int_eq(run("prefill", MH, EXP, "--mfu", "0.5", NULL), 2);
+    has_err("--mfu sets the ideal bound's prefill");
+#undef MH
+#undef EXP
+}
+END_TEST
+
 /* optimize --estimate expected: the row's TPOT is decode's expected step
  * for its layout, types and batch at the last token's context, and the
  * column beside it the ideal bound's (two more commands); --mfu, --engine
@@ -707,8 +772,14 @@ START_TEST(test_list_and_show)
     has_err("has no achieved section");
     ck_assert_int_eq(run("--model", "llama3-8b", "--hw", "h100", "--engine", "nosuch", NULL), 2);
     has_err("unknown engine 'nosuch'");
+    /* the serving analyses take a profile (the expected estimate's); moe
+     * computes the ideal bound only */
     ck_assert_int_eq(run("prefill", "--model", "llama3-8b", "--hw", "h100", "--engine",
+                         "vllm", NULL), 0);
+    has_out("prefill, expected: achieved rates, engine vllm-");
+    ck_assert_int_eq(run("moe", "--model", "mixtral-8x7b", "--hw", "h100", "--engine",
                          "vllm", NULL), 2);
+    has_err("'--engine' does not apply to 'moe'");
     /* simulate: the profile's max_batch is the batch limit unless --max-seqs */
     ck_assert_int_eq(run("simulate", "--model", "llama3-8b", "--hw", "h100", "--estimate",
                          "expected", "--requests", "50", "--engine",
@@ -1847,6 +1918,7 @@ int main(void)
     tcase_add_test(tc, test_uneven_split_noted);
     tcase_add_test(tc, test_optimize_expected_tpot);
     tcase_add_test(tc, test_optimize_at_expected);
+    tcase_add_test(tc, test_serving_at_expected);
     tcase_add_test(tc, test_other_estimate_why);
     tcase_add_test(tc, test_suggestions);
     tcase_add_test(tc, test_help_everywhere);

@@ -300,6 +300,52 @@ START_TEST(test_spec_sampling_is_exact)
 }
 END_TEST
 
+/* Speculative decoding and chunked prefill at the expected estimate
+ * (tests/fixtures/achieved-h100.yaml: hbm_read 3.0 TB/s x GEMV efficiency
+ * 0.9 = 2.7e12 B/s, bf16 GEMM 700 TFLOP/s, 10 kernels a layer at 2 us in a
+ * graph). Llama-3-8B (131,072 B of KV a token; 7,504,924,672 parameters
+ * read, 15,009,849,344 B in bf16), one chip, batch 1, context 1024:
+ *   the target step (test_decode's test_expected_from_achieved) 6.248962 ms;
+ *   the verify step of k = 4 drafts: 5 tokens after 1023 cached read 1028
+ *     tokens' cache and write 5: 1033 x 131,072 = 135,397,376 B / 2.7e12 =
+ *     50.147176 us; the weights 5.559203461 ms (5 tokens' linear FLOPs,
+ *     5 x 21.44 us, under them; their attention, 5 x 1028 x 4 x 4096 x 32
+ *     = 2.69e9 FLOPs = 3.85 us, under the cache); launches 0.640 ms:
+ *     6.249350637 ms.
+ * A prompt of 1000 tokens on an idle server (batch 0) in one chunk is its
+ * prefill alone at the achieved rate, test_optimize's 20.958047 ms. */
+START_TEST(test_spec_and_chunked_expected)
+{
+    struct ic_test_pair *t = ic_test_pair("llama3-8b", IC_TEST_DIR "/fixtures/achieved-h100.yaml");
+    struct ic_test_pair *d = ic_test_pair("llama3.2-1b", IC_TEST_DIR "/fixtures/achieved-h100.yaml");
+    struct ic_decode_cfg c = ic_decode_defaults();
+    c.context = 1024;
+    c.estimate = IC_EST_EXPECTED;
+    struct ic_spec_costed s;
+    struct ic_err e = {0};
+    ck_assert_int_eq(ic_spec_costed(&t->st, &d->st, &t->h, &c, c.weights, 0.8, 4, &s, &e), IC_OK);
+    ck_assert_double_eq_tol(s.target_s, 6.248962e-3, 1e-9);
+    ck_assert_double_eq_tol(s.verify_s, 6.249350637e-3, 1e-9);
+    struct ic_point dp;
+    ck_assert_int_eq(ic_decode(&d->st, &d->h, &c, &dp, &e), IC_OK);
+    ck_assert_double_eq_tol(s.draft_s, dp.step_s, 1e-15);
+    /* the draft at the expected estimate pays its launches too: 16 layers
+     * x 10 x 2 us = 0.32 ms, more than its ideal step's share */
+    ck_assert_double_ge(dp.fixed_s, 0.32e-3 - 1e-12);
+
+    struct ic_prefill_cfg pf = ic_prefill_defaults();
+    pf.prompt = 1000;
+    c.batch = 0;
+    struct ic_chunked ch;
+    ck_assert_int_eq(ic_chunked(&t->st, &t->h, &c, &pf, 1000, &ch, &e), IC_OK);
+    ck_assert_uint_eq(ch.steps, 1);
+    ck_assert_double_eq_tol(ch.ttft_s, 20.958047e-3, 1e-8);
+    ck_assert_double_eq_tol(ch.prefill_alone_s, 20.958047e-3, 1e-8);
+    free(t);
+    free(d);
+}
+END_TEST
+
 START_TEST(test_spec_costed)
 {
     struct ic_test_pair *t = ic_test_pair("llama3-70b", "h100");
@@ -1033,6 +1079,7 @@ int main(void)
     tcase_add_test(tc, test_spec_accept);
     tcase_add_test(tc, test_spec_sampling_is_exact);
     tcase_add_test(tc, test_spec_costed);
+    tcase_add_test(tc, test_spec_and_chunked_expected);
     tcase_add_test(tc, test_prefix);
     tcase_add_test(tc, test_disagg);
     tcase_add_test(tc, test_bestofn);

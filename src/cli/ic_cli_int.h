@@ -81,6 +81,13 @@ struct ic_sim_cfg;
 void ic_cli_sim_engine(const struct ic_opts *a, const struct ic_engine *en,
                        struct ic_sim_cfg *c);
 
+/* What a serving command's steps are timed at, for its title, into
+ * buf[n] (returned): "ideal bound", "expected: achieved rates, a good
+ * engine", "expected: achieved rates, engine NAME" or "expected: measured
+ * rates" (a benched machine). */
+enum { IC_CLI_EST_TEXT = 96 };
+const char *ic_cli_estimate_text(const struct ic_cli_setup *s, char *buf, size_t n);
+
 /* --mfu is the ideal bound's prefill: refused (exit 2, a hint) when the
  * estimate est is expected, which times the prefill at achieved rates. */
 int ic_cli_mfu_check(const struct ic_opts *a, enum ic_estimate est, FILE *errf);

@@ -295,13 +295,13 @@ int ic_cli_cmd_batching(const struct ic_opts *a, const struct ic_db *db, FILE *o
     ic_rows_num(&r, "paged_tokens_per_s", x.paged_tok_s);
     /* undefined where nothing fits contiguously (the core's 0): null, '-' */
     ic_rows_num(&r, "paged_gain", x.contiguous_max_batch ? x.paged_gain : NAN);
-    char title[640], w[IC_MODEL_KEPT_LEN + 16];
+    char title[640], w[IC_MODEL_KEPT_LEN + 16], est[IC_CLI_EST_TEXT];
     ic_model_weights_text(&l.st, l.dec.weights, w, sizeof w);
     snprintf(title, sizeof title,
-             "%s on %llu x %s, weights %s, KV %s, compute %s (ideal bound)\n"
+             "%s on %llu x %s, weights %s, KV %s, compute %s (%s)\n"
              "batching policy and KV layout%s",
              l.m->name, (unsigned long long)l.dec.chips, l.h->name, w,
-             dtn(l.dec.kv), dtn(l.dec.compute),
+             dtn(l.dec.kv), dtn(l.dec.compute), ic_cli_estimate_text(&l, est, sizeof est),
              x.contiguous_max_batch ? "" : "\nnote: not one sequence fits with the contiguous "
                                            "reservation");
     rc = ic_cli_write_rows(out, errf, l.fmt, &r, title, false);

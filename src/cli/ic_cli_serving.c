@@ -200,7 +200,10 @@ int ic_cli_setup(const struct ic_opts *a, const struct ic_db *db, const char *cm
         return lrc;
     }
     s->dec.engine = s->en;
-    if ((lrc = ic_cli_model_weights(a, errf, s->m, &s->dec.weights))) {
+    if (s->en && !a->given[IC_OPT_ESTIMATE])
+        s->dec.estimate = IC_EST_EXPECTED; /* a profile is the expected estimate's */
+    if ((lrc = ic_cli_mfu_check(a, s->dec.estimate, errf)) ||
+        (lrc = ic_cli_model_weights(a, errf, s->m, &s->dec.weights))) {
         ic_cli_setup_free(s);
         return lrc;
     }
@@ -244,6 +247,8 @@ static void parse_prefill(const struct ic_opts *a, const struct ic_cli_setup *s,
     pf->kv = s->dec.kv;
     pf->compute = s->dec.compute;
     pf->comm = s->dec.comm;
+    pf->estimate = s->dec.estimate;
+    pf->engine = s->dec.engine;
     if (a->given[IC_OPT_PROMPT])
         pf->prompt = a->prompt;
     if (a->given[IC_OPT_PROMPTS])
@@ -267,6 +272,18 @@ static int setup_prefill(const struct ic_opts *a, const struct ic_db *db, const 
 }
 
 static const char *dtn(enum ic_dtype t) { return ic_dtype_traits(t)->name; }
+
+const char *ic_cli_estimate_text(const struct ic_cli_setup *s, char *buf, size_t n)
+{
+    if (s->dec.estimate != IC_EST_EXPECTED)
+        snprintf(buf, n, "ideal bound");
+    else if (!ic_step_achieved(s->h, IC_EST_EXPECTED))
+        snprintf(buf, n, "expected: measured rates");
+    else
+        snprintf(buf, n, "expected: achieved rates, %s%s", s->en ? "engine " : "a good engine",
+                 s->en ? s->en->name : "");
+    return buf;
+}
 
 /* "llama3-70b on 16 x v5e, weights int8, KV int8, compute bf16" */
 static void title_of(char *buf, size_t n, const struct ic_cli_setup *s, uint64_t chips)
@@ -317,7 +334,9 @@ const char ic_cli_help_prefill[] =
     "cache's keys and values read once, a window layer's from the first new\n"
     "token's window, the masked half skipped; Q and O, activations, not counted)\n"
     "and unfused (the T x T score matrix written and read back twice, the full\n"
-    "products computed). The ideal bound from spec-sheet peaks.\n"
+    "products computed). The ideal bound from spec-sheet peaks at the MFU; with\n"
+    "--estimate expected (or --engine NAME) the entry's achieved GEMM rate and\n"
+    "bandwidth, its kernels' launches and the engine's profile instead.\n"
     "\n"
     "\n"
     "example: infcalc prefill --model llama3-70b --hw v5e --chips 16 --prompt 8192\n";
@@ -427,12 +446,12 @@ int ic_cli_cmd_prefill(const struct ic_opts *a, const struct ic_db *db, FILE *ou
                         "the decode batch with the prompt");
     }
     struct ic_err e = {0};
-    char title[320];
+    char title[480], est[IC_CLI_EST_TEXT];
     title_of(title, sizeof title, &s, pf.chips);
+    ic_cli_estimate_text(&s, est, sizeof est);
     struct ic_rows r;
     if (chunk) {
         struct ic_chunked c;
-        s.dec.estimate = IC_EST_IDEAL;
         int lrc = ic_chunked(&s.st, s.h, &s.dec, &pf, chunk, &c, &e);
         if (lrc) {
             rc = ic_cli_report(errf, lrc, &e);
@@ -464,8 +483,9 @@ int ic_cli_cmd_prefill(const struct ic_opts *a, const struct ic_db *db, FILE *ou
         ic_rows_num(&r, "steps", (double)c.steps);
         ic_rows_num(&r, "ttft_s", c.ttft_s);
         ic_rows_num(&r, "prefill_alone_s", c.prefill_alone_s);
-        strncat(title, "\nchunked prefill on a running decode batch (ideal bound)",
-                sizeof title - strlen(title) - 1);
+        size_t l = strlen(title);
+        snprintf(title + l, sizeof title - l, "\nchunked prefill on a running decode batch (%s)",
+                 est);
     } else {
         ic_rows_init(&r, prefill_cols, (int)(sizeof prefill_cols / sizeof prefill_cols[0]));
         for (int k = 0; k < IC_ATTN_COUNT; k++) {
@@ -487,8 +507,11 @@ int ic_cli_cmd_prefill(const struct ic_opts *a, const struct ic_db *db, FILE *ou
             }
             prefill_row(&r, &s, &p);
         }
-        strncat(title, "\nprefill, ideal bound from spec-sheet peaks at the MFU stated",
-                sizeof title - strlen(title) - 1);
+        size_t l = strlen(title);
+        snprintf(title + l, sizeof title - l, "\nprefill, %s",
+                 s.dec.estimate == IC_EST_EXPECTED ? est
+                                                   : "ideal bound from spec-sheet peaks at the "
+                                                     "MFU stated");
     }
     rc = ic_cli_write_rows(out, errf, s.fmt, &r, title, !chunk);
     ic_rows_free(&r);
@@ -558,10 +581,16 @@ static int plot_prefill(const struct ic_opts *a, const struct ic_cli_setup *s,
     if (!asked_drawn)
         snprintf(asked, sizeof asked, "; the asked %llu tokens lie outside the curves",
                  (unsigned long long)base->prompt);
-    snprintf(sub, sizeof sub, "prefill of one whole prompt%s%s, MFU %.2f%s, ideal bound%s%s",
+    char est[IC_CLI_EST_TEXT];
+    if (base->estimate == IC_EST_EXPECTED)
+        ic_cli_estimate_text(s, est, sizeof est);
+    else
+        snprintf(est, sizeof est, "MFU %.2f%s, ideal bound",
+                 base->mfu > 0 ? base->mfu : IC_PREFILL_MFU, base->mfu > 0 ? "" : " (default)");
+    snprintf(sub, sizeof sub, "prefill of one whole prompt%s%s, %s%s%s",
              base->prefix ? " after its cached prefix" : "",
              a->given[IC_OPT_CHUNK] ? " (not in chunks, nor batched: the table's are)" : "",
-             base->mfu > 0 ? base->mfu : IC_PREFILL_MFU, base->mfu > 0 ? "" : " (default)",
+             est,
              s->st.max_context ? "; up to the model's usable context"
                                : "; the model states no context limit",
              asked);
@@ -804,13 +833,13 @@ int ic_cli_cmd_specdec(const struct ic_opts *a, const struct ic_db *db, FILE *ou
         ic_rows_num(&r, "tokens_per_s", x->tokens_s);
         ic_rows_num(&r, "best", k == best);
     }
-    char head[320];
+    char head[320], est[IC_CLI_EST_TEXT];
     title_of(head, sizeof head, &s, s.dec.chips);
     snprintf(title, sizeof title,
-             "%s\ndraft %s, batch %llu, context %llu, acceptance %.6g (ideal bound)\n"
+             "%s\ndraft %s, batch %llu, context %llu, acceptance %.6g (%s)\n"
              "best k (1-64): %llu, speedup %.3fx%s",
              head, dm->name, (unsigned long long)s.dec.batch, (unsigned long long)s.dec.context,
-             acc, (unsigned long long)best, all[best - 1].speedup,
+             acc, ic_cli_estimate_text(&s, est, sizeof est), (unsigned long long)best, all[best - 1].speedup,
              all[best - 1].speedup < 1 ? " (slower than plain decoding)" : "");
     spec_asked(title, sizeof title, k_only, best, k_only ? all[k_only - 1].speedup : 0);
     rc = ic_cli_write_rows(out, errf, s.fmt, &r, title, !k_only || k_only != best);
@@ -919,8 +948,10 @@ int ic_cli_cmd_prefix(const struct ic_opts *a, const struct ic_db *db, FILE *out
                 "%.4g GB: they cannot all be held\n",
                 (unsigned long long)pc.n_prefixes, x.held_per_chip_bytes / 1e9, s.h->name,
                 s.h->hbm_capacity_B / 1e9);
-    rc = write_one(out, errf, &s, pc.pf.chips,
-                   "prefix caching (ideal bound; host reads over each chip's host link)", &r);
+    char est[IC_CLI_EST_TEXT], what[IC_CLI_EST_TEXT + 80];
+    snprintf(what, sizeof what, "prefix caching (%s; host reads over each chip's host link)",
+             ic_cli_estimate_text(&s, est, sizeof est));
+    rc = write_one(out, errf, &s, pc.pf.chips, what, &r);
 out:
     ic_cli_setup_free(&s);
     return rc;
@@ -1007,7 +1038,10 @@ int ic_cli_cmd_disagg(const struct ic_opts *a, const struct ic_db *db, FILE *out
     ic_rows_num(&r, "tokens_per_s_per_chip", x.tokens_s_chip);
     ic_rows_num(&r, "kv_transfer_bytes", x.kv_bytes);
     ic_rows_num(&r, "kv_transfer_s", x.kv_transfer_s);
-    rc = write_one(out, errf, &s, s.dec.chips, "prefill/decode disaggregation (ideal bound)", &r);
+    char est[IC_CLI_EST_TEXT], what[IC_CLI_EST_TEXT + 48];
+    snprintf(what, sizeof what, "prefill/decode disaggregation (%s)",
+             ic_cli_estimate_text(&s, est, sizeof est));
+    rc = write_one(out, errf, &s, s.dec.chips, what, &r);
 out:
     ic_cli_setup_free(&s);
     return rc;
@@ -1068,7 +1102,6 @@ int ic_cli_cmd_cost(const struct ic_opts *a, const struct ic_db *db, FILE *out, 
     ic_cli_warn_context(errf, &s.st, s.m->name, pf.prompt, "--prompt");
     ic_cli_warn_fit(errf, &s, s.dec.chips, s.dec.batch, s.dec.context, "the decode batch");
     ic_cli_warn_fit(errf, &s, pf.chips, pf.prompts, pf.prompt, "the prefill");
-    s.dec.estimate = IC_EST_IDEAL;
     if ((lrc = ic_decode(&s.st, s.h, &s.dec, &p, &e)) ||
         (lrc = ic_prefill(&s.st, s.h, &pf, &q, &e))) {
         rc = ic_cli_report(errf, lrc, &e);
@@ -1093,10 +1126,11 @@ int ic_cli_cmd_cost(const struct ic_opts *a, const struct ic_db *db, FILE *out, 
     ic_rows_num(&r, "decode_flops_per_usd", p.flops / p.step_s / usd_s);
     ic_rows_num(&r, "decode_mfu", p.flops / p.step_s / (N * C));
     ic_rows_num(&r, "prefill_flops_per_usd", q.flops / q.prefill_s / usd_s);
-    rc = write_one(out, errf, &s, s.dec.chips,
-                   priced ? "cost (ideal bound; price from the hw entry unless --price)"
-                          : "cost (ideal bound)\nnote: the entry has no price; --price USD "
-                            "gives one", &r);
+    char est[IC_CLI_EST_TEXT], what[IC_CLI_EST_TEXT + 100];
+    snprintf(what, sizeof what, "cost (%s%s", ic_cli_estimate_text(&s, est, sizeof est),
+             priced ? "; price from the hw entry unless --price)"
+                    : ")\nnote: the entry has no price; --price USD gives one");
+    rc = write_one(out, errf, &s, s.dec.chips, what, &r);
 out:
     ic_cli_setup_free(&s);
     return rc;
@@ -1211,7 +1245,6 @@ int ic_cli_cmd_bestofn(const struct ic_opts *a, const struct ic_db *db, FILE *ou
         double t = 0, usd = 0;
         if (timed) {
             struct ic_decode_cfg d = s.dec;
-            d.estimate = IC_EST_IDEAL;
             d.batch = n;
             d.context = pf.prompt + L / 2; /* the mean context over the output */
             struct ic_point pt;
@@ -1245,12 +1278,13 @@ int ic_cli_cmd_bestofn(const struct ic_opts *a, const struct ic_db *db, FILE *ou
     }
     char title[800];
     if (timed) {
-        char head[320];
+        char head[320], est[IC_CLI_EST_TEXT];
         title_of(head, sizeof head, &s, s.dec.chips);
         snprintf(title, sizeof title,
                  "%s\nbest-of-N: prompt %llu tokens prefilled once, %llu output tokens per "
-                 "candidate decoded as a batch of N (ideal bound)",
-                 head, (unsigned long long)pf.prompt, (unsigned long long)L);
+                 "candidate decoded as a batch of N (%s)",
+                 head, (unsigned long long)pf.prompt, (unsigned long long)L,
+                 ic_cli_estimate_text(&s, est, sizeof est));
     } else {
         snprintf(title, sizeof title, "best-of-N, %llu output tokens per candidate%s",
                  (unsigned long long)L, " (add --model and --hw for time and cost)");

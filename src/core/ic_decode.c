@@ -46,6 +46,13 @@ double ic_decode_mem_per_chip(const struct ic_model_stats *m, const struct ic_de
     return ic_step_mem_at(&k, batch);
 }
 
+struct ic_rates ic_decode_rates(const struct ic_decode_cfg *cfg, double prefill_mfu)
+{
+    return (struct ic_rates){cfg->estimate, cfg->comm, {1.0, prefill_mfu > 0 ? prefill_mfu : 1.0},
+                             cfg->bw_scale, cfg->compute_scale, cfg->regions,
+                             cfg->engine, cfg->attn_scale};
+}
+
 int ic_decode(const struct ic_model_stats *m, const struct ic_hw *hw,
               const struct ic_decode_cfg *cfg, struct ic_point *out, struct ic_err *err)
 {
@@ -61,9 +68,7 @@ int ic_decode(const struct ic_model_stats *m, const struct ic_hw *hw,
     const struct ic_step step = decode_step(cfg);
     struct ic_load l;
     struct ic_time t;
-    const struct ic_rates rates = {cfg->estimate, cfg->comm, {1.0, 1.0},
-                                   cfg->bw_scale, cfg->compute_scale, cfg->regions,
-                                   cfg->engine, cfg->attn_scale};
+    const struct ic_rates rates = ic_decode_rates(cfg, 1.0);
     int rc;
     if ((rc = ic_step_load(m, &step, &l, err)) || (rc = ic_step_time(&l, hw, &rates, &t, err)))
         return rc;

@@ -162,6 +162,14 @@ struct ic_point {
                                      unevenly): the busiest chip sets the time */
 };
 
+/* The rates a step of cfg's configuration is timed at (ic_step_time): its
+ * estimate, collectives, engine profile and (expected on a benched
+ * machine) scales; at the ideal bound the prefill phase's FLOPs at
+ * prefill_mfu of the peak (0: the peak), which the expected estimate does
+ * not read. The one mapping ic_decode, the serving analyses and the
+ * simulator time their steps with. */
+struct ic_rates ic_decode_rates(const struct ic_decode_cfg *cfg, double prefill_mfu);
+
 /* Evaluates one decode step (pure, no allocation). Fails with IC_EINVAL when
  * chips, batch or context is 0 or the chip lacks the compute type (*out is
  * then undefined). */

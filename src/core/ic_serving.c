@@ -150,13 +150,16 @@ int ic_chunked(const struct ic_model_stats *m, const struct ic_hw *hw,
 {
     if (!chunk)
         return ic_err_set(err, IC_EINVAL, NULL, 0, 0, "the chunk must be at least 1 token");
-    struct ic_decode_cfg dc = *dec;
-    dc.estimate = IC_EST_IDEAL;
+    /* one estimate for the whole analysis: the decode batch's */
+    const struct ic_decode_cfg dc = *dec;
+    struct ic_prefill_cfg pa = *pf;
+    pa.estimate = dc.estimate;
+    pa.engine = dc.engine;
     struct ic_point d;
     struct ic_prefill alone;
     int rc;
     if ((dc.batch && (rc = ic_decode(m, hw, &dc, &d, err))) ||
-        (rc = ic_prefill(m, hw, pf, &alone, err)))
+        (rc = ic_prefill(m, hw, &pa, &alone, err)))
         return rc;
     const uint64_t T = pf->prompt;
     struct ic_chunked c;
@@ -177,9 +180,7 @@ int ic_chunked(const struct ic_model_stats *m, const struct ic_hw *hw,
         .compute = dc.compute,
         .attn = pf->attn,
     };
-    struct ic_rates rates = ic_rates_ideal();
-    rates.comm = dc.comm;
-    rates.mfu[IC_PHASE_PREFILL] = c.mfu;
+    const struct ic_rates rates = ic_decode_rates(&dc, c.mfu);
     double sum = 0;
     for (uint64_t i = 0; i < c.steps; i++) {
         const bool last = i + 1 == c.steps;
@@ -323,8 +324,7 @@ int ic_spec_costed(const struct ic_model_stats *target, const struct ic_model_st
     if (k > 64)
         return ic_err_set(err, IC_EINVAL, NULL, 0, 0,
                           "the draft length k is %llu; expected 0 to 64", (unsigned long long)k);
-    struct ic_decode_cfg c = *cfg;
-    c.estimate = IC_EST_IDEAL;
+    const struct ic_decode_cfg c = *cfg;
     struct ic_decode_cfg dc = c;
     dc.weights = draft_weights;
     struct ic_point t, d;
@@ -347,8 +347,7 @@ int ic_spec_costed(const struct ic_model_stats *target, const struct ic_model_st
         .compute = c.compute,
         .attn = IC_ATTN_FLASH,
     };
-    struct ic_rates rates = ic_rates_ideal();
-    rates.comm = c.comm;
+    const struct ic_rates rates = ic_decode_rates(&c, 1.0);
     struct ic_load l;
     struct ic_time vt;
     if ((rc = ic_step_load(target, &verify, &l, err)) ||
@@ -470,7 +469,6 @@ int ic_disagg(const struct ic_model_stats *m, const struct ic_hw *hw,
     if (rc)
         return rc;
     struct ic_decode_cfg dc = *dec;
-    dc.estimate = IC_EST_IDEAL;
     dc.context = pf->prompt + output / 2; /* a running sequence's mean context */
     if (!dc.context)
         dc.context = 1;

@@ -3,8 +3,11 @@
  * steps, speculative decoding, prefix caching, prefill/decode
  * disaggregation, cost, best-of-N and the SLO search.
  *
- * Every time here is one or more steps of ic_step (a load, then a time at
- * spec-sheet peaks), prefill's FLOPs derated by an explicit MFU. Functions
+ * Every time here is one or more steps of ic_step (a load, then a time) at
+ * the configuration's estimate (ic_decode_rates): the ideal bound's
+ * spec-sheet peaks, prefill's FLOPs derated by an explicit MFU, or the
+ * expected time at the entry's achieved (or benched) rates, with the
+ * engine's profile where given. Functions
  * are pure: no I/O, no allocation except where stated, errors through
  * ic_err. */
 #ifndef IC_SERVING_H
@@ -100,6 +103,8 @@ struct ic_chunked {
                                 batch) */
 };
 
+/* Every step at dec's estimate and engine (the prompt alone too, whatever
+ * pf's). */
 int ic_chunked(const struct ic_model_stats *m, const struct ic_hw *hw,
                const struct ic_decode_cfg *dec, const struct ic_prefill_cfg *pf,
                uint64_t chunk, struct ic_chunked *out, struct ic_err *err);
@@ -148,7 +153,8 @@ struct ic_spec_costed {
     double tokens_s;         /* batch * tokens / round_s */
 };
 
-/* cfg is the target's; the draft runs it at its own weight type,
+/* cfg is the target's (its estimate and engine time the draft, target and
+ * verify steps alike); the draft runs it at its own weight type,
  * draft_weights (a checkpoint's shipped type, where the two differ) */
 int ic_spec_costed(const struct ic_model_stats *target, const struct ic_model_stats *draft,
                    const struct ic_hw *hw, const struct ic_decode_cfg *cfg,
@@ -361,8 +367,8 @@ int ic_opt_capacity(const struct ic_model_stats *m, const struct ic_hw *hw,
  * `shortlist` distinct (chip, types, replica size) with no pipeline (the
  * simulator runs one tensor-parallel replica) are simulated as a colocated
  * replica of decode_chips chips (base: the workload and scheduler; its
- * chips and types are set from the row, the estimate is the ideal bound as
- * the closed form's), their capacity found by ic_opt_capacity; the rows
+ * chips and types are set from the row, the estimate and engine are
+ * req's, as the closed form's), their capacity found by ic_opt_capacity; the rows
  * with a capacity above 0 go into out, sorted by dollars per million
  * output tokens at that capacity (chips x price / (capacity x L)), at most
  * cap; *n_out says how many have one (min(*n_out, cap) rows written, as

@@ -65,8 +65,7 @@ int ic_sim_step_s(const struct ic_model_stats *m, const struct ic_hw *hw,
     }
     s.n_kinds = k;
     const double mfu = c->prefill_mfu > 0 ? c->prefill_mfu : IC_PREFILL_MFU;
-    const struct ic_rates r = {c->dec.estimate, c->dec.comm, {1.0, mfu}, 1.0, 1.0, 0,
-                               c->dec.engine, 0};
+    const struct ic_rates r = ic_decode_rates(&c->dec, mfu);
     struct ic_load l;
     struct ic_time t;
     int rc;
