@@ -4,6 +4,7 @@
  * SLO search. Expectations are hand arithmetic, stated beside each. */
 #include "ic_cli.h"
 #include "ic_serving.h"
+#include "ic_sim.h"
 #include "ic_test.h"
 #include "ic_test_cli.h"
 
@@ -343,6 +344,44 @@ START_TEST(test_spec_and_chunked_expected)
     ck_assert_double_eq_tol(ch.prefill_alone_s, 20.958047e-3, 1e-8);
     free(t);
     free(d);
+}
+END_TEST
+
+/* A machine whose entry lists no fabric and no network (as infcalc bench
+ * writes a CPU's: tests/fixtures/measured-cpu.yaml) cannot hand a KV cache
+ * from a prefill server to a decode server: disaggregation, closed form
+ * and simulated, is refused with the reason (it was an infinite hand-off:
+ * "not a finite number" from disagg, a simulated run that stalled into a
+ * wrong error) */
+START_TEST(test_disagg_without_a_path)
+{
+    struct ic_test_pair *t = ic_test_pair("llama3.2-1b", IC_TEST_DIR "/fixtures/measured-cpu.yaml");
+    struct ic_err e = {0};
+    ck_assert(isinf(ic_disagg_kv_transfer_s(&t->st, &t->h, 1, IC_DT_FP32, 1, 1, 2)));
+    struct ic_prefill_cfg pf = ic_prefill_defaults();
+    pf.prompt = 512;
+    pf.weights = pf.kv = pf.compute = IC_DT_FP32;
+    struct ic_decode_cfg d = ic_decode_defaults();
+    d.batch = 4;
+    d.weights = d.kv = d.compute = IC_DT_FP32;
+    struct ic_disagg x;
+    ck_assert_int_eq(ic_disagg(&t->st, &t->h, &pf, &d, 64, &x, &e), IC_EINVAL);
+    ck_assert_ptr_nonnull(strstr(e.msg, "no link to hand the KV"));
+    ck_assert_uint_eq(e.line, 11); /* the entry's interconnect: */
+    struct ic_sim_cfg c = ic_sim_defaults();
+    c.dec = d;
+    c.prefill_chips = 1;
+    c.requests = 10;
+    c.prompt.mean = 512;
+    c.output.mean = 16;
+    struct ic_sim_result r;
+    e = (struct ic_err){0};
+    ck_assert_int_eq(ic_sim_run(&t->st, &t->h, &c, &r, &e), IC_EINVAL);
+    ck_assert_ptr_nonnull(strstr(e.msg, "no link to hand the KV"));
+    /* colocated, the same run has no hand-off and runs */
+    c.prefill_chips = 0;
+    ck_assert_int_eq(ic_sim_run(&t->st, &t->h, &c, &r, &e), IC_OK);
+    free(t);
 }
 END_TEST
 
@@ -1080,6 +1119,7 @@ int main(void)
     tcase_add_test(tc, test_spec_sampling_is_exact);
     tcase_add_test(tc, test_spec_costed);
     tcase_add_test(tc, test_spec_and_chunked_expected);
+    tcase_add_test(tc, test_disagg_without_a_path);
     tcase_add_test(tc, test_prefix);
     tcase_add_test(tc, test_disagg);
     tcase_add_test(tc, test_bestofn);

@@ -451,6 +451,23 @@ double ic_disagg_kv_transfer_s(const struct ic_model_stats *m, const struct ic_h
     return ic_comm_send_s(hw, span, bytes / senders);
 }
 
+int ic_disagg_path_check(const struct ic_model_stats *m, const struct ic_hw *hw,
+                         enum ic_dtype kv, uint64_t pf_chips, uint64_t dec_chips,
+                         uint64_t layout_chips, struct ic_err *err)
+{
+    const double x = ic_disagg_kv_transfer_s(m, hw, 1, kv, pf_chips, dec_chips, layout_chips);
+    if (isfinite(x))
+        return IC_OK;
+    const int rc = ic_err_set(err, IC_EINVAL, hw->path, hw->locs[IC_HWF_ICI].line,
+                              hw->locs[IC_HWF_ICI].col,
+                              "%s has no link to hand the KV from a prefill server to a decode "
+                              "server over: its interconnect %s nothing",
+                              hw->name, hw->dcn_B_s > 0 ? "carries" : "and scale-out network carry");
+    ic_err_hint(err, "run prefill and decode on the same servers (a colocated replica), or give "
+                     "the entry an interconnect with a link bandwidth");
+    return rc;
+}
+
 int ic_disagg(const struct ic_model_stats *m, const struct ic_hw *hw,
               const struct ic_prefill_cfg *pf, const struct ic_decode_cfg *dec, uint64_t output,
               struct ic_disagg *out, struct ic_err *err)
@@ -467,6 +484,11 @@ int ic_disagg(const struct ic_model_stats *m, const struct ic_hw *hw,
     struct ic_prefill p;
     int rc = ic_prefill(m, hw, pf, &p, err);
     if (rc)
+        return rc;
+    /* the split is not known yet: the widest layout it may take (64 of the
+     * rarer kind) needs a path as much as the narrowest */
+    if ((rc = ic_disagg_path_check(m, hw, pf->kv, pf->chips, dec->chips,
+                                   pf->chips + dec->chips, err)))
         return rc;
     struct ic_decode_cfg dc = *dec;
     dc.context = pf->prompt + output / 2; /* a running sequence's mean context */

@@ -219,6 +219,15 @@ double ic_disagg_kv_transfer_s(const struct ic_model_stats *m, const struct ic_h
                                uint64_t tokens, enum ic_dtype kv, uint64_t pf_chips,
                                uint64_t dec_chips, uint64_t layout_chips);
 
+/* IC_OK where the hand-off of ic_disagg_kv_transfer_s has a path (a finite
+ * time: a fabric or, past it, a scale-out network with a bandwidth); else
+ * IC_EINVAL at the entry's interconnect, with a hint (a benched machine's
+ * entry lists none). ic_disagg and the simulation's disaggregated layout
+ * check it before they run. */
+int ic_disagg_path_check(const struct ic_model_stats *m, const struct ic_hw *hw,
+                         enum ic_dtype kv, uint64_t pf_chips, uint64_t dec_chips,
+                         uint64_t layout_chips, struct ic_err *err);
+
 /* pf: the prefill servers (chips, prompt T, prompts per batch); dec: the
  * decode servers (chips, batch B; context ignored); output: L tokens. */
 int ic_disagg(const struct ic_model_stats *m, const struct ic_hw *hw,

@@ -1529,7 +1529,9 @@ int ic_sim_run(const struct ic_model_stats *m, const struct ic_hw *hw,
     if ((rc = kv_pool(m, hw, &s.cfg[0], &out->kv_blocks, &state_blocks[0], err)))
         return rc;
     if (c->prefill_chips &&
-        (rc = kv_pool(m, hw, &s.cfg[1], &out->prefill_kv_blocks, &state_blocks[1], err)))
+        ((rc = ic_disagg_path_check(m, hw, c->dec.kv, c->prefill_chips, c->dec.chips,
+                                    R * (c->dec.chips + c->prefill_chips), err)) ||
+         (rc = kv_pool(m, hw, &s.cfg[1], &out->prefill_kv_blocks, &state_blocks[1], err))))
         return rc;
     s.n_pre = c->prefill_chips ? R : 0;
     s.n_in = s.n_pre + R;
