@@ -617,6 +617,68 @@ START_TEST(test_disagg_lone)
 }
 END_TEST
 
+/* P prefill servers for R decode servers (prefill_servers): the layout of
+ * test_disagg_lone with one prefill server of 2 chips for 3 decode
+ * servers of 1 is 3 + 2 = 5 chips, inside the 8-chip NVLink domain, so a
+ * lone request's KV goes over the fabric (x, as there) and its TTFT is the
+ * prefill plus x; P = R given is the default layout, run for run; offline,
+ * prompts of 4096 and 8 output tokens are prefill-bound, and one prefill
+ * server for three decode servers finishes them at most a third as fast
+ * as three (plus the decode's share: under 0.4 of it here). */
+START_TEST(test_disagg_ratio)
+{
+    struct ic_test_pair *t = ic_test_pair("llama3-8b", "h100");
+    struct ic_sim_cfg c = ic_sim_defaults();
+    c.rate = 1e-6;
+    c.requests = 20;
+    c.prompt.mean = 512;
+    c.output.mean = 64;
+    c.prefill_chips = 2;
+    c.replicas = 3;
+    c.prefill_servers = 1;
+    const double x = 67108864.0 / 450e9 + 2e-6;
+    struct ic_sim_cfg c2 = c;
+    c2.dec.chips = 2;
+    const double pre = step(t, &c2, 0, 0, 1, 512, 0);
+    struct ic_sim_result r = run(t, &c);
+    ck_assert_uint_eq(r.completed, 20);
+    ck_assert_uint_eq(r.handoffs, 20);
+    ck_assert_uint_eq(r.chips, 5);
+    ck_assert_uint_eq(r.prefill_servers, 1);
+    ck_assert_msg(ic_test_rel(r.kv_transfer_mean_s, x) < 1e-12, "mean transfer");
+    ck_assert_msg(ic_test_rel(r.ttft.mean, pre + x) < 1e-6, "ttft");
+    /* P = R given: the default layout */
+    c.rate = 2;
+    c.requests = 300;
+    c.prefill_servers = 3;
+    struct ic_sim_result a = run(t, &c);
+    c.prefill_servers = 0;
+    struct ic_sim_result b = run(t, &c);
+    ck_assert_uint_eq(a.chips, 9);
+    ck_assert_uint_eq(b.prefill_servers, 3);
+    ck_assert_double_eq(a.ttft.mean, b.ttft.mean);
+    ck_assert_double_eq(a.tpot.mean, b.tpot.mean);
+    ck_assert_double_eq(a.requests_per_s, b.requests_per_s);
+    /* offline, prefill-bound: one prefill server against three */
+    c.rate = 0;
+    c.requests = 120;
+    c.prompt.mean = 4096;
+    c.output.mean = 8;
+    c.prefill_servers = 1;
+    a = run(t, &c);
+    c.prefill_servers = 3;
+    b = run(t, &c);
+    ck_assert_uint_eq(a.completed, 120);
+    ck_assert_uint_eq(a.handoffs, 120);
+    ck_assert_double_lt(a.requests_per_s, 0.4 * b.requests_per_s);
+    /* a count of prefill servers without their chips is refused */
+    c.prefill_chips = 0;
+    struct ic_err e = {0};
+    ck_assert_int_eq(ic_sim_run(&t->st, &t->h, &c, &a, &e), IC_EINVAL);
+    free(t);
+}
+END_TEST
+
 /* R = 4 identical replicas at 4 lambda against one at lambda (Llama-3.2-1B,
  * one H100 each, lambda = 40/s, 40,000 and 10,000 Poisson arrivals, lengths
  * drawn): round-robin hands each replica every 4th arrival (exactly a
@@ -1092,6 +1154,7 @@ int main(void)
     tcase_add_test(tc, test_prefix_by_id);
     tcase_add_test(tc, test_prefix_eviction);
     tcase_add_test(tc, test_disagg_lone);
+    tcase_add_test(tc, test_disagg_ratio);
     tcase_add_test(tc, test_fleet);
     tcase_add_test(tc, test_littles_law_layouts);
     tcase_add_test(tc, test_swap);

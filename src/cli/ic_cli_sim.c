@@ -27,9 +27,10 @@ const char ic_cli_help_simulate[] =
     "arrivals), find part of their prompt in a prefix cache (--prefix-hit, or the\n"
     "trace's prefix ids: an LRU of prefix blocks in the pool), run on --replicas R\n"
     "behind a --router, or on a disaggregated layout (--prefill-chips: a prefill\n"
-    "server beside each decode server of --chips, the KV handed over the fabric\n"
-    "when every server fits one fabric domain, else the scale-out link, the first\n"
-    "token out when it lands). Prints throughput (requests/s,\n"
+    "server beside each decode server of --chips, or --prefill-servers P of them\n"
+    "for the --replicas R decode servers, the KV handed over the fabric when every\n"
+    "server fits one fabric domain, else the scale-out link, the first token out\n"
+    "when it lands). Prints throughput (requests/s,\n"
     "output tokens/s, per chip), TTFT, TPOT (per request: decode time / (output -\n"
     "1)), inter-token latency and end-to-end latency at P50/P90/P99, the mean\n"
     "batch, KV occupancy, preemptions and, with SLOs, goodput. --rates sweeps\n"
@@ -413,9 +414,19 @@ int ic_cli_cmd_simulate(const struct ic_opts *a, const struct ic_db *db, FILE *o
                                        "of their prompts",
                                  "--prefix sizes a trace's prefix ids, and no --trace is given");
     }
-    if (a->given[IC_OPT_ROUTER] && x.c.replicas < 2) {
+    if (a->given[IC_OPT_PREFILL_SERVERS] && !a->given[IC_OPT_PREFILL_CHIPS]) {
         ic_cli_setup_free(&x.s);
-        return ic_cli_usage_hint(errf, "give --replicas 2 or more, or leave out --router",
+        return ic_cli_usage_hint(errf, "add --prefill-chips N (each prefill server's chips), "
+                                       "e.g. '--prefill-chips 8 --prefill-servers 2 --replicas "
+                                       "5'",
+                                 "--prefill-servers counts a disaggregated layout's prefill "
+                                 "servers; without --prefill-chips prefill and decode share "
+                                 "each replica");
+    }
+    if (a->given[IC_OPT_ROUTER] && x.c.replicas < 2 && x.c.prefill_servers < 2) {
+        ic_cli_setup_free(&x.s);
+        return ic_cli_usage_hint(errf, "give --replicas (or --prefill-servers) 2 or more, or "
+                                       "leave out --router",
                                  "--router splits the requests among replicas, and there is "
                                  "one");
     }
@@ -578,14 +589,24 @@ int ic_cli_cmd_simulate(const struct ic_opts *a, const struct ic_db *db, FILE *o
     if (x.s.en)
         snprintf(engine_note, sizeof engine_note, "expected time, engine %s", x.s.en->name);
     char layout[700] = "", what[600];
-    if (x.c.prefill_chips)
+    if (x.c.prefill_chips && !x.c.prefill_servers)
         snprintf(layout, sizeof layout,
                  "\ndisaggregated: %llu x (a prefill server of %llu chips, KV pool %llu blocks, "
                  "and a decode server of %llu); KV hand-off %.4g ms on average",
                  (unsigned long long)r0->replicas, (unsigned long long)x.c.prefill_chips,
                  (unsigned long long)r0->prefill_kv_blocks, (unsigned long long)x.c.dec.chips,
                  r0->kv_transfer_mean_s * 1e3);
-    if (r0->replicas > 1)
+    else if (x.c.prefill_chips)
+        snprintf(layout, sizeof layout,
+                 "\ndisaggregated: %llu prefill server%s of %llu chips (KV pool %llu blocks "
+                 "each) and %llu decode server%s of %llu, %llu chips in all, %s router; KV "
+                 "hand-off %.4g ms on average",
+                 (unsigned long long)r0->prefill_servers, r0->prefill_servers == 1 ? "" : "s",
+                 (unsigned long long)x.c.prefill_chips, (unsigned long long)r0->prefill_kv_blocks,
+                 (unsigned long long)r0->replicas, r0->replicas == 1 ? "" : "s",
+                 (unsigned long long)x.c.dec.chips, (unsigned long long)r0->chips,
+                 ic_sim_route_name(x.c.route), r0->kv_transfer_mean_s * 1e3);
+    if (r0->replicas > 1 && !x.c.prefill_servers)
         snprintf(layout + strlen(layout), sizeof layout - strlen(layout),
                  "\n%llu replicas (%llu chips in all), %s router",
                  (unsigned long long)r0->replicas, (unsigned long long)r0->chips,

@@ -330,6 +330,11 @@ const struct ic_opt_def ic_opt_table[IC_OPT_COUNT] = {
     [IC_OPT_ROUTER] = {"--router", IC_OK_CHOICE, "P", 0, 0, router_choices, C(SIMULATE), 0,
                        "round-robin (default) or least-loaded (fewest requests in flight)",
                        F(router)},
+    [IC_OPT_PREFILL_SERVERS] = {"--prefill-servers", IC_OK_COUNT, "P", 1, IC_SIM_MAX_REPLICAS,
+                                NULL, C(SIMULATE), 0,
+                                "disaggregated: prefill servers in all, behind their own\n"
+                                "router (default: one per replica, --replicas); P:R as\n"
+                                "infcalc disagg's split", F(prefill_servers)},
     [IC_OPT_PREEMPT] = {"--preempt", IC_OK_CHOICE, "P", 0, 0, preempt_choices, C(SIMULATE), 0,
                         "recompute (default) or swap (the KV to host memory and back over "
                         "the host link)", F(preempt)},
@@ -1035,4 +1040,5 @@ void ic_opts_sim_cfg(const struct ic_opts *o, struct ic_sim_cfg *c)
     c->route = (enum ic_sim_route)o->router;
     c->preempt = (enum ic_sim_preempt)o->preempt;
     c->prefill_chips = o->given[IC_OPT_PREFILL_CHIPS] ? o->prefill_chips : 0;
+    c->prefill_servers = o->given[IC_OPT_PREFILL_SERVERS] ? o->prefill_servers : 0;
 }

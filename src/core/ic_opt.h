@@ -61,7 +61,7 @@ enum ic_opt {
     IC_OPT_RATE, IC_OPT_RATES, IC_OPT_REQUESTS, IC_OPT_WARMUP, IC_OPT_PROMPT_DIST,
     IC_OPT_PROMPT_CV, IC_OPT_OUTPUT_DIST, IC_OPT_OUTPUT_CV, IC_OPT_MAX_SEQS, IC_OPT_MAX_TOKENS,
     IC_OPT_SCHEDULER, IC_OPT_MEM_UTIL, IC_OPT_TRACE, IC_OPT_REQUESTS_CSV, IC_OPT_PREFIX_HIT,
-    IC_OPT_REPLICAS, IC_OPT_ROUTER, IC_OPT_PREEMPT,
+    IC_OPT_REPLICAS, IC_OPT_ROUTER, IC_OPT_PREEMPT, IC_OPT_PREFILL_SERVERS,
     /* serve */
     IC_OPT_PORT, IC_OPT_BIND,
     IC_OPT_HELP, IC_OPT_VERSION,
@@ -142,7 +142,7 @@ struct ic_opts {
     int scheduler;                /* enum ic_sim_sched */
     const char *trace, *requests_csv;
     double prefix_hit;
-    uint64_t replicas;
+    uint64_t replicas, prefill_servers;
     int router;                   /* enum ic_sim_route */
     int preempt;                  /* enum ic_sim_preempt */
     double *p, *q; /* n[IC_OPT_P], n[IC_OPT_Q] entries, malloc'd */

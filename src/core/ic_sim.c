@@ -1384,10 +1384,9 @@ static int outcome(struct sim *s, struct inst *I)
         bool leaves = false;
         if (q->gen == 1 && I->role == ROLE_PREFILL) {
             /* the KV goes to a decode server; this one lets it go */
-            const uint64_t R = c->replicas ? c->replicas : 1;
             double x = ic_disagg_kv_transfer_s(s->m, s->hw, q->computed, c->dec.kv,
                                                I->c->dec.chips, s->cfg[0].dec.chips,
-                                               R * (c->dec.chips + c->prefill_chips));
+                                               s->out->chips);
             s->xfer_s += x;
             s->out->handoffs++;
             if ((rc = heap_push(s, s->now + x, r)))
@@ -1515,9 +1514,20 @@ int ic_sim_run(const struct ic_model_stats *m, const struct ic_hw *hw,
                           hw->locs[IC_HWF_HOST].col,
                           "%s has no host link: preemption by swap needs one", hw->name);
     const uint64_t R = c->replicas ? c->replicas : 1;
-    if (R > IC_SIM_MAX_REPLICAS)
-        return ic_err_set(err, IC_EINVAL, NULL, 0, 0, "%llu replicas: at most %d",
-                          (unsigned long long)R, IC_SIM_MAX_REPLICAS);
+    /* the prefill servers of a disaggregated layout: one per replica, or
+     * as many as asked */
+    const uint64_t P = !c->prefill_chips ? 0 : c->prefill_servers ? c->prefill_servers : R;
+    if (R > IC_SIM_MAX_REPLICAS || P > IC_SIM_MAX_REPLICAS)
+        return ic_err_set(err, IC_EINVAL, NULL, 0, 0, "%llu %s: at most %d",
+                          (unsigned long long)(R > IC_SIM_MAX_REPLICAS ? R : P),
+                          R > IC_SIM_MAX_REPLICAS ? "replicas" : "prefill servers",
+                          IC_SIM_MAX_REPLICAS);
+    if (c->prefill_servers && !c->prefill_chips)
+        return ic_err_set(err, IC_EINVAL, NULL, 0, 0,
+                          "prefill servers are a disaggregated layout's: give their chips");
+    /* every chip of the layout (the hand-off's span: ic_disagg_kv_transfer_s) */
+    out->chips = R * c->dec.chips + P * c->prefill_chips;
+    out->prefill_servers = P;
     struct sim s = {.m = m, .hw = hw, .c = c, .out = out, .err = err};
     s.first_counted = -1;
     s.cfg[0] = *c;
@@ -1530,10 +1540,10 @@ int ic_sim_run(const struct ic_model_stats *m, const struct ic_hw *hw,
         return rc;
     if (c->prefill_chips &&
         ((rc = ic_disagg_path_check(m, hw, c->dec.kv, c->prefill_chips, c->dec.chips,
-                                    R * (c->dec.chips + c->prefill_chips), err)) ||
+                                    out->chips, err)) ||
          (rc = kv_pool(m, hw, &s.cfg[1], &out->prefill_kv_blocks, &state_blocks[1], err))))
         return rc;
-    s.n_pre = c->prefill_chips ? R : 0;
+    s.n_pre = P;
     s.n_in = s.n_pre + R;
     s.in = calloc(s.n_in, sizeof *s.in);
     s.rng = gsl_rng_alloc(gsl_rng_mt19937);
@@ -1669,7 +1679,6 @@ int ic_sim_run(const struct ic_model_stats *m, const struct ic_hw *hw,
     out->total_tokens_per_s =
         (double)(out->counted_output_tokens + out->counted_prompt_tokens) / W;
     out->replicas = R;
-    out->chips = R * (c->dec.chips + c->prefill_chips);
     out->output_tokens_per_s_per_chip = out->output_tokens_per_s / (double)out->chips;
     out->goodput_per_s = s.good / W;
     out->slo_share = out->counted ? s.good / (double)out->counted : 0;

@@ -44,7 +44,8 @@
  * cache (a share of every prompt, or by the trace's prefix ids: entries of
  * whole blocks in the server's pool, shared, evicted least recent first);
  * R replicas run behind a router; a disaggregated layout gives each
- * replica a prefill server (prefill_chips) whose sequences leave after
+ * replica a prefill server (prefill_chips; or prefill_servers of them in
+ * all, P:R, behind their own router) whose sequences leave after
  * their prompt, their KV handed to a decode server over the scale-out link
  * (ic_disagg_kv_transfer_s), the first token out when it lands. The
  * servers advance by events in time order (an arrival, a hand-off landing,
@@ -138,6 +139,8 @@ struct ic_sim_cfg {
     enum ic_sim_route route;    /* how arrivals (and hand-offs) pick a replica */
     uint64_t prefill_chips;     /* > 0: disaggregated: each replica is a prefill server of
                                    this many chips and a decode server of dec.chips */
+    uint64_t prefill_servers;   /* disaggregated: the prefill servers in all, behind their
+                                   own router (0: one per replica, as above) */
     enum ic_sim_preempt preempt;/* recompute (default) or swap over the host link */
     /* called once per finished request in finishing order (may be NULL); a
      * non-zero return stops the run with that code (err untouched: the
@@ -180,6 +183,7 @@ struct ic_sim_result {
     uint64_t prefix_query_tokens;  /* prompt tokens looked up: every admission with nothing
                                       computed, readmissions after recompute included */
     uint64_t replicas, chips;      /* replicas; chips in all (prefill servers included) */
+    uint64_t prefill_servers;      /* disaggregated: prefill servers (0 colocated) */
     uint64_t prefill_kv_blocks;    /* disaggregated: a prefill server's pool */
     uint64_t prefill_peak_blocks;
     uint64_t handoffs;             /* disaggregated: KV hand-offs */
