@@ -238,6 +238,22 @@ START_TEST(test_body_gets_413_and_a_clean_close)
              "Connection: close\r\n\r\n",
              5, &r);
     ck_assert_msg(strncmp(r.text, "HTTP/1.1 200", 12) == 0, "'%.80s'", r.text);
+    /* and in the path (it ended the path's C string: /api/options%00x was
+     * answered as /api/options); %2500 is the text "%00", no NUL */
+    exchange("GET /api/options%00x HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n",
+             5, &r);
+    ck_assert_msg(strncmp(r.text, "HTTP/1.1 400", 12) == 0 && strstr(r.text, "NUL byte"),
+                  "'%.120s'", r.text);
+    exchange("GET /api/options?x=%2500 HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n",
+             5, &r);
+    ck_assert_msg(strncmp(r.text, "HTTP/1.1 200", 12) == 0, "'%.80s'", r.text);
+    /* a request-target in absolute form, which a server must accept (RFC
+     * 9112 3.2.2): the path after the authority (it was a 404) */
+    exchange("GET http://127.0.0.1/api/options HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+             "Connection: close\r\n\r\n",
+             5, &r);
+    ck_assert_msg(strncmp(r.text, "HTTP/1.1 200", 12) == 0 && strstr(r.text, "\"models\""),
+                  "'%.80s'", r.text);
     assert_answered("after the bodies");
 }
 END_TEST

@@ -54,6 +54,7 @@ struct conn {
     double wait_s;            /* when it began waiting for headers (monotonic) */
     bool in_headers;          /* waiting for a request's headers */
     bool cut;                 /* shut down by us; libmicrohttpd will free it */
+    bool nul;                 /* this request's address (path or query) holds %00 */
 };
 
 struct server {
@@ -182,6 +183,33 @@ static struct conn *conn_of(struct MHD_Connection *c)
     const union MHD_ConnectionInfo *i =
         MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
     return i ? i->socket_context : NULL;
+}
+
+/* libmicrohttpd's own unescaping of the path and each query name and
+ * value, noting a %00 first: the path's NUL would end its C string unseen
+ * ("/api/decode%00x" answered as /api/decode). A '%' followed by "00" is
+ * always that escape: no hex digit is a '%'. */
+static size_t unescape(void *cls, struct MHD_Connection *c, char *text)
+{
+    (void)cls;
+    struct conn *k;
+    if (strstr(text, "%00") && (k = conn_of(c)))
+        k->nul = true;
+    return MHD_http_unescape(text);
+}
+
+/* The path of a request-target in absolute form ("http://host:port/api/
+ * decode", which a server must accept, RFC 9112 3.2.2): what follows the
+ * authority ("/" where nothing does); any other target as it is. */
+static const char *origin_path(const char *url)
+{
+    const size_t n = strncasecmp(url, "http://", 7) == 0    ? 7
+                     : strncasecmp(url, "https://", 8) == 0 ? 8
+                                                            : 0;
+    if (!n)
+        return url;
+    const char *p = strchr(url + n, '/');
+    return p ? p : "/";
 }
 
 struct params {
@@ -388,6 +416,7 @@ static void request_done(void *cls, struct MHD_Connection *c, void **state,
     if (k) {
         k->in_headers = true;
         k->wait_s = mono_s();
+        k->nul = false;
     }
 }
 
@@ -517,6 +546,7 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *c, const char *u
     (void)upload;
     (void)upload_size; /* always 0: a request with a body is refused on the first call */
     const struct server *s = cls;
+    url = origin_path(url);
     if (*state != NULL && *state != &headers_in) {
         /* resumed: its chart is drawn (or the server stops: 503) */
         struct job *j = *state;
@@ -535,6 +565,9 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *c, const char *u
         struct conn *k = conn_of(c);
         if (k)
             k->in_headers = false;
+        if (k && k->nul)
+            return send_text(c, 400, "infcalc: error: the address holds a NUL byte (%00)\n"
+                                     "  paths, names and values are text: remove the %00\n");
         /* two lengths would leave the reader and the server disagreeing on
          * where the request ends; HTTP/1.1 names its host once (RFC 9112
          * 3.2) */
@@ -693,7 +726,7 @@ int ic_serve_run(const struct ic_db *db, const char *bind, unsigned port, FILE *
         MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)IC_SERVE_IDLE_S,
         MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)IC_SERVE_CONN_MEM_B,
         MHD_OPTION_NOTIFY_CONNECTION, notify_conn, &s, MHD_OPTION_NOTIFY_COMPLETED,
-        request_done, &s, MHD_OPTION_END);
+        request_done, &s, MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL, MHD_OPTION_END);
     if (!d) {
         fprintf(err, "infcalc: error: cannot serve on %s:%u (the port in use, or not allowed?)\n",
                 bind, port);
