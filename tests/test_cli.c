@@ -443,6 +443,8 @@ START_TEST(test_serving_at_expected)
     ck_assert_double_eq_tol(cli_num("decode_step_s", "disagg", MH, "--engine", "vllm-0.10",
                                     "--batch", "32", "--prompt", "2048", "--output", "256"),
                             de, 1e-12);
+    /* and its JSON says what timed it, as decode's does */
+    has_out("\"estimate\": \"expected\", \"engine\": \"vllm-0.10\"");
     /* --mfu is the ideal bound's */
     ck_assert_int_eq(run("prefill", MH, EXP, "--mfu", "0.5", NULL), 2);
     has_err("--mfu sets the ideal bound's prefill");
@@ -501,7 +503,21 @@ START_TEST(test_optimize_at_expected)
                          IC_TEST_DIR "/frozen/hwdb/h100-sxm.yaml", "--ttft", "2s", "--tpot",
                          "30ms", "--estimate", "expected", NULL),
                      2);
-    has_err("can time none of the configurations searched: h100-sxm has no achieved rates");
+    has_err("can time none of the configurations searched: no achieved rates: h100-sxm");
+    /* fp4 weights on chips without fp4 compute: that reason, at either
+     * estimate (the check for untimed types ran first and said nothing) */
+    ck_assert_int_eq(run("optimize", "--model", "llama3-8b", "--hw", "l4", "--ttft", "2s",
+                         "--tpot", "30ms", "--weights", "fp4", "--estimate", "expected", NULL),
+                     2);
+    has_err("--weights fp4: the search runs fp4 weights with fp4 compute");
+    /* the reasons grouped, each chip named once a reason, and the count of
+     * chips searched those with a type timed */
+    ck_assert_int_eq(run("optimize", "--model", "llama3-8b", "--hw",
+                         IC_TEST_DIR "/frozen/hwdb/h100-sxm.yaml,tpu-v5p", "--ttft", "2s",
+                         "--tpot", "30ms", "--estimate", "expected", "--top", "1", NULL),
+                     0);
+    has_out("not searched at the expected estimate: no achieved rates: h100-sxm; no achieved "
+            "fp8 GEMM rate: tpu-v5p; no achieved int8 GEMM rate: tpu-v5p\n1 chip type searched");
 }
 END_TEST
 

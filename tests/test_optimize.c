@@ -475,7 +475,7 @@ START_TEST(test_optimize_expected)
     ck_assert(ic_optimize_times(&t->h, IC_DT_FP16, IC_EST_IDEAL, NULL, 0));
     char why[128];
     ck_assert(!ic_optimize_times(&t->h, IC_DT_FP16, IC_EST_EXPECTED, why, sizeof why));
-    ck_assert_str_eq(why, "h100-achieved-test has no achieved fp16 GEMM rate");
+    ck_assert_str_eq(why, "no achieved fp16 GEMM rate");
     ck_assert(ic_optimize_times(&t->h, IC_DT_BF16, IC_EST_EXPECTED, NULL, 0));
 
     struct ic_engine *en = malloc(sizeof *en);

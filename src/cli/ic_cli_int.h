@@ -86,6 +86,10 @@ void ic_cli_sim_engine(const struct ic_opts *a, const struct ic_engine *en,
  * engine", "expected: achieved rates, engine NAME" or "expected: measured
  * rates" (a benched machine). */
 enum { IC_CLI_EST_TEXT = 96 };
+/* The rows' JSON and CSV fields "estimate" (ideal or expected) and
+ * "engine" (the profile's name, or none), as decode's. */
+struct ic_rows;
+void ic_cli_estimate_fields(struct ic_rows *r, const struct ic_cli_setup *s);
 const char *ic_cli_estimate_text(const struct ic_cli_setup *s, char *buf, size_t n);
 
 /* --mfu is the ideal bound's prefill: refused (exit 2, a hint) when the

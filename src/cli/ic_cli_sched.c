@@ -229,6 +229,9 @@ static const struct ic_col batching_cols[] = {
     {"contiguous_tokens_per_s", "tokens/s at it, contiguous", IC_K_NUM},
     {"paged_tokens_per_s", "tokens/s at it, paged", IC_K_NUM},
     {"paged_gain", "paged / contiguous", IC_K_NUM},
+    /* JSON and CSV only: what the steps were timed at (the title says it) */
+    {"estimate", NULL, IC_K_TEXT},
+    {"engine", NULL, IC_K_TEXT},
 };
 
 int ic_cli_cmd_batching(const struct ic_opts *a, const struct ic_db *db, FILE *out, FILE *errf)
@@ -271,6 +274,7 @@ int ic_cli_cmd_batching(const struct ic_opts *a, const struct ic_db *db, FILE *o
     }
     ic_rows_text(&r, "model", l.m->name);
     ic_rows_text(&r, "hw", l.h->name);
+    ic_cli_estimate_fields(&r, &l);
     ic_rows_num(&r, "chips", (double)l.dec.chips);
     ic_rows_num(&r, "batch", (double)l.dec.batch);
     ic_rows_num(&r, "prompt", (double)c.prompt);

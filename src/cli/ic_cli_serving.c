@@ -207,6 +207,10 @@ int ic_cli_setup(const struct ic_opts *a, const struct ic_db *db, const char *cm
         ic_cli_setup_free(s);
         return lrc;
     }
+    /* simulate says it once its own estimate is set (its default differs) */
+    bool said = false;
+    if (a->cmd != IC_CMD_SIMULATE)
+        ic_cli_warn_comm(a, errf, s->h, s->dec.estimate, &said);
     return 0;
 }
 
@@ -273,6 +277,12 @@ static int setup_prefill(const struct ic_opts *a, const struct ic_db *db, const 
 
 static const char *dtn(enum ic_dtype t) { return ic_dtype_traits(t)->name; }
 
+void ic_cli_estimate_fields(struct ic_rows *r, const struct ic_cli_setup *s)
+{
+    ic_rows_text(r, "estimate", s->dec.estimate == IC_EST_EXPECTED ? "expected" : "ideal");
+    ic_rows_text(r, "engine", s->en ? s->en->name : "none");
+}
+
 const char *ic_cli_estimate_text(const struct ic_cli_setup *s, char *buf, size_t n)
 {
     if (s->dec.estimate != IC_EST_EXPECTED)
@@ -304,6 +314,7 @@ static int one_row(struct ic_rows *r, const struct ic_col *cols, size_t n_cols,
         return ic_cli_oom(errf);
     ic_rows_text(r, "model", s->m->name);
     ic_rows_text(r, "hw", s->h->name);
+    ic_cli_estimate_fields(r, s);
     return 0;
 }
 
@@ -365,12 +376,16 @@ static const struct ic_col prefill_cols[] = {
     {"bound", "bound", IC_K_TEXT},
     {"tokens_per_s", "prompt tokens/s", IC_K_NUM},
     {"usd_per_million_tokens", "$/M prompt tokens", IC_K_USD},
+    /* JSON and CSV only: what the steps were timed at (the title says it) */
+    {"estimate", NULL, IC_K_TEXT},
+    {"engine", NULL, IC_K_TEXT},
 };
 
 static void prefill_row(struct ic_rows *r, const struct ic_cli_setup *s, const struct ic_prefill *p)
 {
     ic_rows_text(r, "model", s->m->name);
     ic_rows_text(r, "hw", s->h->name);
+    ic_cli_estimate_fields(r, s);
     ic_rows_num(r, "chips", (double)p->cfg.chips);
     ic_rows_num(r, "prompt", (double)p->cfg.prompt);
     ic_rows_num(r, "prompts", (double)p->cfg.prompts);
@@ -413,6 +428,9 @@ static const struct ic_col chunk_cols[] = {
     {"steps", "steps to finish the prompt", IC_K_INT},
     {"ttft_s", "TTFT chunked", IC_K_S},
     {"prefill_alone_s", "prefill alone", IC_K_S},
+    /* JSON and CSV only: what the steps were timed at (the title says it) */
+    {"estimate", NULL, IC_K_TEXT},
+    {"engine", NULL, IC_K_TEXT},
 };
 
 static int plot_prefill(const struct ic_opts *a, const struct ic_cli_setup *s,
@@ -464,6 +482,7 @@ int ic_cli_cmd_prefill(const struct ic_opts *a, const struct ic_db *db, FILE *ou
         }
         ic_rows_text(&r, "model", s.m->name);
         ic_rows_text(&r, "hw", s.h->name);
+        ic_cli_estimate_fields(&r, &s);
         ic_rows_num(&r, "chips", (double)s.dec.chips);
         ic_rows_num(&r, "prompt", (double)pf.prompt);
         /* the inputs that move the chunked TTFT, as the unchunked record
@@ -652,6 +671,9 @@ static const struct ic_col spec_costed_cols[] = {
     {"speedup", "speedup", IC_K_NUM},
     {"tokens_per_s", "tokens/s", IC_K_NUM},
     {"best", "best", IC_K_BOOL},
+    /* JSON and CSV only: what the steps were timed at (the title says it) */
+    {"estimate", NULL, IC_K_TEXT},
+    {"engine", NULL, IC_K_TEXT},
 };
 
 /* specdec's rows, both paths: k = 1 .. 16 and on to the best k; with --k
@@ -821,6 +843,7 @@ int ic_cli_cmd_specdec(const struct ic_opts *a, const struct ic_db *db, FILE *ou
             rc = ic_cli_oom(errf);
             goto out;
         }
+        ic_cli_estimate_fields(&r, &s);
         ic_rows_num(&r, "k", (double)k);
         ic_rows_num(&r, "acceptance", acc);
         ic_rows_num(&r, "expected_tokens", x->tokens);
@@ -887,6 +910,9 @@ static const struct ic_col prefix_cols[] = {
     {"host_read_s", "read one back from host", IC_K_S},
     {"recompute_s", "recompute one instead", IC_K_S},
     {"reload", "faster to", IC_K_TEXT},
+    /* JSON and CSV only: what the steps were timed at (the title says it) */
+    {"estimate", NULL, IC_K_TEXT},
+    {"engine", NULL, IC_K_TEXT},
 };
 
 int ic_cli_cmd_prefix(const struct ic_opts *a, const struct ic_db *db, FILE *out, FILE *errf)
@@ -994,6 +1020,9 @@ static const struct ic_col disagg_cols[] = {
     {"tokens_per_s_per_chip", "output tokens/s per chip", IC_K_NUM},
     {"kv_transfer_bytes", "KV handed over per sequence", IC_K_BYTES},
     {"kv_transfer_s", "KV hand-off time", IC_K_S},
+    /* JSON and CSV only: what the steps were timed at (the title says it) */
+    {"estimate", NULL, IC_K_TEXT},
+    {"engine", NULL, IC_K_TEXT},
 };
 
 int ic_cli_cmd_disagg(const struct ic_opts *a, const struct ic_db *db, FILE *out, FILE *errf)
@@ -1076,6 +1105,9 @@ static const struct ic_col cost_cols[] = {
     {"decode_flops_per_usd", "decode FLOPs per $", IC_K_FLOP},
     {"decode_mfu", "decode MFU", IC_K_FRAC},
     {"prefill_flops_per_usd", "prefill FLOPs per $", IC_K_FLOP},
+    /* JSON and CSV only: what the steps were timed at (the title says it) */
+    {"estimate", NULL, IC_K_TEXT},
+    {"engine", NULL, IC_K_TEXT},
 };
 
 int ic_cli_cmd_cost(const struct ic_opts *a, const struct ic_db *db, FILE *out, FILE *errf)
@@ -1157,6 +1189,9 @@ static const struct ic_col bon_cols[] = {
     {"output_tokens", "output tokens", IC_K_INT},
     {"time_s", "time", IC_K_S},
     {"usd_per_request", "$ per request", IC_K_USD},
+    /* JSON and CSV only: what the steps were timed at (the title says it) */
+    {"estimate", NULL, IC_K_TEXT},
+    {"engine", NULL, IC_K_TEXT},
 };
 
 int ic_cli_cmd_bestofn(const struct ic_opts *a, const struct ic_db *db, FILE *out, FILE *errf)
@@ -1222,8 +1257,9 @@ int ic_cli_cmd_bestofn(const struct ic_opts *a, const struct ic_db *db, FILE *ou
                 o != IC_OPT_HELP && o != IC_OPT_VERSION)
                 return ic_cli_usage_hint(errf, "e.g. '--model llama3-8b --hw h100'; without "
                                                "them only the chances are computed",
-                                         "--chips, --prompt, --mfu and the type options cost "
-                                         "the candidates on hardware: add --model and --hw");
+                                         "--chips, --prompt, --mfu, the type options, "
+                                         "--estimate and --engine cost the candidates on "
+                                         "hardware: add --model and --hw");
     }
     struct ic_rows r;
     /* without hardware, no time or cost columns: the first four */
@@ -1272,6 +1308,7 @@ int ic_cli_cmd_bestofn(const struct ic_opts *a, const struct ic_db *db, FILE *ou
         if (timed) {
             ic_rows_num(&r, "time_s", t);
             ic_rows_num(&r, "usd_per_request", usd);
+            ic_cli_estimate_fields(&r, &s);
         }
         if (n_only)
             break;
@@ -1587,38 +1624,6 @@ int ic_cli_cmd_optimize(const struct ic_opts *a, const struct ic_db *db, FILE *o
     if ((rc = ic_cli_load_engine(a, db, &en, errf)))
         goto out;
     req.engine = en;
-    /* at the expected estimate, a chip's compute type without an achieved
-     * GEMM rate cannot be timed: not searched, and said (all of them: an
-     * error, not "no configuration meets the SLOs") */
-    char untimed[400] = "";
-    bool timed = false;
-    for (size_t i = 0; i < n_hw; i++) {
-        for (int w = 0; w < IC_DT_COUNT; w++) {
-            if (!ic_optimize_searches((enum ic_dtype)w, false) ||
-                (req.weights_mask && !(req.weights_mask & (1u << w))))
-                continue;
-            for (int ci = 0; ci < IC_OPTIMIZE_COMPUTES; ci++) {
-                const enum ic_dtype c = ic_optimize_compute(&hws[i], (enum ic_dtype)w, ci);
-                char why[160];
-                if (c == IC_DT_COUNT)
-                    continue;
-                if (ic_optimize_times(&hws[i], c, req.estimate, why, sizeof why)) {
-                    timed = true;
-                } else if (!strstr(untimed, why)) { /* each reason once */
-                    const size_t l = strlen(untimed);
-                    snprintf(untimed + l, sizeof untimed - l, "%s%s", l ? "; " : "", why);
-                }
-            }
-        }
-    }
-    if (!timed) {
-        rc = ic_cli_usage_hint(errf, "add '--estimate ideal' (the spec-sheet bound), or "
-                                     "choose chips with achieved rates ('infcalc show hw "
-                                     "NAME' lists them)",
-                               "the expected estimate can time none of the configurations "
-                               "searched: %s", untimed);
-        goto out;
-    }
     /* fp4 weights are searched with fp4 compute only: asked for alone on
      * chips without it, the search is empty for a reason the SLOs are not */
     if (req.weights_mask == 1u << IC_DT_FP4) {
@@ -1633,6 +1638,58 @@ int ic_cli_cmd_optimize(const struct ic_opts *a, const struct ic_db *db, FILE *o
             goto out;
         }
     }
+    /* at the expected estimate, a chip's compute type without an achieved
+     * GEMM rate cannot be timed: not searched, and said (all of them: an
+     * error, not "no configuration meets the SLOs"); the chips searched
+     * are those with one type timed */
+    char untimed[5400] = "";
+    /* the chips of each reason, "no achieved int8 GEMM rate: a, b" */
+    enum { N_WHY = 8 };
+    char whys[N_WHY][64] = {{0}}, whos[N_WHY][600] = {{0}};
+    size_t n_timed_hw = 0;
+    for (size_t i = 0; i < n_hw; i++) {
+        bool timed = false;
+        for (int w = 0; w < IC_DT_COUNT; w++) {
+            if (!ic_optimize_searches((enum ic_dtype)w, false) ||
+                (req.weights_mask && !(req.weights_mask & (1u << w))))
+                continue;
+            for (int ci = 0; ci < IC_OPTIMIZE_COMPUTES; ci++) {
+                const enum ic_dtype c = ic_optimize_compute(&hws[i], (enum ic_dtype)w, ci);
+                char why[64];
+                if (c == IC_DT_COUNT)
+                    continue;
+                if (ic_optimize_times(&hws[i], c, req.estimate, why, sizeof why)) {
+                    timed = true;
+                    continue;
+                }
+                int k = 0;
+                while (k < N_WHY - 1 && whys[k][0] && strcmp(whys[k], why) != 0)
+                    k++;
+                snprintf(whys[k], sizeof whys[k], "%s", why);
+                if (!strstr(whos[k], hws[i].name)) { /* each chip once a reason */
+                    const size_t l = strlen(whos[k]);
+                    snprintf(whos[k] + l, sizeof whos[k] - l, "%s%s", l ? ", " : "",
+                             hws[i].name);
+                }
+            }
+        }
+        n_timed_hw += timed;
+    }
+    for (int k = 0; k < N_WHY && whys[k][0]; k++) {
+        const size_t l = strlen(untimed);
+        snprintf(untimed + l, sizeof untimed - l, "%s%s: %s", l ? "; " : "", whys[k], whos[k]);
+    }
+    if (!n_timed_hw) {
+        rc = ic_cli_usage_hint(errf, "add '--estimate ideal' (the spec-sheet bound), or "
+                                     "choose chips with achieved rates ('infcalc show hw "
+                                     "NAME' lists them)",
+                               "the expected estimate can time none of the configurations "
+                               "searched: %s", untimed);
+        goto out;
+    }
+    if (untimed[0] && fmt != IC_FMT_TABLE) /* the title, which says it, is the table's */
+        fprintf(ic_cli_warnf(errf), "infcalc: note: not searched at the expected estimate: %s\n",
+                untimed);
     if ((lrc = ic_optimize(&st, hws, n_hw, &req, cands, n_cf, &n_ok,
                            a->given[IC_OPT_PLOT] ? &fr : NULL, &n_fr, &e))) {
         rc = ic_cli_report(errf, lrc, &e);
@@ -1724,7 +1781,7 @@ int ic_cli_cmd_optimize(const struct ic_opts *a, const struct ic_db *db, FILE *o
             ic_rows_num(&r, "usd_per_million_tokens_at_rate", c->usd_per_mtok_at_rate);
         }
     }
-    char title[2600], ttft[32], tpot[32];
+    char title[8400], ttft[32], tpot[32];
     ic_report_time(ttft, sizeof ttft, req.ttft_s);
     ic_report_time(tpot, sizeof tpot, req.tpot_s);
     char how[1100], demand[240] = "", est[160];
@@ -1752,11 +1809,6 @@ int ic_cli_cmd_optimize(const struct ic_opts *a, const struct ic_db *db, FILE *o
                  "assumption rather than a bound; decode at the largest batch meeting the "
                  "TPOT in all of HBM); TPOT at the last token (expected: at the entry's "
                  "achieved rates, a good engine), step at the mean context");
-    if (untimed[0]) {
-        size_t l = strlen(how);
-        snprintf(how + l, sizeof how - l, "\nnot searched at the expected estimate: %s",
-                 untimed);
-    }
     if (req.rate > 0)
         snprintf(demand, sizeof demand,
                  "; replicas for %.4g requests/s, ranked by the cost of their chips at that rate "
@@ -1767,10 +1819,11 @@ int ic_cli_cmd_optimize(const struct ic_opts *a, const struct ic_db *db, FILE *o
         snprintf(how + l, sizeof how - l, "\nleft out, without a price: %s", unpriced);
     }
     snprintf(title, sizeof title,
-             "%s, prompt %llu, output %llu tokens; SLOs: TTFT <= %s, TPOT <= %s%s\n%s\n"
+             "%s, prompt %llu, output %llu tokens; SLOs: TTFT <= %s, TPOT <= %s%s\n%s%s%s\n"
              "%zu chip type%s searched in %.0f ms; %zu configurations meet the SLOs%s",
              m->name, (unsigned long long)req.prompt, (unsigned long long)req.output, ttft, tpot,
-             demand, how, n_hw, n_hw == 1 ? "" : "s", ms, n_rows,
+             demand, how, untimed[0] ? "\nnot searched at the expected estimate: " : "",
+             untimed, n_timed_hw, n_timed_hw == 1 ? "" : "s", ms, n_rows,
              n_rows ? "" : ": none does (relax the SLOs or shorten the request)");
     if (!n_rows && fmt != IC_FMT_TABLE)
         fprintf(errf, "infcalc: no configuration meets TTFT <= %s and TPOT <= %s\n", ttft, tpot);
@@ -1782,12 +1835,11 @@ int ic_cli_cmd_optimize(const struct ic_opts *a, const struct ic_db *db, FILE *o
                                "--plot: nothing to draw, no configuration meets TTFT <= %s and "
                                "TPOT <= %s", ttft, tpot);
     else if (!rc && a->given[IC_OPT_PLOT]) {
-        char sub[200];
+        char sub[400];
         snprintf(sub, sizeof sub, "prompt %llu, output %llu tokens; prefill at its cheapest "
                                   "replica meeting TTFT <= %s; %s",
                  (unsigned long long)req.prompt, (unsigned long long)req.output, ttft,
-                 at_expected ? (en ? "expected, engine profile" : "expected, a good engine")
-                             : "ideal bound");
+                 at_expected ? est : "ideal bound");
         char t2[200];
         snprintf(t2, sizeof t2, "%s: cheapest $ per million output tokens at each TPOT",
                  m->name);

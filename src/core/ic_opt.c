@@ -113,8 +113,10 @@ const struct ic_opt_def ic_opt_table[IC_OPT_COUNT] = {
     [IC_OPT_ESTIMATE] = {"--estimate", IC_OK_CHOICE, "E", 0, 0, estimate_choices,
                          (STEP_CMDS & ~C(MOE)) | C(OPTIMIZE), 0,
                          "ideal (spec-sheet peaks) or expected (the entry's measured or\n"
-                         "achieved figures); default: expected on a measured entry (infcalc\n"
-                         "bench), else ideal, the expected step shown beside it",
+                         "achieved figures); default: decode and simulate, expected on a\n"
+                         "measured entry (infcalc bench), else ideal (decode shows the\n"
+                         "expected step beside it); the serving analyses and optimize,\n"
+                         "ideal; --engine implies expected",
                          F(estimate)},
     [IC_OPT_SWEEP] = {"--sweep", IC_OK_AXES, "AXIS[,AXIS]", 0, 0, NULL, C(DECODE), 0,
                       "batch, context, chips or precision; two axes give a grid", F(sweep)},
@@ -181,8 +183,8 @@ const struct ic_opt_def ic_opt_table[IC_OPT_COUNT] = {
                     "prefill's model FLOPs utilization, 0 < X <= 1 (default: the matmul\n"
                     "rate of the entry's measured: section, as infcalc bench writes, over its\n"
                     "peak where it has one, else 0.4; achieved: rates are not used here;\n"
-                    "the ideal bound's only: simulate and optimize at the expected\n"
-                    "estimate time the prefill at achieved rates and refuse it)",
+                    "the ideal bound's only: refused at the expected estimate, which\n"
+                    "times the prefill at the entry's achieved rates)",
                     F(mfu)},
     [IC_OPT_QUEUE] = {"--queue", IC_OK_TIME, "TIME", 0, 1e6, NULL, C(PREFILL) | C(PREFIX), 0,
                       "waiting time before the prefill (200ms, 0.5s; default 0)", F(queue_s)},

@@ -742,13 +742,12 @@ bool ic_optimize_times(const struct ic_hw *hw, enum ic_dtype compute, enum ic_es
         return true;
     if (!hw->achieved.present) {
         if (why && n)
-            snprintf(why, n, "%s has no achieved rates", hw->name);
+            snprintf(why, n, "no achieved rates");
         return false;
     }
     if (!(hw->achieved.gemm_flop_s[compute] > 0)) {
         if (why && n)
-            snprintf(why, n, "%s has no achieved %s GEMM rate", hw->name,
-                     ic_dtype_traits(compute)->name);
+            snprintf(why, n, "no achieved %s GEMM rate", ic_dtype_traits(compute)->name);
         return false;
     }
     return true;

@@ -282,7 +282,8 @@ enum ic_dtype ic_optimize_compute(const struct ic_hw *hw, enum ic_dtype weights,
 /* Whether the search can time compute type `compute` on hw at estimate
  * est: always at the ideal bound; at expected, where the entry was benched
  * or has an achieved section with a GEMM rate for the type. Where not, why
- * ("tpu-v5e has no achieved int8 GEMM rate") into why[n] (may be NULL). */
+ * ("no achieved int8 GEMM rate", "no achieved rates") into why[n] (may be
+ * NULL). */
 bool ic_optimize_times(const struct ic_hw *hw, enum ic_dtype compute, enum ic_estimate est,
                        char *why, size_t n);
 

@@ -583,12 +583,16 @@ int ic_step_time(const struct ic_load *l, const struct ic_hw *hw, const struct i
         const struct ic_hw_achieved *a = &hw->achieved;
         t->achieved = true;
         const double ca = a->gemm_flop_s[l->compute];
-        if (!(ca > 0))
-            return ic_err_set(err, IC_EINVAL, hw->path, hw->locs[IC_HWF_A_GEMM].line,
-                              hw->locs[IC_HWF_A_GEMM].col,
-                              "%s has no achieved %s GEMM rate; the expected time needs one "
-                              "for the compute type (or use --estimate ideal)",
-                              hw->name, ic_dtype_traits(l->compute)->name);
+        if (!(ca > 0)) {
+            const int rc = ic_err_set(err, IC_EINVAL, hw->path, hw->locs[IC_HWF_A_GEMM].line,
+                                      hw->locs[IC_HWF_A_GEMM].col,
+                                      "%s has no achieved %s GEMM rate; the expected time needs "
+                                      "one for the compute type (or use --estimate ideal)",
+                                      hw->name, ic_dtype_traits(l->compute)->name);
+            ic_err_hint(err, "--estimate ideal, or a compute type of the entry's achieved gemm "
+                             "('infcalc show hw %s' lists them)", hw->name);
+            return rc;
+        }
         const double wa = a->hbm_read_B_s * (a->gemv_eff > 0 ? a->gemv_eff : 1.0);
         const double cs = r->compute_scale > 0 ? r->compute_scale : 1.0;
         const double bs = r->bw_scale > 0 ? r->bw_scale : 1.0;
@@ -625,11 +629,16 @@ int ic_step_time(const struct ic_load *l, const struct ic_hw *hw, const struct i
         serial_comm = true;
     } else if (r->estimate == IC_EST_EXPECTED) {
         const struct ic_hw_measured *ms = &hw->measured;
-        if (!ms->present)
-            return ic_err_set(err, IC_EINVAL, hw->path, 0, 0,
-                              "%s has neither measured figures (run 'infcalc bench' on the "
-                              "machine) nor an achieved section (published microbenchmarks); "
-                              "only the ideal bound is available", hw->name);
+        if (!ms->present) {
+            const int rc = ic_err_set(err, IC_EINVAL, hw->path, 0, 0,
+                                      "%s has neither measured figures (run 'infcalc bench' on "
+                                      "the machine) nor an achieved section (published "
+                                      "microbenchmarks); only the ideal bound is available",
+                                      hw->name);
+            ic_err_hint(err, "--estimate ideal (and no --engine), or an entry with achieved "
+                             "rates ('infcalc show hw NAME' lists them)");
+            return rc;
+        }
         const enum ic_dtype wt = l->weights, kt = l->kv;
         for (int w = 0; w <= IC_DT_COUNT; w++) {
             /* every type the weights are stored in, and the cache's */
