@@ -111,7 +111,7 @@ int ic_prefill(const struct ic_model_stats *m, const struct ic_hw *hw,
     if (ic_step_achieved(hw, cfg->estimate) && ic_hw_peak(hw, cfg->compute) > 0) {
         /* what the FLOPs run at: the achieved GEMM rate (0 where the
          * entry has none: ic_step_time refuses it below) */
-        p.mfu = hw->achieved.gemm_flop_s[cfg->compute] / ic_hw_peak(hw, cfg->compute);
+        p.mfu = ic_step_achieved_gemm(hw, cfg->compute) / ic_hw_peak(hw, cfg->compute);
         p.mfu_measured = false;
     }
     struct ic_load l;
@@ -745,7 +745,7 @@ bool ic_optimize_times(const struct ic_hw *hw, enum ic_dtype compute, enum ic_es
             snprintf(why, n, "no achieved rates");
         return false;
     }
-    if (!(hw->achieved.gemm_flop_s[compute] > 0)) {
+    if (!(ic_step_achieved_gemm(hw, compute) > 0)) {
         if (why && n)
             snprintf(why, n, "no achieved %s GEMM rate", ic_dtype_traits(compute)->name);
         return false;

@@ -582,7 +582,7 @@ int ic_step_time(const struct ic_load *l, const struct ic_hw *hw, const struct i
          * not beside them). */
         const struct ic_hw_achieved *a = &hw->achieved;
         t->achieved = true;
-        const double ca = a->gemm_flop_s[l->compute];
+        const double ca = ic_step_achieved_gemm(hw, l->compute);
         if (!(ca > 0)) {
             const int rc = ic_err_set(err, IC_EINVAL, hw->path, hw->locs[IC_HWF_A_GEMM].line,
                                       hw->locs[IC_HWF_A_GEMM].col,
@@ -833,6 +833,11 @@ uint64_t ic_step_max_batch(const struct ic_mem *k, double capacity)
 bool ic_step_achieved(const struct ic_hw *hw, enum ic_estimate estimate)
 {
     return estimate == IC_EST_EXPECTED && !hw->measured.present && hw->achieved.present;
+}
+
+double ic_step_achieved_gemm(const struct ic_hw *hw, enum ic_dtype t)
+{
+    return hw->achieved.present && t < IC_DT_COUNT ? hw->achieved.gemm_flop_s[t] : 0;
 }
 
 int ic_step_engine_applies(const struct ic_hw *hw, int estimate, struct ic_err *err)

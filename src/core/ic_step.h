@@ -427,6 +427,10 @@ uint64_t ic_step_max_batch(const struct ic_mem *k, double capacity);
  * apply there, and the collectives run after the kernels whatever the
  * comm mode */
 bool ic_step_achieved(const struct ic_hw *hw, enum ic_estimate estimate);
+/* The GEMM rate the expected time runs compute type t's FLOPs at on an
+ * entry with achieved rates, FLOP/s; 0 where the entry has none for t (or
+ * no achieved section): ic_step_time refuses that configuration */
+double ic_step_achieved_gemm(const struct ic_hw *hw, enum ic_dtype t);
 
 /* Whether an engine profile may be read for hw under the estimate asked for
  * (estimate < 0: none asked, a profile then implies expected): not under
