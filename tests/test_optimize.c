@@ -493,6 +493,38 @@ START_TEST(test_optimize_expected)
 }
 END_TEST
 
+/* The share of HBM a batch may fill (mem_util, as simulate's pool): with a
+ * TPOT loose enough that memory sets the batch (Llama-3-8B, one H100, bf16,
+ * prompt 1000 + output 24), the row's batch is the largest whose memory at
+ * the last token (ic_decode_mem_per_chip, worked by hand in test_decode)
+ * is within 0.9 x 80 GB, and all of HBM (the default) holds more. */
+START_TEST(test_optimize_mem_util)
+{
+    struct ic_test_pair *t = ic_test_pair("llama3-8b", "h100");
+    struct ic_opt_req req = {.prompt = 1000, .output = 24, .ttft_s = 1.0, .tpot_s = 1.0,
+                             .max_chips = 1, .max_pp = 1,
+                             .weights_mask = 1u << IC_DT_BF16, .kv_mask = 1u << IC_DT_BF16};
+    struct ic_opt_cand all, part;
+    size_t n_ok = 0;
+    struct ic_err e = {0};
+    ck_assert_int_eq(ic_optimize(&t->st, &t->h, 1, &req, &all, 1, &n_ok, NULL, NULL, &e), IC_OK);
+    req.mem_util = 0.9;
+    ck_assert_int_eq(ic_optimize(&t->st, &t->h, 1, &req, &part, 1, &n_ok, NULL, NULL, &e), IC_OK);
+    struct ic_decode_cfg c = ic_decode_defaults();
+    c.context = 1024;
+    const double cap = 0.9 * t->h.hbm_capacity_B;
+    ck_assert_double_le(ic_decode_mem_per_chip(&t->st, &c, part.batch), cap);
+    ck_assert_double_gt(ic_decode_mem_per_chip(&t->st, &c, part.batch + 1), cap);
+    ck_assert_double_le(part.mem_share, 0.9);
+    ck_assert_double_gt(ic_decode_mem_per_chip(&t->st, &c, all.batch), cap);
+    ck_assert_double_le(ic_decode_mem_per_chip(&t->st, &c, all.batch), t->h.hbm_capacity_B);
+    req.mem_util = 1.5;
+    ck_assert_int_eq(ic_optimize(&t->st, &t->h, 1, &req, &part, 1, &n_ok, NULL, NULL, &e),
+                     IC_EINVAL);
+    free(t);
+}
+END_TEST
+
 /* Ranking by simulated capacity (Llama-3-8B on H100, prompt 512, output 64,
  * TTFT 1 s, TPOT 30 ms; 400 requests a run to stay quick). For the best
  * row the capacity is checked against the simulator run directly: at the
@@ -589,6 +621,7 @@ int main(void)
     tcase_add_test(tc, test_optimize_405b_two_nodes);
     tcase_add_test(tc, test_rank_capacity);
     tcase_add_test(tc, test_optimize_expected);
+    tcase_add_test(tc, test_optimize_mem_util);
     suite_add_tcase(s, tc);
     return ic_test_run(s);
 }

@@ -1365,8 +1365,8 @@ const char ic_cli_help_optimize[] =
     "TPOT (and the same step at the entry's achieved rates, the expected estimate,\n"
     "where it has them for the compute type), the step at the mean context, tokens/s\n"
     "per decode chip, the fit (HBM held over capacity: the batch may fill all of\n"
-    "HBM, where --rank capacity's pool takes --mem-util of it) and the prefill share\n"
-    "of chip-time. Decode at the ideal bound, so a TPOT met here is met at a lower\n"
+    "HBM, or --mem-util of it, as --rank capacity's pool takes 0.9 unless given) and\n"
+    "the prefill share of chip-time. Decode at the ideal bound, so a TPOT met here is met at a lower\n"
     "bound of the steps (infcalc --estimate expected on a row states its expected\n"
     "step); prefill at MFU 0.4, an assumption rather than a bound (an entry's\n"
     "achieved GEMM rate may be above it).\n"
@@ -1482,6 +1482,8 @@ int ic_cli_cmd_optimize(const struct ic_opts *a, const struct ic_db *db, FILE *o
         req.rate = a->rate;
     if (a->given[IC_OPT_MFU])
         req.mfu = a->mfu;
+    if (a->given[IC_OPT_MEM_UTIL])
+        req.mem_util = a->mem_util;
     /* the ideal bound unless asked (an engine's profile is the expected
      * estimate's) */
     req.estimate = a->given[IC_OPT_ESTIMATE] ? (enum ic_estimate)a->estimate
@@ -1516,7 +1518,7 @@ int ic_cli_cmd_optimize(const struct ic_opts *a, const struct ic_db *db, FILE *o
     static const enum ic_opt sim_only[] = {
         IC_OPT_REQUESTS, IC_OPT_PROMPT_DIST, IC_OPT_PROMPT_CV, IC_OPT_OUTPUT_DIST,
         IC_OPT_OUTPUT_CV, IC_OPT_MAX_SEQS, IC_OPT_MAX_TOKENS, IC_OPT_SCHEDULER,
-        IC_OPT_MEM_UTIL, IC_OPT_SEED, IC_OPT_BLOCK, IC_OPT_SHORTLIST};
+        IC_OPT_SEED, IC_OPT_BLOCK, IC_OPT_SHORTLIST};
     for (size_t i = 0; !by_cap && i < sizeof sim_only / sizeof sim_only[0]; i++)
         if (a->given[sim_only[i]])
             return ic_cli_usage_hint(errf, "add --rank capacity, or leave the option out",

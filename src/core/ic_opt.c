@@ -404,6 +404,9 @@ static const struct {
     {IC_CMD_VALIDATE, IC_OPT_THREADS, "threads of the reference kernel (default: the "
                                       "threads the entry was benched with)"},
     {IC_CMD_SIMULATE, IC_OPT_PREFIX, "tokens of a trace's prefix id where its line gives none"},
+    {IC_CMD_OPTIMIZE, IC_OPT_MEM_UTIL, "share of HBM a chip's batch may fill, weights included\n"
+                                       "(default: all of it in the closed form, 0.9 in --rank\n"
+                                       "capacity's simulated pool)"},
     {IC_CMD_SIMULATE, IC_OPT_PREFILL_CHIPS, "disaggregated: each replica's prefill server "
                                             "(--chips: its decode server)"},
     {IC_CMD_SIMULATE, IC_OPT_PLOT, "P50/P99 TTFT and TPOT against requests/s, the SLOs and "

@@ -584,6 +584,24 @@ static bool step_at(const struct ic_model_stats *m, const struct ic_hw *hw,
     return ic_decode(m, hw, &c, pt, NULL) == IC_OK;
 }
 
+/* The largest batch in [lo, hi] whose memory at context (ic_decode_
+ * mem_per_chip) is within cap bytes a chip; lo fits. */
+static uint64_t fit_batch(const struct ic_model_stats *m, struct ic_decode_cfg c,
+                          uint64_t context, uint64_t lo, uint64_t hi, double cap)
+{
+    c.context = context;
+    if (ic_decode_mem_per_chip(m, &c, hi) <= cap)
+        return hi;
+    while (hi - lo > 1) { /* mem(lo) fits, mem(hi) does not */
+        const uint64_t mid = lo + (hi - lo) / 2;
+        if (ic_decode_mem_per_chip(m, &c, mid) <= cap)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
 struct frontier_buf {
     struct ic_opt_point *v;
     size_t n, cap;
@@ -788,6 +806,11 @@ int ic_optimize(const struct ic_model_stats *m, const struct ic_hw *hws, size_t 
         return ic_err_set(err, IC_EINVAL, NULL, 0, 0, "the SLOs must be positive times");
     if (!(req->mfu >= 0 && req->mfu <= 1))
         return ic_err_set(err, IC_EINVAL, NULL, 0, 0, "MFU %g is outside 0 to 1", req->mfu);
+    if (!(req->mem_util >= 0 && req->mem_util <= 1))
+        return ic_err_set(err, IC_EINVAL, NULL, 0, 0,
+                          "the share of HBM is %g; expected above 0, at most 1", req->mem_util);
+    /* the memory a layout may fill, a share of each chip's HBM */
+    const double util = req->mem_util > 0 ? req->mem_util : 1.0;
     if (!(req->rate >= 0) || !isfinite(req->rate))
         return ic_err_set(err, IC_EINVAL, NULL, 0, 0,
                           "the demand is %g requests/s; expected a finite rate of 0 or more",
@@ -844,7 +867,7 @@ int ic_optimize(const struct ic_model_stats *m, const struct ic_hw *hws, size_t 
                         dc.kv = kvs[ki];
                         dc.compute = comp;
                         if (ic_prefill(m, hw, &pc, &p, NULL) || !step_at(m, hw, dc, 1, T, &fit) ||
-                            !fit.fits || p.ttft_s > req->ttft_s)
+                            !(fit.mem_per_chip_B <= util * fit.capacity_B) || p.ttft_s > req->ttft_s)
                             continue;
                         if ((double)n * p.prefill_s < pf_chip_s) {
                             pf_chip_s = (double)n * p.prefill_s;
@@ -869,11 +892,15 @@ int ic_optimize(const struct ic_model_stats *m, const struct ic_hw *hws, size_t 
                         dc.engine = req->engine;
                         const double NT = (double)(n * P); /* the replica's chips */
                         struct ic_point end, mean;
-                        if (!step_at(m, hw, dc, M, T + L, &end) || !end.fits)
+                        if (!step_at(m, hw, dc, M, T + L, &end) ||
+                            !(end.mem_per_chip_B <= util * end.capacity_B))
                             continue;
-                        /* the largest batch: what fits in HBM, and no more
+                        /* the largest batch: what fits in the share of HBM
+                         * (all of it: the step's own max_batch), and no more
                          * than the engine schedules by default */
-                        uint64_t bmax = end.max_batch;
+                        uint64_t bmax = util < 1 ? fit_batch(m, dc, T + L, M, end.max_batch,
+                                                             util * end.capacity_B)
+                                                 : end.max_batch;
                         if (req->engine && req->engine->max_batch && req->engine->max_batch < bmax)
                             bmax = req->engine->max_batch;
                         if (bmax < M)

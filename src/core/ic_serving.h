@@ -266,6 +266,9 @@ struct ic_opt_req {
      * them is not searched, ic_optimize_times) */
     enum ic_estimate estimate;
     const struct ic_engine *engine;
+    /* the share of each chip's HBM the batch may fill, weights and
+     * workspace included (0: all of it, 1) */
+    double mem_util;
 };
 
 /* Whether the search tries type t for the weights (kv false: bf16, fp8,
