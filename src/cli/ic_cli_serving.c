@@ -1650,7 +1650,7 @@ int ic_cli_cmd_optimize(const struct ic_opts *a, const struct ic_db *db, FILE *o
     char whys[N_WHY][64] = {{0}}, whos[N_WHY][600] = {{0}};
     size_t n_timed_hw = 0;
     for (size_t i = 0; i < n_hw; i++) {
-        bool timed = false;
+        bool timed = false, named[N_WHY] = {false}; /* each chip once a reason */
         for (int w = 0; w < IC_DT_COUNT; w++) {
             if (!ic_optimize_searches((enum ic_dtype)w, false) ||
                 (req.weights_mask && !(req.weights_mask & (1u << w))))
@@ -1668,7 +1668,8 @@ int ic_cli_cmd_optimize(const struct ic_opts *a, const struct ic_db *db, FILE *o
                 while (k < N_WHY - 1 && whys[k][0] && strcmp(whys[k], why) != 0)
                     k++;
                 snprintf(whys[k], sizeof whys[k], "%s", why);
-                if (!strstr(whos[k], hws[i].name)) { /* each chip once a reason */
+                if (!named[k]) {
+                    named[k] = true;
                     const size_t l = strlen(whos[k]);
                     snprintf(whos[k] + l, sizeof whos[k] - l, "%s%s", l ? ", " : "",
                              hws[i].name);
