@@ -75,8 +75,9 @@ int ic_cli_load_engine(const struct ic_opts *a, const struct ic_db *db, struct i
  * without an achieved section; 0 otherwise (or without --engine). */
 int ic_cli_engine_check(const struct ic_opts *a, const struct ic_hw *h, FILE *errf);
 
-/* The engine's profile (may be NULL) in a simulated replica: its steps',
- * and its default batch limit (max_batch) unless --max-seqs is given. */
+/* The engine's profile (may be NULL) in a simulated replica: its default
+ * batch limit (max_batch) unless --max-seqs is given (its steps take the
+ * profile through c->dec.engine, set by the caller). */
 struct ic_sim_cfg;
 void ic_cli_sim_engine(const struct ic_opts *a, const struct ic_engine *en,
                        struct ic_sim_cfg *c);

@@ -98,7 +98,6 @@ static void fill_cfg(const struct ic_opts *a, struct sim_setup *x)
 
 void ic_cli_sim_engine(const struct ic_opts *a, const struct ic_engine *en, struct ic_sim_cfg *c)
 {
-    c->dec.engine = en;
     if (!a->given[IC_OPT_MAX_SEQS] && en && en->max_batch)
         c->max_seqs = en->max_batch; /* the engine's own default */
 }

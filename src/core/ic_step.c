@@ -587,7 +587,7 @@ int ic_step_time(const struct ic_load *l, const struct ic_hw *hw, const struct i
             const int rc = ic_err_set(err, IC_EINVAL, hw->path, hw->locs[IC_HWF_A_GEMM].line,
                                       hw->locs[IC_HWF_A_GEMM].col,
                                       "%s has no achieved %s GEMM rate; the expected time needs "
-                                      "one for the compute type (or use --estimate ideal)",
+                                      "one for the compute type",
                                       hw->name, ic_dtype_traits(l->compute)->name);
             ic_err_hint(err, "--estimate ideal, or a compute type of the entry's achieved gemm "
                              "('infcalc show hw %s' lists them)", hw->name);
