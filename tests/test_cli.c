@@ -453,6 +453,27 @@ START_TEST(test_serving_at_expected)
 }
 END_TEST
 
+/* simulate's JSON says the layout its per-chip figures divide by: one
+ * prefill server of 1 chip for two decode replicas of 1 is 3 chips, the
+ * per-chip output a third of the whole; colocated, no prefill server and
+ * no hand-off */
+START_TEST(test_sim_layout_fields)
+{
+    ck_assert_int_eq(run("simulate", "--model", "llama3-8b", "--hw", "h100", "--prompt", "512",
+                         "--output", "32", "--requests", "20", "--prefill-chips", "1",
+                         "--prefill-servers", "1", "--replicas", "2", "--format", "json", NULL),
+                     0);
+    has_out("\"replicas\": 2, \"prefill_servers\": 1, \"chips\": 3, \"kv_transfer_mean_s\": 0.");
+    ck_assert_double_lt(ic_test_rel(json_num(out_buf, "output_tokens_per_s_per_chip"),
+                                    json_num(out_buf, "output_tokens_per_s") / 3),
+                        1e-9);
+    ck_assert_int_eq(run("simulate", "--model", "llama3-8b", "--hw", "h100", "--prompt", "512",
+                         "--output", "32", "--requests", "20", "--format", "json", NULL),
+                     0);
+    has_out("\"replicas\": 1, \"prefill_servers\": 0, \"chips\": 1, \"kv_transfer_mean_s\": null");
+}
+END_TEST
+
 /* optimize --estimate expected: the row's TPOT is decode's expected step
  * for its layout, types and batch at the last token's context, and the
  * column beside it the ideal bound's (two more commands); --mfu, --engine
@@ -1935,6 +1956,7 @@ int main(void)
     tcase_add_test(tc, test_optimize_expected_tpot);
     tcase_add_test(tc, test_optimize_at_expected);
     tcase_add_test(tc, test_serving_at_expected);
+    tcase_add_test(tc, test_sim_layout_fields);
     tcase_add_test(tc, test_other_estimate_why);
     tcase_add_test(tc, test_suggestions);
     tcase_add_test(tc, test_help_everywhere);

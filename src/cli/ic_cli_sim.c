@@ -76,6 +76,14 @@ static const struct ic_col sim_cols[] = {
     /* every rate of the sweep met them: the capacity is its highest rate
      * or more (null without a sweep or SLOs) */
     {"capacity_at_least", NULL, IC_K_BOOL},
+    /* the layout the per-chip figures divide by (JSON and CSV; the title
+     * says it): replicas (decode servers where disaggregated), prefill
+     * servers (0 colocated), chips in all, the mean KV hand-off (null
+     * colocated) */
+    {"replicas", NULL, IC_K_INT},
+    {"prefill_servers", NULL, IC_K_INT},
+    {"chips", NULL, IC_K_INT},
+    {"kv_transfer_mean_s", NULL, IC_K_S},
 };
 
 struct sim_setup {
@@ -277,6 +285,10 @@ static void add_row(struct ic_rows *rows, const struct ic_sim_cfg *c, double rat
     const bool slos = ic_sim_has_slos(c);
     ic_rows_num(rows, "goodput_per_s", slos ? r->goodput_per_s : NAN);
     ic_rows_num(rows, "meets_slo", slos ? ic_sim_meets_slos(c, r) : NAN);
+    ic_rows_num(rows, "replicas", (double)r->replicas);
+    ic_rows_num(rows, "prefill_servers", (double)r->prefill_servers);
+    ic_rows_num(rows, "chips", (double)r->chips);
+    ic_rows_num(rows, "kv_transfer_mean_s", r->prefill_servers ? r->kv_transfer_mean_s : NAN);
 }
 
 /* The rate sweep's chart: left, P50/P99 TTFT and TPOT against requests/s
@@ -597,11 +609,13 @@ int ic_cli_cmd_simulate(const struct ic_opts *a, const struct ic_db *db, FILE *o
                  r0->kv_transfer_mean_s * 1e3);
     else if (x.c.prefill_chips)
         snprintf(layout, sizeof layout,
-                 "\ndisaggregated: %llu prefill server%s of %llu chips (KV pool %llu blocks "
-                 "each) and %llu decode server%s of %llu, %llu chips in all, %s router; KV "
+                 "\ndisaggregated: %llu prefill server%s of %llu chip%s (KV pool %llu blocks%s) "
+                 "and %llu decode server%s of %llu, %llu chips in all, %s router; KV "
                  "hand-off %.4g ms on average",
                  (unsigned long long)r0->prefill_servers, r0->prefill_servers == 1 ? "" : "s",
-                 (unsigned long long)x.c.prefill_chips, (unsigned long long)r0->prefill_kv_blocks,
+                 (unsigned long long)x.c.prefill_chips, x.c.prefill_chips == 1 ? "" : "s",
+                 (unsigned long long)r0->prefill_kv_blocks,
+                 r0->prefill_servers == 1 ? "" : " each",
                  (unsigned long long)r0->replicas, r0->replicas == 1 ? "" : "s",
                  (unsigned long long)x.c.dec.chips, (unsigned long long)r0->chips,
                  ic_sim_route_name(x.c.route), r0->kv_transfer_mean_s * 1e3);
