@@ -58,7 +58,11 @@ struct ic_cli_setup {
 /* Those options into s->dec and s->fmt (no model or chip). */
 void ic_cli_decode_opts(const struct ic_opts *a, struct ic_cli_setup *s);
 
-/* Those, then loads --model and --hw (both required for `cmd`).
+/* Those, then loads --model and --hw (both required for `cmd`), the
+ * engine's profile, and resolves the estimate (ic_cli_estimate: simulate
+ * defaults as decode does, the serving analyses to the ideal bound),
+ * refusing --mfu under the expected one and warning of --comm overlap
+ * where it is not read.
  * Returns 0 or an exit status (the message printed); free with
  * ic_cli_setup_free either way. */
 int ic_cli_setup(const struct ic_opts *a, const struct ic_db *db, const char *cmd,
@@ -92,6 +96,10 @@ enum { IC_CLI_EST_TEXT = 96 };
 struct ic_rows;
 void ic_cli_estimate_fields(struct ic_rows *r, const struct ic_cli_setup *s);
 const char *ic_cli_estimate_text(const struct ic_cli_setup *s, char *buf, size_t n);
+
+/* The estimate the options ask for: --estimate, else expected where
+ * --engine names a profile, else dflt (the command's own default). */
+enum ic_estimate ic_cli_estimate(const struct ic_opts *a, enum ic_estimate dflt);
 
 /* --mfu is the ideal bound's prefill: refused (exit 2, a hint) when the
  * estimate est is expected, which times the prefill at achieved rates. */

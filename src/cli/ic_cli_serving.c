@@ -109,6 +109,13 @@ bool ic_cli_warn_fit_extra(FILE *errf, const struct ic_cli_setup *s, uint64_t ch
     return false;
 }
 
+enum ic_estimate ic_cli_estimate(const struct ic_opts *a, enum ic_estimate dflt)
+{
+    return a->given[IC_OPT_ESTIMATE] ? (enum ic_estimate)a->estimate
+           : a->given[IC_OPT_ENGINE] ? IC_EST_EXPECTED /* a profile is the expected's */
+                                     : dflt;
+}
+
 int ic_cli_mfu_check(const struct ic_opts *a, enum ic_estimate est, FILE *errf)
 {
     /* --mfu derates the ideal bound's prefill; the expected estimate times
@@ -200,17 +207,18 @@ int ic_cli_setup(const struct ic_opts *a, const struct ic_db *db, const char *cm
         return lrc;
     }
     s->dec.engine = s->en;
-    if (s->en && !a->given[IC_OPT_ESTIMATE])
-        s->dec.estimate = IC_EST_EXPECTED; /* a profile is the expected estimate's */
+    /* the estimate unless asked: simulate's is decode's (expected on a
+     * benched machine's entry), the serving analyses' the ideal bound */
+    s->dec.estimate = ic_cli_estimate(a, a->cmd == IC_CMD_SIMULATE
+                                             ? ic_decode_default_estimate(s->h)
+                                             : IC_EST_IDEAL);
     if ((lrc = ic_cli_mfu_check(a, s->dec.estimate, errf)) ||
         (lrc = ic_cli_model_weights(a, errf, s->m, &s->dec.weights))) {
         ic_cli_setup_free(s);
         return lrc;
     }
-    /* simulate says it once its own estimate is set (its default differs) */
     bool said = false;
-    if (a->cmd != IC_CMD_SIMULATE)
-        ic_cli_warn_comm(a, errf, s->h, s->dec.estimate, &said);
+    ic_cli_warn_comm(a, errf, s->h, s->dec.estimate, &said);
     return 0;
 }
 
@@ -1484,11 +1492,8 @@ int ic_cli_cmd_optimize(const struct ic_opts *a, const struct ic_db *db, FILE *o
         req.mfu = a->mfu;
     if (a->given[IC_OPT_MEM_UTIL])
         req.mem_util = a->mem_util;
-    /* the ideal bound unless asked (an engine's profile is the expected
-     * estimate's) */
-    req.estimate = a->given[IC_OPT_ESTIMATE] ? (enum ic_estimate)a->estimate
-                   : a->given[IC_OPT_ENGINE] ? IC_EST_EXPECTED
-                                             : IC_EST_IDEAL;
+    /* the ideal bound unless asked */
+    req.estimate = ic_cli_estimate(a, IC_EST_IDEAL);
     if ((rc = ic_cli_mfu_check(a, req.estimate, errf)))
         return rc;
     /* a type the search does not try would narrow it to nothing ("0

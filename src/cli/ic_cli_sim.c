@@ -97,10 +97,7 @@ static void fill_cfg(const struct ic_opts *a, struct sim_setup *x)
 {
     struct ic_sim_cfg *c = &x->c;
     ic_opts_sim_cfg(a, c);
-    c->dec = x->s.dec;
-    c->dec.estimate = a->given[IC_OPT_ESTIMATE] ? (enum ic_estimate)a->estimate
-                      : x->s.en                   ? IC_EST_EXPECTED /* a profile's estimate */
-                                                  : ic_decode_default_estimate(x->s.h);
+    c->dec = x->s.dec; /* its estimate resolved by ic_cli_setup */
     ic_cli_sim_engine(a, x->s.en, c);
 }
 
@@ -377,10 +374,6 @@ int ic_cli_cmd_simulate(const struct ic_opts *a, const struct ic_db *db, FILE *o
     if (rc)
         return rc;
     fill_cfg(a, &x);
-    if ((rc = ic_cli_mfu_check(a, x.c.dec.estimate, errf))) {
-        ic_cli_setup_free(&x.s);
-        return rc;
-    }
     /* a step carries at most --max-tokens new tokens and decodes at most
      * --max-seqs sequences: the steps a run takes are at least requests x
      * (prompt's uncached share + output) / max-tokens and requests x output /
@@ -406,8 +399,6 @@ int ic_cli_cmd_simulate(const struct ic_opts *a, const struct ic_db *db, FILE *o
                                      (unsigned long long)x.c.max_seqs);
         }
     }
-    bool comm_said = false;
-    ic_cli_warn_comm(a, errf, x.s.h, x.c.dec.estimate, &comm_said);
     ic_cli_note_uneven(errf, &x.s, x.c.dec.chips, x.c.prefill_chips ? "a decode server" : "a replica");
     if (x.c.prefill_chips)
         ic_cli_note_uneven(errf, &x.s, x.c.prefill_chips, "a prefill server");
