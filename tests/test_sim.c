@@ -571,23 +571,39 @@ END_TEST
  * + 5 us latency = 1.347177 ms. One replica's 3 chips share a domain: over
  * NVLink, 18 links x 25 GB/s = 450 GB/s, 0.149131 ms + one 2 us hop =
  * 0.151131 ms. Then 63 decode steps on the 1-chip server at 512 .. 574. */
-START_TEST(test_disagg_lone)
+static const double lone_x = 67108864.0 / 450e9 + 2e-6; /* over NVLink */
+
+/* The lone requests' run: 20 requests far apart, 512 / 64 tokens, a
+ * prefill server of 2 chips */
+static struct ic_sim_cfg lone_disagg(void)
 {
-    struct ic_test_pair *t = ic_test_pair("llama3-8b", "h100");
     struct ic_sim_cfg c = ic_sim_defaults();
     c.rate = 1e-6;
     c.requests = 20;
     c.prompt.mean = 512;
     c.output.mean = 64;
     c.prefill_chips = 2;
-    const double x = 67108864.0 / 450e9 + 2e-6, x_out = 67108864.0 / 50e9 + 5e-6;
+    return c;
+}
+
+/* Its prompt's prefill on the prefill server's 2 chips */
+static double lone_prefill_s(const struct ic_test_pair *t, const struct ic_sim_cfg *c)
+{
+    struct ic_sim_cfg c2 = *c;
+    c2.dec.chips = c->prefill_chips;
+    return step(t, &c2, 0, 0, 1, 512, 0);
+}
+
+START_TEST(test_disagg_lone)
+{
+    struct ic_test_pair *t = ic_test_pair("llama3-8b", "h100");
+    struct ic_sim_cfg c = lone_disagg();
+    const double x = lone_x, x_out = 67108864.0 / 50e9 + 5e-6;
     ck_assert_msg(ic_test_rel(ic_disagg_kv_transfer_s(&t->st, &t->h, 512, c.dec.kv, 2, 1, 3), x) <
                       1e-12, "transfer");
     ck_assert_msg(ic_test_rel(ic_disagg_kv_transfer_s(&t->st, &t->h, 512, c.dec.kv, 2, 1, 9),
                               x_out) < 1e-12, "transfer across domains");
-    struct ic_sim_cfg c2 = c;
-    c2.dec.chips = 2;
-    const double pre = step(t, &c2, 0, 0, 1, 512, 0);
+    const double pre = lone_prefill_s(t, &c);
     double dec = 0;
     for (int i = 0; i < 63; i++)
         dec += dec1(t, &c, 512 + i);
@@ -628,18 +644,10 @@ END_TEST
 START_TEST(test_disagg_ratio)
 {
     struct ic_test_pair *t = ic_test_pair("llama3-8b", "h100");
-    struct ic_sim_cfg c = ic_sim_defaults();
-    c.rate = 1e-6;
-    c.requests = 20;
-    c.prompt.mean = 512;
-    c.output.mean = 64;
-    c.prefill_chips = 2;
+    struct ic_sim_cfg c = lone_disagg();
     c.replicas = 3;
     c.prefill_servers = 1;
-    const double x = 67108864.0 / 450e9 + 2e-6;
-    struct ic_sim_cfg c2 = c;
-    c2.dec.chips = 2;
-    const double pre = step(t, &c2, 0, 0, 1, 512, 0);
+    const double x = lone_x, pre = lone_prefill_s(t, &c);
     struct ic_sim_result r = run(t, &c);
     ck_assert_uint_eq(r.completed, 20);
     ck_assert_uint_eq(r.handoffs, 20);
