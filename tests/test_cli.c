@@ -809,14 +809,24 @@ START_TEST(test_list_and_show)
     has_err("has no achieved section");
     ck_assert_int_eq(run("--model", "llama3-8b", "--hw", "h100", "--engine", "nosuch", NULL), 2);
     has_err("unknown engine 'nosuch'");
-    /* the serving analyses take a profile (the expected estimate's); moe
-     * computes the ideal bound only */
+    /* the serving analyses take a profile (the expected estimate's), moe
+     * among them: its table has the ideal step beside the expected one,
+     * and the ideal table the expected one beside it */
     ck_assert_int_eq(run("prefill", "--model", "llama3-8b", "--hw", "h100", "--engine",
                          "vllm", NULL), 0);
     has_out("prefill, expected: achieved rates, engine vllm-");
     ck_assert_int_eq(run("moe", "--model", "mixtral-8x7b", "--hw", "h100", "--engine",
-                         "vllm", NULL), 2);
-    has_err("'--engine' does not apply to 'moe'");
+                         "vllm", "--format", "json", NULL), 0);
+    has_out("\"estimate\": \"expected\", \"engine\": \"vllm-");
+    const double moe_x = json_num(out_buf, "step_s"), moe_i = json_num(out_buf, "step_ideal_s");
+    ck_assert(moe_i > 0 && moe_x > moe_i);
+    ck_assert_int_eq(run("moe", "--model", "mixtral-8x7b", "--hw", "h100", "--format", "json",
+                         NULL), 0);
+    has_out("\"estimate\": \"ideal\", \"engine\": \"none\"");
+    ck_assert_double_eq(json_num(out_buf, "step_s"), moe_i); /* the same batch 1 */
+    ck_assert_int_eq(run("moe", "--model", "mixtral-8x7b", "--hw", "h100", "--estimate",
+                         "expected", NULL), 0);
+    has_out("(expected: achieved rates, a good engine)");
     /* simulate: the profile's max_batch is the batch limit unless --max-seqs */
     ck_assert_int_eq(run("simulate", "--model", "llama3-8b", "--hw", "h100", "--estimate",
                          "expected", "--requests", "50", "--engine",

@@ -568,6 +568,53 @@ START_TEST(test_moe_expert_parallel)
 }
 END_TEST
 
+START_TEST(test_moe_expected)
+{
+    /* Mixtral 8x7B on one H100 at batch 1, the expected estimate against
+     * the ideal bound, on tests/fixtures/achieved-h100.yaml (the frozen
+     * H100, 3.35 TB/s and 989 TFLOP/s bf16 on its spec sheet, with hbm_read
+     * 3.0 TB/s at GEMV efficiency 0.9, bf16 GEMM 700 TFLOP/s, 2 us a kernel
+     * in a graph, 10 kernels a layer, no step launch):
+     *   weights: read at 3.0 x 0.9 = 2.7 TB/s instead of 3.35: x 1.2407407;
+     *   compute: at 700 TFLOP/s instead of 989: x 1.4128571;
+     *   the step: the linear and attention terms one after the other plus
+     *     the launches, (10 kernels x 32 layers + 4 more a MoE layer x 32)
+     *     = 448 at 2 us = 896 us (one chip: no all-reduce). */
+    struct ic_test_pair *t =
+        ic_test_pair("mixtral-8x7b", IC_TEST_DIR "/fixtures/achieved-h100.yaml");
+    struct ic_moe_cfg c = mcfg(1, 1, 1);
+    struct ic_moe ri, rx;
+    struct ic_err e = {0};
+    ck_assert_int_eq(ic_moe(&t->st, &t->h, &c, &ri, &e), 0);
+    c.dec.estimate = IC_EST_EXPECTED;
+    ck_assert_msg(ic_moe(&t->st, &t->h, &c, &rx, &e) == 0, "%s", e.msg);
+    ck_assert(ic_test_rel(rx.weights_s, ri.weights_s * 3.35 / 2.7) < 1e-12);
+    ck_assert(ic_test_rel(rx.compute_s, ri.compute_s * 989.0 / 700.0) < 1e-12);
+    struct ic_point p;
+    ck_assert_int_eq(ic_decode(&t->st, &t->h, &c.dec, &p, &e), 0);
+    ck_assert_double_eq(rx.step_s, p.step_s); /* ep 1 is ic_decode at either estimate */
+    ck_assert_double_eq_tol(rx.step_s - fmax(rx.weights_s, rx.compute_s) - fmax(p.kv_s, p.attn_s),
+                            896e-6, 1e-12);
+    /* the compute-bound batch at the achieved rates, earlier: the GEMM
+     * rate falls by 700 / 989 and the GEMV's by only 2.7 / 3.35, so the
+     * ridge moves to 0.878 of the spec's; against ic_moe at its
+     * neighbours */
+    ck_assert_uint_lt(rx.compute_bound_batch, ri.compute_bound_batch);
+    const uint64_t at = rx.compute_bound_batch;
+    struct ic_moe r;
+    c.dec.batch = at - 1;
+    ck_assert_int_eq(ic_moe(&t->st, &t->h, &c, &r, &e), 0);
+    ck_assert(r.compute_s < r.weights_s);
+    c.dec.batch = at;
+    ck_assert_int_eq(ic_moe(&t->st, &t->h, &c, &r, &e), 0);
+    ck_assert(r.compute_s >= r.weights_s);
+    /* the rules of thumb stay the spec sheet's */
+    ck_assert_double_eq(rx.dense_b_crit, ri.dense_b_crit);
+    ck_assert_double_eq(rx.ridge, ri.ridge);
+    free(t);
+}
+END_TEST
+
 START_TEST(test_attention_intensity)
 {
     /* DeepSeek-V3 MLA, absorbed: per cached token per layer every one of the
@@ -652,6 +699,7 @@ int main(void)
     tcase_add_test(tm, test_moe_experts_touched);
     tcase_add_test(tm, test_moe_b_crit_and_compute_bound);
     tcase_add_test(tm, test_moe_expert_parallel);
+    tcase_add_test(tm, test_moe_expected);
     tcase_add_test(tm, test_attention_intensity);
     tcase_add_test(tm, test_moe_errors);
     suite_add_tcase(s, tm);

@@ -796,7 +796,7 @@ START_TEST(test_commands_json)
                          "4", "--format", "csv", NULL),
                      0);
     HAS(out_buf, "model,hw,chips_per_group,ep,experts,top_k,dense_b_crit,moe_b_crit,");
-    HAS(out_buf, ",ridge,batch,experts_touched,");
+    HAS(out_buf, ",ridge,estimate,engine,batch,experts_touched,");
     {
         int rows = 0;
         for (const char *p = out_buf; (p = strstr(p, "\ndeepseek-v3,h200-sxm,8,4,256,8,")); p++)

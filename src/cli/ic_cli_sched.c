@@ -24,7 +24,12 @@ const char ic_cli_help_moe[] =
     "layer pays an all-to-all (dispatch and combine, no overlap). Also the decode\n"
     "attention intensity (FLOPs per KV byte) beside the chip's ridge point: MLA's\n"
     "absorbed form (every head reading one latent) against its naive form.\n"
-    "Ideal bound from spec-sheet peaks.\n"
+    "The ideal bound from spec-sheet peaks unless --estimate expected (or\n"
+    "--engine): then the step, its weight and compute times and the\n"
+    "compute-bound batch are at the entry's achieved rates (the step with its\n"
+    "launches and measured all-reduces; the all-to-all stays at the fabric's\n"
+    "spec), while the B_crit rules and the ridge stay the spec sheet's. The\n"
+    "other estimate's step is shown beside the step where the entry has it.\n"
     "\n"
     "\n"
     "example: infcalc moe --model deepseek-v3 --hw h200 --chips 8 --ep 4\n";
@@ -37,6 +42,7 @@ static const struct ic_col moe_cols[] = {
     {"compute_s", "compute", IC_K_S},
     {"a2a_s", "all-to-all", IC_K_S},
     {"step_s", "step", IC_K_S},
+    {"step_expected_s", "expected", IC_K_S}, /* the other estimate's (moe_cols_for) */
     {"linear_bound", "linear layers", IC_K_TEXT},
     {"tokens_per_s_per_chip", "tok/s/chip", IC_K_NUM},
     {"fits", "fits", IC_K_BOOL},
@@ -56,7 +62,29 @@ static const struct ic_col moe_sum_cols[] = {
     {"attention_intensity", "attention FLOP per KV byte", IC_K_NUM},
     {"mla_naive_intensity", "MLA naive form, FLOP per byte", IC_K_NUM},
     {"ridge", "chip ridge, FLOP per byte", IC_K_NUM},
+    {"estimate", NULL, IC_K_TEXT},
+    {"engine", NULL, IC_K_TEXT},
 };
+
+/* The batch columns: the other estimate's step named for it (ideal beside
+ * the expected step), left out where the entry cannot time it (ideal on an
+ * entry with neither achieved nor measured rates); their count. */
+static int moe_cols_for(struct ic_col *cols, enum ic_estimate est, bool other)
+{
+    int n = 0;
+    for (size_t i = 0; i < sizeof moe_cols / sizeof moe_cols[0]; i++) {
+        if (strcmp(moe_cols[i].key, "step_expected_s") == 0) {
+            if (!other)
+                continue;
+            if (est == IC_EST_EXPECTED) {
+                cols[n++] = (struct ic_col){"step_ideal_s", "ideal", IC_K_S};
+                continue;
+            }
+        }
+        cols[n++] = moe_cols[i];
+    }
+    return n;
+}
 
 /* The summary's fields (batch 1's figures where they do not depend on
  * the batch) and one batch's, on the last row of r. */
@@ -77,9 +105,11 @@ static void moe_summary(struct ic_rows *r, const struct ic_cli_setup *l,
     /* the MLA naive form's intensity exists for MLA models only ('-') */
     ic_rows_num(r, "mla_naive_intensity", l->st.mla ? first->mla_naive_intensity : NAN);
     ic_rows_num(r, "ridge", first->ridge);
+    ic_cli_estimate_fields(r, l);
 }
 
-static void moe_batch(struct ic_rows *r, uint64_t b, const struct ic_moe *x)
+static void moe_batch(struct ic_rows *r, uint64_t b, const struct ic_moe *x,
+                      const struct ic_moe *other, const char *other_key)
 {
     ic_rows_num(r, "batch", (double)b);
     ic_rows_num(r, "experts_touched", x->experts_touched);
@@ -88,6 +118,8 @@ static void moe_batch(struct ic_rows *r, uint64_t b, const struct ic_moe *x)
     ic_rows_num(r, "compute_s", x->compute_s);
     ic_rows_num(r, "a2a_s", x->a2a_s);
     ic_rows_num(r, "step_s", x->step_s);
+    if (other)
+        ic_rows_num(r, other_key, other->step_s);
     ic_rows_text(r, "linear_bound", x->compute_s >= x->weights_s ? "compute" : "weights");
     ic_rows_num(r, "tokens_per_s_per_chip", x->tokens_s_chip);
     ic_rows_num(r, "fits", x->fits);
@@ -118,26 +150,36 @@ int ic_cli_cmd_moe(const struct ic_opts *a, const struct ic_db *db, FILE *out, F
     if (a->given[IC_OPT_EP])
         c.ep = a->ep;
     struct ic_err e = {0};
+    /* the other estimate's step beside the step: ideal beside expected;
+     * expected (a good engine) beside ideal where the entry can time it */
+    struct ic_moe_cfg oc = c;
+    oc.dec.estimate = c.dec.estimate == IC_EST_EXPECTED ? IC_EST_IDEAL : IC_EST_EXPECTED;
+    oc.dec.engine = NULL;
+    struct ic_moe all[13], oth[13];
+    bool other = true;
+    for (uint64_t b = 1, i = 0; b <= 4096; b *= 2, i++) {
+        c.dec.batch = oc.dec.batch = b;
+        int lrc = ic_moe(&l.st, l.h, &c, &all[i], &e);
+        if (lrc) {
+            ic_cli_setup_free(&l);
+            return ic_cli_report(errf, lrc, &e);
+        }
+        struct ic_err oe = {0};
+        other = other && ic_moe(&l.st, l.h, &oc, &oth[i], &oe) == IC_OK;
+    }
+    const char *other_key = c.dec.estimate == IC_EST_EXPECTED ? "step_ideal_s" : "step_expected_s";
     struct ic_rows r, sum, csv;
     /* CSV is one table: the summary's fields on every batch row (it held
      * the batch rows alone) */
     enum { NS = sizeof moe_sum_cols / sizeof moe_sum_cols[0],
            NB = sizeof moe_cols / sizeof moe_cols[0] };
-    struct ic_col csv_cols[NS + NB];
+    struct ic_col cols[NB], csv_cols[NS + NB];
+    const int nb = moe_cols_for(cols, c.dec.estimate, other);
     memcpy(csv_cols, moe_sum_cols, sizeof moe_sum_cols);
-    memcpy(csv_cols + NS, moe_cols, sizeof moe_cols);
-    ic_rows_init(&r, moe_cols, NB);
+    memcpy(csv_cols + NS, cols, (size_t)nb * sizeof cols[0]);
+    ic_rows_init(&r, cols, nb);
     ic_rows_init(&sum, moe_sum_cols, NS);
-    ic_rows_init(&csv, csv_cols, NS + NB);
-    struct ic_moe all[13];
-    for (uint64_t b = 1, i = 0; b <= 4096; b *= 2, i++) {
-        c.dec.batch = b;
-        int lrc = ic_moe(&l.st, l.h, &c, &all[i], &e);
-        if (lrc) {
-            rc = ic_cli_report(errf, lrc, &e);
-            goto out;
-        }
-    }
+    ic_rows_init(&csv, csv_cols, NS + nb);
     if (ic_rows_add(&sum)) {
         rc = ic_cli_oom(errf);
         goto out;
@@ -148,17 +190,18 @@ int ic_cli_cmd_moe(const struct ic_opts *a, const struct ic_db *db, FILE *out, F
             rc = ic_cli_oom(errf);
             goto out;
         }
-        moe_batch(&r, b, &all[i]);
+        moe_batch(&r, b, &all[i], other ? &oth[i] : NULL, other_key);
         moe_summary(&csv, &l, &c, &all[0]);
-        moe_batch(&csv, b, &all[i]);
+        moe_batch(&csv, b, &all[i], other ? &oth[i] : NULL, other_key);
     }
-    char title[640], w[IC_MODEL_KEPT_LEN + 16];
+    char title[768], w[IC_MODEL_KEPT_LEN + 16], est[160];
     ic_model_weights_text(&l.st, l.dec.weights, w, sizeof w);
     snprintf(title, sizeof title,
-             "%s on %llu x %s%s, weights %s, KV %s, compute %s, context %llu (ideal bound)",
+             "%s on %llu x %s%s, weights %s, KV %s, compute %s, context %llu (%s)",
              l.m->name, (unsigned long long)l.dec.chips, l.h->name,
              c.ep > 1 ? " per expert-parallel group" : "", w, dtn(l.dec.kv),
-             dtn(l.dec.compute), (unsigned long long)l.dec.context);
+             dtn(l.dec.compute), (unsigned long long)l.dec.context,
+             ic_cli_estimate_text(&l, est, sizeof est));
     if (l.fmt == IC_FMT_TABLE) {
         rc = ic_cli_write_rows(out, errf, l.fmt, &sum, title, false);
         if (!rc) {

@@ -10,7 +10,7 @@
 
 /* The step of one group at per-group batch B with expert parallelism: an
  * ic_step of B decode tokens at the configured context over N chips of ep
- * groups, timed ideally. */
+ * groups, at the configuration's estimate (ic_decode_rates). */
 static int moe_step(const struct ic_model_stats *m, const struct ic_hw *hw,
                     const struct ic_moe_cfg *c, uint64_t B, struct ic_load *l, struct ic_time *t,
                     struct ic_err *err)
@@ -25,8 +25,7 @@ static int moe_step(const struct ic_model_stats *m, const struct ic_hw *hw,
         .compute = d->compute,
         .attn = IC_ATTN_FLASH,
     };
-    struct ic_rates rates = ic_rates_ideal();
-    rates.comm = d->comm;
+    const struct ic_rates rates = ic_decode_rates(d, 1.0);
     int rc = ic_step_load(m, &step, l, err);
     return rc ? rc : ic_step_time(l, hw, &rates, t, err);
 }
@@ -53,9 +52,6 @@ static int check_cfg(const struct ic_model_stats *m, const struct ic_hw *hw,
         ic_err_hint(err, "choose an ep that divides %llu, e.g. 2", (unsigned long long)m->n_experts);
         return rc;
     }
-    if (c->dec.estimate != IC_EST_IDEAL)
-        return ic_err_set(err, IC_EINVAL, NULL, 0, 0,
-                          "the MoE analysis computes the ideal bound only (estimate 'ideal')");
     const uint64_t N = c->dec.chips;
     if (N && ep > IC_DECODE_MAX_CHIPS / N) {
         const int rc = ic_err_set(err, IC_EINVAL, NULL, 0, 0,

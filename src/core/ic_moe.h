@@ -40,6 +40,14 @@
  *               serially (dispatch must land before the expert matmuls and
  *               combine after them; overlapping micro-batches, as DeepSeek
  *               does, would hide part of it: this is the no-overlap bound).
+ * At the expected estimate (dec.estimate, dec.engine) the step is timed as
+ * ic_step_time times any step: W and C become the entry's achieved GEMV
+ * bandwidth and GEMM rate (at the engine's efficiencies; a benched
+ * machine's measured rates), the kernels' launches and the all-reduces at
+ * their measured latency add after the kernels, and the all-to-all stays at the fabric's spec (hwdb carries no
+ * all-to-all microbenchmark); weights_s, compute_s and the compute-bound
+ * batch are then the achieved ones, while dense_b_crit, moe_b_crit and
+ * ridge stay the spec sheet's rules of thumb.
  * Routing is taken as uniform and balanced: the expected load of a group,
  * not the expected busiest group (which exceeds it at small batches). */
 #ifndef IC_MOE_H
@@ -57,7 +65,7 @@
 
 struct ic_moe_cfg {
     struct ic_decode_cfg dec;  /* per ep group: chips N (tensor parallel as in ic_decode),
-                                  batch B, context, types; ideal estimate only */
+                                  batch B, context, types, estimate and engine */
     uint64_t ep;               /* expert-parallel groups of N chips each (1 = none); must
                                   divide n_experts (so ep <= n_experts) */
 };
@@ -102,8 +110,9 @@ struct ic_moe {
 /* Evaluates the above (pure, no allocation); *out written only on success.
  * Fails with IC_EINVAL, naming the input, when ep is 0, ep > 1 on a dense
  * model, ep does not divide the expert count, N * ep exceeds 2^20 chips or
- * the fabric's domain on a chip without a scale-out network, the estimate is
- * not the ideal one, or ic_decode fails (its message). */
+ * the fabric's domain on a chip without a scale-out network, or ic_decode or
+ * the step fails (their message: e.g. the expected estimate on an entry
+ * without achieved or measured rates). */
 int ic_moe(const struct ic_model_stats *m, const struct ic_hw *hw, const struct ic_moe_cfg *cfg,
            struct ic_moe *out, struct ic_err *err);
 

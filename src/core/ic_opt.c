@@ -111,7 +111,7 @@ const struct ic_opt_def ic_opt_table[IC_OPT_COUNT] = {
                      "or serial (they add to the step); an accelerator's expected time\n"
                      "runs them after the kernels either way", F(comm)},
     [IC_OPT_ESTIMATE] = {"--estimate", IC_OK_CHOICE, "E", 0, 0, estimate_choices,
-                         (STEP_CMDS & ~C(MOE)) | C(OPTIMIZE), 0,
+                         STEP_CMDS | C(OPTIMIZE), 0,
                          "ideal (spec-sheet peaks) or expected (the entry's measured or\n"
                          "achieved figures); default: decode and simulate, expected on a\n"
                          "measured entry (infcalc bench), else ideal (decode shows the\n"
@@ -258,7 +258,7 @@ const struct ic_opt_def ic_opt_table[IC_OPT_COUNT] = {
                              "in the databases' folder; '-' reads standard input)",
                              F(measurements)},
     [IC_OPT_ENGINE] = {"--engine", IC_OK_TEXT, "NAME", 0, 0, NULL,
-                       (STEP_CMDS & ~C(MOE)) | C(OPTIMIZE), 0,
+                       STEP_CMDS | C(OPTIMIZE), 0,
                        "the serving engine's profile for the expected estimate: an\n"
                        "enginedb name or alias, or a file ('infcalc list engines');\n"
                        "default: a good engine on the chip (graphs, overlapped scheduling)",
