@@ -687,6 +687,29 @@ START_TEST(test_expected_from_achieved)
     h2.achieved.kernels_per_layer = 10;
     ck_assert_int_eq(ic_decode(&t->st, &h2, &c, &p, &e), IC_OK);
     ck_assert_double_eq_tol(p.fixed_s, 640e-6 + 5e-6, 1e-15);
+    /* The transition between the bounds where the entry fits one for the
+     * compute type. Batch 256 (256 x 1024-token caches): the weights read
+     * in 15,009,849,344 / 2.7e12 = 5.559203 ms, their FLOPs (2 x
+     * 7,504,924,672 a token) in 256 x 15,009,849,344 / 700e12 = 5.489316
+     * ms, within 2% of each other. Their max is 5.559203 ms; at
+     * p = 3, (5.559203^3 + 5.489316^3)^(1/3) = (171.8069 + 165.4064)^(1/3)
+     * = 6.960410 ms: 1.401206 ms more, the cache, launches and all else
+     * the same. A p for fp8 alone leaves this bf16 step at the max. */
+    h2 = t->h;
+    c = cfg(1, 256, 1024, IC_DT_BF16, IC_DT_BF16, IC_DT_BF16);
+    c.estimate = IC_EST_EXPECTED;
+    struct ic_point pmax;
+    ck_assert_int_eq(ic_decode(&t->st, &h2, &c, &pmax, &e), IC_OK);
+    ck_assert_double_eq_tol(pmax.weights_s, 5.559203461e-3, 1e-12);
+    ck_assert_double_eq_tol(pmax.compute_s, 256 * 15009849344.0 / 700e12, 1e-12);
+    h2.achieved.transition_p[IC_DT_FP8] = 3;
+    ck_assert_int_eq(ic_decode(&t->st, &h2, &c, &p, &e), IC_OK);
+    ck_assert_double_eq(p.step_s, pmax.step_s);
+    h2.achieved.transition_p[IC_DT_BF16] = 3;
+    ck_assert_int_eq(ic_decode(&t->st, &h2, &c, &p, &e), IC_OK);
+    ck_assert_double_eq_tol(p.step_s - pmax.step_s, 1.401206343e-3, 1e-12);
+    ck_assert_double_eq_tol(p.kv_s, pmax.kv_s, 1e-15);
+
     /* both estimates at once (cfg.both): the expected step beside the
      * ideal one, each as computed alone above */
     c = cfg(1, 1, 1024, IC_DT_BF16, IC_DT_BF16, IC_DT_BF16);

@@ -805,6 +805,17 @@ static void show_hw(FILE *out, const struct ic_hw *h)
                         ic_dtype_traits((enum ic_dtype)t)->integer ? "OP" : "FLOP",
                         100 * ach->gemm_flop_s[t] / h->peak_flop_s[t]);
         fprintf(out, "    source: %s\n", ach->gemm_source);
+        bool tps = false;
+        for (int t = 0; t < IC_DT_COUNT; t++)
+            if (ach->transition_p[t] >= 1) {
+                fprintf(out, "  transition  %-5s a GEMM's weight read and FLOPs combine as (T_w^p "
+                             "+ T_c^p)^(1/p), p = %.3g (%.0f%% over their max where equal)\n",
+                        ic_dtype_traits((enum ic_dtype)t)->name, ach->transition_p[t],
+                        100 * (pow(2.0, 1.0 / ach->transition_p[t]) - 1));
+                tps = true;
+            }
+        if (tps)
+            fprintf(out, "    source: %s\n", ach->transition_source);
         fprintf(out, "  all-reduce  %.3g us small, %.4g GB/s bus bandwidth large, over %llu chips\n"
                      "    source: %s\n",
                 ach->allreduce_latency_s * 1e6, ach->allreduce_busbw_B_s / 1e9,

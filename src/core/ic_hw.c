@@ -287,6 +287,16 @@ static const struct ic_field achieved_gemm_fields[] = {
     QTY("int4", IC_HWF_A_GEMM_FIRST + IC_DT_INT4, achieved.gemm_flop_s[IC_DT_INT4], IC_QTY_RATE, false),
     QTY("fp4", IC_HWF_A_GEMM_FIRST + IC_DT_FP4, achieved.gemm_flop_s[IC_DT_FP4], IC_QTY_RATE, false),
 };
+static const struct ic_field achieved_tp_fields[] = {
+#define ATP(k, t) NUM(k, IC_HWF_A_TRANSITION_FIRST + t, achieved.transition_p[t], false)
+    ATP("fp32", IC_DT_FP32), ATP("bf16", IC_DT_BF16), ATP("fp16", IC_DT_FP16),
+    ATP("fp8", IC_DT_FP8),   ATP("int8", IC_DT_INT8), ATP("int4", IC_DT_INT4),
+    ATP("fp4", IC_DT_FP4),
+#undef ATP
+};
+static const struct ic_schema achieved_tp_schema = {"achieved transition_p section",
+                                                    achieved_tp_fields,
+                                                    N(achieved_tp_fields), false};
 static const struct ic_schema achieved_gemm_schema = {"achieved gemm section",
                                                       achieved_gemm_fields,
                                                       N(achieved_gemm_fields), false};
@@ -308,6 +318,8 @@ static const struct ic_field achieved_fields[] = {
     CNT("kernels_per_layer", IC_HWF_A_KERNELS, achieved.kernels_per_layer, true),
     CNT("step_launches", IC_HWF_A_STEP_LAUNCHES, achieved.step_launches, false),
     STR("launch_source", IC_HWF_A_LAUNCH_SOURCE, achieved.launch_source, true),
+    MAP("transition_p", IC_HWF_A_TRANSITION_P, &achieved_tp_schema, false),
+    STR("transition_source", IC_HWF_A_TRANSITION_SOURCE, achieved.transition_source, false),
     STR("derived_from", IC_HWF_A_DERIVED, achieved.derived_from, false),
 };
 static const struct ic_schema achieved_schema = {"achieved section", achieved_fields,
@@ -652,6 +664,26 @@ static int check_values(struct ic_hw *hw, const char *path, struct ic_err *err)
                                     "shapes in gemv_source");
         if (hw->locs[IC_HWF_A_GEMV_SOURCE].line && strlen(a->gemv_source) < 4)
             return field_error_hint(hw, path, IC_HWF_A_GEMV_SOURCE, err,
+                                    "every achieved figure needs its source",
+                                    "name the document, its table or figure, and the date");
+        for (int dt = 0; dt < IC_DT_COUNT; dt++)
+            if (hw->locs[IC_HWF_A_TRANSITION_FIRST + dt].line &&
+                !(a->transition_p[dt] >= 1 && a->transition_p[dt] <= 64))
+                return field_error_hint(hw, path, IC_HWF_A_TRANSITION_FIRST + dt, err,
+                                        "a 'transition_p' must be between 1 (the two times "
+                                        "add) and 64 (their max)",
+                                        "it is fitted to a GEMM's time over the batch rows, "
+                                        "e.g. 3");
+        if (!hw->locs[IC_HWF_A_TRANSITION_P].line != !hw->locs[IC_HWF_A_TRANSITION_SOURCE].line)
+            return field_error_hint(hw, path,
+                                    hw->locs[IC_HWF_A_TRANSITION_P].line
+                                        ? IC_HWF_A_TRANSITION_P
+                                        : IC_HWF_A_TRANSITION_SOURCE,
+                                    err, "'transition_p' and 'transition_source' go together",
+                                    "name the GEMM sweep's document, table, date and shapes in "
+                                    "transition_source");
+        if (hw->locs[IC_HWF_A_TRANSITION_SOURCE].line && strlen(a->transition_source) < 4)
+            return field_error_hint(hw, path, IC_HWF_A_TRANSITION_SOURCE, err,
                                     "every achieved figure needs its source",
                                     "name the document, its table or figure, and the date");
         int given = 0;

@@ -79,7 +79,8 @@ enum ic_hw_field {
     IC_HWF_A_AR_BUSBW, IC_HWF_A_AR_CHIPS, IC_HWF_A_AR_AXIS, IC_HWF_A_COMM_SOURCE,
     IC_HWF_A_LAUNCH,
     IC_HWF_A_LAUNCH_GRAPH, IC_HWF_A_KERNELS, IC_HWF_A_STEP_LAUNCHES, IC_HWF_A_LAUNCH_SOURCE,
-    IC_HWF_A_DERIVED,
+    IC_HWF_A_DERIVED, IC_HWF_A_TRANSITION_P, IC_HWF_A_TRANSITION_FIRST,
+    IC_HWF_A_TRANSITION_SOURCE = IC_HWF_A_TRANSITION_FIRST + IC_DT_COUNT,
     IC_HWF_COUNT
 };
 
@@ -158,6 +159,10 @@ struct ic_hw_achieved {
     double hbm_read_B_s;         /* a streaming read kernel's bandwidth */
     double gemv_eff;             /* decode-shaped GEMV (batch 1-8) over hbm_read; 0: 1 */
     double gemm_flop_s[IC_DT_COUNT]; /* large dense GEMM per compute type; 0: not given */
+    double transition_p[IC_DT_COUNT]; /* per compute type, a GEMM between the two bounds:
+                                    its weight read and its FLOPs at the rates above
+                                    combine as (T_w^p + T_c^p)^(1/p) (fitted to a published
+                                    sweep over the batch rows); 0: their max */
     double allreduce_latency_s;  /* a small all-reduce over allreduce_chips */
     double allreduce_busbw_B_s;  /* large all-reduce bus bandwidth (nccl-tests busbw) */
     uint64_t allreduce_chips;    /* chips the collective figures were taken on */
@@ -175,6 +180,7 @@ struct ic_hw_achieved {
     char gemm_source[IC_HW_SOURCE_LEN];
     char comm_source[IC_HW_SOURCE_LEN];
     char launch_source[IC_HW_SOURCE_LEN];
+    char transition_source[IC_HW_SOURCE_LEN]; /* transition_p's (required with it) */
     char derived_from[IC_HW_SOURCE_LEN];
 };
 

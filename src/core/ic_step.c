@@ -576,7 +576,8 @@ int ic_step_time(const struct ic_load *l, const struct ic_hw *hw, const struct i
     if (ic_step_achieved(hw, r->estimate)) {
         /* An accelerator at the rates good kernels achieve on it (published
          * microbenchmarks): the ideal rule over achieved bandwidth and GEMM
-         * rates, a launch floor per kernel, and the all-reduces at their
+         * rates (the linear pair joined softly where the entry says how),
+         * a launch floor per kernel, and the all-reduces at their
          * measured latency and bus bandwidth, after the kernels (engines
          * run the tensor-parallel all-reduce between the layers' kernels,
          * not beside them). */
@@ -609,7 +610,12 @@ int ic_step_time(const struct ic_load *l, const struct ic_hw *hw, const struct i
         t->compute_s = (l->lin_flops[IC_PHASE_DECODE] + l->lin_flops[IC_PHASE_PREFILL]) / (ca * cs);
         t->kv_s = kv_bytes / (wa * bs * ae);
         t->attn_s = (l->attn_flops[IC_PHASE_DECODE] + l->attn_flops[IC_PHASE_PREFILL]) / (ca * cs);
-        lin = max2(t->weights_s, t->compute_s);
+        /* a GEMM near the ridge runs slower than either bound where the
+         * entry's sweep for the compute type says so (transition_p; else
+         * their max) */
+        const double tp = a->transition_p[l->compute];
+        lin = tp >= 1 ? ic_step_pnorm(t->weights_s, t->compute_s, tp)
+                      : max2(t->weights_s, t->compute_s);
         att = max2(t->kv_s, t->attn_s);
         /* the launches: a dense layer's kernels on every layer, and what
          * MoE, MLA, linear-attention and gated layers run beyond them

@@ -251,7 +251,9 @@ struct ic_time {
  *             plus the fixed cost; on an accelerator with an achieved section
  *             (published microbenchmarks): the ideal rule over the achieved
  *             HBM read (times the GEMV efficiency) and GEMM rate of the
- *             compute type, plus kernels_per_layer x layers launches inside
+ *             compute type (the linear pair joined as (a^p + b^p)^(1/p)
+ *             where the entry gives a transition_p for the compute type,
+ *             fitted to a published GEMM sweep over the batch), plus kernels_per_layer x layers launches inside
  *             a graph (and the extra kernels of MoE, MLA and linear layers,
  *             ic_step_extra_kernels), and the all-reduces at their
  *             achieved latency and bus bandwidth
