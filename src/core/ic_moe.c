@@ -75,8 +75,13 @@ static int check_cfg(const struct ic_model_stats *m, const struct ic_hw *hw,
 }
 
 /* Smallest per-group batch in [1, 2^24] with compute_s >= weights_s, 0 if
- * none: compute_s - weights_s is convex in B (linear minus concave) and
- * negative near 0, so once true the predicate stays true. */
+ * none: at a fixed GEMM rate (the ideal bound, an accelerator's achieved
+ * rate) compute_s - weights_s is convex in B (linear minus concave) and
+ * negative near 0, so once true the predicate stays true. On a benched
+ * machine's entry compute_s is the measured matmul time beyond the weight
+ * stream, not linear in B (its rate rises with the rows); the bisection
+ * then assumes the crossing is single, as every bench entry read so far
+ * gives (not checked when an entry is loaded). */
 static int compute_bound_batch(const struct ic_model_stats *m, const struct ic_hw *hw,
                                const struct ic_moe_cfg *c, uint64_t *out, struct ic_err *err)
 {

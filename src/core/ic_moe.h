@@ -76,9 +76,11 @@ struct ic_moe {
                                   experts among its own E/ep (uniform routing) */
     uint64_t compute_bound_batch; /* smallest per-group batch B where the linear layers'
                                   compute time >= their weight-read time (weights_s and
-                                  compute_s below, EP applied), by bisection: the
-                                  difference is convex in B and negative at 0, so the
-                                  predicate is monotone; 0 if none up to 2^24 */
+                                  compute_s below, EP applied), by bisection: at a
+                                  fixed GEMM rate the difference is convex in B and
+                                  negative at 0, so the predicate is monotone (on a
+                                  benched entry, assumed: ic_moe.c); 0 if none up to
+                                  2^24 */
     double dense_b_crit;       /* ic_point.b_crit = b_w * C / (2 W), tokens */
     double moe_b_crit;         /* dense_b_crit * E / k (docs/cases.md's rule of thumb);
                                   dense_b_crit for a dense model */
