@@ -355,6 +355,22 @@ static int field_error_hint(const struct ic_hw *hw, const char *path, int id,
     return rc;
 }
 
+/* An optional achieved figure (field fig) and its source (field src, text
+ * src_text): both or neither, the source a real one; 0, or the error at
+ * the one present. */
+static int sourced_pair(const struct ic_hw *hw, const char *path, int fig, int src,
+                        const char *src_text, const char *pair_msg, const char *pair_hint,
+                        struct ic_err *err)
+{
+    if (!hw->locs[fig].line != !hw->locs[src].line)
+        return field_error_hint(hw, path, hw->locs[fig].line ? fig : src, err, pair_msg,
+                                pair_hint);
+    if (hw->locs[src].line && strlen(src_text) < 4)
+        return field_error_hint(hw, path, src, err, "every achieved figure needs its source",
+                                "name the document, its table or figure, and the date");
+    return 0;
+}
+
 /* Error at the recorded location of field id. */
 static int field_error(const struct ic_hw *hw, const char *path, int id,
                        struct ic_err *err, const char *msg)
@@ -655,17 +671,13 @@ static int check_values(struct ic_hw *hw, const char *path, struct ic_err *err)
                                     "'gemv_efficiency' must be between 0.01 and 1",
                                     "it is the decode-shaped GEMV's bandwidth over hbm_read, "
                                     "e.g. 0.85");
-        if (!hw->locs[IC_HWF_A_GEMV_EFF].line != !hw->locs[IC_HWF_A_GEMV_SOURCE].line)
-            return field_error_hint(hw, path,
-                                    hw->locs[IC_HWF_A_GEMV_EFF].line ? IC_HWF_A_GEMV_EFF
-                                                                     : IC_HWF_A_GEMV_SOURCE,
-                                    err, "'gemv_efficiency' and 'gemv_source' go together",
-                                    "name the GEMV benchmark's document, table, date and "
-                                    "shapes in gemv_source");
-        if (hw->locs[IC_HWF_A_GEMV_SOURCE].line && strlen(a->gemv_source) < 4)
-            return field_error_hint(hw, path, IC_HWF_A_GEMV_SOURCE, err,
-                                    "every achieved figure needs its source",
-                                    "name the document, its table or figure, and the date");
+        int rc;
+        if ((rc = sourced_pair(hw, path, IC_HWF_A_GEMV_EFF, IC_HWF_A_GEMV_SOURCE, a->gemv_source,
+                               "'gemv_efficiency' and 'gemv_source' go together",
+                               "name the GEMV benchmark's document, table, date and shapes in "
+                               "gemv_source",
+                               err)))
+            return rc;
         for (int dt = 0; dt < IC_DT_COUNT; dt++)
             if (hw->locs[IC_HWF_A_TRANSITION_FIRST + dt].line &&
                 !(a->transition_p[dt] >= 1 && a->transition_p[dt] <= 64))
@@ -674,18 +686,13 @@ static int check_values(struct ic_hw *hw, const char *path, struct ic_err *err)
                                         "add) and 64 (their max)",
                                         "it is fitted to a GEMM's time over the batch rows, "
                                         "e.g. 3");
-        if (!hw->locs[IC_HWF_A_TRANSITION_P].line != !hw->locs[IC_HWF_A_TRANSITION_SOURCE].line)
-            return field_error_hint(hw, path,
-                                    hw->locs[IC_HWF_A_TRANSITION_P].line
-                                        ? IC_HWF_A_TRANSITION_P
-                                        : IC_HWF_A_TRANSITION_SOURCE,
-                                    err, "'transition_p' and 'transition_source' go together",
-                                    "name the GEMM sweep's document, table, date and shapes in "
-                                    "transition_source");
-        if (hw->locs[IC_HWF_A_TRANSITION_SOURCE].line && strlen(a->transition_source) < 4)
-            return field_error_hint(hw, path, IC_HWF_A_TRANSITION_SOURCE, err,
-                                    "every achieved figure needs its source",
-                                    "name the document, its table or figure, and the date");
+        if ((rc = sourced_pair(hw, path, IC_HWF_A_TRANSITION_P, IC_HWF_A_TRANSITION_SOURCE,
+                               a->transition_source,
+                               "'transition_p' and 'transition_source' go together",
+                               "name the GEMM sweep's document, table, date and shapes in "
+                               "transition_source",
+                               err)))
+            return rc;
         int given = 0;
         for (int dt = 0; dt < IC_DT_COUNT; dt++) {
             if (!hw->locs[IC_HWF_A_GEMM_FIRST + dt].line)

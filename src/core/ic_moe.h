@@ -44,10 +44,11 @@
  * ic_step_time times any step: W and C become the entry's achieved GEMV
  * bandwidth and GEMM rate (at the engine's efficiencies; a benched
  * machine's measured rates), the kernels' launches and the all-reduces at
- * their measured latency add after the kernels, and the all-to-all stays at the fabric's spec (hwdb carries no
- * all-to-all microbenchmark); weights_s, compute_s and the compute-bound
- * batch are then the achieved ones, while dense_b_crit, moe_b_crit and
- * ridge stay the spec sheet's rules of thumb.
+ * their measured latency add after the kernels, and the all-to-all stays
+ * at the fabric's spec (hwdb carries no all-to-all microbenchmark);
+ * weights_s, compute_s and the compute-bound batch are then the achieved
+ * ones, while dense_b_crit, moe_b_crit and ridge stay the spec sheet's
+ * rules of thumb.
  * Routing is taken as uniform and balanced: the expected load of a group,
  * not the expected busiest group (which exceeds it at small batches). */
 #ifndef IC_MOE_H
