@@ -253,7 +253,10 @@ struct ic_time {
  *             HBM read (times the GEMV efficiency) and GEMM rate of the
  *             compute type (the linear pair joined as (a^p + b^p)^(1/p)
  *             where the entry gives a transition_p for the compute type,
- *             fitted to a published GEMM sweep over the batch), plus kernels_per_layer x layers launches inside
+ *             fitted to a published GEMM sweep over the batch: the step's
+ *             sums, which is each GEMM's where all share one ratio of
+ *             FLOPs to bytes, as a layer's do at one type), plus
+ *             kernels_per_layer x layers launches inside
  *             a graph (and the extra kernels of MoE, MLA and linear layers,
  *             ic_step_extra_kernels), and the all-reduces at their
  *             achieved latency and bus bandwidth
