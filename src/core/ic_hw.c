@@ -709,6 +709,23 @@ static int check_values(struct ic_hw *hw, const char *path, struct ic_err *err)
             return field_error_hint(hw, path, IC_HWF_A_GEMM, err,
                                     "'gemm' gives no compute type's achieved rate",
                                     "e.g. gemm: {bf16: 700 TFLOP/s}");
+        /* a transition is of a GEMM the entry times: a type with an
+         * achieved rate, and at least one */
+        int transitions = 0;
+        for (int dt = 0; dt < IC_DT_COUNT; dt++) {
+            if (!hw->locs[IC_HWF_A_TRANSITION_FIRST + dt].line)
+                continue;
+            transitions++;
+            if (!(a->gemm_flop_s[dt] > 0))
+                return field_error_hint(hw, path, IC_HWF_A_TRANSITION_FIRST + dt, err,
+                                        "a 'transition_p' for a compute type without an "
+                                        "achieved gemm rate is never used",
+                                        "give the type's rate in gemm, or leave its p out");
+        }
+        if (hw->locs[IC_HWF_A_TRANSITION_P].line && !transitions)
+            return field_error_hint(hw, path, IC_HWF_A_TRANSITION_P, err,
+                                    "'transition_p' gives no compute type's exponent",
+                                    "e.g. transition_p: {bf16: 2.4}");
         if (a->allreduce_chips < (hw->ici_domain_chips > 1 ? 2 : 1) ||
             a->allreduce_chips > hw->ici_domain_chips)
             return field_error_hint(hw, path, IC_HWF_A_AR_CHIPS, err,
