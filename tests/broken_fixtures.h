@@ -71,6 +71,8 @@ static const struct broken broken[] = {
     {"hw-transition-untimed.yaml", false, 54, 11,
      "a 'transition_p' for a compute type without an achieved gemm rate is never used",
      "give the type's rate in gemm"},
+    {"hw-transition-empty.yaml", false, 53, 3, "'transition_p' gives no compute type's exponent",
+     "e.g. transition_p: {bf16: 2.4}"},
     {"hw-scaleout-none-bw.yaml", false, 27, 22,
      "a link of kind none has no bandwidth: 'bandwidth_one_way' must be 0 B/s",
      "write 0 B/s, or name the link's kind"},
