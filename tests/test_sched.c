@@ -661,7 +661,9 @@ START_TEST(test_moe_errors)
         {ds, mcfg(8, 8, 512), "does not divide"},   /* more groups than experts */
         {ds, mcfg(8, 8, 0), "ep"},
         {dense, mcfg(1, 8, 2), "no routed experts"},
-        {ds, expected, "ideal"},
+        /* the expected estimate on an entry with neither achieved nor
+         * measured rates (the frozen H100): the step's refusal */
+        {ds, expected, "only the ideal bound is available"},
         {ds, mcfg(8, 0, 2), "batch"},               /* ic_decode's own check */
         {ds, mcfg(UINT64_C(1) << 13, 8, 256), "expected at most 2^20"}, /* 2^21 chips */
     };
