@@ -678,14 +678,6 @@ static int check_values(struct ic_hw *hw, const char *path, struct ic_err *err)
                                "gemv_source",
                                err)))
             return rc;
-        for (int dt = 0; dt < IC_DT_COUNT; dt++)
-            if (hw->locs[IC_HWF_A_TRANSITION_FIRST + dt].line &&
-                !(a->transition_p[dt] >= 1 && a->transition_p[dt] <= 64))
-                return field_error_hint(hw, path, IC_HWF_A_TRANSITION_FIRST + dt, err,
-                                        "a 'transition_p' must be between 1 (the two times "
-                                        "add) and 64 (their max)",
-                                        "it is fitted to a GEMM's time over the batch rows, "
-                                        "e.g. 3");
         if ((rc = sourced_pair(hw, path, IC_HWF_A_TRANSITION_P, IC_HWF_A_TRANSITION_SOURCE,
                                a->transition_source,
                                "'transition_p' and 'transition_source' go together",
@@ -709,13 +701,19 @@ static int check_values(struct ic_hw *hw, const char *path, struct ic_err *err)
             return field_error_hint(hw, path, IC_HWF_A_GEMM, err,
                                     "'gemm' gives no compute type's achieved rate",
                                     "e.g. gemm: {bf16: 700 TFLOP/s}");
-        /* a transition is of a GEMM the entry times: a type with an
-         * achieved rate, and at least one */
+        /* a transition is of a GEMM the entry times: from 1 to 64, of a
+         * type with an achieved rate, and at least one */
         int transitions = 0;
         for (int dt = 0; dt < IC_DT_COUNT; dt++) {
             if (!hw->locs[IC_HWF_A_TRANSITION_FIRST + dt].line)
                 continue;
             transitions++;
+            if (!(a->transition_p[dt] >= 1 && a->transition_p[dt] <= 64))
+                return field_error_hint(hw, path, IC_HWF_A_TRANSITION_FIRST + dt, err,
+                                        "a 'transition_p' must be between 1 (the two times "
+                                        "add) and 64 (their max)",
+                                        "it is fitted to a GEMM's time over the batch rows, "
+                                        "e.g. 3");
             if (!(a->gemm_flop_s[dt] > 0))
                 return field_error_hint(hw, path, IC_HWF_A_TRANSITION_FIRST + dt, err,
                                         "a 'transition_p' for a compute type without an "
