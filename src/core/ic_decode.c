@@ -30,20 +30,35 @@ static struct ic_step decode_step(const struct ic_decode_cfg *c)
     };
 }
 
-double ic_decode_mem_per_chip(const struct ic_model_stats *m, const struct ic_decode_cfg *c,
-                              uint64_t batch)
+/* The memory of the step's own load at batch (its layout: the chips of a
+ * stage, the layers a stage holds), at one sequence or more: its memory is
+ * linear in the batch past that; false for a layout the load refuses. */
+static bool decode_mem(const struct ic_model_stats *m, const struct ic_decode_cfg *c,
+                       uint64_t batch, struct ic_mem *k)
 {
-    /* the step's own load (its layout: the chips of a stage, the layers a
-     * stage holds), at one sequence or more: its memory is linear in the
-     * batch past that (batch 0: the weights and nothing else) */
     struct ic_decode_cfg x = *c;
     x.batch = batch ? batch : 1; /* (ic_step_load holds micro to it) */
     const struct ic_step step = decode_step(&x);
     struct ic_load l;
     if (ic_step_load(m, &step, &l, NULL))
-        return INFINITY;
-    const struct ic_mem k = ic_step_mem_of(&l, 0);
-    return ic_step_mem_at(&k, batch);
+        return false;
+    *k = ic_step_mem_of(&l, 0);
+    return true;
+}
+
+double ic_decode_mem_per_chip(const struct ic_model_stats *m, const struct ic_decode_cfg *c,
+                              uint64_t batch)
+{
+    /* (batch 0: the weights and nothing else) */
+    struct ic_mem k;
+    return decode_mem(m, c, batch, &k) ? ic_step_mem_at(&k, batch) : INFINITY;
+}
+
+uint64_t ic_decode_max_batch(const struct ic_model_stats *m, const struct ic_decode_cfg *c,
+                             double capacity)
+{
+    struct ic_mem k;
+    return decode_mem(m, c, c->batch, &k) ? ic_step_max_batch(&k, capacity) : 0;
 }
 
 struct ic_rates ic_decode_rates(const struct ic_decode_cfg *cfg, double prefill_mfu)

@@ -200,4 +200,11 @@ int ic_decode_for_hw(struct ic_decode_cfg *c, const struct ic_hw *hw, int estima
 double ic_decode_mem_per_chip(const struct ic_model_stats *m, const struct ic_decode_cfg *cfg,
                               uint64_t batch);
 
+/* The largest batch whose memory (ic_decode_mem_per_chip's) is within
+ * capacity bytes a chip, from cfg's own load as ic_decode's max_batch is
+ * (ic_step_max_batch: at most IC_DECODE_MAX_BATCH); 0 when none fits or
+ * the load refuses the layout. */
+uint64_t ic_decode_max_batch(const struct ic_model_stats *m, const struct ic_decode_cfg *cfg,
+                             double capacity);
+
 #endif

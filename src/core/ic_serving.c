@@ -584,24 +584,6 @@ static bool step_at(const struct ic_model_stats *m, const struct ic_hw *hw,
     return ic_decode(m, hw, &c, pt, NULL) == IC_OK;
 }
 
-/* The largest batch in [lo, hi] whose memory at context (ic_decode_
- * mem_per_chip) is within cap bytes a chip; lo fits. */
-static uint64_t fit_batch(const struct ic_model_stats *m, struct ic_decode_cfg c,
-                          uint64_t context, uint64_t lo, uint64_t hi, double cap)
-{
-    c.context = context;
-    if (ic_decode_mem_per_chip(m, &c, hi) <= cap)
-        return hi;
-    while (hi - lo > 1) { /* mem(lo) fits, mem(hi) does not */
-        const uint64_t mid = lo + (hi - lo) / 2;
-        if (ic_decode_mem_per_chip(m, &c, mid) <= cap)
-            lo = mid;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
 struct frontier_buf {
     struct ic_opt_point *v;
     size_t n, cap;
@@ -898,9 +880,9 @@ int ic_optimize(const struct ic_model_stats *m, const struct ic_hw *hws, size_t 
                         /* the largest batch: what fits in the share of HBM
                          * (all of it: the step's own max_batch), and no more
                          * than the engine schedules by default */
-                        uint64_t bmax = util < 1 ? fit_batch(m, dc, T + L, M, end.max_batch,
-                                                             util * end.capacity_B)
-                                                 : end.max_batch;
+                        uint64_t bmax =
+                            util < 1 ? ic_decode_max_batch(m, &end.cfg, util * end.capacity_B)
+                                     : end.max_batch;
                         if (req->engine && req->engine->max_batch && req->engine->max_batch < bmax)
                             bmax = req->engine->max_batch;
                         if (bmax < M)
