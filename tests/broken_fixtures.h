@@ -213,6 +213,12 @@ static const struct broken broken[] = {
      "did you mean 'bf16'?"},
     {"hw-missing-memory.yaml", false, 2, 1, "missing required key 'memory' in the hardware entry",
      NULL},
+    /* every key a section lacks, in one error (the hint's lines in the
+     * schema's order) */
+    {"hw-missing-four.yaml", false, 2, 1,
+     "missing required keys 'name', 'memory', 'host_link', 'price' in the hardware entry",
+     "add a line for each to the hardware entry: 'name: ...', 'memory: ...', 'host_link: "
+     "...', 'price: ...'"},
     {"hw-missing-capacity.yaml", false, 4, 1,
      "missing required key 'capacity' in the memory section", NULL},
     {"model-no-name.yaml", true, 2, 1, "missing required key 'name' in the model entry", NULL},

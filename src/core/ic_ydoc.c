@@ -620,14 +620,37 @@ int ic_ydoc_read(const struct ic_ydoc *d, yaml_node_t *map, const struct ic_sche
         loc->line = (unsigned)at->start_mark.line + 1;
         loc->col = (unsigned)at->start_mark.column + 1;
     }
+    /* every key the section lacks in one message, so that an entry written
+     * by hand is mended in one pass rather than one run a key */
+    char keys[384] = "", lines[448] = "";
+    size_t missing = 0, named = 0;
+    const char *first = NULL;
     for (size_t i = 0; i < s->n_fields; i++) {
         const struct ic_field *f = &s->fields[i];
-        if (f->required && !locs[f->id].line) {
-            int rc = ic_ydoc_error(d, owner ? owner : map, err,
-                                   "missing required key '%s' in the %s", f->key, s->what);
-            ic_err_hint(err, "add a line '%s: ...' to the %s", f->key, s->what);
-            return rc;
+        if (!f->required || locs[f->id].line)
+            continue;
+        if (!first)
+            first = f->key;
+        missing++;
+        const size_t kl = strlen(keys), ll = strlen(lines);
+        if (kl + strlen(f->key) + 8 < sizeof keys && ll + strlen(f->key) + 12 < sizeof lines) {
+            snprintf(keys + kl, sizeof keys - kl, "%s'%s'", kl ? ", " : "", f->key);
+            snprintf(lines + ll, sizeof lines - ll, "%s'%s: ...'", ll ? ", " : "", f->key);
+            named++;
         }
+    }
+    if (missing == 1) {
+        int rc = ic_ydoc_error(d, owner ? owner : map, err, "missing required key '%s' in the %s",
+                               first, s->what);
+        ic_err_hint(err, "add a line '%s: ...' to the %s", first, s->what);
+        return rc;
+    }
+    if (missing > 1) {
+        int rc = ic_ydoc_error(d, owner ? owner : map, err,
+                               "missing required keys %s%s in the %s", keys,
+                               named < missing ? " and more" : "", s->what);
+        ic_err_hint(err, "add a line for each to the %s: %s", s->what, lines);
+        return rc;
     }
     return IC_OK;
 }
