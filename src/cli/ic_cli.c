@@ -821,11 +821,12 @@ static void show_hw(FILE *out, const struct ic_hw *h)
                 ach->allreduce_latency_s * 1e6, ach->allreduce_busbw_B_s / 1e9,
                 (unsigned long long)ach->allreduce_chips, ach->comm_source);
         fprintf(out, "  launch      %.3g us, %.3g us from a graph; %llu kernels per dense layer (MoE, "
-                     "MLA, linear-attention and gated layers run more), %llu launches per "
+                     "MLA, linear-attention and gated layers run more), %llu launch%s per "
                      "step\n    source: %s\n",
                 ach->launch_s * 1e6, ach->launch_graph_s * 1e6,
                 (unsigned long long)ach->kernels_per_layer,
-                (unsigned long long)ach->step_launches, ach->launch_source);
+                (unsigned long long)ach->step_launches, ach->step_launches == 1 ? "" : "es",
+                ach->launch_source);
         if (ach->derived_from[0])
             fprintf(out, "  derived: %s\n", ach->derived_from);
     }
