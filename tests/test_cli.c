@@ -890,6 +890,28 @@ START_TEST(test_bestofn_time)
                          "--batch", "8", NULL),
                      0);
     ck_assert_ptr_null(strstr(err_buf, "warning"));
+    /* and where the requests or a reservation pass the model's context, as
+     * prefix and bestofn do: 8192 + 100 and 9000 past llama3-8b's 8192 */
+    ck_assert_int_eq(run("batching", "--model", "llama3-8b", "--hw", "h100", "--prompt", "8192",
+                         "--reserve", "9000", "--output", "100", NULL),
+                     0);
+    has_err("warning: --prompt + --output (8292 tokens) exceeds llama3-8b's "
+            "max_position_embeddings (8192)");
+    has_err("warning: --reserve (9000 tokens) exceeds llama3-8b's max_position_embeddings "
+            "(8192)");
+    /* the default reservation, the context itself, is no warning; a
+     * request that cannot fit it is refused with a hint to shorten it, not
+     * to reserve past the context (it said "raise --reserve to 8448") */
+    ck_assert_int_eq(run("batching", "--model", "llama3-8b", "--hw", "h100", "--prompt", "7000",
+                         NULL),
+                     0);
+    ck_assert_ptr_null(strstr(err_buf, "warning"));
+    ck_assert_int_eq(run("batching", "--model", "llama3-8b", "--hw", "h100", "--prompt", "8192",
+                         NULL),
+                     2);
+    has_err("shorten --prompt or --output: prompt + the mean output must fit the model's "
+            "max_position_embeddings (8192 tokens)");
+    ck_assert_ptr_null(strstr(err_buf, "raise --reserve"));
 }
 END_TEST
 

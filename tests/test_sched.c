@@ -14,6 +14,7 @@
 #include <gsl/gsl_rng.h>
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -95,6 +96,90 @@ START_TEST(test_expected_max_monte_carlo)
     double mc = sum / trials, v = ic_sched_expected_max(&l, n);
     ck_assert_msg(ic_test_rel(v, mc) < 0.015, "quadrature %g, Monte Carlo %g", v, mc);
     ck_assert(v > 1.5 * 256);
+}
+END_TEST
+
+/* E[max of n lengths each cut at R] against references made apart from
+ * the quadrature:
+ * - exponential (shape 1, mean mu): with y = F(x) = 1 - e^(-x/mu), dx =
+ *   mu dy / (1 - y), so the integral of 1 - F^n over [0, R] is
+ *   mu x integral over [0, Y] of (1 - y^n) / (1 - y) dy = mu x sum_{j=1..n}
+ *   Y^j / j, Y = 1 - e^(-R/mu) (mu H_n as R -> infinity); E[min(L, R)] =
+ *   mu Y. The audit's case: mu 1024, R = 4096 - 512 = 3584, n 64: Y = 1 -
+ *   e^-3.5 = 0.969803, sum 3532.362 (uncut 1024 H_64 = 4857.7, past R),
+ *   mean 993.078.
+ * - shape 2 (F = 1 - e^(-t)(1 + t), t = x/theta): Simpson's rule on 1 - F^n
+ *   over [0, R] (200,000 panels, the integrand smooth), and on 1 - F for
+ *   E[min(L, R)].
+ * - shape 0.5, mean 256, n 64, R 1000: mpmath (30 digits, mp.quad of 1 -
+ *   gammainc(0.5, 0, x/512, regularized)^64 over [0, 1000]): 995.587405504;
+ *   E[min(L, R)] = k theta P_{k+1}(R) + R Q_k(R) = 234.53447403. */
+static double simpson_gamma2(double mean, uint64_t n, double R, bool max)
+{
+    const int panels = 200000; /* even */
+    const double th = mean / 2, h = R / panels;
+    double sum = 0;
+    for (int i = 0; i <= panels; i++) {
+        const double t = i * h / th, F = -expm1(-t) - t * exp(-t);
+        const double f = max ? 1 - pow(F, (double)n) : 1 - F;
+        sum += f * (i == 0 || i == panels ? 1 : i % 2 ? 4 : 2);
+    }
+    return sum * h / 3;
+}
+
+START_TEST(test_expected_max_cut)
+{
+    const struct ic_lengths ex = {1024, 1};
+    const double Y = -expm1(-3584.0 / 1024);
+    double ref = 0, Yj = 1;
+    for (int j = 1; j <= 64; j++) {
+        Yj *= Y;
+        ref += Yj / j;
+    }
+    ref *= 1024;
+    ck_assert(ic_test_rel(ref, 3532.362) < 1e-6); /* the sum by hand, 7 digits */
+    ck_assert_msg(ic_test_rel(ic_sched_expected_max_cut(&ex, 64, 3584), ref) < 1e-9, "%.10g vs %.10g",
+                  ic_sched_expected_max_cut(&ex, 64, 3584), ref);
+    ck_assert(ic_test_rel(ic_sched_mean_cut(&ex, 3584), 1024 * Y) < 1e-12); /* 993.0779 */
+    /* n = 1: the cut mean itself, mu Y */
+    ck_assert(ic_test_rel(ic_sched_expected_max_cut(&ex, 1, 3584), 1024 * Y) < 1e-9);
+    /* a cut far past every length: the uncut maximum, mu H_64 */
+    ck_assert(ic_test_rel(ic_sched_expected_max_cut(&ex, 64, 1e9), 1024 * 4.743890904) < 1e-9);
+    ck_assert_double_eq(ic_sched_expected_max_cut(&ex, 64, INFINITY),
+                        ic_sched_expected_max(&ex, 64));
+    ck_assert_double_eq(ic_sched_mean_cut(&ex, INFINITY), 1024);
+    /* 2^24 lengths of mean 256 all pass 3000 tokens but for a chance of
+     * (1 - e^(-3000/256))^(2^24) = e^-136: the maximum is the cut */
+    const struct ic_lengths e256 = {256, 1};
+    ck_assert(ic_test_rel(ic_sched_expected_max_cut(&e256, UINT64_C(1) << 24, 3000), 3000) <
+              1e-15);
+    /* shape 2 against Simpson */
+    const struct ic_lengths g2 = {256, 2};
+    const double R2[] = {100, 300, 700, 2000};
+    const uint64_t n2[] = {1, 8, 64, 1000};
+    for (int i = 0; i < 4; i++)
+        for (int j = 0; j < 4; j++) {
+            const double want = simpson_gamma2(256, n2[j], R2[i], true);
+            const double got = ic_sched_expected_max_cut(&g2, n2[j], R2[i]);
+            ck_assert_msg(ic_test_rel(got, want) < 1e-9, "R %g n %llu: %.12g vs %.12g", R2[i],
+                          (unsigned long long)n2[j], got, want);
+        }
+    for (int i = 0; i < 4; i++)
+        ck_assert(ic_test_rel(ic_sched_mean_cut(&g2, R2[i]),
+                              simpson_gamma2(256, 1, R2[i], false)) < 1e-9);
+    /* shape 0.5 against mpmath */
+    const struct ic_lengths g05 = {256, 0.5};
+    ck_assert(ic_test_rel(ic_sched_expected_max_cut(&g05, 64, 1000), 995.587405504) < 1e-9);
+    ck_assert(ic_test_rel(ic_sched_mean_cut(&g05, 1000), 234.53447403) < 1e-9);
+    /* fixed lengths: min(mean, R); no lengths, no cut room: 0; NaN passes */
+    const struct ic_lengths fixed = {256, 0};
+    ck_assert_double_eq(ic_sched_expected_max_cut(&fixed, 64, 200), 200);
+    ck_assert_double_eq(ic_sched_expected_max_cut(&fixed, 64, 300), 256);
+    ck_assert_double_eq(ic_sched_mean_cut(&fixed, 200), 200);
+    ck_assert_double_eq(ic_sched_expected_max_cut(&ex, 0, 3584), 0);
+    ck_assert_double_eq(ic_sched_expected_max_cut(&ex, 64, 0), 0);
+    ck_assert(isnan(ic_sched_expected_max_cut(&ex, 64, NAN)));
+    ck_assert(isnan(ic_sched_mean_cut(&ex, NAN)));
 }
 END_TEST
 
@@ -206,6 +291,62 @@ START_TEST(test_batching_llama3_8b)
     ck_assert_uint_eq(r.contiguous_max_batch, 59);
     ck_assert_uint_eq(r.paged_max_batch, 624);
     ck_assert(r.paged_gain > 2 && r.paged_gain < 10.6); /* at most 624 / 59 */
+}
+END_TEST
+
+/* The static side cut as the context is (the audit's B1): a reservation
+ * of 4096 after a 512-token prompt leaves R = 3584 output tokens, so the
+ * 64 exponential outputs of mean 1024 are each min(L, 3584):
+ *   E[max] = 1024 sum_{j=1..64} Y^j / j = 3532.362, Y = 1 - e^-3.5
+ *            (it read the uncut 1024 H_64 = 4857.7, past R)
+ *   E[min(L, R)] = 1024 Y = 993.0779
+ *   gain = 3532.362 / 993.0779 = 3.55698 (it read H_64 = 4.744)
+ *   static tok/s = 64 x 993.0779 / (3532.362 x step)
+ * and the in-flight context (the exponential's moments, t = 3.5):
+ *   E[L'^2] = 2 mu^2 (1 - e^-t (1 + t + t^2/2)) + R^2 e^-t = 1,812,158,
+ *   512 + E[L'^2] / (2 E[L']) = 1424.40, so the step is decode's at 1424.
+ * With the model's context as the reservation (8192 - 512 = 7680) and
+ * 256 outputs of mean 2048: E[max] = 2048 sum_{j=1..256} Y^j / j, Y = 1 -
+ * e^-3.75: 7679.35, under the 7680 a request can reach (it read 12542.7). */
+START_TEST(test_batching_static_cut)
+{
+    const double t = 3.5, Y = -expm1(-t), mu = 1024, R = 3584;
+    double emax = 0, Yj = 1;
+    for (int j = 1; j <= 64; j++) {
+        Yj *= Y;
+        emax += Yj / j;
+    }
+    emax *= mu;
+    const double m1 = mu * Y;
+    const double m2 = 2 * mu * mu * (1 - exp(-t) * (1 + t + t * t / 2)) + R * R * exp(-t);
+    struct ic_batching r = batching("llama3-8b", "h100", bcfg(64, 512, 1024, 1, 4096, 16));
+    ck_assert_double_eq_tol(r.mean_context, 512 + m2 / (2 * m1), 1e-6);
+    ck_assert_double_eq_tol(r.mean_context, 1424.40, 0.01);
+    ck_assert(ic_test_rel(r.mean_output, m1) < 1e-12);
+    ck_assert(ic_test_rel(r.expected_max, emax) < 1e-9);
+    ck_assert_double_le(r.expected_max, R);
+    ck_assert(ic_test_rel(r.continuous_gain, emax / m1) < 1e-9);
+    ck_assert_double_eq_tol(r.continuous_gain, 3.55698, 1e-5);
+    struct ic_decode_cfg d = ic_decode_defaults();
+    d.batch = 64;
+    d.context = 1424;
+    struct ic_point p = ic_test_decode("llama3-8b", "h100", d);
+    ck_assert(ic_test_rel(r.static_tok_s, 64 * m1 / (emax * p.step_s)) < 1e-9);
+    ck_assert(ic_test_rel(r.continuous_tok_s, 64 / p.step_s) < 1e-12);
+
+    const double Y2 = -expm1(-7680.0 / 2048);
+    double e2 = 0;
+    Yj = 1;
+    for (int j = 1; j <= 256; j++) {
+        Yj *= Y2;
+        e2 += Yj / j;
+    }
+    e2 *= 2048;
+    r = batching("llama3-8b", "h100", bcfg(256, 512, 2048, 1, 0, 16));
+    ck_assert_uint_eq(r.reserve, 8192);
+    ck_assert(ic_test_rel(r.expected_max, e2) < 1e-9);
+    ck_assert_double_le(r.expected_max, 7680);
+    ck_assert(ic_test_rel(r.continuous_gain, e2 / (2048 * Y2)) < 1e-9); /* 3.83999 */
 }
 END_TEST
 
@@ -331,9 +472,18 @@ START_TEST(test_batching_nothing_fits)
     ck_assert_double_eq(r.paged_tok_s, 0);
     ck_assert_double_eq(r.paged_gain, 0);
     ck_assert(isfinite(r.static_tok_s) && r.static_tok_s > 0);
-    /* the largest batch ic_decode accepts: E[max of 2^24] = 256 * 17.2127 */
+    /* the largest batch ic_decode accepts: E[max of 2^24] = 256 * 17.2127
+     * uncut (4406.463495), and cut at the 7680 tokens the reservation
+     * leaves: 256 sum_{j=1..n} Y^j / j, Y = 1 - e^-30 (test_expected_max_cut),
+     * = 256 (30 - sum_{j>n} Y^j / j), the tail e^(-j eps) / j (eps = e^-30)
+     * by Euler-Maclaurin E1(x) - e^-x / (2n), x = n eps = 1.5707e-6, E1(x) =
+     * -gamma - ln x + x - x^2/4 + ...: 4406.463093 (a math.fsum of the 2^24
+     * terms agrees to 2e-11) */
     r = batching("llama3-8b", "h100", bcfg(UINT64_C(1) << 24, 512, 256, 1, 8192, 16));
-    ck_assert(ic_test_rel(r.expected_max, 4406.463495) < 1e-9);
+    const double n = 16777216.0, x = n * exp(-30.0);
+    const double E1 = -0.57721566490153286 - log(x) + x - x * x / 4;
+    ck_assert(ic_test_rel(r.expected_max, 256 * (30 - E1 + exp(-x) / (2 * n))) < 1e-9);
+    ck_assert(ic_test_rel(r.expected_max, 4406.463093) < 1e-9);
 }
 END_TEST
 
@@ -365,6 +515,26 @@ START_TEST(test_batching_errors)
         ck_assert_int_eq(ic_batching(&t->st, &t->h, &bad[i].c, &r, &e), IC_EINVAL);
         ck_assert_msg(strstr(e.msg, bad[i].needle), "case %zu: %s", i, e.msg);
         ck_assert(memcmp(&r, &before, sizeof r) == 0);
+    }
+    /* a request past the model's context (8192 + 256 > llama3-8b's 8192):
+     * the hint shortens it, never a reservation past the context (it said
+     * "raise --reserve to 8448 tokens"); within the context, raise it */
+    struct ic_batching_cfg longp[] = {bcfg(8, 8192, 256, 1, 0, 16), bcfg(8, 8192, 256, 1, 8300, 16)};
+    for (size_t i = 0; i < 2; i++) {
+        struct ic_batching r;
+        struct ic_err e = {0};
+        ck_assert_int_eq(ic_batching(&t->st, &t->h, &longp[i], &r, &e), IC_EINVAL);
+        ck_assert_msg(strstr(e.hint, "shorten --prompt or --output") &&
+                          strstr(e.hint, "max_position_embeddings (8192 tokens)") &&
+                          !strstr(e.hint, "--reserve"),
+                      "case %zu: %s", i, e.hint);
+    }
+    {
+        struct ic_batching r;
+        struct ic_err e = {0};
+        struct ic_batching_cfg c = bcfg(8, 512, 256, 1, 767, 16);
+        ck_assert_int_eq(ic_batching(&t->st, &t->h, &c, &r, &e), IC_EINVAL);
+        ck_assert_ptr_nonnull(strstr(e.hint, "raise --reserve to 768 tokens"));
     }
     /* 768 = 512 + 256 is enough. Exponential outputs (theta 256) cut at
      * the R = 256 tokens it leaves: E[min(L, R)] = 256 (P_2(1) + Q_1(1)) =
@@ -689,6 +859,8 @@ int main(void)
     tcase_add_test(tc, test_expected_max_shapes);
     tcase_add_test(tc, test_expected_max_monte_carlo);
     tcase_add_test(tc, test_quantile);
+    tcase_add_test(tc, test_expected_max_cut);
+    tcase_add_test(tc, test_batching_static_cut);
     tcase_add_test(tc, test_batching_llama3_8b);
     tcase_add_test(tc, test_batching_linear_attention);
     tcase_add_test(tc, test_batching_max_batch_vs_decode);

@@ -447,6 +447,23 @@ START_TEST(test_prefix)
     ck_assert_double_eq_tol(x.held_bytes, 4.0 * 3000 * 131072, 1);
     ck_assert_double_le(ic_test_rel(x.host_read_s, 3000.0 * 131072 / t->h.host_B_s), 1e-12);
     ck_assert_double_gt(x.ttft_saved_s, 0);
+    /* A chip without a host link (kind none, 0 B/s) is not refused (it
+     * was, whole): only the read-back needs the link, NaN there (null,
+     * '-'); the FLOPs, TTFTs, held bytes and the recompute do not read it */
+    struct ic_prefix nl;
+    struct ic_test_pair *bare = ic_test_pair("llama3-8b", "h100");
+    bare->h.host_B_s = 0;
+    snprintf(bare->h.host_kind, sizeof bare->h.host_kind, "none");
+    ck_assert_int_eq(ic_prefix(&bare->st, &bare->h, &c, &nl, &e), IC_OK);
+    ck_assert(isnan(nl.host_read_s));
+    ck_assert_double_eq(nl.full_flops, x.full_flops);
+    ck_assert_double_le(ic_test_rel(nl.hit_flops, lin + att), 1e-12);
+    ck_assert_double_eq(nl.full_s, x.full_s);
+    ck_assert_double_eq(nl.hit_s, x.hit_s);
+    ck_assert_double_eq(nl.expected_s, x.expected_s);
+    ck_assert_double_eq(nl.recompute_s, x.recompute_s);
+    ck_assert_double_eq_tol(nl.held_bytes, 4.0 * 3000 * 131072, 1);
+    free(bare);
     c.prefix = 4096; /* the whole prompt: nothing left to prefill */
     ck_assert_int_eq(ic_prefix(&t->st, &t->h, &c, &x, &e), IC_EINVAL);
     c.prefix = 3000;
@@ -513,6 +530,15 @@ START_TEST(test_bestofn)
     /* 0.99 with p = 0.01: ln 0.01 / ln 0.99 = 458.2 -> 459 */
     ck_assert_uint_eq(ic_bestofn_needed(0.01, 0.99), 459);
     ck_assert_double_eq(ic_bestofn(0.3, 0), 0);
+    /* a request of at most 2^26 = 67,108,864 tokens, as disagg's and
+     * optimize's: 2^24 + (2^26 - 2^24) is the limit, one more is refused */
+    struct ic_err e = {0};
+    const uint64_t p24 = UINT64_C(1) << 24, p26 = UINT64_C(1) << 26;
+    ck_assert_int_eq(ic_request_tokens_check(p24, p26 - p24, &e), IC_OK);
+    ck_assert_int_eq(ic_request_tokens_check(p24, p26 - p24 + 1, &e), IC_EINVAL);
+    ck_assert_str_eq(e.msg, "prompt + output is 67108865 tokens; expected at most 2^26");
+    ck_assert_str_eq(e.hint, "keep --prompt + --output at most 67108864 tokens");
+    ck_assert_int_eq(ic_request_tokens_check(p26 + 1, 0, &e), IC_EINVAL);
 }
 END_TEST
 
@@ -946,6 +972,24 @@ START_TEST(test_commands_warn)
                          "llama3-70b", "--hw", "h100", "--chips", "2", "--batch", "16", NULL),
                      0);
     HAS(err_buf, "warning: the target with its draft does not fit: 86.11 GB a chip");
+    /* the draft's context limit as the target's: a 100,000-token context
+     * passes Llama-3-8B's 8192, not Llama-3.1-405B's 131,072 */
+    ck_assert_int_eq(run("specdec", "--accept", "0.8", "--draft", "llama3-8b", "--model",
+                         "llama3.1-405b", "--hw", "h200", "--chips", "8", "--context", "100000",
+                         "--weights", "fp8", NULL),
+                     0);
+    HAS(err_buf, "warning: --context (100000 tokens) exceeds llama3-8b's "
+                 "max_position_embeddings (8192)");
+    ck_assert_ptr_null(strstr(err_buf, "llama3.1-405b's"));
+    /* bestofn refuses a request past 2^26 tokens, as disagg and optimize
+     * do: 2^24 + 2^26 = 83,886,080 (it printed 2.4e13 s) */
+    ck_assert_int_eq(run("bestofn", "--success", "0.5", "--n", "4096", "--output", "67108864",
+                         "--prompt", "16777216", "--model", "llama3.1-405b", "--hw", "l4",
+                         NULL),
+                     2);
+    HAS(err_buf, "prompt + output is 83886080 tokens; expected at most 2^26");
+    HAS(err_buf, "keep --prompt + --output at most 67108864 tokens");
+    ck_assert_str_eq(out_buf, "");
     ck_assert_int_eq(run("bestofn", "--success", "0.2", "--target", "0.9", "--model",
                          "llama3-8b", "--hw", "h100", "--prompt", "8000", "--output", "1000",
                          NULL),
@@ -975,6 +1019,49 @@ START_TEST(test_commands_warn)
                          "--hw", "h100", "--plot", "/tmp/ic_test_never.png", NULL),
                      2);
     HAS(err_buf, "--plot: nothing to draw, no configuration meets TTFT <= 1 ns");
+}
+END_TEST
+
+/* prefix on a chip whose entry has no host link (the test fixture's
+ * good-hw.yaml with host_link kind none, 0 B/s, as hwdb/README.md allows):
+ * everything but the read-back, which is null in JSON, empty in CSV and
+ * '-' in the table, and said in the title (it refused the whole analysis,
+ * with a hint to add a host_link section the entry had). Llama-3.2-1B
+ * holds 16 layers x 8 KV heads x 64 x 2 (K, V) x 2 B = 32,768 B a token:
+ * a prefix of 1536 tokens 50,331,648 B. */
+START_TEST(test_prefix_no_host_link)
+{
+    char src[4096], path[64];
+    FILE *f = fopen(IC_TEST_DIR "/fixtures/good-hw.yaml", "r");
+    ck_assert_ptr_nonnull(f);
+    size_t len = fread(src, 1, sizeof src - 1, f);
+    fclose(f);
+    src[len] = '\0';
+    const char *link = "host_link:\n  kind: pcie\n  bandwidth_one_way: 16 GB/s\n";
+    char *at = strstr(src, link);
+    ck_assert_ptr_nonnull(at);
+    char text[4200];
+    snprintf(text, sizeof text, "%.*shost_link:\n  kind: none\n  bandwidth_one_way: 0 B/s\n%s",
+             (int)(at - src), src, at + strlen(link));
+    ic_test_write_tmp(path, text);
+    ck_assert_int_eq(run("prefix", "--model", "llama3.2-1b", "--hw", path, "--prompt", "2048",
+                         "--prefix", "1536", "--format", "json", NULL),
+                     0);
+    HAS(out_buf, "\"held_bytes\": 50331648,");
+    HAS(out_buf, "\"host_read_s\": null,");
+    HAS(out_buf, "\"reload\": \"recompute (no host link)\"");
+    ck_assert_ptr_null(strstr(out_buf, "nan"));
+    ck_assert_int_eq(run("prefix", "--model", "llama3.2-1b", "--hw", path, "--prompt", "2048",
+                         "--prefix", "1536", "--format", "csv", NULL),
+                     0);
+    HAS(out_buf, ",50331648,50331648,,");
+    ck_assert_int_eq(run("prefix", "--model", "llama3.2-1b", "--hw", path, "--prompt", "2048",
+                         "--prefix", "1536", NULL),
+                     0);
+    HAS(out_buf, "no host link: no read-back from host memory");
+    HAS(out_buf, "read one back from host  -\n");
+    ck_assert_str_eq(err_buf, "");
+    unlink(path);
 }
 END_TEST
 
@@ -1130,6 +1217,7 @@ int main(void)
     tcase_add_test(tc, test_commands_json);
     tcase_add_test(tc, test_commands_bad_input);
     tcase_add_test(tc, test_commands_warn);
+    tcase_add_test(tc, test_prefix_no_host_link);
     suite_add_tcase(s, tc);
     return ic_test_run(s);
 }

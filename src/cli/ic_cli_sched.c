@@ -236,8 +236,9 @@ const char ic_cli_help_batching[] =
     "Batching policy and KV layout for output lengths drawn from a gamma\n"
     "distribution (mean MEAN, shape K: 1 is exponential, larger is narrower, 0 is\n"
     "every request exactly MEAN). Static batching runs a batch until its longest\n"
-    "member ends (E[max of B lengths] steps for MEAN useful tokens a slot);\n"
-    "continuous batching refills a finished slot at once. A contiguous KV cache\n"
+    "member ends (E[max of B lengths] steps for E[length] useful tokens a slot);\n"
+    "continuous batching refills a finished slot at once. Both cut a length at\n"
+    "R - T tokens, where its reservation ends. A contiguous KV cache\n"
     "reserves R tokens per sequence; a paged one holds what is used plus half a\n"
     "block. Prints the throughput of each policy, the memory each layout holds and\n"
     "wastes, the largest batch each fits and the throughput that batch gives.\n"
@@ -254,6 +255,7 @@ static const struct ic_col batching_cols[] = {
     {"prompt", "prompt tokens", IC_K_INT},
     {"output_mean", "output tokens, mean", IC_K_NUM},
     {"output_shape", "output gamma shape", IC_K_NUM},
+    {"output_mean_cut", "output mean, cut at reserve", IC_K_NUM},
     {"mean_context", "mean context", IC_K_NUM},
     {"step_s", "decode step", IC_K_S},
     {"expected_max", "E[longest output in the batch]", IC_K_NUM},
@@ -301,6 +303,12 @@ int ic_cli_cmd_batching(const struct ic_opts *a, const struct ic_db *db, FILE *o
         ic_cli_setup_free(&l);
         return ic_cli_report(errf, lrc, &e);
     }
+    /* as prefix and bestofn warn: the requests, and a reservation given,
+     * past the model's trained context (the default is that context) */
+    ic_cli_warn_context(errf, &l.st, l.m->name, c.prompt + (uint64_t)ceil(c.out.mean),
+                        "--prompt + --output");
+    if (c.reserve)
+        ic_cli_warn_context(errf, &l.st, l.m->name, x.reserve, "--reserve");
     /* as decode warns: the batch the rates are given at, past what fits */
     if (l.dec.batch > x.paged_max_batch)
         fprintf(ic_cli_warnf(errf),
@@ -323,6 +331,7 @@ int ic_cli_cmd_batching(const struct ic_opts *a, const struct ic_db *db, FILE *o
     ic_rows_num(&r, "prompt", (double)c.prompt);
     ic_rows_num(&r, "output_mean", c.out.mean);
     ic_rows_num(&r, "output_shape", c.out.shape);
+    ic_rows_num(&r, "output_mean_cut", x.mean_output);
     ic_rows_num(&r, "mean_context", x.mean_context);
     ic_rows_num(&r, "step_s", x.step_s);
     ic_rows_num(&r, "expected_max", x.expected_max);

@@ -812,6 +812,8 @@ int ic_cli_cmd_specdec(const struct ic_opts *a, const struct ic_db *db, FILE *ou
     if ((rc = ic_cli_model_weights(a, errf, dm, &draft_w)))
         goto out;
     ic_cli_warn_context(errf, &s.st, s.m->name, s.dec.context, "--context");
+    /* the draft reads the same context: its own limit too */
+    ic_cli_warn_context(errf, &dst, dm->name, s.dec.context, "--context");
     {
         /* the draft runs on the same chips: its weights, KV and workspace too */
         struct ic_decode_cfg dc = s.dec;
@@ -972,7 +974,12 @@ int ic_cli_cmd_prefix(const struct ic_opts *a, const struct ic_db *db, FILE *out
     ic_rows_num(&r, "held_per_chip_bytes", x.held_per_chip_bytes);
     ic_rows_num(&r, "host_read_s", x.host_read_s);
     ic_rows_num(&r, "recompute_s", x.recompute_s);
-    ic_rows_text(&r, "reload", x.host_read_s < x.recompute_s ? "reload from host" : "recompute");
+    /* no host link: no read-back (NaN: null, '-'), recomputing is the way */
+    const bool host = !isnan(x.host_read_s);
+    ic_rows_text(&r, "reload",
+                 !host                           ? "recompute (no host link)"
+                 : x.host_read_s < x.recompute_s ? "reload from host"
+                                                 : "recompute");
     /* the prefixes' KV held beside the weights (batch 0: the weights alone) */
     struct ic_decode_cfg wc = s.dec;
     wc.chips = pc.pf.chips;
@@ -983,8 +990,10 @@ int ic_cli_cmd_prefix(const struct ic_opts *a, const struct ic_db *db, FILE *out
                 (unsigned long long)pc.n_prefixes, x.held_per_chip_bytes / 1e9, s.h->name,
                 s.h->hbm_capacity_B / 1e9);
     char est[IC_CLI_EST_TEXT], what[IC_CLI_EST_TEXT + 80];
-    snprintf(what, sizeof what, "prefix caching (%s; host reads over each chip's host link)",
-             ic_cli_estimate_text(&s, est, sizeof est));
+    snprintf(what, sizeof what, "prefix caching (%s; %s)",
+             ic_cli_estimate_text(&s, est, sizeof est),
+             host ? "host reads over each chip's host link"
+                  : "no host link: no read-back from host memory");
     rc = write_one(out, errf, &s, pc.pf.chips, what, &r);
 out:
     ic_cli_setup_free(&s);
@@ -1275,7 +1284,9 @@ int ic_cli_cmd_bestofn(const struct ic_opts *a, const struct ic_db *db, FILE *ou
     struct ic_err e = {0};
     struct ic_prefill q;
     int lrc = 0;
-    if (timed && (lrc = ic_prefill(&s.st, s.h, &pf, &q, &e))) {
+    /* as disagg and optimize: a request of at most 2^26 tokens */
+    if (timed && ((lrc = ic_request_tokens_check(pf.prompt, L, &e)) ||
+                  (lrc = ic_prefill(&s.st, s.h, &pf, &q, &e)))) {
         rc = ic_cli_report(errf, lrc, &e);
         goto out;
     }

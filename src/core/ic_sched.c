@@ -74,10 +74,17 @@ enum { GL_PANELS = 256 };
 
 double ic_sched_expected_max(const struct ic_lengths *l, uint64_t n)
 {
-    if (n == 0)
+    return ic_sched_expected_max_cut(l, n, INFINITY);
+}
+
+double ic_sched_expected_max_cut(const struct ic_lengths *l, uint64_t n, double cut)
+{
+    if (isnan(cut))
+        return cut;
+    if (n == 0 || cut <= 0)
         return 0;
     if (l->shape == 0)
-        return l->mean;
+        return fmin(l->mean, cut);
     const double k = l->shape, theta = l->mean / l->shape, N = (double)n;
     const double eps = 1e-17, ln_eps = log(eps);
     /* x_hi: n * Q(x_hi) = eps; past it 1 - F^n <= n * Q, whose integral is
@@ -90,10 +97,14 @@ double ic_sched_expected_max(const struct ic_lengths *l, uint64_t n)
     double x_lo = f_lo <= 0.5 ? gamma_invert(k, theta, f_lo, false)
                               : gamma_invert(k, theta, -expm1(ln_eps / N), true);
     x_lo = fmax(x_lo, 1e-15 * x_hi);
-    if (!(x_hi > x_lo))
+    /* the cut: the integrand is 1 up to x_lo, and nothing counts past cut */
+    if (cut <= x_lo)
+        return cut;
+    const double top = fmin(x_hi, cut);
+    if (!(top > x_lo))
         return x_lo;
-    /* integral of g(x) dx = integral of g(e^u) e^u du over [ln x_lo, ln x_hi] */
-    const double u0 = log(x_lo), h = (log(x_hi) - u0) / GL_PANELS;
+    /* integral of g(x) dx = integral of g(e^u) e^u du over [ln x_lo, ln top] */
+    const double u0 = log(x_lo), h = (log(top) - u0) / GL_PANELS;
     double sum = 0;
     for (int p = 0; p < GL_PANELS; p++) {
         double c = u0 + (p + 0.5) * h, panel = 0;
@@ -105,6 +116,21 @@ double ic_sched_expected_max(const struct ic_lengths *l, uint64_t n)
         sum += panel * h / 2;
     }
     return x_lo + sum;
+}
+
+/* E[min(L, cut)] (the header): the first moment in_flight uses below. */
+double ic_sched_mean_cut(const struct ic_lengths *l, double cut)
+{
+    if (isnan(cut))
+        return cut;
+    if (cut <= 0)
+        return 0;
+    if (l->shape == 0)
+        return fmin(l->mean, cut);
+    if (isinf(cut))
+        return l->mean;
+    const double k = l->shape, th = l->mean / k;
+    return k * th * gsl_cdf_gamma_P(cut, k + 1, th) + cut * gsl_cdf_gamma_Q(cut, k, th);
 }
 
 /* The output tokens a sequence in flight has cached, on average, under
@@ -122,7 +148,7 @@ static double in_flight(const struct ic_lengths *l, double R)
     if (l->shape == 0)
         return fmin(l->mean, R) / 2;
     const double k = l->shape, th = l->mean / k, Q = gsl_cdf_gamma_Q(R, k, th);
-    const double m1 = k * th * gsl_cdf_gamma_P(R, k + 1, th) + R * Q;
+    const double m1 = ic_sched_mean_cut(l, R);
     const double m2 = k * (k + 1) * th * th * gsl_cdf_gamma_P(R, k + 2, th) + R * R * Q;
     return m1 > 0 ? m2 / (2 * m1) : 0;
 }
@@ -199,8 +225,15 @@ static int pick_reserve(const struct ic_model_stats *m, const struct ic_batching
                             "%s is %.0f tokens; a contiguous reservation must hold at least "
                             "prompt + the mean output (%.0f tokens), or most requests would "
                             "not fit", what, r, need);
-        ic_err_hint(err, "raise --reserve to %.0f tokens or more, or shorten --prompt or "
-                         "--output", need);
+        /* a reservation past the model's context is past what it was
+         * trained for: shorten the request instead */
+        if (m->max_context && need > (double)m->max_context)
+            ic_err_hint(err, "shorten --prompt or --output: prompt + the mean output must fit "
+                             "the model's max_position_embeddings (%llu tokens)",
+                        (unsigned long long)m->max_context);
+        else
+            ic_err_hint(err, "raise --reserve to %.0f tokens or more, or shorten --prompt or "
+                             "--output", need);
         return rc;
     }
     if (r > (double)IC_MODEL_MAX_CONTEXT) {
@@ -232,11 +265,13 @@ int ic_batching(const struct ic_model_stats *m, const struct ic_hw *hw,
     if ((rc = pick_reserve(m, cfg, &r.reserve, err)))
         return rc;
 
-    const double mean = cfg->out.mean, B = (double)cfg->dec.batch;
+    const double B = (double)cfg->dec.batch;
     const double bkv = ic_dtype_traits(cfg->dec.kv)->bits / 8.0; /* bytes per KV value */
+    /* outputs stop at the R tokens the reservation leaves after the prompt */
+    const double R = (double)(r.reserve - cfg->prompt);
     /* a sequence caches prompt + t tokens after t of its outputs; the
      * sequences in flight hold prompt + in_flight() on average */
-    r.mean_context = (double)cfg->prompt + in_flight(&cfg->out, (double)(r.reserve - cfg->prompt));
+    r.mean_context = (double)cfg->prompt + in_flight(&cfg->out, R);
     r.context = (uint64_t)llround(r.mean_context);
     struct ic_decode_cfg dc = cfg->dec;
     dc.context = r.context;
@@ -245,12 +280,14 @@ int ic_batching(const struct ic_model_stats *m, const struct ic_hw *hw,
         return rc;
 
     /* static vs continuous: a static batch of B takes E[max] steps for
-     * B * mean tokens; a continuous one keeps all B slots busy */
+     * B * E[L'] tokens, L' = min(L, R) as above; a continuous one keeps all
+     * B slots busy */
     r.step_s = p.step_s;
-    r.expected_max = ic_sched_expected_max(&cfg->out, cfg->dec.batch);
-    r.static_tok_s = B * mean / (r.expected_max * p.step_s);
+    r.mean_output = ic_sched_mean_cut(&cfg->out, R);
+    r.expected_max = ic_sched_expected_max_cut(&cfg->out, cfg->dec.batch, R);
+    r.static_tok_s = B * r.mean_output / (r.expected_max * p.step_s);
     r.continuous_tok_s = B / p.step_s;
-    r.continuous_gain = r.expected_max / mean;
+    r.continuous_gain = r.expected_max / r.mean_output;
 
     /* KV held per sequence, bytes, whole model */
     /* a hybrid's block aligned to its state, as vLLM's */
@@ -280,9 +317,9 @@ int ic_batching(const struct ic_model_stats *m, const struct ic_hw *hw,
     r.paged_tok_s = tok[1];
     r.paged_gain = tok[0] > 0 ? tok[1] / tok[0] : 0;
 
-    const double check[] = {r.expected_max, r.static_tok_s, r.continuous_gain, r.used_B,
-                            r.contiguous_B, r.paged_B, r.contiguous_waste, r.paged_waste,
-                            r.paged_gain};
+    const double check[] = {r.mean_output, r.expected_max, r.static_tok_s, r.continuous_gain,
+                            r.used_B, r.contiguous_B, r.paged_B, r.contiguous_waste,
+                            r.paged_waste, r.paged_gain};
     for (size_t i = 0; i < sizeof check / sizeof check[0]; i++)
         if (!isfinite(check[i]))
             return ic_err_set(err, IC_EINVAL, NULL, 0, 0,

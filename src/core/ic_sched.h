@@ -4,7 +4,8 @@
  *   1. Static or continuous batching? Output lengths vary; a static batch
  *      runs until its longest member ends, so its slots idle for
  *      E[max of B lengths] - length steps each. Continuous batching refills a
- *      finished slot at once. Throughput ratio: E[max of B] / mean.
+ *      finished slot at once. Throughput ratio: E[max of B] / mean, every
+ *      length cut where its reservation ends.
  *   2. Contiguous or paged KV? A contiguous cache reserves the longest
  *      sequence it may hold for every request; a paged cache (blocks of b
  *      tokens) holds what is used plus half a block on average. Less held
@@ -52,6 +53,20 @@ struct ic_lengths {
  * n is 1; 0 when n is 0. Lengths are assumed valid (see ic_batching). */
 double ic_sched_expected_max(const struct ic_lengths *l, uint64_t n);
 
+/* E[max of n independent lengths each cut at `cut` tokens], tokens: each
+ * length min(L, cut), as a request's output stops where its reservation
+ * (or the model's context) ends:
+ *   E[max min(L, cut)] = integral over 0 <= x < cut of 1 - F(x)^n dx,
+ * the quadrature of ic_sched_expected_max over [x_lo, min(x_hi, cut)]
+ * (ic_sched_expected_max is this with cut = +infinity). min(mean, cut)
+ * when shape is 0; 0 when n is 0 or cut <= 0; NaN for a NaN cut. */
+double ic_sched_expected_max_cut(const struct ic_lengths *l, uint64_t n, double cut);
+
+/* E[min(L, cut)], tokens: for Gamma(k, theta), k theta P_{k+1}(cut) +
+ * cut Q_k(cut); min(mean, cut) when shape is 0; the mean for cut = +infinity;
+ * 0 for cut <= 0; NaN for a NaN cut. */
+double ic_sched_mean_cut(const struct ic_lengths *l, double cut);
+
 /* The length q-quantile, tokens (bisection on the gamma CDF to a relative
  * 1e-13): `mean` when shape is 0; 0 for q <= 0, +infinity for q >= 1 (shape
  * > 0), NaN for NaN q. */
@@ -80,11 +95,16 @@ struct ic_batching {
     uint64_t context;          /* mean_context rounded to the nearest token (>= 1): the
                                   context every ic_decode call below uses */
     double step_s;             /* decode step at batch B and `context` (ic_decode) */
-    double expected_max;       /* E[longest of B outputs], tokens */
-    double static_tok_s;       /* B * mean / (expected_max * step_s): a static batch runs
-                                  until its longest member ends, finished slots idle */
+    /* both policies' outputs are cut at the reservation, R = reserve -
+     * prompt tokens (a request stops where its slot ends), as mean_context's */
+    double mean_output;        /* E[min(L, R)], tokens (ic_sched_mean_cut): the useful
+                                  tokens a slot gives a static batch */
+    double expected_max;       /* E[longest of B outputs, each min(L, R)], tokens
+                                  (ic_sched_expected_max_cut) */
+    double static_tok_s;       /* B * mean_output / (expected_max * step_s): a static batch
+                                  runs until its longest member ends, finished slots idle */
     double continuous_tok_s;   /* B / step_s: a finished slot is refilled at once */
-    double continuous_gain;    /* continuous / static = expected_max / mean */
+    double continuous_gain;    /* continuous / static = expected_max / mean_output */
     /* KV memory per sequence (bytes, whole model, all chips), at the KV dtype */
     double used_B;             /* KV of mean_context tokens (window layers hold
                                   min(tokens, window)) */

@@ -389,14 +389,6 @@ int ic_prefix(const struct ic_model_stats *m, const struct ic_hw *hw,
                           cfg->hit_rate);
     if (!cfg->n_prefixes)
         return ic_err_set(err, IC_EINVAL, NULL, 0, 0, "at least one prefix is cached");
-    if (!(hw->host_B_s > 0)) {
-        int rc = ic_err_set(err, IC_EINVAL, hw->path, hw->locs[IC_HWF_HOST].line,
-                            hw->locs[IC_HWF_HOST].col,
-                            "%s has no host link: cached prefixes cannot be offloaded to host "
-                            "memory", hw->name);
-        ic_err_hint(err, "choose a chip whose entry has a host_link section");
-        return rc;
-    }
     struct ic_prefill_cfg c = cfg->pf;
     struct ic_prefill full, hit, pre;
     int rc;
@@ -429,13 +421,26 @@ int ic_prefix(const struct ic_model_stats *m, const struct ic_hw *hw,
     /* a prefix sits on the chips its heads split over (on every chip of a
      * batch split: any of them may serve the next request) */
     x.held_per_chip_bytes = x.held_bytes / head_ways;
-    x.host_read_s = ic_kv_host_copy_s(m, hw, P, c.kv, c.chips);
+    /* no host link (kind none): no read-back, the rest stands */
+    x.host_read_s = hw->host_B_s > 0 ? ic_kv_host_copy_s(m, hw, P, c.kv, c.chips) : NAN;
     x.recompute_s = pre.prefill_s;
     *out = x;
     return IC_OK;
 }
 
 /* ---- disaggregation ------------------------------------------------------ */
+
+int ic_request_tokens_check(uint64_t prompt, uint64_t output, struct ic_err *err)
+{
+    if (prompt <= IC_MODEL_MAX_CONTEXT && output <= IC_MODEL_MAX_CONTEXT - prompt)
+        return IC_OK;
+    const int rc = ic_err_set(err, IC_EINVAL, NULL, 0, 0,
+                              "prompt + output is %llu tokens; expected at most 2^26",
+                              (unsigned long long)(prompt + output));
+    ic_err_hint(err, "keep --prompt + --output at most %llu tokens",
+                (unsigned long long)IC_MODEL_MAX_CONTEXT);
+    return rc;
+}
 
 double ic_disagg_kv_transfer_s(const struct ic_model_stats *m, const struct ic_hw *hw,
                                uint64_t tokens, enum ic_dtype kv, uint64_t pf_chips,
@@ -474,16 +479,11 @@ int ic_disagg(const struct ic_model_stats *m, const struct ic_hw *hw,
 {
     if (!output)
         return ic_err_set(err, IC_EINVAL, NULL, 0, 0, "the output must be at least 1 token");
-    if (output > IC_MODEL_MAX_CONTEXT - pf->prompt) {
-        const int rc = ic_err_set(err, IC_EINVAL, NULL, 0, 0,
-                                  "prompt + output is %llu tokens; expected at most 2^26",
-                                  (unsigned long long)(pf->prompt + output));
-        ic_err_hint(err, "keep --prompt + --output at most %llu tokens", (unsigned long long)IC_MODEL_MAX_CONTEXT);
-        return rc;
-    }
-    struct ic_prefill p;
-    int rc = ic_prefill(m, hw, pf, &p, err);
+    int rc = ic_request_tokens_check(pf->prompt, output, err);
     if (rc)
+        return rc;
+    struct ic_prefill p;
+    if ((rc = ic_prefill(m, hw, pf, &p, err)))
         return rc;
     /* the split is not known yet: the widest layout it may take (64 of the
      * rarer kind) needs a path as much as the narrowest */

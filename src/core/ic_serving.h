@@ -178,7 +178,9 @@ struct ic_prefix {
     double ttft_saved_s;            /* full_s - expected_s */
     double held_bytes;              /* KV of n_prefixes prefixes, all chips */
     double held_per_chip_bytes;
-    double host_read_s;             /* one prefix's KV back over the host links */
+    double host_read_s;             /* one prefix's KV back over the host links
+                                       (ic_kv_host_copy_s); NaN where the entry has
+                                       no host link (kind none: null, '-') */
     double recompute_s;             /* prefilling the prefix instead */
 };
 
@@ -190,10 +192,20 @@ struct ic_prefix {
 double ic_kv_host_copy_s(const struct ic_model_stats *m, const struct ic_hw *hw,
                          uint64_t tokens, enum ic_dtype kv, uint64_t chips);
 
+/* Prefill with and without a cached prefix of cfg->prefix tokens, the
+ * saving at the hit rate, the HBM held and the read-back beside the
+ * recompute. A chip without a host link (kind none) is not refused: only
+ * host_read_s needs the link, and it is NaN there. */
 int ic_prefix(const struct ic_model_stats *m, const struct ic_hw *hw,
               const struct ic_prefix_cfg *cfg, struct ic_prefix *out, struct ic_err *err);
 
 /* ---- disaggregation ---------------------------------------------------- */
+
+/* IC_OK where a request of prompt + output tokens is at most 2^26
+ * (IC_MODEL_MAX_CONTEXT), else IC_EINVAL "prompt + output is N tokens;
+ * expected at most 2^26" with a hint. ic_disagg checks it, and bestofn
+ * before it times its candidates. */
+int ic_request_tokens_check(uint64_t prompt, uint64_t output, struct ic_err *err);
 
 struct ic_disagg {
     double prefill_s;        /* one prefill batch on a prefill server */
