@@ -464,13 +464,147 @@ START_TEST(test_sim_layout_fields)
                          "--prefill-servers", "1", "--replicas", "2", "--format", "json", NULL),
                      0);
     has_out("\"replicas\": 2, \"prefill_servers\": 1, \"chips\": 3, \"kv_transfer_mean_s\": 0.");
+    /* the mean batch and KV used are the decode servers'; the prefill
+     * server's apart (a step of its 512-token prompts holds at least one) */
+    ck_assert_double_ge(json_num(out_buf, "prefill_mean_batch"), 1);
+    ck_assert_double_gt(json_num(out_buf, "prefill_kv_occupancy"), 0);
     ck_assert_double_lt(ic_test_rel(json_num(out_buf, "output_tokens_per_s_per_chip"),
                                     json_num(out_buf, "output_tokens_per_s") / 3),
                         1e-9);
     ck_assert_int_eq(run("simulate", "--model", "llama3-8b", "--hw", "h100", "--prompt", "512",
                          "--output", "32", "--requests", "20", "--format", "json", NULL),
                      0);
-    has_out("\"replicas\": 1, \"prefill_servers\": 0, \"chips\": 1, \"kv_transfer_mean_s\": null");
+    has_out("\"replicas\": 1, \"prefill_servers\": 0, \"chips\": 1, \"kv_transfer_mean_s\": null, "
+            "\"prefill_mean_batch\": null, \"prefill_kv_occupancy\": null");
+    /* the table's title says whose they are; 1 chip, 1 sequence: singular */
+    ck_assert_int_eq(run("simulate", "--model", "llama3-8b", "--hw", "h100", "--prompt", "512",
+                         "--output", "32", "--requests", "20", "--prefill-chips", "1",
+                         "--max-seqs", "1", NULL),
+                     0);
+    has_out("a prefill server of 1 chip, KV pool");
+    has_out("at most 1 sequence and 8192 tokens a step");
+    has_out("\nmean batch and KV used: the decode servers'; the prefill servers': mean batch 1,");
+    /* a prefill server too small for the weights is named, with its option */
+    ck_assert_int_eq(run("simulate", "--model", "llama3-70b", "--hw", "h100", "--chips", "8",
+                         "--prefill-chips", "1", "--requests", "20", NULL),
+                     2);
+    has_err("the model on a prefill server of 1 x h100");
+    has_err("(--prefill-chips)");
+}
+END_TEST
+
+/* ITL and E2E at P50/P90/P99, as the help says. One request alone (512 /
+ * 64 tokens, Llama-3-8B on one H100): its 63 gaps are decode steps at
+ * batch 1, context 512 .. 574, growing with it, so ITL P50 is the 32nd
+ * (ceil(0.5 x 63)), at context 543, P90 the 57th (568) and P99 the 63rd
+ * (574): `infcalc --batch 1 --context C`'s steps, within the 0.23% bins.
+ * 60 requests of drawn lengths at 5/s: the E2E percentiles are the
+ * counted requests' own (--requests-csv's e2e_s, the ceil(q n)-th
+ * smallest), within the bins. */
+static int cmp_dbl(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+START_TEST(test_sim_itl_e2e_percentiles)
+{
+#define MH "--model", "llama3-8b", "--hw", "h100", "--estimate", "ideal"
+    ck_assert_int_eq(run("simulate", MH, "--requests", "1", "--prompt", "512", "--output", "64",
+                         "--format", "json", NULL),
+                     0);
+    const char *o = strstr(out_buf, "\"itl\": {");
+    ck_assert_ptr_nonnull(o);
+    const double p50 = json_num(o, "p50_s"), p90 = json_num(o, "p90_s"),
+                 p99 = json_num(o, "p99_s");
+    const double s543 = cli_num("step_s", MH, "--batch", "1", "--context", "543"),
+                 s568 = cli_num("step_s", MH, "--batch", "1", "--context", "568"),
+                 s574 = cli_num("step_s", MH, "--batch", "1", "--context", "574");
+    ck_assert_msg(ic_test_rel(p50, s543) < 3e-3, "ITL p50 %g vs %g", p50, s543);
+    ck_assert_msg(ic_test_rel(p90, s568) < 3e-3, "ITL p90 %g vs %g", p90, s568);
+    ck_assert_msg(ic_test_rel(p99, s574) < 3e-3, "ITL p99 %g vs %g", p99, s574);
+    ck_assert(p50 <= p90 && p90 <= p99);
+    /* the E2E percentiles against the requests' own */
+    char csv[64];
+    ic_test_write_tmp(csv, "");
+    ck_assert_int_eq(run("simulate", MH, "--requests", "60", "--rate", "5", "--prompt", "512",
+                         "--output", "64", "--output-dist", "lognormal", "--output-cv", "1",
+                         "--requests-csv", csv, "--format", "json", NULL),
+                     0);
+    o = strstr(out_buf, "\"e2e\": {");
+    ck_assert_ptr_nonnull(o);
+    const double e[3] = {json_num(o, "p50_s"), json_num(o, "p90_s"), json_num(o, "p99_s")};
+    FILE *f = fopen(csv, "r");
+    ck_assert_ptr_nonnull(f);
+    char line[512];
+    double v[60];
+    size_t n = 0;
+    ck_assert_ptr_nonnull(fgets(line, sizeof line, f)); /* the header */
+    while (fgets(line, sizeof line, f)) {
+        /* index,replica,arrival,first,finish,ttft,tpot,e2e,...,counted */
+        const char *p = line;
+        for (int k = 0; k < 7; k++)
+            p = strchr(p, ',') + 1;
+        const size_t len = strlen(line);
+        ck_assert(len > 2 && (line[len - 2] == '0' || line[len - 2] == '1'));
+        if (line[len - 2] == '1' && n < 60)
+            v[n++] = strtod(p, NULL);
+    }
+    fclose(f);
+    remove(csv);
+    ck_assert_uint_eq(n, 54); /* 60 less the warm-up's 6 */
+    qsort(v, n, sizeof v[0], cmp_dbl);
+    static const double q[3] = {0.5, 0.9, 0.99};
+    for (int k = 0; k < 3; k++) {
+        const double want = v[(size_t)ceil(q[k] * (double)n) - 1];
+        ck_assert_msg(ic_test_rel(e[k], want) < 3e-3, "E2E p%g %g vs %g", 100 * q[k], e[k],
+                      want);
+    }
+    ck_assert(e[1] > e[0] && e[2] > e[1]);
+#undef MH
+}
+END_TEST
+
+/* With --trace each request's lengths are the trace's: the options of
+ * generated lengths would change nothing (the output was byte-identical,
+ * exit 0), so they are refused as the other idle options are; and a seed
+ * beside a replay is refused as drawing nothing, not read as drawn for a
+ * length distribution. */
+START_TEST(test_sim_trace_refuses_lengths)
+{
+    char path[64];
+    ic_test_write_tmp(path, "0,400,10\n0.5,600,30\n");
+    static const char *const opts[][2] = {
+        {"--prompt", "5000"},        {"--output", "7"},          {"--prompt-dist", "gamma"},
+        {"--prompt-cv", "2"},        {"--output-dist", "lognormal"}, {"--output-cv", "0.5"}};
+    for (size_t i = 0; i < sizeof opts / sizeof opts[0]; i++) {
+        ck_assert_int_eq(run("simulate", "--model", "llama3-8b", "--hw", "h100", "--trace", path,
+                             opts[i][0], opts[i][1], NULL),
+                         2);
+        char want[128];
+        snprintf(want, sizeof want, "infcalc: error: %s shapes the lengths of generated "
+                                    "requests, and --trace gives each request its own\n",
+                 opts[i][0]);
+        has_err(want);
+        has_err("  leave ");
+        ck_assert_str_eq(out_buf, "");
+        /* with --rate too: the trace's lengths in its order */
+        ck_assert_int_eq(run("simulate", "--model", "llama3-8b", "--hw", "h100", "--trace", path,
+                             "--rate", "2", opts[i][0], opts[i][1], NULL),
+                         2);
+        has_err(want);
+    }
+    /* the length option is named, not --seed as if a distribution drew */
+    ck_assert_int_eq(run("simulate", "--model", "llama3-8b", "--hw", "h100", "--trace", path,
+                         "--prompt-dist", "gamma", "--seed", "9", NULL),
+                     2);
+    has_err("--prompt-dist shapes the lengths");
+    /* the trace alone still runs; its count singular where it is one */
+    ck_assert_int_eq(run("simulate", "--model", "llama3-8b", "--hw", "h100", "--trace", path,
+                         "--requests", "1", NULL),
+                     0);
+    has_out("1 request of the trace");
+    remove(path);
 }
 END_TEST
 
@@ -921,11 +1055,12 @@ START_TEST(test_sim_one_token_outputs)
                          "--requests", "20", "--format", "json", NULL),
                      0);
     has_out("\"tpot\": {\"p50_s\": null, \"p90_s\": null, \"p99_s\": null}, "
-            "\"itl\": {\"p99_s\": null}");
+            "\"itl\": {\"p50_s\": null, \"p90_s\": null, \"p99_s\": null}");
     ck_assert_int_eq(run("simulate", "--model", "llama3-8b", "--hw", "h100", "--output", "1",
                          "--requests", "20", NULL),
                      0);
     has_out("TPOT p50        -");
+    has_out("ITL p50         -");
     has_out("ITL p99         -");
     /* requests past the model's trained length: a warning, as decode's */
     ck_assert_int_eq(run("simulate", "--model", "llama3-8b", "--hw", "h100", "--prompt", "9000",
@@ -1998,6 +2133,8 @@ int main(void)
     tcase_add_test(tc, test_optimize_at_expected);
     tcase_add_test(tc, test_serving_at_expected);
     tcase_add_test(tc, test_sim_layout_fields);
+    tcase_add_test(tc, test_sim_itl_e2e_percentiles);
+    tcase_add_test(tc, test_sim_trace_refuses_lengths);
     tcase_add_test(tc, test_other_estimate_why);
     tcase_add_test(tc, test_suggestions);
     tcase_add_test(tc, test_help_everywhere);

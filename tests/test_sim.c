@@ -1144,6 +1144,266 @@ START_TEST(test_capacity_wide_bracket)
 }
 END_TEST
 
+/* ---- disaggregated: what each server holds, and its batch ------------------- */
+
+/* Every request's record (arrival order, at most ALL_MAX). */
+enum { ALL_MAX = 4096 };
+struct all_recs {
+    size_t n;
+    double first[ALL_MAX], fin[ALL_MAX], ttft[ALL_MAX];
+    uint64_t pre[ALL_MAX];
+};
+
+static int keep_all(void *ctx, const struct ic_sim_request *r)
+{
+    struct all_recs *k = ctx;
+    ck_assert_uint_lt(r->index, ALL_MAX);
+    k->first[r->index] = r->first_token_s;
+    k->fin[r->index] = r->finish_s;
+    k->ttft[r->index] = r->ttft_s;
+    k->pre[r->index] = r->preemptions;
+    k->n++;
+    return 0;
+}
+
+/* Disaggregated, the mean batch and KV used are the decode servers' (the
+ * prefill servers' apart): the blend of both read 10.47 where the decode
+ * server held 17.2 sequences. Llama-3-70B on 8 + 8 H100s, 2048 / 300
+ * tokens at 10 requests/s (the README's layout), 1000 requests: the decode
+ * server is never idle from the first landing to the last finish (~17
+ * sequences in it), so its batch, weighted by its steps' time, is Little's
+ * law over the records: the sequences decoding integrated over time, the
+ * sum of (finish - first token), over that span (within 2%: a landing
+ * waits for the step in flight, ~3 ms of a request's 1.7 s). Its KV used:
+ * a sequence holds ceil((2048 + g) / 16) = 128 + ceil(g / 16) blocks in the
+ * step that makes its token g + 1 (g = 1 .. 299: 128 + (16 x (1 + .. + 18)
+ * + 11 x 19) / 299 = 128 + 2945 / 299 = 137.85 on average), times that
+ * batch, over the pool of 82,934 blocks. A prefill step holds at most 8192 tokens: 4
+ * prompts of 2048, 5 with a chunk at either end. */
+START_TEST(test_disagg_decode_batch)
+{
+    struct ic_test_pair *t = ic_test_pair("llama3-70b", "h100");
+    struct ic_sim_cfg c = ic_sim_defaults();
+    c.dec.chips = 8;
+    c.prefill_chips = 8;
+    c.rate = 10;
+    c.requests = 1000;
+    c.warmup = 100;
+    c.prompt.mean = 2048;
+    c.output.mean = 300;
+    struct all_recs *k = calloc(1, sizeof *k);
+    c.on_request = keep_all;
+    c.on_request_ctx = k;
+    struct ic_sim_result r = run(t, &c);
+    ck_assert_uint_eq(k->n, 1000);
+    ck_assert_uint_eq(r.kv_blocks, 82934);
+    double in_decode = 0, t0 = INFINITY, t1 = 0;
+    for (size_t i = 0; i < k->n; i++) {
+        ck_assert_uint_eq(k->pre[i], 0);
+        in_decode += k->fin[i] - k->first[i];
+        t0 = fmin(t0, k->first[i]);
+        t1 = fmax(t1, k->fin[i]);
+    }
+    const double L = in_decode / (t1 - t0);
+    ck_assert_msg(L > 15 && L < 20, "Little's law: %g sequences decoding", L);
+    ck_assert_msg(fabs(r.mean_batch / L - 1) < 0.02, "mean batch %g vs %g", r.mean_batch, L);
+    double blocks = 0;
+    for (int g = 1; g <= 299; g++)
+        blocks += (2048 + g + 15) / 16;
+    blocks /= 299;
+    ck_assert_msg(fabs(blocks - (128 + 2945.0 / 299)) < 1e-12, "blocks %g", blocks);
+    const double occ = L * blocks / 82934;
+    ck_assert_msg(fabs(r.kv_occupancy / occ - 1) < 0.02, "KV used %g vs %g", r.kv_occupancy,
+                  occ);
+    ck_assert_msg(r.prefill_mean_batch >= 1 && r.prefill_mean_batch <= 5, "prefill batch %g",
+                  r.prefill_mean_batch);
+    ck_assert(r.prefill_kv_occupancy > 0 && r.prefill_kv_occupancy < r.kv_occupancy);
+    /* colocated: no prefill server, none of its figures */
+    c.prefill_chips = 0;
+    k->n = 0;
+    r = run(t, &c);
+    ck_assert_double_eq(r.prefill_mean_batch, 0);
+    ck_assert_double_eq(r.prefill_kv_occupancy, 0);
+    free(k);
+    free(t);
+}
+END_TEST
+
+/* The decode server pulls the KV when it has blocks for it; until then
+ * the prefill server holds it, and the wait is in TTFT. Llama-3-8B, a
+ * prefill server of 2 H100s and a decode server of 1 at a memory share of
+ * 0.2055: 16.44 GB less 16.06 GB of weights and 256 sequences' workspace
+ * leave the decode server 96 blocks of 16 tokens (2 MiB each), between 64
+ * and 125: one request of 1000 + 16 tokens fits (63 blocks at its pull, for
+ * 1001 tokens; 64 at its last token, 1015), two do not (126). Two requests
+ * at t = 0: one prefill step of both prompts (2000 tokens, pre); A is
+ * pulled at once and lands at pre + x (x: 1000 tokens' KV, 131,072,000 B,
+ * over NVLink, 3 chips in one domain); its 15 decode steps at contexts
+ * 1000 .. 1014 take D; only when it finishes, at pre + x + D, do 64 blocks
+ * come free and B's pull start: B's TTFT = pre + 2 x + D (it read pre + x,
+ * its KV held in no pool while it waited), its E2E that + D. The prefill
+ * server held both prompts' 63 blocks each; the decode server never more
+ * than 64. */
+START_TEST(test_disagg_backpressure)
+{
+    struct ic_test_pair *t = ic_test_pair("llama3-8b", "h100");
+    struct ic_sim_cfg c = ic_sim_defaults();
+    c.requests = 2;
+    c.prompt.mean = 1000;
+    c.output.mean = 16;
+    c.prefill_chips = 2;
+    c.mem_util = 0.2055;
+    struct recs k = {0};
+    c.on_request = keep;
+    c.on_request_ctx = &k;
+    struct ic_sim_cfg c2 = c;
+    c2.dec.chips = 2;
+    const double pre = step(t, &c2, 0, 0, 2, 2000, 0);
+    const double x = ic_disagg_kv_transfer_s(&t->st, &t->h, 1000, c.dec.kv, 2, 1, 3);
+    ck_assert_msg(ic_test_rel(x, 131072000.0 / 450e9 + 2e-6) < 1e-12, "transfer %g", x);
+    double D = 0;
+    for (int i = 0; i < 15; i++)
+        D += dec1(t, &c, 1000 + i);
+    struct ic_sim_result r = run(t, &c);
+    ck_assert_uint_eq(r.kv_blocks, 96);
+    ck_assert_uint_eq(k.n, 2);
+    ck_assert_uint_eq(r.handoffs, 2);
+    ck_assert_uint_eq(r.preemptions, 0);
+    const struct ic_sim_request *a = &k.r[0], *b = &k.r[1];
+    ck_assert_uint_eq(a->index, 0);
+    ck_assert_msg(ic_test_rel(a->ttft_s, pre + x) < 1e-9, "A's TTFT %g vs %g", a->ttft_s,
+                  pre + x);
+    ck_assert_msg(ic_test_rel(a->e2e_s, pre + x + D) < 1e-9, "A's E2E");
+    ck_assert_msg(ic_test_rel(b->ttft_s, pre + 2 * x + D) < 1e-9, "B's TTFT %g vs %g",
+                  b->ttft_s, pre + 2 * x + D);
+    ck_assert_msg(ic_test_rel(b->e2e_s, pre + 2 * x + 2 * D) < 1e-9, "B's E2E");
+    ck_assert_msg(ic_test_rel(b->tpot_s, D / 15) < 1e-9, "B's TPOT");
+    ck_assert_uint_eq(r.prefill_peak_blocks, 2 * 63);
+    ck_assert_uint_eq(r.peak_blocks, 64);
+    /* a prompt of 2000 tokens: its KV (126 blocks) never fits the decode
+     * server's 96, though the prefill server's pool holds it */
+    c.prompt.mean = 2000;
+    c.on_request = NULL;
+    struct ic_err e = {0};
+    ck_assert_int_eq(ic_sim_run(&t->st, &t->h, &c, &r, &e), IC_EINVAL);
+    ck_assert_msg(strstr(e.msg, "2000 prompt and 16 output tokens needs more KV blocks than "
+                                "the decode server's pool of 96") &&
+                      strstr(e.msg, "can never finish") && strstr(e.hint, "--chips"),
+                  "%s / %s", e.msg, e.hint);
+    free(t);
+}
+END_TEST
+
+/* The decode pool the bottleneck (the audit's case): Llama-3-8B on 1 + 1
+ * H100s at a memory share of 0.25 (1,793 blocks a server), 200 requests
+ * of 1000 / 1000 tokens at t = 0. Every request and token is accounted
+ * for, the run's closing check finds every block back in its pool (else
+ * it fails), and neither server ever held more than its pool. A sequence
+ * on the decode server holds at least 63 blocks (1001 tokens) from its pull
+ * to its finish, so at no time are more than 1793 / 63 = 28 requests past
+ * their first token and not done (those never preempted: a preempted one
+ * gives its blocks back); the old hand-off, which held the KV in no pool
+ * while it waited, had every first token out by 7.2 s and up to ~170 such
+ * requests at once (14 now). So the wait is in TTFT: unimpeded, the
+ * prefill server runs the 200 prompts in about 25 full steps (200,000 /
+ * 8192 tokens), each about T9 (9 chunks of 8192 tokens in all at a cached
+ * length of 1000): 7.63 s, about when the old run had every first token
+ * out (7.2 s); now the median request's first token waits for some 70
+ * requests to decode their 1000 tokens (31.5 s). */
+START_TEST(test_disagg_decode_pool_full)
+{
+    struct ic_test_pair *t = ic_test_pair("llama3-8b", "h100");
+    struct ic_sim_cfg c = ic_sim_defaults();
+    c.requests = 200;
+    c.prompt.mean = 1000;
+    c.output.mean = 1000;
+    c.prefill_chips = 1;
+    c.mem_util = 0.25;
+    struct all_recs *k = calloc(1, sizeof *k);
+    c.on_request = keep_all;
+    c.on_request_ctx = k;
+    struct ic_sim_result r = run(t, &c);
+    ck_assert_uint_eq(r.kv_blocks, 1793);
+    ck_assert_uint_eq(r.prefill_kv_blocks, 1793);
+    ck_assert_uint_eq(r.completed, 200);
+    ck_assert_uint_eq(r.handoffs, 200);
+    ck_assert_uint_eq(r.prompt_tokens, 200 * 1000);
+    ck_assert_uint_eq(r.output_tokens, 200 * 1000);
+    ck_assert_uint_le(r.peak_blocks, r.kv_blocks);
+    ck_assert_uint_le(r.prefill_peak_blocks, r.prefill_kv_blocks);
+    /* the most requests past their first token at once (events in time
+     * order, a finish before a first token at the same time) */
+    size_t most = 0;
+    for (size_t i = 0; i < k->n; i++) {
+        if (k->pre[i])
+            continue;
+        size_t at = 0;
+        for (size_t j = 0; j < k->n; j++)
+            at += !k->pre[j] && k->first[j] <= k->first[i] && k->fin[j] > k->first[i];
+        most = at > most ? at : most;
+    }
+    ck_assert_msg(most >= 2 && most <= 1793 / 63, "%zu requests hold decode blocks at once",
+                  most);
+    const double T9 = step(t, &c, 0, 0, 9, 8192, 1000);
+    double ttft[200];
+    memcpy(ttft, k->ttft, sizeof ttft);
+    qsort(ttft, 200, sizeof ttft[0], cmp_double);
+    ck_assert_msg(ttft[99] > 25 * T9, "median TTFT %g s, under the prefill server's %g s alone",
+                  ttft[99], 25 * T9);
+    ck_assert_msg(ic_test_rel(r.ttft.p[0], ttft[99]) < 3e-3, "TTFT p50 %g", r.ttft.p[0]);
+    free(k);
+    free(t);
+}
+END_TEST
+
+/* A sliding-window model's request that the pool cannot take at prefill
+ * chunks of --max-tokens, though smaller ones fit: Mistral 7B (every
+ * layer a window of 4096) on one H100 at a memory share of 0.195, a pool
+ * of 532 blocks, a prompt of 20000 tokens and one sequence at a time. In
+ * a chunk of f tokens past the window a sequence holds 4095 + f + 16
+ * tokens: ceil(8303 / 16) = 769 blocks at f = 8192; at most 532 blocks
+ * where f <= 532 x 16 - 4111 = 4401; its decode steps 257. The refusal
+ * names --max-tokens 4401, which runs; 4402 is refused. */
+START_TEST(test_window_chunk_refusal)
+{
+    struct ic_test_pair *t = ic_test_pair("mistral-7b", "h100");
+    struct ic_sim_cfg c = ic_sim_defaults();
+    c.requests = 1;
+    c.prompt.mean = 20000;
+    c.output.mean = 10;
+    c.max_seqs = 1;
+    c.mem_util = 0.195;
+    struct ic_sim_result r;
+    struct ic_err e = {0};
+    ck_assert_int_eq(ic_sim_run(&t->st, &t->h, &c, &r, &e), IC_EINVAL);
+    ck_assert_msg(strstr(e.msg, "the pool's 532 (of 16 tokens each) with prefill chunks of up "
+                                "to 8192 tokens (--max-tokens): it can never finish") &&
+                      strstr(e.hint, "--max-tokens 4401 or less lets it finish"),
+                  "%s / %s", e.msg, e.hint);
+    c.max_tokens = 4402;
+    e = (struct ic_err){0};
+    ck_assert_int_eq(ic_sim_run(&t->st, &t->h, &c, &r, &e), IC_EINVAL);
+    ck_assert_msg(strstr(e.hint, "--max-tokens 4401 or less"), "%s", e.hint);
+    c.max_tokens = 4401;
+    r = run(t, &c);
+    ck_assert_uint_eq(r.completed, 1);
+    ck_assert_uint_eq(r.peak_blocks, 532);
+    /* a prompt no chunk lets fit (a dense model holds every token): the
+     * plain refusal, no --max-tokens */
+    free(t);
+    t = ic_test_pair("llama3-8b", "h100");
+    c = ic_sim_defaults();
+    c.requests = 1;
+    c.max_seqs = 1;
+    c.prompt.mean = 3000000;
+    e = (struct ic_err){0};
+    ck_assert_int_eq(ic_sim_run(&t->st, &t->h, &c, &r, &e), IC_EINVAL);
+    ck_assert_msg(!strstr(e.hint, "--max-tokens") && strstr(e.msg, "the pool's 26673"), "%s",
+                  e.hint);
+    free(t);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("sim");
@@ -1175,6 +1435,10 @@ int main(void)
     tcase_add_test(tc, test_prefill_first_budget);
     tcase_add_test(tc, test_capacity_wide_bracket);
     tcase_add_test(tc, test_linear_attention_state_blocks);
+    tcase_add_test(tc, test_disagg_decode_batch);
+    tcase_add_test(tc, test_disagg_backpressure);
+    tcase_add_test(tc, test_disagg_decode_pool_full);
+    tcase_add_test(tc, test_window_chunk_refusal);
     suite_add_tcase(s, tc);
     return ic_test_run(s);
 }

@@ -28,18 +28,25 @@ const char ic_cli_help_simulate[] =
     "trace's prefix ids: an LRU of prefix blocks in the pool), run on --replicas R\n"
     "behind a --router, or on a disaggregated layout (--prefill-chips: a prefill\n"
     "server beside each decode server of --chips, or --prefill-servers P of them\n"
-    "for the --replicas R decode servers, the KV handed over the fabric when every\n"
-    "server fits one fabric domain, else the scale-out link, the first token out\n"
-    "when it lands). Prints throughput (requests/s,\n"
-    "output tokens/s, per chip), TTFT, TPOT (per request: decode time / (output -\n"
-    "1)), inter-token latency and end-to-end latency at P50/P90/P99, the mean\n"
-    "batch, KV occupancy, preemptions and, with SLOs, goodput. --rates sweeps\n"
-    "loads and states the capacity: the largest rate whose P99 TTFT and P99 TPOT\n"
-    "meet --ttft and --tpot (refined between the rates that pass and fail).\n"
+    "for the --replicas R decode servers: the prefill server holds a prompt's KV\n"
+    "until a decode server has blocks for it and pulls it, over the fabric when\n"
+    "every server fits one fabric domain, else the scale-out link; the first token\n"
+    "is out when it lands). Prints throughput (requests/s, output tokens/s, per\n"
+    "chip), TTFT, TPOT (per request: decode time / (output - 1)), inter-token\n"
+    "latency (every gap between two tokens of a request) and end-to-end latency\n"
+    "at P50/P90/P99, the mean batch (sequences in a step) and KV used (the pool's\n"
+    "share held), both weighted by the steps' time, of the decode servers where\n"
+    "disaggregated (the prefill servers' in the title, and in JSON and CSV as\n"
+    "prefill_mean_batch and prefill_kv_occupancy), preemptions and, with SLOs,\n"
+    "goodput. --rates sweeps loads and states the capacity: the largest rate\n"
+    "whose P99 TTFT and P99 TPOT meet --ttft and --tpot (refined between the rates\n"
+    "that pass and fail).\n"
     "Percentiles come from 0.23%-wide histogram bins; step times from a table of\n"
     "contexts rounded in steps of 1/32 of the power of two below them.\n"
     "\n"
-    "A trace replayed is opened once per run: give a file, not a pipe, to a sweep.\n"
+    "A trace gives each request its prompt and output tokens: --prompt, --output\n"
+    "and their -dist and -cv are refused beside it. A trace replayed is opened\n"
+    "once per run: give a file, not a pipe, to a sweep.\n"
     "\n"
     "example: infcalc simulate --model llama3-70b --hw h100 --chips 8 --rate 4 --prompt 2048\n"
     "         --output 300 --ttft 2s --tpot 50ms\n"
@@ -57,8 +64,11 @@ static const struct ic_col sim_cols[] = {
     {"tpot.p50_s", "TPOT p50", IC_K_S},
     {"tpot.p90_s", "TPOT p90", IC_K_S},
     {"tpot.p99_s", "TPOT p99", IC_K_S},
+    {"itl.p50_s", "ITL p50", IC_K_S},
+    {"itl.p90_s", "ITL p90", IC_K_S},
     {"itl.p99_s", "ITL p99", IC_K_S},
     {"e2e.p50_s", "E2E p50", IC_K_S},
+    {"e2e.p90_s", "E2E p90", IC_K_S},
     {"e2e.p99_s", "E2E p99", IC_K_S},
     {"mean_batch", "mean batch", IC_K_NUM},
     {"kv_occupancy", "KV used", IC_K_FRAC},
@@ -84,6 +94,10 @@ static const struct ic_col sim_cols[] = {
     {"prefill_servers", NULL, IC_K_INT},
     {"chips", NULL, IC_K_INT},
     {"kv_transfer_mean_s", NULL, IC_K_S},
+    /* disaggregated: mean_batch and kv_occupancy are the decode servers';
+     * these the prefill servers' (the title says them; null colocated) */
+    {"prefill_mean_batch", NULL, IC_K_NUM},
+    {"prefill_kv_occupancy", NULL, IC_K_FRAC},
 };
 
 struct sim_setup {
@@ -136,6 +150,27 @@ int ic_cli_sim_check(const struct ic_opts *a, FILE *errf)
         enum ic_opt len, dist, cv;
     } l[2] = {{IC_OPT_PROMPT, IC_OPT_PROMPT_DIST, IC_OPT_PROMPT_CV},
               {IC_OPT_OUTPUT, IC_OPT_OUTPUT_DIST, IC_OPT_OUTPUT_CV}};
+    /* a trace gives every request its lengths (replayed, or in its order
+     * at Poisson arrivals): the options of generated lengths would change
+     * nothing, so they are refused, not ignored */
+    static const enum ic_opt lengths[] = {IC_OPT_PROMPT,      IC_OPT_OUTPUT,
+                                          IC_OPT_PROMPT_DIST, IC_OPT_PROMPT_CV,
+                                          IC_OPT_OUTPUT_DIST, IC_OPT_OUTPUT_CV};
+    for (size_t i = 0; a->cmd == IC_CMD_SIMULATE && a->given[IC_OPT_TRACE] &&
+                       i < sizeof lengths / sizeof lengths[0];
+         i++) {
+        const enum ic_opt o = lengths[i];
+        if (a->given[o]) {
+            char hint[160];
+            snprintf(hint, sizeof hint, "leave %s out (the trace's lines give each request's "
+                                        "prompt and output tokens), or leave --trace out to "
+                                        "generate the requests",
+                     ic_opt_table[o].name);
+            return ic_cli_usage_hint(errf, hint,
+                                     "%s shapes the lengths of generated requests, and --trace "
+                                     "gives each request its own", ic_opt_table[o].name);
+        }
+    }
     for (int i = 0; i < 2; i++) {
         const uint64_t v = i ? a->output : a->prompt;
         const int dist = i ? a->output_dist : a->prompt_dist;
@@ -170,7 +205,8 @@ int ic_cli_sim_check(const struct ic_opts *a, FILE *errf)
      * (optimize's capacity search draws its arrivals at rates of its own) */
     const bool drawn = a->cmd != IC_CMD_SIMULATE || (a->given[IC_OPT_RATE] && a->rate > 0) ||
                        a->given[IC_OPT_RATES] || a->given[IC_OPT_PLOT] ||
-                       a->prompt_dist != IC_DIST_FIXED || a->output_dist != IC_DIST_FIXED;
+                       (!a->given[IC_OPT_TRACE] && (a->prompt_dist != IC_DIST_FIXED ||
+                                                    a->output_dist != IC_DIST_FIXED));
     if (a->given[IC_OPT_SEED] && !drawn)
         return ic_cli_usage_hint(errf,
                                  a->given[IC_OPT_TRACE]
@@ -272,8 +308,11 @@ static void add_row(struct ic_rows *rows, const struct ic_sim_cfg *c, double rat
     ic_rows_num(rows, "tpot.p50_s", r->tpot.n ? r->tpot.p[0] : NAN);
     ic_rows_num(rows, "tpot.p90_s", r->tpot.n ? r->tpot.p[1] : NAN);
     ic_rows_num(rows, "tpot.p99_s", r->tpot.n ? r->tpot.p[2] : NAN);
+    ic_rows_num(rows, "itl.p50_s", r->itl.n ? r->itl.p[0] : NAN);
+    ic_rows_num(rows, "itl.p90_s", r->itl.n ? r->itl.p[1] : NAN);
     ic_rows_num(rows, "itl.p99_s", r->itl.n ? r->itl.p[2] : NAN);
     ic_rows_num(rows, "e2e.p50_s", r->e2e.p[0]);
+    ic_rows_num(rows, "e2e.p90_s", r->e2e.p[1]);
     ic_rows_num(rows, "e2e.p99_s", r->e2e.p[2]);
     ic_rows_num(rows, "mean_batch", r->mean_batch);
     ic_rows_num(rows, "kv_occupancy", r->kv_occupancy);
@@ -286,6 +325,9 @@ static void add_row(struct ic_rows *rows, const struct ic_sim_cfg *c, double rat
     ic_rows_num(rows, "prefill_servers", (double)r->prefill_servers);
     ic_rows_num(rows, "chips", (double)r->chips);
     ic_rows_num(rows, "kv_transfer_mean_s", r->prefill_servers ? r->kv_transfer_mean_s : NAN);
+    ic_rows_num(rows, "prefill_mean_batch", r->prefill_servers ? r->prefill_mean_batch : NAN);
+    ic_rows_num(rows, "prefill_kv_occupancy",
+                r->prefill_servers ? r->prefill_kv_occupancy : NAN);
 }
 
 /* The rate sweep's chart: left, P50/P99 TTFT and TPOT against requests/s
@@ -590,14 +632,14 @@ int ic_cli_cmd_simulate(const struct ic_opts *a, const struct ic_db *db, FILE *o
     char engine_note[128] = "";
     if (x.s.en)
         snprintf(engine_note, sizeof engine_note, "expected time, engine %s", x.s.en->name);
-    char layout[700] = "", what[600];
+    char layout[1000] = "", what[600];
     if (x.c.prefill_chips && !x.c.prefill_servers)
         snprintf(layout, sizeof layout,
-                 "\ndisaggregated: %llu x (a prefill server of %llu chips, KV pool %llu blocks, "
+                 "\ndisaggregated: %llu x (a prefill server of %llu chip%s, KV pool %llu blocks, "
                  "and a decode server of %llu); KV hand-off %.4g ms on average",
                  (unsigned long long)r0->replicas, (unsigned long long)x.c.prefill_chips,
-                 (unsigned long long)r0->prefill_kv_blocks, (unsigned long long)x.c.dec.chips,
-                 r0->kv_transfer_mean_s * 1e3);
+                 x.c.prefill_chips == 1 ? "" : "s", (unsigned long long)r0->prefill_kv_blocks,
+                 (unsigned long long)x.c.dec.chips, r0->kv_transfer_mean_s * 1e3);
     else if (x.c.prefill_chips)
         snprintf(layout, sizeof layout,
                  "\ndisaggregated: %llu prefill server%s of %llu chip%s (KV pool %llu blocks%s) "
@@ -610,6 +652,14 @@ int ic_cli_cmd_simulate(const struct ic_opts *a, const struct ic_db *db, FILE *o
                  (unsigned long long)r0->replicas, r0->replicas == 1 ? "" : "s",
                  (unsigned long long)x.c.dec.chips, (unsigned long long)r0->chips,
                  ic_sim_route_name(x.c.route), r0->kv_transfer_mean_s * 1e3);
+    /* the mean batch and KV used of the table are the decode servers' */
+    if (x.c.prefill_chips)
+        snprintf(layout + strlen(layout), sizeof layout - strlen(layout),
+                 "\nmean batch and KV used: the decode servers'; the prefill servers'%s: mean "
+                 "batch %.4g, KV used %.3g%% (the KV held for the decode servers to pull "
+                 "included)",
+                 n > 1 ? " in the first run" : "", r0->prefill_mean_batch,
+                 100 * r0->prefill_kv_occupancy);
     if (r0->replicas > 1 && !x.c.prefill_servers)
         snprintf(layout + strlen(layout), sizeof layout - strlen(layout),
                  "\n%llu replicas (%llu chips in all), %s router",
@@ -637,16 +687,18 @@ int ic_cli_cmd_simulate(const struct ic_opts *a, const struct ic_db *db, FILE *o
     else
         snprintf(warm, sizeof warm, ", no warm-up");
     if (a->given[IC_OPT_TRACE] && x.c.source == IC_SRC_TRACE)
-        snprintf(what, sizeof what, "%llu requests of the trace %s (replayed%s); prompt and "
+        snprintf(what, sizeof what, "%llu request%s of the trace %s (replayed%s); prompt and "
                  "output from it",
-                 (unsigned long long)r0->completed, a->trace, warm);
+                 (unsigned long long)r0->completed, r0->completed == 1 ? "" : "s", a->trace,
+                 warm);
     else if (a->given[IC_OPT_TRACE])
-        snprintf(what, sizeof what, "%llu requests (%s%s); prompt and output from the trace %s "
+        snprintf(what, sizeof what, "%llu request%s (%s%s); prompt and output from the trace %s "
                  "in its order", (unsigned long long)r0->completed,
+                 r0->completed == 1 ? "" : "s",
                  sweep ? "each rate" : rates[0] > 0 ? "Poisson" : "all at t = 0", warm, a->trace);
     else
-        snprintf(what, sizeof what, "%llu requests (%s%s); prompt %.0f (%s), output %.0f (%s) "
-                 "tokens", (unsigned long long)x.c.requests,
+        snprintf(what, sizeof what, "%llu request%s (%s%s); prompt %.0f (%s), output %.0f (%s) "
+                 "tokens", (unsigned long long)x.c.requests, x.c.requests == 1 ? "" : "s",
                  sweep ? "each rate" : rates[0] > 0 ? "Poisson" : "all at t = 0", warm,
                  x.c.prompt.mean, ic_sim_dist_name(x.c.prompt.dist), x.c.output.mean,
                  ic_sim_dist_name(x.c.output.dist));
@@ -655,7 +707,7 @@ int ic_cli_cmd_simulate(const struct ic_opts *a, const struct ic_db *db, FILE *o
     snprintf(title, sizeof title,
              "%s on %llu x %s, weights %s, KV %s, compute %s; %s\n"
              "%s; %s, at most %llu "
-             "sequences and %llu tokens a step; KV pool %llu blocks of %llu tokens%s%s%s%s",
+             "sequence%s and %llu token%s a step; KV pool %llu blocks of %llu tokens%s%s%s%s",
              x.s.m->name, (unsigned long long)x.c.dec.chips, x.s.h->name, wtext,
              ic_dtype_traits(x.c.dec.kv)->name,
              ic_dtype_traits(x.c.dec.compute)->name,
@@ -664,7 +716,8 @@ int ic_cli_cmd_simulate(const struct ic_opts *a, const struct ic_db *db, FILE *o
                       : "expected time",
              what,
              x.c.sched == IC_SCHED_CHUNKED ? "chunked prefill" : "prefill first",
-             (unsigned long long)x.c.max_seqs, (unsigned long long)x.c.max_tokens,
+             (unsigned long long)x.c.max_seqs, x.c.max_seqs == 1 ? "" : "s",
+             (unsigned long long)x.c.max_tokens, x.c.max_tokens == 1 ? "" : "s",
              (unsigned long long)r0->kv_blocks, (unsigned long long)r0->block,
              layout, offline > 0 ? "\nrates: 10% to 120% of the offline throughput" : "",
              slo, cap);

@@ -317,7 +317,8 @@ const struct ic_opt_def ic_opt_table[IC_OPT_COUNT] = {
     [IC_OPT_TRACE] = {"--trace", IC_OK_TEXT, "FILE", 0, 0, NULL, C(SIMULATE), 0,
                       "requests from a CSV, read as it streams: arrival_s,prompt,output"
                       "[,prefix_id[,prefix_tokens]]; replayed, or with --rate/--rates its "
-                      "lengths in order at Poisson arrivals", F(trace)},
+                      "lengths in order at Poisson arrivals (--prompt, --output and their "
+                      "-dist and -cv are refused beside it)", F(trace)},
     [IC_OPT_REQUESTS_CSV] = {"--requests-csv", IC_OK_TEXT, "FILE", 0, 0, NULL, C(SIMULATE), 0,
                              "one run's requests, one a line (arrival, first token, finish, "
                              "TTFT, TPOT, E2E, lengths, cached, preemptions, replica)",

@@ -688,8 +688,13 @@ struct req {
     uint64_t index;    /* arrival order */
     size_t inst;       /* the server it is on or bound for */
     bool has_pfx, admitted_once, swapped;
+    bool xfer;         /* admitted by its decode server, its KV on the way (not yet landed) */
     /* touched rarely */
     uint64_t pfx_id, pfx_tokens, cached, preempts;
+    /* disaggregated: from the end of its prompt until its KV lands on the
+     * decode server, the prefill server (src - 1) holds its blocks */
+    size_t src, src_pfx;
+    uint64_t src_blocks;
 };
 
 enum role { ROLE_COLOC, ROLE_PREFILL, ROLE_DECODE };
@@ -702,6 +707,8 @@ struct inst {
     size_t *running, n_run;     /* admission order */
     size_t *wait, wait_cap, w_head, w_n; /* FIFO (a ring), preempted ones go to its front */
     uint64_t kv_blocks, free_blocks, peak;
+    uint64_t parked;            /* prefill server: sequences done whose KV it holds until
+                                   a decode server's pull lands */
     uint64_t state_blocks;      /* a sequence's linear-attention state, in blocks */
     uint64_t load;              /* requests routed here and not gone */
     bool busy, dirty;
@@ -745,7 +752,10 @@ struct sim {
     double epoch;          /* s: where now's 0 lies (moved while the system is empty) */
     struct hist ttft, tpot, itl, e2e;
     double in_sys_time;    /* the integral of the requests in the system over time */
-    double busy, batch_time, occ_time, first_counted, last_finish, good, xfer_s;
+    /* per kind of server, [0] colocated or decode, [1] prefill: time stepping, and
+     * the integrals of the sequences in a step and of the pool's share held */
+    double busy[2], batch_time[2], occ_time[2];
+    double first_counted, last_finish, good, xfer_s;
 };
 
 static uint64_t draw(struct sim *s, const struct ic_sim_lengths *L)
@@ -927,6 +937,15 @@ static void evict(struct inst *I, uint64_t need)
     }
 }
 
+/* Takes n free blocks of I's pool (the caller has seen them free), the
+ * peak kept at every taking: the most blocks held at once. */
+static void take(struct inst *I, uint64_t n)
+{
+    I->free_blocks -= n;
+    if (I->kv_blocks - I->free_blocks > I->peak)
+        I->peak = I->kv_blocks - I->free_blocks;
+}
+
 /* Gives q the blocks for `tokens` more tokens; false when they are not
  * free. A window model's sequence gives back the blocks its windows have
  * passed. */
@@ -950,7 +969,7 @@ static bool reserve(struct inst *I, struct req *q, uint64_t tokens)
         evict(I, need - q->blocks);
     if (need - q->blocks > I->free_blocks)
         return false;
-    I->free_blocks -= need - q->blocks;
+    take(I, need - q->blocks);
     q->blocks = need;
     return true;
 }
@@ -1015,7 +1034,7 @@ static int pfx_attach(struct sim *s, struct inst *I, struct req *q)
             e->tokens = nb * I->c->block;
             e->blocks = nb_all;
             e->ref = 1;
-            I->free_blocks -= nb_all;
+            take(I, nb_all);
             q->pfx = k + 1;
             q->shared = nb;
         }
@@ -1031,23 +1050,91 @@ done:
     return IC_OK;
 }
 
+/* Whether q only needs its next token (its KV handed over and landed, or
+ * swapped back); a sequence whose KV is on its way needs it to land. */
+static bool decode_ready(const struct req *q)
+{
+    return !q->xfer && q->gen && q->computed == q->prompt + q->gen - 1;
+}
+
+static bool wants_prefill(const struct req *q)
+{
+    return q->computed < q->prompt + q->gen - (q->gen ? 1 : 0);
+}
+
+/* The blocks q takes at most on server I from here with prefill chunks of
+ * `chunk` tokens: its prompt's last chunk (a prefill server's last need),
+ * or its last token. blocks_for grows with the span and with the tokens
+ * computed in the step, so these are the largest. */
+static uint64_t most_blocks(const struct inst *I, const struct req *q, uint64_t chunk)
+{
+    const uint64_t pre = q->shared * I->c->block, target = q->prompt + q->gen;
+    const uint64_t total = I->role == ROLE_PREFILL ? q->prompt : q->prompt + q->output;
+    const uint64_t own_p = target > pre ? target - pre : 0, own_t = total > pre ? total - pre : 0;
+    const uint64_t a = blocks_for(I, own_p, chunk < own_p ? chunk : own_p),
+                   b = blocks_for(I, own_t, own_t ? 1 : 0);
+    return a > b ? a : b;
+}
+
+/* A request running alone whose next tokens the KV pool cannot take (or,
+ * disaggregated, whose KV the decode server's empty pool cannot take): no
+ * preemption frees a block for it, so it would never finish. Where its
+ * prompt is being prefilled and a smaller chunk would fit (a sliding
+ * window holds its last W - 1 tokens and the chunk's), --max-tokens is
+ * named with the largest chunk that lets it finish. */
+static int too_long(struct sim *s, const struct inst *I, const struct req *q)
+{
+    const char *pool = I->role == ROLE_PREFILL  ? "the prefill server's pool of"
+                       : I->role == ROLE_DECODE ? "the decode server's pool of"
+                                                : "the pool's";
+    const char *chips = I->role == ROLE_PREFILL ? "more chips for the prefill server "
+                                                  "(--prefill-chips)"
+                                                : "more chips (--chips)";
+    uint64_t fits = 0;
+    if (wants_prefill(q) && !q->src) {
+        /* alone: the step's whole budget is its chunk */
+        const uint64_t left = q->prompt + q->gen - q->computed;
+        const uint64_t chunk = left < I->c->max_tokens ? left : I->c->max_tokens;
+        if (chunk > 1 && most_blocks(I, q, 1) <= I->kv_blocks &&
+            most_blocks(I, q, chunk) > I->kv_blocks) {
+            uint64_t lo = 1, hi = chunk; /* fits at lo, not at hi */
+            while (hi - lo > 1) {
+                const uint64_t mid = lo + (hi - lo) / 2;
+                if (most_blocks(I, q, mid) <= I->kv_blocks)
+                    lo = mid;
+                else
+                    hi = mid;
+            }
+            fits = lo;
+        }
+    }
+    if (fits) {
+        ic_err_set(s->err, IC_EINVAL, NULL, 0, 0,
+                   "a request of %llu prompt and %llu output tokens needs more KV blocks than "
+                   "%s %llu (of %llu tokens each) with prefill chunks of up to %llu tokens "
+                   "(--max-tokens): it can never finish",
+                   (unsigned long long)q->prompt, (unsigned long long)q->output, pool,
+                   (unsigned long long)I->kv_blocks, (unsigned long long)I->c->block,
+                   (unsigned long long)I->c->max_tokens);
+        ic_err_hint(s->err, "--max-tokens %llu or less lets it finish (a sliding-window layer "
+                            "holds its window's last tokens and the step's chunk); or %s, or a "
+                            "smaller KV type (--kv)",
+                    (unsigned long long)fits, chips);
+    } else {
+        ic_err_set(s->err, IC_EINVAL, NULL, 0, 0,
+                   "a request of %llu prompt and %llu output tokens needs more KV blocks than "
+                   "%s %llu (of %llu tokens each): it can never finish",
+                   (unsigned long long)q->prompt, (unsigned long long)q->output, pool,
+                   (unsigned long long)I->kv_blocks, (unsigned long long)I->c->block);
+        ic_err_hint(s->err, "shorter prompts or outputs, %s, or a smaller KV type (--kv)", chips);
+    }
+    return IC_EINVAL;
+}
+
 /* Takes the sequence at pos off the running list: recompute frees its
  * blocks (its prompt and output prefilled again on readmission); swap
  * copies its KV to the host (the copy charged to the server's next step)
  * and frees the blocks. Either way it goes back to the queue's front. */
-/* A request running alone whose next tokens the KV pool cannot take: no
- * preemption frees a block for it, so it would never finish. */
-static int too_long(struct sim *s, const struct inst *I, const struct req *q)
-{
-    ic_err_set(s->err, IC_EINVAL, NULL, 0, 0,
-               "a request of %llu prompt and %llu output tokens needs more KV blocks than the "
-               "pool's %llu (of %llu tokens each): it can never finish",
-               (unsigned long long)q->prompt, (unsigned long long)q->output,
-               (unsigned long long)I->kv_blocks, (unsigned long long)I->c->block);
-    ic_err_hint(s->err, "shorter prompts or outputs, more chips, or a smaller KV type (--kv)");
-    return IC_EINVAL;
-}
-
 static int preempt(struct sim *s, struct inst *I, size_t pos)
 {
     size_t r = I->running[pos];
@@ -1075,14 +1162,32 @@ static int preempt(struct sim *s, struct inst *I, size_t pos)
     return wait_push(I, r, true);
 }
 
-static bool decode_ready(const struct req *q)
+/* The newest running sequence that can be preempted (all but those whose
+ * KV is on its way, which hold their blocks until it lands), or n_run
+ * where none can; *ready counts them. */
+static size_t victim(const struct sim *s, const struct inst *I, size_t *ready)
 {
-    return q->gen && q->computed == q->prompt + q->gen - 1;
+    size_t v = I->n_run, n = 0;
+    for (size_t i = I->n_run; i-- > 0;)
+        if (!s->pool[I->running[i]].xfer) {
+            if (v == I->n_run)
+                v = i;
+            n++;
+        }
+    *ready = n;
+    return v;
 }
 
-static bool wants_prefill(const struct req *q)
+/* Starts sending r's KV from its prefill server to the server it is bound
+ * for (ic_disagg_kv_transfer_s); it lands then (on_landing). */
+static int hand_over(struct sim *s, size_t r)
 {
-    return q->computed < q->prompt + q->gen - (q->gen ? 1 : 0);
+    const struct req *q = &s->pool[r];
+    double x = ic_disagg_kv_transfer_s(s->m, s->hw, q->computed, s->c->dec.kv,
+                                       s->cfg[1].dec.chips, s->cfg[0].dec.chips, s->out->chips);
+    s->xfer_s += x;
+    s->out->handoffs++;
+    return heap_push(s, s->now + x, r);
 }
 
 /* Forms and times server I's next step at s->now; leaves it idle when there
@@ -1092,13 +1197,31 @@ static int form(struct sim *s, struct inst *I)
     const struct ic_sim_cfg *c = I->c;
     int rc;
     I->dirty = false;
-    /* 0. sequences that only need their next token (KV handed over or
-     * swapped back) join as blocks allow */
+    /* 0. sequences that only need their next token join as blocks allow:
+     * swapped back, or (a decode server) handed over: their blocks
+     * reserved here, the pull of their KV starts, and its prefill server
+     * holds its blocks until it lands */
     while (I->w_n && I->n_run < c->max_seqs) {
         size_t r = I->wait[I->w_head];
         struct req *q = &s->pool[r];
-        if (!decode_ready(q) || !reserve(I, q, 1))
+        if (!decode_ready(q))
             break;
+        if (!reserve(I, q, 1)) {
+            /* the pool empty (a decode server holds no prefix), and still
+             * too small for the KV handed over */
+            if (q->src && !I->n_run && I->free_blocks == I->kv_blocks)
+                return too_long(s, I, q);
+            break;
+        }
+        if (q->src) {
+            I->w_head = (I->w_head + 1) % I->wait_cap;
+            I->w_n--;
+            I->running[I->n_run++] = r;
+            q->xfer = true;
+            if ((rc = hand_over(s, r)))
+                return rc;
+            continue;
+        }
         if (q->swapped) {
             double t = ic_kv_host_copy_s(s->m, s->hw, q->computed, c->dec.kv, c->dec.chips);
             I->copy_s += t;
@@ -1124,20 +1247,32 @@ form:;
         struct req *q = &s->pool[I->running[i]];
         if (!decode_ready(q))
             continue;
+        bool wait = false;
         while (!reserve(I, q, 1)) {
-            if (I->n_run == 1) /* alone, and the pool cannot hold it: it never ends */
-                return too_long(s, I, q);
-            if (I->n_run - 1 == i) { /* it is the newest: it goes itself */
+            size_t ready;
+            const size_t v = victim(s, I, &ready);
+            if (ready == 1) {
+                /* alone, and the pool cannot hold it: it never ends;
+                 * unless KV on its way holds blocks (it waits for it to
+                 * land, when it can be preempted) */
+                if (I->n_run == ready)
+                    return too_long(s, I, q);
+                wait = true;
+                break;
+            }
+            if (v == i) { /* it is the newest: it goes itself */
                 if ((rc = preempt(s, I, i)))
                     return rc;
                 q = NULL;
                 break;
             }
-            if ((rc = preempt(s, I, I->n_run - 1)))
+            if ((rc = preempt(s, I, v)))
                 return rc;
         }
         if (!q)
             break;
+        if (wait)
+            continue;
         q->sched = 1;
         budget--;
         n_dec++;
@@ -1164,6 +1299,8 @@ form:;
     while (I->w_n && budget && I->n_run < c->max_seqs && !(decodes && !chunk)) {
         size_t r = I->wait[I->w_head];
         struct req *q = &s->pool[r];
+        if (q->src) /* a hand-over: pulled in step 0 only */
+            break;
         bool fresh = !q->computed && !q->swapped;
         if (fresh && I->role != ROLE_DECODE && (rc = pfx_attach(s, I, q)))
             return rc;
@@ -1203,18 +1340,26 @@ form:;
             ctx_pre += (double)q->computed;
         }
     }
-    if (!n_dec && !n_pre && I->n_run) {
+    size_t ready = 0, v = 0;
+    if (!n_dec && !n_pre && I->n_run)
+        v = victim(s, I, &ready);
+    if (!n_dec && !n_pre && ready) {
         /* nothing runs while sequences hold blocks: prefill-first lets
          * the decodes run (they free blocks as they finish); else the
          * newest sequence gives its blocks back so that the older ones can
-         * go on */
+         * go on. Where blocks are held for KV on its way (a decode
+         * server's pulls) or for a decode server to pull (a prefill
+         * server's sequences done), they come free or can be preempted
+         * later: the last one waits. */
         if (!decodes) {
             force_decodes = true;
             goto form;
         }
-        if (I->n_run == 1) /* alone, and the pool cannot take its next tokens */
-            return too_long(s, I, &s->pool[I->running[0]]);
-        if ((rc = preempt(s, I, I->n_run - 1)))
+        if (ready == 1 && (I->n_run > 1 || I->parked))
+            return IC_OK; /* idle until a landing */
+        if (ready == 1) /* alone, and the pool cannot take its next tokens */
+            return too_long(s, I, &s->pool[I->running[v]]);
+        if ((rc = preempt(s, I, v)))
             return rc;
         goto form;
     }
@@ -1226,12 +1371,13 @@ form:;
         return rc;
     dt += I->copy_s;
     I->copy_s = 0;
-    uint64_t held = I->kv_blocks - I->free_blocks;
-    if (held > I->peak)
-        I->peak = held;
-    s->occ_time += (double)held / (double)I->kv_blocks * dt;
-    s->batch_time += (double)(n_dec + n_pre) * dt;
-    s->busy += dt;
+    /* the mean batch and KV share of each kind of server apart: a
+     * prefill server's steps of a prompt or two beside a decode server's
+     * batch read as neither */
+    const int k = I->role == ROLE_PREFILL;
+    s->occ_time[k] += (double)(I->kv_blocks - I->free_blocks) / (double)I->kv_blocks * dt;
+    s->batch_time[k] += (double)(n_dec + n_pre) * dt;
+    s->busy[k] += dt;
     s->out->steps++;
     s->out->prefill_tokens += pre_tok;
     I->busy = true;
@@ -1340,17 +1486,29 @@ static int on_arrival(struct sim *s)
     return rc < 0 ? rc : IC_OK;
 }
 
-/* A hand-off has landed: the first token is out; the decode server takes
- * it from there. */
+/* A hand-off has landed: its prefill server lets its blocks go, the
+ * first token is out, and the decode server (which holds its blocks since
+ * the pull) decodes it from its next step. */
 static int on_landing(struct sim *s, size_t r)
 {
     struct req *q = &s->pool[r];
+    struct inst *P = &s->in[q->src - 1];
+    P->free_blocks += q->src_blocks;
+    q->src_blocks = 0;
+    q->pfx = q->src_pfx;
+    pfx_detach(P, q);
+    q->src = q->src_pfx = 0;
+    P->parked--;
+    P->load--;
+    P->dirty = true;
     q->t_first = q->t_last = s->now;
     if (q->index >= s->c->warmup)
         hist_add(&s->ttft, s->now - q->t_arr);
     if (q->gen >= q->output)
         return finish(s, NULL, r);
-    return enqueue(s, r, true);
+    q->xfer = false;
+    s->in[q->inst].dirty = true;
+    return IC_OK;
 }
 
 /* Server I's step ends at s->now: chunks and tokens land. */
@@ -1383,18 +1541,19 @@ static int outcome(struct sim *s, struct inst *I)
         bool counted = q->index >= c->warmup;
         bool leaves = false;
         if (q->gen == 1 && I->role == ROLE_PREFILL) {
-            /* the KV goes to a decode server; this one lets it go */
-            double x = ic_disagg_kv_transfer_s(s->m, s->hw, q->computed, c->dec.kv,
-                                               I->c->dec.chips, s->cfg[0].dec.chips,
-                                               s->out->chips);
-            s->xfer_s += x;
-            s->out->handoffs++;
-            if ((rc = heap_push(s, s->now + x, r)))
+            /* its prompt done, it leaves the running batch; this server
+             * holds its KV (its blocks and its prefix's) until it lands on
+             * a decode server, which pulls it once it has reserved blocks
+             * for it: a full decode pool holds the prefill server back. A
+             * single token needs no decode server: it is sent at once. */
+            q->src = (size_t)(I - s->in) + 1;
+            q->src_blocks = q->blocks;
+            q->src_pfx = q->pfx;
+            q->blocks = q->shared = 0;
+            q->pfx = 0;
+            I->parked++;
+            if ((rc = q->gen >= q->output ? hand_over(s, r) : enqueue(s, r, true)))
                 return rc;
-            I->free_blocks += q->blocks;
-            q->blocks = 0;
-            pfx_detach(I, q);
-            I->load--;
             leaves = true;
         } else {
             if (q->gen == 1) {
@@ -1426,9 +1585,16 @@ static int outcome(struct sim *s, struct inst *I)
  * (a chip holds 1/g of the sequences where the batch splits g ways); and
  * the blocks one sequence's linear-attention state takes (0 without). */
 static int kv_pool(const struct ic_model_stats *m, const struct ic_hw *hw,
-                   const struct ic_sim_cfg *c, uint64_t *blocks, uint64_t *state_blocks,
-                   struct ic_err *err)
+                   const struct ic_sim_cfg *c, enum role role, uint64_t *blocks,
+                   uint64_t *state_blocks, struct ic_err *err)
 {
+    /* which server, and the option of its chips */
+    const char *who = role == ROLE_PREFILL ? "a prefill server of "
+                      : role == ROLE_DECODE ? "a decode server of "
+                                            : "";
+    const char *more = role == ROLE_PREFILL ? "more chips for the prefill server "
+                                              "(--prefill-chips)"
+                                            : "more chips (--chips)";
     struct ic_step one = {.layout = {c->dec.chips, 1, 1, 1},
                           .kind = {{1, 1, 1, 1, IC_PHASE_DECODE}},
                           .n_kinds = 1,
@@ -1452,18 +1618,20 @@ static int kv_pool(const struct ic_model_stats *m, const struct ic_hw *hw,
         const double blk = (double)c->block * tok_B / (double)mk.batch_ways;
         if (!(left > 0)) {
             ic_err_set(err, IC_EINVAL, NULL, 0, 0,
-                       "the model on %llu x %s leaves no room for the KV cache (%.3g GB of "
+                       "the model on %s%llu x %s leaves no room for the KV cache (%.3g GB of "
                        "weights per chip of the %.3g GB usable)",
-                       (unsigned long long)c->dec.chips, hw->name, mk.weights_bytes / 1e9,
+                       who, (unsigned long long)c->dec.chips, hw->name, mk.weights_bytes / 1e9,
                        c->mem_util * hw->hbm_capacity_B / 1e9);
-            ic_err_hint(err, "more chips, smaller weights (--weights), or a larger memory "
-                             "share (--mem-util)");
+            ic_err_hint(err, "%s, smaller weights (--weights), or a larger memory share "
+                             "(--mem-util)", more);
         } else if (!(room > 0)) {
             ic_err_set(err, IC_EINVAL, NULL, 0, 0,
-                       "the workspace of %llu sequences (%.3g GB a chip) takes the %.3g GB a "
-                       "chip the weights leave: no room for the KV cache",
-                       (unsigned long long)c->max_seqs, work / 1e9, left / 1e9);
-            ic_err_hint(err, "fewer sequences at once (--max-seqs) or more chips");
+                       "the workspace of %llu sequence%s (%.3g GB a chip) takes the %.3g GB a "
+                       "chip the weights leave on %s%llu x %s: no room for the KV cache",
+                       (unsigned long long)c->max_seqs, c->max_seqs == 1 ? "" : "s",
+                       work / 1e9, left / 1e9, who, (unsigned long long)c->dec.chips,
+                       hw->name);
+            ic_err_hint(err, "fewer sequences at once (--max-seqs) or %s", more);
         } else {
             ic_err_set(err, IC_EINVAL, NULL, 0, 0,
                        "a KV block of %llu tokens (%.3g GB a chip) is larger than the %.3g GB "
@@ -1536,12 +1704,14 @@ int ic_sim_run(const struct ic_model_stats *m, const struct ic_hw *hw,
     s.cfg[0].block = s.cfg[1].block = out->block = ic_step_paged_block(m, c->dec.kv, c->block);
     int rc;
     uint64_t state_blocks[2] = {0, 0};
-    if ((rc = kv_pool(m, hw, &s.cfg[0], &out->kv_blocks, &state_blocks[0], err)))
+    if ((rc = kv_pool(m, hw, &s.cfg[0], P ? ROLE_DECODE : ROLE_COLOC, &out->kv_blocks,
+                      &state_blocks[0], err)))
         return rc;
     if (c->prefill_chips &&
         ((rc = ic_disagg_path_check(m, hw, c->dec.kv, c->prefill_chips, c->dec.chips,
                                     out->chips, err)) ||
-         (rc = kv_pool(m, hw, &s.cfg[1], &out->prefill_kv_blocks, &state_blocks[1], err))))
+         (rc = kv_pool(m, hw, &s.cfg[1], ROLE_PREFILL, &out->prefill_kv_blocks,
+                       &state_blocks[1], err))))
         return rc;
     s.n_pre = P;
     s.n_in = s.n_pre + R;
@@ -1607,7 +1777,9 @@ int ic_sim_run(const struct ic_model_stats *m, const struct ic_hw *hw,
         double t = t_arr < t_hand ? t_arr : t_hand;
         t = t < t_end ? t : t_end;
         if (t > s.now) {
-            /* everything at now has happened: idle servers with news start */
+            /* everything at now has happened: idle servers with news start
+             * (or a decode server starts a pull: a landing to come) */
+            const uint64_t pulls = s.out->handoffs;
             bool started = false;
             for (size_t i = 0; i < s.n_in; i++)
                 if (s.in[i].dirty && !s.in[i].busy) {
@@ -1615,7 +1787,7 @@ int ic_sim_run(const struct ic_model_stats *m, const struct ic_hw *hw,
                         goto fail;
                     started = started || s.in[i].busy;
                 }
-            if (started)
+            if (started || s.out->handoffs != pulls)
                 continue;
         }
         if (t == INFINITY)
@@ -1644,11 +1816,36 @@ int ic_sim_run(const struct ic_model_stats *m, const struct ic_hw *hw,
         if (rc)
             goto fail;
     }
+    /* every block back: each pool's free blocks and its prefix entries'
+     * (none referenced once every request is done) make the pool */
+    for (size_t i = 0; i < s.n_in; i++) {
+        const struct inst *I = &s.in[i];
+        uint64_t held = 0;
+        for (size_t k = I->pc.tail; k; k = I->pc.e[k - 1].prev)
+            held += I->pc.e[k - 1].blocks;
+        if (s.finished == s.arrived && I->free_blocks + held != I->kv_blocks) {
+            rc = ic_err_set(err, IC_EINVAL, NULL, 0, 0,
+                            "internal error: server %zu ends with %llu + %llu blocks of its "
+                            "%llu", i, (unsigned long long)I->free_blocks,
+                            (unsigned long long)held, (unsigned long long)I->kv_blocks);
+            ic_err_hint(err, "a fault of the simulation, not of the input: please report it");
+            goto done;
+        }
+    }
     if (s.finished < s.arrived) {
-        rc = ic_err_set(err, IC_EINVAL, NULL, 0, 0,
-                        "a request cannot be scheduled: its prompt needs more KV blocks "
-                        "than the %llu of the pool, or more tokens than --max-tokens with "
-                        "chunking off", (unsigned long long)out->kv_blocks);
+        if (P)
+            rc = ic_err_set(err, IC_EINVAL, NULL, 0, 0,
+                            "a request cannot be scheduled: its prompt needs more KV blocks "
+                            "than a prefill server's pool of %llu, or more tokens than "
+                            "--max-tokens with chunking off",
+                            (unsigned long long)out->prefill_kv_blocks);
+        else
+            rc = ic_err_set(err, IC_EINVAL, NULL, 0, 0,
+                            "a request cannot be scheduled: its prompt needs more KV blocks "
+                            "than the %llu of the pool, or more tokens than --max-tokens with "
+                            "chunking off", (unsigned long long)out->kv_blocks);
+        ic_err_hint(err, "shorter prompts, more chips%s, or a smaller KV type (--kv)",
+                    P ? " (--prefill-chips)" : "");
         goto done;
     }
     if (!out->counted) {
@@ -1658,8 +1855,9 @@ int ic_sim_run(const struct ic_model_stats *m, const struct ic_hw *hw,
                              "'arrival_s,prompt,output'");
         } else {
             rc = ic_err_set(err, IC_EINVAL, c->trace, 0, 0,
-                            "%llu requests, none past the warm-up of %llu",
-                            (unsigned long long)s.arrived, (unsigned long long)c->warmup);
+                            "%llu request%s, none past the warm-up of %llu",
+                            (unsigned long long)s.arrived, s.arrived == 1 ? "" : "s",
+                            (unsigned long long)c->warmup);
             ic_err_hint(err, "a --warmup below the requests' count, or more requests");
         }
         goto done;
@@ -1682,9 +1880,11 @@ int ic_sim_run(const struct ic_model_stats *m, const struct ic_hw *hw,
     out->output_tokens_per_s_per_chip = out->output_tokens_per_s / (double)out->chips;
     out->goodput_per_s = s.good / W;
     out->slo_share = out->counted ? s.good / (double)out->counted : 0;
-    out->mean_batch = s.busy > 0 ? s.batch_time / s.busy : 0;
+    out->mean_batch = s.busy[0] > 0 ? s.batch_time[0] / s.busy[0] : 0;
     out->mean_in_system = s.last_finish > 0 ? s.in_sys_time / s.last_finish : 0;
-    out->kv_occupancy = s.busy > 0 ? s.occ_time / s.busy : 0;
+    out->kv_occupancy = s.busy[0] > 0 ? s.occ_time[0] / s.busy[0] : 0;
+    out->prefill_mean_batch = s.busy[1] > 0 ? s.batch_time[1] / s.busy[1] : 0;
+    out->prefill_kv_occupancy = s.busy[1] > 0 ? s.occ_time[1] / s.busy[1] : 0;
     for (size_t i = 0; i < s.n_in; i++) {
         uint64_t *pk = i < s.n_pre ? &out->prefill_peak_blocks : &out->peak_blocks;
         if (s.in[i].peak > *pk)

@@ -45,12 +45,18 @@
  * whole blocks in the server's pool, shared, evicted least recent first);
  * R replicas run behind a router; a disaggregated layout gives each
  * replica a prefill server (prefill_chips; or prefill_servers of them in
- * all, P:R, behind their own router) whose sequences leave after
- * their prompt, their KV handed to a decode server over the scale-out link
- * (ic_disagg_kv_transfer_s), the first token out when it lands. The
- * servers advance by events in time order (an arrival, a hand-off landing,
- * a step's end; ties in that order), each step formed as above when its
- * server is free. */
+ * all, P:R, behind their own router) whose sequences leave the running
+ * batch after their prompt, their KV handed to a decode server over the
+ * fabric or the scale-out link (ic_disagg_kv_transfer_s), the first token
+ * out when it lands. As in vLLM's and SGLang's P/D, the decode server
+ * pulls the KV: the prefill server holds the sequence's blocks until the
+ * decode server admits it (its blocks reserved, a slot of max_seqs taken),
+ * the transfer starts then, and the prefill server's blocks come free when
+ * it lands; so a full decode pool stalls the prefill servers, and TTFT
+ * carries the wait. (A one-token output is sent at once: it needs no
+ * decode server.) The servers advance by events in time order (an
+ * arrival, a hand-off landing, a step's end; ties in that order), each
+ * step formed as above when its server is free. */
 #ifndef IC_SIM_H
 #define IC_SIM_H
 
@@ -169,13 +175,16 @@ struct ic_sim_result {
     struct ic_sim_dist_stats ttft, tpot, itl, e2e;
     double goodput_per_s;          /* counted requests meeting both SLOs, per second */
     double slo_share;              /* their share */
-    double mean_batch;             /* sequences per step, time-weighted */
+    double mean_batch;             /* sequences per step, weighted by the steps' time; over
+                                      the colocated servers, or the decode servers alone */
     double mean_in_system;         /* requests arrived and not finished, time-weighted */
-    double kv_occupancy;           /* blocks held over the pool, time-weighted */
+    double kv_occupancy;           /* blocks held over the pool, weighted by the steps'
+                                      time; the servers of mean_batch */
     uint64_t kv_blocks;            /* the pool */
     uint64_t steps, preemptions;
     uint64_t prompt_tokens, output_tokens; /* all requests */
-    uint64_t peak_blocks;          /* most blocks held at once */
+    uint64_t peak_blocks;          /* most blocks held at once (a decode server's where
+                                      disaggregated) */
     uint64_t step_cache_hits, step_cache_misses;
     /* ---- added later ---- */
     uint64_t prefill_tokens;       /* tokens run through prefill (chunks and recompute) */
@@ -185,7 +194,7 @@ struct ic_sim_result {
     uint64_t replicas, chips;      /* replicas; chips in all (prefill servers included) */
     uint64_t prefill_servers;      /* disaggregated: prefill servers (0 colocated) */
     uint64_t prefill_kv_blocks;    /* disaggregated: a prefill server's pool */
-    uint64_t prefill_peak_blocks;
+    uint64_t prefill_peak_blocks;  /* most blocks a prefill server held at once */
     uint64_t handoffs;             /* disaggregated: KV hand-offs */
     double kv_transfer_mean_s;     /* their mean time */
     uint64_t swaps;                /* preemptions by swap (each out and back) */
@@ -194,6 +203,10 @@ struct ic_sim_result {
                                       one a linear-attention hybrid's state aligns it to */
     uint64_t longest;              /* the longest request that arrived, prompt + output */
     uint64_t counted_prompt_tokens, counted_output_tokens; /* the counted requests' */
+    double prefill_mean_batch;     /* disaggregated: mean_batch of the prefill servers (0
+                                      colocated) */
+    double prefill_kv_occupancy;   /* and their kv_occupancy, the KV they hold for the
+                                      decode servers to pull included */
 };
 
 /* Runs the simulation. IC_EINVAL for a configuration that cannot run (no
