@@ -410,7 +410,15 @@ static int trace_next(struct trace *t, struct arrival *a, struct ic_err *err)
         if (!t->past_first) {
             t->past_first = true;
             char c0 = t->buf[p];
-            if ((c0 >= 'a' && c0 <= 'z') || (c0 >= 'A' && c0 <= 'Z')) {
+            /* a first field spelled as a number (nan, inf, infinity: what
+             * strtod reads) is a request line, refused as on any line */
+            size_t e = p;
+            while (e < n && t->buf[e] != ',' && t->buf[e] != ' ' && t->buf[e] != '\t')
+                e++;
+            const bool numeric = (e - p == 3 && (strncasecmp(t->buf + p, "nan", 3) == 0 ||
+                                                 strncasecmp(t->buf + p, "inf", 3) == 0)) ||
+                                 (e - p == 8 && strncasecmp(t->buf + p, "infinity", 8) == 0);
+            if (!numeric && ((c0 >= 'a' && c0 <= 'z') || (c0 >= 'A' && c0 <= 'Z'))) {
                 int hrc = trace_header(t, p, n, err);
                 if (hrc)
                     return hrc;
