@@ -344,6 +344,16 @@ START_TEST(test_trace_context_warning)
     ck_assert_int_eq(run("simulate", "--model", "llama3-8b", "--hw", "h100", "--trace", path,
                          "--seed", "3", "--rate", "1", NULL),
                      0);
+    /* the rate offered: none where the trace sets the arrivals (null, not
+     * 0, which reads as all at once), the --rate given with one */
+    ck_assert_int_eq(run("simulate", "--model", "llama3-8b", "--hw", "h100", "--trace", path,
+                         "--format", "json", NULL),
+                     0);
+    has_out("{\"rate_per_s\": null, ");
+    ck_assert_int_eq(run("simulate", "--model", "llama3-8b", "--hw", "h100", "--trace", path,
+                         "--rate", "1", "--format", "json", NULL),
+                     0);
+    has_out("{\"rate_per_s\": 1, ");
     remove(path);
 }
 END_TEST

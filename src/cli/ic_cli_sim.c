@@ -297,7 +297,9 @@ static int run_at(const struct ic_opts *a, const struct sim_setup *x, double rat
 static void add_row(struct ic_rows *rows, const struct ic_sim_cfg *c, double rate,
                     const struct ic_sim_result *r)
 {
-    ic_rows_num(rows, "rate_per_s", rate);
+    /* a trace replayed as written has no offered rate (its lines set the
+     * arrivals): null, '-', not 0, which reads as all at once */
+    ic_rows_num(rows, "rate_per_s", c->trace && !(rate > 0) ? NAN : rate);
     ic_rows_num(rows, "requests_per_s", r->requests_per_s);
     ic_rows_num(rows, "output_tokens_per_s", r->output_tokens_per_s);
     ic_rows_num(rows, "output_tokens_per_s_per_chip", r->output_tokens_per_s_per_chip);
