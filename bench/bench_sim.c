@@ -2,7 +2,8 @@
  * asserted): 100,000 requests of Llama-3-70B on 8 x H100 (prompt 2048,
  * output 300, Poisson at 8 requests/s, the chunked scheduler), requests and
  * steps simulated per second of one core, median of 5 runs; a capacity
- * search's 20 rates of 2,000 requests each; and the step table's error: the
+ * search's 20 rates of 2,000 requests each; 4,096 replicas behind a router;
+ * and the step table's error: the
  * tabled time against the exact one at the mean contexts of 20,000 random
  * steps (median and largest relative difference). */
 #include "ic_db.h"
@@ -160,6 +161,26 @@ int main(int argc, char **argv)
             return 1;
     }
     printf("20 rates x 2000 requests: %.3g s\n", now_s() - t0);
+
+    /* many servers: 4,096 replicas behind round-robin, 20,000 requests at
+     * 1,000/s (each event costs O(log servers): a heap of the busy ones'
+     * ends and a list of those with news, not a scan of all of them) */
+    {
+        struct ic_sim_cfg r = c;
+        r.replicas = 4096;
+        r.rate = 1000;
+        r.requests = 20000;
+        r.warmup = 2000;
+        struct ic_sim_result res;
+        const double t1 = now_s();
+        if (ic_sim_run(&st, h, &r, &res, &e)) {
+            ic_err_print(stderr, &e);
+            return 1;
+        }
+        const double dt = now_s() - t1;
+        printf("4096 replicas, 20000 requests: %.3g s (%.3g requests/s, %llu steps)\n", dt,
+               20000 / dt, (unsigned long long)res.steps);
+    }
 
     /* the step table's rounding of contexts: tabled against exact */
     gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);

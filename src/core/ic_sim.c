@@ -720,6 +720,7 @@ struct inst {
     uint64_t state_blocks;      /* a sequence's linear-attention state, in blocks */
     uint64_t load;              /* requests routed here and not gone */
     bool busy, dirty;
+    bool queued;                /* in the sim's list of servers with news (dq) */
     double end;                 /* its step in flight ends then */
     double copy_s;              /* swap copies to charge to its next step */
     struct pfx_cache pc;
@@ -749,6 +750,11 @@ struct sim {
     struct hand *heap;
     size_t n_heap, heap_cap;
     uint64_t hand_seq;
+    /* the busy servers, a heap by (end, index), and the servers with news
+     * since their last look (unordered): an event costs O(log servers),
+     * not a scan of every server */
+    size_t *ends, n_ends;
+    size_t *dq, n_dq;
     /* arrivals */
     struct trace tr;
     bool tracing, have_next;
@@ -877,6 +883,64 @@ static struct hand heap_pop(struct sim *s)
     if (n)
         s->heap[i] = x;
     return top;
+}
+
+/* Server I has news (a request, a landing, its step's end): it looks at
+ * its queue when the clock next moves (ic_sim_run). */
+static void mark_dirty(struct sim *s, struct inst *I)
+{
+    I->dirty = true;
+    if (!I->queued) {
+        I->queued = true;
+        s->dq[s->n_dq++] = (size_t)(I - s->in);
+    }
+}
+
+/* The busy servers' heap: the earliest end first, ties by index (the
+ * order a scan of the servers by index finds them in). */
+static bool ends_before(const struct sim *s, size_t a, size_t b)
+{
+    return s->in[a].end < s->in[b].end || (s->in[a].end == s->in[b].end && a < b);
+}
+
+static void ends_push(struct sim *s, size_t v)
+{
+    size_t i = s->n_ends++;
+    while (i) {
+        const size_t p = (i - 1) / 2;
+        if (!ends_before(s, v, s->ends[p]))
+            break;
+        s->ends[i] = s->ends[p];
+        i = p;
+    }
+    s->ends[i] = v;
+}
+
+static void ends_pop(struct sim *s)
+{
+    const size_t v = s->ends[--s->n_ends], n = s->n_ends;
+    size_t i = 0;
+    for (;;) {
+        size_t b = i;
+        size_t bv = v;
+        for (size_t k = 2 * i + 1; k < 2 * i + 3 && k < n; k++)
+            if (ends_before(s, s->ends[k], bv)) {
+                b = k;
+                bv = s->ends[k];
+            }
+        if (b == i)
+            break;
+        s->ends[i] = s->ends[b];
+        i = b;
+    }
+    if (n)
+        s->ends[i] = v;
+}
+
+static int cmp_index(const void *a, const void *b)
+{
+    const size_t x = *(const size_t *)a, y = *(const size_t *)b;
+    return (x > y) - (x < y);
 }
 
 /* The next request's arrival (and, from a trace, its lengths): 1, 0 when
@@ -1390,6 +1454,7 @@ form:;
     s->out->prefill_tokens += pre_tok;
     I->busy = true;
     I->end = s->now + dt;
+    ends_push(s, (size_t)(I - s->in));
     return IC_OK;
 }
 
@@ -1458,7 +1523,7 @@ static int enqueue(struct sim *s, size_t r, bool decode)
     size_t i = route(s, decode);
     s->pool[r].inst = i;
     s->in[i].load++;
-    s->in[i].dirty = true;
+    mark_dirty(s, &s->in[i]);
     return wait_push(&s->in[i], r, false);
 }
 
@@ -1508,14 +1573,14 @@ static int on_landing(struct sim *s, size_t r)
     q->src = q->src_pfx = 0;
     P->parked--;
     P->load--;
-    P->dirty = true;
+    mark_dirty(s, P);
     q->t_first = q->t_last = s->now;
     if (q->index >= s->c->warmup)
         hist_add(&s->ttft, s->now - q->t_arr);
     if (q->gen >= q->output)
         return finish(s, NULL, r);
     q->xfer = false;
-    s->in[q->inst].dirty = true;
+    mark_dirty(s, &s->in[q->inst]);
     return IC_OK;
 }
 
@@ -1524,7 +1589,7 @@ static int outcome(struct sim *s, struct inst *I)
 {
     const struct ic_sim_cfg *c = s->c;
     I->busy = false;
-    I->dirty = true;
+    mark_dirty(s, I);
     int rc;
     for (size_t i = 0; i < I->n_run;) {
         size_t r = I->running[i];
@@ -1724,9 +1789,11 @@ int ic_sim_run(const struct ic_model_stats *m, const struct ic_hw *hw,
     s.n_pre = P;
     s.n_in = s.n_pre + R;
     s.in = calloc(s.n_in, sizeof *s.in);
+    s.ends = calloc(s.n_in, sizeof *s.ends);
+    s.dq = calloc(s.n_in, sizeof *s.dq);
     s.rng = gsl_rng_alloc(gsl_rng_mt19937);
     struct hist *hs[4] = {&s.ttft, &s.tpot, &s.itl, &s.e2e};
-    bool ok = s.rng && s.in;
+    bool ok = s.rng && s.in && s.ends && s.dq;
     for (size_t i = 0; ok && i < s.n_in; i++) {
         struct inst *I = &s.in[i];
         bool pre = i < s.n_pre;
@@ -1775,13 +1842,8 @@ int ic_sim_run(const struct ic_model_stats *m, const struct ic_hw *hw,
          * (ties in that order; servers by index) */
         double t_arr = s.have_next ? s.next.t : INFINITY;
         double t_hand = s.n_heap ? s.heap[0].t : INFINITY;
-        double t_end = INFINITY;
-        size_t who = 0;
-        for (size_t i = 0; i < s.n_in; i++)
-            if (s.in[i].busy && s.in[i].end < t_end) {
-                t_end = s.in[i].end;
-                who = i;
-            }
+        const size_t who = s.n_ends ? s.ends[0] : 0;
+        double t_end = s.n_ends ? s.in[who].end : INFINITY;
         double t = t_arr < t_hand ? t_arr : t_hand;
         t = t < t_end ? t : t_end;
         if (t > s.now) {
@@ -1789,12 +1851,21 @@ int ic_sim_run(const struct ic_model_stats *m, const struct ic_hw *hw,
              * (or a decode server starts a pull: a landing to come) */
             const uint64_t pulls = s.out->handoffs;
             bool started = false;
-            for (size_t i = 0; i < s.n_in; i++)
-                if (s.in[i].dirty && !s.in[i].busy) {
-                    if ((rc = form(&s, &s.in[i])))
+            /* by index, as a scan of every server would (a busy one is
+             * listed again when its step ends) */
+            const size_t n = s.n_dq;
+            qsort(s.dq, n, sizeof *s.dq, cmp_index);
+            for (size_t k = 0; k < n; k++) {
+                struct inst *I = &s.in[s.dq[k]];
+                I->queued = false;
+                if (I->dirty && !I->busy) {
+                    if ((rc = form(&s, I)))
                         goto fail;
-                    started = started || s.in[i].busy;
+                    started = started || I->busy;
                 }
+            }
+            memmove(s.dq, s.dq + n, (s.n_dq - n) * sizeof *s.dq);
+            s.n_dq -= n;
             if (started || s.out->handoffs != pulls)
                 continue;
         }
@@ -1819,8 +1890,10 @@ int ic_sim_run(const struct ic_model_stats *m, const struct ic_hw *hw,
         else if (t_hand <= t_end) {
             struct hand h = heap_pop(&s);
             rc = on_landing(&s, h.r);
-        } else
+        } else {
+            ends_pop(&s);
             rc = outcome(&s, &s.in[who]);
+        }
         if (rc)
             goto fail;
     }
@@ -1921,6 +1994,8 @@ done:
         pc_free(&s.in[i].pc);
     }
     free(s.in);
+    free(s.ends);
+    free(s.dq);
     free(s.heap);
     free(s.pool);
     free(s.free_list);
