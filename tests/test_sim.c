@@ -1298,6 +1298,43 @@ START_TEST(test_disagg_backpressure)
 }
 END_TEST
 
+/* Two hand-offs at once share the links: Llama-3-8B, two prefill servers
+ * of one H100 each (round-robin: one request each) feeding one decode
+ * server of one, two requests of 1000 / 16 tokens at t = 0. Both prompts
+ * end at pre (one prefill of 1000 tokens, each on its own server); the
+ * decode server pulls both at once, and its links carry one hand-off at a
+ * time: request 0 lands at pre + x, request 1 at pre + 2x (at pre + x
+ * both, were two sends over the same links each as fast as one alone).
+ * x = 1000 x 131072 B / 450 GB/s + 2 us (NVLink: 3 chips in one domain). */
+START_TEST(test_disagg_handoffs_share_links)
+{
+    struct ic_test_pair *t = ic_test_pair("llama3-8b", "h100");
+    struct ic_sim_cfg c = ic_sim_defaults();
+    c.requests = 2;
+    c.prompt.mean = 1000;
+    c.output.mean = 16;
+    c.prefill_chips = 1;
+    c.prefill_servers = 2;
+    c.replicas = 1;
+    struct recs k = {0};
+    c.on_request = keep;
+    c.on_request_ctx = &k;
+    const double pre = step(t, &c, 0, 0, 1, 1000, 0);
+    const double x = ic_disagg_kv_transfer_s(&t->st, &t->h, 1000, c.dec.kv, 1, 1, 3);
+    ck_assert_msg(ic_test_rel(x, 131072000.0 / 450e9 + 2e-6) < 1e-12, "transfer %g", x);
+    struct ic_sim_result r = run(t, &c);
+    ck_assert_uint_eq(k.n, 2);
+    ck_assert_uint_eq(r.handoffs, 2);
+    for (int i = 0; i < 2; i++) {
+        const struct ic_sim_request *q = &k.r[i];
+        const double want = pre + (double)(q->index + 1) * x;
+        ck_assert_msg(ic_test_rel(q->ttft_s, want) < 1e-9, "request %llu: TTFT %.9g vs %.9g",
+                      (unsigned long long)q->index, q->ttft_s, want);
+    }
+    free(t);
+}
+END_TEST
+
 /* The decode pool the bottleneck (the audit's case): Llama-3-8B on 1 + 1
  * H100s at a memory share of 0.25 (1,793 blocks a server), 200 requests
  * of 1000 / 1000 tokens at t = 0. Every request and token is accounted
@@ -1442,6 +1479,7 @@ int main(void)
     tcase_add_test(tc, test_disagg_decode_batch);
     tcase_add_test(tc, test_disagg_backpressure);
     tcase_add_test(tc, test_disagg_decode_pool_full);
+    tcase_add_test(tc, test_disagg_handoffs_share_links);
     tcase_add_test(tc, test_window_chunk_refusal);
     suite_add_tcase(s, tc);
     return ic_test_run(s);

@@ -722,6 +722,8 @@ struct inst {
     bool busy, dirty;
     bool queued;                /* in the sim's list of servers with news (dq) */
     double end;                 /* its step in flight ends then */
+    double link_free;           /* disaggregated: its hand-offs in flight end then (one
+                                   at a time over its links) */
     double copy_s;              /* swap copies to charge to its next step */
     struct pfx_cache pc;
 };
@@ -1259,7 +1261,18 @@ static int hand_over(struct sim *s, size_t r)
                                        s->cfg[1].dec.chips, s->cfg[0].dec.chips, s->out->chips);
     s->xfer_s += x;
     s->out->handoffs++;
-    return heap_push(s, s->now + x, r);
+    /* over the sending prefill server's links and the receiving decode
+     * server's (a one-token output has none: it is sent to no one): one
+     * hand-off at a time on each, in the order they start; a later one
+     * waits until both are free, as two sends would share them */
+    struct inst *P = &s->in[q->src - 1], *D = q->inst + 1 != q->src ? &s->in[q->inst] : NULL;
+    double start = s->now;
+    start = P->link_free > start ? P->link_free : start;
+    start = D && D->link_free > start ? D->link_free : start;
+    P->link_free = start + x;
+    if (D)
+        D->link_free = start + x;
+    return heap_push(s, start + x, r);
 }
 
 /* Forms and times server I's next step at s->now; leaves it idle when there
@@ -1879,6 +1892,8 @@ int ic_sim_run(const struct ic_model_stats *m, const struct ic_hw *hw,
             /* a trace's own arrival exactly (a sum of moves can pass it) */
             s.epoch = s.tracing && c->source == IC_SRC_TRACE ? s.next.abs : s.epoch + t;
             s.gen_t -= t;
+            for (size_t i = 0; i < s.n_in; i++)
+                s.in[i].link_free = 0; /* no hand-off in flight: the links idle */
             s.next.t = 0;
             s.now = 0;
             t = t_arr = 0;
