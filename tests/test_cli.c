@@ -571,6 +571,27 @@ START_TEST(test_sim_itl_e2e_percentiles)
                       want);
     }
     ck_assert(e[1] > e[0] && e[2] > e[1]);
+    /* disaggregated, a one-token output ends on its prefill server (no
+     * decode server: an empty replica cell, its first token its finish)
+     * and takes no hand-off; the other's lands on decode server 0 */
+    char tr[64];
+    ic_test_write_tmp(tr, "arrival_s,prompt,output\n0,4000,1\n0,4000,10\n");
+    ic_test_write_tmp(csv, "");
+    ck_assert_int_eq(run("simulate", MH, "--prefill-chips", "1", "--prefill-servers", "1",
+                         "--replicas", "2", "--trace", tr, "--requests-csv", csv, NULL),
+                     0);
+    f = fopen(csv, "r");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_ptr_nonnull(fgets(line, sizeof line, f)); /* the header */
+    ck_assert_ptr_nonnull(fgets(line, sizeof line, f));
+    double first, fin;
+    ck_assert_int_eq(sscanf(line, "0,,0,%lf,%lf,", &first, &fin), 2);
+    ck_assert(first == fin && first > 0);
+    ck_assert_ptr_nonnull(fgets(line, sizeof line, f));
+    ck_assert_msg(strncmp(line, "1,0,0,", 6) == 0, "%s", line);
+    fclose(f);
+    remove(csv);
+    remove(tr);
 #undef MH
 }
 END_TEST

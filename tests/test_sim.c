@@ -621,10 +621,12 @@ START_TEST(test_disagg_lone)
     ck_assert_msg(ic_test_rel(r.tpot.mean, dec / 63) < 1e-6, "tpot");
     ck_assert_msg(ic_test_rel(r.e2e.mean, pre + x + dec) < 1e-6, "e2e");
     ck_assert_uint_gt(r.prefill_kv_blocks, r.kv_blocks); /* 2 chips hold more */
-    /* output 1: the request ends when its first token is out */
+    /* output 1: the request ends when its first token is out, on the
+     * prefill server that made it: no decode server, no hand-off */
     c.output.mean = 1;
     r = run(t, &c);
-    ck_assert_msg(ic_test_rel(r.e2e.mean, pre + x) < 1e-6, "output 1");
+    ck_assert_msg(ic_test_rel(r.e2e.mean, pre) < 1e-6, "output 1: %g vs %g", r.e2e.mean, pre);
+    ck_assert_uint_eq(r.handoffs, 0);
     /* three replicas: each request still alone, its KV sent across domains */
     c.output.mean = 64;
     c.replicas = 3;
@@ -1441,6 +1443,28 @@ START_TEST(test_window_chunk_refusal)
     ck_assert_int_eq(ic_sim_run(&t->st, &t->h, &c, &r, &e), IC_EINVAL);
     ck_assert_msg(!strstr(e.hint, "--max-tokens") && strstr(e.msg, "the pool's 26673"), "%s",
                   e.hint);
+    free(t);
+    /* a pool under the chunk (304 blocks, 4,864 tokens, at a memory share
+     * of 0.19; three requests of 20,000 / 50): the prompt's first chunk of
+     * 8,192 never fits, so the run ends with them waiting, refused as in a
+     * step: 304 x 16 - (4,095 + 16) = 753 names --max-tokens, and 753 runs
+     * where 754 does not */
+    t = ic_test_pair("mistral-7b", "h100");
+    c = ic_sim_defaults();
+    c.requests = 3;
+    c.prompt.mean = 20000;
+    c.output.mean = 50;
+    c.mem_util = 0.19;
+    e = (struct ic_err){0};
+    ck_assert_int_eq(ic_sim_run(&t->st, &t->h, &c, &r, &e), IC_EINVAL);
+    ck_assert_msg(strstr(e.msg, "the pool's 304") && strstr(e.hint, "--max-tokens 753 or less"),
+                  "%s / %s", e.msg, e.hint);
+    c.max_tokens = 754;
+    ck_assert_int_eq(ic_sim_run(&t->st, &t->h, &c, &r, &e), IC_EINVAL);
+    c.max_tokens = 753;
+    r = run(t, &c);
+    ck_assert_uint_eq(r.kv_blocks, 304);
+    ck_assert_uint_eq(r.completed, 3);
     free(t);
 }
 END_TEST

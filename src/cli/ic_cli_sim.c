@@ -205,8 +205,7 @@ int ic_cli_sim_check(const struct ic_opts *a, FILE *errf)
      * (optimize's capacity search draws its arrivals at rates of its own) */
     const bool drawn = a->cmd != IC_CMD_SIMULATE || (a->given[IC_OPT_RATE] && a->rate > 0) ||
                        a->given[IC_OPT_RATES] || a->given[IC_OPT_PLOT] ||
-                       (!a->given[IC_OPT_TRACE] && (a->prompt_dist != IC_DIST_FIXED ||
-                                                    a->output_dist != IC_DIST_FIXED));
+                       a->prompt_dist != IC_DIST_FIXED || a->output_dist != IC_DIST_FIXED;
     if (a->given[IC_OPT_SEED] && !drawn)
         return ic_cli_usage_hint(errf,
                                  a->given[IC_OPT_TRACE]
@@ -253,11 +252,14 @@ static int write_request(void *ctx, const struct ic_sim_request *r)
     /* absolute times to a double's digits (9 read 1e11 s to 100 s); a
      * one-token output has no time per output token: an empty cell, as
      * the summary's '-' (it read 0) */
-    char tpot[32] = "";
+    char tpot[32] = "", replica[24] = "";
     if (r->output > 1)
         snprintf(tpot, sizeof tpot, "%.9g", r->tpot_s);
-    if (fprintf(w->o.f, "%llu,%llu,%.17g,%.17g,%.17g,%.9g,%s,%.9g,%llu,%llu,%llu,%llu,%d\n",
-                (unsigned long long)r->index, (unsigned long long)r->replica, r->arrival_s,
+    /* and no decode server for a one-token output its prefill server ends */
+    if (r->replica != IC_SIM_NO_REPLICA)
+        snprintf(replica, sizeof replica, "%llu", (unsigned long long)r->replica);
+    if (fprintf(w->o.f, "%llu,%s,%.17g,%.17g,%.17g,%.9g,%s,%.9g,%llu,%llu,%llu,%llu,%d\n",
+                (unsigned long long)r->index, replica, r->arrival_s,
                 r->first_token_s, r->finish_s, r->ttft_s, tpot, r->e2e_s,
                 (unsigned long long)r->prompt,
                 (unsigned long long)r->output, (unsigned long long)r->cached,

@@ -1139,7 +1139,9 @@ static bool wants_prefill(const struct req *q)
 /* The blocks q takes at most on server I from here with prefill chunks of
  * `chunk` tokens: its prompt's last chunk (a prefill server's last need),
  * or its last token. blocks_for grows with the span and with the tokens
- * computed in the step, so these are the largest. */
+ * computed in the step, so these bound its need from above: the
+ * --max-tokens a refusal names lets it finish (tests/test_sim.c finds
+ * one token more refused where it checks). */
 static uint64_t most_blocks(const struct inst *I, const struct req *q, uint64_t chunk)
 {
     const uint64_t pre = q->shared * I->c->block, target = q->prompt + q->gen;
@@ -1262,16 +1264,14 @@ static int hand_over(struct sim *s, size_t r)
     s->xfer_s += x;
     s->out->handoffs++;
     /* over the sending prefill server's links and the receiving decode
-     * server's (a one-token output has none: it is sent to no one): one
-     * hand-off at a time on each, in the order they start; a later one
-     * waits until both are free, as two sends would share them */
-    struct inst *P = &s->in[q->src - 1], *D = q->inst + 1 != q->src ? &s->in[q->inst] : NULL;
+     * server's: one hand-off at a time on each, in the order they start;
+     * a later one waits until both are free, as two sends would share
+     * them */
+    struct inst *P = &s->in[q->src - 1], *D = &s->in[q->inst];
     double start = s->now;
     start = P->link_free > start ? P->link_free : start;
-    start = D && D->link_free > start ? D->link_free : start;
-    P->link_free = start + x;
-    if (D)
-        D->link_free = start + x;
+    start = D->link_free > start ? D->link_free : start;
+    P->link_free = D->link_free = start + x;
     return heap_push(s, start + x, r);
 }
 
@@ -1495,7 +1495,10 @@ static int finish(struct sim *s, struct inst *I, size_t r)
     }
     if (c->on_request) {
         const double e = s->epoch;
-        struct ic_sim_request x = {q->index, q->inst >= s->n_pre ? q->inst - s->n_pre : q->inst,
+        /* the decode server (replica) that served it; none for a
+         * one-token output a prefill server finished */
+        struct ic_sim_request x = {q->index,
+                                   q->inst >= s->n_pre ? q->inst - s->n_pre : IC_SIM_NO_REPLICA,
                                    q->t_arr + e, q->t_first + e, now + e,
                                    q->t_first - q->t_arr, tpot, now - q->t_arr,
                                    q->prompt, q->output, q->cached, q->preempts, counted};
@@ -1626,19 +1629,20 @@ static int outcome(struct sim *s, struct inst *I)
         q->gen++;
         bool counted = q->index >= c->warmup;
         bool leaves = false;
-        if (q->gen == 1 && I->role == ROLE_PREFILL) {
+        if (q->gen == 1 && I->role == ROLE_PREFILL && q->gen < q->output) {
             /* its prompt done, it leaves the running batch; this server
              * holds its KV (its blocks and its prefix's) until it lands on
              * a decode server, which pulls it once it has reserved blocks
              * for it: a full decode pool holds the prefill server back. A
-             * single token needs no decode server: it is sent at once. */
+             * single token needs no decode server: it finishes here, its
+             * token out now (below). */
             q->src = (size_t)(I - s->in) + 1;
             q->src_blocks = q->blocks;
             q->src_pfx = q->pfx;
             q->blocks = q->shared = 0;
             q->pfx = 0;
             I->parked++;
-            if ((rc = q->gen >= q->output ? hand_over(s, r) : enqueue(s, r, true)))
+            if ((rc = enqueue(s, r, true)))
                 return rc;
             leaves = true;
         } else {
@@ -1803,7 +1807,10 @@ int ic_sim_run(const struct ic_model_stats *m, const struct ic_hw *hw,
     s.n_in = s.n_pre + R;
     s.in = calloc(s.n_in, sizeof *s.in);
     s.ends = calloc(s.n_in, sizeof *s.ends);
-    s.dq = calloc(s.n_in, sizeof *s.dq);
+    /* a pass over the listed servers keeps them until it ends, and each
+     * may be listed once more meanwhile (its flag cleared as it is looked
+     * at): twice the servers at most */
+    s.dq = calloc(2 * s.n_in, sizeof *s.dq);
     s.rng = gsl_rng_alloc(gsl_rng_mt19937);
     struct hist *hs[4] = {&s.ttft, &s.tpot, &s.itl, &s.e2e};
     bool ok = s.rng && s.in && s.ends && s.dq;
@@ -1929,19 +1936,25 @@ int ic_sim_run(const struct ic_model_stats *m, const struct ic_hw *hw,
         }
     }
     if (s.finished < s.arrived) {
-        if (P)
+        /* nothing left to happen and a request waits: the head of a queue
+         * no step of its server can take. A decode server's first (one
+         * preempted there, its recompute's chunk past the pool), else a
+         * prefill server's; named as a refusal in a step is (too_long: its
+         * pool, and --max-tokens where a smaller chunk lets it finish) */
+        const struct inst *I = NULL;
+        for (size_t k = 0; k < s.n_in && !I; k++) {
+            const size_t i = (k + s.n_pre) % s.n_in; /* decode servers first */
+            if (s.in[i].w_n)
+                I = &s.in[i];
+        }
+        if (I)
+            rc = too_long(&s, I, &s.pool[I->wait[I->w_head]]);
+        else {
             rc = ic_err_set(err, IC_EINVAL, NULL, 0, 0,
-                            "a request cannot be scheduled: its prompt needs more KV blocks "
-                            "than a prefill server's pool of %llu, or more tokens than "
-                            "--max-tokens with chunking off",
-                            (unsigned long long)out->prefill_kv_blocks);
-        else
-            rc = ic_err_set(err, IC_EINVAL, NULL, 0, 0,
-                            "a request cannot be scheduled: its prompt needs more KV blocks "
-                            "than the %llu of the pool, or more tokens than --max-tokens with "
-                            "chunking off", (unsigned long long)out->kv_blocks);
-        ic_err_hint(err, "shorter prompts, more chips%s, or a smaller KV type (--kv)",
-                    P ? " (--prefill-chips)" : "");
+                            "internal error: %llu requests unfinished, none waiting",
+                            (unsigned long long)(s.arrived - s.finished));
+            ic_err_hint(err, "a fault of the simulation, not of the input: please report it");
+        }
         goto done;
     }
     if (!out->counted) {

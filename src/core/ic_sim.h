@@ -100,11 +100,14 @@ enum ic_sim_preempt { IC_PREEMPT_RECOMPUTE, IC_PREEMPT_SWAP, IC_PREEMPT_COUNT };
 #define IC_SIM_TRACE_LINE_MAX 1024
 #define IC_SIM_MAX_LENGTH UINT64_C(10000000) /* prompt or output tokens of one request */
 #define IC_SIM_MAX_REPLICAS 4096           /* replicas behind the router */
+#define IC_SIM_NO_REPLICA UINT64_MAX       /* ic_sim_request.replica: no decode server */
 
 /* One finished request, for a per-request record. */
 struct ic_sim_request {
     uint64_t index;              /* arrival order, from 0 */
-    uint64_t replica;            /* the replica that served it (its decode server) */
+    uint64_t replica;            /* the replica that served it (its decode server);
+                                    IC_SIM_NO_REPLICA for a one-token output of a
+                                    disaggregated run, which its prefill server finishes */
     double arrival_s, first_token_s, finish_s; /* absolute, from the run's 0 */
     double ttft_s, tpot_s, e2e_s;  /* to full precision (from the clock's own 0, which
                                       moves: the absolute times hold a double's digits) */
