@@ -592,6 +592,16 @@ START_TEST(test_sim_itl_e2e_percentiles)
     fclose(f);
     remove(csv);
     remove(tr);
+    /* every output one token: no hand-off to average (null, and the title
+     * says so; it read 0 ms) */
+    ck_assert_int_eq(run("simulate", MH, "--prefill-chips", "1", "--requests", "20", "--prompt",
+                         "500", "--output", "1", NULL),
+                     0);
+    has_out("and a decode server of 1); no KV hand-off (every output one token)\n");
+    ck_assert_int_eq(run("simulate", MH, "--prefill-chips", "1", "--requests", "20", "--prompt",
+                         "500", "--output", "1", "--format", "json", NULL),
+                     0);
+    has_out("\"kv_transfer_mean_s\": null, ");
 #undef MH
 }
 END_TEST

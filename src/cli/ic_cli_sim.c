@@ -328,7 +328,8 @@ static void add_row(struct ic_rows *rows, const struct ic_sim_cfg *c, double rat
     ic_rows_num(rows, "replicas", (double)r->replicas);
     ic_rows_num(rows, "prefill_servers", (double)r->prefill_servers);
     ic_rows_num(rows, "chips", (double)r->chips);
-    ic_rows_num(rows, "kv_transfer_mean_s", r->prefill_servers ? r->kv_transfer_mean_s : NAN);
+    ic_rows_num(rows, "kv_transfer_mean_s",
+                r->prefill_servers && r->handoffs ? r->kv_transfer_mean_s : NAN);
     ic_rows_num(rows, "prefill_mean_batch", r->prefill_servers ? r->prefill_mean_batch : NAN);
     ic_rows_num(rows, "prefill_kv_occupancy",
                 r->prefill_servers ? r->prefill_kv_occupancy : NAN);
@@ -636,26 +637,31 @@ int ic_cli_cmd_simulate(const struct ic_opts *a, const struct ic_db *db, FILE *o
     char engine_note[128] = "";
     if (x.s.en)
         snprintf(engine_note, sizeof engine_note, "expected time, engine %s", x.s.en->name);
-    char layout[1000] = "", what[600];
+    char layout[1000] = "", what[600], handoff[64];
+    /* none where every output was one token (its prefill server ends it) */
+    if (r0->handoffs)
+        snprintf(handoff, sizeof handoff, "KV hand-off %.4g ms on average",
+                 r0->kv_transfer_mean_s * 1e3);
+    else
+        snprintf(handoff, sizeof handoff, "no KV hand-off (every output one token)");
     if (x.c.prefill_chips && !x.c.prefill_servers)
         snprintf(layout, sizeof layout,
                  "\ndisaggregated: %llu x (a prefill server of %llu chip%s, KV pool %llu blocks, "
-                 "and a decode server of %llu); KV hand-off %.4g ms on average",
+                 "and a decode server of %llu); %s",
                  (unsigned long long)r0->replicas, (unsigned long long)x.c.prefill_chips,
                  x.c.prefill_chips == 1 ? "" : "s", (unsigned long long)r0->prefill_kv_blocks,
-                 (unsigned long long)x.c.dec.chips, r0->kv_transfer_mean_s * 1e3);
+                 (unsigned long long)x.c.dec.chips, handoff);
     else if (x.c.prefill_chips)
         snprintf(layout, sizeof layout,
                  "\ndisaggregated: %llu prefill server%s of %llu chip%s (KV pool %llu blocks%s) "
-                 "and %llu decode server%s of %llu, %llu chips in all, %s router; KV "
-                 "hand-off %.4g ms on average",
+                 "and %llu decode server%s of %llu, %llu chips in all, %s router; %s",
                  (unsigned long long)r0->prefill_servers, r0->prefill_servers == 1 ? "" : "s",
                  (unsigned long long)x.c.prefill_chips, x.c.prefill_chips == 1 ? "" : "s",
                  (unsigned long long)r0->prefill_kv_blocks,
                  r0->prefill_servers == 1 ? "" : " each",
                  (unsigned long long)r0->replicas, r0->replicas == 1 ? "" : "s",
                  (unsigned long long)x.c.dec.chips, (unsigned long long)r0->chips,
-                 ic_sim_route_name(x.c.route), r0->kv_transfer_mean_s * 1e3);
+                 ic_sim_route_name(x.c.route), handoff);
     /* the mean batch and KV used of the table are the decode servers' */
     if (x.c.prefill_chips)
         snprintf(layout + strlen(layout), sizeof layout - strlen(layout),
