@@ -410,10 +410,12 @@ START_TEST(test_trace_errors)
     trace_error(t, "-1,10,10\n", IC_EINVAL, 1, 1);
     trace_error(t, "0,1,1\n1e400,1,1\n", IC_EINVAL, 2, 1);          /* out of range */
     trace_error(t, "0,10,10\nnan,10,10\n", IC_EINVAL, 2, 1);
-    /* a first line spelled as a number is a request, not a header (it
-     * starts with a letter): refused as on line 2 */
+    /* a first line spelled as a number (strtod reads its first field
+     * whole) is a request, not a header (it starts with a letter): refused
+     * as on line 2 */
     trace_error(t, "nan,10,10\n", IC_EINVAL, 1, 1);
     trace_error(t, "Infinity,10,10\n", IC_EINVAL, 1, 1);
+    trace_error(t, "nan(12),10,10\n", IC_EINVAL, 1, 1); /* strtod reads it whole */
     trace_error(t, "0,10,10\n0x10,10,10\n", IC_EINVAL, 2, 1);     /* hex: 16 s to strtod */
     trace_error(t, "1,2\n", IC_EINVAL, 1, 4);                       /* too few fields */
     trace_error(t, "1,2,3,a,5,6\n", IC_EINVAL, 1, 11);              /* too many */

@@ -410,14 +410,15 @@ static int trace_next(struct trace *t, struct arrival *a, struct ic_err *err)
         if (!t->past_first) {
             t->past_first = true;
             char c0 = t->buf[p];
-            /* a first field spelled as a number (nan, inf, infinity: what
-             * strtod reads) is a request line, refused as on any line */
+            /* a first field that strtod reads whole (nan, inf, infinity
+             * spelled with letters) is a request line, refused as on any
+             * line; the buffer ends in a NUL */
             size_t e = p;
             while (e < n && t->buf[e] != ',' && t->buf[e] != ' ' && t->buf[e] != '\t')
                 e++;
-            const bool numeric = (e - p == 3 && (strncasecmp(t->buf + p, "nan", 3) == 0 ||
-                                                 strncasecmp(t->buf + p, "inf", 3) == 0)) ||
-                                 (e - p == 8 && strncasecmp(t->buf + p, "infinity", 8) == 0);
+            char *stop;
+            (void)strtod(t->buf + p, &stop);
+            const bool numeric = stop == t->buf + e;
             if (!numeric && ((c0 >= 'a' && c0 <= 'z') || (c0 >= 'A' && c0 <= 'Z'))) {
                 int hrc = trace_header(t, p, n, err);
                 if (hrc)
