@@ -1153,6 +1153,13 @@ static uint64_t most_blocks(const struct inst *I, const struct req *q, uint64_t 
     return a > b ? a : b;
 }
 
+/* The option that gives a server of this role more chips, for a hint. */
+static const char *more_chips(enum role role)
+{
+    return role == ROLE_PREFILL ? "more chips for the prefill server (--prefill-chips)"
+                                : "more chips (--chips)";
+}
+
 /* A request running alone whose next tokens the KV pool cannot take (or,
  * disaggregated, whose KV the decode server's empty pool cannot take): no
  * preemption frees a block for it, so it would never finish. Where its
@@ -1164,9 +1171,7 @@ static int too_long(struct sim *s, const struct inst *I, const struct req *q)
     const char *pool = I->role == ROLE_PREFILL  ? "the prefill server's pool of"
                        : I->role == ROLE_DECODE ? "the decode server's pool of"
                                                 : "the pool's";
-    const char *chips = I->role == ROLE_PREFILL ? "more chips for the prefill server "
-                                                  "(--prefill-chips)"
-                                                : "more chips (--chips)";
+    const char *chips = more_chips(I->role);
     uint64_t fits = 0;
     if (wants_prefill(q) && !q->src) {
         /* alone: the step's whole budget is its chunk */
@@ -1185,26 +1190,23 @@ static int too_long(struct sim *s, const struct inst *I, const struct req *q)
             fits = lo;
         }
     }
-    if (fits) {
-        ic_err_set(s->err, IC_EINVAL, NULL, 0, 0,
-                   "a request of %llu prompt and %llu output tokens needs more KV blocks than "
-                   "%s %llu (of %llu tokens each) with prefill chunks of up to %llu tokens "
-                   "(--max-tokens): it can never finish",
-                   (unsigned long long)q->prompt, (unsigned long long)q->output, pool,
-                   (unsigned long long)I->kv_blocks, (unsigned long long)I->c->block,
-                   (unsigned long long)I->c->max_tokens);
+    char chunks[96] = "";
+    if (fits)
+        snprintf(chunks, sizeof chunks,
+                 " with prefill chunks of up to %llu tokens (--max-tokens)",
+                 (unsigned long long)I->c->max_tokens);
+    ic_err_set(s->err, IC_EINVAL, NULL, 0, 0,
+               "a request of %llu prompt and %llu output tokens needs more KV blocks than %s "
+               "%llu (of %llu tokens each)%s: it can never finish",
+               (unsigned long long)q->prompt, (unsigned long long)q->output, pool,
+               (unsigned long long)I->kv_blocks, (unsigned long long)I->c->block, chunks);
+    if (fits)
         ic_err_hint(s->err, "--max-tokens %llu or less lets it finish (a sliding-window layer "
                             "holds its window's last tokens and the step's chunk); or %s, or a "
                             "smaller KV type (--kv)",
                     (unsigned long long)fits, chips);
-    } else {
-        ic_err_set(s->err, IC_EINVAL, NULL, 0, 0,
-                   "a request of %llu prompt and %llu output tokens needs more KV blocks than "
-                   "%s %llu (of %llu tokens each): it can never finish",
-                   (unsigned long long)q->prompt, (unsigned long long)q->output, pool,
-                   (unsigned long long)I->kv_blocks, (unsigned long long)I->c->block);
+    else
         ic_err_hint(s->err, "shorter prompts or outputs, %s, or a smaller KV type (--kv)", chips);
-    }
     return IC_EINVAL;
 }
 
@@ -1299,15 +1301,6 @@ static int form(struct sim *s, struct inst *I)
                 return too_long(s, I, q);
             break;
         }
-        if (q->src) {
-            I->w_head = (I->w_head + 1) % I->wait_cap;
-            I->w_n--;
-            I->running[I->n_run++] = r;
-            q->xfer = true;
-            if ((rc = hand_over(s, r)))
-                return rc;
-            continue;
-        }
         if (q->swapped) {
             double t = ic_kv_host_copy_s(s->m, s->hw, q->computed, c->dec.kv, c->dec.chips);
             I->copy_s += t;
@@ -1317,6 +1310,11 @@ static int form(struct sim *s, struct inst *I)
         I->w_head = (I->w_head + 1) % I->wait_cap;
         I->w_n--;
         I->running[I->n_run++] = r;
+        if (q->src) { /* a hand-over (never swapped): its pull starts */
+            q->xfer = true;
+            if ((rc = hand_over(s, r)))
+                return rc;
+        }
     }
     bool force_decodes = false;
 form:;
@@ -1683,9 +1681,7 @@ static int kv_pool(const struct ic_model_stats *m, const struct ic_hw *hw,
     const char *who = role == ROLE_PREFILL ? "a prefill server of "
                       : role == ROLE_DECODE ? "a decode server of "
                                             : "";
-    const char *more = role == ROLE_PREFILL ? "more chips for the prefill server "
-                                              "(--prefill-chips)"
-                                            : "more chips (--chips)";
+    const char *more = more_chips(role);
     struct ic_step one = {.layout = {c->dec.chips, 1, 1, 1},
                           .kind = {{1, 1, 1, 1, IC_PHASE_DECODE}},
                           .n_kinds = 1,
