@@ -1401,6 +1401,48 @@ START_TEST(test_disagg_decode_pool_full)
 }
 END_TEST
 
+/* A decode server serves its running sequences before it pulls: Llama-3-8B,
+ * 1 + 1 H100s at a memory share of 0.25 (1793 blocks a server). Request A
+ * (prompt 28000, output 600) is pulled into ceil(28001 / 16) = 1751
+ * blocks and grows to ceil(28600 / 16) = 1788: 37 more, one each 16
+ * tokens. Request B (500 / 3) needs ceil(501 / 16) = 32 blocks to be
+ * pulled, free while A holds 10 more (1793 - 1761 = 32) and never again
+ * once it takes its 11th. B arrives at 2.48 s: its prompt is ready in the
+ * step where A takes that 11th block. A takes it first, and B waits for A
+ * to finish (its first token after A's last). Pulled first, B took the 32
+ * blocks, A skipped its token until B landed, and B, the newest sequence,
+ * was then preempted and computed again on the decode server. */
+START_TEST(test_disagg_running_first)
+{
+    struct ic_test_pair *t = ic_test_pair("llama3-8b", "h100");
+    char path[64];
+    ic_test_write_tmp(path, "arrival_s,prompt,output\n0,28000,600\n2.48,500,3\n");
+    struct ic_sim_cfg c = ic_sim_defaults();
+    c.source = IC_SRC_TRACE;
+    c.trace = path;
+    c.requests = 0;
+    c.prefill_chips = 1;
+    c.mem_util = 0.25;
+    struct all_recs *k = calloc(1, sizeof *k);
+    c.on_request = keep_all;
+    c.on_request_ctx = k;
+    struct ic_sim_result r = run(t, &c);
+    ck_assert_uint_eq(r.kv_blocks, 1793);
+    ck_assert_uint_eq(r.completed, 2);
+    ck_assert_uint_eq(r.handoffs, 2);
+    ck_assert_uint_eq(r.preemptions, 0);
+    ck_assert_uint_eq(k->pre[0] + k->pre[1], 0);
+    ck_assert_msg(k->first[1] >= k->fin[0], "B's first token at %.6f s, A's last at %.6f s",
+                  k->first[1], k->fin[0]);
+    /* the most blocks held at once: A's 1788 alone (1761 + 32 = 1793,
+     * the whole pool, with B pulled beside it) */
+    ck_assert_uint_eq(r.peak_blocks, 1788);
+    free(k);
+    unlink(path);
+    free(t);
+}
+END_TEST
+
 /* A sliding-window model's request that the pool cannot take at prefill
  * chunks of --max-tokens, though smaller ones fit: Mistral 7B (every
  * layer a window of 4096) on one H100 at a memory share of 0.195, a pool
@@ -1506,6 +1548,7 @@ int main(void)
     tcase_add_test(tc, test_disagg_backpressure);
     tcase_add_test(tc, test_disagg_decode_pool_full);
     tcase_add_test(tc, test_disagg_handoffs_share_links);
+    tcase_add_test(tc, test_disagg_running_first);
     tcase_add_test(tc, test_window_chunk_refusal);
     suite_add_tcase(s, tc);
     return ic_test_run(s);

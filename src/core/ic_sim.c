@@ -1285,38 +1285,7 @@ static int form(struct sim *s, struct inst *I)
     const struct ic_sim_cfg *c = I->c;
     int rc;
     I->dirty = false;
-    /* 0. sequences that only need their next token join as blocks allow:
-     * swapped back, or (a decode server) handed over: their blocks
-     * reserved here, the pull of their KV starts, and its prefill server
-     * holds its blocks until it lands */
-    while (I->w_n && I->n_run < c->max_seqs) {
-        size_t r = I->wait[I->w_head];
-        struct req *q = &s->pool[r];
-        if (!decode_ready(q))
-            break;
-        if (!reserve(I, q, 1)) {
-            /* the pool empty (a decode server holds no prefix), and still
-             * too small for the KV handed over */
-            if (q->src && !I->n_run && I->free_blocks == I->kv_blocks)
-                return too_long(s, I, q);
-            break;
-        }
-        if (q->swapped) {
-            double t = ic_kv_host_copy_s(s->m, s->hw, q->computed, c->dec.kv, c->dec.chips);
-            I->copy_s += t;
-            s->out->swap_s += t;
-            q->swapped = false;
-        }
-        I->w_head = (I->w_head + 1) % I->wait_cap;
-        I->w_n--;
-        I->running[I->n_run++] = r;
-        if (q->src) { /* a hand-over (never swapped): its pull starts */
-            q->xfer = true;
-            if ((rc = hand_over(s, r)))
-                return rc;
-        }
-    }
-    bool force_decodes = false;
+    bool force_decodes = false, preempted = false;
 form:;
     uint64_t budget = c->max_tokens, n_dec = 0, n_pre = 0, pre_tok = 0;
     double ctx_dec = 0, ctx_pre = 0;
@@ -1344,6 +1313,7 @@ form:;
                 wait = true;
                 break;
             }
+            preempted = true;
             if (v == i) { /* it is the newest: it goes itself */
                 if ((rc = preempt(s, I, i)))
                     return rc;
@@ -1362,7 +1332,46 @@ form:;
         n_dec++;
         ctx_dec += (double)q->computed;
     }
-    /* 2. prompts: the running ones' next chunks, then the queue's */
+    /* 2. then, in a step that preempted none (vLLM's scheduler serves the
+     * running sequences first, and admits none in a step that preempts),
+     * sequences that only need their next token join as blocks allow:
+     * swapped back (their token in this step where decodes run), or (a
+     * decode server) handed over: their blocks reserved here, the pull of
+     * their KV starts, and its prefill server holds its blocks until it
+     * lands */
+    while (!preempted && I->w_n && I->n_run < c->max_seqs) {
+        size_t r = I->wait[I->w_head];
+        struct req *q = &s->pool[r];
+        if (!decode_ready(q))
+            break;
+        if (!reserve(I, q, 1)) {
+            /* the pool empty (a decode server holds no prefix), and still
+             * too small for the KV handed over */
+            if (q->src && !I->n_run && I->free_blocks == I->kv_blocks)
+                return too_long(s, I, q);
+            break;
+        }
+        if (q->swapped) {
+            double t = ic_kv_host_copy_s(s->m, s->hw, q->computed, c->dec.kv, c->dec.chips);
+            I->copy_s += t;
+            s->out->swap_s += t;
+            q->swapped = false;
+        }
+        I->w_head = (I->w_head + 1) % I->wait_cap;
+        I->w_n--;
+        I->running[I->n_run++] = r;
+        if (q->src) { /* a hand-over (never swapped): its pull starts */
+            q->xfer = true;
+            if ((rc = hand_over(s, r)))
+                return rc;
+        } else if (decodes && budget) {
+            q->sched = 1;
+            budget--;
+            n_dec++;
+            ctx_dec += (double)q->computed;
+        }
+    }
+    /* 3. prompts: the running ones' next chunks, then the queue's */
     bool chunk = c->sched == IC_SCHED_CHUNKED;
     for (size_t i = 0; i < I->n_run && budget && !(decodes && !chunk); i++) {
         struct req *q = &s->pool[I->running[i]];
@@ -1380,10 +1389,10 @@ form:;
         pre_tok += t;
         ctx_pre += (double)q->computed;
     }
-    while (I->w_n && budget && I->n_run < c->max_seqs && !(decodes && !chunk)) {
+    while (!preempted && I->w_n && budget && I->n_run < c->max_seqs && !(decodes && !chunk)) {
         size_t r = I->wait[I->w_head];
         struct req *q = &s->pool[r];
-        if (q->src) /* a hand-over: pulled in step 0 only */
+        if (q->src) /* a hand-over: pulled in step 2 only */
             break;
         bool fresh = !q->computed && !q->swapped;
         if (fresh && I->role != ROLE_DECODE && (rc = pfx_attach(s, I, q)))
@@ -1445,6 +1454,13 @@ form:;
             return too_long(s, I, &s->pool[I->running[v]]);
         if ((rc = preempt(s, I, v)))
             return rc;
+        preempted = true;
+        goto form;
+    }
+    if (!n_dec && !n_pre && preempted && I->w_n) {
+        /* (cannot happen where step 1 keeps its oldest sequence, but a
+         * server left idle with a queue would never be woken) */
+        preempted = false;
         goto form;
     }
     if (!n_dec && !n_pre)
