@@ -231,7 +231,7 @@ out:
 
 const char ic_cli_help_batching[] =
     "usage: infcalc batching --model M --hw H [--batch B] [--prompt T] [--output MEAN]\n"
-    "                        [--shape K] [--reserve R] [--block b] [options]\n"
+    "                        [--shape K] [--reserve R] [--block T] [options]\n"
     "\n"
     "Batching policy and KV layout for output lengths drawn from a gamma\n"
     "distribution (mean MEAN, shape K: 1 is exponential, larger is narrower, 0 is\n"

@@ -886,7 +886,7 @@ out:
 /* ---- prefix ------------------------------------------------------------------ */
 
 const char ic_cli_help_prefix[] =
-    "usage: infcalc prefix --model M --hw H --prompt T --prefix P [--hit-rate H] [options]\n"
+    "usage: infcalc prefix --model M --hw H --prefix P [--prompt T] [--hit-rate H] [options]\n"
     "\n"
     "Prefix caching: requests share a prefix of P of their T prompt tokens (a system\n"
     "prompt, a document); where the prefix's KV is cached (share H of requests,\n"
@@ -1003,7 +1003,7 @@ out:
 /* ---- disagg ------------------------------------------------------------------ */
 
 const char ic_cli_help_disagg[] =
-    "usage: infcalc disagg --model M --hw H --prompt T --output L [options]\n"
+    "usage: infcalc disagg --model M --hw H [--prompt T] [--output L] [options]\n"
     "\n"
     "Prefill/decode disaggregation: prefill servers (--prefill-chips each) turn\n"
     "prompts into KV caches at prompts / prefill time; decode servers (--chips\n"

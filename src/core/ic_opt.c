@@ -228,7 +228,7 @@ const struct ic_opt_def ic_opt_table[IC_OPT_COUNT] = {
     [IC_OPT_TPOT] = {"--tpot", IC_OK_TIME, "TIME", 0, 1e6, NULL, C(OPTIMIZE) | C(SIMULATE), 0,
                      "time-per-output-token SLO (50ms)", F(tpot_s)},
     [IC_OPT_TOP] = {"--top", IC_OK_COUNT, "N", 1, IC_OPTIMIZE_MAX_TOP, NULL, C(OPTIMIZE), 0,
-                    "rows printed (default 10)", F(top)},
+                    "rows printed, 1 to 1000 (default 10)", F(top)},
     [IC_OPT_MAX_CHIPS] = {"--max-chips", IC_OK_COUNT, "N", 1, IC_OPTIMIZE_MAX_CHIPS, NULL,
                           C(OPTIMIZE), 0, "largest replica tried (default 64)",
                           F(max_chips)},
