@@ -304,6 +304,35 @@ START_TEST(test_files)
     cairo_surface_destroy(b);
     unlink("test_plot_1x.png");
     unlink("test_plot_2x.png");
+    /* below 800 x 500 the same drawing shrunk, a thumbnail: at 400 x 250,
+     * pixel (x / 2, y / 2) (x, y even) holds pixels (x, y) .. (x + 1, y + 1) of the
+     * 800 x 500 picture, so where those are ink it is not paper (before:
+     * drawn at 400 x 250 with fonts and legends that do not shrink, which
+     * covered the plots) */
+    ck_assert_int_eq(ic_plot_write("test_plot_1x.png", IC_PLOT_DECODE, 800, 500, &set, &e), 0);
+    ck_assert_int_eq(ic_plot_write("test_plot_half.png", IC_PLOT_DECODE, 400, 250, &set, &e), 0);
+    a = cairo_image_surface_create_from_png("test_plot_1x.png");
+    b = cairo_image_surface_create_from_png("test_plot_half.png");
+    ck_assert_int_eq(cairo_image_surface_get_width(b), 400);
+    ck_assert_int_eq(cairo_image_surface_get_height(b), 250);
+    same = dark = 0;
+    for (int y = 2; y < 498; y += 2)
+        for (int x = 2; x < 798; x += 2) {
+            struct rgb p1 = pixel(a, x, y);
+            if (p1.r + p1.g + p1.b >= 1.2)
+                continue;
+            struct rgb p2 = pixel(b, x / 2, y / 2);
+            dark++;
+            same += p2.r + p2.g + p2.b < 2.7; /* not paper */
+        }
+    ck_assert_int_gt(dark, 200);
+    /* about 85% are (a hairline's half-covered pixel can read as paper); a
+     * drawing not shrunk, 17% */
+    ck_assert_msg(same > dark * 60 / 100, "%d of %d inked pixels inked", same, dark);
+    cairo_surface_destroy(a);
+    cairo_surface_destroy(b);
+    unlink("test_plot_1x.png");
+    unlink("test_plot_half.png");
 }
 END_TEST
 

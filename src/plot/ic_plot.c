@@ -2360,6 +2360,24 @@ int ic_plot_check_path(const char *path, struct ic_err *err)
 typedef int (*draw_fn)(cairo_t *cr, int width, int height, const void *what,
                        struct ic_err *err);
 
+/* Runs draw on a picture of width x height pixels laid out as one of at
+ * least 800 x 500 and at most 1600 x 1000: past 1600 x 1000 drawn at that
+ * scale and enlarged, text and lines with it (at 10000 x 10000 a 13-pixel
+ * font was 0.1% of the height); below 800 x 500 drawn as that and
+ * shrunk, a thumbnail (at 320 x 240 the fonts and legends, which do not
+ * shrink with the picture, covered the plots and each other). */
+static int draw_scaled(cairo_t *cr, int width, int height, draw_fn draw, const void *what,
+                       struct ic_err *err)
+{
+    const double up = fmin((double)width / 1600.0, (double)height / 1000.0);
+    const double down = fmin((double)width / 800.0, (double)height / 500.0);
+    const double k = up > 1 ? up : down < 1 ? down : 1;
+    if (k == 1)
+        return draw(cr, width, height, what, err);
+    cairo_scale(cr, k, k);
+    return draw(cr, (int)lround(width / k), (int)lround(height / k), what, err);
+}
+
 static cairo_status_t file_write(void *closure, const unsigned char *data, unsigned int len)
 {
     return ic_out_write(closure, data, len) ? CAIRO_STATUS_SUCCESS : CAIRO_STATUS_WRITE_ERROR;
@@ -2388,16 +2406,7 @@ static int write_surface(const char *path, int width, int height, draw_fn draw,
         return rc;
     }
     cairo_t *cr = cairo_create(s);
-    /* past 1600 x 1000 the picture is drawn at that scale and enlarged,
-     * text and lines with it (at 10000 x 10000 a 13-pixel font was 0.1% of
-     * the height) */
-    const double up = fmin((double)width / 1600.0, (double)height / 1000.0);
-    if (up > 1) {
-        cairo_scale(cr, up, up);
-        rc = draw(cr, (int)lround(width / up), (int)lround(height / up), what, err);
-    } else {
-        rc = draw(cr, width, height, what, err);
-    }
+    rc = draw_scaled(cr, width, height, draw, what, err);
     cairo_destroy(cr);
     if (rc == IC_OK && png &&
         cairo_surface_write_to_png_stream(s, file_write, &o) != CAIRO_STATUS_SUCCESS)
@@ -2504,9 +2513,11 @@ int ic_plot_png(enum ic_plot_kind kind, int width, int height, const struct ic_p
                           height);
     }
     cairo_t *cr = cairo_create(s);
-    int rc = kind == IC_PLOT_CONTEXT ? ic_plot_context(cr, width, height, set, NULL, err)
-             : kind == IC_PLOT_CHIPS ? ic_plot_chips(cr, width, height, set, NULL, err)
-                                     : ic_plot_decode(cr, width, height, set, NULL, err);
+    int rc = draw_scaled(cr, width, height,
+                         kind == IC_PLOT_CONTEXT ? draw_context
+                         : kind == IC_PLOT_CHIPS ? draw_chips
+                                                 : draw_decode,
+                         set, err);
     cairo_destroy(cr);
     struct membuf b = {0};
     if (rc == IC_OK && cairo_surface_write_to_png_stream(s, membuf_write, &b) !=
