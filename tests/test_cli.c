@@ -285,6 +285,38 @@ START_TEST(test_context_warning)
 }
 END_TEST
 
+/* --kv-placement copy: Llama-3-70B on 16 v5e (8 KV heads), batch 32 at
+ * context 8192, the ideal bound: weights 141,729,988,608 B / 16 chips /
+ * 8.2e11 B/s = 10.802 ms either way; the cache split by head 8 ways, then
+ * by batch 2 ways (16 of the 32 sequences a chip) or copied (all 32), each
+ * sequence's 8192 tokens read and its new one written, 327,680 / 8 = 40,960
+ * B a token a chip: 32 x 8193 x 40,960 B = 10,738,728,960 B, 13.096 ms
+ * (6.548 ms split); the step is their sum (the compute, 32 tokens, is far
+ * below).
+ * The largest batch that fits halves, 40 to 20. */
+START_TEST(test_kv_placement_copy)
+{
+    const char *base[] = {"--model", "llama3-70b", "--hw", "v5e", "--chips", "16", "--batch",
+                          "32", "--context", "8192", "--format", "json"};
+    double step[2], kv[2], most[2];
+    for (int i = 0; i < 2; i++) {
+        ck_assert_int_eq(run(base[0], base[1], base[2], base[3], base[4], base[5], base[6],
+                             base[7], base[8], base[9], base[10], base[11], "--kv-placement",
+                             i ? "copy" : "split", NULL),
+                         0);
+        step[i] = json_num(out_buf, "step_s");
+        kv[i] = json_num(out_buf, "kv_s");
+        most[i] = json_num(out_buf, "max_batch");
+    }
+    const double w = 141729988608.0 / 16 / 8.2e11, k = 32.0 * 8193 * 40960 / 8.2e11;
+    ck_assert_msg(ic_test_rel(kv[1], k) < 1e-9, "kv %g vs %g", kv[1], k);
+    ck_assert_msg(ic_test_rel(kv[0], k / 2) < 1e-9, "kv %g vs %g", kv[0], k / 2);
+    ck_assert_msg(ic_test_rel(step[1], w + k) < 1e-9, "step %g vs %g", step[1], w + k);
+    ck_assert_msg(ic_test_rel(step[0], w + k / 2) < 1e-9, "step %g vs %g", step[0], w + k / 2);
+    ck_assert_msg(most[0] == 40 && most[1] == 20, "largest batch %g, %g", most[0], most[1]);
+}
+END_TEST
+
 /* --comm overlap with an accelerator's expected time: not read there (its
  * all-reduces come after the kernels: the same output as --comm serial up
  * to the ideal bound shown beside it, which reads it), and said; with the
@@ -2167,6 +2199,7 @@ int main(void)
     tcase_add_test(tc, test_kv_heads_unshardable);
     tcase_add_test(tc, test_context_warning);
     tcase_add_test(tc, test_comm_overlap_expected);
+    tcase_add_test(tc, test_kv_placement_copy);
     tcase_add_test(tc, test_trace_context_warning);
     tcase_add_test(tc, test_numbers_rejected);
     tcase_add_test(tc, test_uneven_split_noted);

@@ -231,6 +231,22 @@ START_TEST(test_prefill_kv_split_by_kv_heads)
     ck_assert_int_eq(ic_step_load(&t->st, &s2, &l, &e), IC_OK);
     ck_assert_double_eq_tol(l.kv_read_bytes, 83886080.0, 1e-6);
     ck_assert_double_eq_tol(l.attn_flops[IC_PHASE_PREFILL], 2 * F / 16, 1e-3);
+    /* the cache copied (vLLM's tensor parallelism): each chip of the pair
+     * keeps its KV head's cache of both sequences, 2 x 83,886,080 B read
+     * and as much written; the FLOPs split as before (4 of 64 heads of
+     * each sequence), and memory holds both sequences a chip */
+    s2.layout.kv_copy = true;
+    ck_assert_int_eq(ic_step_load(&t->st, &s2, &l, &e), IC_OK);
+    ck_assert_uint_eq(l.kv_split_heads, 8);
+    ck_assert_uint_eq(l.kv_split_batch, 1);
+    ck_assert_double_eq_tol(l.kv_read_bytes, 2 * 83886080.0, 1e-6);
+    ck_assert_double_eq_tol(l.kv_write_bytes, 2 * 83886080.0, 1e-6);
+    ck_assert_double_eq_tol(l.attn_flops[IC_PHASE_PREFILL], 2 * F / 16, 1e-3);
+    const struct ic_mem mk = ic_step_mem_of(&l, 0);
+    const struct ic_mem mm = ic_step_mem(&t->st, 16, true, mk.weights_bytes, 671088640.0);
+    ck_assert_double_eq_tol(ic_step_mem_at(&mk, 2) - mk.weights_bytes,
+                            2 * 83886080.0 + 2.0 / 16 * mk.work_seq_bytes, 1e-3);
+    ck_assert_double_eq_tol(ic_step_mem_at(&mm, 2), ic_step_mem_at(&mk, 2), 1e-3);
     free(t);
 }
 END_TEST
@@ -549,7 +565,7 @@ START_TEST(test_pipeline)
     ck_assert_double_eq_tol(tm.step_s, eight, 1e-15);
 
     /* more stages than layers refused */
-    s.layout = (struct ic_layout){8, 1, 127, 1};
+    s.layout = (struct ic_layout){8, 1, 127, 1, false};
     ck_assert_int_eq(ic_step_load(&t->st, &s, &l, &e), IC_EINVAL);
     ck_assert_ptr_nonnull(strstr(e.msg, "pipeline stages"));
     free(t);

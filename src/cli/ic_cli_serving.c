@@ -259,6 +259,7 @@ static void parse_prefill(const struct ic_opts *a, const struct ic_cli_setup *s,
     pf->kv = s->dec.kv;
     pf->compute = s->dec.compute;
     pf->comm = s->dec.comm;
+    pf->kv_copy = s->dec.kv_copy;
     pf->estimate = s->dec.estimate;
     pf->engine = s->dec.engine;
     if (a->given[IC_OPT_PROMPT])
@@ -1642,6 +1643,7 @@ int ic_cli_cmd_optimize(const struct ic_opts *a, const struct ic_db *db, FILE *o
     if ((rc = ic_cli_load_engine(a, db, &en, errf)))
         goto out;
     req.engine = en;
+    req.kv_copy = a->kv_placement == 1;
     /* fp4 weights are searched with fp4 compute only: asked for alone on
      * chips without it, the search is empty for a reason the SLOs are not */
     if (req.weights_mask == 1u << IC_DT_FP4) {

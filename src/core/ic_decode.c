@@ -12,7 +12,7 @@ const enum ic_dtype ic_decode_fewest_types[5] = {IC_DT_BF16, IC_DT_FP8, IC_DT_IN
 struct ic_decode_cfg ic_decode_defaults(void)
 {
     return (struct ic_decode_cfg){1, 1, 2048, IC_DT_BF16, IC_DT_BF16, IC_DT_BF16,
-                                  IC_COMM_OVERLAP, IC_EST_IDEAL, 1.0, 0, 1.0, 1, 1, false, NULL, 0};
+                                  IC_COMM_OVERLAP, IC_EST_IDEAL, 1.0, 0, 1.0, 1, 1, false, NULL, 0, false};
 }
 
 /* The step: B sequences, one new token each (with logits), S - 1 cached
@@ -20,7 +20,7 @@ struct ic_decode_cfg ic_decode_defaults(void)
 static struct ic_step decode_step(const struct ic_decode_cfg *c)
 {
     return (struct ic_step){
-        .layout = {c->chips, 1, c->pp, c->micro},
+        .layout = {c->chips, 1, c->pp, c->micro, c->kv_copy},
         .kind = {{c->batch, 1, c->context - 1, 1, IC_PHASE_DECODE}},
         .n_kinds = 1,
         .weights = c->weights,

@@ -67,6 +67,10 @@ struct ic_decode_cfg {
      * attention probe beside a timing over the entry's probe_attention; 0 =
      * compute_scale stands in) */
     double attn_scale;
+    /* past the KV heads, each chip keeps its heads' cache of every
+     * sequence (ic_layout.kv_copy); false: the chips sharing a head split
+     * the sequences */
+    bool kv_copy;
 };
 
 /* The expected time (cfg.estimate = IC_EST_EXPECTED) uses what `infcalc

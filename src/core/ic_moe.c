@@ -17,7 +17,7 @@ static int moe_step(const struct ic_model_stats *m, const struct ic_hw *hw,
 {
     const struct ic_decode_cfg *d = &c->dec;
     const struct ic_step step = {
-        .layout = {d->chips, c->ep},
+        .layout = {d->chips, c->ep, 1, 1, d->kv_copy},
         .kind = {{B, 1, d->context ? d->context - 1 : 0, 1, IC_PHASE_DECODE}},
         .n_kinds = 1,
         .weights = d->weights,
@@ -144,7 +144,7 @@ int ic_moe(const struct ic_model_stats *m, const struct ic_hw *hw, const struct 
     r.batch_total = B * ep;
     r.tokens_s = (double)r.batch_total / r.step_s;
     r.tokens_s_chip = r.tokens_s / (double)r.chips_total;
-    const struct ic_mem mem = ic_step_mem(m, N, l.weights_held_bytes,
+    const struct ic_mem mem = ic_step_mem(m, N, cfg->dec.kv_copy, l.weights_held_bytes,
                                           ic_step_kv_seq_bytes(m, cfg->dec.context, cfg->dec.kv));
     r.mem_per_chip_B = ic_step_mem_at(&mem, B);
     r.fits = r.mem_per_chip_B <= hw->hbm_capacity_B;

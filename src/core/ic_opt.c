@@ -48,6 +48,7 @@ enum ic_cmd ic_cmd_find(const char *word)
 #define MAXC ((double)IC_MODEL_MAX_CONTEXT)
 
 static const char *const comm_choices[] = {"overlap", "serial", NULL};
+static const char *const kv_placement_choices[] = {"split", "copy", NULL};
 static const char *const estimate_choices[] = {"ideal", "expected", NULL};
 static const char *const format_choices[] = {"table", "csv", "json", NULL};
 static const char *const attention_choices[] = {"flash", "unfused", NULL};
@@ -110,6 +111,14 @@ const struct ic_opt_def ic_opt_table[IC_OPT_COUNT] = {
                      "overlap (default: collectives hide under HBM traffic, a lower bound)\n"
                      "or serial (they add to the step); an accelerator's expected time\n"
                      "runs them after the kernels either way", F(comm)},
+    [IC_OPT_KV_PLACEMENT] = {"--kv-placement", IC_OK_CHOICE, "P", 0, 0, kv_placement_choices,
+                             STEP_CMDS | C(OPTIMIZE), 0,
+                             "past the KV heads (more chips than KV heads; MLA's one\n"
+                             "latent: 2 or more), split (default: the chips sharing a\n"
+                             "head split the sequences, the least cache a chip holds)\n"
+                             "or copy (each keeps its heads' cache of every sequence,\n"
+                             "as vLLM's and SGLang's tensor parallelism do)",
+                             F(kv_placement)},
     [IC_OPT_ESTIMATE] = {"--estimate", IC_OK_CHOICE, "E", 0, 0, estimate_choices,
                          STEP_CMDS | C(OPTIMIZE), 0,
                          "ideal (spec-sheet peaks) or expected (the entry's measured or\n"
@@ -1003,6 +1012,7 @@ void ic_opts_decode_cfg(const struct ic_opts *o, struct ic_decode_cfg *c)
         c->compute = o->compute[0];
     if (o->given[IC_OPT_COMM])
         c->comm = (enum ic_comm_mode)o->comm;
+    c->kv_copy = o->kv_placement == 1;
     if (o->given[IC_OPT_ESTIMATE])
         c->estimate = (enum ic_estimate)o->estimate;
 }

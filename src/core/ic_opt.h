@@ -41,7 +41,8 @@ enum ic_cmd ic_cmd_find(const char *word);
 
 enum ic_opt {
     IC_OPT_MODEL, IC_OPT_HW, IC_OPT_CHIPS, IC_OPT_PP, IC_OPT_MICRO, IC_OPT_BATCH,
-    IC_OPT_CONTEXT, IC_OPT_WEIGHTS, IC_OPT_KV, IC_OPT_COMPUTE, IC_OPT_COMM, IC_OPT_ESTIMATE,
+    IC_OPT_CONTEXT, IC_OPT_WEIGHTS, IC_OPT_KV, IC_OPT_COMPUTE, IC_OPT_COMM, IC_OPT_KV_PLACEMENT,
+    IC_OPT_ESTIMATE,
     IC_OPT_SWEEP, IC_OPT_FORMAT, IC_OPT_PLOT, IC_OPT_PLOT_SIZE, IC_OPT_DB,
     /* the self-check */
     IC_OPT_DEVICE, IC_OPT_THREADS, IC_OPT_QUICK, IC_OPT_OUT, IC_OPT_NAME, IC_OPT_LLC,
@@ -118,6 +119,7 @@ struct ic_opts {
     enum ic_dtype weights[IC_OPT_MAX_LIST], kv[IC_OPT_MAX_LIST], compute[IC_OPT_MAX_LIST];
     uint64_t pp, micro, batch;
     int comm;     /* enum ic_comm_mode */
+    int kv_placement; /* 0: split, 1: copy (ic_layout.kv_copy) */
     int estimate; /* enum ic_estimate */
     enum ic_axis sweep[2];
     int format;   /* enum ic_format */

@@ -496,6 +496,11 @@ static void table_point(FILE *out, const struct ic_report_group *r, const struct
     ic_report_bytes(b, sizeof b, p->kv_bytes);
     if (p->cfg.chips == 1)
         fprintf(out, "    KV read            %-12s (%s)\n", a, b);
+    else if (p->cfg.kv_copy && p->kv_split_heads < p->cfg.chips)
+        fprintf(out, "    KV read            %-12s (%s, each byte on the %llu chips sharing its "
+                     "head; split %llu way%s by head, copied)\n",
+                a, b, (unsigned long long)(p->cfg.chips / p->kv_split_heads),
+                (unsigned long long)p->kv_split_heads, p->kv_split_heads == 1 ? "" : "s");
     else
         fprintf(out, "    KV read            %-12s (%s; split %llu way%s by head, %llu by batch)\n",
                 a, b, (unsigned long long)p->kv_split_heads, p->kv_split_heads == 1 ? "" : "s",

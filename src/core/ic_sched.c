@@ -181,7 +181,7 @@ static double windowed(const struct ic_model_stats *m, double tokens)
 static uint64_t held_max_batch(const struct ic_model_stats *m, const struct ic_point *p,
                                double seq_B, double capacity)
 {
-    const struct ic_mem k = ic_step_mem(m, p->cfg.chips, p->mem_weights_B, seq_B);
+    const struct ic_mem k = ic_step_mem(m, p->cfg.chips, p->cfg.kv_copy, p->mem_weights_B, seq_B);
     return ic_step_max_batch(&k, capacity);
 }
 

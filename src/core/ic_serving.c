@@ -95,7 +95,7 @@ int ic_prefill(const struct ic_model_stats *m, const struct ic_hw *hw,
     p.cfg = *cfg;
     p.mfu = pick_mfu(hw, cfg, &p.mfu_measured);
     const struct ic_step step = {
-        .layout = {N, 1},
+        .layout = {N, 1, 1, 1, cfg->kv_copy},
         .kind = {{R, T, P, 1, IC_PHASE_PREFILL}},
         .n_kinds = 1,
         .weights = cfg->weights,
@@ -171,7 +171,7 @@ int ic_chunked(const struct ic_model_stats *m, const struct ic_hw *hw,
     /* each step: the batch's decode tokens (as ic_decode's step) and one
      * chunk of every prompt, the last chunk with its logits */
     struct ic_step step = {
-        .layout = {dc.chips, 1},
+        .layout = {dc.chips, 1, 1, 1, dc.kv_copy},
         .kind = {{dc.batch, 1, dc.context ? dc.context - 1 : 0, 1, IC_PHASE_DECODE},
                  {pf->prompts, 0, 0, 0, IC_PHASE_PREFILL}},
         .n_kinds = 2,
@@ -339,7 +339,7 @@ int ic_spec_costed(const struct ic_model_stats *target, const struct ic_model_st
     /* the verify step: k + 1 decode-phase tokens per sequence after the
      * cache the plain step reads, every one of them with logits */
     const struct ic_step verify = {
-        .layout = {c.chips, 1},
+        .layout = {c.chips, 1, 1, 1, c.kv_copy},
         .kind = {{c.batch, k + 1, c.context - 1, k + 1, IC_PHASE_DECODE}},
         .n_kinds = 1,
         .weights = c.weights,
@@ -841,6 +841,7 @@ int ic_optimize(const struct ic_model_stats *m, const struct ic_hw *hws, size_t 
                         pc.mfu = req->mfu;
                         pc.estimate = req->estimate;
                         pc.engine = req->engine;
+                        pc.kv_copy = req->kv_copy;
                         struct ic_prefill p;
                         struct ic_point fit;
                         struct ic_decode_cfg dc = ic_decode_defaults();
@@ -848,6 +849,7 @@ int ic_optimize(const struct ic_model_stats *m, const struct ic_hw *hws, size_t 
                         dc.weights = wts[wi];
                         dc.kv = kvs[ki];
                         dc.compute = comp;
+                        dc.kv_copy = req->kv_copy;
                         if (ic_prefill(m, hw, &pc, &p, NULL) || !step_at(m, hw, dc, 1, T, &fit) ||
                             !(fit.mem_per_chip_B <= util * fit.capacity_B) || p.ttft_s > req->ttft_s)
                             continue;
@@ -872,6 +874,7 @@ int ic_optimize(const struct ic_model_stats *m, const struct ic_hw *hws, size_t 
                         dc.compute = comp;
                         dc.estimate = req->estimate;
                         dc.engine = req->engine;
+                        dc.kv_copy = req->kv_copy;
                         const double NT = (double)(n * P); /* the replica's chips */
                         struct ic_point end, mean;
                         if (!step_at(m, hw, dc, M, T + L, &end) ||
@@ -1047,6 +1050,7 @@ int ic_optimize_capacity(const struct ic_model_stats *m, const struct ic_opt_req
         s.dec.compute = c.compute;
         s.dec.estimate = req->estimate;
         s.dec.engine = req->engine;
+        s.dec.kv_copy = req->kv_copy;
         if (!(s.prefill_mfu > 0))
             s.prefill_mfu = req->mfu;
         double capacity = 0;

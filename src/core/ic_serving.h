@@ -49,6 +49,7 @@ struct ic_prefill_cfg {
     enum ic_estimate estimate;
     const struct ic_engine *engine; /* expected only: the serving engine's
                                        profile (NULL: a good engine) */
+    bool kv_copy;            /* as ic_decode_cfg's */
 };
 
 struct ic_prefill_cfg ic_prefill_defaults(void);
@@ -281,6 +282,7 @@ struct ic_opt_req {
     /* the share of each chip's HBM the batch may fill, weights and
      * workspace included (0: all of it, 1) */
     double mem_util;
+    bool kv_copy; /* the cache past the KV heads (ic_layout.kv_copy) */
 };
 
 /* Whether the search tries type t for the weights (kv false: bf16, fp8,

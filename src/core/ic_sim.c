@@ -48,7 +48,7 @@ int ic_sim_step_s(const struct ic_model_stats *m, const struct ic_hw *hw,
                   uint64_t pre_tokens, double ctx_pre, double *step_s, struct ic_err *err)
 {
     struct ic_step s = {
-        .layout = {c->dec.chips, 1, 1, 1},
+        .layout = {c->dec.chips, 1, 1, 1, c->dec.kv_copy},
         .weights = c->dec.weights,
         .kv = c->dec.kv,
         .compute = c->dec.compute,
@@ -1698,7 +1698,7 @@ static int kv_pool(const struct ic_model_stats *m, const struct ic_hw *hw,
                       : role == ROLE_DECODE ? "a decode server of "
                                             : "";
     const char *more = more_chips(role);
-    struct ic_step one = {.layout = {c->dec.chips, 1, 1, 1},
+    struct ic_step one = {.layout = {c->dec.chips, 1, 1, 1, c->dec.kv_copy},
                           .kind = {{1, 1, 1, 1, IC_PHASE_DECODE}},
                           .n_kinds = 1,
                           .weights = c->dec.weights,

@@ -364,15 +364,16 @@ int ic_step_load(const struct ic_model_stats *m, const struct ic_step *s, struct
     out->weights_held_bytes = P > 1 ? f * (all - embed - lmh) + fmax(embed, lmh) : all;
     out->work_seq_bytes = sp->work_seq;
 
-    /* The cache: by KV heads, then by sequence; attention FLOPs by
-     * (sequence, query head) pairs, g chips sharing each KV head. */
-    const uint64_t hw = sp->hw, g = N / hw, q = sp->q;
+    /* The cache: by KV heads, then by sequence (gb ways: g, or 1 where
+     * each chip keeps its heads' copy of every sequence); attention FLOPs
+     * by (sequence, query head) pairs, g chips sharing each KV head. */
+    const uint64_t hw = sp->hw, g = N / hw, q = sp->q, gb = s->layout.kv_copy ? 1 : g;
     const bool by_heads = sp->by_heads;
     const double layers = (double)(m->n_global_layers + m->n_window_layers);
     /* bytes one new token writes to the busiest chip's stage */
     const double per_token_kv_B = f * layers * ic_model_kv_layer_token_bytes(m, bkv);
     out->kv_split_heads = hw;
-    out->kv_split_batch = g;
+    out->kv_split_batch = gb;
     double flops_lin = 0, flops_attn = 0;
     for (unsigned i = 0; i < s->n_kinds; i++) {
         const struct ic_seqs *k = &s->kind[i];
@@ -380,7 +381,7 @@ int ic_step_load(const struct ic_model_stats *m, const struct ic_step *s, struct
             continue;
         const double T = (double)k->tokens, cnt = (double)k->count;
         const uint64_t cm = (k->count + M - 1) / M; /* this kind's sequences in one pass */
-        const uint64_t seqs = (cm + g - 1) / g;      /* whose cache the busiest chip reads */
+        const uint64_t seqs = (cm + gb - 1) / gb;    /* whose cache the busiest chip reads */
         /* the busiest chip's share of the attention work, in sequences (of
          * its stage's layers) */
         const double share = f * (by_heads ? (double)((cm * q + g - 1) / g) / (double)m->n_heads
@@ -750,8 +751,8 @@ int ic_step_time(const struct ic_load *l, const struct ic_hw *hw, const struct i
 
 /* ---- memory held ---------------------------------------------------------- */
 
-struct ic_mem ic_step_mem(const struct ic_model_stats *m, uint64_t chips, double weights_bytes,
-                          double kv_seq_bytes)
+struct ic_mem ic_step_mem(const struct ic_model_stats *m, uint64_t chips, bool kv_copy,
+                          double weights_bytes, double kv_seq_bytes)
 {
     const uint64_t hw = ic_step_kv_head_ways(m, chips);
     return (struct ic_mem){
@@ -759,7 +760,7 @@ struct ic_mem ic_step_mem(const struct ic_model_stats *m, uint64_t chips, double
         kv_seq_bytes / (double)hw,
         workspace_per_seq(m, chips),
         chips,
-        chips / hw,
+        kv_copy ? 1 : chips / hw,
     };
 }
 

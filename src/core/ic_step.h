@@ -120,6 +120,11 @@ struct ic_layout {
     uint64_t micro;   /* micro-batches the sequences split into, each passing the
                          stages in turn (0 or 1: one; at most one a sequence: more
                          are taken as that many) */
+    bool kv_copy;     /* past the KV heads (N > head ways; MLA's one latent: any N
+                         > 1), every chip holding a KV head keeps that head's cache
+                         of every sequence, as vLLM's tensor parallelism copies it;
+                         false: the chips sharing a head split the sequences
+                         (ceil(B / g) each), the least a chip can hold */
 };
 
 struct ic_seqs {
@@ -417,9 +422,9 @@ struct ic_mem {
 };
 
 /* weights_bytes: the weights one chip holds; kv_seq_bytes: one sequence's
- * cache over the whole model. */
-struct ic_mem ic_step_mem(const struct ic_model_stats *m, uint64_t chips, double weights_bytes,
-                          double kv_seq_bytes);
+ * cache over the whole model; kv_copy: as ic_layout's. */
+struct ic_mem ic_step_mem(const struct ic_model_stats *m, uint64_t chips, bool kv_copy,
+                          double weights_bytes, double kv_seq_bytes);
 /* The same for the layout, weights and the sequences of kind `kind` of a
  * step's load (nothing computed twice). */
 struct ic_mem ic_step_mem_of(const struct ic_load *l, unsigned kind);
