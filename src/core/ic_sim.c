@@ -1210,6 +1210,23 @@ static int too_long(struct sim *s, const struct inst *I, const struct req *q)
     return IC_EINVAL;
 }
 
+/* A copy of q's cache between server I's HBM and the host (a swap out or
+ * back in): its time rides on I's next step and adds to the run's. */
+static void host_copy(struct sim *s, struct inst *I, const struct req *q)
+{
+    const double t = ic_kv_host_copy_s(s->m, s->hw, q->computed, I->c->dec.kv, I->c->dec.chips);
+    I->copy_s += t;
+    s->out->swap_s += t;
+}
+
+/* The queue's head r joins server I's running sequences. */
+static void admit_head(struct inst *I, size_t r)
+{
+    I->w_head = (I->w_head + 1) % I->wait_cap;
+    I->w_n--;
+    I->running[I->n_run++] = r;
+}
+
 /* Takes the sequence at pos off the running list: recompute frees its
  * blocks (its prompt and output prefilled again on readmission); swap
  * copies its KV to the host (the copy charged to the server's next step)
@@ -1221,9 +1238,7 @@ static int preempt(struct sim *s, struct inst *I, size_t pos)
     s->out->preemptions++;
     q->preempts++;
     if (s->c->preempt == IC_PREEMPT_SWAP) {
-        double t = ic_kv_host_copy_s(s->m, s->hw, q->computed, s->c->dec.kv, I->c->dec.chips);
-        I->copy_s += t;
-        s->out->swap_s += t;
+        host_copy(s, I, q);
         s->out->swaps++;
         q->swapped = true;
         /* the copy holds every cached token, the prefix's too: it comes
@@ -1352,14 +1367,10 @@ form:;
             break;
         }
         if (q->swapped) {
-            double t = ic_kv_host_copy_s(s->m, s->hw, q->computed, c->dec.kv, c->dec.chips);
-            I->copy_s += t;
-            s->out->swap_s += t;
+            host_copy(s, I, q);
             q->swapped = false;
         }
-        I->w_head = (I->w_head + 1) % I->wait_cap;
-        I->w_n--;
-        I->running[I->n_run++] = r;
+        admit_head(I, r);
         if (q->src) { /* a hand-over (never swapped): its pull starts */
             q->xfer = true;
             if ((rc = hand_over(s, r)))
@@ -1408,9 +1419,7 @@ form:;
             break;
         }
         if (q->swapped) {
-            double st = ic_kv_host_copy_s(s->m, s->hw, q->computed, c->dec.kv, c->dec.chips);
-            I->copy_s += st;
-            s->out->swap_s += st;
+            host_copy(s, I, q);
             q->swapped = false;
         }
         if (fresh && I->role != ROLE_DECODE) {
@@ -1419,9 +1428,7 @@ form:;
             s->out->prefix_query_tokens += q->prompt;
         }
         q->admitted_once = true;
-        I->w_head = (I->w_head + 1) % I->wait_cap;
-        I->w_n--;
-        I->running[I->n_run++] = r;
+        admit_head(I, r);
         q->sched = t;
         budget -= t;
         if (dec) {

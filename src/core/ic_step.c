@@ -70,6 +70,13 @@ uint64_t ic_step_kv_head_ways(const struct ic_model_stats *m, uint64_t chips)
     return m->kv_ways == UINT64_MAX ? chips : gcd_u64(chips, m->kv_ways);
 }
 
+/* The ways the sequences' cache splits among the N / hw chips sharing a
+ * KV head: all of them, or one where each keeps a copy. */
+static uint64_t cache_batch_ways(uint64_t N, uint64_t hw, bool kv_copy)
+{
+    return kv_copy ? 1 : N / hw;
+}
+
 double ic_step_experts_touched(uint64_t n_experts, uint64_t top_k, double tokens)
 {
     if (!n_experts)
@@ -367,7 +374,8 @@ int ic_step_load(const struct ic_model_stats *m, const struct ic_step *s, struct
     /* The cache: by KV heads, then by sequence (gb ways: g, or 1 where
      * each chip keeps its heads' copy of every sequence); attention FLOPs
      * by (sequence, query head) pairs, g chips sharing each KV head. */
-    const uint64_t hw = sp->hw, g = N / hw, q = sp->q, gb = s->layout.kv_copy ? 1 : g;
+    const uint64_t hw = sp->hw, g = N / hw, q = sp->q,
+                   gb = cache_batch_ways(N, hw, s->layout.kv_copy);
     const bool by_heads = sp->by_heads;
     const double layers = (double)(m->n_global_layers + m->n_window_layers);
     /* bytes one new token writes to the busiest chip's stage */
@@ -760,7 +768,7 @@ struct ic_mem ic_step_mem(const struct ic_model_stats *m, uint64_t chips, bool k
         kv_seq_bytes / (double)hw,
         workspace_per_seq(m, chips),
         chips,
-        kv_copy ? 1 : chips / hw,
+        cache_batch_ways(chips, hw, kv_copy),
     };
 }
 
