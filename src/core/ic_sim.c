@@ -1311,8 +1311,9 @@ form:;
     bool decodes = c->sched == IC_SCHED_CHUNKED || !any_prefill_waiting || force_decodes;
     /* 1. every running decode its token, preempting the newest when a
      * block is short */
-    for (size_t i = 0; decodes && i < I->n_run && budget; i++) {
-        struct req *q = &s->pool[I->running[i]];
+    size_t d = 0;
+    for (; decodes && d < I->n_run && budget; d++) {
+        struct req *q = &s->pool[I->running[d]];
         if (!decode_ready(q))
             continue;
         bool wait = false;
@@ -1329,8 +1330,8 @@ form:;
                 break;
             }
             preempted = true;
-            if (v == i) { /* it is the newest: it goes itself */
-                if ((rc = preempt(s, I, i)))
+            if (v == d) { /* it is the newest: it goes itself */
+                if ((rc = preempt(s, I, d)))
                     return rc;
                 q = NULL;
                 break;
@@ -1347,14 +1348,17 @@ form:;
         n_dec++;
         ctx_dec += (double)q->computed;
     }
-    /* 2. then, in a step that preempted none (vLLM's scheduler serves the
-     * running sequences first, and admits none in a step that preempts),
-     * sequences that only need their next token join as blocks allow:
-     * swapped back (their token in this step where decodes run), or (a
-     * decode server) handed over: their blocks reserved here, the pull of
-     * their KV starts, and its prefill server holds its blocks until it
-     * lands */
-    while (!preempted && I->w_n && I->n_run < c->max_seqs) {
+    /* 2. then, in a step whose decodes ran every running sequence (not a
+     * prefill-first step of prompts alone, nor one whose --max-tokens ran
+     * out first: the rest have not taken their blocks) and preempted none
+     * (vLLM's scheduler serves the running sequences first, and admits none
+     * in a step that preempts), sequences that only need their next token
+     * join as blocks allow: swapped back (their token in this step where
+     * the budget allows), or (a decode server) handed over: their blocks
+     * reserved here, the pull of their KV starts, and its prefill server
+     * holds its blocks until it lands */
+    const bool all_ran = decodes && d == I->n_run;
+    while (!preempted && all_ran && I->w_n && I->n_run < c->max_seqs) {
         size_t r = I->wait[I->w_head];
         struct req *q = &s->pool[r];
         if (!decode_ready(q))
@@ -1375,7 +1379,7 @@ form:;
             q->xfer = true;
             if ((rc = hand_over(s, r)))
                 return rc;
-        } else if (decodes && budget) {
+        } else if (budget) {
             q->sched = 1;
             budget--;
             n_dec++;
