@@ -1643,7 +1643,10 @@ int ic_cli_cmd_optimize(const struct ic_opts *a, const struct ic_db *db, FILE *o
     if ((rc = ic_cli_load_engine(a, db, &en, errf)))
         goto out;
     req.engine = en;
-    req.kv_copy = a->kv_placement == 1;
+    /* the cache past the KV heads as the option reads for any step */
+    struct ic_decode_cfg opt_dec;
+    ic_opts_decode_cfg(a, &opt_dec);
+    req.kv_copy = opt_dec.kv_copy;
     /* fp4 weights are searched with fp4 compute only: asked for alone on
      * chips without it, the search is empty for a reason the SLOs are not */
     if (req.weights_mask == 1u << IC_DT_FP4) {
