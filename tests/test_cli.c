@@ -314,6 +314,31 @@ START_TEST(test_kv_placement_copy)
     ck_assert_msg(ic_test_rel(step[1], w + k) < 1e-9, "step %g vs %g", step[1], w + k);
     ck_assert_msg(ic_test_rel(step[0], w + k / 2) < 1e-9, "step %g vs %g", step[0], w + k / 2);
     ck_assert_msg(most[0] == 40 && most[1] == 20, "largest batch %g, %g", most[0], most[1]);
+    /* an engine that copies (vLLM's QKVParallelLinear: enginedb's
+     * defaults.kv_placement) places the cache so without the option, and
+     * the option overrides it: the ideal bound beside the expected step is
+     * the step above, the expected cache read doubles (2 chips a head) */
+    double kv_e[2];
+    for (int i = 0; i < 2; i++) {
+        ck_assert_int_eq(run(base[0], base[1], base[2], base[3], base[4], base[5], base[6],
+                             base[7], base[8], base[9], base[10], base[11], "--engine",
+                             "vllm-0.19", i ? NULL : "--kv-placement", "split", NULL),
+                         0);
+        const char *other = strstr(out_buf, "\"time_other\"");
+        ck_assert_ptr_nonnull(other);
+        const double ideal = json_num(other, "step_s"), want = i ? w + k : w + k / 2;
+        ck_assert_msg(ic_test_rel(ideal, want) < 1e-9, "ideal %g vs %g", ideal, want);
+        ck_assert_msg(json_num(out_buf, "max_batch") == (i ? 20 : 40), "largest batch %g",
+                      json_num(out_buf, "max_batch"));
+        kv_e[i] = json_num(out_buf, "kv_s");
+    }
+    ck_assert_msg(ic_test_rel(kv_e[1], 2 * kv_e[0]) < 1e-9, "kv %g vs 2 x %g", kv_e[1], kv_e[0]);
+    /* a profile that states no placement (gpt-fast) leaves the split */
+    ck_assert_int_eq(run(base[0], base[1], base[2], base[3], base[4], base[5], base[6], base[7],
+                         base[8], base[9], base[10], base[11], "--engine", "gpt-fast", NULL),
+                     0);
+    ck_assert_msg(json_num(out_buf, "max_batch") == 40, "largest batch %g",
+                  json_num(out_buf, "max_batch"));
 }
 END_TEST
 

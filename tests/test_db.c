@@ -227,6 +227,13 @@ START_TEST(test_lint_enginedb)
     ck_assert(!en->overlap);
     ck_assert_double_eq_tol(en->cpu_step_s, 3.8e-3, 1e-12);
     ck_assert_uint_eq(en->max_batch, 256);
+    ck_assert(en->kv_placement_set && en->kv_copy); /* QKVParallelLinear's replicas */
+    ck_assert(ic_engine_kv_copy(en, false) && ic_engine_kv_copy(NULL, true) &&
+              !ic_engine_kv_copy(NULL, false));
+    /* a profile that states no placement leaves the caller's */
+    ck_assert_int_eq(ic_db_engine(&db, "gpt-fast", en, &e), 0);
+    ck_assert(!en->kv_placement_set && ic_engine_kv_copy(en, true) &&
+              !ic_engine_kv_copy(en, false));
     ck_assert_int_eq(ic_db_engine(&db, "vllm-0.7", en, &e), IC_ENOENT);
     ck_assert_ptr_nonnull(strstr(e.msg, "unknown engine 'vllm-0.7'"));
     free(en);
@@ -257,6 +264,12 @@ static const struct {
     /* an alias that is the entry's own name (aliases were not checked) */
     {"alias-own-name.yaml", 3, 10, "alias 'test-engine' is the entry's own name",
      "another name --engine takes"},
+    /* a placement neither engines' layout names */
+    {"placement-bad.yaml", 7, 17, "'kv_placement' must be 'split' or 'copy'",
+     "data-parallel attention"},
+    /* a defaults section of no default (max_batch was its one required key) */
+    {"defaults-empty.yaml", 6, 1, "the defaults section gives neither 'max_batch' nor "
+     "'kv_placement'", "kv_placement: copy"},
 };
 
 START_TEST(test_broken_engines)

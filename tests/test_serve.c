@@ -162,7 +162,7 @@ END_TEST
  * expected estimate asked for, and an engine profile (which implies it) */
 START_TEST(test_decode_json_is_the_cli_json)
 {
-    static const char *const cases[5][16] = {
+    static const char *const cases[7][16] = {
         {"model", "llama3-70b", "hw", "v5e", "chips", "16", "batch", "32", "context", "8192",
          "weights", "int8", "kv", "int8", NULL},
         {"model", "llama3-70b", "hw", "h100", "chips", "1", "batch", "1", "context", "1024",
@@ -171,8 +171,15 @@ START_TEST(test_decode_json_is_the_cli_json)
         {"model", "llama3-70b", "hw", "h100", "chips", "8", "estimate", "expected", NULL},
         {"model", "llama3-70b", "hw", "mi300x", "chips", "8", "weights", "fp8", "engine",
          "vllm-0.10", NULL},
+        /* past the KV heads (16 chips, 8 heads): the engine's placement
+         * (vLLM copies: 20 sequences fit, test_cli's test_kv_placement_copy
+         * by hand), and the parameter's over it (split: 40) */
+        {"model", "llama3-70b", "hw", "v5e", "chips", "16", "batch", "32", "context", "8192",
+         "engine", "vllm-0.19", NULL},
+        {"model", "llama3-70b", "hw", "v5e", "chips", "16", "batch", "32", "context", "8192",
+         "engine", "vllm-0.19", "kv-placement", "split", NULL},
     };
-    for (int c = 0; c < 5; c++) {
+    for (int c = 0; c < 7; c++) {
         struct ic_param q[8];
         const char *argv[24] = {"infcalc"};
         int np = 0, na = 1;
@@ -207,9 +214,11 @@ START_TEST(test_decode_json_is_the_cli_json)
         else if (c == 3)
             ck_assert(body_has(&r, "\"estimate\": \"expected\",") &&
                       body_has(&r, "\"engine\": \"none\","));
-        else
+        else if (c == 4)
             ck_assert(body_has(&r, "\"estimate\": \"expected\",") &&
                       body_has(&r, "\"engine\": \"vllm-0.10\","));
+        else
+            ck_assert(body_has(&r, c == 5 ? "\"max_batch\": 20," : "\"max_batch\": 40,"));
         free(want);
         fclose(o);
         fclose(e);
@@ -286,6 +295,8 @@ START_TEST(test_bad_requests)
          "--estimate: unknown value 'best'"},
         {{PI("model", "llama3-8b"), PI("hw", "h100"), PI("estimat", "ideal")}, 3,
          "did you mean 'estimate'?"},
+        {{PI("model", "llama3-8b"), PI("hw", "h100"), PI("kv-placement", "replicate")}, 3,
+         "--kv-placement: unknown value 'replicate'"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         for (int path = 0; path < 2; path++) {

@@ -341,7 +341,7 @@ static int cmd_decode(const struct ic_opts *a, const struct ic_db *db, FILE *out
             goto out;
     if ((rc = ic_cli_load_engine(a, db, &engine, errf)))
         goto out;
-    base.engine = engine;
+    ic_opts_engine_cfg(a, engine, &base);
     if (engine && estimate < 0) /* a profile is for the expected estimate */
         estimate = IC_EST_EXPECTED;
     for (size_t c = 0; c < n_cfg; c++) {
@@ -429,9 +429,12 @@ static int cmd_decode(const struct ic_opts *a, const struct ic_db *db, FILE *out
          * entry counts no kernels) is said to, not mistaken for a
          * measured tie with a good engine */
         if (engine && !engine_moves) {
+            struct ic_decode_cfg plain; /* the options' step without the profile */
+            ic_opts_decode_cfg(a, &plain);
             for (size_t i = 0; i < n && !engine_moves; i++) {
                 struct ic_decode_cfg g = pts[used + i].cfg;
                 g.engine = NULL;
+                g.kv_copy = plain.kv_copy;
                 g.both = false;
                 struct ic_point q;
                 engine_moves = ic_decode(st, h, &g, &q, NULL) != IC_OK ||
@@ -448,8 +451,8 @@ static int cmd_decode(const struct ic_opts *a, const struct ic_db *db, FILE *out
     if (engine && !engine_moves)
         fprintf(ic_cli_warnf(errf),
                 "infcalc: note: the %s profile changes no step here: none of its host time, "
-                "graph-less launches or efficiencies applies to this chip, model and types, "
-                "so each step is a good engine's\n",
+                "graph-less launches, efficiencies or cache placement applies to this chip, "
+                "model and types, so each step is a good engine's\n",
                 engine->name);
     struct ic_report r = {n_axes > 0 || n_cfg > 1, n_axes > 0, {axes[0], axes[1]}, n_axes};
     if ((lrc = ic_report_write(out, fmt, &r, groups, n_cfg))) {
@@ -589,9 +592,17 @@ static void show_engine(FILE *out, const struct ic_engine *en)
                 fprintf(out, " %s %.3g", ic_dtype_traits((enum ic_dtype)t)->name, v[t]);
         fprintf(out, "\n  source: %s\n", src);
     }
-    if (en->locs[IC_ENF_DEFAULTS].line)
-        fprintf(out, "largest batch scheduled by default: %llu\n  source: %s\n",
-                (unsigned long long)en->max_batch, en->defaults_source);
+    if (en->locs[IC_ENF_DEFAULTS].line) {
+        if (en->max_batch)
+            fprintf(out, "largest batch scheduled by default: %llu\n",
+                    (unsigned long long)en->max_batch);
+        if (en->kv_placement_set)
+            fprintf(out, "cache past the KV heads: %s\n",
+                    en->kv_copy ? "copy (each chip sharing a KV head keeps its cache of every "
+                                  "sequence)"
+                                : "split (the chips sharing a KV head divide the sequences)");
+        fprintf(out, "  source: %s\n", en->defaults_source);
+    }
     if (en->notes[0])
         fprintf(out, "notes: %s\n", en->notes);
     for (uint32_t i = 0; i < en->n_sources; i++)
@@ -621,8 +632,8 @@ static int list_engines(const struct ic_db *db, FILE *out, FILE *errf)
         rc = ic_cli_oom(errf);
         goto out;
     }
-    fprintf(out, "%-20s %-20s %-18s %-7s %-10s %10s  %s\n", "name", "aliases", "engine", "graphs",
-            "scheduler", "max batch", "quantized GEMV");
+    fprintf(out, "%-20s %-20s %-18s %-7s %-10s %10s %-8s %s\n", "name", "aliases", "engine",
+            "graphs", "scheduler", "max batch", "kv heads", "quantized GEMV");
     for (size_t i = 0; i < n; i++) {
         if ((lrc = ic_engine_load(paths[i], en, &e))) {
             rc = ic_cli_report(errf, lrc, &e);
@@ -641,9 +652,9 @@ static int list_engines(const struct ic_db *db, FILE *out, FILE *errf)
             }
         if (en->max_batch)
             snprintf(mb, sizeof mb, "%llu", (unsigned long long)en->max_batch);
-        fprintf(out, "%-20s %-20s %-18s %-7s %-10s %10s  %s\n", en->name, al, en->engine,
+        fprintf(out, "%-20s %-20s %-18s %-7s %-10s %10s %-8s %s\n", en->name, al, en->engine,
                 en->graphs ? "yes" : "no", en->overlap ? "overlap" : "between", mb,
-                q[0] ? q : "-");
+                en->kv_placement_set ? en->kv_placement : "-", q[0] ? q : "-");
     }
     rc = list_claims(db, IC_DB_ENGINE, errf);
 out:
@@ -1114,7 +1125,8 @@ static const char usage_serve[] =
     "the context chart drawn by infcalc's own cairo code, and the current point's\n"
     "table. The address holds the state: copy it to share a configuration.\n"
     "GET /api/decode?model=..&hw=.. (and chips, batch, context, weights, kv,\n"
-    "compute, estimate, engine: the decode options, one value each) answers the\n"
+    "compute, estimate, engine, kv-placement: the decode options, one value each)\n"
+    "answers the\n"
     "JSON of --format json; bad values get HTTP 400 with the message the command\n"
     "line prints. Names only: nothing outside hwdb/, modeldb/ and enginedb/ is\n"
     "read. Runs until Ctrl-C.\n";

@@ -206,7 +206,7 @@ int ic_cli_setup(const struct ic_opts *a, const struct ic_db *db, const char *cm
         ic_cli_setup_free(s);
         return lrc;
     }
-    s->dec.engine = s->en;
+    ic_opts_engine_cfg(a, s->en, &s->dec);
     /* the estimate unless asked: simulate's is decode's (expected on a
      * benched machine's entry), the serving analyses' the ideal bound */
     s->dec.estimate = ic_cli_estimate(a, a->cmd == IC_CMD_SIMULATE
@@ -1643,9 +1643,11 @@ int ic_cli_cmd_optimize(const struct ic_opts *a, const struct ic_db *db, FILE *o
     if ((rc = ic_cli_load_engine(a, db, &en, errf)))
         goto out;
     req.engine = en;
-    /* the cache past the KV heads as the option reads for any step */
+    /* the cache past the KV heads as the option, or the engine, places it
+     * for any step */
     struct ic_decode_cfg opt_dec;
     ic_opts_decode_cfg(a, &opt_dec);
+    ic_opts_engine_cfg(a, en, &opt_dec);
     req.kv_copy = opt_dec.kv_copy;
     /* fp4 weights are searched with fp4 compute only: asked for alone on
      * chips without it, the search is empty for a reason the SLOs are not */

@@ -60,7 +60,8 @@ static const struct ic_schema gemv_schema = {"gemv section", gemv_fields, N(gemv
                                              false};
 
 static const struct ic_field defaults_fields[] = {
-    CNT("max_batch", IC_ENF_MAX_BATCH, max_batch, true),
+    CNT("max_batch", IC_ENF_MAX_BATCH, max_batch, false),
+    STR("kv_placement", IC_ENF_KV_PLACEMENT, kv_placement, false),
     STR("source", IC_ENF_DEFAULTS_SOURCE, defaults_source, true),
 };
 static const struct ic_schema defaults_schema = {"defaults section", defaults_fields,
@@ -91,6 +92,11 @@ double ic_engine_gemv_eff(const struct ic_engine *e, enum ic_dtype weights)
 double ic_engine_attn_eff(const struct ic_engine *e, enum ic_dtype kv)
 {
     return e && e->attn_eff[kv] > 0 ? e->attn_eff[kv] : 1.0;
+}
+
+bool ic_engine_kv_copy(const struct ic_engine *e, bool dflt)
+{
+    return e && e->kv_placement_set ? e->kv_copy : dflt;
 }
 
 /* Error at the recorded location of field id, with a hint line. */
@@ -180,11 +186,26 @@ static int check_values(struct ic_engine *en, const char *path, struct ic_err *e
                                    "the kernel's bandwidth over the reference (the chip's "
                                    "achieved GEMV, or the bf16 GEMV), e.g. 0.85");
     }
-    if (en->locs[IC_ENF_DEFAULTS].line &&
+    if (en->locs[IC_ENF_DEFAULTS].line && !en->locs[IC_ENF_MAX_BATCH].line &&
+        !en->locs[IC_ENF_KV_PLACEMENT].line)
+        return field_error(en, path, IC_ENF_DEFAULTS, err,
+                           "the defaults section gives neither 'max_batch' nor 'kv_placement'",
+                           "e.g. 'max_batch: 256' or 'kv_placement: copy', with the source");
+    if (en->locs[IC_ENF_MAX_BATCH].line &&
         !(en->max_batch >= 1 && en->max_batch <= (UINT64_C(1) << 24)))
         return field_error(en, path, IC_ENF_MAX_BATCH, err,
                            "'max_batch' must be between 1 and 2^24",
                            "the engine's default limit on sequences in flight, e.g. 256");
+    if (en->locs[IC_ENF_KV_PLACEMENT].line) {
+        en->kv_placement_set = true;
+        en->kv_copy = strcmp(en->kv_placement, "copy") == 0;
+        if (!en->kv_copy && strcmp(en->kv_placement, "split") != 0)
+            return field_error(en, path, IC_ENF_KV_PLACEMENT, err,
+                               "'kv_placement' must be 'split' or 'copy'",
+                               "copy: each chip sharing a KV head keeps that head's cache of "
+                               "every sequence (tensor parallelism past the KV heads); split: "
+                               "they divide the sequences (data-parallel attention)");
+    }
     static const int src_ids[4] = {IC_ENF_STEP_SOURCE, IC_ENF_ATTN_SOURCE, IC_ENF_GEMV_SOURCE,
                                    IC_ENF_DEFAULTS_SOURCE};
     static const int sec_ids[4] = {IC_ENF_STEP, IC_ENF_ATTN, IC_ENF_GEMV, IC_ENF_DEFAULTS};

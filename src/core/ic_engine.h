@@ -11,7 +11,9 @@
  *              achieved GEMV bandwidth, per KV-cache type;
  *   gemv       the weight GEMV's bandwidth over the bf16 GEMV's, per weight
  *              type (int4, int8, fp8 dequantization is not free);
- *   defaults   the largest batch the engine schedules unless told otherwise.
+ *   defaults   the largest batch the engine schedules unless told otherwise,
+ *              and where its tensor parallelism keeps the cache past the KV
+ *              heads (each chip a copy, or the sequences split).
  * A part left out means "as a good engine": graphs, overlapped scheduling,
  * efficiency 1. The expected estimate reads a profile in one place
  * (ic_step_time's achieved-rate path); the ideal bound never does. */
@@ -42,7 +44,7 @@ enum ic_engine_field {
     IC_ENF_ATTN_SOURCE = IC_ENF_ATTN_FIRST + IC_DT_COUNT,
     IC_ENF_GEMV, IC_ENF_GEMV_FIRST,
     IC_ENF_GEMV_SOURCE = IC_ENF_GEMV_FIRST + IC_DT_COUNT,
-    IC_ENF_DEFAULTS, IC_ENF_MAX_BATCH, IC_ENF_DEFAULTS_SOURCE,
+    IC_ENF_DEFAULTS, IC_ENF_MAX_BATCH, IC_ENF_KV_PLACEMENT, IC_ENF_DEFAULTS_SOURCE,
     IC_ENF_SOURCES, IC_ENF_NOTES,
     IC_ENF_COUNT
 };
@@ -68,6 +70,11 @@ struct ic_engine {
     double gemv_eff[IC_DT_COUNT]; /* weight GEMV bandwidth / the bf16 GEMV's, per weight
                                      type; 0: not given (1) */
     uint64_t max_batch;     /* sequences scheduled at most by default; 0: not stated */
+    /* the cache past the KV heads under the engine's tensor parallelism
+     * (ic_layout.kv_copy): stated, and if so copied (true) or split */
+    bool kv_placement_set;
+    bool kv_copy;
+    char kv_placement[16];  /* as written: "split" or "copy" */
 
     char step_source[IC_ENGINE_TEXT_LEN];
     char attn_source[IC_ENGINE_TEXT_LEN];
@@ -92,5 +99,10 @@ int ic_engine_load(const char *path, struct ic_engine *out, struct ic_err *err);
  * profile (e == NULL), says nothing). */
 double ic_engine_gemv_eff(const struct ic_engine *e, enum ic_dtype weights);
 double ic_engine_attn_eff(const struct ic_engine *e, enum ic_dtype kv);
+
+/* Whether the cache past the KV heads is copied on every chip sharing a
+ * head (ic_layout.kv_copy): the profile's defaults.kv_placement where it
+ * states one, else dflt (also for no profile, e == NULL). */
+bool ic_engine_kv_copy(const struct ic_engine *e, bool dflt);
 
 #endif

@@ -117,7 +117,8 @@ const struct ic_opt_def ic_opt_table[IC_OPT_COUNT] = {
                              "latent: 2 or more), split (default: the chips sharing a\n"
                              "head split the sequences, the least cache a chip holds)\n"
                              "or copy (each keeps its heads' cache of every sequence,\n"
-                             "as vLLM's and SGLang's tensor parallelism do)",
+                             "as vLLM's and SGLang's tensor parallelism do); with\n"
+                             "--engine, the profile's placement where it states one",
                              F(kv_placement)},
     [IC_OPT_ESTIMATE] = {"--estimate", IC_OK_CHOICE, "E", 0, 0, estimate_choices,
                          STEP_CMDS | C(OPTIMIZE), 0,
@@ -1015,6 +1016,14 @@ void ic_opts_decode_cfg(const struct ic_opts *o, struct ic_decode_cfg *c)
     c->kv_copy = o->kv_placement == 1;
     if (o->given[IC_OPT_ESTIMATE])
         c->estimate = (enum ic_estimate)o->estimate;
+}
+
+void ic_opts_engine_cfg(const struct ic_opts *o, const struct ic_engine *en,
+                        struct ic_decode_cfg *c)
+{
+    c->engine = en;
+    if (!o->given[IC_OPT_KV_PLACEMENT])
+        c->kv_copy = ic_engine_kv_copy(en, c->kv_copy);
 }
 
 void ic_opts_sim_cfg(const struct ic_opts *o, struct ic_sim_cfg *c)

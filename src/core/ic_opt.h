@@ -190,6 +190,13 @@ int ic_opts_parse(int argc, char **argv, struct ic_opts *o, struct ic_err *err);
 struct ic_decode_cfg;
 void ic_opts_decode_cfg(const struct ic_opts *o, struct ic_decode_cfg *c);
 
+/* The engine profile (--engine; NULL: a good engine) on a step the options
+ * gave: c->engine, and the profile's cache placement past the KV heads
+ * unless --kv-placement chose one (ic_engine_kv_copy). */
+struct ic_engine;
+void ic_opts_engine_cfg(const struct ic_opts *o, const struct ic_engine *en,
+                        struct ic_decode_cfg *c);
+
 /* The simulated workload and scheduler the options give (simulate's rows:
  * --requests (default 2000), --prompt, --output and their distributions and
  * spreads, --max-seqs, --max-tokens, --block, --mem-util, --scheduler,

@@ -679,6 +679,9 @@ int ic_pub_predict(const struct ic_pub_row *r, const struct ic_model_stats *m,
     c.weights = r->weights;
     c.kv = r->kv;
     c.compute = r->compute;
+    /* the cache past the KV heads where the row's engine places it: the
+     * deployment's, for every estimate */
+    c.kv_copy = ic_engine_kv_copy(engine, false);
     struct ic_point p;
     int rc;
     double pre;
@@ -757,6 +760,7 @@ int ic_pub_predict_throughput(const struct ic_pub_row *r, const struct ic_model_
     c.dec.estimate = hw->measured.present || hw->achieved.present ? IC_EST_EXPECTED
                                                                   : IC_EST_IDEAL;
     c.dec.engine = engine;
+    c.dec.kv_copy = ic_engine_kv_copy(engine, false);
     c.prompt.mean = (double)(r->input_tokens ? r->input_tokens : 1);
     c.output.mean = (double)r->output_tokens;
     c.max_seqs = seqs;

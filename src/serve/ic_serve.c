@@ -21,9 +21,11 @@ _Static_assert(IC_SERVE_MAX_VALUE + 1 >= IC_MODEL_NAME_LEN && IC_SERVE_MAX_VALUE
 /* The parameters: the decode options of the same names, one value each
  * (model, hw and engine by the databases' names only). */
 static const char *const keys[] = {"model",   "hw", "chips",   "batch",    "context",
-                                   "weights", "kv", "compute", "estimate", "engine"};
+                                   "weights", "kv", "compute", "estimate", "engine",
+                                   "kv-placement"};
 enum { N_KEYS = sizeof keys / sizeof keys[0], K_MODEL = 0, K_HW = 1, K_ENGINE = 9 };
-#define KEYS_TEXT "model, hw, chips, batch, context, weights, kv, compute, estimate and engine"
+#define KEYS_TEXT                                                                                \
+    "model, hw, chips, batch, context, weights, kv, compute, estimate, engine and kv-placement"
 
 void ic_serve_resp_free(struct ic_serve_resp *r)
 {
@@ -264,7 +266,7 @@ static int point_of(const struct ic_db *db, const struct ic_param *p, size_t n,
             return IC_ENOMEM;
         if ((rc = ic_db_engine(db, q->o.engine, q->en, &e)))
             return lib_error(r, rc, &e);
-        q->cfg.engine = q->en;
+        ic_opts_engine_cfg(&q->o, q->en, &q->cfg);
         estimate = IC_EST_EXPECTED;
     }
     if (!q->o.given[IC_OPT_WEIGHTS] && q->m->quant_unread[0]) {

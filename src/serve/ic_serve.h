@@ -11,7 +11,8 @@
  *                       frontier) at the chosen context, the chosen point ringed
  *   /chart/context.png  step time against context at the chosen batch
  * The parameters are model, hw, chips, batch, context, weights, kv,
- * compute, estimate and engine, one value each: the decode options of those
+ * compute, estimate, engine and kv-placement, one value each: the decode
+ * options of those
  * names, parsed into
  * the same typed options by the same table (ic_opt.h), so a value the
  * command line rejects is a 400 with the message it prints; then the
