@@ -310,6 +310,11 @@ static const struct broken broken[] = {
     {"hw-achieved-over-spec.yaml", false, 35, 13,
      "'hbm_read' must be at least 1 MB/s and at most the spec bandwidth (memory: bandwidth) "
      "plus 5%", "check the unit"},
+    /* a GEMV's fixed time is the intercept of the fit whose slope is the
+     * GEMV bandwidth: not alone; a kernel's, not a step's */
+    {"hw-gemv-fixed-alone.yaml", false, 36, 15,
+     "'gemv_fixed' needs 'gemv_efficiency' (the same fit's bandwidth)", "fixed + bytes"},
+    {"hw-gemv-fixed-huge.yaml", false, 37, 15, "'gemv_fixed' must be at most 100 us", NULL},
     {"hw-achieved-type.yaml", false, 38, 10,
      "an achieved GEMM rate must be at least 1 GFLOP/s and at most the spec peak of that type",
      "a type the compute section lacks cannot be achieved"},

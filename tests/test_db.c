@@ -6,6 +6,7 @@
 #include "ic_test.h"
 
 #include <dirent.h>
+#include <math.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -239,6 +240,41 @@ START_TEST(test_lint_enginedb)
     free(en);
     free(ns);
     ic_db_paths_free(paths, n);
+}
+END_TEST
+
+/* An entry whose GEMV figures are a fit (gemv_fixed given) states the
+ * table it fitted in gemv_source as "NxK time" pairs (us, fp16 at batch 1:
+ * 2 x N x K bytes); refitting them here by least squares of time on bytes
+ * (the sums written out, a second computation of the entry's) gives its
+ * bandwidth (hbm_read x gemv_efficiency) within 0.5% and its intercept
+ * (gemv_fixed + the launch the entry charges each kernel) within 0.1 us. */
+START_TEST(test_gemv_fit_reproduces)
+{
+    struct ic_db db;
+    struct ic_err e = {0};
+    ck_assert_int_eq(ic_db_init(&db, IC_SRC_DIR, &e), 0);
+    struct ic_hw *h = malloc(sizeof *h);
+    ck_assert_int_eq(ic_db_hw(&db, "mi300x", h, &e), 0);
+    const struct ic_hw_achieved *a = &h->achieved;
+    ck_assert(a->gemv_fixed_s > 0);
+    double n = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
+    for (const char *q = strchr(a->gemv_source, ' '); q; q = strchr(q + 1, ' ')) {
+        unsigned long N, K; /* at each word: "NxK us" */
+        double us;
+        if (sscanf(q + 1, "%lux%lu %lf", &N, &K, &us) == 3) {
+            const double x = 2.0 * (double)N * (double)K, y = us * 1e-6;
+            n++, sx += x, sy += y, sxx += x * x, sxy += x * y;
+        }
+    }
+    ck_assert_double_eq(n, 14);
+    const double slope = (n * sxy - sx * sy) / (n * sxx - sx * sx);
+    const double icept = (sy - slope * sx) / n;
+    const double bw = a->hbm_read_B_s * a->gemv_eff;
+    ck_assert_msg(fabs(1 / slope / bw - 1) < 0.005, "fit %g B/s, entry %g", 1 / slope, bw);
+    ck_assert_msg(fabs(icept - (a->gemv_fixed_s + a->launch_graph_s)) < 0.1e-6,
+                  "fit %g s, entry %g + %g", icept, a->gemv_fixed_s, a->launch_graph_s);
+    free(h);
 }
 END_TEST
 
@@ -777,6 +813,7 @@ int main(void)
     tcase_add_test(tc, test_lint_hwdb);
     tcase_add_test(tc, test_lint_modeldb);
     tcase_add_test(tc, test_lint_enginedb);
+    tcase_add_test(tc, test_gemv_fit_reproduces);
     tcase_add_loop_test(tc, test_broken_engines, 0,
                         sizeof broken_engines / sizeof broken_engines[0]);
     tcase_add_loop_test(tc, test_broken_fixtures, 0, N_BROKEN);

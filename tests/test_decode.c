@@ -864,6 +864,57 @@ START_TEST(test_expected_moe_mla_kernels)
 }
 END_TEST
 
+/* A GEMV's fixed time (hwdb achieved.gemv_fixed: a GEMV table fitted as
+ * fixed + bytes / bandwidth) on every GEMM kernel of the step
+ * (ic_step_gemm_kernels), on the achieved H100 fixture given 5 us:
+ *   Llama-3-8B, 32 dense layers: 4 x 32 + the LM head = 129 GEMMs, 645 us
+ *     beside 15,009,849,344 B / 2.7e12 = 5.559203461 ms of weights at batch
+ *     1 on one chip: weights 6.204203461 ms, the step 0.645 ms longer;
+ *   Mixtral-8x7B, 32 MoE layers without shared experts: 4 x 32 + 32 (the
+ *     router beside two grouped GEMMs where a dense MLP runs two) + 1 = 161;
+ *   DeepSeek-V3, 61 MLA layers of which 58 MoE with a shared expert:
+ *     4 x 61 + 58 x (1 + 2) + 3 x 61 (MLA's five GEMMs against GQA's two)
+ *     + 1 = 602; its 4-stage pipeline's busiest stage: 16 layers, 16 MoE
+ *     (ceil(58 x 16 / 61) = ceil(15.2)): 64 + 48 + 48 + 1 = 161.
+ * Without the figure (0, every shipped entry but MI300X) nothing moves. */
+START_TEST(test_gemv_fixed)
+{
+    static const struct {
+        const char *model;
+        double gemms;
+    } cases[] = {{"llama3-8b", 129}, {"mixtral-8x7b", 161}, {"deepseek-v3", 602}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct ic_test_pair *t =
+            ic_test_pair(cases[i].model, IC_TEST_DIR "/fixtures/achieved-h100.yaml");
+        ck_assert_double_eq_tol(ic_step_gemm_kernels(&t->st, (double)t->st.n_moe_layers,
+                                                     (double)t->st.n_layers),
+                                cases[i].gemms, 1e-12);
+        struct ic_decode_cfg c = cfg(1, 1, 1024, IC_DT_BF16, IC_DT_BF16, IC_DT_BF16);
+        c.estimate = IC_EST_EXPECTED;
+        struct ic_point p0, p;
+        struct ic_err e = {0};
+        ck_assert_int_eq(ic_decode(&t->st, &t->h, &c, &p0, &e), IC_OK);
+        ck_assert_double_eq(p0.gemm_fixed_s, 0);
+        struct ic_hw h2 = t->h;
+        h2.achieved.gemv_fixed_s = 5e-6;
+        ck_assert_int_eq(ic_decode(&t->st, &h2, &c, &p, &e), IC_OK);
+        ck_assert_double_eq_tol(p.gemms, cases[i].gemms, 1e-12);
+        ck_assert_double_eq_tol(p.gemm_fixed_s, cases[i].gemms * 5e-6, 1e-15);
+        ck_assert_double_eq_tol(p.weights_s - p0.weights_s, cases[i].gemms * 5e-6, 1e-15);
+        if (i == 0) {
+            ck_assert_double_eq_tol(p.weights_s, 6.204203461e-3, 1e-12);
+            ck_assert_double_eq_tol(p.step_s - p0.step_s, 645e-6, 1e-12);
+        }
+        if (i == 2) {
+            c.pp = 4;
+            ck_assert_int_eq(ic_decode(&t->st, &h2, &c, &p, &e), IC_OK);
+            ck_assert_double_eq_tol(p.gemms, 161, 1e-12);
+        }
+        free(t);
+    }
+}
+END_TEST
+
 /* The expected time with an engine profile (tests/fixtures/engine-test.yaml:
  * no graphs, the scheduler between steps with 1 ms of host time, attention
  * at 0.8 of the GEMV bandwidth for a bf16 cache, int8 weight GEMV at 0.5)
@@ -1243,6 +1294,7 @@ int main(void)
     tcase_add_test(tc, test_expected_from_achieved);
     tcase_add_test(tc, test_achieved_allreduce_by_size);
     tcase_add_test(tc, test_expected_moe_mla_kernels);
+    tcase_add_test(tc, test_gemv_fixed);
     tcase_add_test(tc, test_expected_with_engine);
     tcase_add_test(tc, test_kept_unquantized_parts);
     tcase_add_test(tc, test_sparse_attention_step);

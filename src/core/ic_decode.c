@@ -130,6 +130,8 @@ int ic_decode(const struct ic_model_stats *m, const struct ic_hw *hw,
     p->fixed_s = t.fixed_s;
     p->launches = t.launches;
     p->host_s = t.host_s;
+    p->gemms = t.gemms;
+    p->gemm_fixed_s = t.gemm_fixed_s;
     p->cache_resident = t.cache_resident;
     p->achieved = t.achieved;
     p->other_known = false;

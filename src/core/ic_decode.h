@@ -135,6 +135,8 @@ struct ic_point {
                                      achieved entry the launches and host time */
     double launches;              /* achieved: kernels launched a step (a pass) */
     double host_s;                /* achieved: the engine's host time in fixed_s */
+    double gemms;                 /* achieved with gemv_fixed: GEMM kernels a step */
+    double gemm_fixed_s;          /* ... and their fixed time, in weights_s */
     bool cache_resident;          /* expected: weights and KV fit the LLC */
     bool achieved;                /* expected from the entry's achieved (published) rates */
     /* with cfg.both: the step under the other estimate (expected beside the

@@ -303,6 +303,7 @@ static const struct ic_schema achieved_gemm_schema = {"achieved gemm section",
 static const struct ic_field achieved_fields[] = {
     QTY("hbm_read", IC_HWF_A_HBM_READ, achieved.hbm_read_B_s, IC_QTY_BANDWIDTH, true),
     NUM("gemv_efficiency", IC_HWF_A_GEMV_EFF, achieved.gemv_eff, false),
+    QTY("gemv_fixed", IC_HWF_A_GEMV_FIXED, achieved.gemv_fixed_s, IC_QTY_TIME, false),
     STR("gemv_source", IC_HWF_A_GEMV_SOURCE, achieved.gemv_source, false),
     STR("memory_source", IC_HWF_A_MEM_SOURCE, achieved.mem_source, true),
     MAP("gemm", IC_HWF_A_GEMM, &achieved_gemm_schema, true),
@@ -671,6 +672,18 @@ static int check_values(struct ic_hw *hw, const char *path, struct ic_err *err)
                                     "'gemv_efficiency' must be between 0.01 and 1",
                                     "it is the decode-shaped GEMV's bandwidth over hbm_read, "
                                     "e.g. 0.85");
+        /* the intercept of the same table's fit as the bandwidth above: not
+         * without it, and a kernel's, not a step's */
+        if (hw->locs[IC_HWF_A_GEMV_FIXED].line &&
+            (!hw->locs[IC_HWF_A_GEMV_EFF].line || !(a->gemv_fixed_s <= 100e-6)))
+            return field_error_hint(hw, path, IC_HWF_A_GEMV_FIXED, err,
+                                    hw->locs[IC_HWF_A_GEMV_EFF].line
+                                        ? "'gemv_fixed' must be at most 100 us"
+                                        : "'gemv_fixed' needs 'gemv_efficiency' (the same fit's "
+                                          "bandwidth)",
+                                    "a GEMV table fitted as time = fixed + bytes / bandwidth "
+                                    "gives both: e.g. 'gemv_efficiency: 0.96' and 'gemv_fixed: "
+                                    "7.7 us' (beyond the launch)");
         int rc;
         if ((rc = sourced_pair(hw, path, IC_HWF_A_GEMV_EFF, IC_HWF_A_GEMV_SOURCE, a->gemv_source,
                                "'gemv_efficiency' and 'gemv_source' go together",

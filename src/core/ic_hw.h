@@ -73,7 +73,7 @@ enum ic_hw_field {
     IC_HWF_M_PROBE_GEMM_T = IC_HWF_M_PROBE_T_FIRST + IC_DT_COUNT, IC_HWF_M_PROBE_GEMM_T_FIRST,
     IC_HWF_M_ASCORE = IC_HWF_M_PROBE_GEMM_T_FIRST + IC_DT_COUNT, IC_HWF_M_ASCORE_FIRST,
     IC_HWF_ACHIEVED = IC_HWF_M_ASCORE_FIRST + IC_DT_COUNT, IC_HWF_A_HBM_READ, IC_HWF_A_GEMV_EFF,
-    IC_HWF_A_GEMV_SOURCE,
+    IC_HWF_A_GEMV_FIXED, IC_HWF_A_GEMV_SOURCE,
     IC_HWF_A_MEM_SOURCE, IC_HWF_A_GEMM, IC_HWF_A_GEMM_FIRST,
     IC_HWF_A_GEMM_SOURCE = IC_HWF_A_GEMM_FIRST + IC_DT_COUNT, IC_HWF_A_AR_LATENCY,
     IC_HWF_A_AR_BUSBW, IC_HWF_A_AR_CHIPS, IC_HWF_A_AR_AXIS, IC_HWF_A_COMM_SOURCE,
@@ -158,6 +158,9 @@ struct ic_hw_achieved {
     bool present;
     double hbm_read_B_s;         /* a streaming read kernel's bandwidth */
     double gemv_eff;             /* decode-shaped GEMV (batch 1-8) over hbm_read; 0: 1 */
+    double gemv_fixed_s;         /* each GEMM kernel's time beyond its launch and its
+                                    bytes at that bandwidth (a GEMV table's intercept,
+                                    time = fixed + bytes / bandwidth); 0: none stated */
     double gemm_flop_s[IC_DT_COUNT]; /* large dense GEMM per compute type; 0: not given */
     double transition_p[IC_DT_COUNT]; /* per compute type, a GEMM between the two bounds:
                                     its weight read and its FLOPs at the rates above

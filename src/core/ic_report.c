@@ -488,7 +488,13 @@ static void table_point(FILE *out, const struct ic_report_group *r, const struct
     }
     ic_report_time(a, sizeof a, p->weights_s);
     ic_report_bytes(b, sizeof b, p->weight_bytes);
-    fprintf(out, "    weight read        %-12s (%s over all chips)\n", a, b);
+    if (p->gemm_fixed_s > 0) {
+        ic_report_time(c2, sizeof c2, p->gemm_fixed_s);
+        fprintf(out, "    weight read        %-12s (%s over all chips; %.0f GEMMs' fixed time, %s)\n",
+                a, b, p->gemms, c2);
+    } else {
+        fprintf(out, "    weight read        %-12s (%s over all chips)\n", a, b);
+    }
     ic_report_time(a, sizeof a, p->compute_s);
     fprintf(out, "    linear compute     %-12s (%.3g FLOP per step, attention's included)\n", a,
             p->flops);

@@ -480,21 +480,43 @@ int ic_step_load(const struct ic_model_stats *m, const struct ic_step *s, struct
     out->row_width = (double)m->hidden_size;
     out->layers = Lps;
     out->extra_kernels = ic_step_extra_kernels(m, (double)moe_stage, (double)Lps);
+    out->gemms = ic_step_gemm_kernels(m, (double)moe_stage, (double)Lps);
     return IC_OK;
 }
 
-double ic_step_extra_kernels(const struct ic_model_stats *m, double moe_layers, double layers)
+/* What each kind of layer adds to a dense GQA layer's count, in kernels or
+ * in GEMM kernels (ic_step.h gives both tables' sources) */
+struct layer_adds {
+    double moe, shared, shared_gate, mla, linear, gated;
+};
+
+static double layer_extra(const struct ic_model_stats *m, double moe_layers, double layers,
+                          const struct layer_adds *c)
 {
-    const double moe = IC_STEP_MOE_KERNELS +
-                       (m->group_params[IC_PG_SHARED] > 0 ? IC_STEP_SHARED_KERNELS : 0) +
-                       (m->shared_gate ? IC_STEP_SHARED_GATE_KERNELS : 0);
+    const double moe = c->moe + (m->group_params[IC_PG_SHARED] > 0 ? c->shared : 0) +
+                       (m->shared_gate ? c->shared_gate : 0);
     /* the stage's share of the linear and gated layers, as its MoE layers */
     const double f = m->n_layers ? layers / (double)m->n_layers : 0;
     const double linear = m->state_mamba ? 0 : stage_share(m->n_state_layers, f);
     const double gated = m->attn_gate ? stage_share(m->n_global_layers, f) : 0;
-    return (m->n_experts ? moe_layers * moe : 0) +
-           (m->mla ? (double)IC_STEP_MLA_KERNELS * layers : 0) +
-           IC_STEP_LINEAR_KERNELS * linear + IC_STEP_GATE_KERNELS * gated;
+    return (m->n_experts ? moe_layers * moe : 0) + (m->mla ? c->mla * layers : 0) +
+           c->linear * linear + c->gated * gated;
+}
+
+double ic_step_extra_kernels(const struct ic_model_stats *m, double moe_layers, double layers)
+{
+    static const struct layer_adds k = {IC_STEP_MOE_KERNELS,         IC_STEP_SHARED_KERNELS,
+                                        IC_STEP_SHARED_GATE_KERNELS, IC_STEP_MLA_KERNELS,
+                                        IC_STEP_LINEAR_KERNELS,      IC_STEP_GATE_KERNELS};
+    return layer_extra(m, moe_layers, layers, &k);
+}
+
+double ic_step_gemm_kernels(const struct ic_model_stats *m, double moe_layers, double layers)
+{
+    static const struct layer_adds g = {IC_STEP_MOE_GEMMS,         IC_STEP_SHARED_GEMMS,
+                                        IC_STEP_SHARED_GATE_GEMMS, IC_STEP_MLA_GEMMS,
+                                        IC_STEP_LINEAR_GEMMS,      0};
+    return IC_STEP_DENSE_GEMMS * layers + layer_extra(m, moe_layers, layers, &g) + 1;
 }
 
 struct ic_rates ic_rates_ideal(void)
@@ -615,7 +637,11 @@ int ic_step_time(const struct ic_load *l, const struct ic_hw *hw, const struct i
         double wrate[IC_DT_COUNT]; /* each storage type at the engine's GEMV efficiency */
         for (int w = 0; w < IC_DT_COUNT; w++)
             wrate[w] = wa * bs * ic_engine_gemv_eff(en, (enum ic_dtype)w);
-        t->weights_s = weights_time(l, wrate);
+        /* each GEMM kernel's fixed time beside its bytes, where the entry's
+         * GEMV table was fitted as fixed + bytes / bandwidth */
+        t->gemms = a->gemv_fixed_s > 0 ? l->gemms : 0;
+        t->gemm_fixed_s = t->gemms * a->gemv_fixed_s;
+        t->weights_s = weights_time(l, wrate) + t->gemm_fixed_s;
         t->compute_s = (l->lin_flops[IC_PHASE_DECODE] + l->lin_flops[IC_PHASE_PREFILL]) / (ca * cs);
         t->kv_s = kv_bytes / (wa * bs * ae);
         t->attn_s = (l->attn_flops[IC_PHASE_DECODE] + l->attn_flops[IC_PHASE_PREFILL]) / (ca * cs);

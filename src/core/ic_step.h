@@ -187,6 +187,8 @@ struct ic_load {
     /* what the expected time needs of the model */
     double attn_group;                     /* query heads per KV head */
     uint64_t layers;
+    double gemms;                          /* GEMM kernels of this stage's step
+                                              (ic_step_gemm_kernels) */
     double extra_kernels;                  /* kernels this stage's layers launch beyond
                                               a dense GQA layer's each
                                               (ic_step_extra_kernels) */
@@ -236,6 +238,8 @@ struct ic_time {
                                       entry the launches and the engine's host time */
     double launches;               /* achieved: kernels launched a step (in fixed_s) */
     double host_s;                 /* achieved: the engine's host time a step (in fixed_s) */
+    double gemms;                  /* achieved with gemv_fixed: GEMM kernels a step */
+    double gemm_fixed_s;           /* ... and their fixed time (in weights_s) */
     double send_s;                 /* pipeline: one pass's activations to the next stage */
     double stage_s;                /* one micro-batch through one stage (the terms
                                       above are of this pass); = step_s without a
@@ -343,6 +347,27 @@ double ic_step_experts_touched(uint64_t n_experts, uint64_t top_k, double tokens
 #define IC_STEP_GATE_KERNELS 1
 #define IC_STEP_SHARED_GATE_KERNELS 2
 double ic_step_extra_kernels(const struct ic_model_stats *m, double moe_layers, double layers);
+
+/* GEMM kernels (each reads weights: the kernels a GEMV table times) of one
+ * decode step over `layers` of m's layers of which `moe_layers` are MoE
+ * layers, counted in the same engine layouts as ic_step_extra_kernels: a
+ * dense GQA layer 4 (QKV, O, gate/up, down), IC_STEP_DENSE_GEMMS; a MoE
+ * layer +1 (the router GEMM and two grouped GEMMs where a dense MLP runs
+ * 2), IC_STEP_MOE_GEMMS; shared experts +2 (gate/up, down),
+ * IC_STEP_SHARED_GEMMS; a sigmoid-gated shared expert +1 (the gate),
+ * IC_STEP_SHARED_GATE_GEMMS; a MLA layer +3 (the fused down-projection,
+ * the q up-projection, the absorbed k and v batched GEMMs and O: 5 where
+ * GQA runs 2), IC_STEP_MLA_GEMMS; a Gated DeltaNet layer +1 (the qkvz, ba
+ * and out projections), IC_STEP_LINEAR_GEMMS (a Mamba2 mixer's in_proj
+ * and out_proj: +0); a gated attention's gate +0 (no GEMM of its own); and
+ * the LM head, 1 a step. Each pays an entry's gemv_fixed. */
+#define IC_STEP_DENSE_GEMMS 4
+#define IC_STEP_MOE_GEMMS 1
+#define IC_STEP_SHARED_GEMMS 2
+#define IC_STEP_SHARED_GATE_GEMMS 1
+#define IC_STEP_MLA_GEMMS 3
+#define IC_STEP_LINEAR_GEMMS 1
+double ic_step_gemm_kernels(const struct ic_model_stats *m, double moe_layers, double layers);
 
 /* The soft transition between two terms that overlap: (a^p + b^p)^(1/p);
  * p = 1 adds them, p -> infinity is max(a, b); 0 when both are 0.  The
