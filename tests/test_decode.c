@@ -915,6 +915,54 @@ START_TEST(test_gemv_fixed)
 }
 END_TEST
 
+/* The cache a chip holds past the KV heads, split and copied, where the
+ * chips and heads do not divide each other, and for a model with
+ * linear-attention state (an outside review found copy holding too much
+ * in both).
+ *   Llama-2-13B (40 KV heads, 819,200 B a token) on 16 H100s, batch 32,
+ *   context 4096: 107,374,182,400 B of cache. Split: 8 ways by head (the
+ *   largest divisor of 40 dividing 16), 2 by batch: 1/16 a chip,
+ *   6,710,886,400 B. Copied: each chip the ceil(40 / 16) = 3 heads whose
+ *   k/v it computes, of all 32 sequences: 3/40, 8,053,063,680 B (not the
+ *   5 heads of its 8-way group, 13.4 GB).
+ *   Nemotron-3-Nano (6 attention layers x 2 KV heads x 128 x 2 x 2 B =
+ *   6,144 B a token; 23 Mamba layers of 64 x 64 x 128 x 4 B of SSM state
+ *   + 3 x (4096 + 2 x 8 x 128) x 2 B of convolution state = 2,134,016 B,
+ *   49,082,368 B a sequence) on 8 H100s, batch 64, context 8192. Split
+ *   (2 ways by head, 4 by batch): 16 sequences of 8192 x 3,072 +
+ *   49,082,368 / 2 = 49,707,008 B: 795,312,128 B. Copied: the state's
+ *   heads still split over all 8 chips (vLLM divides Mamba heads by the
+ *   tensor-parallel size), the one KV head a chip keeps of all 64: 64 x
+ *   (25,165,824 + 6,135,296) = 2,003,271,680 B (it read 3,181,248,512:
+ *   the state copied too). */
+START_TEST(test_copy_uneven_and_state)
+{
+    static const struct {
+        const char *model;
+        uint64_t chips, batch, ctx;
+        double split, copy;
+    } cases[] = {
+        {"llama2-13b", 16, 32, 4096, 6710886400.0, 8053063680.0},
+        {"nemotron-3-nano-30b-a3b", 8, 64, 8192, 795312128.0, 2003271680.0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct ic_test_pair *t = ic_test_pair(cases[i].model, "h100");
+        struct ic_decode_cfg c =
+            cfg(cases[i].chips, cases[i].batch, cases[i].ctx, IC_DT_BF16, IC_DT_BF16, IC_DT_BF16);
+        struct ic_point p;
+        struct ic_err e = {0};
+        for (int copy = 0; copy < 2; copy++) {
+            c.kv_copy = copy;
+            ck_assert_int_eq(ic_decode(&t->st, &t->h, &c, &p, &e), IC_OK);
+            const double want = copy ? cases[i].copy : cases[i].split;
+            ck_assert_msg(fabs(p.mem_kv_B - want) < 1, "%s %s: %.0f B, want %.0f",
+                          cases[i].model, copy ? "copy" : "split", p.mem_kv_B, want);
+        }
+        free(t);
+    }
+}
+END_TEST
+
 /* The expected time with an engine profile (tests/fixtures/engine-test.yaml:
  * no graphs, the scheduler between steps with 1 ms of host time, attention
  * at 0.8 of the GEMV bandwidth for a bf16 cache, int8 weight GEMV at 0.5)
@@ -1295,6 +1343,7 @@ int main(void)
     tcase_add_test(tc, test_achieved_allreduce_by_size);
     tcase_add_test(tc, test_expected_moe_mla_kernels);
     tcase_add_test(tc, test_gemv_fixed);
+    tcase_add_test(tc, test_copy_uneven_and_state);
     tcase_add_test(tc, test_expected_with_engine);
     tcase_add_test(tc, test_kept_unquantized_parts);
     tcase_add_test(tc, test_sparse_attention_step);

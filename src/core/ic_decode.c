@@ -118,6 +118,7 @@ int ic_decode(const struct ic_model_stats *m, const struct ic_hw *hw,
     p->experts_touched = l.experts_touched;
     p->kv_split_heads = l.kv_split_heads;
     p->kv_split_batch = l.kv_split_batch;
+    p->kv_head_div = l.kv_head_div;
     p->uneven_split = l.uneven_split;
     p->weights_s = t.weights_s;
     p->compute_s = t.compute_s;

@@ -123,6 +123,9 @@ struct ic_point {
     double experts_touched;       /* expected routed experts read per MoE layer */
     uint64_t kv_split_heads;      /* ways the cache splits by head */
     uint64_t kv_split_batch;      /* ways the batch splits */
+    double kv_head_div;           /* a chip holds 1 / this of a sequence's keys and values
+                                     (kv_split_heads but where copied past heads the
+                                     chips do not divide: ic_load's) */
 
     /* the terms' times: one pass of the busiest stage's chip; step_s is
      * `passes` of them (with a pipeline or micro-batches, each with its

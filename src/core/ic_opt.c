@@ -113,7 +113,8 @@ const struct ic_opt_def ic_opt_table[IC_OPT_COUNT] = {
                      "runs them after the kernels either way", F(comm)},
     [IC_OPT_KV_PLACEMENT] = {"--kv-placement", IC_OK_CHOICE, "P", 0, 0, kv_placement_choices,
                              STEP_CMDS | C(OPTIMIZE), 0,
-                             "past the KV heads (more chips than KV heads; MLA's one\n"
+                             "past the KV heads (more chips than KV heads, or chips\n"
+                             "and heads that do not divide each other; MLA's one\n"
                              "latent: 2 or more), split (default: the chips sharing a\n"
                              "head split the sequences, the least cache a chip holds)\n"
                              "or copy (each keeps its heads' cache of every sequence,\n"

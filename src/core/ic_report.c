@@ -502,6 +502,10 @@ static void table_point(FILE *out, const struct ic_report_group *r, const struct
     ic_report_bytes(b, sizeof b, p->kv_bytes);
     if (p->cfg.chips == 1)
         fprintf(out, "    KV read            %-12s (%s)\n", a, b);
+    else if (p->cfg.kv_copy && p->kv_head_div != (double)p->kv_split_heads)
+        fprintf(out, "    KV read            %-12s (%s, each chip the KV heads it computes, "
+                     "1/%.3g of every sequence's keys and values; copied)\n",
+                a, b, p->kv_head_div);
     else if (p->cfg.kv_copy && p->kv_split_heads < p->cfg.chips)
         fprintf(out, "    KV read            %-12s (%s, each byte on the %llu chips sharing its "
                      "head; split %llu way%s by head, copied)\n",

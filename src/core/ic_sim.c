@@ -1721,7 +1721,7 @@ static int kv_pool(const struct ic_model_stats *m, const struct ic_hw *hw,
     if (rc)
         return rc;
     const struct ic_mem mk = ic_step_mem_of(&l, 0);
-    const double tok_B = ic_step_kv_token_bytes(m, 1, c->dec.kv) / (double)l.kv_split_heads;
+    const double tok_B = ic_step_kv_token_bytes(m, 1, c->dec.kv) / l.kv_head_div;
     const double left = c->mem_util * hw->hbm_capacity_B - mk.weights_bytes;
     const double work = (double)c->max_seqs / (double)c->dec.chips * mk.work_seq_bytes;
     const double room = left - work;
@@ -1768,7 +1768,10 @@ static int kv_pool(const struct ic_model_stats *m, const struct ic_hw *hw,
     *state_blocks = 0;
     if (m->n_state_layers && kv_layers > 0) { /* derive refuses a model of state layers alone */
         const double page = (double)c->block * tok_B / kv_layers;
-        const double per_layer = m->state_bytes_per_layer / (double)l.kv_split_heads;
+        /* a layer's state on a chip holding the sequence: its heads split
+         * over every chip sharing it (ic_step's kv_seq_chip_bytes) */
+        const double per_layer =
+            m->state_bytes_per_layer * (double)l.kv_split_batch / (double)c->dec.chips;
         *state_blocks = (uint64_t)ceil((double)m->n_state_layers * ceil(per_layer / page) /
                                        kv_layers);
     }

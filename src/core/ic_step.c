@@ -77,6 +77,37 @@ static uint64_t cache_batch_ways(uint64_t N, uint64_t hw, bool kv_copy)
     return kv_copy ? 1 : N / hw;
 }
 
+/* What a chip holds of one sequence's keys and values: 1 / this. Split,
+ * its head group's (hw ways). Copied, the cache of the KV heads whose k/v
+ * projections it computes, ceil(H / N) of the H heads as the weights
+ * split (one past H chips): H / ceil(H / N), which is hw where H or N
+ * divides the other, and more than hw where neither does (Llama-2-13B's
+ * 40 heads on 16 chips: 3 heads a chip, not the 5 of an 8-way head
+ * group). */
+static double cache_head_div(const struct ic_model_stats *m, uint64_t N, uint64_t hw,
+                             bool kv_copy)
+{
+    const uint64_t H = m->kv_ways;
+    if (!kv_copy || H == UINT64_MAX || H % N == 0 || N % H == 0)
+        return (double)hw;
+    return (double)H / (double)((H + N - 1) / N);
+}
+
+/* One sequence's cache on a chip holding it, from the sequence's bytes of
+ * keys and values (kv_B) and of linear-attention state (state_B): the
+ * keys and values over cache_head_div; the state over the chips sharing
+ * the sequence (N / batch ways), whose own heads (Mamba's, a Gated
+ * DeltaNet's) split over every one of them as tensor parallelism splits
+ * them (vLLM divides them by the tensor-parallel size): state / N a chip
+ * when copied, / hw when split (the same bytes a chip over a batch the
+ * ways divide). */
+static double seq_chip_bytes(const struct ic_model_stats *m, uint64_t N, uint64_t hw,
+                             bool kv_copy, double kv_B, double state_B)
+{
+    return kv_B / cache_head_div(m, N, hw, kv_copy) +
+           state_B * (double)cache_batch_ways(N, hw, kv_copy) / (double)N;
+}
+
 double ic_step_experts_touched(uint64_t n_experts, uint64_t top_k, double tokens)
 {
     if (!n_experts)
@@ -382,6 +413,7 @@ int ic_step_load(const struct ic_model_stats *m, const struct ic_step *s, struct
     const double per_token_kv_B = f * layers * ic_model_kv_layer_token_bytes(m, bkv);
     out->kv_split_heads = hw;
     out->kv_split_batch = gb;
+    out->kv_head_div = cache_head_div(m, N, hw, s->layout.kv_copy);
     double flops_lin = 0, flops_attn = 0;
     for (unsigned i = 0; i < s->n_kinds; i++) {
         const struct ic_seqs *k = &s->kind[i];
@@ -397,15 +429,22 @@ int ic_step_load(const struct ic_model_stats *m, const struct ic_step *s, struct
         const double kv_seq = ic_step_kv_seq_bytes(m, k->context + k->tokens, s->kv);
         const double kv_read = ic_step_kv_read_seq_bytes(m, k->context + k->tokens, k->tokens,
                                                          s->kv);
+        const double state_seq = ic_model_state_bytes(m); /* in both (context + tokens >= 1) */
         out->kv_seq_bytes[i] = f * kv_seq;
-        out->kv_read_bytes += (double)seqs * f * kv_read / (double)hw;
+        out->kv_seq_chip_bytes[i] =
+            seq_chip_bytes(m, N, hw, s->layout.kv_copy, f * (kv_seq - state_seq), f * state_seq);
+        out->kv_read_bytes += (double)seqs * seq_chip_bytes(m, N, hw, s->layout.kv_copy,
+                                                            f * (kv_read - state_seq),
+                                                            f * state_seq);
         /* the new tokens' keys and values, and the state written back: once
          * after a prefill chunk, after each of a decode kind's tokens (a
          * speculative verify keeps every draft token's state, as vLLM's
          * speculative state slots do, to roll back to the last accepted) */
         const double state_B =
             ic_model_state_bytes(m) * (k->phase == IC_PHASE_DECODE ? T : 1.0);
-        out->kv_write_bytes += (double)seqs * (T * per_token_kv_B + f * state_B) / (double)hw;
+        out->kv_write_bytes +=
+            (double)seqs * seq_chip_bytes(m, N, hw, s->layout.kv_copy, T * per_token_kv_B,
+                                          f * state_B);
         out->kv_read_all_bytes += cnt * kv_read;
         out->kv_write_all_bytes += cnt * (T * per_token_kv_B / f + state_B);
         /* MLA: decode absorbed; a prefill span plain, its cached prefix
@@ -789,9 +828,10 @@ struct ic_mem ic_step_mem(const struct ic_model_stats *m, uint64_t chips, bool k
                           double weights_bytes, double kv_seq_bytes)
 {
     const uint64_t hw = ic_step_kv_head_ways(m, chips);
+    const double state = fmin(ic_model_state_bytes(m), kv_seq_bytes);
     return (struct ic_mem){
         weights_bytes,
-        kv_seq_bytes / (double)hw,
+        seq_chip_bytes(m, chips, hw, kv_copy, kv_seq_bytes - state, state),
         workspace_per_seq(m, chips),
         chips,
         cache_batch_ways(chips, hw, kv_copy),
@@ -802,7 +842,7 @@ struct ic_mem ic_step_mem_of(const struct ic_load *l, unsigned kind)
 {
     return (struct ic_mem){
         l->weights_held_bytes,
-        l->kv_seq_bytes[kind < IC_STEP_MAX_KINDS ? kind : 0] / (double)l->kv_split_heads,
+        l->kv_seq_chip_bytes[kind < IC_STEP_MAX_KINDS ? kind : 0],
         l->work_seq_bytes,
         l->chips,
         l->kv_split_batch,

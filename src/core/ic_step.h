@@ -180,8 +180,14 @@ struct ic_load {
     double kv_seq_bytes[IC_STEP_MAX_KINDS]; /* one sequence of each kind: its cache after
                                               the step (context + tokens), over the
                                               layers this chip's stage holds */
+    double kv_seq_chip_bytes[IC_STEP_MAX_KINDS]; /* ... of it on a chip holding the
+                                              sequence (its keys and values by head,
+                                              its state over every chip sharing it) */
     double work_seq_bytes;                 /* workspace per sequence on one chip */
     uint64_t kv_split_heads, kv_split_batch;
+    double kv_head_div;                    /* a chip holds 1 / this of a sequence's keys
+                                              and values: kv_split_heads, or more where
+                                              copied past heads the chips do not divide */
     bool uneven_split;                     /* N does not divide the query heads (or exceeds
                                               them unevenly): the busiest chip sets the time */
     /* what the expected time needs of the model */
@@ -447,7 +453,9 @@ struct ic_mem {
 };
 
 /* weights_bytes: the weights one chip holds; kv_seq_bytes: one sequence's
- * cache over the whole model; kv_copy: as ic_layout's. */
+ * cache over the whole model, its linear-attention state included
+ * (ic_step_kv_seq_bytes at a context of 1 or more); kv_copy: as
+ * ic_layout's. */
 struct ic_mem ic_step_mem(const struct ic_model_stats *m, uint64_t chips, bool kv_copy,
                           double weights_bytes, double kv_seq_bytes);
 /* The same for the layout, weights and the sequences of kind `kind` of a
