@@ -245,19 +245,19 @@ START_TEST(test_kv_heads_unshardable)
     ck_assert_int_eq(run("--model", "llama3-8b", "--hw", "h100", "--chips", "3", "--batch", "4",
                          "--format", "json", NULL),
                      0);
-    has_out("\"kv_split\": {\"heads\": 1, \"batch\": 3}");
+    has_out("\"kv_split\": {\"heads\": 1, \"batch\": 3, \"placement\": \"split\"}");
     has_out("\"uneven_split\": true");
     ck_assert(ic_test_rel(json_num(out_buf, "kv_s"), 536870912.0 / 3.35e12) < 1e-3);
     /* 16 chips: 8 ways by head, then 2 by batch */
     ck_assert_int_eq(run("--model", "llama3-8b", "--hw", "h100", "--chips", "16", "--batch", "4",
                          "--format", "json", NULL),
                      0);
-    has_out("\"kv_split\": {\"heads\": 8, \"batch\": 2}");
+    has_out("\"kv_split\": {\"heads\": 8, \"batch\": 2, \"placement\": \"split\"}");
     /* MLA's one latent cannot split by head at all */
     ck_assert_int_eq(run("--model", "deepseek-v3", "--hw", "h200", "--chips", "8", "--format",
                          "json", NULL),
                      0);
-    has_out("\"kv_split\": {\"heads\": 1, \"batch\": 8}");
+    has_out("\"kv_split\": {\"heads\": 1, \"batch\": 8, \"placement\": \"split\"}");
     /* no warning of an uneven split; the one line is the note of the weights
        as shipped (fp8 blocks, modeldb/deepseek-v3.yaml) */
     ck_assert_ptr_null(strstr(err_buf, "warning"));

@@ -243,12 +243,32 @@ START_TEST(test_lint_enginedb)
 }
 END_TEST
 
+/* Least squares of time on bytes over the "NxK us" pairs of a source text
+ * (bytes_per weights a matrix of N x K): the sums written out, a second
+ * computation of an entry's fit. n, the pairs read. */
+static void refit(const char *text, double bytes_per, double *n, double *icept, double *bw)
+{
+    double sx = 0, sy = 0, sxx = 0, sxy = 0;
+    *n = 0;
+    for (const char *q = strchr(text, ' '); q; q = strchr(q + 1, ' ')) {
+        unsigned long N, K; /* at each word: "NxK us" */
+        double us;
+        if (sscanf(q + 1, "%lux%lu %lf", &N, &K, &us) == 3) {
+            const double x = bytes_per * (double)N * (double)K, y = us * 1e-6;
+            ++*n, sx += x, sy += y, sxx += x * x, sxy += x * y;
+        }
+    }
+    const double slope = (*n * sxy - sx * sy) / (*n * sxx - sx * sx);
+    *icept = (sy - slope * sx) / *n;
+    *bw = 1 / slope;
+}
+
 /* An entry whose GEMV figures are a fit (gemv_fixed given) states the
  * table it fitted in gemv_source as "NxK time" pairs (us, fp16 at batch 1:
- * 2 x N x K bytes); refitting them here by least squares of time on bytes
- * (the sums written out, a second computation of the entry's) gives its
- * bandwidth (hbm_read x gemv_efficiency) within 0.5% and its intercept
- * (gemv_fixed + the launch the entry charges each kernel) within 0.1 us. */
+ * 2 x N x K bytes), and its one-row kernel's in skinny_source (FP8: N x K
+ * bytes); refitting them gives each bandwidth (hbm_read x the efficiency)
+ * within 0.5% and each intercept (the fixed time + the launch the entry
+ * charges each kernel) within 0.1 us. */
 START_TEST(test_gemv_fit_reproduces)
 {
     struct ic_db db;
@@ -257,23 +277,21 @@ START_TEST(test_gemv_fit_reproduces)
     struct ic_hw *h = malloc(sizeof *h);
     ck_assert_int_eq(ic_db_hw(&db, "mi300x", h, &e), 0);
     const struct ic_hw_achieved *a = &h->achieved;
-    ck_assert(a->gemv_fixed_s > 0);
-    double n = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
-    for (const char *q = strchr(a->gemv_source, ' '); q; q = strchr(q + 1, ' ')) {
-        unsigned long N, K; /* at each word: "NxK us" */
-        double us;
-        if (sscanf(q + 1, "%lux%lu %lf", &N, &K, &us) == 3) {
-            const double x = 2.0 * (double)N * (double)K, y = us * 1e-6;
-            n++, sx += x, sy += y, sxx += x * x, sxy += x * y;
-        }
+    ck_assert(a->gemv_fixed_s > 0 && a->skinny_eff > 0);
+    const struct {
+        const char *text;
+        double bytes_per, eff, fixed, pairs;
+    } fits[] = {{a->gemv_source, 2, a->gemv_eff, a->gemv_fixed_s, 14},
+                {a->skinny_source, 1, a->skinny_eff, a->skinny_fixed_s, 3}};
+    for (int i = 0; i < 2; i++) {
+        double n, icept, bw;
+        refit(fits[i].text, fits[i].bytes_per, &n, &icept, &bw);
+        ck_assert_double_eq(n, fits[i].pairs);
+        ck_assert_msg(fabs(bw / (a->hbm_read_B_s * fits[i].eff) - 1) < 0.005,
+                      "fit %d: %g B/s, entry %g", i, bw, a->hbm_read_B_s * fits[i].eff);
+        ck_assert_msg(fabs(icept - (fits[i].fixed + a->launch_graph_s)) < 0.1e-6,
+                      "fit %d: %g s, entry %g + %g", i, icept, fits[i].fixed, a->launch_graph_s);
     }
-    ck_assert_double_eq(n, 14);
-    const double slope = (n * sxy - sx * sy) / (n * sxx - sx * sx);
-    const double icept = (sy - slope * sx) / n;
-    const double bw = a->hbm_read_B_s * a->gemv_eff;
-    ck_assert_msg(fabs(1 / slope / bw - 1) < 0.005, "fit %g B/s, entry %g", 1 / slope, bw);
-    ck_assert_msg(fabs(icept - (a->gemv_fixed_s + a->launch_graph_s)) < 0.1e-6,
-                  "fit %g s, entry %g + %g", icept, a->gemv_fixed_s, a->launch_graph_s);
     free(h);
 }
 END_TEST

@@ -876,7 +876,12 @@ END_TEST
  *     4 x 61 + 58 x (1 + 2) + 3 x 61 (MLA's five GEMMs against GQA's two)
  *     + 1 = 602; its 4-stage pipeline's busiest stage: 16 layers, 16 MoE
  *     (ceil(58 x 16 / 61) = ceil(15.2)): 64 + 48 + 48 + 1 = 161.
- * Without the figure (0, every shipped entry but MI300X) nothing moves. */
+ * Without the figure (0, every shipped entry but MI300X) nothing moves.
+ * A one-row kernel's figures (skinny_efficiency 0.5, skinny_fixed 1 us)
+ * serve a step of one token instead: Llama-3-8B at batch 1 reads
+ * 15,009,849,344 B / (3.0e12 x 0.5) = 10.006566 ms + 129 x 1 us; at batch
+ * 2 the GEMV's figures as above (6.204203461 ms at 5 us, the weights the
+ * same bytes). The cache keeps the GEMV's rate either way. */
 START_TEST(test_gemv_fixed)
 {
     static const struct {
@@ -904,6 +909,16 @@ START_TEST(test_gemv_fixed)
         if (i == 0) {
             ck_assert_double_eq_tol(p.weights_s, 6.204203461e-3, 1e-12);
             ck_assert_double_eq_tol(p.step_s - p0.step_s, 645e-6, 1e-12);
+            h2.achieved.skinny_eff = 0.5;
+            h2.achieved.skinny_fixed_s = 1e-6;
+            struct ic_point q;
+            ck_assert_int_eq(ic_decode(&t->st, &h2, &c, &q, &e), IC_OK);
+            ck_assert_double_eq_tol(q.weights_s, 15009849344.0 / 1.5e12 + 129e-6, 1e-12);
+            ck_assert_double_eq_tol(q.kv_s, p.kv_s, 1e-15);
+            struct ic_decode_cfg c2 = c;
+            c2.batch = 2;
+            ck_assert_int_eq(ic_decode(&t->st, &h2, &c2, &q, &e), IC_OK);
+            ck_assert_double_eq_tol(q.weights_s, 6.204203461e-3, 1e-12);
         }
         if (i == 2) {
             c.pp = 4;

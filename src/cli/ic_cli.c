@@ -804,11 +804,22 @@ static void show_hw(FILE *out, const struct ic_hw *h)
         fprintf(out, "\n    source: %s\n", ach->mem_source);
         if (ach->gemv_eff > 0) {
             gb(b, sizeof b, ach->hbm_read_B_s * ach->gemv_eff);
-            fprintf(out, "  GEMV        %s/s at batch 1 (%.0f%% of the HBM read, %.0f%% of "
-                         "spec)\n    source: %s\n",
-                    b, 100 * ach->gemv_eff,
-                    100 * ach->hbm_read_B_s * ach->gemv_eff / h->hbm_bandwidth_B_s,
-                    ach->gemv_source);
+            fprintf(out, "  GEMV        %s/s %s (%.0f%% of the HBM read, %.0f%% of spec)", b,
+                    ach->skinny_eff > 0 ? "at 2 rows and more" : "at batch 1",
+                    100 * ach->gemv_eff,
+                    100 * ach->hbm_read_B_s * ach->gemv_eff / h->hbm_bandwidth_B_s);
+            if (ach->gemv_fixed_s > 0)
+                fprintf(out, ", and %.3g us a GEMM kernel beyond its launch",
+                        1e6 * ach->gemv_fixed_s);
+            fprintf(out, "\n    source: %s\n", ach->gemv_source);
+        }
+        if (ach->skinny_eff > 0) {
+            gb(b, sizeof b, ach->hbm_read_B_s * ach->skinny_eff);
+            fprintf(out, "  GEMV 1 row  %s/s, a skinny kernel (%.0f%% of the HBM read, %.0f%% of "
+                         "spec), and %.3g us a GEMM kernel beyond its launch\n    source: %s\n",
+                    b, 100 * ach->skinny_eff,
+                    100 * ach->hbm_read_B_s * ach->skinny_eff / h->hbm_bandwidth_B_s,
+                    1e6 * ach->skinny_fixed_s, ach->skinny_source);
         }
         for (int t = 0; t < IC_DT_COUNT; t++)
             if (ach->gemm_flop_s[t] > 0)

@@ -304,6 +304,9 @@ static const struct ic_field achieved_fields[] = {
     QTY("hbm_read", IC_HWF_A_HBM_READ, achieved.hbm_read_B_s, IC_QTY_BANDWIDTH, true),
     NUM("gemv_efficiency", IC_HWF_A_GEMV_EFF, achieved.gemv_eff, false),
     QTY("gemv_fixed", IC_HWF_A_GEMV_FIXED, achieved.gemv_fixed_s, IC_QTY_TIME, false),
+    NUM("skinny_efficiency", IC_HWF_A_SKINNY_EFF, achieved.skinny_eff, false),
+    QTY("skinny_fixed", IC_HWF_A_SKINNY_FIXED, achieved.skinny_fixed_s, IC_QTY_TIME, false),
+    STR("skinny_source", IC_HWF_A_SKINNY_SOURCE, achieved.skinny_source, false),
     STR("gemv_source", IC_HWF_A_GEMV_SOURCE, achieved.gemv_source, false),
     STR("memory_source", IC_HWF_A_MEM_SOURCE, achieved.mem_source, true),
     MAP("gemm", IC_HWF_A_GEMM, &achieved_gemm_schema, true),
@@ -681,14 +684,41 @@ static int check_values(struct ic_hw *hw, const char *path, struct ic_err *err)
                                         ? "'gemv_fixed' must be at most 100 us"
                                         : "'gemv_fixed' needs 'gemv_efficiency' (the same fit's "
                                           "bandwidth)",
-                                    "a GEMV table fitted as time = fixed + bytes / bandwidth "
-                                    "gives both: e.g. 'gemv_efficiency: 0.96' and 'gemv_fixed: "
-                                    "7.7 us' (beyond the launch)");
+                                    hw->locs[IC_HWF_A_GEMV_EFF].line
+                                        ? "a kernel's time beyond its launch, e.g. '7.7 us'"
+                                        : "a GEMV table fitted as time = fixed + bytes / "
+                                          "bandwidth gives both: e.g. 'gemv_efficiency: 0.96' "
+                                          "and 'gemv_fixed: 7.7 us' (beyond the launch)");
+        /* a one-row kernel's pair: the efficiency and its source together,
+         * the fixed time only with them */
+        if (hw->locs[IC_HWF_A_SKINNY_EFF].line && !(a->skinny_eff >= 0.01 && a->skinny_eff <= 1))
+            return field_error_hint(hw, path, IC_HWF_A_SKINNY_EFF, err,
+                                    "'skinny_efficiency' must be between 0.01 and 1",
+                                    "a one-row GEMV kernel's bandwidth over hbm_read, e.g. 0.97");
+        if (hw->locs[IC_HWF_A_SKINNY_FIXED].line &&
+            (!hw->locs[IC_HWF_A_SKINNY_EFF].line || !(a->skinny_fixed_s <= 100e-6)))
+            return field_error_hint(hw, path, IC_HWF_A_SKINNY_FIXED, err,
+                                    hw->locs[IC_HWF_A_SKINNY_EFF].line
+                                        ? "'skinny_fixed' must be at most 100 us"
+                                        : "'skinny_fixed' needs 'skinny_efficiency' (the same "
+                                          "fit's bandwidth)",
+                                    hw->locs[IC_HWF_A_SKINNY_EFF].line
+                                        ? "a kernel's time beyond its launch, e.g. '0.2 us'"
+                                        : "a one-row GEMV table fitted as fixed + bytes / "
+                                          "bandwidth gives both: e.g. 'skinny_efficiency: "
+                                          "0.97' and 'skinny_fixed: 0.2 us'");
         int rc;
         if ((rc = sourced_pair(hw, path, IC_HWF_A_GEMV_EFF, IC_HWF_A_GEMV_SOURCE, a->gemv_source,
                                "'gemv_efficiency' and 'gemv_source' go together",
                                "name the GEMV benchmark's document, table, date and shapes in "
                                "gemv_source",
+                               err)))
+            return rc;
+        if ((rc = sourced_pair(hw, path, IC_HWF_A_SKINNY_EFF, IC_HWF_A_SKINNY_SOURCE,
+                               a->skinny_source,
+                               "'skinny_efficiency' and 'skinny_source' go together",
+                               "name the one-row GEMV benchmark's document, table, date and "
+                               "shapes in skinny_source",
                                err)))
             return rc;
         if ((rc = sourced_pair(hw, path, IC_HWF_A_TRANSITION_P, IC_HWF_A_TRANSITION_SOURCE,

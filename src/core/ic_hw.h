@@ -73,7 +73,8 @@ enum ic_hw_field {
     IC_HWF_M_PROBE_GEMM_T = IC_HWF_M_PROBE_T_FIRST + IC_DT_COUNT, IC_HWF_M_PROBE_GEMM_T_FIRST,
     IC_HWF_M_ASCORE = IC_HWF_M_PROBE_GEMM_T_FIRST + IC_DT_COUNT, IC_HWF_M_ASCORE_FIRST,
     IC_HWF_ACHIEVED = IC_HWF_M_ASCORE_FIRST + IC_DT_COUNT, IC_HWF_A_HBM_READ, IC_HWF_A_GEMV_EFF,
-    IC_HWF_A_GEMV_FIXED, IC_HWF_A_GEMV_SOURCE,
+    IC_HWF_A_GEMV_FIXED, IC_HWF_A_GEMV_SOURCE, IC_HWF_A_SKINNY_EFF, IC_HWF_A_SKINNY_FIXED,
+    IC_HWF_A_SKINNY_SOURCE,
     IC_HWF_A_MEM_SOURCE, IC_HWF_A_GEMM, IC_HWF_A_GEMM_FIRST,
     IC_HWF_A_GEMM_SOURCE = IC_HWF_A_GEMM_FIRST + IC_DT_COUNT, IC_HWF_A_AR_LATENCY,
     IC_HWF_A_AR_BUSBW, IC_HWF_A_AR_CHIPS, IC_HWF_A_AR_AXIS, IC_HWF_A_COMM_SOURCE,
@@ -161,6 +162,11 @@ struct ic_hw_achieved {
     double gemv_fixed_s;         /* each GEMM kernel's time beyond its launch and its
                                     bytes at that bandwidth (a GEMV table's intercept,
                                     time = fixed + bytes / bandwidth); 0: none stated */
+    double skinny_eff;           /* a one-row GEMV kernel (a step of one token), where one
+                                    beside the library's is published: its bandwidth over
+                                    hbm_read, and ... */
+    double skinny_fixed_s;       /* ... its fixed time beyond the launch; 0 / 0: the
+                                    two above serve one row too */
     double gemm_flop_s[IC_DT_COUNT]; /* large dense GEMM per compute type; 0: not given */
     double transition_p[IC_DT_COUNT]; /* per compute type, a GEMM between the two bounds:
                                     its weight read and its FLOPs at the rates above
@@ -180,6 +186,7 @@ struct ic_hw_achieved {
                                     own launch, a TPU's one program), each at launch */
     char mem_source[IC_HW_SOURCE_LEN];
     char gemv_source[IC_HW_SOURCE_LEN]; /* gemv_efficiency's (required with it) */
+    char skinny_source[IC_HW_SOURCE_LEN]; /* skinny_efficiency's (required with it) */
     char gemm_source[IC_HW_SOURCE_LEN];
     char comm_source[IC_HW_SOURCE_LEN];
     char launch_source[IC_HW_SOURCE_LEN];

@@ -106,7 +106,9 @@ static const struct ic_col point_cols[] = {
     {"experts_touched", "experts touched per MoE layer", IC_K_NUM},
     {"kv_split.heads", "KV split by head", IC_K_INT},
     {"kv_split.batch", "KV split by batch", IC_K_INT},
+    {"kv_split.placement", "KV past its heads", IC_K_TEXT},
     {"time.weights_s", "weight read", IC_K_S},
+    {"time.gemm_fixed_s", "GEMMs' fixed time (in the weight read)", IC_K_S},
     {"time.kv_s", "KV read", IC_K_S},
     {"time.compute_s", "linear compute", IC_K_S},
     {"time.attn_compute_s", "attention compute", IC_K_S},
@@ -182,7 +184,9 @@ static void point_row(struct ic_rows *r, const struct ic_report_group *g,
     ic_rows_num(r, "experts_touched", p->experts_touched);
     ic_rows_num(r, "kv_split.heads", (double)p->kv_split_heads);
     ic_rows_num(r, "kv_split.batch", (double)p->kv_split_batch);
+    ic_rows_text(r, "kv_split.placement", p->cfg.kv_copy ? "copy" : "split");
     ic_rows_num(r, "time.weights_s", p->weights_s);
+    ic_rows_num(r, "time.gemm_fixed_s", p->gemm_fixed_s);
     ic_rows_num(r, "time.kv_s", p->kv_s);
     ic_rows_num(r, "time.compute_s", p->compute_s);
     ic_rows_num(r, "time.attn_compute_s", p->attn_s);

@@ -555,7 +555,15 @@ double ic_step_gemm_kernels(const struct ic_model_stats *m, double moe_layers, d
     static const struct layer_adds g = {IC_STEP_MOE_GEMMS,         IC_STEP_SHARED_GEMMS,
                                         IC_STEP_SHARED_GATE_GEMMS, IC_STEP_MLA_GEMMS,
                                         IC_STEP_LINEAR_GEMMS,      0};
-    return IC_STEP_DENSE_GEMMS * layers + layer_extra(m, moe_layers, layers, &g) + 1;
+    /* a mixer's two and an MLP's two a layer; a model of separate mixer
+     * and MLP blocks (Nemotron-H: allreduce_blocks) runs an MLP in
+     * blocks - layers of them, the stage its share */
+    const double f = m->n_layers ? layers / (double)m->n_layers : 0;
+    const double mlps = m->allreduce_blocks > m->n_layers
+                            ? stage_share(m->allreduce_blocks - m->n_layers, f)
+                            : layers;
+    return IC_STEP_MIXER_GEMMS * layers + IC_STEP_MLP_GEMMS * mlps +
+           layer_extra(m, moe_layers, layers, &g) + 1;
 }
 
 struct ic_rates ic_rates_ideal(void)
@@ -665,6 +673,11 @@ int ic_step_time(const struct ic_load *l, const struct ic_hw *hw, const struct i
             return rc;
         }
         const double wa = a->hbm_read_B_s * (a->gemv_eff > 0 ? a->gemv_eff : 1.0);
+        /* the weights' GEMMs: at one row (a step of one token) a skinny
+         * kernel's figures where the entry has them, else the GEMV's */
+        const bool skinny = l->tokens <= 1 && a->skinny_eff > 0;
+        const double ww = skinny ? a->hbm_read_B_s * a->skinny_eff : wa;
+        const double gfix = skinny ? a->skinny_fixed_s : a->gemv_fixed_s;
         const double cs = r->compute_scale > 0 ? r->compute_scale : 1.0;
         const double bs = r->bw_scale > 0 ? r->bw_scale : 1.0;
         /* the engine's profile (1, graphs, overlapped without one): its
@@ -675,11 +688,11 @@ int ic_step_time(const struct ic_load *l, const struct ic_hw *hw, const struct i
         const bool graphs = !en || en->graphs;
         double wrate[IC_DT_COUNT]; /* each storage type at the engine's GEMV efficiency */
         for (int w = 0; w < IC_DT_COUNT; w++)
-            wrate[w] = wa * bs * ic_engine_gemv_eff(en, (enum ic_dtype)w);
+            wrate[w] = ww * bs * ic_engine_gemv_eff(en, (enum ic_dtype)w);
         /* each GEMM kernel's fixed time beside its bytes, where the entry's
          * GEMV table was fitted as fixed + bytes / bandwidth */
-        t->gemms = a->gemv_fixed_s > 0 ? l->gemms : 0;
-        t->gemm_fixed_s = t->gemms * a->gemv_fixed_s;
+        t->gemms = gfix > 0 ? l->gemms : 0;
+        t->gemm_fixed_s = t->gemms * gfix;
         t->weights_s = weights_time(l, wrate) + t->gemm_fixed_s;
         t->compute_s = (l->lin_flops[IC_PHASE_DECODE] + l->lin_flops[IC_PHASE_PREFILL]) / (ca * cs);
         t->kv_s = kv_bytes / (wa * bs * ae);

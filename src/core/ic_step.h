@@ -357,7 +357,10 @@ double ic_step_extra_kernels(const struct ic_model_stats *m, double moe_layers, 
 /* GEMM kernels (each reads weights: the kernels a GEMV table times) of one
  * decode step over `layers` of m's layers of which `moe_layers` are MoE
  * layers, counted in the same engine layouts as ic_step_extra_kernels: a
- * dense GQA layer 4 (QKV, O, gate/up, down), IC_STEP_DENSE_GEMMS; a MoE
+ * dense GQA layer 4, its mixer's 2 (QKV, O; a Mamba2 mixer's in_proj and
+ * out_proj), IC_STEP_MIXER_GEMMS, and its MLP's 2 (gate/up, down),
+ * IC_STEP_MLP_GEMMS, where a model of separate mixer and MLP blocks
+ * (Nemotron-H) runs the MLPs of its MLP blocks only; a MoE
  * layer +1 (the router GEMM and two grouped GEMMs where a dense MLP runs
  * 2), IC_STEP_MOE_GEMMS; shared experts +2 (gate/up, down),
  * IC_STEP_SHARED_GEMMS; a sigmoid-gated shared expert +1 (the gate),
@@ -367,7 +370,8 @@ double ic_step_extra_kernels(const struct ic_model_stats *m, double moe_layers, 
  * and out projections), IC_STEP_LINEAR_GEMMS (a Mamba2 mixer's in_proj
  * and out_proj: +0); a gated attention's gate +0 (no GEMM of its own); and
  * the LM head, 1 a step. Each pays an entry's gemv_fixed. */
-#define IC_STEP_DENSE_GEMMS 4
+#define IC_STEP_MIXER_GEMMS 2
+#define IC_STEP_MLP_GEMMS 2
 #define IC_STEP_MOE_GEMMS 1
 #define IC_STEP_SHARED_GEMMS 2
 #define IC_STEP_SHARED_GATE_GEMMS 1
