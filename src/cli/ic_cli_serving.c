@@ -1275,9 +1275,9 @@ int ic_cli_cmd_bestofn(const struct ic_opts *a, const struct ic_db *db, FILE *ou
                 o != IC_OPT_HELP && o != IC_OPT_VERSION)
                 return ic_cli_usage_hint(errf, "e.g. '--model llama3-8b --hw h100'; without "
                                                "them only the chances are computed",
-                                         "--chips, --prompt, --mfu, the type options, "
-                                         "--estimate and --engine cost the candidates on "
-                                         "hardware: add --model and --hw");
+                                         "%s costs the candidates on hardware, as the step "
+                                         "options do: add --model and --hw",
+                                         ic_opt_name(o));
     }
     struct ic_rows r;
     /* without hardware, no time or cost columns: the first four */

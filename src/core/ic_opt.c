@@ -483,6 +483,11 @@ int ic_opt_find(const char *name)
     return -1;
 }
 
+const char *ic_opt_name(int opt)
+{
+    return opt >= 0 && opt < IC_OPT_COUNT ? ic_opt_table[opt].name : "";
+}
+
 const char *ic_opt_nearest(const char *name, enum ic_cmd cmd)
 {
     const uint64_t bit = UINT64_C(1) << cmd;

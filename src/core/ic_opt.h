@@ -162,8 +162,9 @@ struct ic_opts {
 void ic_opts_init(struct ic_opts *o, enum ic_cmd cmd);
 void ic_opts_free(struct ic_opts *o);
 
-/* The option named name ("--chips"), or -1. */
+/* The option named name ("--chips"), or -1; and an option's name. */
 int ic_opt_find(const char *name);
+const char *ic_opt_name(int opt);
 
 /* The option of command cmd nearest to name: the one option of cmd that
  * name begins ('--form': '--format'), else the nearest by edit distance (a
