@@ -875,7 +875,10 @@ END_TEST
  *   DeepSeek-V3, 61 MLA layers of which 58 MoE with a shared expert:
  *     4 x 61 + 58 x (1 + 2) + 3 x 61 (MLA's five GEMMs against GQA's two)
  *     + 1 = 602; its 4-stage pipeline's busiest stage: 16 layers, 16 MoE
- *     (ceil(58 x 16 / 61) = ceil(15.2)): 64 + 48 + 48 + 1 = 161.
+ *     (ceil(58 x 16 / 61) = ceil(15.2)): 64 + 48 + 48 + 1 = 161;
+ *   Nemotron-3-Nano, 52 blocks of one mixer or MLP each (23 Mamba, 6
+ *     attention, 23 MoE with a shared expert): 29 mixers x 2 + 23 MLPs x 2
+ *     + 23 x (1 + 2) + the head = 174 (not 4 a layer: 186).
  * Without the figure (0, every shipped entry but MI300X) nothing moves.
  * A one-row kernel's figures (skinny_efficiency 0.5, skinny_fixed 1 us)
  * serve a step of one token instead: Llama-3-8B at batch 1 reads
@@ -887,7 +890,10 @@ START_TEST(test_gemv_fixed)
     static const struct {
         const char *model;
         double gemms;
-    } cases[] = {{"llama3-8b", 129}, {"mixtral-8x7b", 161}, {"deepseek-v3", 602}};
+    } cases[] = {{"llama3-8b", 129},
+                 {"mixtral-8x7b", 161},
+                 {"deepseek-v3", 602},
+                 {"nemotron-3-nano-30b-a3b", 174}};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         struct ic_test_pair *t =
             ic_test_pair(cases[i].model, IC_TEST_DIR "/fixtures/achieved-h100.yaml");

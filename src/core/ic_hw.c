@@ -362,6 +362,37 @@ static int field_error_hint(const struct ic_hw *hw, const char *path, int id,
 /* An optional achieved figure (field fig) and its source (field src, text
  * src_text): both or neither, the source a real one; 0, or the error at
  * the one present. */
+/* A GEMV fit's figures (gemv_* or skinny_*, `name`): the efficiency from
+ * 0.01 to 1, as an engine profile's (1e-300 read a step of 4.7e298 s);
+ * the fixed time, the same fit's intercept beyond the launch, only with
+ * that efficiency, and a kernel's (at most 100 us), not a step's; eff_eg
+ * and fixed_eg, a value of each for the hints. */
+static int check_gemv_fit(const struct ic_hw *hw, const char *path, const char *name,
+                          int eff_id, int fixed_id, double eff, double fixed,
+                          const char *eff_hint, const char *eff_eg, const char *fixed_eg,
+                          struct ic_err *err)
+{
+    char msg[128], hint[192];
+    if (hw->locs[eff_id].line && !(eff >= 0.01 && eff <= 1)) {
+        snprintf(msg, sizeof msg, "'%s_efficiency' must be between 0.01 and 1", name);
+        return field_error_hint(hw, path, eff_id, err, msg, eff_hint);
+    }
+    if (!hw->locs[fixed_id].line || (hw->locs[eff_id].line && fixed <= 100e-6))
+        return 0;
+    if (hw->locs[eff_id].line) {
+        snprintf(msg, sizeof msg, "'%s_fixed' must be at most 100 us", name);
+        snprintf(hint, sizeof hint, "a kernel's time beyond its launch, e.g. '%s'", fixed_eg);
+        return field_error_hint(hw, path, fixed_id, err, msg, hint);
+    }
+    snprintf(msg, sizeof msg, "'%s_fixed' needs '%s_efficiency' (the same fit's bandwidth)", name,
+             name);
+    snprintf(hint, sizeof hint,
+             "a GEMV table fitted as time = fixed + bytes / bandwidth gives both: e.g. "
+             "'%s_efficiency: %s' and '%s_fixed: %s' (beyond the launch)",
+             name, eff_eg, name, fixed_eg);
+    return field_error_hint(hw, path, fixed_id, err, msg, hint);
+}
+
 static int sourced_pair(const struct ic_hw *hw, const char *path, int fig, int src,
                         const char *src_text, const char *pair_msg, const char *pair_hint,
                         struct ic_err *err)
@@ -668,46 +699,18 @@ static int check_values(struct ic_hw *hw, const char *path, struct ic_err *err)
                                     "bandwidth (memory: bandwidth) plus 5%",
                                     "an achieved figure is what a streaming kernel measured; "
                                     "check the unit (GB/s, TB/s) and the spec figure");
-        /* from 0.01, as an engine profile's efficiencies (1e-300 read a
-         * step of 4.7e298 s) */
-        if (hw->locs[IC_HWF_A_GEMV_EFF].line && !(a->gemv_eff >= 0.01 && a->gemv_eff <= 1))
-            return field_error_hint(hw, path, IC_HWF_A_GEMV_EFF, err,
-                                    "'gemv_efficiency' must be between 0.01 and 1",
-                                    "it is the decode-shaped GEMV's bandwidth over hbm_read, "
-                                    "e.g. 0.85");
-        /* the intercept of the same table's fit as the bandwidth above: not
-         * without it, and a kernel's, not a step's */
-        if (hw->locs[IC_HWF_A_GEMV_FIXED].line &&
-            (!hw->locs[IC_HWF_A_GEMV_EFF].line || !(a->gemv_fixed_s <= 100e-6)))
-            return field_error_hint(hw, path, IC_HWF_A_GEMV_FIXED, err,
-                                    hw->locs[IC_HWF_A_GEMV_EFF].line
-                                        ? "'gemv_fixed' must be at most 100 us"
-                                        : "'gemv_fixed' needs 'gemv_efficiency' (the same fit's "
-                                          "bandwidth)",
-                                    hw->locs[IC_HWF_A_GEMV_EFF].line
-                                        ? "a kernel's time beyond its launch, e.g. '7.7 us'"
-                                        : "a GEMV table fitted as time = fixed + bytes / "
-                                          "bandwidth gives both: e.g. 'gemv_efficiency: 0.96' "
-                                          "and 'gemv_fixed: 7.7 us' (beyond the launch)");
-        /* a one-row kernel's pair: the efficiency and its source together,
-         * the fixed time only with them */
-        if (hw->locs[IC_HWF_A_SKINNY_EFF].line && !(a->skinny_eff >= 0.01 && a->skinny_eff <= 1))
-            return field_error_hint(hw, path, IC_HWF_A_SKINNY_EFF, err,
-                                    "'skinny_efficiency' must be between 0.01 and 1",
-                                    "a one-row GEMV kernel's bandwidth over hbm_read, e.g. 0.97");
-        if (hw->locs[IC_HWF_A_SKINNY_FIXED].line &&
-            (!hw->locs[IC_HWF_A_SKINNY_EFF].line || !(a->skinny_fixed_s <= 100e-6)))
-            return field_error_hint(hw, path, IC_HWF_A_SKINNY_FIXED, err,
-                                    hw->locs[IC_HWF_A_SKINNY_EFF].line
-                                        ? "'skinny_fixed' must be at most 100 us"
-                                        : "'skinny_fixed' needs 'skinny_efficiency' (the same "
-                                          "fit's bandwidth)",
-                                    hw->locs[IC_HWF_A_SKINNY_EFF].line
-                                        ? "a kernel's time beyond its launch, e.g. '0.2 us'"
-                                        : "a one-row GEMV table fitted as fixed + bytes / "
-                                          "bandwidth gives both: e.g. 'skinny_efficiency: "
-                                          "0.97' and 'skinny_fixed: 0.2 us'");
         int rc;
+        if ((rc = check_gemv_fit(hw, path, "gemv", IC_HWF_A_GEMV_EFF, IC_HWF_A_GEMV_FIXED,
+                                 a->gemv_eff, a->gemv_fixed_s,
+                                 "it is the decode-shaped GEMV's bandwidth over hbm_read, e.g. "
+                                 "0.85",
+                                 "0.96", "7.7 us", err)) ||
+            (rc = check_gemv_fit(hw, path, "skinny", IC_HWF_A_SKINNY_EFF, IC_HWF_A_SKINNY_FIXED,
+                                 a->skinny_eff, a->skinny_fixed_s,
+                                 "it is a one-row GEMV kernel's bandwidth over hbm_read, e.g. "
+                                 "0.97",
+                                 "0.97", "0.2 us", err)))
+            return rc;
         if ((rc = sourced_pair(hw, path, IC_HWF_A_GEMV_EFF, IC_HWF_A_GEMV_SOURCE, a->gemv_source,
                                "'gemv_efficiency' and 'gemv_source' go together",
                                "name the GEMV benchmark's document, table, date and shapes in "
