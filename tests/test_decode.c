@@ -955,7 +955,11 @@ END_TEST
  *   heads still split over all 8 chips (vLLM divides Mamba heads by the
  *   tensor-parallel size), the one KV head a chip keeps of all 64: 64 x
  *   (25,165,824 + 6,135,296) = 2,003,271,680 B (it read 3,181,248,512:
- *   the state copied too). */
+ *   the state copied too). Its paged block, aligned so that a page of one
+ *   attention layer (a chip's share of a token's keys and values, 1,024 /
+ *   2 = 512 B) holds a layer's state (a chip's share): split, 2,134,016 /
+ *   2 / 512 = 2084 -> 2096 tokens (a multiple of 16); copied, 2,134,016 /
+ *   8 / 512 = 521 -> 528, as vLLM's per rank (it was 2096 either way). */
 START_TEST(test_copy_uneven_and_state)
 {
     static const struct {
@@ -978,6 +982,9 @@ START_TEST(test_copy_uneven_and_state)
             const double want = copy ? cases[i].copy : cases[i].split;
             ck_assert_msg(fabs(p.mem_kv_B - want) < 1, "%s %s: %.0f B, want %.0f",
                           cases[i].model, copy ? "copy" : "split", p.mem_kv_B, want);
+            if (i == 1)
+                ck_assert_uint_eq(ic_step_paged_block(&t->st, IC_DT_BF16, 16, 8, copy),
+                                  copy ? 528 : 2096);
         }
         free(t);
     }

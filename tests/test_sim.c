@@ -783,9 +783,9 @@ END_TEST
 START_TEST(test_swap)
 {
     struct ic_test_pair *t = ic_test_pair("llama3-8b", "h100");
-    ck_assert_msg(ic_test_rel(ic_kv_host_copy_s(&t->st, &t->h, 1000, IC_DT_BF16, 1), 2.048e-3) <
+    ck_assert_msg(ic_test_rel(ic_kv_host_copy_s(&t->st, &t->h, 1000, IC_DT_BF16, 1, false), 2.048e-3) <
                       1e-12, "one chip");
-    ck_assert_msg(ic_test_rel(ic_kv_host_copy_s(&t->st, &t->h, 1000, IC_DT_BF16, 2), 1.024e-3) <
+    ck_assert_msg(ic_test_rel(ic_kv_host_copy_s(&t->st, &t->h, 1000, IC_DT_BF16, 2, false), 1.024e-3) <
                       1e-12, "two chips");
     struct ic_sim_cfg c = ic_sim_defaults();
     c.requests = 400;

@@ -633,7 +633,7 @@ static int list_engines(const struct ic_db *db, FILE *out, FILE *errf)
         goto out;
     }
     fprintf(out, "%-20s %-20s %-18s %-7s %-10s %10s %-8s %s\n", "name", "aliases", "engine",
-            "graphs", "scheduler", "max batch", "kv heads", "quantized GEMV");
+            "graphs", "scheduler", "max batch", "kv place", "quantized GEMV");
     for (size_t i = 0; i < n; i++) {
         if ((lrc = ic_engine_load(paths[i], en, &e))) {
             rc = ic_cli_report(errf, lrc, &e);
@@ -1137,10 +1137,9 @@ static const char usage_serve[] =
     "table. The address holds the state: copy it to share a configuration.\n"
     "GET /api/decode?model=..&hw=.. (and chips, batch, context, weights, kv,\n"
     "compute, estimate, engine, kv-placement: the decode options, one value each)\n"
-    "answers the\n"
-    "JSON of --format json; bad values get HTTP 400 with the message the command\n"
-    "line prints. Names only: nothing outside hwdb/, modeldb/ and enginedb/ is\n"
-    "read. Runs until Ctrl-C.\n";
+    "answers the JSON of --format json; bad values get HTTP 400 with the message\n"
+    "the command line prints. Names only: nothing outside hwdb/, modeldb/ and\n"
+    "enginedb/ is read. Runs until Ctrl-C.\n";
 
 static int cmd_serve(const struct ic_opts *a, const struct ic_db *db, FILE *out, FILE *errf)
 {

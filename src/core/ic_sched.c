@@ -291,7 +291,7 @@ int ic_batching(const struct ic_model_stats *m, const struct ic_hw *hw,
 
     /* KV held per sequence, bytes, whole model */
     /* a hybrid's block aligned to its state, as vLLM's */
-    r.block = ic_step_paged_block(m, cfg->dec.kv, cfg->block);
+    r.block = ic_step_paged_block(m, cfg->dec.kv, cfg->block, cfg->dec.chips, cfg->dec.kv_copy);
     const double half = (double)r.block / 2, res = (double)r.reserve;
     r.used_B = kv_held(m, r.mean_context, windowed(m, r.mean_context), bkv);
     r.contiguous_B = kv_held(m, res, windowed(m, res), bkv);

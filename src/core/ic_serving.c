@@ -366,11 +366,11 @@ int ic_spec_costed(const struct ic_model_stats *target, const struct ic_model_st
 /* ---- prefix caching ----------------------------------------------------- */
 
 double ic_kv_host_copy_s(const struct ic_model_stats *m, const struct ic_hw *hw,
-                         uint64_t tokens, enum ic_dtype kv, uint64_t chips)
+                         uint64_t tokens, enum ic_dtype kv, uint64_t chips, bool kv_copy)
 {
-    /* each chip holding a share of the heads copies its share in parallel */
-    const double one = ic_step_kv_seq_bytes(m, tokens, kv);
-    return one / (double)ic_step_kv_head_ways(m, chips) / hw->host_B_s;
+    /* each chip holding the sequence copies its share in parallel */
+    return ic_step_seq_chip_bytes(m, chips, kv_copy, ic_step_kv_seq_bytes(m, tokens, kv)) /
+           hw->host_B_s;
 }
 
 int ic_prefix(const struct ic_model_stats *m, const struct ic_hw *hw,
@@ -416,13 +416,15 @@ int ic_prefix(const struct ic_model_stats *m, const struct ic_hw *hw,
     x.flops_saved = h * (full.flops - hit.flops) / full.flops;
     x.ttft_saved_s = full.ttft_s - x.expected_s;
     const double one = ic_step_kv_seq_bytes(m, P, c.kv);
-    const double head_ways = (double)ic_step_kv_head_ways(m, c.chips);
     x.held_bytes = (double)cfg->n_prefixes * one;
-    /* a prefix sits on the chips its heads split over (on every chip of a
-     * batch split: any of them may serve the next request) */
-    x.held_per_chip_bytes = x.held_bytes / head_ways;
+    /* a prefix sits on every chip that may serve the next request: each
+     * its share of it, as a sequence's (split: every chip of a head
+     * group's batch split holds the group's) */
+    x.held_per_chip_bytes =
+        (double)cfg->n_prefixes * ic_step_seq_chip_bytes(m, c.chips, c.kv_copy, one);
     /* no host link (kind none): no read-back, the rest stands */
-    x.host_read_s = hw->host_B_s > 0 ? ic_kv_host_copy_s(m, hw, P, c.kv, c.chips) : NAN;
+    x.host_read_s =
+        hw->host_B_s > 0 ? ic_kv_host_copy_s(m, hw, P, c.kv, c.chips, c.kv_copy) : NAN;
     x.recompute_s = pre.prefill_s;
     *out = x;
     return IC_OK;

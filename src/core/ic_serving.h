@@ -186,12 +186,12 @@ struct ic_prefix {
 };
 
 /* One sequence's KV of `tokens` tokens copied between HBM and host memory on
- * a replica of `chips`: every chip its share of the heads
- * (ic_step_kv_head_ways) over its host link at hw->host_B_s (one way), in
+ * a replica of `chips`: every chip holding it its share (ic_step_seq_chip_bytes,
+ * as kv_copy places it) over its host link at hw->host_B_s (one way), in
  * parallel. Seconds (infinite where the entry has no host link). ic_prefix's
  * host read and the simulation's swap preemption use it. */
 double ic_kv_host_copy_s(const struct ic_model_stats *m, const struct ic_hw *hw,
-                         uint64_t tokens, enum ic_dtype kv, uint64_t chips);
+                         uint64_t tokens, enum ic_dtype kv, uint64_t chips, bool kv_copy);
 
 /* Prefill with and without a cached prefix of cfg->prefix tokens, the
  * saving at the hit rate, the HBM held and the read-back beside the

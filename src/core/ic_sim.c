@@ -1214,7 +1214,8 @@ static int too_long(struct sim *s, const struct inst *I, const struct req *q)
  * back in): its time rides on I's next step and adds to the run's. */
 static void host_copy(struct sim *s, struct inst *I, const struct req *q)
 {
-    const double t = ic_kv_host_copy_s(s->m, s->hw, q->computed, I->c->dec.kv, I->c->dec.chips);
+    const double t = ic_kv_host_copy_s(s->m, s->hw, q->computed, I->c->dec.kv, I->c->dec.chips,
+                                       I->c->dec.kv_copy);
     I->copy_s += t;
     s->out->swap_s += t;
 }
@@ -1768,10 +1769,9 @@ static int kv_pool(const struct ic_model_stats *m, const struct ic_hw *hw,
     *state_blocks = 0;
     if (m->n_state_layers && kv_layers > 0) { /* derive refuses a model of state layers alone */
         const double page = (double)c->block * tok_B / kv_layers;
-        /* a layer's state on a chip holding the sequence: its heads split
-         * over every chip sharing it (ic_step's kv_seq_chip_bytes) */
-        const double per_layer =
-            m->state_bytes_per_layer * (double)l.kv_split_batch / (double)c->dec.chips;
+        /* a layer's state on a chip holding the sequence */
+        const double per_layer = m->state_bytes_per_layer *
+                                 ic_step_state_chip_share(m, c->dec.chips, c->dec.kv_copy);
         *state_blocks = (uint64_t)ceil((double)m->n_state_layers * ceil(per_layer / page) /
                                        kv_layers);
     }
@@ -1818,7 +1818,10 @@ int ic_sim_run(const struct ic_model_stats *m, const struct ic_hw *hw,
     s.cfg[0] = *c;
     s.cfg[1] = *c;
     s.cfg[1].dec.chips = c->prefill_chips;
-    s.cfg[0].block = s.cfg[1].block = out->block = ic_step_paged_block(m, c->dec.kv, c->block);
+    /* one block for the layout, the decode servers' (the hand-off moves
+     * whole blocks) */
+    s.cfg[0].block = s.cfg[1].block = out->block =
+        ic_step_paged_block(m, c->dec.kv, c->block, c->dec.chips, c->dec.kv_copy);
     int rc;
     uint64_t state_blocks[2] = {0, 0};
     if ((rc = kv_pool(m, hw, &s.cfg[0], P ? ROLE_DECODE : ROLE_COLOC, &out->kv_blocks,

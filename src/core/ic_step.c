@@ -101,11 +101,28 @@ static double cache_head_div(const struct ic_model_stats *m, uint64_t N, uint64_
  * them (vLLM divides them by the tensor-parallel size): state / N a chip
  * when copied, / hw when split (the same bytes a chip over a batch the
  * ways divide). */
+static double state_chip_share(uint64_t N, uint64_t hw, bool kv_copy)
+{
+    return (double)cache_batch_ways(N, hw, kv_copy) / (double)N;
+}
+
 static double seq_chip_bytes(const struct ic_model_stats *m, uint64_t N, uint64_t hw,
                              bool kv_copy, double kv_B, double state_B)
 {
-    return kv_B / cache_head_div(m, N, hw, kv_copy) +
-           state_B * (double)cache_batch_ways(N, hw, kv_copy) / (double)N;
+    return kv_B / cache_head_div(m, N, hw, kv_copy) + state_B * state_chip_share(N, hw, kv_copy);
+}
+
+double ic_step_seq_chip_bytes(const struct ic_model_stats *m, uint64_t chips, bool kv_copy,
+                              double seq_B)
+{
+    const double state = fmin(ic_model_state_bytes(m), seq_B);
+    return seq_chip_bytes(m, chips, ic_step_kv_head_ways(m, chips), kv_copy, seq_B - state,
+                          state);
+}
+
+double ic_step_state_chip_share(const struct ic_model_stats *m, uint64_t chips, bool kv_copy)
+{
+    return state_chip_share(chips, ic_step_kv_head_ways(m, chips), kv_copy);
 }
 
 double ic_step_experts_touched(uint64_t n_experts, uint64_t top_k, double tokens)
@@ -152,12 +169,18 @@ double ic_step_kv_seq_bytes(const struct ic_model_stats *m, uint64_t context, en
     return ic_step_kv_token_bytes(m, context, kv) + (context ? ic_model_state_bytes(m) : 0);
 }
 
-uint64_t ic_step_paged_block(const struct ic_model_stats *m, enum ic_dtype kv, uint64_t block)
+uint64_t ic_step_paged_block(const struct ic_model_stats *m, enum ic_dtype kv, uint64_t block,
+                             uint64_t chips, bool kv_copy)
 {
     const double tok = ic_model_kv_layer_token_bytes(m, bytes_per(kv));
     if (!m->n_state_layers || !(tok > 0) || !block)
         return block;
-    const double need = ceil(m->state_bytes_per_layer / tok);
+    /* a chip's page: its share of a layer's state over its share of a
+     * token's keys and values in one layer (the same ratio as the whole
+     * model's where the two split alike) */
+    const uint64_t hw = ic_step_kv_head_ways(m, chips);
+    const double need = ceil(m->state_bytes_per_layer * state_chip_share(chips, hw, kv_copy) /
+                             (tok / cache_head_div(m, chips, hw, kv_copy)) - 1e-9);
     const double b = ceil(need / (double)block) * (double)block;
     return b > (double)block ? (uint64_t)fmin(b, 1e9) : block;
 }
@@ -841,10 +864,9 @@ struct ic_mem ic_step_mem(const struct ic_model_stats *m, uint64_t chips, bool k
                           double weights_bytes, double kv_seq_bytes)
 {
     const uint64_t hw = ic_step_kv_head_ways(m, chips);
-    const double state = fmin(ic_model_state_bytes(m), kv_seq_bytes);
     return (struct ic_mem){
         weights_bytes,
-        seq_chip_bytes(m, chips, hw, kv_copy, kv_seq_bytes - state, state),
+        ic_step_seq_chip_bytes(m, chips, kv_copy, kv_seq_bytes),
         workspace_per_seq(m, chips),
         chips,
         cache_batch_ways(chips, hw, kv_copy),

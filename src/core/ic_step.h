@@ -419,12 +419,15 @@ double ic_step_kv_token_bytes(const struct ic_model_stats *m, uint64_t context, 
  * aligns to their state (v1 _align_hybrid_block_size): the fewest tokens, a
  * multiple of `block`, whose keys and values in one attention layer take
  * at least one layer's state (Qwen3-Next, a bf16 cache and state: 1,097,728
- * / 2,048 B -> 536 -> 544 tokens), so that a page holds either. Both split
- * over chips as the cache does here, so the block is the same at any size;
- * vLLM, splitting the state by all its chips and the KV heads by at most
- * their count, picks a smaller one past as many chips as KV heads (272 on
- * 4). */
-uint64_t ic_step_paged_block(const struct ic_model_stats *m, enum ic_dtype kv, uint64_t block);
+ * / 2,048 B -> 536 -> 544 tokens), so that a page holds either, on one of
+ * `chips` chips: its share of the state (ic_step_state_chip_share) over
+ * its share of a token's keys and values (as kv_copy places them). Split,
+ * the two shares are alike and the block is the same at any size; copied
+ * past the KV heads, the state splits over more chips than the keys and
+ * values, and the block is smaller, as vLLM's per rank (Qwen3-Next on 4:
+ * 272). */
+uint64_t ic_step_paged_block(const struct ic_model_stats *m, enum ic_dtype kv, uint64_t block,
+                             uint64_t chips, bool kv_copy);
 
 /* What a step of `tokens` new tokens reads of that cache at `context`
  * tokens (the new ones included): all of it, but under DeepSeek Sparse
@@ -457,6 +460,17 @@ struct ic_mem {
     uint64_t chips;
     uint64_t batch_ways;
 };
+
+/* One sequence's cache on a chip of `chips` holding it, from seq_B, its
+ * bytes over the whole model with its linear-attention state
+ * (ic_step_kv_seq_bytes at a context of 1 or more): the keys and values by
+ * head (split: the head group's; copied: the ceil(H / N) heads a chip
+ * computes), the state over the chips sharing the sequence, as its own
+ * heads split (ic_step_state_chip_share: 1 / N copied, 1 / head ways
+ * split). */
+double ic_step_seq_chip_bytes(const struct ic_model_stats *m, uint64_t chips, bool kv_copy,
+                              double seq_B);
+double ic_step_state_chip_share(const struct ic_model_stats *m, uint64_t chips, bool kv_copy);
 
 /* weights_bytes: the weights one chip holds; kv_seq_bytes: one sequence's
  * cache over the whole model, its linear-attention state included
