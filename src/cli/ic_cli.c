@@ -452,7 +452,7 @@ static int cmd_decode(const struct ic_opts *a, const struct ic_db *db, FILE *out
         fprintf(ic_cli_warnf(errf),
                 "infcalc: note: the %s profile changes no step here: none of its host time, "
                 "graph-less launches, efficiencies or cache placement applies to this chip, "
-                "model and types, so each step is a good engine's\n",
+                "model, types and options, so each step is a good engine's\n",
                 engine->name);
     struct ic_report r = {n_axes > 0 || n_cfg > 1, n_axes > 0, {axes[0], axes[1]}, n_axes};
     if ((lrc = ic_report_write(out, fmt, &r, groups, n_cfg))) {

@@ -409,7 +409,7 @@ double ic_step_matmul_compute_s(const struct ic_hw_measured *ms, enum ic_dtype t
  * type kv (window layers hold at most their window; DeepSeek Sparse
  * Attention's indexer keys beside, at their own type), and from its first
  * token the linear-attention layers' fixed state (ic_model_state_bytes, at
- * its own types). The state splits over chips as the cache does. */
+ * its own types). A chip's share of it: ic_step_seq_chip_bytes. */
 double ic_step_kv_seq_bytes(const struct ic_model_stats *m, uint64_t context, enum ic_dtype kv);
 /* Its tokens' part alone (no linear-attention state). */
 double ic_step_kv_token_bytes(const struct ic_model_stats *m, uint64_t context, enum ic_dtype kv);
