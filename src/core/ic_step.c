@@ -93,19 +93,20 @@ static double cache_head_div(const struct ic_model_stats *m, uint64_t N, uint64_
     return (double)H / (double)((H + N - 1) / N);
 }
 
-/* One sequence's cache on a chip holding it, from the sequence's bytes of
- * keys and values (kv_B) and of linear-attention state (state_B): the
- * keys and values over cache_head_div; the state over the chips sharing
- * the sequence (N / batch ways), whose own heads (Mamba's, a Gated
- * DeltaNet's) split over every one of them as tensor parallelism splits
- * them (vLLM divides them by the tensor-parallel size): state / N a chip
- * when copied, / hw when split (the same bytes a chip over a batch the
- * ways divide). */
+/* What a chip holding a sequence holds of its linear-attention state: the
+ * state over the chips sharing the sequence (N / batch ways), whose own
+ * heads (Mamba's, a Gated DeltaNet's) split over every one of them as
+ * tensor parallelism splits them (vLLM divides them by the
+ * tensor-parallel size): 1 / N copied, 1 / hw split (the same bytes a
+ * chip over a batch the ways divide). */
 static double state_chip_share(uint64_t N, uint64_t hw, bool kv_copy)
 {
     return (double)cache_batch_ways(N, hw, kv_copy) / (double)N;
 }
 
+/* One sequence's cache on a chip holding it, from its bytes of keys and
+ * values (kv_B, over cache_head_div) and of state (state_B, by its
+ * share). */
 static double seq_chip_bytes(const struct ic_model_stats *m, uint64_t N, uint64_t hw,
                              bool kv_copy, double kv_B, double state_B)
 {
@@ -453,7 +454,6 @@ int ic_step_load(const struct ic_model_stats *m, const struct ic_step *s, struct
         const double kv_read = ic_step_kv_read_seq_bytes(m, k->context + k->tokens, k->tokens,
                                                          s->kv);
         const double state_seq = ic_model_state_bytes(m); /* in both (context + tokens >= 1) */
-        out->kv_seq_bytes[i] = f * kv_seq;
         out->kv_seq_chip_bytes[i] =
             seq_chip_bytes(m, N, hw, s->layout.kv_copy, f * (kv_seq - state_seq), f * state_seq);
         out->kv_read_bytes += (double)seqs * seq_chip_bytes(m, N, hw, s->layout.kv_copy,

@@ -177,12 +177,12 @@ struct ic_load {
     double scores_all_bytes;               /* unfused scores traffic, all sequences */
     double experts_touched;                /* expected routed experts read per MoE layer */
     double weights_held_bytes;             /* weights this chip holds */
-    double kv_seq_bytes[IC_STEP_MAX_KINDS]; /* one sequence of each kind: its cache after
-                                              the step (context + tokens), over the
-                                              layers this chip's stage holds */
-    double kv_seq_chip_bytes[IC_STEP_MAX_KINDS]; /* ... of it on a chip holding the
-                                              sequence (its keys and values by head,
-                                              its state over every chip sharing it) */
+    double kv_seq_chip_bytes[IC_STEP_MAX_KINDS]; /* one sequence of each kind: its
+                                              cache after the step (context + tokens)
+                                              over the layers this chip's stage holds,
+                                              on a chip holding the sequence (its keys
+                                              and values by head, its state over every
+                                              chip sharing it) */
     double work_seq_bytes;                 /* workspace per sequence on one chip */
     uint64_t kv_split_heads, kv_split_batch;
     double kv_head_div;                    /* a chip holds 1 / this of a sequence's keys
