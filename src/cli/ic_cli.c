@@ -411,6 +411,8 @@ static int cmd_decode(const struct ic_opts *a, const struct ic_db *db, FILE *out
     }
     size_t used = 0;
     bool engine_moves = false;
+    struct ic_decode_cfg plain; /* the options' step without the profile (its placement) */
+    ic_opts_decode_cfg(a, &plain);
     for (size_t c = 0; c < n_cfg; c++) {
         struct config *k = &cfgs[c];
         const struct ic_model_stats *st = &stats[k->pick[L_MODEL]];
@@ -429,8 +431,6 @@ static int cmd_decode(const struct ic_opts *a, const struct ic_db *db, FILE *out
          * entry counts no kernels) is said to, not mistaken for a
          * measured tie with a good engine */
         if (engine && !engine_moves) {
-            struct ic_decode_cfg plain; /* the options' step without the profile */
-            ic_opts_decode_cfg(a, &plain);
             for (size_t i = 0; i < n && !engine_moves; i++) {
                 struct ic_decode_cfg g = pts[used + i].cfg;
                 g.engine = NULL;
