@@ -826,7 +826,13 @@ END_TEST
  * DeepSeek-V3 in 4 pipeline stages: the busiest holds ceil(61 / 4) = 16
  * layers and ceil(16 / 61 x 58) = ceil(15.21) = 16 MoE layers (as its
  * all-to-alls count them): 10 x 16 + 7 x 16 + 4 x 16 = 336 kernels,
- * 672 us. */
+ * 672 us.
+ * Nemotron-3-Nano (52 blocks of one mixer or one MLP each: 23 Mamba, 6
+ * attention, 23 MoE with a shared expert): 29 mixers x 6 (add + RMSNorm
+ * and the 5 of a GQA attention or a Mamba2 mixer) + 23 MLP blocks x 4
+ * (add + RMSNorm, gate/up, SwiGLU, down) + 23 x (4 + 3) = 174 + 92 + 161
+ * = 427 kernels, 854 us: beyond 10 x 29 = 290, 137 (161 less the six
+ * attention blocks' missing MLPs, 6 x 4). */
 START_TEST(test_expected_moe_mla_kernels)
 {
     static const struct {
@@ -836,6 +842,7 @@ START_TEST(test_expected_moe_mla_kernels)
         {"mixtral-8x7b", 128, 896e-6},
         {"deepseek-v3", 650, 2.52e-3},
         {"llama3-8b", 0, 640e-6},
+        {"nemotron-3-nano-30b-a3b", 137, 854e-6},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         struct ic_test_pair *t =

@@ -547,9 +547,10 @@ int ic_step_load(const struct ic_model_stats *m, const struct ic_step *s, struct
 }
 
 /* What each kind of layer adds to a dense GQA layer's count, in kernels or
- * in GEMM kernels (ic_step.h gives both tables' sources) */
+ * in GEMM kernels (ic_step.h gives both tables' sources); mlpless: what a
+ * mixer block without an MLP of its own takes away */
 struct layer_adds {
-    double moe, shared, shared_gate, mla, linear, gated;
+    double moe, shared, shared_gate, mla, linear, gated, mlpless;
 };
 
 static double layer_extra(const struct ic_model_stats *m, double moe_layers, double layers,
@@ -561,15 +562,23 @@ static double layer_extra(const struct ic_model_stats *m, double moe_layers, dou
     const double f = m->n_layers ? layers / (double)m->n_layers : 0;
     const double linear = m->state_mamba ? 0 : stage_share(m->n_state_layers, f);
     const double gated = m->attn_gate ? stage_share(m->n_global_layers, f) : 0;
+    /* a model of separate mixer and MLP blocks (Nemotron-H: allreduce_blocks)
+     * runs an MLP in blocks - layers of them, the stage its share; its other
+     * mixers run none (and where MLP blocks outnumber
+     * the mixers, the extra ones add theirs) */
+    const double mlps = m->allreduce_blocks > m->n_layers
+                            ? stage_share(m->allreduce_blocks - m->n_layers, f)
+                            : layers;
     return (m->n_experts ? moe_layers * moe : 0) + (m->mla ? c->mla * layers : 0) +
-           c->linear * linear + c->gated * gated;
+           c->linear * linear + c->gated * gated - c->mlpless * (layers - mlps);
 }
 
 double ic_step_extra_kernels(const struct ic_model_stats *m, double moe_layers, double layers)
 {
-    static const struct layer_adds k = {IC_STEP_MOE_KERNELS,         IC_STEP_SHARED_KERNELS,
-                                        IC_STEP_SHARED_GATE_KERNELS, IC_STEP_MLA_KERNELS,
-                                        IC_STEP_LINEAR_KERNELS,      IC_STEP_GATE_KERNELS};
+    static const struct layer_adds k = {
+        IC_STEP_MOE_KERNELS,    IC_STEP_SHARED_KERNELS, IC_STEP_SHARED_GATE_KERNELS,
+        IC_STEP_MLA_KERNELS,    IC_STEP_LINEAR_KERNELS, IC_STEP_GATE_KERNELS,
+        IC_STEP_MLP_KERNELS};
     return layer_extra(m, moe_layers, layers, &k);
 }
 
@@ -577,16 +586,11 @@ double ic_step_gemm_kernels(const struct ic_model_stats *m, double moe_layers, d
 {
     static const struct layer_adds g = {IC_STEP_MOE_GEMMS,         IC_STEP_SHARED_GEMMS,
                                         IC_STEP_SHARED_GATE_GEMMS, IC_STEP_MLA_GEMMS,
-                                        IC_STEP_LINEAR_GEMMS,      0};
-    /* a mixer's two and an MLP's two a layer; a model of separate mixer
-     * and MLP blocks (Nemotron-H: allreduce_blocks) runs an MLP in
-     * blocks - layers of them, the stage its share */
-    const double f = m->n_layers ? layers / (double)m->n_layers : 0;
-    const double mlps = m->allreduce_blocks > m->n_layers
-                            ? stage_share(m->allreduce_blocks - m->n_layers, f)
-                            : layers;
-    return IC_STEP_MIXER_GEMMS * layers + IC_STEP_MLP_GEMMS * mlps +
-           layer_extra(m, moe_layers, layers, &g) + 1;
+                                        IC_STEP_LINEAR_GEMMS,      0,
+                                        IC_STEP_MLP_GEMMS};
+    /* a mixer's two and an MLP's two a layer, the head one a step */
+    return (IC_STEP_MIXER_GEMMS + IC_STEP_MLP_GEMMS) * layers + layer_extra(m, moe_layers, layers, &g) +
+           1;
 }
 
 struct ic_rates ic_rates_ideal(void)
@@ -728,8 +732,9 @@ int ic_step_time(const struct ic_load *l, const struct ic_hw *hw, const struct i
                       : max2(t->weights_s, t->compute_s);
         att = max2(t->kv_s, t->attn_s);
         /* the launches: a dense layer's kernels on every layer, and what
-         * MoE, MLA, linear-attention and gated layers run beyond them
-         * (ic_step_extra_kernels), where the entry counts kernels */
+         * MoE, MLA, linear-attention and gated layers run beyond them (a
+         * mixer block without an MLP, fewer; ic_step_extra_kernels), where
+         * the entry counts kernels */
         const double kernels =
             a->kernels_per_layer > 0
                 ? (double)a->kernels_per_layer * (double)l->layers + l->extra_kernels

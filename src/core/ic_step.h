@@ -341,7 +341,10 @@ double ic_step_experts_touched(uint64_t n_experts, uint64_t top_k, double tokens
  *     GQA's 5: +0); a gated full attention layer +1 (the sigmoid
  *     gate times the output), IC_STEP_GATE_KERNELS; a sigmoid-gated shared
  *     expert +2 (the gate's GEMM, the sigmoid times the expert's output),
- *     IC_STEP_SHARED_GATE_KERNELS; a stage's share of each kind its share
+ *     IC_STEP_SHARED_GATE_KERNELS; in a model of separate mixer and MLP
+ *     blocks (Nemotron-H) a mixer block without an MLP of its own -4 (the
+ *     MLP's add + RMSNorm, gate/up GEMM, SwiGLU, down GEMM),
+ *     IC_STEP_MLP_KERNELS; a stage's share of each kind its share
  *     of the layers, rounded up.
  * The counts and their sources are in hwdb/README.md. Only an entry that
  * counts kernels (kernels_per_layer > 0) pays them; one program per step
@@ -352,6 +355,7 @@ double ic_step_experts_touched(uint64_t n_experts, uint64_t top_k, double tokens
 #define IC_STEP_LINEAR_KERNELS 2
 #define IC_STEP_GATE_KERNELS 1
 #define IC_STEP_SHARED_GATE_KERNELS 2
+#define IC_STEP_MLP_KERNELS 4
 double ic_step_extra_kernels(const struct ic_model_stats *m, double moe_layers, double layers);
 
 /* GEMM kernels (each reads weights: the kernels a GEMV table times) of one
