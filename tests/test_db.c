@@ -264,33 +264,45 @@ static void refit(const char *text, double bytes_per, double *n, double *icept, 
 }
 
 /* An entry whose GEMV figures are a fit (gemv_fixed given) states the
- * table it fitted in gemv_source as "NxK time" pairs (us, fp16 at batch 1:
- * 2 x N x K bytes), and its one-row kernel's in skinny_source (FP8: N x K
- * bytes); refitting them gives each bandwidth (hbm_read x the efficiency)
- * within 0.5% and each intercept (the fixed time + the launch the entry
- * charges each kernel) within 0.1 us. */
+ * table it fitted in gemv_source as "NxK time" pairs (us, fp16/bf16 at
+ * batch 1: 2 x N x K bytes), and its one-row kernel's, where it has one, in
+ * skinny_source (FP8: N x K bytes); refitting them gives each bandwidth
+ * (hbm_read x the efficiency) within 0.5% and each intercept (the fixed
+ * time + the launch the entry charges each kernel) within 0.1 us. MI300X:
+ * 14 hipBLASLt shapes and 3 skinny ones; B200: 7 cuBLAS shapes, no skinny
+ * figures. */
 START_TEST(test_gemv_fit_reproduces)
 {
+    static const struct {
+        const char *hw;
+        double gemv_pairs, skinny_pairs;
+    } entries[] = {{"mi300x", 14, 3}, {"b200", 7, 0}};
     struct ic_db db;
     struct ic_err e = {0};
     ck_assert_int_eq(ic_db_init(&db, IC_SRC_DIR, &e), 0);
     struct ic_hw *h = malloc(sizeof *h);
-    ck_assert_int_eq(ic_db_hw(&db, "mi300x", h, &e), 0);
-    const struct ic_hw_achieved *a = &h->achieved;
-    ck_assert(a->gemv_fixed_s > 0 && a->skinny_eff > 0);
-    const struct {
-        const char *text;
-        double bytes_per, eff, fixed, pairs;
-    } fits[] = {{a->gemv_source, 2, a->gemv_eff, a->gemv_fixed_s, 14},
-                {a->skinny_source, 1, a->skinny_eff, a->skinny_fixed_s, 3}};
-    for (int i = 0; i < 2; i++) {
-        double n, icept, bw;
-        refit(fits[i].text, fits[i].bytes_per, &n, &icept, &bw);
-        ck_assert_double_eq(n, fits[i].pairs);
-        ck_assert_msg(fabs(bw / (a->hbm_read_B_s * fits[i].eff) - 1) < 0.005,
-                      "fit %d: %g B/s, entry %g", i, bw, a->hbm_read_B_s * fits[i].eff);
-        ck_assert_msg(fabs(icept - (fits[i].fixed + a->launch_graph_s)) < 0.1e-6,
-                      "fit %d: %g s, entry %g + %g", i, icept, fits[i].fixed, a->launch_graph_s);
+    for (size_t k = 0; k < sizeof entries / sizeof entries[0]; k++) {
+        ck_assert_int_eq(ic_db_hw(&db, entries[k].hw, h, &e), 0);
+        const struct ic_hw_achieved *a = &h->achieved;
+        ck_assert(a->gemv_fixed_s > 0);
+        ck_assert(entries[k].skinny_pairs > 0 ? a->skinny_eff > 0 : !(a->skinny_eff > 0));
+        const struct {
+            const char *text;
+            double bytes_per, eff, fixed, pairs;
+        } fits[] = {{a->gemv_source, 2, a->gemv_eff, a->gemv_fixed_s, entries[k].gemv_pairs},
+                    {a->skinny_source, 1, a->skinny_eff, a->skinny_fixed_s,
+                     entries[k].skinny_pairs}};
+        for (int i = 0; i < 2 && fits[i].pairs > 0; i++) {
+            double n, icept, bw;
+            refit(fits[i].text, fits[i].bytes_per, &n, &icept, &bw);
+            ck_assert_double_eq(n, fits[i].pairs);
+            ck_assert_msg(fabs(bw / (a->hbm_read_B_s * fits[i].eff) - 1) < 0.005,
+                          "%s fit %d: %g B/s, entry %g", entries[k].hw, i, bw,
+                          a->hbm_read_B_s * fits[i].eff);
+            ck_assert_msg(fabs(icept - (fits[i].fixed + a->launch_graph_s)) < 0.1e-6,
+                          "%s fit %d: %g s, entry %g + %g", entries[k].hw, i, icept, fits[i].fixed,
+                          a->launch_graph_s);
+        }
     }
     free(h);
 }
