@@ -965,6 +965,19 @@ START_TEST(test_list_and_show)
                          "--engine", "vllm-0.6", NULL), 0);
     has_out("under engine vllm-0.6 (vllm 0.6, enginedb)");
     ck_assert(!strstr(err_buf, "changes no step")); /* its host time is not overlapped */
+    ck_assert(!strstr(err_buf, "schedules at most")); /* batch 1 */
+    /* vLLM 0.6 schedules 256 sequences unless told (defaults.max_batch): a
+     * batch of 257 is timed, and said to need the limit raised; 256 is not */
+    ck_assert_int_eq(run("--model", "llama3-8b", "--hw", "h100", "--engine", "vllm-0.6",
+                         "--batch", "257", NULL),
+                     0);
+    has_err("infcalc: note: vllm-0.6 schedules at most 256 sequences a step by default "
+            "(enginedb: defaults.max_batch); the largest batch here, 257, needs that limit "
+            "raised\n");
+    ck_assert_int_eq(run("--model", "llama3-8b", "--hw", "h100", "--engine", "vllm-0.6",
+                         "--batch", "256", NULL),
+                     0);
+    ck_assert(!strstr(err_buf, "schedules at most"));
     /* vLLM 0.19 overlaps its host time and gives an efficiency for fp8 KV
      * only: a bf16 step is a good engine's, and said to be; fp8 KV moves it */
     ck_assert_int_eq(run("--model", "llama3-8b", "--hw", "h100", "--engine", "vllm-0.19", NULL),

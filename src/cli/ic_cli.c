@@ -454,6 +454,18 @@ static int cmd_decode(const struct ic_opts *a, const struct ic_db *db, FILE *out
                 "graph-less launches, efficiencies or cache placement applies to this chip, "
                 "model, types and options, so each step is a good engine's\n",
                 engine->name);
+    /* a batch past what the engine schedules unless told (its
+     * defaults.max_batch) is still timed, and said to need the limit raised */
+    uint64_t widest = 0;
+    for (size_t i = 0; i < used; i++)
+        widest = pts[i].cfg.batch > widest ? pts[i].cfg.batch : widest;
+    if (engine && engine->max_batch && widest > engine->max_batch)
+        fprintf(ic_cli_warnf(errf),
+                "infcalc: note: %s schedules at most %llu sequences a step by default "
+                "(enginedb: defaults.max_batch); the largest batch here, %llu, needs that "
+                "limit raised\n",
+                engine->name, (unsigned long long)engine->max_batch,
+                (unsigned long long)widest);
     struct ic_report r = {n_axes > 0 || n_cfg > 1, n_axes > 0, {axes[0], axes[1]}, n_axes};
     if ((lrc = ic_report_write(out, fmt, &r, groups, n_cfg))) {
         fputs(lrc == IC_EIO ? "infcalc: error: writing the output failed\n"
