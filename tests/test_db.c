@@ -268,22 +268,34 @@ static void refit(const char *text, double bytes_per, double *n, double *icept, 
  * batch 1: 2 x N x K bytes), and its one-row kernel's, where it has one, in
  * skinny_source (FP8: N x K bytes); refitting them gives each bandwidth
  * (hbm_read x the efficiency) within 0.5% and each intercept (the fixed
- * time + the launch the entry charges each kernel) within 0.1 us. MI300X:
- * 14 hipBLASLt shapes and 3 skinny ones; B200: 7 cuBLAS shapes, no skinny
- * figures. */
+ * time + the launch the entry charges each kernel) within 0.1 us. Every
+ * shipped entry with a fit is checked, and each must be listed here with
+ * its tables' sizes: MI300X 14 hipBLASLt shapes and 3 skinny ones; B200 7
+ * cuBLAS shapes, no skinny figures. */
 START_TEST(test_gemv_fit_reproduces)
 {
     static const struct {
         const char *hw;
         double gemv_pairs, skinny_pairs;
     } entries[] = {{"mi300x", 14, 3}, {"b200", 7, 0}};
+    enum { N_ENTRIES = sizeof entries / sizeof entries[0] };
     struct ic_db db;
     struct ic_err e = {0};
     ck_assert_int_eq(ic_db_init(&db, IC_SRC_DIR, &e), 0);
+    char **paths;
+    size_t n_paths, fitted = 0;
+    ck_assert_int_eq(ic_db_paths(&db, IC_DB_HW, &paths, &n_paths, &e), 0);
     struct ic_hw *h = malloc(sizeof *h);
-    for (size_t k = 0; k < sizeof entries / sizeof entries[0]; k++) {
-        ck_assert_int_eq(ic_db_hw(&db, entries[k].hw, h, &e), 0);
+    for (size_t j = 0; j < n_paths; j++) {
+        ck_assert_int_eq(ic_hw_load(paths[j], h, &e), 0);
         const struct ic_hw_achieved *a = &h->achieved;
+        if (!(a->gemv_fixed_s > 0) && !(a->skinny_eff > 0))
+            continue;
+        size_t k = 0;
+        while (k < N_ENTRIES && strcmp(entries[k].hw, h->name))
+            k++;
+        ck_assert_msg(k < N_ENTRIES, "%s has a GEMV fit; list it in this test", h->name);
+        fitted++;
         ck_assert(a->gemv_fixed_s > 0);
         ck_assert(entries[k].skinny_pairs > 0 ? a->skinny_eff > 0 : !(a->skinny_eff > 0));
         const struct {
@@ -297,14 +309,16 @@ START_TEST(test_gemv_fit_reproduces)
             refit(fits[i].text, fits[i].bytes_per, &n, &icept, &bw);
             ck_assert_double_eq(n, fits[i].pairs);
             ck_assert_msg(fabs(bw / (a->hbm_read_B_s * fits[i].eff) - 1) < 0.005,
-                          "%s fit %d: %g B/s, entry %g", entries[k].hw, i, bw,
+                          "%s fit %d: %g B/s, entry %g", h->name, i, bw,
                           a->hbm_read_B_s * fits[i].eff);
             ck_assert_msg(fabs(icept - (fits[i].fixed + a->launch_graph_s)) < 0.1e-6,
-                          "%s fit %d: %g s, entry %g + %g", entries[k].hw, i, icept, fits[i].fixed,
+                          "%s fit %d: %g s, entry %g + %g", h->name, i, icept, fits[i].fixed,
                           a->launch_graph_s);
         }
     }
+    ck_assert_uint_eq(fitted, N_ENTRIES); /* each listed entry has its fit */
     free(h);
+    ic_db_paths_free(paths, n_paths);
 }
 END_TEST
 

@@ -830,7 +830,7 @@ END_TEST
  * Nemotron-3-Nano (52 blocks of one mixer or one MLP each: 23 Mamba, 6
  * attention, 23 MoE with a shared expert): 29 mixers x 6 (add + RMSNorm
  * and the 5 of a GQA attention or a Mamba2 mixer) + 23 MLP blocks x 4
- * (add + RMSNorm, gate/up, SwiGLU, down) + 23 x (4 + 3) = 174 + 92 + 161
+ * (add + RMSNorm, up, activation, down) + 23 x (4 + 3) = 174 + 92 + 161
  * = 427 kernels, 854 us: beyond 10 x 29 = 290, 137 (161 less the six
  * attention blocks' missing MLPs, 6 x 4). */
 START_TEST(test_expected_moe_mla_kernels)
@@ -871,6 +871,49 @@ START_TEST(test_expected_moe_mla_kernels)
 }
 END_TEST
 
+/* A model of separate mixer and MLP blocks (Nemotron-H) launches an
+ * MLP's 4 kernels (add + RMSNorm, up, activation, down) and 2 GEMMs in its
+ * MLP blocks only, beside a mixer's 6 and 2 (kernels_per_layer 10 less the
+ * MLP's 4), whatever the mix:
+ *   blocks MM*MM*MM, no MLP block: 8 mixers x 6 = 48 kernels, beyond 10 x 8
+ *     -32; 8 x 2 + the head = 17 GEMMs;
+ *   blocks M--*--M--, 3 mixers and 6 MLP blocks: 3 x 6 + 6 x 4 = 42
+ *     kernels, beyond 10 x 3 +12; 3 x 2 + 6 x 2 + 1 = 19 GEMMs;
+ *   Nemotron-3-Nano (29 mixers, 23 MoE blocks with a shared expert) in 2
+ *     pipeline stages: the busiest holds ceil(29 / 2) = 15 mixers and
+ *     ceil(23 x 15 / 29) = ceil(11.9) = 12 MoE blocks: 15 x 6 + 12 x 4 +
+ *     12 x (4 + 3) = 90 + 48 + 84 = 222 kernels, 444 us at the fixture's
+ *     2 us graph launch. */
+START_TEST(test_mlp_blocks)
+{
+    static const struct {
+        const char *fixture;
+        double extra, gemms;
+    } cases[] = {{"nemotron-h-no-mlp-config.json", -32, 17},
+                 {"nemotron-h-mlp-heavy-config.json", 12, 19}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct ic_model_stats st;
+        ic_test_fixture_stats(cases[i].fixture, &st);
+        ck_assert_double_eq_tol(ic_step_extra_kernels(&st, (double)st.n_moe_layers,
+                                                      (double)st.n_layers),
+                                cases[i].extra, 1e-12);
+        ck_assert_double_eq_tol(ic_step_gemm_kernels(&st, (double)st.n_moe_layers,
+                                                     (double)st.n_layers),
+                                cases[i].gemms, 1e-12);
+    }
+    struct ic_test_pair *t =
+        ic_test_pair("nemotron-3-nano-30b-a3b", IC_TEST_DIR "/fixtures/achieved-h100.yaml");
+    struct ic_decode_cfg c = cfg(1, 1, 1024, IC_DT_BF16, IC_DT_BF16, IC_DT_BF16);
+    c.estimate = IC_EST_EXPECTED;
+    c.pp = 2;
+    struct ic_point p;
+    struct ic_err e = {0};
+    ck_assert_int_eq(ic_decode(&t->st, &t->h, &c, &p, &e), IC_OK);
+    ck_assert_double_eq_tol(p.fixed_s, 222 * 2e-6, 1e-12);
+    free(t);
+}
+END_TEST
+
 /* A GEMV's fixed time (hwdb achieved.gemv_fixed: a GEMV table fitted as
  * fixed + bytes / bandwidth) on every GEMM kernel of the step
  * (ic_step_gemm_kernels), on the achieved H100 fixture given 5 us:
@@ -886,7 +929,8 @@ END_TEST
  *   Nemotron-3-Nano, 52 blocks of one mixer or MLP each (23 Mamba, 6
  *     attention, 23 MoE with a shared expert): 29 mixers x 2 + 23 MLPs x 2
  *     + 23 x (1 + 2) + the head = 174 (not 4 a layer: 186).
- * Without the figure (0, every shipped entry but MI300X) nothing moves.
+ * Without the figure (0, every shipped entry but MI300X and B200) nothing
+ * moves.
  * A one-row kernel's figures (skinny_efficiency 0.5, skinny_fixed 1 us)
  * serve a step of one token instead: Llama-3-8B at batch 1 reads
  * 15,009,849,344 B / (3.0e12 x 0.5) = 10.006566 ms + 129 x 1 us; at batch
@@ -1377,6 +1421,7 @@ int main(void)
     tcase_add_test(tc, test_expected_from_achieved);
     tcase_add_test(tc, test_achieved_allreduce_by_size);
     tcase_add_test(tc, test_expected_moe_mla_kernels);
+    tcase_add_test(tc, test_mlp_blocks);
     tcase_add_test(tc, test_gemv_fixed);
     tcase_add_test(tc, test_copy_uneven_and_state);
     tcase_add_test(tc, test_expected_with_engine);

@@ -3293,6 +3293,8 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
     s.n_state_layers = n_state;
     s.state_mamba = n_mamba > 0;
     s.allreduce_blocks = nem ? m->n_blocks : 0;
+    s.mlp_apart = nem;
+    s.n_mlp_blocks = nem ? nh[IC_BLOCK_MLP] + nh[IC_BLOCK_MOE] : 0;
     if (n_state) {
         /* per sequence and layer, in vLLM's layout: the recurrent state (Gated
          * DeltaNet: nv x dk x dv values; Mamba2: heads x head dim x d_state)

@@ -283,6 +283,12 @@ struct ic_model_stats {
      * a layer is not an attention and an MLP block (Nemotron-H: one mixer
      * or MLP a block, 52 for its 29 layers); 0: two a layer */
     uint64_t allreduce_blocks;
+    /* a model of such blocks (mlp_apart: Nemotron-H), its MLP and MoE
+     * blocks, which run the MLPs its mixer blocks do not (23 of Nemotron
+     * 3 Nano's 52; 0 where no block is one); elsewhere every layer runs
+     * its MLP and n_mlp_blocks is 0 */
+    bool mlp_apart;
+    uint64_t n_mlp_blocks;
     /* the full attention layers' output gated (a sigmoid of a second q
      * projection, Qwen3-Next's), a sigmoid gate beside each shared expert */
     bool attn_gate, shared_gate;

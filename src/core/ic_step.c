@@ -562,13 +562,10 @@ static double layer_extra(const struct ic_model_stats *m, double moe_layers, dou
     const double f = m->n_layers ? layers / (double)m->n_layers : 0;
     const double linear = m->state_mamba ? 0 : stage_share(m->n_state_layers, f);
     const double gated = m->attn_gate ? stage_share(m->n_global_layers, f) : 0;
-    /* a model of separate mixer and MLP blocks (Nemotron-H: allreduce_blocks)
-     * runs an MLP in blocks - layers of them, the stage its share; its other
-     * mixers run none (and where MLP blocks outnumber
-     * the mixers, the extra ones add theirs) */
-    const double mlps = m->allreduce_blocks > m->n_layers
-                            ? stage_share(m->allreduce_blocks - m->n_layers, f)
-                            : layers;
+    /* a model of separate mixer and MLP blocks (Nemotron-H) runs its MLPs
+     * in its MLP blocks, the stage its share; its mixers run none (where
+     * the MLP blocks outnumber the mixers, the extra ones add theirs) */
+    const double mlps = m->mlp_apart ? stage_share(m->n_mlp_blocks, f) : layers;
     return (m->n_experts ? moe_layers * moe : 0) + (m->mla ? c->mla * layers : 0) +
            c->linear * linear + c->gated * gated - c->mlpless * (layers - mlps);
 }

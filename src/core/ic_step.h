@@ -343,7 +343,7 @@ double ic_step_experts_touched(uint64_t n_experts, uint64_t top_k, double tokens
  *     expert +2 (the gate's GEMM, the sigmoid times the expert's output),
  *     IC_STEP_SHARED_GATE_KERNELS; in a model of separate mixer and MLP
  *     blocks (Nemotron-H) a mixer block without an MLP of its own -4 (the
- *     MLP's add + RMSNorm, gate/up GEMM, SwiGLU, down GEMM),
+ *     MLP's add + RMSNorm, up or gate/up GEMM, activation, down GEMM),
  *     IC_STEP_MLP_KERNELS; a stage's share of each kind its share
  *     of the layers, rounded up.
  * The counts and their sources are in hwdb/README.md. Only an entry that
