@@ -1123,6 +1123,13 @@ START_TEST(test_bestofn_time)
                          "llama3-8b", "--hw", "h100", "--format", "json", NULL),
                      0);
     ck_assert(ic_test_rel(json_num(out_buf, "time_s"), ttft + 255 * step) < 1e-9);
+    /* the target's chance as given, not rounded to 1 (1 - (1 - 0.999999)^2
+     * = 1 - 1e-12 passes 0.9999999; one candidate, 0.999999, does not); a
+     * target of 0 is refused with its own hint, not a target of 1's */
+    ck_assert_int_eq(run("bestofn", "--success", "0.999999", "--target", "0.9999999", NULL), 0);
+    has_out("N for a 0.9999999 chance: 2\n");
+    ck_assert_int_eq(run("bestofn", "--success", "0.3", "--target", "0", NULL), 2);
+    has_err("one candidate already has a chance above 0");
     /* batching warns, as decode does, where its batch does not fit: paged,
      * Llama-3-70B on 8 H100s holds at most what it prints as its largest */
     ck_assert_int_eq(run("batching", "--model", "llama3-70b", "--hw", "h100", "--chips", "8",

@@ -986,9 +986,10 @@ int ic_cli_cmd_prefix(const struct ic_opts *a, const struct ic_db *db, FILE *out
     wc.chips = pc.pf.chips;
     if (x.held_per_chip_bytes + ic_decode_mem_per_chip(&s.st, &wc, 0) > s.h->hbm_capacity_B)
         fprintf(ic_cli_warnf(errf),
-                "infcalc: warning: %llu prefixes' KV (%.4g GB a chip) and the weights pass %s's "
+                "infcalc: warning: %llu %s KV (%.4g GB a chip) and the weights pass %s's "
                 "%.4g GB: they cannot all be held\n",
-                (unsigned long long)pc.n_prefixes, x.held_per_chip_bytes / 1e9, s.h->name,
+                (unsigned long long)pc.n_prefixes, pc.n_prefixes == 1 ? "prefix's" : "prefixes'",
+                x.held_per_chip_bytes / 1e9, s.h->name,
                 s.h->hbm_capacity_B / 1e9);
     char est[IC_CLI_EST_TEXT], what[IC_CLI_EST_TEXT + 80];
     snprintf(what, sizeof what, "prefix caching (%s; %s)",
@@ -1009,8 +1010,9 @@ const char ic_cli_help_disagg[] =
     "Prefill/decode disaggregation: prefill servers (--prefill-chips each) turn\n"
     "prompts into KV caches at prompts / prefill time; decode servers (--chips\n"
     "each, batch B) finish B sequences every L steps. The ratio of decode to\n"
-    "prefill servers that keeps both busy, the smallest whole split within 10% of\n"
-    "it (else the closest with up to 64 servers of the rarer kind), the\n"
+    "prefill servers that keeps both busy; the split of the fewest servers of the\n"
+    "rarer kind whose ratio lies within 10% of it, the other kind rounded to the\n"
+    "nearest (else the closest with up to 64 of the rarer kind); the\n"
     "output tokens per second per chip of that split, and the KV hand-off (over\n"
     "the fabric when the split's servers fit one fabric domain, else the scale-out\n"
     "network; the fewer chips' side sends its shares at once).\n"
@@ -1237,8 +1239,11 @@ int ic_cli_cmd_bestofn(const struct ic_opts *a, const struct ic_db *db, FILE *ou
     if (a->given[IC_OPT_TARGET]) {
         target = a->target;
         if (!(target > 0 && target < 1))
-            return ic_cli_usage_hint(errf, "no finite number of candidates reaches a chance "
-                                           "of 1; e.g. '--target 0.99'",
+            return ic_cli_usage_hint(errf, target >= 1 ? "no finite number of candidates "
+                                                         "reaches a chance of 1; e.g. "
+                                                         "'--target 0.99'"
+                                                       : "one candidate already has a chance "
+                                                         "above 0; e.g. '--target 0.99'",
                                      "--target: %s; expected a chance strictly between 0 and "
                                      "1", a->text[IC_OPT_TARGET]);
         n_only = ic_bestofn_needed(p, target);
@@ -1348,7 +1353,7 @@ int ic_cli_cmd_bestofn(const struct ic_opts *a, const struct ic_db *db, FILE *ou
     }
     if (target > 0) {
         size_t l = strlen(title);
-        snprintf(title + l, sizeof title - l, "\nN for a %.4g chance: %llu", target,
+        snprintf(title + l, sizeof title - l, "\nN for a %.10g chance: %llu", target,
                  (unsigned long long)n_only);
     }
     rc = ic_cli_write_rows(out, errf, s.fmt, &r, title, !n_only);
@@ -1498,8 +1503,15 @@ int ic_cli_cmd_optimize(const struct ic_opts *a, const struct ic_db *db, FILE *o
         req.max_chips = a->max_chips;
     if (a->given[IC_OPT_MAX_PP])
         req.max_pp = a->max_pp;
-    if (a->given[IC_OPT_RATE])
+    if (a->given[IC_OPT_RATE]) {
+        /* a demand provisions replicas: none (0, simulate's offline run)
+         * or a vanishing one would leave the ranking at a cost of no chips */
+        if (!(a->rate >= 1e-9))
+            return ic_cli_usage_hint(errf, "leave --rate out to rank by the chips' time alone",
+                                     "--rate %g: expected a demand from 1e-9 to 1e6 requests "
+                                     "per second", a->rate);
         req.rate = a->rate;
+    }
     if (a->given[IC_OPT_MFU])
         req.mfu = a->mfu;
     if (a->given[IC_OPT_MEM_UTIL])

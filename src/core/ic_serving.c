@@ -506,8 +506,9 @@ int ic_disagg(const struct ic_model_stats *m, const struct ic_hw *hw,
     x.decode_step_s = d.step_s;
     x.decode_seq_s = (double)dc.batch / ((double)output * d.step_s);
     x.ratio = x.prefill_seq_s / x.decode_seq_s;
-    /* the smallest whole split within 10% of the ratio (else the closest
-     * with up to 64 servers of the rarer kind) */
+    /* the split of the fewest servers of the rarer kind (the other kind's
+     * count rounded to the nearest) within 10% of the ratio, else the
+     * closest with up to 64 of the rarer kind */
     double best_err = INFINITY;
     for (uint64_t k = 1; k <= 64; k++) {
         uint64_t np, nd;

@@ -214,7 +214,7 @@ struct ic_disagg {
     double decode_step_s;    /* decode step at batch B, context T + L/2 */
     double decode_seq_s;     /* sequences a decode server finishes per second: B / (L * step) */
     double ratio;            /* decode servers per prefill server that keep both busy */
-    uint64_t n_prefill, n_decode; /* smallest whole split within 10% of the ratio */
+    uint64_t n_prefill, n_decode; /* the fewest of the rarer kind within 10% of the ratio */
     double tokens_s_chip;    /* output tokens per second per chip of that split */
     double kv_bytes;         /* one sequence's KV handed from prefill to decode */
     double kv_transfer_s;    /* ic_disagg_kv_transfer_s in the split's layout */
