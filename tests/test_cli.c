@@ -1265,6 +1265,17 @@ START_TEST(test_plot_and_lists)
         fclose(f);
         remove(files[i]);
     }
+    /* the ending in either case: chart.SVG is an SVG (it was refused) */
+    ck_assert_int_eq(run("--model", "llama3-8b", "--hw", "h100", "--sweep", "batch", "--plot",
+                         "cli_upper.SVG", NULL),
+                     0);
+    FILE *f = fopen("cli_upper.SVG", "rb");
+    ck_assert_ptr_nonnull(f);
+    char head[6] = "";
+    ck_assert_uint_eq(fread(head, 1, 5, f), 5);
+    fclose(f);
+    remove("cli_upper.SVG");
+    ck_assert_str_eq(head, "<?xml");
     /* four chip counts: four tables, one configuration each */
     ck_assert_int_eq(run("--model", "llama3-70b", "--hw", "v5e", "--chips", "4,8,16,32",
                          "--weights", "int8", "--kv", "int8", "--sweep", "batch", "--plot",

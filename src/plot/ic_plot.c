@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 static const double PI = 3.14159265358979323846;
 
@@ -2334,10 +2335,11 @@ int ic_plot_heatmap(cairo_t *cr, double width, double height, const struct ic_pl
     return drawn(cr, err);
 }
 
+/* the name's ending, in either case (chart.PNG is a PNG) */
 static bool ends_with(const char *s, const char *suffix)
 {
     size_t n = strlen(s), k = strlen(suffix);
-    return n >= k && strcmp(s + n - k, suffix) == 0;
+    return n >= k && strcasecmp(s + n - k, suffix) == 0;
 }
 
 static int unknown_type(const char *path, struct ic_err *err)
