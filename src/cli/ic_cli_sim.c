@@ -236,6 +236,14 @@ int ic_cli_sim_check(const struct ic_opts *a, FILE *errf)
                                      (unsigned long long)prompt,
                                      a->prompt_dist ? " (their mean)" : "");
     }
+    /* a percentile over few requests is one request's figure: said, not
+     * refused (a short run is a fair check; the ITL's are over tokens) */
+    if (a->given[IC_OPT_REQUESTS] && a->requests < 100)
+        fprintf(ic_cli_warnf(errf),
+                "infcalc: note: %llu request%s: a TTFT, TPOT or end-to-end p99 over fewer "
+                "than 100 requests is the slowest one's (a p90 over fewer than 10 too); "
+                "--requests 2000 or more for percentiles that settle\n",
+                (unsigned long long)a->requests, a->requests == 1 ? "" : "s");
     return 0;
 }
 
