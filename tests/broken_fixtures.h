@@ -31,6 +31,11 @@ static const struct broken broken[] = {
      "Qwen2-MoE's shared expert is shared_expert_intermediate_size"},
     {"model-mla-window.yaml", true, 15, 17, "'sliding_window' beside MLA (kv_lora_rank) is not read",
      "leave sliding_window out"},
+    /* transformers' and vLLM's Llama read no window (2026-12-05; it slid
+     * every layer) */
+    {"model-llama-window.yaml", true, 14, 17,
+     "'sliding_window' is not read for model_type 'llama': its code reads no such key",
+     "leave it out"},
     {"hw-wraparound-small.yaml", false, 18, 20, "'wraparound_from' must be from 3 to domain_chips",
      NULL},
     {"hw-wraparound-two-rules.yaml", false, 19, 20,

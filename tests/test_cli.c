@@ -949,6 +949,19 @@ START_TEST(test_list_and_show)
     has_out("MLA, MoE top-8 of 256");
     ck_assert_int_eq(run("show", "model", "llama3-8b", NULL), 0);
     has_out("total                 8030261248");
+    /* a Llama config.json's sliding_window, which its attention does not
+     * read: not applied, and said where the model is shown or used */
+    ck_assert_int_eq(run("show", "model",
+                         IC_TEST_DIR "/fixtures/llama3.1-8b-window-ignored-config.json", NULL),
+                     0);
+    has_out("not read: its sliding_window (4096): model_type llama's attention attends to "
+            "every token without layer_types\n");
+    ck_assert(!strstr(out_buf, "sliding window 4096 tokens"));
+    ck_assert_int_eq(run("--model", IC_TEST_DIR "/fixtures/llama3.1-8b-window-ignored-config.json",
+                         "--hw", "h100", NULL),
+                     0);
+    has_err("infcalc: note: llama3.1-8b-window-ignored-config: its sliding_window (4096) is not "
+            "read");
     ck_assert_int_eq(run("show", "hw", "h100", NULL), 0);
     has_out("source:");
     ck_assert_int_eq(run("show", "hw", NULL), 2);

@@ -402,7 +402,8 @@ END_TEST
  * 262,208 x 2560 = 671,252,480 + the final norm 2560: 3,880,263,168. KV
  * 34 x 2 x 4 x 256 x 2 B = 139,264 B a token. A 12B fine-tune's config
  * (harmonicdata/Gemma3-SD-v0.2) gives no head_dim: 256, not 3840 / 16 =
- * 240; 11,766,034,176 (it read 11,624,474,880). */
+ * 240; 11,766,034,176 (it read 11,624,474,880). Neither names
+ * max_position_embeddings: Gemma3TextConfig's 131,072. */
 START_TEST(test_gemma3_class_defaults)
 {
     struct ic_err e = {0};
@@ -416,6 +417,10 @@ START_TEST(test_gemma3_class_defaults)
     ck_assert_uint_eq(st.params_total, UINT64_C(3880263168));
     ck_assert_uint_eq(ic_model_kv_bytes_per_token(&st, 16), 139264);
     ck_assert_ptr_nonnull(strstr(M->defaulted, "vocab_size 262208"));
+    /* nor max_position_embeddings: Gemma3TextConfig's 131072, said (the
+     * usable context was unknown, and no context warned) */
+    ck_assert_uint_eq(st.max_context, 131072);
+    ck_assert_ptr_nonnull(strstr(M->defaulted, "max_position_embeddings 131072"));
     ck_assert_int_eq(ic_model_load(IC_TEST_DIR "/fixtures/gemma-3-12b-no-head-dim-config.json", M,
                                    &e), 0);
     ck_assert_int_eq(ic_model_derive(M, &st, &e), 0);
@@ -1567,6 +1572,45 @@ START_TEST(test_qwen_window_opt_in)
 }
 END_TEST
 
+
+/* gpt-oss's config as shipped lists its 36 layers' types, sliding first
+ * and alternating (18 sliding at 128 tokens, 18 full); without the list,
+ * GptOssConfig's default is the same alternation ("sliding_attention" if
+ * (i + 1) % 2), and without sliding_window its 128: the same layers (the
+ * file was read as 36 sliding layers, its cache at 4096 tokens 16.5x
+ * short). */
+START_TEST(test_gpt_oss_default_layers)
+{
+    struct ic_model_stats a, b;
+    ic_test_fixture_stats("gpt-oss-120b-config.json", &a);
+    ic_test_fixture_stats("gpt-oss-120b-no-layer-types-config.json", &b);
+    ck_assert_uint_eq(a.n_layers, 36);
+    ck_assert_uint_eq(a.n_window_layers, 18);
+    ck_assert_uint_eq(a.window, 128);
+    ck_assert_uint_eq(b.n_window_layers, a.n_window_layers);
+    ck_assert_uint_eq(b.n_global_layers, 18);
+    ck_assert_uint_eq(b.window, a.window);
+    ck_assert_uint_eq(ic_model_kv_bytes_per_token(&b, 16), ic_model_kv_bytes_per_token(&a, 16));
+}
+END_TEST
+
+/* A Llama config.json with a sliding_window (an attribute LlamaConfig
+ * keeps and transformers' and vLLM's Llama attention never read without
+ * layer_types) attends to every token: Llama-3.1-8B's 32 layers all
+ * global, its cache as without the key (it slid every layer at 4096). A
+ * model entry's is refused (tests/fixtures/bad/model-llama-window.yaml). */
+START_TEST(test_llama_window_ignored)
+{
+    struct ic_model_stats a, b;
+    ic_test_fixture_stats("llama3.1-8b-no-tie-key-config.json", &a);
+    ic_test_fixture_stats("llama3.1-8b-window-ignored-config.json", &b);
+    ck_assert_uint_eq(b.n_window_layers, 0);
+    ck_assert_uint_eq(b.n_global_layers, 32);
+    ck_assert_uint_eq(a.n_global_layers, 32);
+    ck_assert_uint_eq(ic_model_kv_bytes_per_token(&b, 16), ic_model_kv_bytes_per_token(&a, 16));
+}
+END_TEST
+
 /* A model entry's null for a key whose config class takes None reads as
  * the key left out, as in a config.json: q_lora_rank null is a plain q
  * projection (the same count as without the key), sliding_window null no
@@ -1645,6 +1689,8 @@ int main(void)
     tcase_add_test(tc, test_nemotron_h);
     tcase_add_test(tc, test_qwen_window_opt_in);
     tcase_add_test(tc, test_model_entry_nulls);
+    tcase_add_test(tc, test_gpt_oss_default_layers);
+    tcase_add_test(tc, test_llama_window_ignored);
     suite_add_tcase(s, tc);
     return ic_test_run(s);
 }

@@ -951,6 +951,10 @@ static void show_model(FILE *out, const struct ic_model *m, const struct ic_mode
     }
     if (m->tower[0])
         fprintf(out, "not counted: its %s\n", m->tower);
+    if (m->window_unread)
+        fprintf(out, "not read: its sliding_window (%llu): model_type %s's attention attends to "
+                     "every token without layer_types\n",
+                (unsigned long long)m->window_unread, m->model_type);
     fprintf(out, "\nKV bytes per token, all layers, full context: %llu (bf16), %llu (int8)\n",
             (unsigned long long)ic_model_kv_bytes_per_token(s, 16),
             (unsigned long long)ic_model_kv_bytes_per_token(s, 8));

@@ -43,6 +43,12 @@ void ic_cli_model_notes(FILE *errf, const struct ic_model *m, bool weights_note)
         fprintf(ic_cli_warnf(errf), "infcalc: note: %s: its %s %s not counted: the step times and the "
                       "memory held are the decoder's alone\n",
                 m->name, m->tower, strstr(m->tower, " and its ") ? "are" : "is");
+    if (m->window_unread)
+        fprintf(ic_cli_warnf(errf),
+                "infcalc: note: %s: its sliding_window (%llu) is not read: model_type %s's "
+                "attention attends to every token without layer_types, as transformers' and "
+                "vLLM's do\n",
+                m->name, (unsigned long long)m->window_unread, m->model_type);
     if (!weights_note || !m->has_default_weights)
         return;
     if (m->default_weights != IC_DT_BF16 || m->quant_extra_bytes > 0 || m->keep_groups)

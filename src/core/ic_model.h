@@ -222,6 +222,8 @@ struct ic_model {
     bool has_torch_dtype;
     enum ic_dtype torch_dtype;
     uint64_t rope_context;
+    uint64_t window_unread;    /* a config.json's sliding_window its model_type's
+                                  attention does not read (0: none); said, not applied */
     char tower[96];            /* parts of the checkpoint not counted ("vision_config
                                   (an encoder)", DeepSeek's MTP module); "" for none */
 
@@ -229,7 +231,7 @@ struct ic_model {
     struct ic_loc root; /* first key of the document, for "missing" errors */
     /* keys a config.json leaves out that its config class's defaults fill
      * ("num_attention_heads 8, vocab_size 262208"), for show model */
-    char defaulted[96];
+    char defaulted[192];
 };
 
 const char *ic_pgroup_name(enum ic_pgroup g);
