@@ -264,6 +264,11 @@ static const struct broken broken[] = {
     {"config-no-rope-value.json", true, 45, 33, "'no_rope_layers': '2' is not 0 or 1", NULL},
     /* DeepSeek Sparse Attention beside sliding windows: not modelled */
     {"config-dsa-window.json", true, 15, 17, "sliding windows beside the indexer", NULL},
+    /* Qwen3-MoE's experts without their width (Qwen3MoeConfig's 768, not
+     * the dense 6144: 235B read as 1,825B; 2026-12-05) */
+    {"config-qwen3-moe-no-width.json", true, 10, 18,
+     "model_type 'qwen3_moe''s experts need 'moe_intermediate_size'",
+     "give the experts' width as the checkpoint's config.json does"},
     {"hw-long-name.yaml", false, 2, 7, "'name': value is too long (at most 63 characters)", NULL},
     {"hw-name-upper.yaml", false, 2, 7, "'name' must be lower-case letters", NULL},
     {"model-bad-name.yaml", true, 2, 7, "'name' must be lower-case letters", NULL},

@@ -1663,18 +1663,18 @@ static const struct family {
      * Qwen2MoeSparseMoeBlock): q/k/v biases (bias=True, later
      * config.qkv_bias, true where absent), none on o; a shared_expert_gate
      * (D -> 1) beside the shared expert */
-    {.model_type = "qwen2_moe", .qkv_bias_key = true, .qkv_bias_default = true,
+    {.model_type = "qwen2_moe", .moe_width = true, .qkv_bias_key = true, .qkv_bias_default = true,
      .shared_gate = true, .window_layers_default = 28, .no_deepseek_keys = true},
     /* Qwen3 and Qwen3-MoE (transformers' Qwen3Attention): q_norm and k_norm
      * of head_dim in every layer; Qwen3-VL's text models are the same
      * decoders (Qwen3VLTextAttention, Qwen3VLMoeTextAttention) */
     {.model_type = "qwen3", .qk_norm = QK_HEAD, .window_layers_default = 28},
-    {.model_type = "qwen3_moe", .qk_norm = QK_HEAD, .window_layers_default = 28,
+    {.model_type = "qwen3_moe", .moe_width = true, .qk_norm = QK_HEAD, .window_layers_default = 28,
      .no_deepseek_keys = true},
     {.model_type = "qwen3_vl", .qk_norm = QK_HEAD},
     {.model_type = "qwen3_vl_text", .qk_norm = QK_HEAD},
-    {.model_type = "qwen3_vl_moe", .qk_norm = QK_HEAD, .no_deepseek_keys = true},
-    {.model_type = "qwen3_vl_moe_text", .qk_norm = QK_HEAD, .no_deepseek_keys = true},
+    {.model_type = "qwen3_vl_moe", .moe_width = true, .qk_norm = QK_HEAD, .no_deepseek_keys = true},
+    {.model_type = "qwen3_vl_moe_text", .moe_width = true, .qk_norm = QK_HEAD, .no_deepseek_keys = true},
     /* Cohere (Command R, Aya Expanse; CohereDecoderLayer): attention and
      * the MLP side by side after one LayerNorm (a weight, no bias), a
      * LayerNorm of head_dim for each query and KV head where use_qk_norm
@@ -1752,9 +1752,9 @@ static const struct family {
      .no_deepseek_keys = true, .sliding_pattern = 2, .window_default = 128},
     /* DeepSeek-V3 (and V3.2, Kimi K2): DeepseekV3TopkRouter's
      * e_score_correction_bias */
-    {.model_type = "deepseek_v3", .router_bias = true},
-    {.model_type = "deepseek_v32", .router_bias = true},
-    {.model_type = "kimi_k2", .router_bias = true},
+    {.model_type = "deepseek_v3", .moe_width = true, .router_bias = true},
+    {.model_type = "deepseek_v32", .moe_width = true, .router_bias = true},
+    {.model_type = "kimi_k2", .moe_width = true, .router_bias = true},
     /* EXAONE 4.0 (Exaone4DecoderLayer): its two norms after the attention
      * and the MLP, q_norm and k_norm of head_dim, three sliding layers to
      * one global (sliding_window_pattern 4 or "LLLG", the last layer global
@@ -1835,7 +1835,7 @@ static const struct family {
      * bias=attention_bias, o_proj bias=False; q_norm and k_norm of head_dim
      * where use_qk_norm (GLM-4.5's true, Air's false); the router's
      * correction bias */
-    {.model_type = "glm4_moe", .no_window = true, .no_o_bias = true, .qk_norm = QK_HEAD, .qk_key = true,
+    {.model_type = "glm4_moe", .moe_width = true, .no_window = true, .no_o_bias = true, .qk_norm = QK_HEAD, .qk_key = true,
      .router_bias = true},
     /* MiniMax-M2 (MiniMaxM2Attention): q_norm over all query heads, k_norm
      * over the KV heads, always (its config's use_qk_norm true, a key
@@ -1848,15 +1848,15 @@ static const struct family {
     {.model_type = "llama4_text", .one_shared = true, .chunk = 8192, .mlp_width = 16384},
     {.model_type = "llama4", .one_shared = true, .chunk = 8192, .mlp_width = 16384},
     /* Qwen3-Next and Qwen3.5: Gated DeltaNet layers, three in four */
-    {.model_type = "qwen3_next", .full_interval = 4, .gate = true, .shared_gate = true,
+    {.model_type = "qwen3_next", .moe_width = true, .full_interval = 4, .gate = true, .shared_gate = true,
      .qk_norm = QK_HEAD},
     {.model_type = "qwen3_5", .full_interval = 4, .gate = true, .shared_gate = true,
      .qk_norm = QK_HEAD},
     {.model_type = "qwen3_5_text", .full_interval = 4, .gate = true, .shared_gate = true,
      .qk_norm = QK_HEAD},
-    {.model_type = "qwen3_5_moe", .full_interval = 4, .gate = true, .shared_gate = true,
+    {.model_type = "qwen3_5_moe", .moe_width = true, .full_interval = 4, .gate = true, .shared_gate = true,
      .qk_norm = QK_HEAD},
-    {.model_type = "qwen3_5_moe_text", .full_interval = 4, .gate = true, .shared_gate = true,
+    {.model_type = "qwen3_5_moe_text", .moe_width = true, .full_interval = 4, .gate = true, .shared_gate = true,
      .qk_norm = QK_HEAD},
     /* IBM Granite 4.0-H (transformers' GraniteMoeHybrid): Mamba2 layers
      * beside attention ones (layer_types mamba / attention), routed experts
