@@ -266,6 +266,10 @@ static const struct broken broken[] = {
     {"config-dsa-window.json", true, 15, 17, "sliding windows beside the indexer", NULL},
     /* Qwen3-MoE's experts without their width (Qwen3MoeConfig's 768, not
      * the dense 6144: 235B read as 1,825B; 2026-12-05) */
+    /* DeciLM's per-layer shapes under a model_type read here (Nemotron-
+     * Super as llama read 70.6B against its 49.9B; 2026-12-05) */
+    {"config-block-configs.json", true, 33, 20, "'block_configs' (DeciLM's per-layer attention",
+     "no model_type infcalc reads takes block_configs"},
     {"config-qwen3-moe-no-width.json", true, 10, 18,
      "model_type 'qwen3_moe''s experts need 'moe_intermediate_size'",
      "give the experts' width as the checkpoint's config.json does"},

@@ -3668,6 +3668,22 @@ int ic_model_load(const char *path, struct ic_model *out, struct ic_err *err)
         for (size_t i = 0; i < sizeof towers / sizeof towers[0] && !m->tower[0]; i++)
             if (map_get(&d, root, towers[i]))
                 snprintf(m->tower, sizeof m->tower, "%s (an encoder)", towers[i]);
+        /* DeciLM's per-layer shapes (Nemotron-NAS: Llama-3.1-Nemotron-Super
+         * and Ultra, each layer's attention a no-op or of its own KV heads,
+         * its FFN of its own width): not one shape a layer, as counted here,
+         * whatever model_type the file says */
+        yaml_node_t *blocks = map_get(&d, root, "block_configs");
+        if (blocks && !ic_ydoc_is_null(blocks) &&
+            !(blocks->type == YAML_SEQUENCE_NODE &&
+              blocks->data.sequence.items.top == blocks->data.sequence.items.start)) {
+            rc = ic_ydoc_error(&d, blocks, err,
+                               "'block_configs' (DeciLM's per-layer attention and FFN, "
+                               "Nemotron-NAS's) is not read: its layers differ in shape, and "
+                               "infcalc counts every layer alike");
+            ic_err_hint(err, "no model_type infcalc reads takes block_configs; the counts of a "
+                             "uniform model would not be this checkpoint's");
+            goto out;
+        }
         /* DeepSeek-V3's and GLM-4.5's multi-token-prediction layer, in the
          * checkpoint beside the decoder layers (speculative decoding's
          * draft); MiniMax-M2 and Qwen3.5 (in its text_config) name theirs
