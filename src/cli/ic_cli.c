@@ -336,6 +336,24 @@ static int cmd_decode(const struct ic_opts *a, const struct ic_db *db, FILE *out
             rc = ic_cli_report(errf, lrc, &e);
             goto out;
         }
+    /* one entry under two names (an alias and its name, or twice) would be
+     * the same configurations twice, as a value twice in a list is */
+    for (int i = 1; i < nl[L_HW]; i++)
+        for (int j = 0; j < i; j++)
+            if (hws[i].path[0] && strcmp(hws[i].path, hws[j].path) == 0) {
+                rc = ic_cli_usage_hint(errf, "name each chip once",
+                                       "--hw: '%s' and '%s' are one entry, %s", a->hw[j],
+                                       a->hw[i], hws[i].name);
+                goto out;
+            }
+    for (int i = 1; i < nl[L_MODEL]; i++)
+        for (int j = 0; j < i; j++)
+            if (models[i].path[0] && strcmp(models[i].path, models[j].path) == 0) {
+                rc = ic_cli_usage_hint(errf, "name each model once",
+                                       "--model: '%s' and '%s' are one entry, %s", a->model[j],
+                                       a->model[i], models[i].name);
+                goto out;
+            }
     for (int i = 0; i < nl[L_HW]; i++)
         if ((rc = ic_cli_engine_check(a, &hws[i], errf)))
             goto out;
