@@ -31,11 +31,6 @@ static const struct broken broken[] = {
      "Qwen2-MoE's shared expert is shared_expert_intermediate_size"},
     {"model-mla-window.yaml", true, 15, 17, "'sliding_window' beside MLA (kv_lora_rank) is not read",
      "leave sliding_window out"},
-    /* transformers' and vLLM's Llama read no window (2026-12-05; it slid
-     * every layer) */
-    {"model-llama-window.yaml", true, 14, 17,
-     "'sliding_window' is not read for model_type 'llama': its code reads no such key",
-     "leave it out"},
     {"hw-wraparound-small.yaml", false, 18, 20, "'wraparound_from' must be from 3 to domain_chips",
      NULL},
     {"hw-wraparound-two-rules.yaml", false, 19, 20,
@@ -264,12 +259,12 @@ static const struct broken broken[] = {
     {"config-no-rope-value.json", true, 45, 33, "'no_rope_layers': '2' is not 0 or 1", NULL},
     /* DeepSeek Sparse Attention beside sliding windows: not modelled */
     {"config-dsa-window.json", true, 15, 17, "sliding windows beside the indexer", NULL},
-    /* Qwen3-MoE's experts without their width (Qwen3MoeConfig's 768, not
-     * the dense 6144: 235B read as 1,825B; 2026-12-05) */
     /* DeciLM's per-layer shapes under a model_type read here (Nemotron-
      * Super as llama read 70.6B against its 49.9B; 2026-12-05) */
     {"config-block-configs.json", true, 33, 20, "'block_configs' (DeciLM's per-layer attention",
      "no model_type infcalc reads takes block_configs"},
+    /* Qwen3-MoE's experts without their width (Qwen3MoeConfig's 768, not
+     * the dense 6144: 235B read as 1,825B; 2026-12-05) */
     {"config-qwen3-moe-no-width.json", true, 10, 18,
      "model_type 'qwen3_moe''s experts need 'moe_intermediate_size'",
      "give the experts' width as the checkpoint's config.json does"},

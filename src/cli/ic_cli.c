@@ -23,6 +23,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #ifndef IC_VERSION
 #define IC_VERSION "dev"
@@ -206,6 +207,16 @@ struct config {
     size_t first, n;   /* its points */
 };
 
+/* Whether two entries' files are one file (the same device and inode: a
+ * name, an alias and a path to it alike); an entry read from no file (""
+ * or standard input) is no other's. */
+static bool same_file(const char *a, const char *b)
+{
+    struct stat x, y;
+    return a[0] && b[0] && stat(a, &x) == 0 && stat(b, &y) == 0 && S_ISREG(x.st_mode) &&
+           x.st_dev == y.st_dev && x.st_ino == y.st_ino;
+}
+
 /* Adds "what" to a label or title part list. */
 static void append(char *buf, size_t n, const char *sep, const char *what)
 {
@@ -336,11 +347,12 @@ static int cmd_decode(const struct ic_opts *a, const struct ic_db *db, FILE *out
             rc = ic_cli_report(errf, lrc, &e);
             goto out;
         }
-    /* one entry under two names (an alias and its name, or twice) would be
-     * the same configurations twice, as a value twice in a list is */
+    /* one entry under two names (an alias and its name, its file's path,
+     * or twice) would be the same configurations twice, as a value twice in
+     * a list is */
     for (int i = 1; i < nl[L_HW]; i++)
         for (int j = 0; j < i; j++)
-            if (hws[i].path[0] && strcmp(hws[i].path, hws[j].path) == 0) {
+            if (same_file(hws[i].path, hws[j].path)) {
                 rc = ic_cli_usage_hint(errf, "name each chip once",
                                        "--hw: '%s' and '%s' are one entry, %s", a->hw[j],
                                        a->hw[i], hws[i].name);
@@ -348,7 +360,7 @@ static int cmd_decode(const struct ic_opts *a, const struct ic_db *db, FILE *out
             }
     for (int i = 1; i < nl[L_MODEL]; i++)
         for (int j = 0; j < i; j++)
-            if (models[i].path[0] && strcmp(models[i].path, models[j].path) == 0) {
+            if (same_file(models[i].path, models[j].path)) {
                 rc = ic_cli_usage_hint(errf, "name each model once",
                                        "--model: '%s' and '%s' are one entry, %s", a->model[j],
                                        a->model[i], models[i].name);
@@ -969,10 +981,6 @@ static void show_model(FILE *out, const struct ic_model *m, const struct ic_mode
     }
     if (m->tower[0])
         fprintf(out, "not counted: its %s\n", m->tower);
-    if (m->window_unread)
-        fprintf(out, "not read: its sliding_window (%llu): model_type %s's attention attends to "
-                     "every token without layer_types\n",
-                (unsigned long long)m->window_unread, m->model_type);
     fprintf(out, "\nKV bytes per token, all layers, full context: %llu (bf16), %llu (int8)\n",
             (unsigned long long)ic_model_kv_bytes_per_token(s, 16),
             (unsigned long long)ic_model_kv_bytes_per_token(s, 8));

@@ -167,6 +167,9 @@ bool ic_cli_warn_fit_extra(FILE *errf, const struct ic_cli_setup *s, uint64_t ch
  * lengths over the simulation's, a spread without a distribution or a
  * uniform one below 0): 0, or a usage error reported (exit 2). */
 int ic_cli_sim_check(const struct ic_opts *a, FILE *errf);
+/* A note where a run's statistics cover fewer than 100 requests (after
+ * the warm-up): its p99 is then one request's. */
+void ic_cli_few_requests_note(FILE *errf, uint64_t counted);
 int ic_cli_cmd_simulate(const struct ic_opts *a, const struct ic_db *db, FILE *out, FILE *errf);
 extern const char ic_cli_help_prefill[], ic_cli_help_specdec[], ic_cli_help_moe[], ic_cli_help_batching[],
     ic_cli_help_prefix[], ic_cli_help_disagg[], ic_cli_help_cost[], ic_cli_help_optimize[],

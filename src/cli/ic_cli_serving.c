@@ -43,12 +43,6 @@ void ic_cli_model_notes(FILE *errf, const struct ic_model *m, bool weights_note)
         fprintf(ic_cli_warnf(errf), "infcalc: note: %s: its %s %s not counted: the step times and the "
                       "memory held are the decoder's alone\n",
                 m->name, m->tower, strstr(m->tower, " and its ") ? "are" : "is");
-    if (m->window_unread)
-        fprintf(ic_cli_warnf(errf),
-                "infcalc: note: %s: its sliding_window (%llu) is not read: model_type %s's "
-                "attention attends to every token without layer_types, as transformers' and "
-                "vLLM's do\n",
-                m->name, (unsigned long long)m->window_unread, m->model_type);
     if (!weights_note || !m->has_default_weights)
         return;
     if (m->default_weights != IC_DT_BF16 || m->quant_extra_bytes > 0 || m->keep_groups)
@@ -1359,7 +1353,8 @@ int ic_cli_cmd_bestofn(const struct ic_opts *a, const struct ic_db *db, FILE *ou
     }
     if (target > 0) {
         size_t l = strlen(title);
-        snprintf(title + l, sizeof title - l, "\nN for a %.10g chance: %llu", target,
+        /* the target as given: any rounding of 0.99999999999 reads 1 */
+        snprintf(title + l, sizeof title - l, "\nN for a %s chance: %llu", a->text[IC_OPT_TARGET],
                  (unsigned long long)n_only);
     }
     rc = ic_cli_write_rows(out, errf, s.fmt, &r, title, !n_only);
@@ -1562,6 +1557,12 @@ int ic_cli_cmd_optimize(const struct ic_opts *a, const struct ic_db *db, FILE *o
     int crc = by_cap ? ic_cli_sim_check(a, errf) : 0;
     if (crc)
         return crc;
+    if (by_cap) {
+        /* the capacity search's runs under a rate leave out a tenth of
+         * their requests as the warm-up (ic_serving_capacity) */
+        const uint64_t runs = a->given[IC_OPT_REQUESTS] ? a->requests : 2000;
+        ic_cli_few_requests_note(errf, runs - runs / 10);
+    }
     if (!(req.ttft_s > 0) || !(req.tpot_s > 0))
         return ic_cli_usage_hint(errf, "a zero target is met by no configuration; e.g. "
                                        "'--ttft 2s --tpot 50ms'",

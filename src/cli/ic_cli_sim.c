@@ -236,15 +236,19 @@ int ic_cli_sim_check(const struct ic_opts *a, FILE *errf)
                                      (unsigned long long)prompt,
                                      a->prompt_dist ? " (their mean)" : "");
     }
+    return 0;
+}
+
+void ic_cli_few_requests_note(FILE *errf, uint64_t counted)
+{
     /* a percentile over few requests is one request's figure: said, not
      * refused (a short run is a fair check; the ITL's are over tokens) */
-    if (a->given[IC_OPT_REQUESTS] && a->requests < 100)
+    if (counted < 100)
         fprintf(ic_cli_warnf(errf),
-                "infcalc: note: %llu request%s: a TTFT, TPOT or end-to-end p99 over fewer "
-                "than 100 requests is the slowest one's (a p90 over fewer than 10 too); "
-                "--requests 2000 or more for percentiles that settle\n",
-                (unsigned long long)a->requests, a->requests == 1 ? "" : "s");
-    return 0;
+                "infcalc: note: %llu request%s counted: a TTFT, TPOT or end-to-end p99 over "
+                "fewer than 100 requests is the slowest one's (a p90 over fewer than 10 too); "
+                "more --requests for percentiles that settle\n",
+                (unsigned long long)counted, counted == 1 ? "" : "s");
 }
 
 /* --requests-csv: one line per finished request. */
@@ -593,6 +597,7 @@ int ic_cli_cmd_simulate(const struct ic_opts *a, const struct ic_db *db, FILE *o
     /* output tokens a request over the chips, from the first run: the
      * capacity's output tokens/s per chip */
     const struct ic_sim_result *r0 = &res[0];
+    ic_cli_few_requests_note(errf, r0->counted);
     const double per_chip =
         (double)r0->counted_output_tokens / (double)r0->counted / (double)r0->chips;
     struct ic_rows rows;

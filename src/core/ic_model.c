@@ -1545,9 +1545,6 @@ static const struct family {
                                   with post-attention and post-MLP norms; Cohere's one,
                                   before its parallel attention and MLP) */
     uint64_t sliding_pattern;  /* layer i global iff (i+1) % p == 0; 0 = none */
-    bool no_window;            /* its attention reads no sliding_window (Llama's): every
-                                  layer attends to every token unless layer_types names
-                                  sliding layers */
     bool no_o_bias;            /* attention_bias biases q/k/v, never o */
     bool o_bias_key;           /* ... and attention_out_bias biases o */
     bool one_shared;           /* each MoE layer has one shared expert of the experts'
@@ -1649,7 +1646,7 @@ static const struct family {
 } families[] = {
     /* Llama (LlamaMLP: bias=config.mlp_bias); a config without a
      * model_type is read as one */
-    {.model_type = "llama", .no_window = true, .mlp_bias_key = true},
+    {.model_type = "llama", .mlp_bias_key = true},
     /* Mixtral (MixtralSparseMoeBlock): a Llama whose every MLP is its experts */
     {.model_type = "mixtral", .no_deepseek_keys = true},
     {.model_type = "qwen2", .qkv_bias_only = true, .window_layers_default = 28},
@@ -1682,7 +1679,7 @@ static const struct family {
      * (CohereConfig's default); Cohere 2 (Command R7B, Command A) the same
      * without q/k norms, three sliding layers to one global where the
      * config states no pattern (Cohere2Config's sliding_window_pattern 4) */
-    {.model_type = "cohere", .no_window = true, .norms = 1, .qk_norm = QK_FULL, .qk_key = true,
+    {.model_type = "cohere", .norms = 1, .qk_norm = QK_FULL, .qk_key = true,
      .tie_default = true},
     {.model_type = "cohere2", .norms = 1, .sliding_pattern = 4, .tie_default = true,
      .window_default = 4096},
@@ -1692,7 +1689,7 @@ static const struct family {
     /* (GemmaConfig, Gemma2Config and Gemma3TextConfig: head_dim 256 and
      * their heads, KV heads and vocabulary where a config leaves them out;
      * without, gemma-7b's head_dim read 3072 / 16 = 192) */
-    {.model_type = "gemma", .no_window = true, .tie_default = true, .head_dim_default = 256,
+    {.model_type = "gemma", .tie_default = true, .head_dim_default = 256,
      .kv_default = 16, .heads_default = 16, .vocab_default = 256000, .max_pos_default = 8192},
     {.model_type = "gemma2", .norms = 4, .sliding_pattern = 2, .tie_default = true,
      .window_default = 4096, .head_dim_default = 256, .kv_default = 4, .heads_default = 8,
@@ -1712,14 +1709,14 @@ static const struct family {
      * before them (Olmo3's sliding layers from layer_types, or three in
      * four, the last of each four global, where it lists none, as
      * Olmo3Config fills it in) */
-    {.model_type = "olmoe", .no_window = true, .qk_norm = QK_FULL, .no_deepseek_keys = true},
-    {.model_type = "olmo2", .no_window = true, .qk_norm = QK_FULL},
+    {.model_type = "olmoe", .qk_norm = QK_FULL, .no_deepseek_keys = true},
+    {.model_type = "olmo2", .qk_norm = QK_FULL},
     {.model_type = "olmo3", .qk_norm = QK_FULL, .sliding_pattern = 4, .window_default = 4096},
     /* SmolLM3: a Llama whose NoPE layers (no_rope_layers) hold no
      * parameters of their own; IBM Granite 3 (GraniteForCausalLM): a Llama
      * with scalar multipliers */
     {.model_type = "smollm3", .mlp_bias_key = true},
-    {.model_type = "granite", .no_window = true, .mlp_bias_key = true},
+    {.model_type = "granite", .mlp_bias_key = true},
     /* Arcee AFM (ArceeMLP): up and down with ReLU^2 between, no gate,
      * mlp_bias on both */
     {.model_type = "arcee", .mlp_bias_key = true, .two_mats = true},
@@ -1732,7 +1729,7 @@ static const struct family {
      * num_local_experts gated experts of intermediate_size (input_linear
      * D -> 2 x width, output_linear width -> D) and a router without bias;
      * head_dim is hidden_size / heads (GraniteMoeAttention reads no key) */
-    {.model_type = "granitemoe", .no_window = true, .head_dim_fixed = true, .no_deepseek_keys = true},
+    {.model_type = "granitemoe", .head_dim_fixed = true, .no_deepseek_keys = true},
     /* Mistral (MistralConfig): a window on every layer, 4096 where the
      * config leaves sliding_window out (Mistral 7B v0.2 and later write
      * null: none) */
@@ -1784,15 +1781,15 @@ static const struct family {
      * other names (wte, c_fc_0/1, c_proj, out_proj), its layer count
      * num_layers, tied where the config does not say (ExaoneConfig leaves
      * the key to PretrainedConfig's default, as the 2.4B's config does) */
-    {.model_type = "exaone", .no_window = true, .num_layers_key = true, .tie_default = true},
+    {.model_type = "exaone", .num_layers_key = true, .tie_default = true},
     /* InternLM2 and 2.5 (remote code InternLM2ForCausalLM): a Llama whose
      * q, k and v are one matrix (wqkv, the same count) */
-    {.model_type = "internlm2", .no_window = true, .bias_key = BIAS_QKV | BIAS_O, .bias_default = true,
+    {.model_type = "internlm2", .bias_key = BIAS_QKV | BIAS_O, .bias_default = true,
      .head_dim_fixed = true},
     /* InternLM3 (remote code InternLM3ForCausalLM): a Llama under its own
      * names whose q/k/v_proj take bias=config.qkv_bias and o_proj, gate,
      * up and down bias=config.bias (both false in the released 8B) */
-    {.model_type = "internlm3", .no_window = true, .qkv_bias_key = true, .bias_key = BIAS_O | BIAS_MLP,
+    {.model_type = "internlm3", .qkv_bias_key = true, .bias_key = BIAS_O | BIAS_MLP,
      .no_moe = true},
     /* Falcon 7B, 40B, 180B and Falcon 2 (transformers' FalconForCausalLM):
      * q/k/v fused, its width (heads + 2 KV heads) x head_dim where the KV
@@ -1805,7 +1802,7 @@ static const struct family {
      * where absent with new_decoder_architecture); 'bias' (false where
      * absent) on q/k/v, dense and both MLP matrices; tied where the config
      * does not say (FalconConfig leaves it to PretrainedConfig) */
-    {.model_type = "falcon", .no_window = true, .falcon = true, .bias_key = BIAS_QKV | BIAS_O | BIAS_MLP,
+    {.model_type = "falcon", .falcon = true, .bias_key = BIAS_QKV | BIAS_O | BIAS_MLP,
      .head_dim_fixed = true, .two_mats = true, .norm_bias = true, .tie_default = true,
      .no_moe = true},
     /* dots.llm1 (transformers' Dots1DecoderLayer): Qwen3's attention (q_norm
@@ -1830,12 +1827,12 @@ static const struct family {
     /* GLM-4-0414 (Glm4DecoderLayer): four norms a layer (before and after
      * the attention and the MLP), q/k/v_proj biased by attention_bias, o_proj
      * never */
-    {.model_type = "glm4", .no_window = true, .norms = 4, .no_o_bias = true},
+    {.model_type = "glm4", .norms = 4, .no_o_bias = true},
     /* GLM-4.5/4.6/4.7 (transformers' Glm4MoeAttention): q/k/v_proj take
      * bias=attention_bias, o_proj bias=False; q_norm and k_norm of head_dim
      * where use_qk_norm (GLM-4.5's true, Air's false); the router's
      * correction bias */
-    {.model_type = "glm4_moe", .moe_width = true, .no_window = true, .no_o_bias = true, .qk_norm = QK_HEAD, .qk_key = true,
+    {.model_type = "glm4_moe", .moe_width = true, .no_o_bias = true, .qk_norm = QK_HEAD, .qk_key = true,
      .router_bias = true},
     /* MiniMax-M2 (MiniMaxM2Attention): q_norm over all query heads, k_norm
      * over the KV heads, always (its config's use_qk_norm true, a key
@@ -2418,7 +2415,7 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
      * refused, as an unknown key (a config.json's are its config class's
      * attributes, which that code ignores) */
     if (!m->from_config_json) {
-        struct key_name unread[19]; /* at most 19: 5 + 1 + 6 + 7 below */
+        struct key_name unread[17]; /* at most 16: 2 + 6 + 5 + 3 below */
         size_t n = 0;
         if (!fam->hunyuan) {
             static const struct key_name hy_keys[] = {
@@ -2447,11 +2444,6 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
             unread[n++] = (struct key_name){IC_MF_MLP_BIAS, "mlp_bias"};
         if (!fam->window_layers_default)
             unread[n++] = (struct key_name){IC_MF_MAX_WINDOW_LAYERS, "max_window_layers"};
-        if (fam->no_window && m->model_type[0] && !has(m, IC_MF_LAYER_TYPES)) {
-            if (m->sliding_window)
-                unread[n++] = (struct key_name){IC_MF_SLIDING_WINDOW, "sliding_window"};
-            unread[n++] = (struct key_name){IC_MF_SLIDING_PATTERN, "sliding_window_pattern"};
-        }
         if ((rc = refuse_keys(&c, unread, n, "its code reads no such key",
                               "leave it out; modeldb/README.md lists each model_type's keys")))
             return rc;
@@ -2707,14 +2699,7 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
     /* Sliding windows: which layers hold only the last `window` tokens. */
     uint64_t n_window = 0, window = 0;
     const bool opt_in = fam->window_layers_default != 0;
-    /* a family named whose attention reads no window (transformers' and
-     * vLLM's Llama without layer_types) attends to every token: a
-     * config.json's sliding_window is an attribute its code ignores (a
-     * model entry's is refused above); an entry naming no model_type reads
-     * its window as given */
-    const bool reads_window = !fam->no_window || !m->model_type[0] || has(m, IC_MF_LAYER_TYPES);
-    const bool sliding = reads_window &&
-                         (has(m, IC_MF_SLIDING_WINDOW) || m->window_default) && m->sliding_window &&
+    const bool sliding = (has(m, IC_MF_SLIDING_WINDOW) || m->window_default) && m->sliding_window &&
                          !(has(m, IC_MF_USE_SLIDING) && !m->use_sliding_window) &&
                          (!opt_in || has(m, IC_MF_USE_SLIDING));
     /* Qwen2's family: a model entry's window without use_sliding_window
@@ -2769,8 +2754,7 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
         if (m->layer_types_chunked && !chunk)
             return at(&c, IC_MF_LAYER_TYPES,
                       "'layer_types' has chunked layers but no attention_chunk_size is given");
-    } else if ((has(m, IC_MF_SLIDING_PATTERN) && reads_window) ||
-               (sliding && fam->sliding_pattern)) {
+    } else if (has(m, IC_MF_SLIDING_PATTERN) || (sliding && fam->sliding_pattern)) {
         const uint64_t p = has(m, IC_MF_SLIDING_PATTERN) ? m->sliding_window_pattern
                                                          : fam->sliding_pattern;
         /* letters ("LLLG"), EXAONE 4's form, read for exaone4 alone (the
@@ -3717,11 +3701,6 @@ int ic_model_load(const char *path, struct ic_model *out, struct ic_err *err)
          * default (tied) applies to none of them. */
         if (!m->locs[IC_MF_TIE].line)
             m->tie_word_embeddings = family_of(m)->tie_default;
-        /* a window its model_type's attention does not read (Llama's
-         * without layer_types): not applied (ic_model_stats), and said */
-        if (family_of(m)->no_window && m->model_type[0] && m->sliding_window &&
-            !m->locs[IC_MF_LAYER_TYPES].line)
-            m->window_unread = m->sliding_window;
         /* EXAONE 3's layer count under its own name (num_hidden_layers,
          * where a config gives both, must agree: derive checks) */
         if (family_of(m)->num_layers_key && m->locs[IC_MF_NUM_LAYERS].line &&

@@ -222,8 +222,6 @@ struct ic_model {
     bool has_torch_dtype;
     enum ic_dtype torch_dtype;
     uint64_t rope_context;
-    uint64_t window_unread;    /* a config.json's sliding_window its model_type's
-                                  attention does not read (0: none); said, not applied */
     char tower[96];            /* parts of the checkpoint not counted ("vision_config
                                   (an encoder)", DeepSeek's MTP module); "" for none */
 
