@@ -1670,8 +1670,10 @@ static const struct family {
      .no_deepseek_keys = true},
     {.model_type = "qwen3_vl", .qk_norm = QK_HEAD},
     {.model_type = "qwen3_vl_text", .qk_norm = QK_HEAD},
-    {.model_type = "qwen3_vl_moe", .moe_width = true, .qk_norm = QK_HEAD, .no_deepseek_keys = true},
-    {.model_type = "qwen3_vl_moe_text", .moe_width = true, .qk_norm = QK_HEAD, .no_deepseek_keys = true},
+    {.model_type = "qwen3_vl_moe", .moe_width = true, .qk_norm = QK_HEAD,
+     .no_deepseek_keys = true},
+    {.model_type = "qwen3_vl_moe_text", .moe_width = true, .qk_norm = QK_HEAD,
+     .no_deepseek_keys = true},
     /* Cohere (Command R, Aya Expanse; CohereDecoderLayer): attention and
      * the MLP side by side after one LayerNorm (a weight, no bias), a
      * LayerNorm of head_dim for each query and KV head where use_qk_norm
@@ -1832,8 +1834,8 @@ static const struct family {
      * bias=attention_bias, o_proj bias=False; q_norm and k_norm of head_dim
      * where use_qk_norm (GLM-4.5's true, Air's false); the router's
      * correction bias */
-    {.model_type = "glm4_moe", .moe_width = true, .no_o_bias = true, .qk_norm = QK_HEAD, .qk_key = true,
-     .router_bias = true},
+    {.model_type = "glm4_moe", .moe_width = true, .no_o_bias = true, .qk_norm = QK_HEAD,
+     .qk_key = true, .router_bias = true},
     /* MiniMax-M2 (MiniMaxM2Attention): q_norm over all query heads, k_norm
      * over the KV heads, always (its config's use_qk_norm true, a key
      * MiniMaxM2Config does not read); its routing bias */
@@ -1845,16 +1847,16 @@ static const struct family {
     {.model_type = "llama4_text", .one_shared = true, .chunk = 8192, .mlp_width = 16384},
     {.model_type = "llama4", .one_shared = true, .chunk = 8192, .mlp_width = 16384},
     /* Qwen3-Next and Qwen3.5: Gated DeltaNet layers, three in four */
-    {.model_type = "qwen3_next", .moe_width = true, .full_interval = 4, .gate = true, .shared_gate = true,
-     .qk_norm = QK_HEAD},
+    {.model_type = "qwen3_next", .moe_width = true, .full_interval = 4, .gate = true,
+     .shared_gate = true, .qk_norm = QK_HEAD},
     {.model_type = "qwen3_5", .full_interval = 4, .gate = true, .shared_gate = true,
      .qk_norm = QK_HEAD},
     {.model_type = "qwen3_5_text", .full_interval = 4, .gate = true, .shared_gate = true,
      .qk_norm = QK_HEAD},
-    {.model_type = "qwen3_5_moe", .moe_width = true, .full_interval = 4, .gate = true, .shared_gate = true,
-     .qk_norm = QK_HEAD},
-    {.model_type = "qwen3_5_moe_text", .moe_width = true, .full_interval = 4, .gate = true, .shared_gate = true,
-     .qk_norm = QK_HEAD},
+    {.model_type = "qwen3_5_moe", .moe_width = true, .full_interval = 4, .gate = true,
+     .shared_gate = true, .qk_norm = QK_HEAD},
+    {.model_type = "qwen3_5_moe_text", .moe_width = true, .full_interval = 4, .gate = true,
+     .shared_gate = true, .qk_norm = QK_HEAD},
     /* IBM Granite 4.0-H (transformers' GraniteMoeHybrid): Mamba2 layers
      * beside attention ones (layer_types mamba / attention), routed experts
      * of intermediate_size beside a shared MLP of shared_intermediate_size,

@@ -276,7 +276,8 @@ const struct ic_opt_def ic_opt_table[IC_OPT_COUNT] = {
                        F(engine)},
 
     [IC_OPT_MAX_PP] = {"--max-pp", IC_OK_COUNT, "P", 1, IC_OPTIMIZE_MAX_PP, NULL, C(OPTIMIZE), 0,
-                       "most pipeline stages tried: the powers of 2 up to P (default 8)", F(max_pp)},
+                       "most pipeline stages tried: the powers of 2 up to P (default 8)",
+                       F(max_pp)},
     [IC_OPT_RANK] = {"--rank", IC_OK_CHOICE, "R", 0, 0, rank_choices, C(OPTIMIZE), 0,
                      "cost (default: the closed form's $ per million tokens) or capacity\n"
                      "(the cheapest by simulated capacity under the P99 SLOs)", F(rank)},

@@ -586,8 +586,8 @@ double ic_step_gemm_kernels(const struct ic_model_stats *m, double moe_layers, d
                                         IC_STEP_LINEAR_GEMMS,      0,
                                         IC_STEP_MLP_GEMMS};
     /* a mixer's two and an MLP's two a layer, the head one a step */
-    return (IC_STEP_MIXER_GEMMS + IC_STEP_MLP_GEMMS) * layers + layer_extra(m, moe_layers, layers, &g) +
-           1;
+    return (IC_STEP_MIXER_GEMMS + IC_STEP_MLP_GEMMS) * layers +
+           layer_extra(m, moe_layers, layers, &g) + 1;
 }
 
 struct ic_rates ic_rates_ideal(void)
@@ -734,8 +734,9 @@ int ic_step_time(const struct ic_load *l, const struct ic_hw *hw, const struct i
          * the entry counts kernels */
         const double kernels =
             a->kernels_per_layer > 0
-                ? (double)a->kernels_per_layer * (double)l->layers + l->extra_kernels
-                : 0;
+                ? max2((double)a->kernels_per_layer * (double)l->layers + l->extra_kernels, 0)
+                : 0; /* at least none where an entry counts fewer kernels a layer than
+                        the MLP's that a mixer block without one sheds */
         t->launches = kernels + (double)a->step_launches;
         t->host_s = en && !en->overlap ? en->cpu_step_s : 0;
         fixed = kernels * (graphs ? a->launch_graph_s : a->launch_s) +
