@@ -217,6 +217,22 @@ static bool same_file(const char *a, const char *b)
            x.st_dev == y.st_dev && x.st_ino == y.st_ino;
 }
 
+/* One entry under two names in an option's list (an alias and its name, a
+ * path to its file, or twice) would be the same configurations twice, as a
+ * value twice in a list is: a usage error, or 0. given: the option's
+ * words; path, name: each loaded entry's. */
+static int named_twice(FILE *errf, const char *opt, const char *const *given,
+                       const char *const *path, const char *const *name, int n)
+{
+    for (int i = 1; i < n; i++)
+        for (int j = 0; j < i; j++)
+            if (same_file(path[i], path[j]))
+                return ic_cli_usage_hint(errf, "name each entry once",
+                                         "%s: '%s' and '%s' are one entry, %s", opt, given[j],
+                                         given[i], name[i]);
+    return 0;
+}
+
 /* Adds "what" to a label or title part list. */
 static void append(char *buf, size_t n, const char *sep, const char *what)
 {
@@ -347,25 +363,17 @@ static int cmd_decode(const struct ic_opts *a, const struct ic_db *db, FILE *out
             rc = ic_cli_report(errf, lrc, &e);
             goto out;
         }
-    /* one entry under two names (an alias and its name, its file's path,
-     * or twice) would be the same configurations twice, as a value twice in
-     * a list is */
-    for (int i = 1; i < nl[L_HW]; i++)
-        for (int j = 0; j < i; j++)
-            if (same_file(hws[i].path, hws[j].path)) {
-                rc = ic_cli_usage_hint(errf, "name each chip once",
-                                       "--hw: '%s' and '%s' are one entry, %s", a->hw[j],
-                                       a->hw[i], hws[i].name);
-                goto out;
-            }
-    for (int i = 1; i < nl[L_MODEL]; i++)
-        for (int j = 0; j < i; j++)
-            if (same_file(models[i].path, models[j].path)) {
-                rc = ic_cli_usage_hint(errf, "name each model once",
-                                       "--model: '%s' and '%s' are one entry, %s", a->model[j],
-                                       a->model[i], models[i].name);
-                goto out;
-            }
+    {
+        const char *hp[IC_OPT_MAX_LIST], *hn[IC_OPT_MAX_LIST], *mp[IC_OPT_MAX_LIST],
+            *mn[IC_OPT_MAX_LIST];
+        for (int i = 0; i < nl[L_HW]; i++)
+            hp[i] = hws[i].path, hn[i] = hws[i].name;
+        for (int i = 0; i < nl[L_MODEL]; i++)
+            mp[i] = models[i].path, mn[i] = models[i].name;
+        if ((rc = named_twice(errf, "--hw", a->hw, hp, hn, nl[L_HW])) ||
+            (rc = named_twice(errf, "--model", a->model, mp, mn, nl[L_MODEL])))
+            goto out;
+    }
     for (int i = 0; i < nl[L_HW]; i++)
         if ((rc = ic_cli_engine_check(a, &hws[i], errf)))
             goto out;
