@@ -463,8 +463,7 @@ int ic_step_load(const struct ic_model_stats *m, const struct ic_step *s, struct
          * after a prefill chunk, after each of a decode kind's tokens (a
          * speculative verify keeps every draft token's state, as vLLM's
          * speculative state slots do, to roll back to the last accepted) */
-        const double state_B =
-            ic_model_state_bytes(m) * (k->phase == IC_PHASE_DECODE ? T : 1.0);
+        const double state_B = state_seq * (k->phase == IC_PHASE_DECODE ? T : 1.0);
         out->kv_write_bytes +=
             (double)seqs * seq_chip_bytes(m, N, hw, s->layout.kv_copy, T * per_token_kv_B,
                                           f * state_B);

@@ -373,9 +373,9 @@ double ic_step_extra_kernels(const struct ic_model_stats *m, double moe_layers, 
  * GQA runs 2), IC_STEP_MLA_GEMMS; a Gated DeltaNet layer +1 (the qkvz, ba
  * and out projections), IC_STEP_LINEAR_GEMMS (a Mamba2 mixer's in_proj
  * and out_proj: +0); a gated attention's gate +0 (no GEMM of its own); and
- * the LM head, 1 a step (on the busiest stage of a pipeline too, which
- * may not hold it: one kernel's fixed time over). Each pays an entry's
- * gemv_fixed (skinny_fixed in a step of one token). */
+ * the LM head, 1 a step (under a pipeline, on the stage timed: the last,
+ * which holds the head, as ic_step_load's weights have it). Each pays an
+ * entry's gemv_fixed (skinny_fixed in a step of one token). */
 #define IC_STEP_MIXER_GEMMS 2
 #define IC_STEP_MLP_GEMMS 2
 #define IC_STEP_MOE_GEMMS 1
