@@ -734,8 +734,8 @@ static int cmd_list(const struct ic_opts *a, const struct ic_db *db, FILE *out, 
         goto out;
     }
     if (hw_kind)
-        fprintf(out, "%-16s %-22s %9s %11s %11s  %-24s %9s\n", "name", "aliases", "HBM",
-                "HBM BW", "bf16 peak", "fabric (one-way/link)", "$/chip-h");
+        fprintf(out, "%-16s %-22s %9s %11s %11s %9s  %s\n", "name", "aliases", "HBM", "HBM BW",
+                "bf16 peak", "$/chip-h", "fabric (one-way/link)");
     else
         fprintf(out, "%-16s %10s %10s %6s %12s  %s\n", "name", "params", "active", "layers",
                 "KV B/token", "attention");
@@ -761,8 +761,9 @@ static int cmd_list(const struct ic_opts *a, const struct ic_db *db, FILE *out, 
             char usd[32] = "-"; /* no price in the entry */
             if (ic_hw_has_price(h))
                 snprintf(usd, sizeof usd, "%.2f", h->usd_per_chip_hour);
-            fprintf(out, "%-16s %-22s %9s %9s/s %11s  %-24s %9s\n", h->name, al, cap, bwt,
-                    peak, fab, usd);
+            /* the fabric last: its width varies with the topology's name */
+            fprintf(out, "%-16s %-22s %9s %9s/s %11s %9s  %s\n", h->name, al, cap, bwt, peak,
+                    usd, fab);
         } else {
             struct ic_model *m = rec;
             struct ic_model_stats st;
