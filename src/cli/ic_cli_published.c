@@ -131,8 +131,8 @@ static void pct(char *buf, size_t n, double e) { snprintf(buf, n, "%+.1f%%", 100
 
 static void stat_line(FILE *out, const char *what, const struct ic_pub_stats *s)
 {
-    if (!s->n) {
-        fprintf(out, "  %-46s %5s\n", what, "0");
+    if (!s->n) { /* the group's chips have no achieved rates */
+        fprintf(out, "  %-46s %5s  (no expected estimate)\n", what, "0");
         return;
     }
     fprintf(out, "  %-46s %5zu %11.1f%% %9.1f%% %+10.1f%%\n", what, s->n, 100 * s->median_abs,
@@ -147,6 +147,10 @@ static int block(FILE *out, const struct evaluated *x, const char *label,
     if (stats_of(x, W_IDEAL, keep, arg, &si) || stats_of(x, W_EXPECTED, keep, arg, &se) ||
         stats_of(x, W_NOENG, keep, arg, &sn))
         return IC_ENOMEM;
+    if (!si.n) { /* every row of the group is a high-load one, or calibration */
+        fprintf(out, "  %-46s %5s  (no per-step validation rows)\n", label, "0");
+        return IC_OK;
+    }
     char what[160];
     snprintf(what, sizeof what, "%s, ideal", label);
     stat_line(out, what, &si);

@@ -286,7 +286,7 @@ static int parse_row(const char *path, const struct field *f, const int *at, str
         return bad(path, &f[at[!r->hw[0] ? C_HW : !r->model[0] ? C_MODEL : C_ENGINE]], err,
                    "hw, model and engine must be given", "names as hwdb/ and modeldb/ spell them");
     if (strlen(r->source) < 4)
-        return bad(path, &f[at[C_SOURCE]], err, "every row needs its source",
+        return bad(path, &f[at[C_SOURCE]], err, "every row needs its source, 4 characters or more",
                    "the document's title or address; the table or figure in source_where");
     if ((rc = count_field(path, &f[at[C_CHIPS]], col_names[C_CHIPS], 1, IC_DECODE_MAX_CHIPS,
                           &r->chips, err)) ||
