@@ -197,7 +197,9 @@ static int write_table(FILE *out, const char *csv, const struct evaluated *x)
                  "(one prefill step of the batch's prompts + (output - 1) decode steps) / "
                  "output; i: a serving run whose steps carry arriving prompts' chunks, "
                  "simulated at the row's concurrency (mean TPOT, or median ITL)\n\n");
-    fprintf(out, "%-12s %-4s %-14s %-10s %-3s %-14s %-15s %5s %7s %10s %17s %17s %9s\n", "id",
+    /* a row is named by its CSV line (ids share long prefixes); the
+     * profile list below pairs each line with its id */
+    fprintf(out, "%-5s %-4s %-14s %-10s %-3s %-14s %-15s %5s %7s %10s %17s %17s %9s\n", "line",
             "use", "engine", "hw", "tp", "model", "w/kv/compute", "batch", "context",
             "measured ms", "ideal ms (err)", "expected ms (err)", "w/o prof");
     for (size_t i = 0; i < x->n; i++) {
@@ -207,9 +209,9 @@ static int write_table(FILE *out, const char *csv, const struct evaluated *x)
         snprintf(prec, sizeof prec, "%s/%s/%s", ic_dtype_traits(r->weights)->name,
                  ic_dtype_traits(r->kv)->name, ic_dtype_traits(r->compute)->name);
         if (!v->evaluated) {
-            fprintf(out, "%-12.12s %-4s %-14.14s %-10.10s %-3llu %-14.14s %-15s %5llu %7s %10s  "
+            fprintf(out, "%-5u %-4s %-14.14s %-10.10s %-3llu %-14.14s %-15s %5llu %7s %10s  "
                          "(%s: below)\n",
-                    r->id, r->calibration ? "cal" : "val", r->engine, r->hw,
+                    r->line, r->calibration ? "cal" : "val", r->engine, r->hw,
                     (unsigned long long)r->tp, r->model, prec,
                     (unsigned long long)r->concurrency, "-", "-", ic_pub_kind_name(r->kind));
             continue;
@@ -221,18 +223,18 @@ static int write_table(FILE *out, const char *csv, const struct evaluated *x)
             snprintf(expd, sizeof expd, "%.2f (%s)", 1e3 * v->expected_s, e2);
             pct(e3, sizeof e3, v->e_expected_noeng);
         }
-        fprintf(out, "%-12.12s %-4s %-14.14s %-10.10s %-3llu %-14.14s %-15s %4llu%c %7llu %10.2f "
+        fprintf(out, "%-5u %-4s %-14.14s %-10.10s %-3llu %-14.14s %-15s %4llu%c %7llu %10.2f "
                      "%17s %17s %9s\n",
-                r->id, r->calibration ? "cal" : "val", r->engine, r->hw,
+                r->line, r->calibration ? "cal" : "val", r->engine, r->hw,
                 (unsigned long long)r->tp, r->model, prec, (unsigned long long)v->batch,
                 v->simulated ? 'i' : v->with_prefill ? 'p' : ' ',
                 (unsigned long long)v->context, 1e3 * v->measured_s, ideal, expd, e3);
     }
     /* the profile each row's engine column chose */
-    fprintf(out, "\nengine profiles (enginedb/; a row without one is predicted with a good "
-                 "engine):\n");
+    fprintf(out, "\nline  id and engine profile (enginedb/; a row without one is predicted with "
+                 "a good engine):\n");
     for (size_t i = 0; i < x->n; i++)
-        fprintf(out, "  %-44.44s %s%s\n", x->rows[i].id, x->why[i],
+        fprintf(out, "%-5u %-44s %s%s\n", x->rows[i].line, x->rows[i].id, x->why[i],
                 x->ev[i].evaluated && x->ev[i].has_expected && !x->ev[i].engine_used &&
                         strncmp(x->why[i], "none", 4)
                     ? " (not applied: no achieved rates)"
@@ -254,15 +256,15 @@ static int write_table(FILE *out, const char *csv, const struct evaluated *x)
             fprintf(out, "\nhigh-load rows: output tokens/s of the run; closed form = batch / one "
                          "decode step at the mean context; simulated = infcalc simulate offline "
                          "(its batch limit the row's concurrency, 256 where unstated); error on "
-                         "time per token\n%-12s %-10s %-3s %-14s %7s %10s %18s %18s\n",
-                    "id", "hw", "tp", "model", "batch", "measured", "closed form (err)",
+                         "time per token\n%-5s %-10s %-3s %-14s %7s %10s %18s %18s\n",
+                    "line", "hw", "tp", "model", "batch", "measured", "closed form (err)",
                     "simulated (err)");
         char c1[48], c2[48], p1[16], p2[16];
         pct(p1, sizeof p1, v->e_closed);
         pct(p2, sizeof p2, v->e_sim);
         snprintf(c1, sizeof c1, "%.0f (%s)", v->tput_closed, p1);
         snprintf(c2, sizeof c2, "%.0f (%s)%s", v->tput_sim, p2, v->sim_expected ? "" : " ideal");
-        fprintf(out, "%-12.12s %-10.10s %-3llu %-14.14s %7llu %10.0f %18s %18s\n", r->id, r->hw,
+        fprintf(out, "%-5u %-10.10s %-3llu %-14.14s %7llu %10.0f %18s %18s\n", r->line, r->hw,
                 (unsigned long long)r->tp, r->model, (unsigned long long)v->sim_max_seqs,
                 v->tput_measured, c1, c2);
         if (!r->calibration) {
