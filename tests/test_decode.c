@@ -1077,6 +1077,28 @@ START_TEST(test_expected_with_engine)
     ck_assert_int_eq(ic_decode(&t->st, &t->h, &c, &q, &e), IC_OK);
     ck_assert_double_eq_tol(p.step_s - q.step_s,
                             0.96e-3 + 1e-3 + 134348800.0 / 2.7e12 * (1 / 0.8 - 1), 1e-12);
+    /* the host time is the step's, not a stage's: with a pipeline of 2
+     * and 2 micro-batches the profile adds the launches' difference to
+     * each of the 2 passes and 1 ms once (the same layout without the
+     * profile is the same step less those), not 1 ms a pass */
+    {
+        struct ic_point pp, qp;
+        c.pp = 2;
+        c.micro = 2;
+        c.chips = 2;
+        c.engine = en;
+        ck_assert_int_eq(ic_decode(&t->st, &t->h, &c, &pp, &e), IC_OK);
+        c.engine = NULL;
+        ck_assert_int_eq(ic_decode(&t->st, &t->h, &c, &qp, &e), IC_OK);
+        ck_assert_uint_eq(pp.passes, 2);
+        /* a stage runs 16 layers: 160 kernels at 5 us plain against the
+         * fixture's 2 us graph launches */
+        const double launches = 160 * (5e-6 - t->h.achieved.launch_graph_s);
+        const double kv = (pp.kv_s - qp.kv_s) * 2; /* each pass's cache read */
+        ck_assert_double_eq_tol(pp.step_s - qp.step_s, 2 * launches + kv + 1e-3, 1e-12);
+        c = cfg(1, 1, 1024, IC_DT_BF16, IC_DT_BF16, IC_DT_BF16);
+        c.estimate = IC_EST_EXPECTED;
+    }
     /* int8 weights at GEMV efficiency 0.5 */
     c = cfg(1, 1, 1024, IC_DT_INT8, IC_DT_BF16, IC_DT_BF16);
     c.estimate = IC_EST_EXPECTED;

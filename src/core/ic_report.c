@@ -531,8 +531,9 @@ static void table_point(FILE *out, const struct ic_report_group *r, const struct
             ic_report_time(b, sizeof b, p->fixed_s - p->host_s);
             ic_report_time(c2, sizeof c2, p->host_s);
             fprintf(out, "    fixed cost         %-12s (%.0f kernel launch%s, %s; the engine's "
-                         "host time, %s)\n",
-                    a, p->launches, p->launches == 1 ? "" : "es", b, c2);
+                         "host time, %s%s)\n",
+                    a, p->launches, p->launches == 1 ? "" : "es", b, c2,
+                    p->passes > 1 ? ", once a step, not a pass" : "");
         } else if (p->achieved) {
             fprintf(out, "    fixed cost         %-12s (%.0f kernel launch%s)\n", a, p->launches,
                     p->launches == 1 ? "" : "es");

@@ -738,9 +738,10 @@ int ic_step_time(const struct ic_load *l, const struct ic_hw *hw, const struct i
                         the MLP's that a mixer block without one sheds */
         t->launches = kernels + (double)a->step_launches;
         t->host_s = en && !en->overlap ? en->cpu_step_s : 0;
+        /* the host's time is the step's, not a stage's: added once, below */
         fixed = kernels * (graphs ? a->launch_graph_s : a->launch_s) +
-                (double)a->step_launches * a->launch_s + t->host_s;
-        t->fixed_s = fixed;
+                (double)a->step_launches * a->launch_s;
+        t->fixed_s = fixed + t->host_s;
         if (l->allreduces)
             t->comm_s = (double)l->allreduces *
                         ic_comm_allreduce_achieved_s(hw, l->chips, l->allreduce_bytes);
@@ -851,6 +852,9 @@ int ic_step_time(const struct ic_load *l, const struct ic_hw *hw, const struct i
         if (t->send_s > t->stage_s)
             t->bound = IC_BOUND_COMM;
     }
+    /* the engine's host time between steps, once a step whatever the
+     * pipeline: one schedule a step, the accelerators waiting for it */
+    t->step_s += t->host_s;
     const double check[] = {t->weights_s, t->compute_s, t->kv_s, t->attn_s, t->comm_s, t->a2a_s,
                             t->send_s, t->step_s};
     if (!ic_finite_nonneg(check, sizeof check / sizeof check[0]) || !(t->step_s > 0))

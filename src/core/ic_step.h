@@ -248,8 +248,8 @@ struct ic_time {
     double gemm_fixed_s;           /* ... and their fixed time (in weights_s) */
     double send_s;                 /* pipeline: one pass's activations to the next stage */
     double stage_s;                /* one micro-batch through one stage (the terms
-                                      above are of this pass); = step_s without a
-                                      pipeline or micro-batches */
+                                      above are of this pass); = step_s - host_s
+                                      without a pipeline or micro-batches */
     uint64_t cycles;               /* passes a step takes: max(micro, pp) */
     double step_s;
     bool cache_resident;           /* expected: weights and cache fit the LLC */
@@ -291,7 +291,7 @@ struct ic_time {
  *             the step is max(micro, pp) x (pass + its send to the next
  *             stage, ic_comm_send_s): with one micro-batch every stage waits
  *             for the one before; with micro >= pp each stage is busy all
- *             step.
+ *             step; the engine's host time, once a step, after all of it.
  * The bound is comm when the collectives set the step, else the larger term
  * of the larger kernel. Fails with IC_EINVAL when the chip lacks the compute
  * type, N exceeds its fabric with no scale-out network, the expected time
