@@ -4,6 +4,7 @@
  * is the decode step), and the sharding rule by hand: the cache by KV heads,
  * then by sequence; attention by (sequence, query head) pairs. */
 #include "ic_comm.h"
+#include "ic_engine.h"
 #include "ic_serving.h"
 #include "ic_step.h"
 #include "ic_test.h"
@@ -595,6 +596,70 @@ static uint64_t naive_max_batch(const struct ic_mem *k, double cap)
     return lo;
 }
 
+/* An engine's attention efficiency (tests/fixtures/engine-test.yaml: 0.8
+ * for a bf16 cache) times decode attention's cache reads alone, on the
+ * achieved H100 fixture (GEMV bandwidth 3.0 TB/s x 0.9 = 2.7e12 B/s):
+ *   - Nemotron-3-Nano (Mamba-2 mixers beside attention layers), 4
+ *     sequences decoding at context 1024 on one chip: the cache's keys and
+ *     values at 2.7e12 x 0.8, the Mamba state (read, then written) and the
+ *     new keys and values at 2.7e12; the state read is 4 x the model's
+ *     state bytes, kv_read_bytes less the attention's;
+ *   - an unfused prefill's score passes and its cache write: no decode
+ *     attention, so the profile leaves the cache term as it was. */
+START_TEST(test_engine_attention_scope)
+{
+    struct ic_test_pair *t =
+        ic_test_pair("nemotron-3-nano-30b-a3b", IC_TEST_DIR "/fixtures/achieved-h100.yaml");
+    struct ic_engine *en = malloc(sizeof *en);
+    struct ic_err e = {0};
+    ck_assert_int_eq(ic_engine_load(IC_TEST_DIR "/fixtures/engine-test.yaml", en, &e), IC_OK);
+    struct ic_step s = {
+        .layout = {1, 1, 1, 1},
+        .kind = {{4, 1, 1024, 1, IC_PHASE_DECODE}},
+        .n_kinds = 1,
+        .weights = IC_DT_BF16, .kv = IC_DT_BF16, .compute = IC_DT_BF16,
+        .attn = IC_ATTN_FLASH,
+    };
+    struct ic_load l;
+    struct ic_time with, without;
+    struct ic_rates r = ic_rates_ideal();
+    r.estimate = IC_EST_EXPECTED;
+    r.comm = IC_COMM_SERIAL;
+    ck_assert_int_eq(ic_step_load(&t->st, &s, &l, &e), IC_OK);
+    const double state = ic_model_state_bytes(&t->st);
+    ck_assert(state > 0);
+    ck_assert_double_eq_tol(l.kv_read_bytes - l.kv_attn_read_bytes, 4 * state, 1e-3);
+    ck_assert_int_eq(ic_step_time(&l, &t->h, &r, &without, &e), IC_OK);
+    r.engine = en;
+    ck_assert_int_eq(ic_step_time(&l, &t->h, &r, &with, &e), IC_OK);
+    ck_assert_double_eq_tol(without.kv_s,
+                            (l.kv_read_bytes + l.kv_write_bytes + l.scores_bytes) / 2.7e12,
+                            1e-15);
+    ck_assert_double_eq_tol(with.kv_s - without.kv_s,
+                            l.kv_attn_read_bytes / 2.7e12 * (1 / 0.8 - 1), 1e-15);
+    free(t);
+    /* Llama-3-8B, one prompt of 2048 tokens, unfused */
+    t = ic_test_pair("llama3-8b", IC_TEST_DIR "/fixtures/achieved-h100.yaml");
+    s = (struct ic_step){
+        .layout = {1, 1, 1, 1},
+        .kind = {{1, 2048, 0, 1, IC_PHASE_PREFILL}},
+        .n_kinds = 1,
+        .weights = IC_DT_BF16, .kv = IC_DT_BF16, .compute = IC_DT_BF16,
+        .attn = IC_ATTN_UNFUSED,
+    };
+    ck_assert_int_eq(ic_step_load(&t->st, &s, &l, &e), IC_OK);
+    ck_assert(l.scores_bytes > 0);
+    ck_assert_double_eq(l.kv_attn_read_bytes, 0);
+    r.engine = NULL;
+    ck_assert_int_eq(ic_step_time(&l, &t->h, &r, &without, &e), IC_OK);
+    r.engine = en;
+    ck_assert_int_eq(ic_step_time(&l, &t->h, &r, &with, &e), IC_OK);
+    ck_assert_double_eq(with.kv_s, without.kv_s);
+    free(t);
+    free(en);
+}
+END_TEST
+
 START_TEST(test_max_batch_against_naive)
 {
     uint64_t x = 88172645463325252ull;
@@ -630,6 +695,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_fewest_chips);
     tcase_add_test(tc, test_sparse_attention_ledger);
     tcase_add_test(tc, test_pipeline);
+    tcase_add_test(tc, test_engine_attention_scope);
     tcase_add_test(tc, test_max_batch_against_naive);
     suite_add_tcase(s, tc);
     return s;

@@ -459,6 +459,9 @@ int ic_step_load(const struct ic_model_stats *m, const struct ic_step *s, struct
         out->kv_read_bytes += (double)seqs * seq_chip_bytes(m, N, hw, s->layout.kv_copy,
                                                             f * (kv_read - state_seq),
                                                             f * state_seq);
+        if (k->phase == IC_PHASE_DECODE)
+            out->kv_attn_read_bytes += (double)seqs * seq_chip_bytes(m, N, hw, s->layout.kv_copy,
+                                                                     f * (kv_read - state_seq), 0);
         /* the new tokens' keys and values, and the state written back: once
          * after a prefill chunk, after each of a decode kind's tokens (a
          * speculative verify keeps every draft token's state, as vLLM's
@@ -718,7 +721,11 @@ int ic_step_time(const struct ic_load *l, const struct ic_hw *hw, const struct i
         t->gemm_fixed_s = t->gemms * gfix;
         t->weights_s = weights_time(l, wrate) + t->gemm_fixed_s;
         t->compute_s = (l->lin_flops[IC_PHASE_DECODE] + l->lin_flops[IC_PHASE_PREFILL]) / (ca * cs);
-        t->kv_s = kv_bytes / (wa * bs * ae);
+        /* the engine's attention efficiency on decode attention's cache
+         * reads alone; the cache writes, a linear layer's state and an
+         * unfused prefill's scores at the GEMV bandwidth */
+        t->kv_s = (kv_bytes - l->kv_attn_read_bytes) / (wa * bs) +
+                  l->kv_attn_read_bytes / (wa * bs * ae);
         t->attn_s = (l->attn_flops[IC_PHASE_DECODE] + l->attn_flops[IC_PHASE_PREFILL]) / (ca * cs);
         /* a GEMM near the ridge runs slower than either bound where the
          * entry's sweep for the compute type says so (transition_p; else
