@@ -684,11 +684,54 @@ static int check_values(struct ic_hw *hw, const char *path, struct ic_err *err)
                     return field_error(hw, path, ids[j], err,
                                        "a measured rate must be between 1e3 and 1e19 per second");
             }
-            if (given && given != 3)
-                return field_error(hw, path, IC_HWF_MEASURED, err,
-                                   "a weight type measured in one of gemv_dram, gemv_cache and "
-                                   "gemm must be measured in all three");
+            if (given && given != 3) {
+                static const char *const maps[3] = {"gemv_dram", "gemv_cache", "gemm"};
+                static const int map_ids[3] = {IC_HWF_M_GEMV, IC_HWF_M_GEMV_CACHE,
+                                               IC_HWF_M_GEMM};
+                int j = 0;
+                while (hw->locs[ids[j]].line)
+                    j++;
+                char what[160], hint[160];
+                snprintf(what, sizeof what,
+                         "%s is measured in some of gemv_dram, gemv_cache and gemm but not in "
+                         "%s",
+                         ic_dtype_traits((enum ic_dtype)dt)->name, maps[j]);
+                snprintf(hint, sizeof hint,
+                         "each weight type needs all three (what 'infcalc bench' writes); add "
+                         "%s to %s or drop it from the others",
+                         ic_dtype_traits((enum ic_dtype)dt)->name, maps[j]);
+                return field_error_hint(hw, path,
+                                        hw->locs[map_ids[j]].line ? map_ids[j] : IC_HWF_MEASURED,
+                                        err, what, hint);
+            }
+            /* a slip of a factor (9.2 TB/s for 920 GB/s) read a step far under
+             * the bound: a measured figure past the entry's own spec by more
+             * than a run's scatter is refused (gemv_cache reads from cache,
+             * past DRAM's; a type the compute section does not list, such as
+             * the CPU kernel's int8 dot products, has no peak to hold to) */
+            if (given && ms->gemv_B_s[dt] > 1.25 * hw->hbm_bandwidth_B_s)
+                return field_error_hint(hw, path, ids[0], err,
+                                        "a gemv_dram rate can be at most 1.25 x the memory "
+                                        "section's bandwidth",
+                                        "a rate read from DRAM cannot beat the memory's own; "
+                                        "check the unit (GB/s against TB/s)");
+            double top = ms->gemm_flop_s[dt];
+            for (int b = 0; b < IC_HW_GEMM_BATCHES; b++)
+                top = ms->gemm_by_batch[dt][b] > top ? ms->gemm_by_batch[dt][b] : top;
+            if (given && hw->peak_flop_s[dt] > 0 && top > 1.25 * hw->peak_flop_s[dt])
+                return field_error_hint(hw, path, ids[2], err,
+                                        "a measured gemm rate (gemm or gemm_by_batch) can be at "
+                                        "most 1.25 x the compute section's peak for its type",
+                                        "a matmul cannot beat the chip's peak; check the unit "
+                                        "(GFLOP/s against TFLOP/s)");
         }
+        if (hw->locs[IC_HWF_ACHIEVED].line)
+            return field_error_hint(hw, path, IC_HWF_ACHIEVED, err,
+                                    "an entry holds a measured section or an achieved one, not "
+                                    "both",
+                                    "measured: what 'infcalc bench' timed of infcalc's own "
+                                    "kernel on this machine; achieved: what published "
+                                    "microbenchmarks read on the chip; keep one");
     }
     struct ic_hw_achieved *a = &hw->achieved;
     a->present = hw->locs[IC_HWF_ACHIEVED].line != 0;
