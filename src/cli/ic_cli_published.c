@@ -51,6 +51,10 @@ static int load_profiles(const struct ic_db *db, struct evaluated *x, FILE *errf
     }
     x->n_profiles = n;
     ic_db_paths_free(paths, n);
+    /* a name, alias or version two profiles claim: an error here as in
+     * 'list engines' (the row's profile would hang on the files' order) */
+    if ((rc = ic_db_check_claims(db, IC_DB_ENGINE, &e)))
+        return ic_cli_report(errf, rc, &e);
     return 0;
 }
 
@@ -67,32 +71,73 @@ static int evaluate(const char *csv, const struct ic_db *db, struct evaluated *x
     x->ev = calloc(x->n ? x->n : 1, sizeof *x->ev);
     x->why = calloc(x->n ? x->n : 1, sizeof *x->why);
     struct ic_model *m = malloc(sizeof *m);
-    struct ic_hw *h = malloc(sizeof *h);
-    struct ic_model_stats st;
-    if (!x->ev || !x->why || !m || !h) {
+    /* each model and chip the rows name, loaded once (a file of many rows
+     * names few of them) */
+    struct loaded_model {
+        char name[IC_PUB_TEXT];
+        struct ic_model_stats st;
+    } *lm = NULL;
+    struct loaded_hw {
+        char name[IC_PUB_TEXT];
+        struct ic_hw h;
+    } *lh = NULL;
+    size_t n_lm = 0, n_lh = 0;
+    if (!x->ev || !x->why || !m) {
         free(m);
-        free(h);
         fprintf(errf, "infcalc: error: out of memory\n");
         return 1;
     }
     const char *shown = strcmp(csv, "-") == 0 ? "<stdin>" : csv;
     for (size_t i = 0; i < x->n && !rc; i++) {
-        const struct ic_pub_row *r = &x->rows[i];
+        struct ic_pub_row *r = &x->rows[i];
         const struct ic_engine *en =
             ic_pub_engine_for(r, x->profiles, x->n_profiles, x->why[i], sizeof x->why[i]);
-        if ((rc = ic_db_model(db, r->model, m, &e)) || (rc = ic_model_derive(m, &st, &e)) ||
-            (rc = ic_db_hw(db, r->hw, h, &e)) ||
-            (rc = ic_pub_predict(r, &st, h, en, &x->ev[i], &e)) ||
-            (rc = ic_pub_predict_throughput(r, &st, h, en, &x->ev[i], &e))) {
-            fprintf(errf, "%s:%u: error: row %s (%s on %llu x %s): %s\n", shown, r->line, r->id,
-                    r->model, (unsigned long long)r->tp, r->hw, e.msg);
-            if (e.hint[0])
-                fprintf(errf, "  hint: %s\n", e.hint);
-            rc = rc == IC_ENOMEM ? 1 : 2;
+        size_t km = 0, kh = 0;
+        while (km < n_lm && strcmp(lm[km].name, r->model))
+            km++;
+        while (kh < n_lh && strcmp(lh[kh].name, r->hw))
+            kh++;
+        if (km == n_lm) {
+            void *g = realloc(lm, (n_lm + 1) * sizeof *lm);
+            rc = g ? IC_OK : IC_ENOMEM;
+            if (g) {
+                lm = g;
+                snprintf(lm[km].name, sizeof lm[km].name, "%s", r->model);
+                if (!(rc = ic_db_model(db, r->model, m, &e)) &&
+                    !(rc = ic_model_derive(m, &lm[km].st, &e)))
+                    n_lm++;
+            }
         }
+        if (!rc && kh == n_lh) {
+            void *g = realloc(lh, (n_lh + 1) * sizeof *lh);
+            rc = g ? IC_OK : IC_ENOMEM;
+            if (g) {
+                lh = g;
+                snprintf(lh[kh].name, sizeof lh[kh].name, "%s", r->hw);
+                if (!(rc = ic_db_hw(db, r->hw, &lh[kh].h, &e)))
+                    n_lh++;
+            }
+        }
+        if (rc || (rc = ic_pub_predict(r, &lm[km].st, &lh[kh].h, en, &x->ev[i], &e)) ||
+            (rc = ic_pub_predict_throughput(r, &lm[km].st, &lh[kh].h, en, &x->ev[i], &e))) {
+            if (rc == IC_ENOMEM) {
+                fprintf(errf, "infcalc: error: out of memory\n");
+            } else {
+                fprintf(errf, "%s:%u: error: row %s (%s on %llu x %s): %s\n", shown, r->line,
+                        r->id, r->model, (unsigned long long)r->tp, r->hw, e.msg);
+                if (e.hint[0])
+                    fprintf(errf, "  hint: %s\n", e.hint);
+            }
+            rc = rc == IC_ENOMEM ? 1 : 2;
+            break;
+        }
+        /* the chip by its entry's name: an alias or another case groups
+         * with it (h100 and H100-SXM are h100-sxm) */
+        snprintf(r->hw, sizeof r->hw, "%s", lh[kh].h.name);
     }
     free(m);
-    free(h);
+    free(lm);
+    free(lh);
     return rc;
 }
 

@@ -4,6 +4,7 @@
 
 #include "ic_decode.h"
 #include "ic_engine.h"
+#include "ic_opt.h"
 #include "ic_sim.h"
 #include "ic_utf8.h"
 #include "ic_ydoc.h"
@@ -14,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 static const char *const kind_names[IC_PUB_KIND_COUNT] = {
     [IC_PUB_DECODE_B1] = "decode_b1",
@@ -282,6 +284,19 @@ static int parse_row(const char *path, const struct field *f, const int *at, str
     copy(r->hw, sizeof r->hw, f[at[C_HW]].text);
     copy(r->model, sizeof r->model, f[at[C_MODEL]].text);
     copy(r->source, sizeof r->source, f[at[C_SOURCE]].text);
+    /* names compared with other rows and the databases': no spaces around
+     * them, and the engine in lower case (enginedb's engine keys are) */
+    static const int named[] = {C_ID, C_ENGINE, C_ENGINE_VERSION, C_HW, C_MODEL};
+    for (size_t i = 0; i < sizeof named / sizeof named[0]; i++) {
+        const char *t = f[at[named[i]]].text;
+        size_t l = strlen(t);
+        if (l && (t[0] == ' ' || t[l - 1] == ' '))
+            return bad(path, &f[at[named[i]]], err, "a name with spaces around it",
+                       "write it without them: names are matched whole against other rows "
+                       "and the databases");
+    }
+    for (char *c = r->engine; *c; c++)
+        *c = (char)(*c >= 'A' && *c <= 'Z' ? *c - 'A' + 'a' : *c);
     if (!r->hw[0] || !r->model[0] || !r->engine[0])
         return bad(path, &f[at[!r->hw[0] ? C_HW : !r->model[0] ? C_MODEL : C_ENGINE]], err,
                    "hw, model and engine must be given", "names as hwdb/ and modeldb/ spell them");
@@ -320,6 +335,10 @@ static int parse_row(const char *path, const struct field *f, const int *at, str
                    "tokens_per_s_per_seq, tpot, step_time, itl_median, e2e_latency or "
                    "output_tokens_per_s");
     r->quantity = (enum ic_pub_quantity)qi;
+    if (r->kind >= IC_PUB_THROUGHPUT_OFFLINE && r->quantity != IC_PUBQ_OUTPUT_TOKENS_PER_S)
+        return bad(path, q, err, "a throughput row states output_tokens_per_s",
+                   "a high-load run is judged on the output tokens/s of the whole run; a "
+                   "time per token at a fixed concurrency is kind decode_concurrency");
     const struct field *v = &f[at[C_VALUE]], *u = &f[at[C_UNIT]];
     char why[256], text[300], msg[600];
     double x;
@@ -406,6 +425,34 @@ static int parse_row(const char *path, const struct field *f, const int *at, str
     return IC_OK;
 }
 
+/* A header name that is none of the columns: ignored (a file may carry
+ * notes of its own), unless it is one of them misspelt, in another case or
+ * with spaces ('include_prefill', 'Includes_Prefill', ' use'), which would
+ * drop the column it means without a word. */
+static int unknown_column(const char *path, const struct field *h, struct ic_err *err)
+{
+    char low[64];
+    const char *t = h->text;
+    while (*t == ' ')
+        t++;
+    size_t n = 0;
+    for (; *t && n + 1 < sizeof low; t++)
+        low[n++] = (char)(*t >= 'A' && *t <= 'Z' ? *t - 'A' + 'a' : *t);
+    while (n && low[n - 1] == ' ')
+        n--;
+    low[n] = '\0';
+    const char *near = ic_text_nearest(low, col_names, C_COUNT);
+    if (!near)
+        return IC_OK;
+    char msg[160], hint[200];
+    snprintf(msg, sizeof msg, "unknown column '%.64s'", h->text);
+    snprintf(hint, sizeof hint,
+             "did you mean '%s'? (columns are lower case, without spaces; other unknown "
+             "columns are ignored)",
+             near);
+    return bad(path, h, err, msg, hint);
+}
+
 int ic_pub_load(const char *path, struct ic_pub_row **rows, size_t *n, struct ic_err *err)
 {
     char *text = NULL, *buf = NULL;
@@ -447,6 +494,8 @@ int ic_pub_load(const char *path, struct ic_pub_row **rows, size_t *n, struct ic
                 goto out;
             }
             at[k] = i;
+        } else if ((rc = unknown_column(shown, &f[i], err))) {
+            goto out;
         }
     }
     for (int i = 0; i < C_COUNT; i++)
@@ -585,9 +634,13 @@ const struct ic_engine *ic_pub_engine_for(const struct ic_pub_row *r,
 {
     const struct ic_engine *lead = NULL, *listed = NULL;
     size_t same = 0;
+    if (!r->engine_version[0] || strcasecmp(r->engine_version, "unstated") == 0) {
+        snprintf(why, why_len, "none: the row states no version of %s", r->engine);
+        return NULL;
+    }
     for (size_t i = 0; i < n; i++) {
         const struct ic_engine *e = &profiles[i];
-        if (strcmp(e->engine, r->engine))
+        if (strcasecmp(e->engine, r->engine))
             continue;
         same++;
         if (strcmp(e->version, r->engine_version) == 0) {
