@@ -347,6 +347,10 @@ static const struct {
     /* a placement neither engines' layout names */
     {"placement-bad.yaml", 7, 17, "'kv_placement' must be 'split' or 'copy'",
      "data-parallel attention"},
+    /* 'unstated', the CSV's word for no version, claimed as one (it gave
+     * three MI300X rows of no stated version a profile) */
+    {"version-unstated.yaml", 3, 10, "'unstated' names no version", "a good engine"},
+    {"versions-unstated.yaml", 4, 11, "'unstated' names no version", NULL},
     /* a defaults section of no default (max_batch was its one required key) */
     {"defaults-empty.yaml", 6, 1, "the defaults section gives neither 'max_batch' nor "
      "'kv_placement'", "kv_placement: copy"},
@@ -849,6 +853,55 @@ START_TEST(test_unknown_names_suggest)
 }
 END_TEST
 
+/* Two profiles of one engine claiming one version (as a version or in
+ * versions): which a published row gets hung on the files' order; the
+ * later file's claim is refused, the earlier named. Engines compare
+ * without case, versions whole ('0.5' and '0.5.1' are two). */
+START_TEST(test_engine_version_claims)
+{
+    char dir[] = "/tmp/infcalc-engclaim-XXXXXX", p[160];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    const char *const sub[3] = {"hwdb", "modeldb", "enginedb"};
+    for (int i = 0; i < 3; i++) {
+        snprintf(p, sizeof p, "%s/%s", dir, sub[i]);
+        ck_assert_int_eq(mkdir(p, 0700), 0);
+    }
+    static const char *const texts[3] = {
+        "name: a-one\nengine: sglang\nversion: \"0.5\"\nstep:\n  source: \"test fixture\"\n"
+        "sources: [\"test\"]\n",
+        "name: b-two\nengine: SGLang\nversion: \"0.5.1\"\nversions: [\"2025-09\", \"0.5\"]\n"
+        "step:\n  source: \"test fixture\"\nsources: [\"test\"]\n",
+        "name: b-two\nengine: SGLang\nversion: \"0.5.1\"\nversions: [\"2025-09\"]\n"
+        "step:\n  source: \"test fixture\"\nsources: [\"test\"]\n",
+    };
+    char a[200], b[200];
+    snprintf(a, sizeof a, "%s/enginedb/a-one.yaml", dir);
+    snprintf(b, sizeof b, "%s/enginedb/b-two.yaml", dir);
+    FILE *f = fopen(a, "w");
+    ck_assert(f && fputs(texts[0], f) >= 0 && fclose(f) == 0);
+    f = fopen(b, "w");
+    ck_assert(f && fputs(texts[1], f) >= 0 && fclose(f) == 0);
+    struct ic_db db;
+    struct ic_err e = {0};
+    ck_assert_int_eq(ic_db_init(&db, dir, &e), IC_OK);
+    ck_assert_int_eq(ic_db_check_claims(&db, IC_DB_ENGINE, &e), IC_EINVAL);
+    ck_assert_ptr_nonnull(strstr(e.msg, "SGLang version '0.5' is claimed by two profiles"));
+    ck_assert_ptr_nonnull(strstr(e.msg, "a-one.yaml"));
+    ck_assert_str_eq(e.file, b);
+    ck_assert_uint_eq(e.line, 4); /* b-two's versions */
+    f = fopen(b, "w");
+    ck_assert(f && fputs(texts[2], f) >= 0 && fclose(f) == 0);
+    ck_assert_int_eq(ic_db_check_claims(&db, IC_DB_ENGINE, &e), IC_OK);
+    remove(a);
+    remove(b);
+    for (int i = 2; i >= 0; i--) {
+        snprintf(p, sizeof p, "%s/%s", dir, sub[i]);
+        rmdir(p);
+    }
+    rmdir(dir);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("db");
@@ -868,6 +921,7 @@ int main(void)
     tcase_add_test(tc, test_good_fixtures);
     tcase_add_test(tc, test_unknown_names_suggest);
     tcase_add_test(tc, test_data_dir_order);
+    tcase_add_test(tc, test_engine_version_claims);
     suite_add_tcase(s, tc);
     return ic_test_run(s);
 }

@@ -464,6 +464,43 @@ static int claims_add(struct claims *c, const struct kind_ops *k, const void *re
     return IC_OK;
 }
 
+/* Two profiles of one engine claiming one version text (a version, or an
+ * entry of versions): which of them a published row of that version gets
+ * would hang on the files' order. The later file's claim is in error. */
+static int engine_version_claims(char *const *paths, size_t n, struct ic_err *err)
+{
+    struct ic_engine *en = calloc(n ? n : 1, sizeof *en);
+    if (!en)
+        return ic_err_set(err, IC_ENOMEM, NULL, 0, 0, "out of memory");
+    int rc = IC_OK;
+    for (size_t i = 0; !rc && i < n; i++)
+        rc = ic_engine_load(paths[i], &en[i], err);
+    for (size_t j = 0; !rc && j < n; j++)
+        for (size_t i = 0; !rc && i < j; i++) {
+            if (strcasecmp(en[i].engine, en[j].engine))
+                continue;
+            /* index 0: the version; 1..: the versions list */
+            for (uint32_t b = 0; !rc && b <= en[j].n_versions; b++) {
+                const char *vb = b ? en[j].versions[b - 1] : en[j].version;
+                for (uint32_t a = 0; a <= en[i].n_versions; a++) {
+                    const char *va = a ? en[i].versions[a - 1] : en[i].version;
+                    if (strcmp(va, vb))
+                        continue;
+                    const struct ic_loc at = en[j].locs[b ? IC_ENF_VERSIONS : IC_ENF_VERSION];
+                    rc = ic_err_set(err, IC_EINVAL, paths[j], at.line, at.col,
+                                    "%s version '%s' is claimed by two profiles: %s and this "
+                                    "one",
+                                    en[j].engine, vb, paths[i]);
+                    ic_err_hint(err, "a published row of that version would get whichever "
+                                     "sorts first: keep the version in one profile");
+                    break;
+                }
+            }
+        }
+    free(en);
+    return rc;
+}
+
 int ic_db_check_claims(const struct ic_db *db, enum ic_db_kind kind, struct ic_err *err)
 {
     const struct kind_ops *k = &ops[kind];
@@ -485,6 +522,8 @@ int ic_db_check_claims(const struct ic_db *db, enum ic_db_kind kind, struct ic_e
             if (c.v[i].file != c.v[j].file && strcasecmp(c.v[i].text, c.v[j].text) == 0)
                 rc = dup_error(err, k, paths[c.v[j].file], c.v[j].at, paths[c.v[i].file],
                                c.v[j].text);
+    if (!rc && kind == IC_DB_ENGINE)
+        rc = engine_version_claims(paths, n, err);
     free(rec);
     free(c.v);
     ic_db_paths_free(paths, n);

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #define OFF(f) offsetof(struct ic_engine, f)
 #define STR(k, id, f, req)                                                                   \
@@ -148,7 +149,17 @@ static int check_values(struct ic_engine *en, const char *path, struct ic_err *e
                            "give the host's time per decode step with its source, e.g. "
                            "'cpu_per_step: 2 ms'");
     /* a version text names a version: not empty (a null entry matched a
-     * published row of no stated version) */
+     * published row of no stated version), nor 'unstated' (the word
+     * published/decode.csv writes where a source names none, which no
+     * profile describes) */
+    for (uint32_t i = 0; i <= en->n_versions; i++) {
+        const char *const text = i < en->n_versions ? en->versions[i] : en->version;
+        if (strcasecmp(text, "unstated") == 0)
+            return field_error(en, path, i < en->n_versions ? IC_ENF_VERSIONS : IC_ENF_VERSION,
+                               err, "'unstated' names no version",
+                               "published/decode.csv writes it where a source states none; "
+                               "such a row is predicted with a good engine");
+    }
     for (uint32_t i = 0; i < en->n_versions; i++) {
         const char *v = en->versions[i];
         bool named = false;
