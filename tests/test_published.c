@@ -5,6 +5,7 @@
 #include "ic_published.h"
 #include "ic_sim.h"
 #include "ic_test.h"
+#include "ic_test_cli.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -443,6 +444,55 @@ START_TEST(test_interleaved_rows)
 }
 END_TEST
 
+/* The command over a file of the user's: a row faster than its ideal bound
+ * warned of (12 us a token for Llama-3-8B on one H100, whose weights alone
+ * take 15.0 GB / 3.35 TB/s = 4.48 ms), a normal one not; a row naming no
+ * chip fails at its hw field (after "r1,validation,decode_b1,e,1," 28
+ * characters); JSON carries the table's groups, the chip by its entry's
+ * name (good.csv's rows say h100) and the high-load figure of its one
+ * throughput row, which is that row's own error. */
+START_TEST(test_command)
+{
+    char csv[64];
+    const char *head = "id,use,kind,engine,engine_version,hw,chips,tp,model,weights,kv,compute,"
+                       "concurrency,input_tokens,output_tokens,quantity,value,unit,source\n";
+    char text[600];
+    snprintf(text, sizeof text, "%sr1,validation,decode_b1,e,1,h100,1,1,llama3-8b,bf16,bf16,"
+                                "bf16,1,10,10,tpot,12,us,src of row\n", head);
+    ic_test_write_tmp(csv, text);
+    ck_assert_int_eq(ic_test_cli("check-published", "--measurements", csv, NULL), 0);
+    ck_assert_ptr_nonnull(strstr(ic_test_err, ":2: row r1 measures 0.012 ms a token, under its "
+                                              "ideal bound of 4.4"));
+    remove(csv);
+    snprintf(text, sizeof text, "%sr1,validation,decode_b1,e,1,h100,1,1,llama3-8b,bf16,bf16,"
+                                "bf16,1,10,10,tpot,12,ms,src of row\n", head);
+    ic_test_write_tmp(csv, text);
+    ck_assert_int_eq(ic_test_cli("check-published", "--measurements", csv, NULL), 0);
+    ck_assert_ptr_null(strstr(ic_test_err, "warning"));
+    remove(csv);
+    snprintf(text, sizeof text, "%sr1,validation,decode_b1,e,1,h999,1,1,llama3-8b,bf16,bf16,"
+                                "bf16,1,10,10,tpot,12,ms,src of row\n", head);
+    ic_test_write_tmp(csv, text);
+    ck_assert_int_eq(ic_test_cli("check-published", "--measurements", csv, NULL), 2);
+    ck_assert_ptr_nonnull(strstr(ic_test_err, ":2:29: error: row r1 (llama3-8b on 1 x h999): "
+                                              "unknown hardware 'h999'"));
+    remove(csv);
+    ck_assert_int_eq(ic_test_cli("check-published", "--measurements", FIX "good.csv", "--format",
+                                 "json", NULL),
+                     0);
+    ck_assert_ptr_nonnull(strstr(ic_test_out, "\"by_chip\": [{\"hw\": \"h100-sxm\""));
+    ck_assert_ptr_null(strstr(ic_test_out, "{\"hw\": \"h100\""));
+    ck_assert_ptr_nonnull(strstr(ic_test_out, "\"by_engine\": [{\"engine\": \"gpt-fast\""));
+    const char *ce = strstr(ic_test_out, "\"closed_form_error\": ");
+    ck_assert_ptr_nonnull(ce);
+    char want[96];
+    snprintf(want, sizeof want, "\"high_load\": {\"closed_form\": {\"rows\": 1, "
+                                "\"median_abs_error\": %.10g",
+             fabs(strtod(ce + strlen("\"closed_form_error\": "), NULL)));
+    ck_assert_msg(strstr(ic_test_out, want), "lacks %s", want);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("published");
@@ -454,6 +504,7 @@ int main(void)
     tcase_add_test(tc, test_engine_selected);
     tcase_add_test(tc, test_prefill_rows);
     tcase_add_test(tc, test_interleaved_rows);
+    tcase_add_test(tc, test_command);
     suite_add_tcase(s, tc);
     return ic_test_run(s);
 }

@@ -93,6 +93,7 @@ static int evaluate(const char *csv, const struct ic_db *db, struct evaluated *x
         const struct ic_engine *en =
             ic_pub_engine_for(r, x->profiles, x->n_profiles, x->why[i], sizeof x->why[i]);
         size_t km = 0, kh = 0;
+        unsigned col = 1; /* the field a failed lookup names; else the row */
         while (km < n_lm && strcmp(lm[km].name, r->model))
             km++;
         while (kh < n_lh && strcmp(lh[kh].name, r->hw))
@@ -106,6 +107,8 @@ static int evaluate(const char *csv, const struct ic_db *db, struct evaluated *x
                 if (!(rc = ic_db_model(db, r->model, m, &e)) &&
                     !(rc = ic_model_derive(m, &lm[km].st, &e)))
                     n_lm++;
+                else
+                    col = r->col_model;
             }
         }
         if (!rc && kh == n_lh) {
@@ -116,6 +119,8 @@ static int evaluate(const char *csv, const struct ic_db *db, struct evaluated *x
                 snprintf(lh[kh].name, sizeof lh[kh].name, "%s", r->hw);
                 if (!(rc = ic_db_hw(db, r->hw, &lh[kh].h, &e)))
                     n_lh++;
+                else
+                    col = r->col_hw;
             }
         }
         if (rc || (rc = ic_pub_predict(r, &lm[km].st, &lh[kh].h, en, &x->ev[i], &e)) ||
@@ -123,10 +128,10 @@ static int evaluate(const char *csv, const struct ic_db *db, struct evaluated *x
             if (rc == IC_ENOMEM) {
                 fprintf(errf, "infcalc: error: out of memory\n");
             } else {
-                fprintf(errf, "%s:%u: error: row %s (%s on %llu x %s): %s\n", shown, r->line,
-                        r->id, r->model, (unsigned long long)r->tp, r->hw, e.msg);
+                fprintf(errf, "%s:%u:%u: error: row %s (%s on %llu x %s): %s\n", shown,
+                        r->line, col, r->id, r->model, (unsigned long long)r->tp, r->hw, e.msg);
                 if (e.hint[0])
-                    fprintf(errf, "  hint: %s\n", e.hint);
+                    fprintf(errf, "  %s\n", e.hint);
             }
             rc = rc == IC_ENOMEM ? 1 : 2;
             break;
@@ -221,6 +226,26 @@ static size_t distinct(const struct evaluated *x, bool engine, const char **vals
     return k;
 }
 
+/* The error figures of the high-load validation rows: the closed form's
+ * and the simulation's output tokens/s. */
+static int high_load_stats(const struct evaluated *x, struct ic_pub_stats *sc,
+                           struct ic_pub_stats *ss)
+{
+    double *ec = malloc((x->n + 1) * sizeof *ec), *es = malloc((x->n + 1) * sizeof *es);
+    size_t k = 0;
+    for (size_t i = 0; ec && es && i < x->n; i++)
+        if (x->ev[i].throughput && !x->rows[i].calibration) {
+            ec[k] = x->ev[i].e_closed;
+            es[k] = x->ev[i].e_sim;
+            k++;
+        }
+    const int rc = !ec || !es || ic_pub_stats(ec, k, sc) || ic_pub_stats(es, k, ss) ? IC_ENOMEM
+                                                                                   : IC_OK;
+    free(ec);
+    free(es);
+    return rc;
+}
+
 static int write_table(FILE *out, const char *csv, const struct evaluated *x)
 {
     size_t nv = 0, nc = 0, nt = 0;
@@ -285,25 +310,21 @@ static int write_table(FILE *out, const char *csv, const struct evaluated *x)
                     ? " (not applied: no achieved rates)"
                     : "");
     /* the high-load rows: output tokens/s of the whole run */
-    double *ec = malloc((x->n + 1) * sizeof *ec), *es = malloc((x->n + 1) * sizeof *es);
-    if (!ec || !es) {
-        free(ec);
-        free(es);
-        return IC_ENOMEM;
-    }
-    size_t nth = 0;
+    bool shown = false;
     for (size_t i = 0; i < x->n; i++) {
         const struct ic_pub_row *r = &x->rows[i];
         const struct ic_pub_eval *v = &x->ev[i];
         if (!v->throughput)
             continue;
-        if (!nth)
+        if (!shown)
             fprintf(out, "\nhigh-load rows: output tokens/s of the run; closed form = batch / one "
                          "decode step at the mean context; simulated = infcalc simulate offline "
-                         "(its batch limit the row's concurrency, 256 where unstated); error on "
-                         "time per token\n%-5s %-10s %-3s %-14s %7s %10s %18s %18s\n",
+                         "(its batch limit the row's concurrency; where unstated, the engine "
+                         "profile's max_batch, else 256); error on time per token\n"
+                         "%-5s %-10s %-3s %-14s %7s %10s %18s %18s\n",
                     "line", "hw", "tp", "model", "batch", "measured", "closed form (err)",
                     "simulated (err)");
+        shown = true;
         char c1[48], c2[48], p1[16], p2[16];
         pct(p1, sizeof p1, v->e_closed);
         pct(p2, sizeof p2, v->e_sim);
@@ -312,24 +333,14 @@ static int write_table(FILE *out, const char *csv, const struct evaluated *x)
         fprintf(out, "%-5u %-10.10s %-3llu %-14.14s %7llu %10.0f %18s %18s\n", r->line, r->hw,
                 (unsigned long long)r->tp, r->model, (unsigned long long)v->sim_max_seqs,
                 v->tput_measured, c1, c2);
-        if (!r->calibration) {
-            ec[nth] = v->e_closed;
-            es[nth] = v->e_sim;
-            nth++;
-        }
     }
-    if (nth) {
-        struct ic_pub_stats sc, ss;
-        if (ic_pub_stats(ec, nth, &sc) || ic_pub_stats(es, nth, &ss)) {
-            free(ec);
-            free(es);
-            return IC_ENOMEM;
-        }
+    struct ic_pub_stats sc, ss;
+    if (high_load_stats(x, &sc, &ss))
+        return IC_ENOMEM;
+    if (sc.n) {
         stat_line(out, "high load, closed form", &sc);
         stat_line(out, "high load, simulated", &ss);
     }
-    free(ec);
-    free(es);
     fprintf(out, "\nover the validation rows (expected: with each row's engine profile; w/o "
                  "profiles: a good engine)\n  %-46s %5s %12s %10s %11s\n", "", "rows",
             "median |e|", "p90 |e|", "median e");
@@ -447,7 +458,35 @@ static int write_json(FILE *out, const char *csv, const struct evaluated *x)
     json_stats(out, &f);
     fputs(", \"batch1_expected_without_profiles\": ", out);
     json_stats(out, &g);
-    fputs("}\n}\n", out);
+    /* the table's groups: by engine, by chip, and the high-load rows */
+    for (int by = 0; by < 2; by++) {
+        const char *vals[64];
+        const size_t k = distinct(x, by == 0, vals, 64);
+        fprintf(out, ",\n    \"%s\": [", by == 0 ? "by_engine" : "by_chip");
+        for (size_t j = 0; j < k; j++) {
+            if (stats_of(x, W_IDEAL, by == 0 ? by_engine : by_hw, vals[j], &a) ||
+                stats_of(x, W_EXPECTED, by == 0 ? by_engine : by_hw, vals[j], &b) ||
+                stats_of(x, W_NOENG, by == 0 ? by_engine : by_hw, vals[j], &f))
+                return IC_ENOMEM;
+            fprintf(out, "%s{\"%s\": ", j ? ", " : "", by == 0 ? "engine" : "hw");
+            ic_report_json_str(out, vals[j]);
+            fputs(", \"ideal\": ", out);
+            json_stats(out, &a);
+            fputs(", \"expected\": ", out);
+            json_stats(out, &b);
+            fputs(", \"expected_without_profiles\": ", out);
+            json_stats(out, &f);
+            fputc('}', out);
+        }
+        fputc(']', out);
+    }
+    if (high_load_stats(x, &a, &b))
+        return IC_ENOMEM;
+    fputs(",\n    \"high_load\": {\"closed_form\": ", out);
+    json_stats(out, &a);
+    fputs(", \"simulated\": ", out);
+    json_stats(out, &b);
+    fputs("}}\n}\n", out);
     return IC_OK;
 }
 
@@ -604,6 +643,18 @@ int ic_cli_published_run(const char *csv, const struct ic_db *db, enum ic_format
     }
     struct evaluated x = {0};
     int rc = evaluate(csv, db, &x, errf);
+    /* a figure faster than the ideal bound, which no run beats: most
+     * likely a unit or a column slipped (6.1 us for 6.1 ms), and it would
+     * move the figures below as a real error */
+    for (size_t i = 0; !rc && i < x.n; i++) {
+        const struct ic_pub_eval *v = &x.ev[i];
+        if (v->evaluated && !v->simulated && v->measured_s < 0.95 * v->ideal_s)
+            fprintf(ic_cli_warnf(errf),
+                    "infcalc: warning: %s:%u: row %s measures %.4g ms a token, under its ideal "
+                    "bound of %.4g ms, which no run beats: is its unit or a column wrong?\n",
+                    strcmp(csv, "-") == 0 ? "<stdin>" : csv, x.rows[i].line, x.rows[i].id,
+                    1e3 * v->measured_s, 1e3 * v->ideal_s);
+    }
     /* the file as the databases' folder names it (published/decode.csv) */
     const char *shown = csv;
     size_t nr = strlen(db->root);

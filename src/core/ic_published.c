@@ -90,7 +90,9 @@ static int record(struct csv *c, struct field *f, char **buf, struct ic_err *err
                     c->line++, c->col = 0;
                 if (*c->p == '\0') {
                     ic_err_set(err, IC_EINVAL, c->path, c->line, c->col, "a NUL byte in the file");
-                    ic_err_hint(err, "the measurement file is UTF-8 text");
+                    ic_err_hint(err, "the measurement file is UTF-8 text (a UTF-16 file, as "
+                                     "some spreadsheets save, reads as NUL bytes: save it as "
+                                     "UTF-8 CSV)");
                     return -1;
                 }
                 *o++ = *c->p++;
@@ -104,10 +106,17 @@ static int record(struct csv *c, struct field *f, char **buf, struct ic_err *err
             }
         } else {
             while (c->p < c->end && *c->p != ',' && *c->p != '\n' && *c->p != '\r') {
-                if (*c->p == '"' || *c->p == '\0') {
-                    ic_err_set(err, IC_EINVAL, c->path, c->line, c->col, "%s inside an unquoted field",
-                               *c->p == '"' ? "a quote" : "a NUL byte");
+                if (*c->p == '"') {
+                    ic_err_set(err, IC_EINVAL, c->path, c->line, c->col,
+                               "a quote inside an unquoted field");
                     ic_err_hint(err, "quote the whole field: \"like \"\"this\"\"\"");
+                    return -1;
+                }
+                if (*c->p == '\0') {
+                    ic_err_set(err, IC_EINVAL, c->path, c->line, c->col, "a NUL byte in the file");
+                    ic_err_hint(err, "the measurement file is UTF-8 text (a UTF-16 file, as "
+                                     "some spreadsheets save, reads as NUL bytes: save it as "
+                                     "UTF-8 CSV)");
                     return -1;
                 }
                 *o++ = *c->p++;
@@ -283,6 +292,8 @@ static int parse_row(const char *path, const struct field *f, const int *at, str
     copy(r->engine_version, sizeof r->engine_version, f[at[C_ENGINE_VERSION]].text);
     copy(r->hw, sizeof r->hw, f[at[C_HW]].text);
     copy(r->model, sizeof r->model, f[at[C_MODEL]].text);
+    r->col_hw = f[at[C_HW]].col;
+    r->col_model = f[at[C_MODEL]].col;
     copy(r->source, sizeof r->source, f[at[C_SOURCE]].text);
     /* names compared with other rows and the databases': no spaces around
      * them, and the engine in lower case (enginedb's engine keys are) */
@@ -526,8 +537,8 @@ int ic_pub_load(const char *path, struct ic_pub_row **rows, size_t *n, struct ic
                             nf < need ? "%d fields; the header names %d or more"
                                       : "%d fields; the header names %d",
                             nf, nf < need ? need : header_nf);
-            ic_err_hint(err, "a comma (or a line break) inside a field needs the field "
-                             "quoted");
+            ic_err_hint(err, "a comma inside a field needs the field quoted (a field holds "
+                             "no line break, quoted or not)");
             goto out;
         }
         if (count == cap) {

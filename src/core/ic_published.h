@@ -64,6 +64,7 @@ enum { IC_PUB_TEXT = 128, IC_PUB_SOURCE = 512 };
 
 struct ic_pub_row {
     unsigned line;                 /* in the CSV */
+    unsigned col_hw, col_model;    /* where the hw and model fields start */
     char id[IC_PUB_TEXT];
     bool calibration;              /* use = calibration (else validation) */
     enum ic_pub_kind kind;
