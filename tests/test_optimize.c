@@ -445,10 +445,12 @@ END_TEST
  *   0.640 ms: TTFT 20.958047 ms (the ideal search's, at MFU 0.4 of 989
  *   TFLOP/s: 14,222,633,009,152 / 395.6e12 = 35.952 ms).
  * With tests/fixtures/engine-test.yaml (no graphs: 10 x 32 x 5 us = 1.6 ms
- * of launches; 1 ms of host time; a bf16 cache at 0.8 of the GEMV
- * bandwidth: 62.198519 us a sequence; at most 64 sequences by default):
- *   step = 5.559203461 + 2.6 ms + b x 62.198519 us; TPOT 10 ms: b <=
- *   1.840796539 / 0.062198519 = 29.60, batch 29; TPOT 15 ms: b <= 109.98,
+ * of launches; 1 ms of host time; the attention's cache read at 0.8 of
+ * the GEMV bandwidth, 134,217,728 B / 2.16e12 = 62.137837 us, and the new
+ * token's 131,072 B written at 2.7e12, 48.545 ns: 62.186382 us a sequence;
+ * at most 64 sequences by default):
+ *   step = 5.559203461 + 2.6 ms + b x 62.186382 us; TPOT 10 ms: b <=
+ *   1.840796539 / 0.062186382 = 29.60, batch 29; TPOT 15 ms: b <= 110.0,
  *   held to the profile's 64. */
 START_TEST(test_optimize_expected)
 {
@@ -483,11 +485,11 @@ START_TEST(test_optimize_expected)
     req.engine = en;
     ck_assert_int_eq(ic_optimize(&t->st, &t->h, 1, &req, v, 4, &n_ok, NULL, NULL, &e), IC_OK);
     ck_assert_uint_eq(v[0].batch, 29);
-    ck_assert_double_eq_tol(v[0].tpot_s, 8.159203461e-3 + 29 * 62.198519e-6, 1e-9);
+    ck_assert_double_eq_tol(v[0].tpot_s, 8.159203461e-3 + 29 * 62.186382e-6, 1e-9);
     req.tpot_s = 0.015;
     ck_assert_int_eq(ic_optimize(&t->st, &t->h, 1, &req, v, 4, &n_ok, NULL, NULL, &e), IC_OK);
     ck_assert_uint_eq(v[0].batch, 64);
-    ck_assert_double_eq_tol(v[0].tpot_s, 8.159203461e-3 + 64 * 62.198519e-6, 1e-9);
+    ck_assert_double_eq_tol(v[0].tpot_s, 8.159203461e-3 + 64 * 62.186382e-6, 1e-9);
     free(en);
     free(t);
 }
