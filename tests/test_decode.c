@@ -1042,6 +1042,35 @@ START_TEST(test_copy_uneven_and_state)
 }
 END_TEST
 
+/* What bounds an expected step where the fixed part outweighs every term:
+ * Llama-3.2-1B (16 layers) at batch 1 under the test profile (no graphs:
+ * 10 x 16 x 5 us = 0.8 ms of launches, 1 ms of host time) on the achieved
+ * H100 fixture reads its 2.47 GB of weights in about 0.92 ms: the fixed
+ * 1.8 ms is the largest term, 'fixed' (it read 'weights'); without the
+ * profile (0.32 ms of graph launches) the weights bound it. */
+START_TEST(test_bound_fixed)
+{
+    struct ic_test_pair *t =
+        ic_test_pair("llama3.2-1b", IC_TEST_DIR "/fixtures/achieved-h100.yaml");
+    struct ic_engine *en = malloc(sizeof *en);
+    struct ic_err e = {0};
+    ck_assert_int_eq(ic_engine_load(IC_TEST_DIR "/fixtures/engine-test.yaml", en, &e), IC_OK);
+    struct ic_decode_cfg c = cfg(1, 1, 1024, IC_DT_BF16, IC_DT_BF16, IC_DT_BF16);
+    c.estimate = IC_EST_EXPECTED;
+    c.engine = en;
+    struct ic_point p;
+    ck_assert_int_eq(ic_decode(&t->st, &t->h, &c, &p, &e), IC_OK);
+    ck_assert_double_eq_tol(p.fixed_s, 16 * 10 * 5e-6 + 1e-3, 1e-12);
+    ck_assert(p.fixed_s > p.weights_s && p.weights_s > 0.8e-3);
+    ck_assert_str_eq(ic_bound_name(p.bound), "fixed");
+    c.engine = NULL;
+    ck_assert_int_eq(ic_decode(&t->st, &t->h, &c, &p, &e), IC_OK);
+    ck_assert_str_eq(ic_bound_name(p.bound), "weights");
+    free(en);
+    free(t);
+}
+END_TEST
+
 /* The expected time with an engine profile (tests/fixtures/engine-test.yaml:
  * no graphs, the scheduler between steps with 1 ms of host time, attention
  * at 0.8 of the GEMV bandwidth for a bf16 cache, int8 weight GEMV at 0.5)
@@ -1452,6 +1481,7 @@ int main(void)
     tcase_add_test(tc, test_gemv_fixed);
     tcase_add_test(tc, test_copy_uneven_and_state);
     tcase_add_test(tc, test_expected_with_engine);
+    tcase_add_test(tc, test_bound_fixed);
     tcase_add_test(tc, test_kept_unquantized_parts);
     tcase_add_test(tc, test_sparse_attention_step);
     tcase_add_test(tc, test_linear_attention_step);

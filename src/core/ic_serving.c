@@ -10,7 +10,8 @@
 #include <string.h>
 
 static const char *const pf_bound_names[IC_PF_COUNT] = {
-    [IC_PF_COMPUTE] = "compute", [IC_PF_MEMORY] = "memory", [IC_PF_COMM] = "comm"};
+    [IC_PF_COMPUTE] = "compute", [IC_PF_MEMORY] = "memory", [IC_PF_COMM] = "comm",
+    [IC_PF_FIXED] = "fixed"};
 const char *ic_prefill_bound_name(enum ic_prefill_bound b) { return pf_bound_names[b]; }
 
 struct ic_prefill_cfg ic_prefill_defaults(void)
@@ -131,6 +132,7 @@ int ic_prefill(const struct ic_model_stats *m, const struct ic_hw *hw,
     p.prefill_s = t.step_s;
     p.bound = t.bound == IC_BOUND_COMM      ? IC_PF_COMM
               : t.bound == IC_BOUND_COMPUTE ? IC_PF_COMPUTE
+              : t.bound == IC_BOUND_FIXED   ? IC_PF_FIXED
                                             : IC_PF_MEMORY;
     p.ttft_s = cfg->queue_s + p.prefill_s;
     p.tokens_s = (double)T * (double)R / p.prefill_s;

@@ -54,7 +54,7 @@ struct ic_prefill_cfg {
 
 struct ic_prefill_cfg ic_prefill_defaults(void);
 
-enum ic_prefill_bound { IC_PF_COMPUTE, IC_PF_MEMORY, IC_PF_COMM, IC_PF_COUNT };
+enum ic_prefill_bound { IC_PF_COMPUTE, IC_PF_MEMORY, IC_PF_COMM, IC_PF_FIXED, IC_PF_COUNT };
 const char *ic_prefill_bound_name(enum ic_prefill_bound b);
 
 struct ic_prefill {

@@ -11,6 +11,7 @@ static const char *const bound_names[IC_BOUND_COUNT] = {
     [IC_BOUND_KV] = "kv",
     [IC_BOUND_COMPUTE] = "compute",
     [IC_BOUND_COMM] = "comm",
+    [IC_BOUND_FIXED] = "fixed",
 };
 _Static_assert(sizeof bound_names / sizeof bound_names[0] == IC_BOUND_COUNT, "names");
 
@@ -839,10 +840,14 @@ int ic_step_time(const struct ic_load *l, const struct ic_hw *hw, const struct i
     /* the kernels run one after the other; collectives beside them or after */
     const double local = lin + att + fixed;
     t->step_s = (serial_comm ? local + t->comm_s : max2(local, t->comm_s)) + t->a2a_s;
+    /* the largest term; the fixed part (launches, host time) among them */
+    const double fx = t->fixed_s;
     if ((!serial_comm && t->comm_s > local) ||
-        (serial_comm && t->comm_s > lin && t->comm_s > att) ||
-        t->a2a_s > max2(lin, att))
+        (serial_comm && t->comm_s > lin && t->comm_s > att && t->comm_s >= fx) ||
+        t->a2a_s > max2(max2(lin, att), fx))
         t->bound = IC_BOUND_COMM;
+    else if (fx > lin && fx > att)
+        t->bound = IC_BOUND_FIXED;
     else if (lin >= att)
         t->bound = t->compute_s > t->weights_s ? IC_BOUND_COMPUTE : IC_BOUND_WEIGHTS;
     else

@@ -87,7 +87,17 @@ static inline bool ic_finite_nonneg(const double *v, size_t n)
     return ok && sum < INFINITY;
 }
 
-enum ic_bound { IC_BOUND_WEIGHTS, IC_BOUND_KV, IC_BOUND_COMPUTE, IC_BOUND_COMM, IC_BOUND_COUNT };
+/* What sets the step: the larger of its memory and compute terms, the
+ * collectives, or (expected estimate) the fixed part, kernel launches and
+ * an engine's host time, where it is the largest term */
+enum ic_bound {
+    IC_BOUND_WEIGHTS,
+    IC_BOUND_KV,
+    IC_BOUND_COMPUTE,
+    IC_BOUND_COMM,
+    IC_BOUND_FIXED,
+    IC_BOUND_COUNT
+};
 const char *ic_bound_name(enum ic_bound b);
 
 enum ic_comm_mode { IC_COMM_OVERLAP, IC_COMM_SERIAL, IC_COMM_MODE_COUNT };
