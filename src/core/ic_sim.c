@@ -1794,10 +1794,15 @@ int ic_sim_run(const struct ic_model_stats *m, const struct ic_hw *hw,
                           "a token budget, a block, chips and lengths of at least 1, a rate "
                           "of 0 or more, a memory share in (0, 1], a prefix hit share in "
                           "[0, 1) and, for a trace, its path");
-    if (c->preempt == IC_PREEMPT_SWAP && !(hw->host_B_s > 0))
-        return ic_err_set(err, IC_EINVAL, hw->path, hw->locs[IC_HWF_HOST].line,
-                          hw->locs[IC_HWF_HOST].col,
-                          "%s has no host link: preemption by swap needs one", hw->name);
+    if (c->preempt == IC_PREEMPT_SWAP && !(hw->host_B_s > 0)) {
+        const int rc = ic_err_set(err, IC_EINVAL, hw->path, hw->locs[IC_HWF_HOST].line,
+                                  hw->locs[IC_HWF_HOST].col,
+                                  "%s has no host link: preemption by swap needs one",
+                                  hw->name);
+        ic_err_hint(err, "--preempt recompute (the default), or a host_link section with the "
+                         "link's one-way bandwidth, e.g. 'bandwidth_one_way: 64 GB/s'");
+        return rc;
+    }
     const uint64_t R = c->replicas ? c->replicas : 1;
     /* the prefill servers of a disaggregated layout: one per replica, or
      * as many as asked */
