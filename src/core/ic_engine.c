@@ -225,7 +225,8 @@ static int check_values(struct ic_engine *en, const char *path, struct ic_err *e
     for (int i = 0; i < 4; i++)
         if (en->locs[sec_ids[i]].line && strlen(src[i]) < 4)
             return field_error(en, path, src_ids[i], err,
-                               "every figure of a profile needs its source",
+                               "every figure of a profile needs its source, 4 characters or "
+                               "more",
                                "name the document, its table or figure, the date and how it "
                                "was measured");
     if (en->n_sources == 0)

@@ -401,7 +401,8 @@ static int sourced_pair(const struct ic_hw *hw, const char *path, int fig, int s
         return field_error_hint(hw, path, hw->locs[fig].line ? fig : src, err, pair_msg,
                                 pair_hint);
     if (hw->locs[src].line && strlen(src_text) < 4)
-        return field_error_hint(hw, path, src, err, "every achieved figure needs its source",
+        return field_error_hint(hw, path, src, err,
+                                "every achieved figure needs its source, 4 characters or more",
                                 "name the document, its table or figure, and the date");
     return 0;
 }
@@ -597,7 +598,8 @@ static int check_values(struct ic_hw *hw, const char *path, struct ic_err *err)
     for (int i = 0; i < 6; i++)
         if (strlen(hw->section_source[i]) < 4)
             return field_error(hw, path, src_ids[i], err,
-                               "'source' must name where the numbers come from");
+                               "'source' must name where the numbers come from, in 4 "
+                               "characters or more");
     if (hw->n_sources == 0)
         return field_error(hw, path, IC_HWF_SOURCES, err,
                            "'sources' must list at least one reference");
@@ -862,7 +864,8 @@ static int check_values(struct ic_hw *hw, const char *path, struct ic_err *err)
         for (int i = 0; i < 4; i++)
             if (strlen(a_txt[i]) < 4)
                 return field_error_hint(hw, path, a_src[i], err,
-                                        "every achieved figure needs its source",
+                                        "every achieved figure needs its source, 4 "
+                                        "characters or more",
                                         "name the document, its table or figure, and the date");
     }
     return IC_OK;
