@@ -580,6 +580,142 @@ START_TEST(test_expected_solid_ideal_dashed)
 }
 END_TEST
 
+/* The fraction of the samples along the polyline (xs, ys) (data units),
+ * every device unit of its length, whose pixel is near colour (r, g, b)
+ * (tol): a solid line near 1, a dashed one between. The samples within 12
+ * units of a vertex (its dot, ring or label) or by the legend are left
+ * out; *n receives how many were taken. */
+static double colour_along(cairo_surface_t *s, const struct ic_plot_panel *p, const double *xs,
+                           const double *ys, size_t n_pts, double r, double g, double b,
+                           double tol, int *n)
+{
+    int hit = 0, taken = 0;
+    for (size_t i = 0; i + 1 < n_pts; i++) {
+        double ax = dev_x(p, xs[i]), ay = dev_y(p, ys[i]);
+        double bx = dev_x(p, xs[i + 1]), by = dev_y(p, ys[i + 1]);
+        double len = hypot(bx - ax, by - ay);
+        for (double d = 12; d < len - 12; d += 1) {
+            double x = ax + (bx - ax) * d / len, y = ay + (by - ay) * d / len;
+            if (p->lw > 0 && x >= p->lx - 2 && x <= p->lx + p->lw + 2 && y >= p->ly - 2 &&
+                y <= p->ly + p->lh + 2)
+                continue;
+            taken++;
+            /* the pixel that holds (x, y): pixel() rounds, and pixel i spans i .. i + 1 */
+            hit += near(pixel(s, x - 0.5, y - 0.5), r, g, b, tol);
+        }
+    }
+    *n = taken;
+    return taken ? (double)hit / taken : 0;
+}
+
+/* The same chip twice in one overlay, 8 x H100 decoding llama3-70b: once
+ * as an entry with achieved rates (synthetic, as above: an expected step
+ * of 1.8 times the ideal bound beside it), once as a spec-only entry (the
+ * ideal bound alone, the same numbers). A solid line means the expected
+ * step, so the spec-only curve is dashed and says it is the ideal bound
+ * only, and the Pareto panel's envelope is the expected curve's frontier,
+ * not the spec-only curve's 1.8x faster ideal one (before: drawn solid
+ * under "solid: expected", with the envelope on it). The chips figure
+ * draws it the same way. */
+static struct ic_point ach_pts[IC_SWEEP_MAX_POINTS], spec_pts[IC_SWEEP_MAX_POINTS];
+
+START_TEST(test_mixed_overlay_ideal_dashed)
+{
+    struct ic_test_pair *t = ic_test_pair("llama3-70b", "h100");
+    static const double BLUE[3] = {0.0, 0.447, 0.698}, VERM[3] = {0.835, 0.369, 0.0};
+    for (int fig = 0; fig < 2; fig++) { /* a batch sweep, then a chips sweep */
+        struct ic_decode_cfg c = ic_decode_defaults();
+        c.chips = 8;
+        c.both = true; /* as the command line asks (the frozen entry has no rates) */
+        enum ic_axis ax = fig ? IC_AXIS_CHIPS : IC_AXIS_BATCH;
+        size_t na = 0;
+        struct ic_err e = {0};
+        ck_assert_int_eq(ic_sweep_run(&t->st, &t->h, &c, &ax, 1, spec_pts, &na, &e), 0);
+        for (size_t i = 0; i < na; i++) {
+            ck_assert(spec_pts[i].cfg.estimate == IC_EST_IDEAL && !spec_pts[i].other_known);
+            ach_pts[i] = spec_pts[i];
+            ach_pts[i].other_known = true;
+            ach_pts[i].other_step_s = 1.8 * spec_pts[i].step_s;
+        }
+        struct ic_plot_curve cv[2] = {{"h100-sxm", ach_pts, na}, {"h100-spec", spec_pts, na}};
+        struct ic_plot_set set = {"mixed", NULL, cv, 2, NULL};
+        /* the legend: the spec-only curve named the ideal bound only */
+        char lab[200];
+        ck_assert(!ic_plot_curve_legend(&set, 0, lab, sizeof lab));
+        ck_assert_str_eq(lab, "h100-sxm");
+        ck_assert(ic_plot_curve_legend(&set, 1, lab, sizeof lab));
+        ck_assert_str_eq(lab, "h100-spec (ideal bound only)");
+        /* all ideal (two spec-only curves) or all expected: labels as given */
+        struct ic_plot_curve same[2] = {cv[1], cv[1]};
+        struct ic_plot_set ideal_set = {"ideal", NULL, same, 2, NULL};
+        ck_assert(!ic_plot_curve_legend(&ideal_set, 1, lab, sizeof lab));
+        ck_assert_str_eq(lab, "h100-spec");
+        same[0] = same[1] = cv[0];
+        ck_assert(!ic_plot_curve_legend(&ideal_set, 1, lab, sizeof lab));
+        ck_assert_str_eq(lab, "h100-sxm");
+
+        /* the fitting points' lines: the x (batch or chips), the expected
+         * step (the first curve's other estimate), the ideal (either's
+         * own), and on the Pareto panel, latency and tokens/s per chip */
+        double x[IC_SWEEP_MAX_VALUES], ex[IC_SWEEP_MAX_VALUES], id[IC_SWEEP_MAX_VALUES];
+        double elat[IC_SWEEP_MAX_VALUES], ethr[IC_SWEEP_MAX_VALUES];
+        double ilat[IC_SWEEP_MAX_VALUES], ithr[IC_SWEEP_MAX_VALUES];
+        size_t m = 0;
+        for (size_t i = 0; i < na && m < IC_SWEEP_MAX_VALUES; i++) {
+            const struct ic_point *q = &ach_pts[i];
+            if (!q->fits)
+                continue;
+            x[m] = fig ? (double)q->cfg.chips : (double)q->cfg.batch;
+            ex[m] = q->other_step_s;
+            id[m] = q->step_s;
+            /* tokens/s per chip at a step t: B / t / chips */
+            elat[m] = ex[m], ethr[m] = (double)q->cfg.batch / ex[m] / (double)q->cfg.chips;
+            ilat[m] = id[m], ithr[m] = (double)q->cfg.batch / id[m] / (double)q->cfg.chips;
+            m++;
+        }
+        ck_assert_uint_ge(m, 5);
+        cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, W, H);
+        cairo_t *cr = cairo_create(s);
+        struct ic_plot_layout lay;
+        ck_assert_int_eq(fig ? ic_plot_chips(cr, W, H, &set, &lay, &e)
+                             : ic_plot_decode(cr, W, H, &set, &lay, &e),
+                         0);
+        const struct ic_plot_panel *a = &lay.panel[0], *b = &lay.panel[1];
+        /* the expected curve solid (blue) all along its expected step */
+        int n = 0;
+        double f = colour_along(s, a, x, ex, m, BLUE[0], BLUE[1], BLUE[2], 0.3, &n);
+        ck_assert_int_gt(n, 100);
+        ck_assert_msg(f > 0.95, "fig %d: expected line %.2f blue", fig, f);
+        /* the spec-only curve (vermillion) dashed (7 on, 4 off): blank in
+         * places (before: solid, 2.4 wide, vermillion all along) */
+        f = colour_along(s, a, x, id, m, VERM[0], VERM[1], VERM[2], 0.3, &n);
+        ck_assert_int_gt(n, 100);
+        ck_assert_msg(f > 0.3 && f < 0.85, "fig %d: ideal-only line %.2f vermillion", fig, f);
+        if (fig == 0) {
+            /* the envelope (black, dashed 9 on, 5 off) lies on the expected
+             * curve's frontier, point by point, and nowhere along the
+             * spec-only curve's ideal one (before: all on the ideal) */
+            f = colour_along(s, b, elat, ethr, m, 0, 0, 0, 0.15, &n);
+            ck_assert_int_gt(n, 100);
+            ck_assert_msg(f > 0.4, "envelope on the expected frontier: %.2f black", f);
+            f = colour_along(s, b, ilat, ithr, m, 0, 0, 0, 0.15, &n);
+            ck_assert_int_gt(n, 100);
+            ck_assert_msg(f < 0.05, "envelope on the ideal-only frontier: %.2f black", f);
+        } else {
+            /* tokens/s per chip against chips: the spec-only curve dashed there too */
+            f = colour_along(s, b, x, ithr, m, VERM[0], VERM[1], VERM[2], 0.3, &n);
+            ck_assert_int_gt(n, 100);
+            ck_assert_msg(f > 0.3 && f < 0.85, "chips rate: ideal-only line %.2f vermillion", f);
+            f = colour_along(s, b, x, ethr, m, BLUE[0], BLUE[1], BLUE[2], 0.3, &n);
+            ck_assert_msg(f > 0.95, "chips rate: expected line %.2f blue", f);
+        }
+        cairo_destroy(cr);
+        cairo_surface_destroy(s);
+    }
+    free(t);
+}
+END_TEST
+
 /* A batch x context sweep as heatmaps: the cheapest cell dark (the map's
  * low end), the dearest bright, a cell that does not fit hatched. */
 START_TEST(test_heatmap)
@@ -874,6 +1010,7 @@ int main(void)
     tcase_add_test(tc, test_edge_points_inside);
     tcase_add_test(tc, test_small_legend_and_ring);
     tcase_add_test(tc, test_expected_solid_ideal_dashed);
+    tcase_add_test(tc, test_mixed_overlay_ideal_dashed);
     tcase_add_test(tc, test_eighth_curve_marked);
     tcase_add_test(tc, test_step_axis_holds_every_curve);
     tcase_add_test(tc, test_heatmap);

@@ -82,6 +82,74 @@ static double dashed_step(const struct ic_point *p)
     return p->cfg.estimate == IC_EST_IDEAL ? p->step_s : p->other_step_s;
 }
 
+/* Each estimate of a point by name (0: the point has none): an entry
+ * without achieved or measured rates has no expected step, only its own
+ * ideal bound. */
+static double expected_step(const struct ic_point *p)
+{
+    if (p->cfg.estimate == IC_EST_EXPECTED)
+        return p->step_s;
+    return has_both(p) ? p->other_step_s : 0;
+}
+
+static double ideal_step(const struct ic_point *p)
+{
+    if (p->cfg.estimate == IC_EST_IDEAL)
+        return p->step_s;
+    return has_both(p) ? p->other_step_s : 0;
+}
+
+static bool curve_expected(const struct ic_plot_curve *cv)
+{
+    for (size_t i = 0; i < cv->n; i++)
+        if (expected_step(&cv->pts[i]) > 0)
+            return true;
+    return false;
+}
+
+/* A picture whose points mix the estimates: some have an expected step and
+ * some do not (a spec-only entry overlaid on one with achieved rates). A
+ * solid line then passes through expected steps only, and every ideal
+ * bound is dashed: solid_step would draw a point without an expected step
+ * at its ideal bound, solid, under the legend's "solid: expected". Where
+ * every point has one, or none has, the picture is as it always was. */
+static bool mixed_set(const struct ic_plot_set *set)
+{
+    bool with = false, without = false;
+    for (size_t c = 0; c < set->n_curves; c++)
+        for (size_t i = 0; i < set->curves[c].n; i++) {
+            bool e = expected_step(&set->curves[c].pts[i]) > 0;
+            with |= e;
+            without |= !e;
+        }
+    return with && without;
+}
+
+/* The steps drawn solid and dashed in a picture mixed (mixed_set) or not:
+ * mixed, the expected step alone is solid and the ideal bound dashed
+ * wherever a point has it (0: not drawn). */
+static double solid_at(const struct ic_point *p, bool mixed)
+{
+    return mixed ? expected_step(p) : solid_step(p);
+}
+
+static double dashed_at(const struct ic_point *p, bool mixed)
+{
+    return mixed ? ideal_step(p) : dashed_step(p);
+}
+
+bool ic_plot_curve_legend(const struct ic_plot_set *set, size_t c, char *buf, size_t n)
+{
+    const struct ic_plot_curve *cv = &set->curves[c];
+    bool alone = false; /* no expected step here, and another curve has some */
+    if (!curve_expected(cv))
+        for (size_t k = 0; k < set->n_curves && !alone; k++)
+            alone = k != c && curve_expected(&set->curves[k]);
+    if (n)
+        snprintf(buf, n, "%s%s", cv->label ? cv->label : "", alone ? " (ideal bound only)" : "");
+    return alone;
+}
+
 /* Tokens/s per chip at a step time t of the same point: its batch and
  * chips are fixed, so throughput scales as 1 / t (not a second formula:
  * the point's own figure rescaled). */
@@ -1087,7 +1155,8 @@ static void time_panel(cairo_t *cr, struct ic_plot_panel *p, const void *vctx, s
     const enum xkind xk = ctx->x;
     const bool by_context = xk == X_CONTEXT;
     double xlo = INFINITY, xhi = 0, ylo = INFINITY, yhi = 0, tlo = INFINITY, thi = 0;
-    const bool single = set->n_curves == 1, both = any_both(set);
+    const bool single = set->n_curves == 1, both = any_both(set), mixed = mixed_set(set);
+    const bool dual = both || mixed; /* expected solid, ideal bound dashed */
     for (size_t c = 0; c < set->n_curves; c++)
         for (size_t i = 0; i < set->curves[c].n; i++) {
             const struct ic_point *pt = &set->curves[c].pts[i];
@@ -1190,9 +1259,9 @@ static void time_panel(cairo_t *cr, struct ic_plot_panel *p, const void *vctx, s
             cairo_set_dash(cr, NULL, 0, 0);
         }
         /* the ideal bound dashed beside the expected step, which is solid */
-        if (both) {
+        if (dual) {
             for (size_t i = 0; i < n; i++)
-                ys[i] = dashed_step(&cv->pts[i]);
+                ys[i] = dashed_at(&cv->pts[i], mixed);
             color(cr, 7, 0.85);
             cairo_set_line_width(cr, 2.2);
             double d[] = {9, 5};
@@ -1201,11 +1270,11 @@ static void time_panel(cairo_t *cr, struct ic_plot_panel *p, const void *vctx, s
             cairo_set_dash(cr, NULL, 0, 0);
         }
         for (size_t i = 0; i < n; i++)
-            ys[i] = solid_step(&cv->pts[i]);
+            ys[i] = solid_at(&cv->pts[i], mixed);
         color(cr, 7, 1);
         cairo_set_line_width(cr, terms[T_STEP].width);
         polyline(cr, sc, p, xs, ys, n);
-        if (both) {
+        if (dual) {
             legend_add(lg, 7, 3.0, "step, expected");
             struct legend_item *li = legend_add(lg, 7, 2.2, "step, ideal bound");
             if (li)
@@ -1221,7 +1290,7 @@ static void time_panel(cairo_t *cr, struct ic_plot_panel *p, const void *vctx, s
                 continue;
             char lab[128];
             snprintf(lab, sizeof lab, "%s%s", terms[t].label,
-                     both ? (first->cfg.estimate == IC_EST_IDEAL ? " (ideal)" : " (expected)")
+                     dual ? (first->cfg.estimate == IC_EST_IDEAL ? " (ideal)" : " (expected)")
                           : "");
             struct legend_item *li = legend_add(lg, terms[t].color, terms[t].width, lab);
             if (li)
@@ -1264,10 +1333,14 @@ static void time_panel(cairo_t *cr, struct ic_plot_panel *p, const void *vctx, s
                     from++;
                 nf = n;
             }
+            /* a curve without an expected step among others with one: its
+             * ideal bound alone, dashed in place of the solid line */
+            char lab[200];
+            const bool alone = ic_plot_curve_legend(set, c, lab, sizeof lab);
             color(cr, curve_color(c), 1);
-            if (both) { /* the ideal bound, dashed, where it fits */
+            if (dual && !alone) { /* the ideal bound, dashed, where it fits */
                 for (size_t i = 0; i < n; i++)
-                    ys[i] = dashed_step(&cv->pts[i]);
+                    ys[i] = dashed_at(&cv->pts[i], mixed);
                 cairo_set_line_width(cr, 1.6);
                 double d[] = {7, 4};
                 cairo_set_dash(cr, d, 2, 0);
@@ -1275,9 +1348,16 @@ static void time_panel(cairo_t *cr, struct ic_plot_panel *p, const void *vctx, s
                 cairo_set_dash(cr, NULL, 0, 0);
             }
             for (size_t i = 0; i < n; i++)
-                ys[i] = solid_step(&cv->pts[i]);
-            cairo_set_line_width(cr, 2.4);
+                ys[i] = alone ? ideal_step(&cv->pts[i]) : solid_at(&cv->pts[i], mixed);
+            if (alone) {
+                cairo_set_line_width(cr, 1.6);
+                double d[] = {7, 4};
+                cairo_set_dash(cr, d, 2, 0);
+            } else {
+                cairo_set_line_width(cr, 2.4);
+            }
             polyline(cr, sc, p, xs + from, ys + from, nf - from);
+            cairo_set_dash(cr, NULL, 0, 0);
             /* the part that does not fit: thin and dotted */
             double d[] = {2, 3};
             cairo_set_line_width(cr, 1.4);
@@ -1297,9 +1377,9 @@ static void time_panel(cairo_t *cr, struct ic_plot_panel *p, const void *vctx, s
                     if (ys[i] > 0 && isfinite(ys[i]))
                         mark_at(cr, curve_mark(c), ic_plot_px(p, xs[i]), ic_plot_py(p, ys[i]),
                                 4);
-            struct legend_item *lc = legend_add(lg, curve_color(c), 2.4, cv->label);
+            struct legend_item *lc = legend_add(lg, curve_color(c), alone ? 1.6 : 2.4, lab);
             if (lc)
-                lc->mark = curve_mark(c);
+                lc->mark = curve_mark(c), lc->dashed = alone;
             /* the largest useful size ringed on the line of the estimate
              * that chose it (the point's own: the table's) */
             size_t u = xk == X_CHIPS ? ic_sweep_largest_useful(cv->pts, cv->n) : cv->n;
@@ -1318,7 +1398,7 @@ static void time_panel(cairo_t *cr, struct ic_plot_panel *p, const void *vctx, s
             if (li)
                 li->marker = li->ring = true;
         }
-        if (both) {
+        if (dual) {
             legend_add(lg, 7, 2.4, "solid: expected (achieved rates)");
             struct legend_item *li = legend_add(lg, 7, 1.6, "dashed: ideal bound");
             if (li)
@@ -1397,6 +1477,7 @@ struct pareto_ctx {
     double *lat, *thr, *dlat, *dthr; /* per point of every curve: solid and dashed */
     size_t *idx;
     size_t total;
+    bool mixed; /* mixed_set: the solid arrays hold expected steps alone */
 };
 
 static void frontier_line(cairo_t *cr, struct scene *sc, const struct ic_plot_panel *p,
@@ -1418,13 +1499,15 @@ static void frontier_line(cairo_t *cr, struct scene *sc, const struct ic_plot_pa
 
 /* Throughput per chip against time per token, one point per batch, the
  * frontier of the fitting points joined (expected solid, the ideal bound's
- * dashed where the points carry both). */
+ * dashed where the points carry both; a curve with the ideal bound alone
+ * beside curves with an expected step, dashed and out of the envelope). */
 static void pareto_panel(cairo_t *cr, struct ic_plot_panel *p, const void *vctx,
                          struct scene *sc, struct legend *lg)
 {
     const struct pareto_ctx *ctx = vctx;
     const struct ic_plot_set *set = ctx->set;
     const bool both = any_both(set), labels = set->n_curves <= 3;
+    const bool dual = both || ctx->mixed; /* expected solid, ideal bound dashed */
     double xlo = INFINITY, xhi = 0, ylo = INFINITY, yhi = 0;
     for (size_t c = 0; c < set->n_curves; c++)
         for (size_t i = 0; i < set->curves[c].n; i++) {
@@ -1453,9 +1536,12 @@ static void pareto_panel(cairo_t *cr, struct ic_plot_panel *p, const void *vctx,
         const struct ic_plot_curve *cv = &set->curves[c];
         const double *lat = ctx->lat + at, *thr = ctx->thr + at;
         int col = set->n_curves == 1 ? 0 : curve_color(c);
-        /* the frontier of the fitting points (the others are NaN there) */
+        char lab[200];
+        const bool alone = ic_plot_curve_legend(set, c, lab, sizeof lab);
+        /* the frontier of the fitting points (the others are NaN there; a
+         * curve alone with its ideal bound has no solid one) */
         size_t k;
-        if (both) {
+        if (dual) {
             k = ic_plot_frontier(ctx->dlat + at, ctx->dthr + at, cv->n, ctx->idx);
             color(cr, col, 0.8);
             cairo_set_line_width(cr, 1.6);
@@ -1464,10 +1550,12 @@ static void pareto_panel(cairo_t *cr, struct ic_plot_panel *p, const void *vctx,
             frontier_line(cr, sc, p, ctx->dlat + at, ctx->dthr + at, ctx->idx, k);
             cairo_set_dash(cr, NULL, 0, 0);
         }
-        k = ic_plot_frontier(lat, thr, cv->n, ctx->idx);
-        color(cr, col, 0.9);
-        cairo_set_line_width(cr, 2.2);
-        frontier_line(cr, sc, p, lat, thr, ctx->idx, k);
+        if (!alone) {
+            k = ic_plot_frontier(lat, thr, cv->n, ctx->idx);
+            color(cr, col, 0.9);
+            cairo_set_line_width(cr, 2.2);
+            frontier_line(cr, sc, p, lat, thr, ctx->idx, k);
+        }
         font(cr, 12, false);
         for (size_t i = 0; i < cv->n; i++) {
             const struct ic_point *pt = &cv->pts[i];
@@ -1494,16 +1582,19 @@ static void pareto_panel(cairo_t *cr, struct ic_plot_panel *p, const void *vctx,
                 label_in(cr, sc, x + 7, y - 5, 0, 1, buf);
             }
         }
-        struct legend_item *lf = legend_add(lg, col, 2.2,
+        struct legend_item *lf = legend_add(lg, col, alone ? 1.6 : 2.2,
                                             set->n_curves == 1
                                                 ? (labels ? "Pareto frontier (labels: batch)"
                                                           : "Pareto frontier")
-                                                : cv->label);
+                                                : lab);
         if (lf)
-            lf->mark = set->n_curves > 1 ? curve_mark(c) : 0;
+            lf->mark = set->n_curves > 1 ? curve_mark(c) : 0, lf->dashed = alone;
         at += cv->n;
     }
     if (set->n_curves > 1) {
+        /* of the solid steps: where the picture is mixed, the expected
+         * ones alone (a curve with its ideal bound only would pull it up),
+         * and said; none where no expected step fits */
         size_t k = ic_plot_frontier(ctx->lat, ctx->thr, ctx->total, ctx->idx);
         cairo_set_source_rgba(cr, 0, 0, 0, 0.85);
         cairo_set_line_width(cr, 3.5);
@@ -1511,11 +1602,15 @@ static void pareto_panel(cairo_t *cr, struct ic_plot_panel *p, const void *vctx,
         cairo_set_dash(cr, d, 2, 0);
         frontier_line(cr, sc, p, ctx->lat, ctx->thr, ctx->idx, k);
         cairo_set_dash(cr, NULL, 0, 0);
-        struct legend_item *li = legend_add(lg, 7, 3.5, "envelope (best of all)");
+        struct legend_item *li =
+            k || !ctx->mixed ? legend_add(lg, 7, 3.5,
+                                          ctx->mixed ? "envelope (best expected)"
+                                                     : "envelope (best of all)")
+                             : NULL;
         if (li)
             li->dashed = true;
     }
-    if (both) {
+    if (dual) {
         legend_add(lg, 7, 2.2, "solid: expected (achieved rates)");
         struct legend_item *li = legend_add(lg, 7, 1.6, "dashed: ideal bound frontier");
         if (li)
@@ -1562,15 +1657,18 @@ int ic_plot_decode(cairo_t *cr, double width, double height, const struct ic_plo
         free(idx);
         return ic_err_set(err, IC_ENOMEM, NULL, 0, 0, "out of memory");
     }
-    struct pareto_ctx pc = {set, v, v + total, v + 2 * total, v + 3 * total, idx, total};
+    const bool mixed = mixed_set(set);
+    struct pareto_ctx pc = {set, v, v + total, v + 2 * total, v + 3 * total, idx, total, mixed};
     size_t at = 0;
     for (size_t c = 0; c < set->n_curves; c++)
         for (size_t i = 0; i < set->curves[c].n; i++, at++) {
             const struct ic_point *pt = &set->curves[c].pts[i];
-            double s = solid_step(pt), d = dashed_step(pt);
-            /* only the fitting points make a frontier: the rest are NaN there */
-            pc.lat[at] = pt->fits ? s : NAN;
-            pc.thr[at] = pt->fits ? tokens_chip_at(pt, s) : NAN;
+            double s = solid_at(pt, mixed), d = dashed_at(pt, mixed);
+            /* only the fitting points make a frontier: the rest are NaN
+             * there, as are, in a mixed picture, those without an expected
+             * step (the envelope is of expected steps then) */
+            pc.lat[at] = pt->fits && s > 0 ? s : NAN;
+            pc.thr[at] = pt->fits && s > 0 ? tokens_chip_at(pt, s) : NAN;
             pc.dlat[at] = pt->fits && d > 0 ? d : NAN;
             pc.dthr[at] = pt->fits && d > 0 ? tokens_chip_at(pt, d) : NAN;
         }
@@ -1593,12 +1691,15 @@ int ic_plot_decode(cairo_t *cr, double width, double height, const struct ic_plo
 
 /* Tokens/s against chips (a chips sweep's right panel): with one curve, in
  * all and per chip; with several, per chip, one curve each. The points
- * that do not fit are left out; expected solid, the ideal bound dashed. */
+ * that do not fit are left out; expected solid, the ideal bound dashed (a
+ * curve with the ideal bound alone beside curves with an expected step:
+ * dashed only). */
 static void chips_rate_panel(cairo_t *cr, struct ic_plot_panel *p, const void *vctx,
                              struct scene *sc, struct legend *lg)
 {
     const struct ic_plot_set *set = vctx;
-    const bool single = set->n_curves == 1, both = any_both(set);
+    const bool single = set->n_curves == 1, both = any_both(set), mixed = mixed_set(set);
+    const bool dual = both || mixed; /* expected solid, ideal bound dashed */
     double xlo = INFINITY, xhi = 0, ylo = INFINITY, yhi = 0;
     bool any = false; /* a point that fits: something to draw */
     for (size_t c = 0; c < set->n_curves; c++)
@@ -1643,13 +1744,15 @@ static void chips_rate_panel(cairo_t *cr, struct ic_plot_panel *p, const void *v
         size_t n = cv->n < IC_SWEEP_MAX_VALUES ? cv->n : IC_SWEEP_MAX_VALUES;
         for (size_t i = 0; i < n; i++)
             xs[i] = (double)cv->pts[i].cfg.chips;
+        char lab[200];
+        const bool alone = ic_plot_curve_legend(set, c, lab, sizeof lab);
         /* one curve: per chip (blue) and all chips (vermillion) */
         for (int all = 0; all < (single ? 2 : 1); all++) {
             int col = single ? all : curve_color(c);
-            for (int dashed = both; dashed >= 0; dashed--) {
+            for (int dashed = dual; dashed >= (alone ? 1 : 0); dashed--) {
                 for (size_t i = 0; i < n; i++) {
                     const struct ic_point *pt = &cv->pts[i];
-                    double t = dashed ? dashed_step(pt) : solid_step(pt);
+                    double t = dashed ? dashed_at(pt, mixed) : solid_at(pt, mixed);
                     ys[i] = pt->fits && t > 0 ? tokens_chip_at(pt, t) *
                                                     (all ? (double)pt->cfg.chips : 1)
                                               : NAN;
@@ -1666,8 +1769,11 @@ static void chips_rate_panel(cairo_t *cr, struct ic_plot_panel *p, const void *v
             for (size_t i = 0; i < n; i++)
                 if (isfinite(ys[i]))
                     dot(cr, sc, ic_plot_px(p, xs[i]), ic_plot_py(p, ys[i]), 4, true);
-            legend_add(lg, col, 2.4,
-                       single ? (all ? "tokens/s, all chips" : "tokens/s per chip") : cv->label);
+            struct legend_item *li =
+                legend_add(lg, col, alone ? 1.6 : 2.4,
+                           single ? (all ? "tokens/s, all chips" : "tokens/s per chip") : lab);
+            if (li)
+                li->dashed = alone;
         }
     }
     if (single && useful_line(cr, sc, p, &set->curves[0], false)) {
@@ -1675,7 +1781,7 @@ static void chips_rate_panel(cairo_t *cr, struct ic_plot_panel *p, const void *v
         if (li)
             li->dashed = true;
     }
-    if (both) {
+    if (dual) {
         legend_add(lg, 7, 2.4, "solid: expected (achieved rates)");
         struct legend_item *li = legend_add(lg, 7, 1.6, "dashed: ideal bound");
         if (li)

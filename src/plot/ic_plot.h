@@ -25,7 +25,12 @@
  * at the ends sit inside the frame with their labels; a legend goes where
  * no curve, point or label is, else above the frame. Where the points carry
  * both estimates (ic_point.other_step_s), the expected step time is drawn
- * solid and the ideal bound dashed. The palette is Okabe-Ito (colour-blind
+ * solid and the ideal bound dashed. In one picture a solid line always
+ * means the expected step: where some curves have one and others (a chip
+ * entry without achieved or measured rates) do not, those are drawn
+ * dashed, their ideal bound alone, labelled so (ic_plot_curve_legend), and
+ * the envelope is of the expected steps; where no point has one, the lines
+ * are the ideal bound, solid. The palette is Okabe-Ito (colour-blind
  * safe), text is DejaVu Sans. */
 #ifndef IC_PLOT_H
 #define IC_PLOT_H
@@ -53,6 +58,13 @@ struct ic_plot_set {
     const struct ic_point *mark; /* optional: the current point, ringed on every panel
                                     with a line at its batch (or context) */
 };
+
+/* The legend text of curve c (< set->n_curves) of a decode, context or
+ * chips figure into buf (n bytes, cut to fit): its label, with " (ideal
+ * bound only)" where none of its points has an expected step though
+ * another curve's have. True then: the figure draws that curve dashed (its
+ * ideal bound) and leaves it out of the envelope. */
+bool ic_plot_curve_legend(const struct ic_plot_set *set, size_t c, char *buf, size_t n);
 
 /* Where a panel sits and what it shows, so tests can probe pixels. */
 struct ic_plot_panel {
