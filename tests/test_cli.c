@@ -440,12 +440,37 @@ END_TEST
 /* where the entry has figures but not for this configuration, the table
  * says why the other estimate is missing (the fixture measured fp32 and
  * bf16 GEMVs, no int4) rather than leaving the line out */
+/* A measured entry (a kernel's own rates) whose bf16 matmul, 150 GFLOP/s,
+ * beats the fp32 peak the ideal bound uses, 80 GFLOP/s: at batch 256 the
+ * step is compute-bound, Llama-3.2-1B's 2 x 1.24e9 x 256 FLOPs at most
+ * 150e9 FLOP/s against 80e9, so the expected step is under the bound, and
+ * said to be, with both rates; at batch 1 the step reads its weights at
+ * the measured 20 GB/s against the spec's 1 TB/s, over the bound, and no
+ * note */
+START_TEST(test_measured_under_ideal)
+{
+    ck_assert_int_eq(run("--model", "llama3.2-1b", "--hw",
+                         IC_TEST_DIR "/fixtures/measured-cpu-fast-bf16.yaml", "--weights",
+                         "bf16", "--compute", "fp32", "--batch", "256", "--context", "128", NULL),
+                     0);
+    has_err("infcalc: note: test-cpu's expected step (its measured rates) is under its ideal "
+            "bound at batch 256, context 128: the kernel's measured bf16 matmul, 150 GFLOP/s, "
+            "beats the fp32 peak the bound uses, 80 GFLOP/s");
+    ck_assert_int_eq(run("--model", "llama3.2-1b", "--hw",
+                         IC_TEST_DIR "/fixtures/measured-cpu-fast-bf16.yaml", "--weights",
+                         "bf16", "--compute", "fp32", "--batch", "1", "--context", "128", NULL),
+                     0);
+    ck_assert(!strstr(err_buf, "under its ideal bound"));
+}
+END_TEST
+
 START_TEST(test_other_estimate_why)
 {
     ck_assert_int_eq(run("--model", "llama3-8b", "--hw", IC_TEST_DIR "/fixtures/measured-cpu.yaml",
                          "--compute", "fp32", "--weights", "int4", "--estimate", "ideal", NULL),
                      0);
-    has_out("    expected           -            (test-cpu has no measured rates for int4)\n");
+    has_out("    expected           -            (test-cpu has no measured rates for int4, the "
+            "--weights type)\n");
     ck_assert_int_eq(run("--model", "llama3-8b", "--hw", IC_TEST_DIR "/fixtures/measured-cpu.yaml",
                          "--compute", "fp32", "--weights", "fp32", "--estimate", "ideal", NULL),
                      0);
@@ -777,6 +802,22 @@ START_TEST(test_optimize_at_expected)
                      0);
     has_out("not searched at the expected estimate: no achieved rates: h100-sxm; no achieved "
             "fp8 GEMM rate: tpu-v5p; no achieved int8 GEMM rate: tpu-v5p\n1 chip type searched");
+    /* a chip with none of the compute types the search runs (the fixture's
+     * fp32 alone), at the ideal bound: that reason, not the expected
+     * estimate's (it read "the expected estimate can time none of the
+     * configurations searched: " and nothing after); beside a chip that
+     * runs them, said and left out (it was left out without a word) */
+    ck_assert_int_eq(run("optimize", "--model", "llama3-8b", "--hw",
+                         IC_TEST_DIR "/fixtures/measured-cpu.yaml", "--ttft", "60s", "--tpot",
+                         "2s", NULL),
+                     2);
+    has_err("none of the chips runs a configuration the search tries: no bf16, fp16, fp8, int8 "
+            "or fp4 peak: test-cpu");
+    ck_assert_int_eq(run("optimize", "--model", "llama3-8b", "--hw",
+                         IC_TEST_DIR "/fixtures/measured-cpu.yaml,h100", "--ttft", "60s",
+                         "--tpot", "2s", "--top", "1", NULL),
+                     0);
+    has_err("infcalc: note: not searched: no bf16, fp16, fp8, int8 or fp4 peak: test-cpu\n");
 }
 END_TEST
 
@@ -1601,7 +1642,7 @@ START_TEST(test_check_published)
     ck_assert_int_eq(run("check-published", "--measurements",
                          IC_TEST_DIR "/fixtures/published/good-quote.csv", "--format", "csv", NULL),
                      0);
-    has_out("\n\"r\"\"1,a\",validation,decode_b1,\"gpt\"\"fast\",h100,1,llama3-8b,1,1024,0.01,"
+    has_out("\n\"r\"\"1,a\",validation,decode_b1,\"gpt\"\"fast\",h100-sxm,1,llama3-8b,1,1024,0.01,"
             "0.00452065");
     has_out(",no,,,,,,");
     /* ... and what the JSON carries beside, the same figures: the chips and
@@ -2260,6 +2301,231 @@ START_TEST(test_config_json_as_shipped)
 }
 END_TEST
 
+/* The whole text of a file (at most cap - 1 bytes) into buf. */
+static void read_text(const char *path, char *buf, size_t cap)
+{
+    FILE *f = fopen(path, "r");
+    ck_assert_msg(f != NULL, "cannot open %s", path);
+    size_t n = fread(buf, 1, cap - 1, f);
+    ck_assert(feof(f));
+    fclose(f);
+    buf[n] = '\0';
+}
+
+/* The number after `key` in text, at or after the first `from` ("" for
+ * the start): the YAML's own figure, its unit's prefix left to the caller. */
+static double text_num(const char *text, const char *from, const char *key)
+{
+    const char *p = strstr(text, from);
+    ck_assert_msg(p != NULL, "no '%s'", from);
+    p = strstr(p, key);
+    ck_assert_msg(p != NULL, "no '%s' after '%s'", key, from);
+    return strtod(p + strlen(key), NULL);
+}
+
+/* The line of out_buf that opens with head, into buf (the test fails
+ * without one). */
+static void out_line(const char *head, char *buf, size_t cap)
+{
+    int l = line_of(out_buf, head);
+    ck_assert_msg(l >= 0, "no line '%s' in:\n%s", head, out_buf);
+    const char *p = out_buf;
+    for (int i = 0; i < l; i++)
+        p = strchr(p, '\n') + 1;
+    snprintf(buf, cap, "%.*s", (int)strcspn(p, "\n"), p);
+}
+
+/* show hw prints a measured section (infcalc bench's, or a user's own
+ * microbenchmarks) in full: the figures are the YAML's own, each with its
+ * unit and its ratio to the spec section. plots/bench-cpu.yaml: read
+ * 36.1509 GB/s over memory.bandwidth 36.1509 GB/s = 100%; gemm fp32
+ * 159.407 GFLOP/s over compute.fp32 343.137 GFLOP/s = 46% (read from the
+ * file, so a new bench's figures hold too). */
+START_TEST(test_show_measured)
+{
+    static char yaml[1 << 16];
+    read_text(IC_SRC_DIR "/plots/bench-cpu.yaml", yaml, sizeof yaml);
+    const double spec_bw = text_num(yaml, "\nmemory:", "bandwidth: ");      /* GB/s */
+    const double spec_fp32 = text_num(yaml, "\ncompute:", "fp32: ");        /* GFLOP/s */
+    const double read = text_num(yaml, "\nmeasured:", "read_bandwidth: ");  /* GB/s */
+    const double read1 = text_num(yaml, "\nmeasured:", "read_bandwidth_1thread: ");
+    const double gemm = text_num(yaml, "\n  gemm:\n", "fp32: ");            /* GFLOP/s */
+    const double gemv = text_num(yaml, "\n  gemv_dram:\n", "bf16: ");      /* GB/s */
+    const double threads = text_num(yaml, "\nmeasured:", "threads: ");
+    ck_assert(read > 1 && gemm > 1 && spec_fp32 > 1 && spec_bw > 1 && gemv > 1);
+    ck_assert_int_eq(run("show", "hw", IC_SRC_DIR "/plots/bench-cpu.yaml", NULL), 0);
+    has_out("\nmeasured (");
+    char want[160];
+    snprintf(want, sizeof want, "  read        %.4g GB/s (%.0f%% of spec)", read,
+             100 * read / spec_bw);
+    has_out(want);
+    snprintf(want, sizeof want, "one thread %.4g GB/s", read1);
+    has_out(want);
+    snprintf(want, sizeof want, "  GEMM        fp32 %.4g GFLOP/s (%.0f%% of spec)", gemm,
+             100 * gemm / spec_fp32);
+    has_out(want);
+    snprintf(want, sizeof want, "bf16 %.4g GB/s (%.0f%% of spec)", gemv, 100 * gemv / spec_bw);
+    has_out(want);
+    snprintf(want, sizeof want, "%.0f threads (the figures below at that count)", threads);
+    has_out(want);
+    has_out("LLC 33.6 MB (32 MiB)"); /* llc: 33554432 B */
+    has_out("  GEMM by batch 1, 2, 4 ... 256 (GFLOP/s; ");
+    has_out("  attention   bf16 ");
+    has_out("  layer work  ");
+    /* matmul_start left out: what the step adds instead, said */
+    has_out("  matmul start 0 (default, not in the entry");
+    /* the section's own source */
+    has_out("    source: infcalc bench ");
+    /* an accelerator without one prints none */
+    ck_assert_int_eq(run("show", "hw", "h100", NULL), 0);
+    ck_assert_ptr_null(strstr(out_buf, "\nmeasured ("));
+}
+END_TEST
+
+/* A torus's wraparound rule decides a collective's links and hops (1.5x
+ * apart), so show hw names it on the interconnect line: v6e's axes are
+ * rings from 16 chips, v5p's only in slices of whole 4-cubes, and an entry
+ * without either key has every axis a ring; an all-reduce measured along
+ * one axis says so, and what that axis is there. */
+START_TEST(test_show_wraparound)
+{
+    char v6e[1024], v5p[1024];
+    ck_assert_int_eq(run("show", "hw", "tpu-v6e", NULL), 0);
+    out_line("interconnect:", v6e, sizeof v6e);
+    ck_assert_ptr_nonnull(strstr(v6e, "rings from 16 chips along an axis, a shorter axis a line "
+                                      "(wraparound_from)"));
+    has_out("over 4 chips along one torus axis (allreduce_axis), a line there: 1 link a chip, "
+            "3 hops");
+    ck_assert_int_eq(run("show", "hw", "tpu-v5p", NULL), 0);
+    out_line("interconnect:", v5p, sizeof v5p);
+    ck_assert_ptr_nonnull(strstr(v5p, "wraparound on whole 4-cubes: every axis a ring in a slice "
+                                      "of whole 4x4x4 cubes"));
+    ck_assert_str_ne(v6e, v5p);
+    /* one entry under the three rules: three lines (the test fixture's
+     * torus-2d, 50 GB/s x 4 links) */
+    char src[4096], dir[] = "/tmp/ic-wrap-XXXXXX", path[64], line[3][1024];
+    read_text(IC_TEST_DIR "/fixtures/good-hw.yaml", src, sizeof src);
+    const char *at = strstr(src, "  hop_latency: 1 us\n");
+    ck_assert_ptr_nonnull(at);
+    const size_t cut = (size_t)(at - src) + strlen("  hop_latency: 1 us\n");
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/hw.yaml", dir);
+    static const char *const rule[3] = {"", "  wraparound_from: 16\n", "  wraparound_cube: 4\n"};
+    for (int i = 0; i < 3; i++) {
+        FILE *f = fopen(path, "w");
+        ck_assert_ptr_nonnull(f);
+        fprintf(f, "%.*s%s%s", (int)cut, src, rule[i], src + cut);
+        ck_assert_int_eq(fclose(f), 0);
+        ck_assert_int_eq(run("show", "hw", path, NULL), 0);
+        out_line("interconnect:", line[i], sizeof line[i]);
+    }
+    ck_assert_ptr_nonnull(strstr(line[0], "; every axis a ring (no wraparound key)"));
+    ck_assert_ptr_nonnull(strstr(line[1], "; rings from 16 chips along an axis"));
+    ck_assert_ptr_nonnull(strstr(line[2], "; wraparound on whole 4-squares"));
+    ck_assert_str_ne(line[0], line[1]);
+    ck_assert_str_ne(line[1], line[2]);
+    ck_assert_str_ne(line[0], line[2]);
+    /* a fabric that is no torus has no rule to print */
+    ck_assert_int_eq(run("show", "hw", "h100", NULL), 0);
+    out_line("interconnect:", line[0], sizeof line[0]);
+    ck_assert_ptr_null(strstr(line[0], "wraparound"));
+    ck_assert_ptr_null(strstr(line[0], "ring"));
+    remove(path);
+    rmdir(dir);
+}
+END_TEST
+
+/* An achieved section that leaves out its optional figures: show hw prints
+ * each with the value the expected step takes instead (ic_step_time:
+ * gemv_efficiency 1, no GEMM fixed time, the max of a GEMM's two times,
+ * no step launches; the collective group a sub-grid), marked as a default
+ * not in the entry; with gemv_efficiency given, its figure instead. */
+START_TEST(test_show_achieved_defaults)
+{
+    static const char achieved[] =
+        "achieved:\n"
+        "  hbm_read: 900 GB/s\n"
+        "  memory_source: \"test fixture\"\n"
+        "%s"
+        "  gemm: {bf16: 80 TFLOP/s}\n"
+        "  gemm_source: \"test fixture\"\n"
+        "  allreduce_latency: 20 us\n"
+        "  allreduce_bus_bandwidth: 40 GB/s\n"
+        "  allreduce_chips: 4\n"
+        "  collective_source: \"test fixture\"\n"
+        "  launch: 5 us\n"
+        "  launch_graph: 2 us\n"
+        "  kernels_per_layer: 10\n"
+        "  launch_source: \"test fixture\"\n";
+    char src[4096], dir[] = "/tmp/ic-achdef-XXXXXX", path[64];
+    read_text(IC_TEST_DIR "/fixtures/good-hw.yaml", src, sizeof src);
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/hw.yaml", dir);
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs(src, f);
+    fprintf(f, achieved, "");
+    ck_assert_int_eq(fclose(f), 0);
+    ck_assert_int_eq(run("show", "hw", path, NULL), 0);
+    has_out("  GEMV        900 GB/s at batch 1, the HBM read: GEMV efficiency 1 (default, not in "
+            "the entry: optimistic)");
+    has_out("(gemv_fixed 0: default, not in the entry)");
+    has_out("  GEMV 1 row  at the GEMV's rate and fixed time (skinny_efficiency: default, not in "
+            "the entry)");
+    has_out("  transition  bf16: the max of a GEMM's weight read and FLOPs (transition_p: "
+            "default, not in the entry");
+    has_out("over 4 chips in the most compact sub-grid of that many (allreduce_axis false: "
+            "default, not in the entry)");
+    has_out("0 launches per step (step_launches: default, not in the entry)");
+    /* the values the expected step takes: the weights at 900 GB/s x 1 with
+     * no fixed time, and 16 layers x 10 kernels x 2 us of launches with no
+     * step launch (llama3.2-1b) */
+    ck_assert_int_eq(run("--model", "llama3.2-1b", "--hw", path, "--estimate", "expected",
+                         "--format", "json", NULL),
+                     0);
+    const double wb = json_num(out_buf, "weight_read_bytes");
+    ck_assert(ic_test_rel(json_num(out_buf, "weights_s"), wb / 900e9) < 1e-9);
+    ck_assert_double_eq(json_num(out_buf, "gemm_fixed_s"), 0);
+    ck_assert(ic_test_rel(json_num(out_buf, "fixed_s"), 16 * 10 * 2e-6) < 1e-9);
+    /* gemv_efficiency given: its figure, no default said for it */
+    f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs(src, f);
+    fprintf(f, achieved,
+            "  gemv_efficiency: 0.9\n  gemv_source: \"test fixture\"\n  step_launches: 1\n");
+    ck_assert_int_eq(fclose(f), 0);
+    ck_assert_int_eq(run("show", "hw", path, NULL), 0);
+    has_out("  GEMV        810 GB/s at batch 1 (90% of the HBM read, 81% of spec), and no time a "
+            "GEMM kernel beyond its launch and its bytes (gemv_fixed 0: default, not in the entry");
+    ck_assert_ptr_null(strstr(out_buf, "GEMV efficiency 1"));
+    ck_assert_ptr_null(strstr(out_buf, "step_launches: default"));
+    has_out("1 launch per step\n");
+    remove(path);
+    rmdir(dir);
+}
+END_TEST
+
+/* show engine names the profile's aliases (other names --engine takes) and
+ * the versions it describes (which published rows get it). */
+START_TEST(test_show_engine_names)
+{
+    ck_assert_int_eq(run("show", "engine", "gpt-fast", NULL), 0);
+    has_out("gpt-fast: gpt-fast main\n");
+    has_out("\nversions: main, 2023-12, 2024-03, 2024-09 (published/decode.csv's rows of engine "
+            "gpt-fast at one of these texts as engine_version take this profile");
+    has_out("\naliases: none (--engine takes the name alone)\n");
+    ck_assert_int_eq(run("show", "engine", "vllm", NULL), 0);
+    has_out("vllm-0.19: vllm 0.19.1");
+    has_out("\naliases: vllm, vllm-v1 (other names --engine takes)\n");
+    has_out("\nversions: 0.19.1 (published/decode.csv's rows of engine vllm at this text as "
+            "engine_version take this profile; so do those at a version that '0.19.1' leads");
+    /* texts with spaces or parentheses quoted, so that the list reads */
+    ck_assert_int_eq(run("show", "engine", "jetstream", NULL), 0);
+    has_out("\nversions: 'main (2024)', 'unstated (2024-04-24 run)', 'unstated (2024-03-28 run)' "
+            "(");
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("cli");
@@ -2287,6 +2553,7 @@ int main(void)
     tcase_add_test(tc, test_sim_itl_e2e_percentiles);
     tcase_add_test(tc, test_sim_trace_refuses_lengths);
     tcase_add_test(tc, test_other_estimate_why);
+    tcase_add_test(tc, test_measured_under_ideal);
     tcase_add_test(tc, test_suggestions);
     tcase_add_test(tc, test_help_everywhere);
     tcase_add_test(tc, test_list_and_show);
@@ -2304,6 +2571,10 @@ int main(void)
     tcase_add_test(tc, test_sweep_columns_apart);
     tcase_add_test(tc, test_moe_experts_column);
     tcase_add_test(tc, test_no_price);
+    tcase_add_test(tc, test_show_measured);
+    tcase_add_test(tc, test_show_wraparound);
+    tcase_add_test(tc, test_show_achieved_defaults);
+    tcase_add_test(tc, test_show_engine_names);
     tcase_add_test(tc, test_config_json_as_shipped);
     tcase_add_loop_test(tc, test_quantized_checkpoints, 0,
                         (int)(sizeof qcases / sizeof qcases[0]));

@@ -240,6 +240,60 @@ static void append(char *buf, size_t n, const char *sep, const char *what)
     snprintf(buf + l, n - l, "%s%s", l ? sep : "", what);
 }
 
+/* The first point of a measured entry (the reference kernel's own rates,
+ * 'infcalc bench') whose expected step is under its ideal bound, or NULL.
+ * An achieved entry's never is (its rates are held to the spec); a measured
+ * kernel's can be, where it multiplies in arithmetic faster than the
+ * compute type's peak (the CPU kernel's int8 weights in int8 dot products
+ * beside an fp32 --compute), or where an entry's spec understates its own
+ * measured rates. */
+static const struct ic_point *measured_under_ideal(const struct ic_hw *h,
+                                                   const struct ic_point *p, size_t n)
+{
+    if (!h->measured.present)
+        return NULL;
+    for (size_t i = 0; i < n; i++) {
+        if (!p[i].other_known)
+            continue;
+        const bool exp = p[i].cfg.estimate == IC_EST_EXPECTED;
+        const double expected = exp ? p[i].step_s : p[i].other_step_s;
+        const double ideal = exp ? p[i].other_step_s : p[i].step_s;
+        if (expected < ideal * (1 - 1e-9))
+            return &p[i];
+    }
+    return NULL;
+}
+
+static void note_under_ideal(FILE *errf, const struct ic_hw *h, const struct ic_point *p)
+{
+    const enum ic_dtype wt = p->cfg.weights, ct = p->cfg.compute;
+    double gemm = h->measured.gemm_flop_s[wt];
+    for (int i = 0; i < IC_HW_GEMM_BATCHES; i++)
+        gemm = h->measured.gemm_by_batch[wt][i] > gemm ? h->measured.gemm_by_batch[wt][i] : gemm;
+    FILE *f = ic_cli_warnf(errf);
+    fprintf(f, "infcalc: note: %s's expected step (its measured rates) is under its ideal bound "
+               "at batch %llu, context %llu",
+            h->name, (unsigned long long)p->cfg.batch, (unsigned long long)p->cfg.context);
+    if (gemm > h->peak_flop_s[ct] && wt == ct)
+        fprintf(f, ": the kernel's measured %s matmul, %.4g GFLOP/s, beats the %s peak the bound "
+                   "uses, %.4g GFLOP/s; the entry's compute section understates what was "
+                   "measured\n",
+                ic_dtype_traits(wt)->name, gemm / 1e9, ic_dtype_traits(ct)->name,
+                h->peak_flop_s[ct] / 1e9);
+    else if (gemm > h->peak_flop_s[ct])
+        fprintf(f, ": the kernel's measured %s matmul, %.4g GFLOP/s, beats the %s peak the bound "
+                   "uses, %.4g GFLOP/s (the kernel multiplies %s weights in its own arithmetic "
+                   "whatever --compute says); with a %s peak in the entry's compute section, "
+                   "--compute %s gives the bound of that arithmetic\n",
+                ic_dtype_traits(wt)->name, gemm / 1e9, ic_dtype_traits(ct)->name,
+                h->peak_flop_s[ct] / 1e9, ic_dtype_traits(wt)->name, ic_dtype_traits(wt)->name,
+                ic_dtype_traits(wt)->name);
+    else
+        fprintf(f, ": its measured read rates beat the spec bandwidth the bound uses, %.4g GB/s; "
+                   "the entry's memory section understates what was measured\n",
+                h->hbm_bandwidth_B_s / 1e9);
+}
+
 static int cmd_decode(const struct ic_opts *a, const struct ic_db *db, FILE *out, FILE *errf)
 {
     if (a->n_pos)
@@ -449,6 +503,8 @@ static int cmd_decode(const struct ic_opts *a, const struct ic_db *db, FILE *out
     }
     size_t used = 0;
     bool engine_moves = false;
+    const struct ic_point *under_ideal = NULL; /* a measured entry's, under its bound */
+    const struct ic_hw *under_hw = NULL;
     struct ic_decode_cfg plain; /* the options' step without the profile (its placement) */
     ic_opts_decode_cfg(a, &plain);
     for (size_t c = 0; c < n_cfg; c++) {
@@ -479,6 +535,8 @@ static int cmd_decode(const struct ic_opts *a, const struct ic_db *db, FILE *out
                                q.step_s != pts[used + i].step_s;
             }
         }
+        if (!under_ideal && (under_ideal = measured_under_ideal(h, pts + used, n)))
+            under_hw = h;
         k->first = used;
         k->n = n;
         used += n;
@@ -492,6 +550,8 @@ static int cmd_decode(const struct ic_opts *a, const struct ic_db *db, FILE *out
                 "graph-less launches, efficiencies or cache placement applies to this chip, "
                 "model, types and options, so each step is a good engine's\n",
                 engine->name);
+    if (under_ideal)
+        note_under_ideal(errf, under_hw, under_ideal);
     /* a batch past what the engine schedules unless told (its
      * defaults.max_batch) is still timed, and said to need the limit raised */
     uint64_t widest = 0;
@@ -616,12 +676,36 @@ static int kind_error(FILE *errf, const char *what, const char *example, const s
     return ic_cli_usage_hint(errf, hint, "%s", what);
 }
 
+/* names[0 .. n) (each stride bytes apart), ", " between them, lead before
+ * the first; one with a space, a comma or a parenthesis in quotes, so that
+ * the list reads as its texts ("main (2024)"). */
+static void show_names(FILE *out, const char *lead, const char *names, size_t stride, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        const char *t = names + (size_t)i * stride;
+        const char *q = strpbrk(t, " ,()") ? "'" : "";
+        fprintf(out, "%s%s%s%s", i ? ", " : lead, q, t, q);
+    }
+}
+
 /* One engine profile: what it adds to the achieved rates, with sources. */
 static void show_engine(FILE *out, const struct ic_engine *en)
 {
     fprintf(out, "%s: %s %s\n", en->name, en->engine, en->version);
     if (en->description[0])
         fprintf(out, "  %s\n", en->description);
+    fputs("aliases: ", out);
+    show_names(out, "", en->aliases[0], sizeof en->aliases[0], en->n_aliases);
+    fputs(en->n_aliases ? " (other names --engine takes)\n"
+                        : "none (--engine takes the name alone)\n",
+          out);
+    /* the published rows that get the profile, in ic_pub_engine_for's order */
+    show_names(out, "versions: ", en->version, sizeof en->version, 1);
+    show_names(out, ", ", en->versions[0], sizeof en->versions[0], en->n_versions);
+    fprintf(out, " (published/decode.csv's rows of engine %s at %s engine_version take this "
+                 "profile; so do those at a version that '%s' leads, followed by '.', '-', ' ' "
+                 "or '(', where no profile names theirs)\n",
+            en->engine, en->n_versions ? "one of these texts as" : "this text as", en->version);
     fprintf(out, "step: %s, scheduler %s", en->graphs ? "graphs" : "kernel by kernel (no graphs)",
             en->overlap ? "overlapped with the accelerator" : "between steps (not overlapped)");
     if (!en->overlap)
@@ -811,6 +895,227 @@ out:
     return rc;
 }
 
+/* What show prints beside an optional figure an entry leaves out: the value
+ * printed is the one the step model takes in its place (ic_step_time). */
+#define SHOW_DEFAULT "default, not in the entry"
+
+/* v in unit ("B/s", "FLOP/s") with a decimal prefix, four significant
+ * digits: "36.15 GB/s" (bench's figures carry more than gb()'s three). */
+static void show_qty(char *buf, size_t n, double v, const char *unit)
+{
+    static const char *const pre[] = {"", "k", "M", "G", "T", "P", "E"};
+    int i = 0;
+    while (fabs(v) >= 1000 && i < 6) {
+        v /= 1000;
+        i++;
+    }
+    snprintf(buf, n, "%.4g %s%s", v, pre[i], unit);
+}
+
+/* The torus's wraparound rule as ic_comm.c applies it (axis_is_line): the
+ * interconnect line's tail, "" on a fabric that is no torus. */
+static void show_torus_rule(char *buf, size_t n, const struct ic_hw *h)
+{
+    buf[0] = '\0';
+    if (h->ici_topology != IC_TOPO_TORUS_2D && h->ici_topology != IC_TOPO_TORUS_3D)
+        return;
+    const unsigned long long c = (unsigned long long)h->ici_wrap_cube;
+    if (h->ici_wrap_from)
+        snprintf(buf, n, "; rings from %llu chips along an axis, a shorter axis a line "
+                         "(wraparound_from)",
+                 (unsigned long long)h->ici_wrap_from);
+    else if (c && h->ici_topology == IC_TOPO_TORUS_3D)
+        snprintf(buf, n, "; wraparound on whole %llu-cubes: every axis a ring in a slice of "
+                         "whole %llux%llux%llu cubes (each axis a multiple of %llu), else every "
+                         "axis a line (wraparound_cube)",
+                 c, c, c, c, c);
+    else if (c)
+        snprintf(buf, n, "; wraparound on whole %llu-squares: every axis a ring in a slice of "
+                         "whole %llux%llu squares (each axis a multiple of %llu), else every axis "
+                         "a line (wraparound_cube)",
+                 c, c, c, c);
+    else
+        snprintf(buf, n, "; every axis a ring (no wraparound key)");
+}
+
+/* The group the achieved all-reduce was measured on, on a torus (the
+ * all-reduce line's tail): along one axis (allreduce_axis), that axis's
+ * ring or line as ic_comm.c's measured_path takes it (an axis alone is no
+ * slice of whole cubes), else the most compact sub-grid of that many. */
+static void show_allreduce_group(FILE *out, const struct ic_hw *h)
+{
+    const struct ic_hw_achieved *a = &h->achieved;
+    if (h->ici_topology != IC_TOPO_TORUS_2D && h->ici_topology != IC_TOPO_TORUS_3D)
+        return;
+    const uint64_t m = a->allreduce_chips;
+    if (!a->allreduce_axis) {
+        fprintf(out, " in the most compact sub-grid of that many (allreduce_axis false%s)",
+                h->locs[IC_HWF_A_AR_AXIS].line ? "" : ": " SHOW_DEFAULT);
+        return;
+    }
+    const bool line = (h->ici_wrap_from && m < h->ici_wrap_from) || h->ici_wrap_cube;
+    const unsigned long long links = m < 2 ? 0 : m > 2 && !line ? 2 : 1;
+    fprintf(out, " along one torus axis (allreduce_axis), a %s there: %llu link%s a chip, %llu "
+                 "hop%s",
+            line ? "line" : "ring", links, links == 1 ? "" : "s",
+            (unsigned long long)(line ? m - 1 : m / 2), (line ? m - 1 : m / 2) == 1 ? "" : "s");
+}
+
+/* "fp32 34.47 GB/s (95% of spec), bf16 ..." for the types of v[] that are
+ * set, each over ref[] (per type, or one figure where ref_one) where it is
+ * above 0 and named ref_name. */
+static void show_types(FILE *out, const double *v, const char *unit, const double *ref,
+                       bool ref_one, const char *ref_name)
+{
+    char q[32];
+    int k = 0;
+    for (int t = 0; t < IC_DT_COUNT; t++) {
+        if (!(v[t] > 0))
+            continue;
+        show_qty(q, sizeof q, v[t], unit);
+        fprintf(out, "%s%s %s", k++ ? ", " : "", ic_dtype_traits((enum ic_dtype)t)->name, q);
+        const double r = ref ? ref[ref_one ? 0 : t] : 0;
+        if (r > 0)
+            fprintf(out, " (%.0f%% of %s)", 100 * v[t] / r, ref_name);
+    }
+    fputc('\n', out);
+}
+
+/* The measured section ('infcalc bench', or a user's own microbenchmarks):
+ * every figure the entry holds, with its unit and its ratio to the spec
+ * section where there is one; an optional figure the step model reads and
+ * the entry leaves out, with what it takes instead (ic_step_time). */
+static void show_measured(FILE *out, const struct ic_hw *h)
+{
+    const struct ic_hw_measured *m = &h->measured;
+    char q[32], r[32];
+    fprintf(out, "\nmeasured (%s; the expected time's rates):\n",
+            m->date[0] ? m->date : "undated");
+    gb(q, sizeof q, m->llc_B);
+    fprintf(out, "  machine     %s, %llu thread%s (the figures below at that count), LLC %s "
+                 "(%.4g MiB)\n",
+            m->cpu, (unsigned long long)m->threads, m->threads == 1 ? "" : "s", q,
+            m->llc_B / 1048576.0);
+    show_qty(q, sizeof q, m->read_B_s, "B/s");
+    fprintf(out, "  read        %s (%.0f%% of spec), a buffer of 4x the LLC or more", q,
+            100 * m->read_B_s / h->hbm_bandwidth_B_s);
+    if (m->read_1t_B_s > 0) {
+        show_qty(q, sizeof q, m->read_1t_B_s, "B/s");
+        fprintf(out, "; one thread %s (%.0f%% of spec)", q,
+                100 * m->read_1t_B_s / h->hbm_bandwidth_B_s);
+    }
+    show_qty(q, sizeof q, m->cache_read_B_s, "B/s");
+    fprintf(out, "; within the LLC %s\n", q);
+    if (m->probe_B_s > 0 || m->probe_gemm_flop_s > 0 || m->probe_attn_s > 0) {
+        fputs("  probes      validate's, at bench time (it rescales the rates by its own):", out);
+        if (m->probe_B_s > 0) {
+            show_qty(q, sizeof q, m->probe_B_s, "B/s");
+            fprintf(out, " memory %s", q);
+        }
+        if (m->probe_gemm_flop_s > 0) {
+            show_qty(q, sizeof q, m->probe_gemm_flop_s, "FLOP/s");
+            fprintf(out, "%s compute %s", m->probe_B_s > 0 ? "," : "", q);
+        }
+        if (m->probe_B_s > 0 || m->probe_gemm_flop_s > 0)
+            fputs(" (fp32)", out);
+        if (m->probe_attn_s > 0) {
+            ic_report_time(q, sizeof q, m->probe_attn_s);
+            fprintf(out, "%s attention %s per score",
+                    m->probe_B_s > 0 || m->probe_gemm_flop_s > 0 ? "," : "", q);
+        }
+        fputc('\n', out);
+        for (int t = 0; t < IC_DT_COUNT; t++)
+            if (m->probe_type_B_s[t] > 0 || m->probe_gemm_type[t] > 0) {
+                show_qty(q, sizeof q, m->probe_type_B_s[t], "B/s");
+                show_qty(r, sizeof r, m->probe_gemm_type[t], "FLOP/s");
+                fprintf(out, "              %-5s memory %s, compute %s\n",
+                        ic_dtype_traits((enum ic_dtype)t)->name, q, r);
+            }
+    }
+    ic_report_time(q, sizeof q, m->fork_join_s);
+    fprintf(out, "  fork/join   %s a parallel region\n", q);
+    if (m->matmul_start_s > 0) {
+        ic_report_time(q, sizeof q, m->matmul_start_s);
+        fprintf(out, "  matmul start %s a matmul call from DRAM beyond its bytes\n", q);
+    } else {
+        fputs("  matmul start 0 (" SHOW_DEFAULT ": no start added to a DRAM matmul call)\n",
+              out);
+    }
+    if (m->layer_work_s > 0) {
+        ic_report_time(q, sizeof q, m->layer_work_s);
+        fprintf(out, "  layer work  %s a layer per sequence outside its matmuls and attention", q);
+        if (m->layer_work_dim)
+            fprintf(out, ", at hidden size %llu (scaled by a model's hidden_size over it)\n",
+                    (unsigned long long)m->layer_work_dim);
+        else
+            fputs(", unscaled (layer_work_dim: " SHOW_DEFAULT ")\n", out);
+    } else {
+        fputs("  layer work  0 (" SHOW_DEFAULT ": none added)\n", out);
+    }
+    fprintf(out, "  transition  p = %.4g: a matmul's memory and compute times combine as (T_mem^p "
+                 "+ T_cmp^p)^(1/p) (%.0f%% over their max where equal)",
+            m->transition_p, 100 * (pow(2.0, 1.0 / m->transition_p) - 1));
+    bool by_type = false;
+    for (int t = 0; t < IC_DT_COUNT; t++)
+        if (m->transition_p_type[t] >= 1) {
+            fprintf(out, "%s %s %.4g", by_type ? "," : "; by weight type:",
+                    ic_dtype_traits((enum ic_dtype)t)->name, m->transition_p_type[t]);
+            by_type = true;
+        }
+    if (by_type)
+        fprintf(out, " (other weight types and the attention: %.4g)\n", m->transition_p);
+    else
+        fputs("; every weight type (transition_p_by_type: " SHOW_DEFAULT ")\n", out);
+    fputs("  GEMV DRAM   ", out);
+    show_types(out, m->gemv_B_s, "B/s", &h->hbm_bandwidth_B_s, true, "spec");
+    fputs("  GEMV cache  ", out);
+    show_types(out, m->gemv_cache_B_s, "B/s", NULL, true, NULL);
+    fputs("  GEMM        ", out);
+    show_types(out, m->gemm_flop_s, "FLOP/s", h->peak_flop_s, false, "spec");
+    bool by_batch = false;
+    double top = 0; /* in TFLOP/s where a rate reaches one (a GPU's), else GFLOP/s */
+    for (int t = 0; t < IC_DT_COUNT; t++)
+        for (int i = 0; i < IC_HW_GEMM_BATCHES; i++)
+            top = m->gemm_by_batch[t][i] > top ? m->gemm_by_batch[t][i] : top;
+    const double unit = top >= 1e12 ? 1e12 : 1e9;
+    for (int t = 0; t < IC_DT_COUNT; t++) {
+        if (!(m->gemm_by_batch[t][0] > 0))
+            continue;
+        if (!by_batch)
+            fprintf(out, "  GEMM by batch 1, 2, 4 ... 256 (%sFLOP/s; a type without a list: its "
+                         "GEMM rate at every batch):\n",
+                    unit > 1e9 ? "T" : "G");
+        by_batch = true;
+        fprintf(out, "              %-5s", ic_dtype_traits((enum ic_dtype)t)->name);
+        for (int i = 0; i < IC_HW_GEMM_BATCHES; i++)
+            fprintf(out, " %.4g", m->gemm_by_batch[t][i] / unit);
+        fputc('\n', out);
+    }
+    if (!by_batch)
+        fputs("  GEMM by batch: the GEMM rate at every batch (gemm_by_batch: " SHOW_DEFAULT ")\n",
+              out);
+    bool attn = false;
+    for (int t = 0; t < IC_DT_COUNT; t++)
+        if (m->attn_flop_s[t] > 0 || m->attn_score_s[t] > 0) {
+            fputs(attn ? ", " : "  attention   ", out);
+            fputs(ic_dtype_traits((enum ic_dtype)t)->name, out);
+            if (m->attn_flop_s[t] > 0) {
+                show_qty(q, sizeof q, m->attn_flop_s[t], "FLOP/s");
+                fprintf(out, " %s", q);
+            }
+            if (m->attn_score_s[t] > 0) {
+                ic_report_time(q, sizeof q, m->attn_score_s[t]);
+                fprintf(out, "%s %s per score", m->attn_flop_s[t] > 0 ? " and" : "", q);
+            }
+            attn = true;
+        }
+    fputs(attn ? " (a KV type without them: the matmul rate at its query heads per KV head)\n"
+               : "  attention   the matmul rate at the query heads per KV head, no time per "
+                 "score (attention: " SHOW_DEFAULT ")\n",
+          out);
+    fprintf(out, "    source: %s\n", m->source);
+}
+
 static void show_hw(FILE *out, const struct ic_hw *h)
 {
     char a[32], b[32];
@@ -828,12 +1133,14 @@ static void show_hw(FILE *out, const struct ic_hw *h)
                     h->peak_flop_s[t] / 1e12, ic_dtype_traits((enum ic_dtype)t)->integer ? "OP"
                                                                                         : "FLOP");
     fprintf(out, "  source: %s\n", h->section_source[1]);
+    char rule[320];
+    show_torus_rule(rule, sizeof rule, h);
     fprintf(out,
             "\ninterconnect: %s, %s, %.4g GB/s per link one way x %llu links, domain %llu "
-            "chips, %.3g us per hop\n  source: %s\n",
+            "chips, %.3g us per hop%s\n  source: %s\n",
             h->ici_kind_text, h->ici_topology_text, h->ici_link_B_s / 1e9,
             (unsigned long long)h->ici_links, (unsigned long long)h->ici_domain_chips,
-            h->ici_hop_latency_s * 1e6, h->section_source[2]);
+            h->ici_hop_latency_s * 1e6, rule, h->section_source[2]);
     fprintf(out, "\nscale-out: %s, %.4g GB/s one way per chip, %.3g us\n  source: %s\n",
             h->dcn_kind, h->dcn_B_s / 1e9, h->dcn_latency_s * 1e6, h->section_source[3]);
     fprintf(out, "\nhost link: %s, %.4g GB/s one way\n  source: %s\n", h->host_kind,
@@ -846,6 +1153,8 @@ static void show_hw(FILE *out, const struct ic_hw *h)
     fprintf(out, "\nB_crit (bf16 weights, bf16 compute): %.0f\n",
             h->peak_flop_s[IC_DT_BF16] > 0 ? 2.0 * h->peak_flop_s[IC_DT_BF16] / (2 * h->hbm_bandwidth_B_s)
                                            : 0.0);
+    if (h->measured.present)
+        show_measured(out, h);
     const struct ic_hw_achieved *ach = &h->achieved;
     if (ach->present) {
         fputs("\nachieved (what good kernels reach; the expected time's rates):\n", out);
@@ -862,7 +1171,19 @@ static void show_hw(FILE *out, const struct ic_hw *h)
             if (ach->gemv_fixed_s > 0)
                 fprintf(out, ", and %.3g us a GEMM kernel beyond its launch",
                         1e6 * ach->gemv_fixed_s);
+            else
+                fputs(", and no time a GEMM kernel beyond its launch and its bytes "
+                      "(gemv_fixed 0: " SHOW_DEFAULT ": optimistic for small GEMMs)",
+                      out);
             fprintf(out, "\n    source: %s\n", ach->gemv_source);
+        } else {
+            /* ic_step_time: the weights and the cache read at hbm_read x 1,
+             * and no fixed time (gemv_fixed goes only with gemv_efficiency) */
+            fprintf(out, "  GEMV        %s/s at batch 1, the HBM read: GEMV efficiency 1 "
+                         "(" SHOW_DEFAULT ": optimistic), the weights' and the KV cache's reads "
+                         "at it, and no time a GEMM kernel beyond its launch and its bytes "
+                         "(gemv_fixed 0: " SHOW_DEFAULT ")\n",
+                    b);
         }
         if (ach->skinny_eff > 0) {
             gb(b, sizeof b, ach->hbm_read_B_s * ach->skinny_eff);
@@ -871,6 +1192,10 @@ static void show_hw(FILE *out, const struct ic_hw *h)
                     b, 100 * ach->skinny_eff,
                     100 * ach->hbm_read_B_s * ach->skinny_eff / h->hbm_bandwidth_B_s,
                     1e6 * ach->skinny_fixed_s, ach->skinny_source);
+        } else {
+            fputs("  GEMV 1 row  at the GEMV's rate and fixed time (skinny_efficiency: "
+                  SHOW_DEFAULT ")\n",
+                  out);
         }
         for (int t = 0; t < IC_DT_COUNT; t++)
             if (ach->gemm_flop_s[t] > 0)
@@ -890,16 +1215,29 @@ static void show_hw(FILE *out, const struct ic_hw *h)
             }
         if (tps)
             fprintf(out, "    source: %s\n", ach->transition_source);
-        fprintf(out, "  all-reduce  %.3g us small, %.4g GB/s bus bandwidth large, over %llu chips\n"
-                     "    source: %s\n",
+        /* a compute type with a GEMM rate and no exponent: ic_step_time
+         * takes the max of the two times */
+        int maxed = 0;
+        for (int t = 0; t < IC_DT_COUNT; t++)
+            if (ach->gemm_flop_s[t] > 0 && !(ach->transition_p[t] >= 1))
+                fprintf(out, "%s%s", maxed++ ? ", " : "  transition  ",
+                        ic_dtype_traits((enum ic_dtype)t)->name);
+        if (maxed)
+            fputs(": the max of a GEMM's weight read and FLOPs (transition_p: " SHOW_DEFAULT
+                  ": optimistic near the ridge)\n",
+                  out);
+        fprintf(out, "  all-reduce  %.3g us small, %.4g GB/s bus bandwidth large, over %llu chips",
                 ach->allreduce_latency_s * 1e6, ach->allreduce_busbw_B_s / 1e9,
-                (unsigned long long)ach->allreduce_chips, ach->comm_source);
+                (unsigned long long)ach->allreduce_chips);
+        show_allreduce_group(out, h);
+        fprintf(out, "\n    source: %s\n", ach->comm_source);
         fprintf(out, "  launch      %.3g us, %.3g us from a graph; %llu kernels per dense layer (MoE, "
                      "MLA, linear-attention and gated layers run more), %llu launch%s per "
-                     "step\n    source: %s\n",
+                     "step%s\n    source: %s\n",
                 ach->launch_s * 1e6, ach->launch_graph_s * 1e6,
                 (unsigned long long)ach->kernels_per_layer,
                 (unsigned long long)ach->step_launches, ach->step_launches == 1 ? "" : "es",
+                h->locs[IC_HWF_A_STEP_LAUNCHES].line ? "" : " (step_launches: " SHOW_DEFAULT ")",
                 ach->launch_source);
         if (ach->derived_from[0])
             fprintf(out, "  derived: %s\n", ach->derived_from);

@@ -1474,6 +1474,26 @@ static const struct ic_col opt_cap_cols[] = {
     {"usd_per_million_tokens_at_rate", "$/M at the rate", IC_K_USD},
 };
 
+/* Chips grouped by why a search leaves them out: "no achieved int8 GEMM
+ * rate: a, b; ..." */
+enum { N_WHY = 8 };
+struct reasons {
+    char whys[N_WHY][64], whos[N_WHY][600];
+};
+
+static void reason_add(struct reasons *r, bool named[N_WHY], const char *why, const char *chip)
+{
+    int k = 0;
+    while (k < N_WHY - 1 && r->whys[k][0] && strcmp(r->whys[k], why) != 0)
+        k++;
+    snprintf(r->whys[k], sizeof r->whys[k], "%s", why);
+    if (!named[k]) {
+        named[k] = true;
+        const size_t l = strlen(r->whos[k]);
+        snprintf(r->whos[k] + l, sizeof r->whos[k] - l, "%s%s", l ? ", " : "", chip);
+    }
+}
+
 static int plot_optimize(const char *path, const int *size, const struct ic_hw *hws,
                          size_t n_hw, const struct ic_opt_point *pts, size_t n, const char *title,
                          const char *sub, double tpot_slo, FILE *errf);
@@ -1688,11 +1708,11 @@ int ic_cli_cmd_optimize(const struct ic_opts *a, const struct ic_db *db, FILE *o
      * are those with one type timed */
     char untimed[5400] = "";
     /* the chips of each reason, "no achieved int8 GEMM rate: a, b" */
-    enum { N_WHY = 8 };
-    char whys[N_WHY][64] = {{0}}, whos[N_WHY][600] = {{0}};
+    struct reasons r_untimed = {0};
     size_t n_timed_hw = 0;
     for (size_t i = 0; i < n_hw; i++) {
-        bool timed = false, named[N_WHY] = {false}; /* each chip once a reason */
+        bool timed = false, runs = false; /* runs: a compute type the search pairs */
+        bool named[N_WHY] = {false};        /* each chip once a reason */
         for (int w = 0; w < IC_DT_COUNT; w++) {
             if (!ic_optimize_searches((enum ic_dtype)w, false) ||
                 (req.weights_mask && !(req.weights_mask & (1u << w))))
@@ -1702,39 +1722,43 @@ int ic_cli_cmd_optimize(const struct ic_opts *a, const struct ic_db *db, FILE *o
                 char why[64];
                 if (c == IC_DT_COUNT)
                     continue;
-                if (ic_optimize_times(&hws[i], c, req.estimate, why, sizeof why)) {
+                runs = true;
+                if (ic_optimize_times(&hws[i], c, req.estimate, why, sizeof why))
                     timed = true;
-                    continue;
-                }
-                int k = 0;
-                while (k < N_WHY - 1 && whys[k][0] && strcmp(whys[k], why) != 0)
-                    k++;
-                snprintf(whys[k], sizeof whys[k], "%s", why);
-                if (!named[k]) {
-                    named[k] = true;
-                    const size_t l = strlen(whos[k]);
-                    snprintf(whos[k] + l, sizeof whos[k] - l, "%s%s", l ? ", " : "",
-                             hws[i].name);
-                }
+                else
+                    reason_add(&r_untimed, named, why, hws[i].name);
             }
         }
+        if (!runs)
+            reason_add(&r_untimed, named, "no bf16, fp16, fp8, int8 or fp4 peak", hws[i].name);
         n_timed_hw += timed;
     }
-    for (int k = 0; k < N_WHY && whys[k][0]; k++) {
+    for (int k = 0; k < N_WHY && r_untimed.whys[k][0]; k++) {
         const size_t l = strlen(untimed);
-        snprintf(untimed + l, sizeof untimed - l, "%s%s: %s", l ? "; " : "", whys[k], whos[k]);
+        snprintf(untimed + l, sizeof untimed - l, "%s%s: %s", l ? "; " : "", r_untimed.whys[k],
+                 r_untimed.whos[k]);
     }
+    const bool expected = req.estimate == IC_EST_EXPECTED;
     if (!n_timed_hw) {
-        rc = ic_cli_usage_hint(errf, "add '--estimate ideal' (the spec-sheet bound), or "
-                                     "choose chips with achieved rates ('infcalc show hw "
-                                     "NAME' lists them)",
-                               "the expected estimate can time none of the configurations "
-                               "searched: %s", untimed);
+        rc = expected ? ic_cli_usage_hint(errf, "add '--estimate ideal' (the spec-sheet bound), "
+                                                "or choose chips with achieved rates ('infcalc "
+                                                "show hw NAME' lists them)",
+                                          "the expected estimate can time none of the "
+                                          "configurations searched: %s",
+                                          untimed)
+                      : ic_cli_usage_hint(errf, "the search computes in bf16 (fp16 on a chip "
+                                                "without it), or in fp8, int8 or fp4 with "
+                                                "weights of that type; give the entry's compute "
+                                                "section one of them",
+                                          "none of the chips runs a configuration the search "
+                                          "tries: %s",
+                                          untimed);
         goto out;
     }
-    if (untimed[0] && fmt != IC_FMT_TABLE) /* the title, which says it, is the table's */
-        fprintf(ic_cli_warnf(errf), "infcalc: note: not searched at the expected estimate: %s\n",
-                untimed);
+    if (untimed[0]) /* the table's title says what the expected estimate left out */
+        if (!expected || fmt != IC_FMT_TABLE)
+            fprintf(ic_cli_warnf(errf), "infcalc: note: not searched%s: %s\n",
+                    expected ? " at the expected estimate" : "", untimed);
     if ((lrc = ic_optimize(&st, hws, n_hw, &req, cands, n_cf, &n_ok,
                            a->given[IC_OPT_PLOT] ? &fr : NULL, &n_fr, &e))) {
         rc = ic_cli_report(errf, lrc, &e);

@@ -662,11 +662,17 @@ int ic_step_time(const struct ic_load *l, const struct ic_hw *hw, const struct i
             ic_err_hint(err, "choose a type it lists, e.g. '--compute %s'", pick);
         return rc;
     }
-    if (l->chips * l->ep * (l->pp ? l->pp : 1) > hw->ici_domain_chips && !(hw->dcn_B_s > 0))
-        return ic_err_set(err, IC_EINVAL, hw->path, hw->locs[IC_HWF_DCN].line,
-                          hw->locs[IC_HWF_DCN].col,
-                          "%s has no scale-out network: at most %llu chips (its fabric's domain)",
-                          hw->name, (unsigned long long)hw->ici_domain_chips);
+    if (l->chips * l->ep * (l->pp ? l->pp : 1) > hw->ici_domain_chips && !(hw->dcn_B_s > 0)) {
+        const int rc = ic_err_set(err, IC_EINVAL, hw->path, hw->locs[IC_HWF_DCN].line,
+                                  hw->locs[IC_HWF_DCN].col,
+                                  "%s has no scale-out network: at most %llu chip%s (its "
+                                  "fabric's domain)",
+                                  hw->name, (unsigned long long)hw->ici_domain_chips,
+                                  hw->ici_domain_chips == 1 ? "" : "s");
+        ic_err_hint(err, "use at most that many chips (x --pp, x experts' groups), or a chip "
+                         "whose entry has a scale_out section");
+        return rc;
+    }
     const double W = hw->hbm_bandwidth_B_s;
     const double kv_bytes = l->kv_read_bytes + l->kv_write_bytes + l->scores_bytes;
     struct ic_time *const t = out; /* written in place (undefined on failure) */
@@ -771,12 +777,25 @@ int ic_step_time(const struct ic_load *l, const struct ic_hw *hw, const struct i
             /* every type the weights are stored in, and the cache's */
             const enum ic_dtype x = w == IC_DT_COUNT ? kt : (enum ic_dtype)w;
             if ((w == IC_DT_COUNT || l->weight_bytes_at[w] > 0 || w == (int)wt) &&
-                !(ms->gemv_B_s[x] > 0))
-                return ic_err_set(err, IC_EINVAL, hw->path, hw->locs[IC_HWF_MEASURED].line,
-                                  hw->locs[IC_HWF_MEASURED].col,
-                                  "%s has no measured rates for %s; measured types are those "
-                                  "in its gemv_dram section",
-                                  hw->name, ic_dtype_traits(x)->name);
+                !(ms->gemv_B_s[x] > 0)) {
+                char have[96] = "";
+                for (int d = 0; d < IC_DT_COUNT; d++)
+                    if (ms->gemv_B_s[d] > 0) {
+                        const size_t n = strlen(have);
+                        snprintf(have + n, sizeof have - n, "%s%s", n ? ", " : "",
+                                 ic_dtype_traits((enum ic_dtype)d)->name);
+                    }
+                const int rc = ic_err_set(
+                    err, IC_EINVAL, hw->path, hw->locs[IC_HWF_MEASURED].line,
+                    hw->locs[IC_HWF_MEASURED].col,
+                    "%s has no measured rates for %s, the %s type; measured types are those "
+                    "in its gemv_dram section",
+                    hw->name, ic_dtype_traits(x)->name,
+                    w == IC_DT_COUNT ? "--kv" : w == (int)wt ? "--weights" : "kept weights'");
+                ic_err_hint(err, "types it has measured: %s; or --estimate ideal",
+                            have[0] ? have : "none");
+                return rc;
+            }
         }
         /* the weights and the cache this chip holds: in the LLC, or in DRAM */
         t->cache_resident = l->weight_bytes + l->kv_read_bytes <= ms->llc_B;
