@@ -1019,7 +1019,7 @@ START_TEST(test_list_and_show)
                          "--batch", "257", NULL),
                      0);
     has_err("infcalc: note: vllm-0.6 schedules at most 256 sequences a step by default "
-            "(enginedb: defaults.max_batch); the largest batch here, 257, needs that limit "
+            "(the profile's defaults.max_batch); the largest batch here, 257, needs that limit "
             "raised\n");
     ck_assert_int_eq(run("--model", "llama3-8b", "--hw", "h100", "--engine", "vllm-0.6",
                          "--batch", "256", NULL),
@@ -1349,6 +1349,12 @@ START_TEST(test_plot_and_lists)
                          "h100", NULL),
                      2);
     has_err("are one entry, llama3-8b");
+    /* two hardware files of one name (the frozen H100 beside the live one):
+     * two sets of figures under one label, refused */
+    ck_assert_int_eq(run("--model", "llama3-8b", "--hw",
+                         "h100," IC_TEST_DIR "/frozen/hwdb/h100-sxm.yaml", NULL),
+                     2);
+    has_err("are two entries of one name, h100-sxm");
     /* lists over hardware and precision, JSON: one array over all configurations */
     ck_assert_int_eq(run("--model", "llama3-8b", "--hw", "h100,h200", "--weights", "bf16,int8",
                          "--format", "json", NULL),

@@ -23,6 +23,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 
 #ifndef IC_VERSION
@@ -219,17 +220,27 @@ static bool same_file(const char *a, const char *b)
 
 /* One entry under two names in an option's list (an alias and its name, a
  * path to its file, or twice) would be the same configurations twice, as a
- * value twice in a list is: a usage error, or 0. given: the option's
- * words; path, name: each loaded entry's. */
+ * value twice in a list is, and two hardware files of one name two sets of
+ * figures under one label: a usage error, or 0. given: the option's words;
+ * path, name: each loaded entry's. */
 static int named_twice(FILE *errf, const char *opt, const char *const *given,
                        const char *const *path, const char *const *name, int n)
 {
     for (int i = 1; i < n; i++)
-        for (int j = 0; j < i; j++)
+        for (int j = 0; j < i; j++) {
             if (same_file(path[i], path[j]))
                 return ic_cli_usage_hint(errf, "name each entry once",
                                          "%s: '%s' and '%s' are one entry, %s", opt, given[j],
                                          given[i], name[i]);
+            /* two hardware files of one name: every row, label and legend
+             * would read the same over two sets of figures (a model's name
+             * may come from its config.json's folder, which two checkpoints
+             * can share: not refused) */
+            if (strcmp(opt, "--hw") == 0 && strcasecmp(name[i], name[j]) == 0)
+                return ic_cli_usage_hint(errf, "give one of the files its own 'name:'",
+                                         "%s: '%s' and '%s' are two entries of one name, %s", opt,
+                                         given[j], given[i], name[i]);
+        }
     return 0;
 }
 
@@ -560,7 +571,7 @@ static int cmd_decode(const struct ic_opts *a, const struct ic_db *db, FILE *out
     if (engine && engine->max_batch && widest > engine->max_batch)
         fprintf(ic_cli_warnf(errf),
                 "infcalc: note: %s schedules at most %llu sequences a step by default "
-                "(enginedb: defaults.max_batch); the largest batch here, %llu, needs that "
+                "(the profile's defaults.max_batch); the largest batch here, %llu, needs that "
                 "limit raised\n",
                 engine->name, (unsigned long long)engine->max_batch,
                 (unsigned long long)widest);
