@@ -848,6 +848,25 @@ START_TEST(test_unknown_names_suggest)
     ck_assert_str_eq(h->name, "tpu-v5e");
     ck_assert_int_eq(ic_db_model(&db, "meta-llama/Meta-Llama-3-70B", m, &e), 0);
     ck_assert_str_eq(m->name, "llama3-70b");
+    /* a name that is a file's without its extension, or a file without
+     * one, in the working folder: the hint names the file (it offered
+     * database names), not read as one (a bare word is a name) */
+    char dir[] = "/tmp/infcalc-namefile-XXXXXX", cwd[600];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    ck_assert_ptr_nonnull(getcwd(cwd, sizeof cwd));
+    ck_assert_int_eq(chdir(dir), 0);
+    FILE *f = fopen("my-chip.yaml", "w");
+    ck_assert(f && fputs("name: my-chip\n", f) >= 0 && fclose(f) == 0);
+    f = fopen("noext", "w");
+    ck_assert(f && fputs("name: noext\n", f) >= 0 && fclose(f) == 0);
+    ck_assert_int_eq(ic_db_hw(&db, "my-chip", h, &e), IC_ENOENT);
+    ck_assert_ptr_nonnull(strstr(e.hint, "the file my-chip.yaml? a file is read by its path"));
+    ck_assert_int_eq(ic_db_hw(&db, "noext", h, &e), IC_ENOENT);
+    ck_assert_ptr_nonnull(strstr(e.hint, "the file ./noext?"));
+    remove("my-chip.yaml");
+    remove("noext");
+    ck_assert_int_eq(chdir(cwd), 0);
+    rmdir(dir);
     free(h);
     free(m);
 }

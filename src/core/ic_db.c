@@ -646,7 +646,20 @@ scanned:
     }
     if (rc == IC_ENOENT) {
         ic_err_set(err, IC_ENOENT, NULL, 0, 0, "unknown %s '%s'", k->what, name);
-        near_hint(&nr, err, k->list_cmd);
+        /* a file the name was meant for: NAME.yaml, or NAME itself in a
+         * folder a bare name is not read from ('mi325x' beside mi325x.yaml;
+         * a file without an extension) */
+        char file[700];
+        struct stat fs;
+        snprintf(file, sizeof file, "%s.yaml", name);
+        if (!(stat(file, &fs) == 0 && S_ISREG(fs.st_mode)))
+            snprintf(file, sizeof file, "./%s", name); /* a name with '/' is a path if a file */
+        if (stat(file, &fs) == 0 && S_ISREG(fs.st_mode))
+            ic_err_hint(err, "the file %s? a file is read by its path: one ending in .yaml, "
+                             ".yml or .json, or starting with / or ./",
+                        file);
+        else
+            near_hint(&nr, err, k->list_cmd);
     }
 out:
     free(rec);
