@@ -3,6 +3,7 @@
  * accept / resample rule), prefix caching, disaggregation, best-of-N and the
  * SLO search. Expectations are hand arithmetic, stated beside each. */
 #include "ic_cli.h"
+#include "ic_engine.h"
 #include "ic_serving.h"
 #include "ic_sim.h"
 #include "ic_test.h"
@@ -333,6 +334,24 @@ START_TEST(test_spec_and_chunked_expected)
     /* the draft at the expected estimate pays its launches too: 16 layers
      * x 10 x 2 us = 0.32 ms, more than its ideal step's share */
     ck_assert_double_ge(dp.fixed_s, 0.32e-3 - 1e-12);
+    /* an engine whose scheduler waits 1 ms a step (tests/fixtures/engine-
+     * test.yaml) schedules once a round: the verify step pays it, the 4
+     * drafts (run in the worker) do not; the round is 4 draft steps without
+     * it and the verify with it (it was 5 ms of host time a round) */
+    struct ic_engine *en = malloc(sizeof *en);
+    ck_assert_int_eq(ic_engine_load(IC_TEST_DIR "/fixtures/engine-test.yaml", en, &e), IC_OK);
+    c.engine = en;
+    ck_assert_int_eq(ic_spec_costed(&t->st, &d->st, &t->h, &c, c.weights, 0.8, 4, &s, &e), IC_OK);
+    ck_assert_int_eq(ic_decode(&d->st, &d->h, &c, &dp, &e), IC_OK);
+    ck_assert_double_eq_tol(dp.host_s, 1e-3, 1e-15);
+    ck_assert_double_eq_tol(s.draft_s, dp.step_s - 1e-3, 1e-15);
+    ck_assert_double_eq_tol(s.round_s, 4 * (dp.step_s - 1e-3) + s.verify_s, 1e-15);
+    struct ic_point tp;
+    ck_assert_int_eq(ic_decode(&t->st, &t->h, &c, &tp, &e), IC_OK);
+    ck_assert_double_eq_tol(tp.host_s, 1e-3, 1e-15);
+    ck_assert(s.verify_s > 1e-3 + 5.559e-3); /* the host's 1 ms and the weights */
+    c.engine = NULL;
+    free(en);
 
     struct ic_prefill_cfg pf = ic_prefill_defaults();
     pf.prompt = 1000;

@@ -336,7 +336,9 @@ int ic_spec_costed(const struct ic_model_stats *target, const struct ic_model_st
     struct ic_spec_costed s;
     memset(&s, 0, sizeof s);
     s.k = k;
-    s.draft_s = d.step_s;
+    /* an engine's host time is the round's, once, in the verify step: the
+     * scheduler runs once a round, the drafts inside the worker */
+    s.draft_s = d.step_s - d.host_s;
     s.target_s = t.step_s;
     /* the verify step: k + 1 decode-phase tokens per sequence after the
      * cache the plain step reads, every one of them with logits */

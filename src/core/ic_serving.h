@@ -144,7 +144,8 @@ size_t ic_spec_sample(gsl_rng *r, const double *p, const double *q, size_t n, bo
  * every token). k = 0 is plain decoding: the verify step is the decode step. */
 struct ic_spec_costed {
     uint64_t k;
-    double draft_s;          /* one draft step */
+    double draft_s;          /* one draft step (without an engine's host time, which
+                                the round pays once, in its verify step) */
     double target_s;         /* one plain target step */
     double verify_s;         /* the target step over k + 1 tokens */
     double cost_ratio;       /* draft_s / target_s */
