@@ -279,13 +279,13 @@ static void table_title(FILE *out, const struct ic_report_group *r, const struct
     }
     fprintf(out, ", compute %s\n", dt(c->compute));
     if (p->achieved && c->engine)
-        fprintf(out, "expected time from the rates good kernels achieve on the chip (published "
-                     "microbenchmarks) under engine %s (%s %s, %s); collectives after the "
+        fprintf(out, "expected time from the rates good kernels achieve on the chip (the "
+                     "entry's achieved section) under engine %s (%s %s, %s); collectives after the "
                      "kernels", c->engine->name, c->engine->engine, c->engine->version,
                 engine_origin(c->engine->path));
     else if (p->achieved)
-        fputs("expected time from the rates good kernels achieve on the chip (published "
-              "microbenchmarks) with a good engine (no --engine: graphs, overlapped "
+        fputs("expected time from the rates good kernels achieve on the chip (the entry's "
+              "achieved section) with a good engine (no --engine: graphs, overlapped "
               "scheduling, no engine overhead); collectives after the kernels", out);
     else
         fprintf(out, "%s; collectives %s",
