@@ -630,6 +630,10 @@ static int cmd_decode(const struct ic_opts *a, const struct ic_db *db, FILE *out
                both ? "expected step solid (achieved rates), ideal bound dashed"
                : k->cfg.estimate == IC_EST_EXPECTED ? "expected time from measured figures"
                                                     : "ideal bound from spec-sheet peaks");
+        if (engine) { /* the profile the expected steps were timed under */
+            snprintf(part, sizeof part, "engine %s", engine->name);
+            append(sub, sizeof sub, "; ", part);
+        }
         if (n_axes == 2) {
             snprintf(sub, sizeof sub, "weights %s, KV %s, compute %s; %s; the bound %s",
                      ic_dtype_traits(k->cfg.weights)->name, ic_dtype_traits(k->cfg.kv)->name,
@@ -645,6 +649,10 @@ static int cmd_decode(const struct ic_opts *a, const struct ic_db *db, FILE *out
             }
             if (axes[0] != IC_AXIS_CONTEXT && axes[1] != IC_AXIS_CONTEXT) {
                 snprintf(part, sizeof part, "; context %llu", (unsigned long long)k->cfg.context);
+                append(sub, sizeof sub, "", part);
+            }
+            if (engine) {
+                snprintf(part, sizeof part, "; engine %s", engine->name);
                 append(sub, sizeof sub, "", part);
             }
             const struct ic_plot_heat hm = {t, sub, pts, used, {axes[0], axes[1]}};
