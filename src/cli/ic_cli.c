@@ -731,7 +731,7 @@ static void show_engine(FILE *out, const struct ic_engine *en)
         fprintf(out, ", host time per step %.3g ms", 1e3 * en->cpu_step_s);
     fprintf(out, "\n  source: %s\n", en->step_source);
     static const char *const part[2] = {"attention (bandwidth over the achieved GEMV's, by KV type)",
-                                        "gemv (bandwidth over the bf16 GEMV's, by weight type)"};
+                                        "gemv (bandwidth over the chip's achieved GEMV, by weight type)"};
     for (int k = 0; k < 2; k++) {
         const double *v = k ? en->gemv_eff : en->attn_eff;
         const char *src = k ? en->gemv_source : en->attn_source;

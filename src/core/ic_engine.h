@@ -9,8 +9,9 @@
  *              it does not, the host time per step the accelerator waits for;
  *   attention  the decode attention kernel's bandwidth over the chip's
  *              achieved GEMV bandwidth, per KV-cache type;
- *   gemv       the weight GEMV's bandwidth over the bf16 GEMV's, per weight
- *              type (int4, int8, fp8 dequantization is not free);
+ *   gemv       the weight GEMV's bandwidth over the chip's achieved (bf16)
+ *              GEMV's, per weight type (int4, int8, fp8 dequantization is
+ *              not free; bf16 below 1, an engine's own GEMV falling short);
  *   defaults   the largest batch the engine schedules unless told otherwise,
  *              and where its tensor parallelism keeps the cache past the KV
  *              heads (each chip a copy, or the sequences split).
