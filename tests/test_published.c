@@ -490,6 +490,18 @@ START_TEST(test_command)
                                 "\"median_abs_error\": %.10g",
              fabs(strtod(ce + strlen("\"closed_form_error\": "), NULL)));
     ck_assert_msg(strstr(ic_test_out, want), "lacks %s", want);
+    /* --plot over a file whose one validation row is a throughput row:
+     * refused before any report (it printed the report, then exited 2) */
+    snprintf(text, sizeof text, "%sr4,validation,throughput_offline,vllm,0.6.0,h100,8,8,"
+                                "llama3-70b,bf16,bf16,bf16,256,1000,1000,output_tokens_per_s,"
+                                "5000,tokens/s,src of row\n", head);
+    ic_test_write_tmp(csv, text);
+    ck_assert_int_eq(ic_test_cli("check-published", "--measurements", csv, "--plot",
+                                 "cp-none.png", NULL),
+                     2);
+    ck_assert_str_eq(ic_test_out, "");
+    ck_assert_ptr_nonnull(strstr(ic_test_err, "--plot: no validation decode row to draw"));
+    remove(csv);
 }
 END_TEST
 
