@@ -1066,6 +1066,39 @@ START_TEST(test_bound_fixed)
     c.engine = NULL;
     ck_assert_int_eq(ic_decode(&t->st, &t->h, &c, &p, &e), IC_OK);
     ck_assert_str_eq(ic_bound_name(p.bound), "weights");
+    /* on 8 chips, the all-reduces (2 a layer and 1 for the head at the
+     * fixture's 20 us latency at least: over 0.6 ms) outweigh the weights
+     * (2.47 GB / 8 / 2.7e12 = 0.11 ms) but not the fixed 1.8 ms: 'fixed'
+     * (it read 'comm', the collectives bounding whenever they beat the
+     * memory and compute terms) */
+    c = cfg(8, 1, 1024, IC_DT_BF16, IC_DT_BF16, IC_DT_BF16);
+    c.estimate = IC_EST_EXPECTED;
+    c.engine = en;
+    ck_assert_int_eq(ic_decode(&t->st, &t->h, &c, &p, &e), IC_OK);
+    ck_assert(p.comm_s > 0.6e-3 && p.comm_s > 3 * p.weights_s && p.fixed_s > p.comm_s);
+    ck_assert_str_eq(ic_bound_name(p.bound), "fixed");
+    /* a pipeline pays the host time once a step, so a pass weighs its share
+     * of it: graphs (16 x 10 x 2 us = 0.32 ms of launches) and 0.45 ms of
+     * host time; one chip, batch 2, 'weights' (0.77 against 0.915 ms); 2
+     * stages and 2 micro-batches of one sequence, a pass's weights (the
+     * busier stage's, its 8 layers and the 525 MB head: about 0.555 ms)
+     * against 0.16 ms of launches and 0.225 of the 0.45 ms: 'weights' (it
+     * read 'fixed', the pass's terms against the whole step's host time,
+     * 0.61 ms) */
+    struct ic_engine light = *en;
+    light.graphs = true;
+    light.cpu_step_s = 0.45e-3;
+    c = cfg(1, 2, 1024, IC_DT_BF16, IC_DT_BF16, IC_DT_BF16);
+    c.estimate = IC_EST_EXPECTED;
+    c.engine = &light;
+    ck_assert_int_eq(ic_decode(&t->st, &t->h, &c, &p, &e), IC_OK);
+    ck_assert_str_eq(ic_bound_name(p.bound), "weights");
+    c.pp = 2; /* one chip a stage */
+    c.micro = 2;
+    ck_assert_int_eq(ic_decode(&t->st, &t->h, &c, &p, &e), IC_OK);
+    ck_assert_uint_eq(p.passes, 2);
+    ck_assert(p.weights_s > 0.5e-3 && p.weights_s < 0.6e-3);
+    ck_assert_str_eq(ic_bound_name(p.bound), "weights");
     free(en);
     free(t);
 }

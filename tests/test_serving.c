@@ -351,6 +351,16 @@ START_TEST(test_spec_and_chunked_expected)
     ck_assert_double_eq_tol(tp.host_s, 1e-3, 1e-15);
     ck_assert(s.verify_s > 1e-3 + 5.559e-3); /* the host's 1 ms and the weights */
     c.engine = NULL;
+    /* a prefill of 8 tokens of Llama-3.2-1B under it: the weights' 2.47 GB
+     * at 2.7e12 (0.92 ms) under the fixed 1.8 ms (0.8 ms of graph-less
+     * launches and 1 ms of host time): 'fixed' (it read 'memory') */
+    struct ic_prefill_cfg pc = ic_prefill_defaults();
+    pc.prompt = 8;
+    pc.estimate = IC_EST_EXPECTED;
+    pc.engine = en;
+    struct ic_prefill pr;
+    ck_assert_int_eq(ic_prefill(&d->st, &d->h, &pc, &pr, &e), IC_OK);
+    ck_assert_str_eq(ic_prefill_bound_name(pr.bound), "fixed");
     free(en);
 
     struct ic_prefill_cfg pf = ic_prefill_defaults();

@@ -859,8 +859,10 @@ int ic_step_time(const struct ic_load *l, const struct ic_hw *hw, const struct i
     /* the kernels run one after the other; collectives beside them or after */
     const double local = lin + att + fixed;
     t->step_s = (serial_comm ? local + t->comm_s : max2(local, t->comm_s)) + t->a2a_s;
-    /* the largest term; the fixed part (launches, host time) among them */
-    const double fx = t->fixed_s;
+    /* the largest term of a pass; the fixed part (launches, and a pass's
+     * share of the host time, which a step pays once) among them */
+    const uint64_t passes = l->micro > l->pp ? l->micro : l->pp > 1 ? l->pp : 1;
+    const double fx = fixed + t->host_s / (double)passes;
     if ((!serial_comm && t->comm_s > local) ||
         (serial_comm && t->comm_s > lin && t->comm_s > att && t->comm_s >= fx) ||
         t->a2a_s > max2(max2(lin, att), fx))

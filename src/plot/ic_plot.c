@@ -2421,7 +2421,7 @@ int ic_plot_heatmap(cairo_t *cr, double width, double height, const struct ic_pl
     struct legend lg = {.size = width < 1000 ? 11 : 13};
     struct legend_item *li = legend_add(&lg, 1, 4,
                                         "edge of what fits in HBM (beyond it: hatched)");
-    li = legend_add(&lg, 7, 1.6, "the bound changes (weights, KV, compute or collectives)");
+    li = legend_add(&lg, 7, 1.6, "the bound changes (weights, KV, compute, collectives or fixed)");
     if (li)
         li->dashed = true;
     struct ic_plot_panel a, b;
