@@ -121,6 +121,22 @@ START_TEST(test_rows_refused)
      * an engine with a space after it (after "r1,validation,decode_b1,"
      * 24), which matched no profile and grouped apart */
     refused("bad-column-typo.csv", 1, 138, "unknown column 'include_prefill'");
+    /* a column of the user's own near a required one's name (pp, tpot: one
+     * or two edits from tp) is read as theirs, not as a typo */
+    {
+        char path[64];
+        ic_test_write_tmp(path, "id,use,kind,engine,engine_version,hw,chips,tp,pp,tpot,model,"
+                                "weights,kv,compute,concurrency,input_tokens,output_tokens,"
+                                "quantity,value,unit,source\nr1,validation,decode_b1,e,1,h100,"
+                                "1,1,1,x,llama3-8b,bf16,bf16,bf16,1,10,10,tpot,12,ms,src of row\n");
+        struct ic_pub_row *r = NULL;
+        size_t n = 0;
+        struct ic_err e = {0};
+        ck_assert_int_eq(ic_pub_load(path, &r, &n, &e), IC_OK);
+        ck_assert_uint_eq(n, 1);
+        free(r);
+        remove(path);
+    }
     refused("bad-tput-tpot.csv", 2, 80, "a throughput row states output_tokens_per_s");
     refused("bad-name-space.csv", 2, 25, "a name with spaces around it");
 }

@@ -437,9 +437,10 @@ static int parse_row(const char *path, const struct field *f, const int *at, str
 }
 
 /* A header name that is none of the columns: ignored (a file may carry
- * notes of its own), unless it is one of them misspelt, in another case or
- * with spaces ('include_prefill', 'Includes_Prefill', ' use'), which would
- * drop the column it means without a word. */
+ * columns of its own: pp, tpot, node), unless it is a column in another
+ * case or with spaces (' use', 'Includes_Prefill') or an optional column
+ * misspelt ('include_prefill'), which would drop the column it means
+ * without a word (a required one missing is an error already). */
 static int unknown_column(const char *path, const struct field *h, struct ic_err *err)
 {
     char low[64];
@@ -452,7 +453,10 @@ static int unknown_column(const char *path, const struct field *h, struct ic_err
     while (n && low[n - 1] == ' ')
         n--;
     low[n] = '\0';
-    const char *near = ic_text_nearest(low, col_names, C_COUNT);
+    const char *const optional[] = {col_names[C_SOURCE_WHERE], col_names[C_SOURCE_DATE],
+                                    col_names[C_PREFILL], col_names[C_MAX_TOKENS]};
+    const int k = pick(col_names, C_COUNT, low);
+    const char *near = k >= 0 ? col_names[k] : ic_text_nearest(low, optional, 4);
     if (!near)
         return IC_OK;
     char msg[160], hint[200];
