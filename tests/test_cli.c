@@ -818,6 +818,25 @@ START_TEST(test_optimize_at_expected)
                          "--tpot", "2s", "--top", "1", NULL),
                      0);
     has_err("infcalc: note: not searched: no bf16, fp16, fp8, int8 or fp4 peak: test-cpu\n");
+    /* under --weights the reason is the types those weights run in: the
+     * H100 has bf16, fp8 and int8 peaks but no fp4, which fp4 weights need */
+    ck_assert_int_eq(run("optimize", "--model", "llama3-8b", "--hw", "b200,h100", "--weights",
+                         "fp4", "--ttft", "2s", "--tpot", "50ms", "--top", "1", NULL),
+                     0);
+    has_err("infcalc: note: not searched: no peak of a compute type its --weights run in: "
+            "h100-sxm\n");
+    /* two hardware files of one name refused, as decode refuses them; one
+     * file named twice (an alias and a path) searched once */
+    ck_assert_int_eq(run("optimize", "--model", "llama3-8b", "--hw",
+                         "h100," IC_TEST_DIR "/frozen/hwdb/h100-sxm.yaml", "--ttft", "2s",
+                         "--tpot", "50ms", NULL),
+                     2);
+    has_err("are two entries of one name, h100-sxm");
+    ck_assert_int_eq(run("optimize", "--model", "llama3-8b", "--hw",
+                         "h100," IC_SRC_DIR "/hwdb/h100-sxm.yaml", "--ttft", "2s", "--tpot",
+                         "50ms", "--top", "1", NULL),
+                     0);
+    has_out("1 chip type searched");
 }
 END_TEST
 

@@ -472,7 +472,7 @@ START_TEST(test_command)
     char csv[64];
     const char *head = "id,use,kind,engine,engine_version,hw,chips,tp,model,weights,kv,compute,"
                        "concurrency,input_tokens,output_tokens,quantity,value,unit,source\n";
-    char text[600];
+    char text[1200];
     snprintf(text, sizeof text, "%sr1,validation,decode_b1,e,1,h100,1,1,llama3-8b,bf16,bf16,"
                                 "bf16,1,10,10,tpot,12,us,src of row\n", head);
     ic_test_write_tmp(csv, text);
@@ -492,6 +492,36 @@ START_TEST(test_command)
     ck_assert_int_eq(ic_test_cli("check-published", "--measurements", csv, NULL), 2);
     ck_assert_ptr_nonnull(strstr(ic_test_err, ":2:29: error: row r1 (llama3-8b on 1 x h999): "
                                               "unknown hardware 'h999'"));
+    remove(csv);
+    /* an unknown model, at its field (after "r1,validation,decode_b1,e,1,h100,1,1," 37);
+     * two files of one chip's name (the live and the frozen H100), which
+     * would group as one chip, at the second's hw field */
+    snprintf(text, sizeof text, "%sr1,validation,decode_b1,e,1,h100,1,1,llama9-9b,bf16,bf16,"
+                                "bf16,1,10,10,tpot,12,ms,src of row\n", head);
+    ic_test_write_tmp(csv, text);
+    ck_assert_int_eq(ic_test_cli("check-published", "--measurements", csv, NULL), 2);
+    ck_assert_ptr_nonnull(strstr(ic_test_err, ":2:38: error: row r1 (llama9-9b on 1 x h100)"));
+    remove(csv);
+    snprintf(text, sizeof text, "%sr1,validation,decode_b1,e,1,h100,1,1,llama3-8b,bf16,bf16,"
+                                "bf16,1,10,10,tpot,12,ms,src of row\nr2,validation,decode_b1,e,1,"
+                                IC_TEST_DIR "/frozen/hwdb/h100-sxm.yaml,1,1,llama3-8b,bf16,bf16,"
+                                "bf16,1,10,10,tpot,12,ms,src of row\n", head);
+    ic_test_write_tmp(csv, text);
+    ck_assert_int_eq(ic_test_cli("check-published", "--measurements", csv, NULL), 2);
+    ck_assert_ptr_nonnull(strstr(ic_test_err, ":3:29: error: row r2"));
+    ck_assert_ptr_nonnull(strstr(ic_test_err, "are two entries of one name, h100-sxm"));
+    remove(csv);
+    /* an engine in another case groups with its lower-case spelling */
+    snprintf(text, sizeof text, "%sr1,validation,decode_b1,vLLM,1,h100,1,1,llama3-8b,bf16,bf16,"
+                                "bf16,1,10,10,tpot,12,ms,src of row\nr2,validation,decode_b1,vllm,"
+                                "1,h100,1,1,llama3-8b,bf16,bf16,bf16,1,10,10,tpot,12,ms,src of "
+                                "row\n", head);
+    ic_test_write_tmp(csv, text);
+    ck_assert_int_eq(ic_test_cli("check-published", "--measurements", csv, "--format", "json",
+                                 NULL),
+                     0);
+    ck_assert_ptr_nonnull(strstr(ic_test_out, "\"by_engine\": [{\"engine\": \"vllm\", "
+                                              "\"ideal\": {\"rows\": 2"));
     remove(csv);
     ck_assert_int_eq(ic_test_cli("check-published", "--measurements", FIX "good.csv", "--format",
                                  "json", NULL),

@@ -208,10 +208,7 @@ struct config {
     size_t first, n;   /* its points */
 };
 
-/* Whether two entries' files are one file (the same device and inode: a
- * name, an alias and a path to it alike); an entry read from no file (""
- * or standard input) is no other's. */
-static bool same_file(const char *a, const char *b)
+bool ic_cli_same_file(const char *a, const char *b)
 {
     struct stat x, y;
     return a[0] && b[0] && stat(a, &x) == 0 && stat(b, &y) == 0 && S_ISREG(x.st_mode) &&
@@ -228,7 +225,7 @@ static int named_twice(FILE *errf, const char *opt, const char *const *given,
 {
     for (int i = 1; i < n; i++)
         for (int j = 0; j < i; j++) {
-            if (same_file(path[i], path[j]))
+            if (ic_cli_same_file(path[i], path[j]))
                 return ic_cli_usage_hint(errf, "name each entry once",
                                          "%s: '%s' and '%s' are one entry, %s", opt, given[j],
                                          given[i], name[i]);

@@ -20,6 +20,11 @@
 /* The most configurations decode's listed options may make. */
 enum { IC_CLI_MAX_CONFIGS = 16 };
 
+/* Whether two entries' files are one file (the same device and inode: a
+ * name, an alias and a path to it alike); an entry read from no file (""
+ * or standard input) is no other's. */
+bool ic_cli_same_file(const char *a, const char *b);
+
 /* A usage error: "infcalc: error: <message>", then "  <hint>" on the next
  * line, as the loaders' errors end (ic_err_print); returns 2. Every error
  * carries a hint: what to write instead, or where to look (issue 16;

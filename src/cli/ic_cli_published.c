@@ -13,6 +13,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 struct evaluated {
     struct ic_pub_row *rows;
@@ -121,6 +122,16 @@ static int evaluate(const char *csv, const struct ic_db *db, struct evaluated *x
                     n_lh++;
                 else
                     col = r->col_hw;
+                /* two files of one name would group as one chip */
+                for (size_t j = 0; !rc && j < kh; j++)
+                    if (!strcasecmp(lh[j].h.name, lh[kh].h.name) &&
+                        !ic_cli_same_file(lh[j].h.path, lh[kh].h.path)) {
+                        rc = ic_err_set(&e, IC_EINVAL, NULL, 0, 0,
+                                        "'%s' and '%s' are two entries of one name, %s",
+                                        lh[j].name, lh[kh].name, lh[kh].h.name);
+                        ic_err_hint(&e, "give one of the files its own 'name:'");
+                        col = r->col_hw;
+                    }
             }
         }
         if (rc || (rc = ic_pub_predict(r, &lm[km].st, &lh[kh].h, en, &x->ev[i], &e)) ||

@@ -13,6 +13,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 /* ---- shared parsing ------------------------------------------------------ */
@@ -1628,11 +1629,22 @@ int ic_cli_cmd_optimize(const struct ic_opts *a, const struct ic_db *db, FILE *o
                 rc = ic_cli_report(errf, lrc, &e);
                 goto out;
             }
-            /* one entry named twice (h100 and h100-sxm): searched once */
+            /* one entry named twice (h100 and h100-sxm): searched once; two
+             * files of one name: refused, as decode does (every row would
+             * read the same name over two chips' figures) */
             bool seen = false;
-            for (size_t j = 0; j < n_hw && !seen; j++)
-                seen = strcmp(hws[j].name, hws[n_hw].name) == 0 &&
-                       strcmp(hws[j].path, hws[n_hw].path) == 0;
+            for (size_t j = 0; j < n_hw && !seen; j++) {
+                if (strcasecmp(hws[j].name, hws[n_hw].name))
+                    continue;
+                if (!ic_cli_same_file(hws[j].path, hws[n_hw].path)) {
+                    rc = ic_cli_usage_hint(errf, "give one of the files its own 'name:'",
+                                           "--hw: '%s' and '%s' are two entries of one name, "
+                                           "%s",
+                                           hws[j].path, hws[n_hw].path, hws[n_hw].name);
+                    goto out;
+                }
+                seen = true;
+            }
             if (!seen)
                 n_hw++;
         }
@@ -1729,8 +1741,11 @@ int ic_cli_cmd_optimize(const struct ic_opts *a, const struct ic_db *db, FILE *o
                     reason_add(&r_untimed, named, why, hws[i].name);
             }
         }
-        if (!runs)
-            reason_add(&r_untimed, named, "no bf16, fp16, fp8, int8 or fp4 peak", hws[i].name);
+        if (!runs) /* ic_optimize_compute's types, or those --weights leaves */
+            reason_add(&r_untimed, named,
+                       req.weights_mask ? "no peak of a compute type its --weights run in"
+                                        : "no bf16, fp16, fp8, int8 or fp4 peak",
+                       hws[i].name);
         n_timed_hw += timed;
     }
     for (int k = 0; k < N_WHY && r_untimed.whys[k][0]; k++) {
