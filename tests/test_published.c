@@ -274,6 +274,14 @@ START_TEST(test_engine_selected)
     snprintf(q.engine_version, sizeof q.engine_version, "0.6.0");
     ck_assert_ptr_eq(ic_pub_engine_for(&q, pr, 4, why, sizeof why), &pr[0]);
     snprintf(pr[0].engine, sizeof pr[0].engine, "vllm");
+    /* two versions leading the row's: the longer, in either order of the
+     * files ('0.6' sorts first here, and led before) */
+    char keep[sizeof pr[1].version];
+    memcpy(keep, pr[1].version, sizeof keep);
+    snprintf(pr[1].version, sizeof pr[1].version, "0.6.3");
+    snprintf(q.engine_version, sizeof q.engine_version, "0.6.3.post1");
+    ck_assert_ptr_eq(ic_pub_engine_for(&q, pr, 4, why, sizeof why), &pr[1]);
+    memcpy(pr[1].version, keep, sizeof keep);
     snprintf(q.engine, sizeof q.engine, "sglang");
     ck_assert_ptr_null(ic_pub_engine_for(&q, pr, 4, why, sizeof why));
     ck_assert_ptr_nonnull(strstr(why, "no sglang profile"));

@@ -665,7 +665,10 @@ const struct ic_engine *ic_pub_engine_for(const struct ic_pub_row *r,
         for (uint32_t j = 0; j < e->n_versions && !listed; j++)
             if (strcmp(e->versions[j], r->engine_version) == 0)
                 listed = e;
-        if (!lead && leads(e->version, r->engine_version))
+        /* of two that lead it ('0.6' and '0.6.3' lead '0.6.3.post1'), the
+         * longer, whichever file sorts first */
+        if (leads(e->version, r->engine_version) &&
+            (!lead || strlen(e->version) > strlen(lead->version)))
             lead = e;
     }
     if (listed) {
