@@ -32,6 +32,14 @@ const char *ic_topology_name(enum ic_topology t) { return topology_names[t]; }
 
 double ic_hw_peak(const struct ic_hw *hw, enum ic_dtype t) { return hw->peak_flop_s[t]; }
 
+double ic_hw_measured_gemm_top(const struct ic_hw_measured *ms, enum ic_dtype t)
+{
+    double top = ms->gemm_flop_s[t];
+    for (int b = 0; b < IC_HW_GEMM_BATCHES; b++)
+        top = ms->gemm_by_batch[t][b] > top ? ms->gemm_by_batch[t][b] : top;
+    return top;
+}
+
 const char *ic_hw_compute_types(const struct ic_hw *hw, char *buf, size_t n)
 {
     const char *first = NULL;
@@ -720,10 +728,8 @@ static int check_values(struct ic_hw *hw, const char *path, struct ic_err *err)
                                         "section's bandwidth",
                                         "a rate read from DRAM cannot beat the memory's own; "
                                         "check the unit (GB/s against TB/s)");
-            double top = ms->gemm_flop_s[dt];
-            for (int b = 0; b < IC_HW_GEMM_BATCHES; b++)
-                top = ms->gemm_by_batch[dt][b] > top ? ms->gemm_by_batch[dt][b] : top;
-            if (given && hw->peak_flop_s[dt] > 0 && top > 4 * hw->peak_flop_s[dt])
+            if (given && hw->peak_flop_s[dt] > 0 &&
+                ic_hw_measured_gemm_top(ms, (enum ic_dtype)dt) > 4 * hw->peak_flop_s[dt])
                 return field_error_hint(hw, path, ids[2], err,
                                         "a measured gemm rate (gemm or gemm_by_batch) can be at "
                                         "most 4 x the compute section's peak for its type",

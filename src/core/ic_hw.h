@@ -268,6 +268,10 @@ double ic_hw_usd(const struct ic_hw *hw, double chip_s);
 /* Dense peak FLOP/s of dtype on hw; 0 when the chip lacks it. */
 double ic_hw_peak(const struct ic_hw *hw, enum ic_dtype t);
 
+/* The fastest measured matmul of weight type t: the larger of its gemm rate
+ * and its gemm_by_batch list's (0 where t was not measured). */
+double ic_hw_measured_gemm_top(const struct ic_hw_measured *ms, enum ic_dtype t);
+
 /* The compute types hw lists, space-separated ("fp32 bf16 fp16"), in buf;
  * the one to suggest for --compute (bf16 where listed) as the result, NULL
  * where it lists none. */
