@@ -1,5 +1,6 @@
 /* ic_cli: option parsing and the decode, list and show commands. */
 #include "ic_cli.h"
+#include "ic_comm.h"
 #include "ic_cli_int.h"
 #include "ic_cli_published.h"
 #include "ic_cuda.h"
@@ -963,25 +964,25 @@ static void show_torus_rule(char *buf, size_t n, const struct ic_hw *h)
 
 /* The group the achieved all-reduce was measured on, on a torus (the
  * all-reduce line's tail): along one axis (allreduce_axis), that axis's
- * ring or line as ic_comm.c's measured_path takes it (an axis alone is no
- * slice of whole cubes), else the most compact sub-grid of that many. */
+ * ring or line as the collectives take it (ic_comm_measured_path), else
+ * the most compact sub-grid of that many. */
 static void show_allreduce_group(FILE *out, const struct ic_hw *h)
 {
     const struct ic_hw_achieved *a = &h->achieved;
     if (h->ici_topology != IC_TOPO_TORUS_2D && h->ici_topology != IC_TOPO_TORUS_3D)
         return;
-    const uint64_t m = a->allreduce_chips;
     if (!a->allreduce_axis) {
         fprintf(out, " in the most compact sub-grid of that many (allreduce_axis false%s)",
                 h->locs[IC_HWF_A_AR_AXIS].line ? "" : ": " SHOW_DEFAULT);
         return;
     }
-    const bool line = (h->ici_wrap_from && m < h->ici_wrap_from) || h->ici_wrap_cube;
-    const unsigned long long links = m < 2 ? 0 : m > 2 && !line ? 2 : 1;
+    const struct ic_comm_path p = ic_comm_measured_path(h);
+    const unsigned long long links =
+        h->ici_link_B_s > 0 ? (unsigned long long)llround(p.bw_B_s / h->ici_link_B_s) : 0;
     fprintf(out, " along one torus axis (allreduce_axis), a %s there: %llu link%s a chip, %llu "
                  "hop%s",
-            line ? "line" : "ring", links, links == 1 ? "" : "s",
-            (unsigned long long)(line ? m - 1 : m / 2), (line ? m - 1 : m / 2) == 1 ? "" : "s");
+            links < 2 ? "line" : "ring", links, links == 1 ? "" : "s",
+            (unsigned long long)p.steps, p.steps == 1 ? "" : "s");
 }
 
 /* "fp32 34.47 GB/s (95% of spec), bf16 ..." for the types of v[] that are

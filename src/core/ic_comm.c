@@ -219,7 +219,7 @@ double ic_comm_alltoall_s(const struct ic_hw *hw, uint64_t chips, uint64_t group
  * sub-grid, or, measured along one torus axis, that axis's links alone
  * (two on a ring, one on a line; an axis alone is no slice of whole cubes)
  * and its hops. */
-static struct ic_comm_path measured_path(const struct ic_hw *hw)
+struct ic_comm_path ic_comm_measured_path(const struct ic_hw *hw)
 {
     const struct ic_hw_achieved *a = &hw->achieved;
     const uint64_t m = a->allreduce_chips;
@@ -244,7 +244,7 @@ double ic_comm_busbw_achieved(const struct ic_hw *hw, const struct ic_comm_path 
     const struct ic_hw_achieved *a = &hw->achieved;
     if (as_measured(hw, p))
         return a->allreduce_busbw_B_s;
-    const struct ic_comm_path at = measured_path(hw);
+    const struct ic_comm_path at = ic_comm_measured_path(hw);
     if (!(at.bw_B_s > 0) || !(p->bw_B_s > 0))
         return a->allreduce_busbw_B_s;
     return a->allreduce_busbw_B_s * (p->bw_B_s / at.bw_B_s);
@@ -257,7 +257,7 @@ double ic_comm_latency_achieved(const struct ic_hw *hw, const struct ic_comm_pat
         return a->allreduce_latency_s;
     /* the hops a longer path adds, each at the ideal path's cost (an
      * all-reduce crosses them twice, as ic_comm_allreduce_s counts) */
-    const struct ic_comm_path at = measured_path(hw);
+    const struct ic_comm_path at = ic_comm_measured_path(hw);
     const double more = p->steps > at.steps ? (double)(p->steps - at.steps) : 0;
     return a->allreduce_latency_s + 2.0 * more * p->step_s;
 }

@@ -37,6 +37,12 @@ struct ic_comm_path {
 /* The path a collective over `chips` chips of hw takes (chips >= 1). */
 struct ic_comm_path ic_comm_path(const struct ic_hw *hw, uint64_t chips);
 
+/* The path the entry's achieved all-reduce figures were measured on:
+ * allreduce_chips' sub-grid, or, measured along one torus axis
+ * (allreduce_axis), that axis's links alone (two on a ring, one on a line)
+ * and its hops. */
+struct ic_comm_path ic_comm_measured_path(const struct ic_hw *hw);
+
 /* Seconds for an all-gather (equally, a reduce-scatter) whose result is
  * `bytes` on every chip, over `chips` chips. 0 for one chip. */
 double ic_comm_allgather_s(const struct ic_hw *hw, uint64_t chips, double bytes);
