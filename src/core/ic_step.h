@@ -170,9 +170,11 @@ struct ic_load {
     double kv_read_bytes, kv_write_bytes;  /* the cache */
     double kv_attn_read_bytes;             /* of kv_read_bytes, what decode attention
                                               kernels read: the decode kinds' keys and
-                                              values, without a linear layer's state
-                                              (an engine's attention efficiency times
-                                              these alone) */
+                                              values (a sparse-attention indexer's keys
+                                              among them), without a linear layer's
+                                              state; not a prefill chunk's prefix (an
+                                              engine's attention efficiency times these
+                                              alone) */
     double scores_bytes;                   /* unfused attention's score passes */
     double attn_flops[IC_PHASE_COUNT];     /* QK^T and AV */
     double attn_scores[IC_PHASE_COUNT];    /* (query head, cached token) pairs they score,
