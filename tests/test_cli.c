@@ -437,9 +437,6 @@ START_TEST(test_uneven_split_noted)
 }
 END_TEST
 
-/* where the entry has figures but not for this configuration, the table
- * says why the other estimate is missing (the fixture measured fp32 and
- * bf16 GEMVs, no int4) rather than leaving the line out */
 /* A measured entry (a kernel's own rates) whose bf16 matmul, 150 GFLOP/s,
  * beats the fp32 peak the ideal bound uses, 80 GFLOP/s: at batch 256 the
  * step is compute-bound, Llama-3.2-1B's 2 x 1.24e9 x 256 FLOPs at most
@@ -464,6 +461,9 @@ START_TEST(test_measured_under_ideal)
 }
 END_TEST
 
+/* where the entry has figures but not for this configuration, the table
+ * says why the other estimate is missing (the fixture measured fp32 and
+ * bf16 GEMVs, no int4) rather than leaving the line out */
 START_TEST(test_other_estimate_why)
 {
     ck_assert_int_eq(run("--model", "llama3-8b", "--hw", IC_TEST_DIR "/fixtures/measured-cpu.yaml",
@@ -2377,6 +2377,7 @@ START_TEST(test_show_measured)
     const double gemm = text_num(yaml, "\n  gemm:\n", "fp32: ");            /* GFLOP/s */
     const double gemv = text_num(yaml, "\n  gemv_dram:\n", "bf16: ");      /* GB/s */
     const double threads = text_num(yaml, "\nmeasured:", "threads: ");
+    const double llc = text_num(yaml, "\nmeasured:", "llc: "); /* B, as bench writes it */
     ck_assert(read > 1 && gemm > 1 && spec_fp32 > 1 && spec_bw > 1 && gemv > 1);
     ck_assert_int_eq(run("show", "hw", IC_SRC_DIR "/plots/bench-cpu.yaml", NULL), 0);
     has_out("\nmeasured (");
@@ -2393,7 +2394,8 @@ START_TEST(test_show_measured)
     has_out(want);
     snprintf(want, sizeof want, "%.0f threads (the figures below at that count)", threads);
     has_out(want);
-    has_out("LLC 33.6 MB (32 MiB)"); /* llc: 33554432 B */
+    snprintf(want, sizeof want, "LLC %.3g MB (%.4g MiB)", llc / 1e6, llc / 1048576);
+    has_out(want);
     has_out("  GEMM by batch 1, 2, 4 ... 256 (GFLOP/s; ");
     has_out("  attention   bf16 ");
     has_out("  layer work  ");
