@@ -51,6 +51,15 @@ struct csv {
     unsigned line, col;
 };
 
+/* A NUL byte, in a quoted field or not: -1, the error at it */
+static int nul_byte(const struct csv *c, struct ic_err *err)
+{
+    ic_err_set(err, IC_EINVAL, c->path, c->line, c->col, "a NUL byte in the file");
+    ic_err_hint(err, "the measurement file is UTF-8 text (a UTF-16 file, as some spreadsheets "
+                     "save, reads as NUL bytes: save it as UTF-8 CSV)");
+    return -1;
+}
+
 /* Reads one record into f (at most MAX_COLS fields) with its text copied
  * into buf (at least as long as the input). Returns the number of fields, 0
  * at the end of input, or -1 with err filled. */
@@ -88,13 +97,8 @@ static int record(struct csv *c, struct field *f, char **buf, struct ic_err *err
                 }
                 if (*c->p == '\n')
                     c->line++, c->col = 0;
-                if (*c->p == '\0') {
-                    ic_err_set(err, IC_EINVAL, c->path, c->line, c->col, "a NUL byte in the file");
-                    ic_err_hint(err, "the measurement file is UTF-8 text (a UTF-16 file, as "
-                                     "some spreadsheets save, reads as NUL bytes: save it as "
-                                     "UTF-8 CSV)");
-                    return -1;
-                }
+                if (*c->p == '\0')
+                    return nul_byte(c, err);
                 *o++ = *c->p++;
                 c->col++;
             }
@@ -112,13 +116,8 @@ static int record(struct csv *c, struct field *f, char **buf, struct ic_err *err
                     ic_err_hint(err, "quote the whole field: \"like \"\"this\"\"\"");
                     return -1;
                 }
-                if (*c->p == '\0') {
-                    ic_err_set(err, IC_EINVAL, c->path, c->line, c->col, "a NUL byte in the file");
-                    ic_err_hint(err, "the measurement file is UTF-8 text (a UTF-16 file, as "
-                                     "some spreadsheets save, reads as NUL bytes: save it as "
-                                     "UTF-8 CSV)");
-                    return -1;
-                }
+                if (*c->p == '\0')
+                    return nul_byte(c, err);
                 *o++ = *c->p++;
                 c->col++;
             }
