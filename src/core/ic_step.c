@@ -859,10 +859,12 @@ int ic_step_time(const struct ic_load *l, const struct ic_hw *hw, const struct i
     /* the kernels run one after the other; collectives beside them or after */
     const double local = lin + att + fixed;
     t->step_s = (serial_comm ? local + t->comm_s : max2(local, t->comm_s)) + t->a2a_s;
+    /* a pipeline or micro-batches: the step is max(micro, pp) passes (1
+     * without either), each a stage's work and its send to the next stage */
+    t->cycles = l->micro > l->pp ? l->micro : l->pp > 1 ? l->pp : 1;
     /* the largest term of a pass; the fixed part (launches, and a pass's
      * share of the host time, which a step pays once) among them */
-    const uint64_t passes = l->micro > l->pp ? l->micro : l->pp > 1 ? l->pp : 1;
-    const double fx = fixed + t->host_s / (double)passes;
+    const double fx = fixed + t->host_s / (double)t->cycles;
     if ((!serial_comm && t->comm_s > local) ||
         (serial_comm && t->comm_s > lin && t->comm_s > att && t->comm_s >= fx) ||
         t->a2a_s > max2(max2(lin, att), fx))
@@ -873,14 +875,10 @@ int ic_step_time(const struct ic_load *l, const struct ic_hw *hw, const struct i
         t->bound = t->compute_s > t->weights_s ? IC_BOUND_COMPUTE : IC_BOUND_WEIGHTS;
     else
         t->bound = t->attn_s > t->kv_s ? IC_BOUND_COMPUTE : IC_BOUND_KV;
-    /* a pipeline or micro-batches: the step is max(micro, pp) passes, each a
-     * stage's work and its send to the next stage */
     t->stage_s = t->step_s;
-    t->cycles = 1;
-    if (l->pp > 1 || l->micro > 1) {
+    if (t->cycles > 1) {
         if (l->pp > 1)
             t->send_s = ic_comm_send_s(hw, l->chips * l->ep * l->pp, l->send_bytes);
-        t->cycles = l->micro > l->pp ? l->micro : l->pp;
         t->step_s = (double)t->cycles * (t->stage_s + t->send_s);
         if (t->send_s > t->stage_s)
             t->bound = IC_BOUND_COMM;
