@@ -379,6 +379,27 @@ START_TEST(test_comm_overlap_expected)
 }
 END_TEST
 
+/* a profile whose defaults.max_batch (2^24 sequences) leaves simulate no
+ * memory for the cache: the hint says the limit is the profile's, which
+ * --max-seqs overrides (it named only --max-seqs, which the user had not
+ * given) */
+START_TEST(test_sim_profile_max_batch)
+{
+    char path[64];
+    ic_test_write_tmp(path, "name: huge-batch\nengine: test\nversion: \"1\"\nstep:\n"
+                            "  source: \"test fixture\"\ndefaults:\n  max_batch: 16777216\n"
+                            "  source: \"test fixture\"\nsources: [\"test fixture\"]\n");
+    char yaml[80];
+    snprintf(yaml, sizeof yaml, "%s.yaml", path);
+    ck_assert_int_eq(rename(path, yaml), 0);
+    ck_assert_int_eq(run("simulate", "--model", "llama3-8b", "--hw", "h100", "--engine", yaml,
+                         NULL),
+                     2);
+    has_err("(16777216 sequences at once is huge-batch's defaults.max_batch)");
+    remove(yaml);
+}
+END_TEST
+
 /* a trace's requests past max_position_embeddings are said to be, as
  * --prompt + --output are: the longest, 6000 + 3000 = 9000 against
  * llama3-8b's 8192 (one of 4000 + 100 within it) */
@@ -2581,6 +2602,7 @@ int main(void)
     tcase_add_test(tc, test_sim_trace_refuses_lengths);
     tcase_add_test(tc, test_other_estimate_why);
     tcase_add_test(tc, test_measured_under_ideal);
+    tcase_add_test(tc, test_sim_profile_max_batch);
     tcase_add_test(tc, test_suggestions);
     tcase_add_test(tc, test_help_everywhere);
     tcase_add_test(tc, test_list_and_show);

@@ -305,7 +305,17 @@ static int run_at(const struct ic_opts *a, const struct sim_setup *x, double rat
         ic_err_hint(e, "give --warmup below --requests (by default a tenth of them)");
         return rc;
     }
-    return ic_sim_run(&x->s.st, x->s.h, &c, r, e);
+    const int rc = ic_sim_run(&x->s.st, x->s.h, &c, r, e);
+    /* a sequence limit too large for memory that the profile set, not the
+     * user: said, as --max-seqs is what to change */
+    if (rc && e && !a->given[IC_OPT_MAX_SEQS] && x->s.en && x->s.en->max_batch &&
+        c.max_seqs == x->s.en->max_batch && strstr(e->msg, "the workspace of")) {
+        const size_t l = strlen(e->hint);
+        snprintf(e->hint + l, sizeof e->hint - l,
+                 " (%llu sequences at once is %s's defaults.max_batch)",
+                 (unsigned long long)c.max_seqs, x->s.en->name);
+    }
+    return rc;
 }
 
 static void add_row(struct ic_rows *rows, const struct ic_sim_cfg *c, double rate,
