@@ -923,19 +923,6 @@ out:
  * printed is the one the step model takes in its place (ic_step_time). */
 #define SHOW_DEFAULT "default, not in the entry"
 
-/* v in unit ("B/s", "FLOP/s") with a decimal prefix, four significant
- * digits: "36.15 GB/s" (bench's figures carry more than gb()'s three). */
-static void show_qty(char *buf, size_t n, double v, const char *unit)
-{
-    static const char *const pre[] = {"", "k", "M", "G", "T", "P", "E"};
-    int i = 0;
-    while (fabs(v) >= 1000 && i < 6) {
-        v /= 1000;
-        i++;
-    }
-    snprintf(buf, n, "%.4g %s%s", v, pre[i], unit);
-}
-
 /* The torus's wraparound rule as ic_comm.c applies it (axis_is_line): the
  * interconnect line's tail, "" on a fabric that is no torus. */
 static void show_torus_rule(char *buf, size_t n, const struct ic_hw *h)
@@ -996,7 +983,7 @@ static void show_types(FILE *out, const double *v, const char *unit, const doubl
     for (int t = 0; t < IC_DT_COUNT; t++) {
         if (!(v[t] > 0))
             continue;
-        show_qty(q, sizeof q, v[t], unit);
+        ic_report_si(q, sizeof q, v[t], unit, 4);
         fprintf(out, "%s%s %s", k++ ? ", " : "", ic_dtype_traits((enum ic_dtype)t)->name, q);
         const double r = ref ? ref[ref_one ? 0 : t] : 0;
         if (r > 0)
@@ -1020,24 +1007,24 @@ static void show_measured(FILE *out, const struct ic_hw *h)
                  "(%.4g MiB)\n",
             m->cpu, (unsigned long long)m->threads, m->threads == 1 ? "" : "s", q,
             m->llc_B / 1048576.0);
-    show_qty(q, sizeof q, m->read_B_s, "B/s");
+    ic_report_si(q, sizeof q, m->read_B_s, "B/s", 4);
     fprintf(out, "  read        %s (%.0f%% of spec), a buffer of 4x the LLC or more", q,
             100 * m->read_B_s / h->hbm_bandwidth_B_s);
     if (m->read_1t_B_s > 0) {
-        show_qty(q, sizeof q, m->read_1t_B_s, "B/s");
+        ic_report_si(q, sizeof q, m->read_1t_B_s, "B/s", 4);
         fprintf(out, "; one thread %s (%.0f%% of spec)", q,
                 100 * m->read_1t_B_s / h->hbm_bandwidth_B_s);
     }
-    show_qty(q, sizeof q, m->cache_read_B_s, "B/s");
+    ic_report_si(q, sizeof q, m->cache_read_B_s, "B/s", 4);
     fprintf(out, "; within the LLC %s\n", q);
     if (m->probe_B_s > 0 || m->probe_gemm_flop_s > 0 || m->probe_attn_s > 0) {
         fputs("  probes      validate's, at bench time (it rescales the rates by its own):", out);
         if (m->probe_B_s > 0) {
-            show_qty(q, sizeof q, m->probe_B_s, "B/s");
+            ic_report_si(q, sizeof q, m->probe_B_s, "B/s", 4);
             fprintf(out, " memory %s", q);
         }
         if (m->probe_gemm_flop_s > 0) {
-            show_qty(q, sizeof q, m->probe_gemm_flop_s, "FLOP/s");
+            ic_report_si(q, sizeof q, m->probe_gemm_flop_s, "FLOP/s", 4);
             fprintf(out, "%s compute %s", m->probe_B_s > 0 ? "," : "", q);
         }
         if (m->probe_B_s > 0 || m->probe_gemm_flop_s > 0)
@@ -1050,8 +1037,8 @@ static void show_measured(FILE *out, const struct ic_hw *h)
         fputc('\n', out);
         for (int t = 0; t < IC_DT_COUNT; t++)
             if (m->probe_type_B_s[t] > 0 || m->probe_gemm_type[t] > 0) {
-                show_qty(q, sizeof q, m->probe_type_B_s[t], "B/s");
-                show_qty(r, sizeof r, m->probe_gemm_type[t], "FLOP/s");
+                ic_report_si(q, sizeof q, m->probe_type_B_s[t], "B/s", 4);
+                ic_report_si(r, sizeof r, m->probe_gemm_type[t], "FLOP/s", 4);
                 fprintf(out, "              %-5s memory %s, compute %s\n",
                         ic_dtype_traits((enum ic_dtype)t)->name, q, r);
             }
@@ -1123,7 +1110,7 @@ static void show_measured(FILE *out, const struct ic_hw *h)
             fputs(attn ? ", " : "  attention   ", out);
             fputs(ic_dtype_traits((enum ic_dtype)t)->name, out);
             if (m->attn_flop_s[t] > 0) {
-                show_qty(q, sizeof q, m->attn_flop_s[t], "FLOP/s");
+                ic_report_si(q, sizeof q, m->attn_flop_s[t], "FLOP/s", 4);
                 fprintf(out, " %s", q);
             }
             if (m->attn_score_s[t] > 0) {

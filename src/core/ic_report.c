@@ -27,15 +27,23 @@ int ic_report_format_parse(const char *name, enum ic_format *out)
     return IC_ENOENT;
 }
 
-void ic_report_bytes(char *buf, size_t n, double b)
+void ic_report_si(char *buf, size_t n, double v, const char *unit, int digits)
 {
-    static const char *const u[] = {"B", "kB", "MB", "GB", "TB", "PB"};
+    static const char *const pre[] = {"", "k", "M", "G", "T", "P", "E", "Z"};
     int i = 0;
-    while (fabs(b) >= 1000 && i < 5) {
-        b /= 1000;
+    while (fabs(v) >= 1000 && i < 7) {
+        v /= 1000;
         i++;
     }
-    snprintf(buf, n, i ? "%.3g %s" : "%.0f %s", b, u[i]);
+    snprintf(buf, n, "%.*g %s%s", digits, v, pre[i], unit);
+}
+
+void ic_report_bytes(char *buf, size_t n, double b)
+{
+    if (fabs(b) < 1000)
+        snprintf(buf, n, "%.0f B", b);
+    else
+        ic_report_si(buf, n, b, "B", 3);
 }
 
 void ic_report_time(char *buf, size_t n, double s)

@@ -51,6 +51,10 @@ int ic_report_write(FILE *out, enum ic_format fmt, const struct ic_report *r,
 /* A JSON string with the escapes names and messages could need. */
 void ic_report_json_str(FILE *out, const char *s);
 
+/* v in unit with a decimal prefix (k to Z) and `digits` significant
+ * digits: "36.15 GB/s", "989 TFLOP". */
+void ic_report_si(char *buf, size_t n, double v, const char *unit, int digits);
+
 /* Human-readable size and time: "70.6 GB", "8.65 ms". */
 void ic_report_bytes(char *buf, size_t n, double bytes);
 void ic_report_time(char *buf, size_t n, double s);

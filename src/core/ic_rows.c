@@ -254,16 +254,9 @@ static void pretty(char *buf, size_t n, const struct ic_col *c, const struct ic_
     case IC_K_BYTES:
         ic_report_bytes(buf, n, x);
         break;
-    case IC_K_FLOP: {
-        static const char *const u[] = {"", "k", "M", "G", "T", "P", "E", "Z"};
-        int i = 0;
-        while (fabs(x) >= 1000 && i < 7) {
-            x /= 1000;
-            i++;
-        }
-        snprintf(buf, n, "%.3g %sFLOP", x, u[i]);
+    case IC_K_FLOP:
+        ic_report_si(buf, n, x, "FLOP", 3);
         break;
-    }
     case IC_K_FRAC:
         /* a share just under 1 (a chance of 0.9999994) does not read 100% */
         if (x < 1 && 100 * x >= 99.9999995)
