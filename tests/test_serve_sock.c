@@ -460,8 +460,10 @@ START_TEST(test_chart_queue_is_bounded)
         else
             ck_abort_msg("chart %d: '%.80s'", i, r.text);
     }
-    /* at least the queue and the one in hand drawn; the rest refused */
-    ck_assert_msg(ok >= IC_SERVE_CHART_QUEUE + 1 && busy >= 1, "%d drawn, %d refused of %d", ok,
+    /* at least the queue drawn (and the one in hand, where the drawing
+     * thread took the first before the queue filled: a race the test does
+     * not own; a clean-clone CI run saw 32 of 41 drawn); the rest refused */
+    ck_assert_msg(ok >= IC_SERVE_CHART_QUEUE && busy >= 1, "%d drawn, %d refused of %d", ok,
                   busy, N);
     assert_answered("after the charts");
 }
