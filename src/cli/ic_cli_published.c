@@ -201,12 +201,23 @@ static void stat_line(FILE *out, const char *what, const struct ic_pub_stats *s)
 }
 
 /* One summary block for a filter: ideal then expected. */
+/* A group's three figures: ideal, expected, expected without profiles (the
+ * table's block and JSON's by-engine and by-chip entries). */
+static int group_stats(const struct evaluated *x,
+                       bool (*keep)(const struct ic_pub_row *, const void *), const void *arg,
+                       struct ic_pub_stats *si, struct ic_pub_stats *se, struct ic_pub_stats *sn)
+{
+    return stats_of(x, W_IDEAL, keep, arg, si) || stats_of(x, W_EXPECTED, keep, arg, se) ||
+                   stats_of(x, W_NOENG, keep, arg, sn)
+               ? IC_ENOMEM
+               : IC_OK;
+}
+
 static int block(FILE *out, const struct evaluated *x, const char *label,
                  bool (*keep)(const struct ic_pub_row *, const void *), const void *arg)
 {
     struct ic_pub_stats si, se, sn;
-    if (stats_of(x, W_IDEAL, keep, arg, &si) || stats_of(x, W_EXPECTED, keep, arg, &se) ||
-        stats_of(x, W_NOENG, keep, arg, &sn))
+    if (group_stats(x, keep, arg, &si, &se, &sn))
         return IC_ENOMEM;
     if (!si.n) { /* every row of the group is a high-load one, or calibration */
         fprintf(out, "  %-46s %5s  (no per-step validation rows)\n", label, "0");
@@ -475,9 +486,7 @@ static int write_json(FILE *out, const char *csv, const struct evaluated *x)
         const size_t k = distinct(x, by == 0, vals, 64);
         fprintf(out, ",\n    \"%s\": [", by == 0 ? "by_engine" : "by_chip");
         for (size_t j = 0; j < k; j++) {
-            if (stats_of(x, W_IDEAL, by == 0 ? by_engine : by_hw, vals[j], &a) ||
-                stats_of(x, W_EXPECTED, by == 0 ? by_engine : by_hw, vals[j], &b) ||
-                stats_of(x, W_NOENG, by == 0 ? by_engine : by_hw, vals[j], &f))
+            if (group_stats(x, by == 0 ? by_engine : by_hw, vals[j], &a, &b, &f))
                 return IC_ENOMEM;
             fprintf(out, "%s{\"%s\": ", j ? ", " : "", by == 0 ? "engine" : "hw");
             ic_report_json_str(out, vals[j]);
