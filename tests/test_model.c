@@ -1614,6 +1614,37 @@ START_TEST(test_llama_window_applied)
 }
 END_TEST
 
+/* modeldb's deepseek-r1-nvfp4 (NVIDIA's NVFP4 export of DeepSeek-R1): the
+ * same parameters as deepseek-v3; the MLPs and experts at fp4 with an
+ * 8-bit scale per 16 weights, the attention (its q/kv/o projections and
+ * the MLA down-projections, which lie in the replicated group), the
+ * embedding and the LM head at bf16. Stored bytes by hand, from the
+ * groups of `infcalc show model deepseek-r1-nvfp4`: kept 2 x 926,679,040
+ * + 10,489,954,304 + 1,030,919,680 = 13,374,232,064 parameters x 2 B =
+ * 26,748,464,128 B; quantized 1,189,085,184 + 2,554,331,136 +
+ * 653,908,770,816 = 657,652,187,136 x (0.5 + 1/16) B = 369,929,355,264 B;
+ * 396,677,819,392 B in all. */
+START_TEST(test_deepseek_r1_nvfp4)
+{
+    struct ic_model_stats v3;
+    ic_test_live_model("deepseek-v3", M, &v3);
+    ic_test_live_model("deepseek-r1-nvfp4", M, &S);
+    ck_assert_uint_eq(S.params_total, v3.params_total);
+    ck_assert_int_eq(S.quant_type, IC_DT_FP4);
+    ck_assert_double_eq(S.quant_extra_bytes, 1.0 / 16);
+    /* "self_attn*" names the k/v projections' group too, empty under MLA */
+    ck_assert_uint_eq(S.keep_groups, 1u << IC_PG_EMBED | 1u << IC_PG_HEAD |
+                                         1u << IC_PG_ATTN_HEADS | 1u << IC_PG_ATTN_KV |
+                                         1u << IC_PG_REPLICATED);
+    ck_assert_uint_eq(S.group_params[IC_PG_ATTN_KV], 0);
+    double bytes = 0;
+    for (int g = 0; g < IC_PG_COUNT; g++)
+        bytes += (double)S.group_params[g] *
+                 ic_step_weight_bytes(&S, ic_step_group_type(&S, g, IC_DT_FP4));
+    ck_assert_double_eq_tol(bytes, 396677819392.0, 0.5);
+}
+END_TEST
+
 /* A model entry's null for a key whose config class takes None reads as
  * the key left out, as in a config.json: q_lora_rank null is a plain q
  * projection (the same count as without the key), sliding_window null no
@@ -1694,6 +1725,7 @@ int main(void)
     tcase_add_test(tc, test_model_entry_nulls);
     tcase_add_test(tc, test_gpt_oss_default_layers);
     tcase_add_test(tc, test_llama_window_applied);
+    tcase_add_test(tc, test_deepseek_r1_nvfp4);
     suite_add_tcase(s, tc);
     return ic_test_run(s);
 }
