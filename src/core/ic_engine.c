@@ -154,7 +154,7 @@ static int check_values(struct ic_engine *en, const char *path, struct ic_err *e
      * profile describes) */
     for (uint32_t i = 0; i <= en->n_versions; i++) {
         const char *const text = i < en->n_versions ? en->versions[i] : en->version;
-        if (strcasecmp(text, "unstated") == 0)
+        if (strcasecmp(text, IC_ENGINE_UNSTATED) == 0)
             return field_error(en, path, i < en->n_versions ? IC_ENF_VERSIONS : IC_ENF_VERSION,
                                err, "'unstated' names no version",
                                "published/decode.csv writes it where a source states none; "

@@ -96,6 +96,11 @@ struct ic_engine {
  * source for every section given, at least one reference. */
 int ic_engine_load(const char *path, struct ic_engine *out, struct ic_err *err);
 
+/* The word published/decode.csv's engine_version writes where a source
+ * names no version: no profile may claim it, and a row of it is predicted
+ * with a good engine. */
+#define IC_ENGINE_UNSTATED "unstated"
+
 /* The factors the expected estimate applies (1 where the profile, or no
  * profile (e == NULL), says nothing). */
 double ic_engine_gemv_eff(const struct ic_engine *e, enum ic_dtype weights);

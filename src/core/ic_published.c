@@ -648,7 +648,7 @@ const struct ic_engine *ic_pub_engine_for(const struct ic_pub_row *r,
 {
     const struct ic_engine *lead = NULL, *listed = NULL;
     size_t same = 0;
-    if (!r->engine_version[0] || strcasecmp(r->engine_version, "unstated") == 0) {
+    if (!r->engine_version[0] || strcasecmp(r->engine_version, IC_ENGINE_UNSTATED) == 0) {
         snprintf(why, why_len, "none: the row states no version of %s", r->engine);
         return NULL;
     }
