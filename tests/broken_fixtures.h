@@ -42,6 +42,8 @@ static const struct broken broken[] = {
      "or write domain_chips: 1 for a chip on its own"},
     {"hw-scale-out-kind.yaml", false, 20, 9,
      "unknown scale-out kind '5 furlongs'; expected infiniband, ethernet, dcn or none", NULL},
+    {"hw-memory-kind.yaml", false, 6, 9, "unknown memory kind 'fast'",
+     "a family and its generation, as the datasheet names it"},
     {"hw-typo-key.yaml", false, 6, 3, "unknown key 'bandwith' in the memory section",
      "did you mean 'bandwidth'?"},
     {"hw-no-unit.yaml", false, 6, 14, "'bandwidth': '1e12' has no unit", NULL},

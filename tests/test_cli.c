@@ -379,6 +379,51 @@ START_TEST(test_comm_overlap_expected)
 }
 END_TEST
 
+/* memory.kind names the memory the decode header and show print (16 GB
+ * of GDDR6X here); an entry without it says "memory"; the family is read
+ * in either case ("gddr6x" as given) */
+START_TEST(test_memory_kind)
+{
+#define KIND_HW(kind)                                                                         \
+    "name: kind-chip\nvendor: Test\nmemory:\n  capacity: 16 GB\n  bandwidth: 1 TB/s\n" kind   \
+    "  source: \"test fixture\"\ncompute:\n  bf16: 100 TFLOP/s\n  source: \"test fixture\"\n" \
+    "interconnect:\n  kind: none\n  topology: none\n  link_bandwidth_one_way: 0 GB/s\n"        \
+    "  links_per_chip: 0\n  domain_chips: 1\n  hop_latency: 0 us\n  source: \"test fixture\"\n" \
+    "scale_out:\n  kind: none\n  bandwidth_one_way: 0 GB/s\n  latency: 0 us\n"                 \
+    "  source: \"test fixture\"\nhost_link:\n  kind: pcie\n  bandwidth_one_way: 16 GB/s\n"     \
+    "  source: \"test fixture\"\nprice:\n  usd_per_chip_hour: 1.00\n  as_of: 2025-01\n"        \
+    "  source: \"test fixture\"\nsources:\n  - \"test fixture\"\n"
+    char path[64], yaml[80];
+    ic_test_write_tmp(path, KIND_HW("  kind: GDDR6X\n"));
+    snprintf(yaml, sizeof yaml, "%s.yaml", path);
+    ck_assert_int_eq(rename(path, yaml), 0);
+    ck_assert_int_eq(run("--model", "llama3.2-1b", "--hw", yaml, NULL), 0);
+    has_out("; GDDR6X 16 GB per chip\n");
+    ck_assert_int_eq(run("show", "hw", yaml, NULL), 0);
+    has_out("memory: 16 GB GDDR6X (14.9 GiB), 1 TB/s\n");
+    remove(yaml);
+    ic_test_write_tmp(path, KIND_HW(""));
+    ck_assert_int_eq(rename(path, yaml), 0);
+    ck_assert_int_eq(run("--model", "llama3.2-1b", "--hw", yaml, NULL), 0);
+    has_out("; memory 16 GB per chip\n");
+    ck_assert_int_eq(run("show", "hw", yaml, NULL), 0);
+    has_out("memory: 16 GB (14.9 GiB), 1 TB/s\n");
+    remove(yaml);
+    ic_test_write_tmp(path, KIND_HW("  kind: gddr6x\n"));
+    ck_assert_int_eq(rename(path, yaml), 0);
+    ck_assert_int_eq(run("--model", "llama3.2-1b", "--hw", yaml, NULL), 0);
+    has_out("; gddr6x 16 GB per chip\n");
+    remove(yaml);
+    /* a generation of more than 3 letters or digits is no datasheet's */
+    ic_test_write_tmp(path, KIND_HW("  kind: HBM3eXL\n"));
+    ck_assert_int_eq(rename(path, yaml), 0);
+    ck_assert_int_eq(run("--model", "llama3.2-1b", "--hw", yaml, NULL), 2);
+    has_err(":6:9: error: unknown memory kind 'HBM3eXL'");
+    remove(yaml);
+#undef KIND_HW
+}
+END_TEST
+
 /* a profile whose defaults.max_batch (2^24 sequences) leaves simulate no
  * memory for the cache: the hint says the limit is the profile's, which
  * --max-seqs overrides (it named only --max-seqs, which the user had not
@@ -2625,6 +2670,7 @@ int main(void)
     tcase_add_test(tc, test_show_achieved_defaults);
     tcase_add_test(tc, test_show_engine_names);
     tcase_add_test(tc, test_config_json_as_shipped);
+    tcase_add_test(tc, test_memory_kind);
     tcase_add_loop_test(tc, test_quantized_checkpoints, 0,
                         (int)(sizeof qcases / sizeof qcases[0]));
     suite_add_tcase(s, tc);

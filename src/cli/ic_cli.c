@@ -842,7 +842,7 @@ static int cmd_list(const struct ic_opts *a, const struct ic_db *db, FILE *out, 
         goto out;
     }
     if (hw_kind)
-        fprintf(out, "%-16s %-22s %9s %11s %11s %9s  %s\n", "name", "aliases", "HBM", "HBM BW",
+        fprintf(out, "%-16s %-22s %9s %11s %11s %9s  %s\n", "name", "aliases", "memory", "mem BW",
                 "bf16 peak", "$/chip-h", "fabric (one-way/link)");
     else
         fprintf(out, "%-16s %10s %10s %6s %12s  %s\n", "name", "params", "active", "layers",
@@ -1134,8 +1134,8 @@ static void show_hw(FILE *out, const struct ic_hw *h)
     fprintf(out, "file: %s\n", h->path);
     gb(a, sizeof a, h->hbm_capacity_B);
     gb(b, sizeof b, h->hbm_bandwidth_B_s);
-    fprintf(out, "\nmemory: %s HBM (%.4g GiB), %s/s\n  source: %s\n", a,
-            h->hbm_capacity_B / 1073741824.0, b, h->section_source[0]);
+    fprintf(out, "\nmemory: %s%s%s (%.4g GiB), %s/s\n  source: %s\n", a, h->mem_kind[0] ? " " : "",
+            h->mem_kind, h->hbm_capacity_B / 1073741824.0, b, h->section_source[0]);
     fputs("\ncompute (dense peak per chip):\n", out);
     for (int t = 0; t < IC_DT_COUNT; t++)
         if (h->peak_flop_s[t] > 0)

@@ -173,6 +173,7 @@ int ic_decode(const struct ic_model_stats *m, const struct ic_hw *hw,
     p->mem_work_B = (double)B / (double)N * mk.work_seq_bytes;
     p->mem_per_chip_B = ic_step_mem_at(&mk, B);
     p->capacity_B = hw->hbm_capacity_B;
+    snprintf(p->memory_kind, sizeof p->memory_kind, "%s", ic_hw_memory_kind(hw));
     p->fits = p->mem_per_chip_B <= p->capacity_B;
     p->max_batch = ic_step_max_batch(&mk, p->capacity_B);
     p->fewest_known = false;

@@ -155,6 +155,7 @@ struct ic_point {
 
     double mem_weights_B, mem_kv_B, mem_work_B; /* per chip */
     double mem_per_chip_B, capacity_B;
+    char memory_kind[16];         /* what the capacity is of: ic_hw_memory_kind */
     bool fits;
     uint64_t max_batch;           /* largest batch that fits at this context */
     /* when it does not fit, after ic_decode_fewest (not ic_decode: a sweep

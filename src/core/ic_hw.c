@@ -1,10 +1,12 @@
 /* ic_hw: hwdb loader and lookups. */
 #include "ic_hw.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 static const char *const link_kind_names[IC_LINK_COUNT] = {
     [IC_LINK_ICI] = "ici",
@@ -78,6 +80,7 @@ double ic_hw_usd(const struct ic_hw *hw, double chip_s)
 static const struct ic_field memory_fields[] = {
     QTY("capacity", IC_HWF_MEM_CAPACITY, hbm_capacity_B, IC_QTY_BYTES, true),
     QTY("bandwidth", IC_HWF_MEM_BANDWIDTH, hbm_bandwidth_B_s, IC_QTY_BANDWIDTH, true),
+    STR("kind", IC_HWF_MEM_KIND, mem_kind, false),
     STR("source", IC_HWF_MEM_SOURCE, section_source[0], true),
 };
 static const struct ic_schema memory_schema = {"memory section", memory_fields,
@@ -438,6 +441,32 @@ static int lookup_name(const char *const *names, int n, const char *text)
     return -1;
 }
 
+/* memory.kind: empty (not given), or a family (HBM, GDDR, LPDDR, DDR,
+ * DRAM, SRAM) and at most 3 letters or digits of generation ("HBM3e",
+ * "GDDR6X", "LPDDR5X"), the words the decode header and show print. */
+static bool mem_kind_ok(const char *k)
+{
+    static const char *const families[] = {"HBM", "GDDR", "LPDDR", "DDR", "DRAM", "SRAM"};
+    if (!k[0])
+        return true;
+    for (size_t i = 0; i < sizeof families / sizeof families[0]; i++) {
+        const size_t n = strlen(families[i]);
+        if (strncasecmp(k, families[i], n))
+            continue;
+        size_t g = 0;
+        for (const char *c = k + n; *c; c++, g++)
+            if (!isalnum((unsigned char)*c))
+                return false;
+        return g <= 3;
+    }
+    return false;
+}
+
+const char *ic_hw_memory_kind(const struct ic_hw *hw)
+{
+    return hw->mem_kind[0] ? hw->mem_kind : "memory";
+}
+
 /* Checks what the schema cannot: enum values, positivity, consistency. */
 static int check_values(struct ic_hw *hw, const char *path, struct ic_err *err)
 {
@@ -521,6 +550,13 @@ static int check_values(struct ic_hw *hw, const char *path, struct ic_err *err)
         return field_error(hw, path, IC_HWF_COMPUTE, err,
                            "the compute section lists no compute type; expected at least "
                            "one of fp32 bf16 fp16 fp8 int8 int4 fp4");
+    if (!mem_kind_ok(hw->mem_kind)) {
+        snprintf(msg, sizeof msg, "unknown memory kind '%s'", hw->mem_kind);
+        return field_error_hint(hw, path, IC_HWF_MEM_KIND, err, msg,
+                                "a family and its generation, as the datasheet names it: "
+                                "HBM, HBM2e, HBM3, HBM3e, GDDR6, GDDR6X, LPDDR5X, DDR5, DRAM "
+                                "or SRAM (or leave 'kind' out)");
+    }
     int k = lookup_name(link_kind_names, IC_LINK_COUNT, hw->ici_kind_text);
     if (k < 0) {
         snprintf(msg, sizeof msg,

@@ -48,7 +48,7 @@ enum {
 /* Field ids of the hwdb schema: where each was given (ic_loc). */
 enum ic_hw_field {
     IC_HWF_NAME, IC_HWF_ALIASES, IC_HWF_VENDOR, IC_HWF_DESCRIPTION,
-    IC_HWF_MEMORY, IC_HWF_MEM_CAPACITY, IC_HWF_MEM_BANDWIDTH, IC_HWF_MEM_SOURCE,
+    IC_HWF_MEMORY, IC_HWF_MEM_CAPACITY, IC_HWF_MEM_BANDWIDTH, IC_HWF_MEM_KIND, IC_HWF_MEM_SOURCE,
     IC_HWF_COMPUTE, IC_HWF_COMPUTE_FIRST, /* one id per dtype follows */
     IC_HWF_COMPUTE_SOURCE = IC_HWF_COMPUTE_FIRST + IC_DT_COUNT,
     IC_HWF_ICI, IC_HWF_ICI_KIND, IC_HWF_ICI_TOPOLOGY, IC_HWF_ICI_LINK_BW,
@@ -204,6 +204,7 @@ struct ic_hw {
 
     double hbm_capacity_B;      /* bytes per chip */
     double hbm_bandwidth_B_s;   /* bytes/s per chip */
+    char mem_kind[16];          /* memory.kind ("HBM3e", "GDDR6", "DRAM"); "" not given */
     double peak_flop_s[IC_DT_COUNT]; /* dense peak per compute type; 0 = absent */
 
     char ici_kind_text[IC_HW_NAME_LEN];
@@ -267,6 +268,10 @@ double ic_hw_usd(const struct ic_hw *hw, double chip_s);
 
 /* Dense peak FLOP/s of dtype on hw; 0 when the chip lacks it. */
 double ic_hw_peak(const struct ic_hw *hw, enum ic_dtype t);
+
+/* The entry's memory as output names it: memory.kind ("HBM3e", "GDDR6",
+ * "DRAM"), else "memory". */
+const char *ic_hw_memory_kind(const struct ic_hw *hw);
 
 /* The fastest measured matmul of weight type t: the larger of its gemm rate
  * and its gemm_by_batch list's (0 where t was not measured). */

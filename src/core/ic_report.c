@@ -300,10 +300,11 @@ static void table_title(FILE *out, const struct ic_report_group *r, const struct
                 c->estimate == IC_EST_EXPECTED
                     ? "expected time from the hardware entry's measured figures"
                     : "ideal bound from spec-sheet peaks",
-                c->comm == IC_COMM_OVERLAP ? "overlapped with HBM traffic" : "added serially");
+                c->comm == IC_COMM_OVERLAP ? "overlapped with the memory traffic"
+                                           : "added serially");
     char cap[32];
     ic_report_bytes(cap, sizeof cap, p->capacity_B);
-    fprintf(out, "; HBM %s per chip\n", cap);
+    fprintf(out, "; %s %s per chip\n", p->memory_kind, cap);
     fprintf(out, "params %.4g (active %.4g), KV %llu B/token", (double)p->params,
             (double)p->params_active, (unsigned long long)p->kv_bytes_per_token);
     if (p->state_bytes_per_seq > 0) {

@@ -1215,7 +1215,7 @@ static void time_panel(cairo_t *cr, struct ic_plot_panel *p, const void *vctx, s
             cairo_set_source_rgba(cr, 0.45, 0.45, 0.45, 0.35);
             cairo_rectangle(cr, p->x0, p->y0, x - p->x0, p->h);
             cairo_fill(cr);
-            struct legend_item *li = legend_add(lg, 7, 0, "does not fit in HBM");
+            struct legend_item *li = legend_add(lg, 7, 0, "does not fit in memory");
             if (li)
                 li->patch = true, li->alpha = 0.3;
         }
@@ -1233,7 +1233,7 @@ static void time_panel(cairo_t *cr, struct ic_plot_panel *p, const void *vctx, s
                 cairo_set_source_rgba(cr, 0.45, 0.45, 0.45, 0.35);
                 cairo_rectangle(cr, x, p->y0, p->x0 + p->w - x, p->h);
                 cairo_fill(cr);
-                struct legend_item *li = legend_add(lg, 7, 0, "does not fit in HBM");
+                struct legend_item *li = legend_add(lg, 7, 0, "does not fit in memory");
                 if (li)
                     li->patch = true, li->alpha = 0.3;
                 break;
@@ -1404,7 +1404,7 @@ static void time_panel(cairo_t *cr, struct ic_plot_panel *p, const void *vctx, s
             if (li)
                 li->dashed = true;
         }
-        struct legend_item *li = legend_add(lg, 7, 1.4, "does not fit in HBM");
+        struct legend_item *li = legend_add(lg, 7, 1.4, "does not fit in memory");
         if (li)
             li->dotted = true;
     }

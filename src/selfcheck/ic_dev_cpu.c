@@ -1005,6 +1005,7 @@ static int cpu_bench_entry(const struct ic_dev *d, const struct ic_bench_opts *o
              "bound uses); the measured section, what the expected time uses.",
              o->name, date);
     hw->hbm_capacity_B = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
+    snprintf(hw->mem_kind, sizeof hw->mem_kind, "DRAM");
     hw->hbm_bandwidth_B_s = r->read_B_s;
     /* bf16 too, at the same figure: the reference kernel multiplies bf16
      * weights in fp32 (widened in registers), and bf16 is the calculator's
