@@ -336,9 +336,10 @@ const struct ic_opt_def ic_opt_table[IC_OPT_COUNT] = {
                              "TTFT, TPOT, E2E, lengths, cached, preemptions, replica)",
                              F(requests_csv)},
     [IC_OPT_PREFIX_HIT] = {"--prefix-hit", IC_OK_NUM, "H", 0, 0.999999, NULL, C(SIMULATE), 0,
-                           "share of each prompt found in the prefix cache, in blocks of\n"
-                           "its own (requests without a trace prefix id; a prefix all\n"
-                           "requests share is a trace's prefix id; default 0)",
+                           "share of each prompt found in the prefix cache, floor(H x\n"
+                           "prompt) tokens (not rounded to blocks; at most all but one),\n"
+                           "in blocks of its own (requests without a trace prefix id; a\n"
+                           "prefix all requests share is a trace's prefix id; default 0)",
                            F(prefix_hit)},
     [IC_OPT_REPLICAS] = {"--replicas", IC_OK_COUNT, "R", 1, IC_SIM_MAX_REPLICAS, NULL,
                          C(SIMULATE), 0, "replicas behind a router (default 1)", F(replicas)},
