@@ -1837,8 +1837,11 @@ int ic_cli_cmd_optimize(const struct ic_opts *a, const struct ic_db *db, FILE *o
         } else {
             /* the row's TPOT step (the last token's context) at the
              * other estimate: expected (a good engine) beside the ideal
-             * bound, the ideal bound beside the expected */
+             * bound, the ideal bound beside the expected; the cache laid
+             * out as the search's steps lay it (--kv-placement, or the
+             * engine's) */
             struct ic_decode_cfg d = ic_decode_defaults();
+            d.kv_copy = req.kv_copy;
             d.chips = c->tp;
             d.pp = c->pp;
             d.micro = c->micro;

@@ -651,11 +651,14 @@ static void keep_best(struct ic_opt_cand *out, size_t cap, size_t *kept,
 
 /* The rows the search has counted, by what a row shows beside its types
  * (an open-addressed set): a type that changes nothing (fp8 and int8 of
- * the same width and peak) repeats one, counted once whatever is kept. */
+ * the same width and peak) repeats one, counted once whatever is kept. Its
+ * memory fit, TTFT and TPOT are in the key: weights of another width at the
+ * same batch and cost (bf16 and fp8 weights under bf16 compute, a step the
+ * FLOPs bound) hold other memory, and are another row. */
 struct row_key {
     const struct ic_hw *hw;
     uint64_t tp, pp, micro, prefill_chips, batch;
-    double usd;
+    double usd, fit, ttft, tpot;
 };
 struct row_set {
     struct row_key *v;
@@ -666,10 +669,14 @@ struct row_set {
 
 static uint64_t row_hash(const struct row_key *k)
 {
-    uint64_t u, h = (uint64_t)(uintptr_t)k->hw * UINT64_C(0x9e3779b97f4a7c15);
-    memcpy(&u, &k->usd, sizeof u);
-    const uint64_t f[6] = {k->tp, k->pp, k->micro, k->prefill_chips, k->batch, u};
-    for (int i = 0; i < 6; i++)
+    uint64_t u[4], h = (uint64_t)(uintptr_t)k->hw * UINT64_C(0x9e3779b97f4a7c15);
+    memcpy(&u[0], &k->usd, sizeof u[0]);
+    memcpy(&u[1], &k->fit, sizeof u[1]);
+    memcpy(&u[2], &k->ttft, sizeof u[2]);
+    memcpy(&u[3], &k->tpot, sizeof u[3]);
+    const uint64_t f[9] = {k->tp, k->pp, k->micro, k->prefill_chips, k->batch,
+                           u[0], u[1], u[2], u[3]};
+    for (int i = 0; i < 9; i++)
         h = (h ^ f[i]) * UINT64_C(0x100000001b3);
     return h ^ (h >> 29);
 }
@@ -677,7 +684,8 @@ static uint64_t row_hash(const struct row_key *k)
 static bool row_eq(const struct row_key *a, const struct row_key *b)
 {
     return a->hw == b->hw && a->tp == b->tp && a->pp == b->pp && a->micro == b->micro &&
-           a->prefill_chips == b->prefill_chips && a->batch == b->batch && a->usd == b->usd;
+           a->prefill_chips == b->prefill_chips && a->batch == b->batch && a->usd == b->usd &&
+           a->fit == b->fit && a->ttft == b->ttft && a->tpot == b->tpot;
 }
 
 /* Adds k; false if it was there (or memory ran out: set->failed) */
@@ -955,7 +963,10 @@ int ic_optimize(const struct ic_model_stats *m, const struct ic_hw *hws, size_t 
                          * same width and peak) repeats a row counted: skip it,
                          * uncounted, whether that row is kept or not (the count
                          * is the search's, not the rows shown) */
-                        const struct row_key key = {hw, n, P, M, pf_chips, lo, c.usd_per_mtok};
+                        const struct row_key key = {
+                            .hw = hw, .tp = n, .pp = P, .micro = M, .prefill_chips = pf_chips,
+                            .batch = lo, .usd = c.usd_per_mtok, .fit = c.mem_share,
+                            .ttft = c.ttft_s, .tpot = c.tpot_s};
                         if (!row_add(&rows, &key))
                             continue;
                         ok++;
