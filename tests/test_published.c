@@ -78,6 +78,10 @@ START_TEST(test_rows_refused)
     refused("bad-no-source.csv", 1, 1, "no column 'source'");
     /* tp after "r1,validation,decode_b1,e,1,h100,16," (36 characters) */
     refused("bad-tp.csv", 2, 37, "tp must divide chips");
+    /* input_tokens after "r1,validation,decode_b1,e,1,h100,1,1,llama3-8b,
+     * bf16,bf16,bf16,1," (64 characters): 67,108,000 + 1000 tokens, each
+     * within 2^26 = 67,108,864, together 136 over it */
+    refused("bad-context.csv", 2, 65, "input_tokens + output_tokens is 67109000, over 67108864");
     /* includes_prefill after the 19 fields "r1,...,src of row," (92
      * characters); on a throughput row after 122 */
     refused("bad-prefill.csv", 2, 93, "includes_prefill must be yes, interleaved, no or empty");

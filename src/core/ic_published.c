@@ -326,6 +326,17 @@ static int parse_row(const char *path, const struct field *f, const int *at, str
         (rc = count_field(path, &f[at[C_OUTPUT]], col_names[C_OUTPUT], 1, IC_MODEL_MAX_CONTEXT,
                           &r->output_tokens, err)))
         return rc;
+    /* the last token's context, prompt + output, is what a step is timed
+     * at (the figures' mean context, input + output / 2, under it) */
+    if (r->input_tokens + r->output_tokens > IC_MODEL_MAX_CONTEXT) {
+        char msg[160];
+        snprintf(msg, sizeof msg, "input_tokens + output_tokens is %llu, over %llu tokens",
+                 (unsigned long long)(r->input_tokens + r->output_tokens),
+                 (unsigned long long)IC_MODEL_MAX_CONTEXT);
+        return bad(path, &f[at[C_INPUT]], err, msg,
+                   "a request's prompt and output together: the longest context infcalc "
+                   "times is 2^26 tokens");
+    }
     if (r->chips % r->tp)
         return bad(path, &f[at[C_TP]], err, "tp must divide chips",
                    "chips is every chip of the run; tp the chips of one replica");
