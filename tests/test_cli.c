@@ -399,6 +399,8 @@ START_TEST(test_memory_kind)
     ck_assert_int_eq(rename(path, yaml), 0);
     ck_assert_int_eq(run("--model", "llama3.2-1b", "--hw", yaml, NULL), 0);
     has_out("; GDDR6X 16 GB per chip\n");
+    ck_assert_int_eq(run("--model", "llama3.2-1b", "--hw", yaml, "--format", "json", NULL), 0);
+    has_out("\"capacity_bytes\": 16000000000, \"kind\": \"GDDR6X\",");
     ck_assert_int_eq(run("show", "hw", yaml, NULL), 0);
     has_out("memory: 16 GB GDDR6X (14.9 GiB), 1 TB/s\n");
     remove(yaml);

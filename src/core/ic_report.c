@@ -133,7 +133,8 @@ static const struct ic_col point_cols[] = {
     {"usd_per_million_tokens", "$ per million tokens", IC_K_USD},
     {"flops_per_usd", "FLOPs per dollar", IC_K_NUM},
     {"memory.per_chip_bytes", "memory per chip", IC_K_BYTES},
-    {"memory.capacity_bytes", "HBM per chip", IC_K_BYTES},
+    {"memory.capacity_bytes", "capacity per chip", IC_K_BYTES},
+    {"memory.kind", "memory kind", IC_K_TEXT},
     {"memory.fits", "fits", IC_K_BOOL},
     {"memory.max_batch", "largest batch that fits", IC_K_INT},
     {"memory.weights_bytes", "weights held per chip", IC_K_BYTES},
@@ -214,6 +215,7 @@ static void point_row(struct ic_rows *r, const struct ic_report_group *g,
     ic_rows_num(r, "flops_per_usd", p->flops_per_usd);
     ic_rows_num(r, "memory.per_chip_bytes", p->mem_per_chip_B);
     ic_rows_num(r, "memory.capacity_bytes", p->capacity_B);
+    ic_rows_text(r, "memory.kind", p->memory_kind);
     ic_rows_num(r, "memory.fits", p->fits);
     ic_rows_num(r, "memory.max_batch", (double)p->max_batch);
     ic_rows_num(r, "memory.weights_bytes", p->mem_weights_B);
