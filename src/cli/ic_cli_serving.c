@@ -1839,20 +1839,14 @@ int ic_cli_cmd_optimize(const struct ic_opts *a, const struct ic_db *db, FILE *o
         } else {
             /* the row's TPOT step (the last token's context) at the
              * other estimate: expected (a good engine) beside the ideal
-             * bound, the ideal bound beside the expected; the cache laid
-             * out as the search's steps lay it (--kv-placement, or the
-             * engine's) */
-            struct ic_decode_cfg d = ic_decode_defaults();
-            d.kv_copy = req.kv_copy;
-            d.chips = c->tp;
-            d.pp = c->pp;
-            d.micro = c->micro;
+             * bound, the ideal bound beside the expected; the layout, the
+             * types and the cache's placement the search's step had */
+            struct ic_decode_cfg d =
+                ic_opt_decode_cfg(&req, c->tp, c->pp, c->micro, c->weights, c->kv, c->compute);
             d.batch = c->batch;
             d.context = req.prompt + req.output;
-            d.weights = c->weights;
-            d.kv = c->kv;
-            d.compute = c->compute;
             d.estimate = at_expected ? IC_EST_IDEAL : IC_EST_EXPECTED;
+            d.engine = NULL;
             struct ic_point ep;
             ic_rows_num(&r, at_expected ? "tpot_ideal_s" : "tpot_expected_s",
                         (at_expected || ic_step_achieved(c->hw, IC_EST_EXPECTED)) &&

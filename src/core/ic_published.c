@@ -5,6 +5,7 @@
 #include "ic_decode.h"
 #include "ic_engine.h"
 #include "ic_opt.h"
+#include "ic_serving.h"
 #include "ic_sim.h"
 #include "ic_utf8.h"
 #include "ic_ydoc.h"
@@ -328,7 +329,7 @@ static int parse_row(const char *path, const struct field *f, const int *at, str
         return rc;
     /* the last token's context, prompt + output, is what a step is timed
      * at (the figures' mean context, input + output / 2, under it) */
-    if (r->input_tokens + r->output_tokens > IC_MODEL_MAX_CONTEXT) {
+    if (!ic_request_tokens_ok(r->input_tokens, r->output_tokens)) {
         char msg[160];
         snprintf(msg, sizeof msg, "input_tokens + output_tokens is %llu, over %llu tokens",
                  (unsigned long long)(r->input_tokens + r->output_tokens),

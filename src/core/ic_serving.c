@@ -436,9 +436,14 @@ int ic_prefix(const struct ic_model_stats *m, const struct ic_hw *hw,
 
 /* ---- disaggregation ------------------------------------------------------ */
 
+bool ic_request_tokens_ok(uint64_t prompt, uint64_t output)
+{
+    return prompt <= IC_MODEL_MAX_CONTEXT && output <= IC_MODEL_MAX_CONTEXT - prompt;
+}
+
 int ic_request_tokens_check(uint64_t prompt, uint64_t output, struct ic_err *err)
 {
-    if (prompt <= IC_MODEL_MAX_CONTEXT && output <= IC_MODEL_MAX_CONTEXT - prompt)
+    if (ic_request_tokens_ok(prompt, output))
         return IC_OK;
     const int rc = ic_err_set(err, IC_EINVAL, NULL, 0, 0,
                               "prompt + output is %llu tokens; expected at most 2^26",
@@ -777,13 +782,30 @@ bool ic_optimize_searches(enum ic_dtype t, bool kv)
     return false;
 }
 
+struct ic_decode_cfg ic_opt_decode_cfg(const struct ic_opt_req *req, uint64_t tp, uint64_t pp,
+                                       uint64_t micro, enum ic_dtype weights, enum ic_dtype kv,
+                                       enum ic_dtype compute)
+{
+    struct ic_decode_cfg dc = ic_decode_defaults();
+    dc.chips = tp;
+    dc.pp = pp;
+    dc.micro = micro;
+    dc.weights = weights;
+    dc.kv = kv;
+    dc.compute = compute;
+    dc.estimate = req->estimate;
+    dc.engine = req->engine;
+    dc.kv_copy = req->kv_copy;
+    return dc;
+}
+
 int ic_optimize(const struct ic_model_stats *m, const struct ic_hw *hws, size_t n_hw,
                 const struct ic_opt_req *req, struct ic_opt_cand *out, size_t cap,
                 size_t *n_ok, struct ic_opt_point **frontier, size_t *n_frontier,
                 struct ic_err *err)
 {
     const uint64_t T = req->prompt, L = req->output;
-    if (!T || !L || T > IC_PREFILL_MAX_TOKENS || L > IC_MODEL_MAX_CONTEXT - T) {
+    if (!T || !L || T > IC_PREFILL_MAX_TOKENS || !ic_request_tokens_ok(T, L)) {
         const int rc =
             !T || !L ? ic_err_set(err, IC_EINVAL, NULL, 0, 0,
                                   "the %s must be at least 1 token", !T ? "prompt" : "output")
@@ -880,16 +902,8 @@ int ic_optimize(const struct ic_model_stats *m, const struct ic_hw *hws, size_t 
                     /* decode: tp chips per stage, pp stages, micro-batches */
                     for (size_t li = 0; li < n_lay; li++) {
                         const uint64_t n = lay[li].tp, P = lay[li].pp, M = lay[li].micro;
-                        struct ic_decode_cfg dc = ic_decode_defaults();
-                        dc.chips = n;
-                        dc.pp = P;
-                        dc.micro = M;
-                        dc.weights = wts[wi];
-                        dc.kv = kvs[ki];
-                        dc.compute = comp;
-                        dc.estimate = req->estimate;
-                        dc.engine = req->engine;
-                        dc.kv_copy = req->kv_copy;
+                        const struct ic_decode_cfg dc =
+                            ic_opt_decode_cfg(req, n, P, M, wts[wi], kvs[ki], comp);
                         const double NT = (double)(n * P); /* the replica's chips */
                         struct ic_point end, mean;
                         if (!step_at(m, hw, dc, M, T + L, &end) ||

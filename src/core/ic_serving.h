@@ -208,6 +208,9 @@ int ic_prefix(const struct ic_model_stats *m, const struct ic_hw *hw,
  * expected at most 2^26" with a hint. ic_disagg checks it, and bestofn
  * before it times its candidates. */
 int ic_request_tokens_check(uint64_t prompt, uint64_t output, struct ic_err *err);
+/* The same test without the message: prompt + output within 2^26 tokens
+ * (IC_MODEL_MAX_CONTEXT), the longest context a step is timed at. */
+bool ic_request_tokens_ok(uint64_t prompt, uint64_t output);
 
 struct ic_disagg {
     double prefill_s;        /* one prefill batch on a prefill server */
@@ -341,6 +344,14 @@ struct ic_opt_cand {
     double capacity_rps;          /* the largest Poisson rate meeting both P99 SLOs */
     double sim_ttft_p99_s, sim_tpot_p99_s; /* at that rate */
 };
+
+/* The decode step of an optimize layout: tp chips a stage, pp stages,
+ * micro micro-batches, the types, at the request's estimate, engine and
+ * cache placement; the search's steps and a row's step at the other
+ * estimate (its estimate and engine set after) start from it. */
+struct ic_decode_cfg ic_opt_decode_cfg(const struct ic_opt_req *req, uint64_t tp, uint64_t pp,
+                                       uint64_t micro, enum ic_dtype weights, enum ic_dtype kv,
+                                       enum ic_dtype compute);
 
 /* Searches hws x replica sizes x pipeline stages x micro-batches x weight /
  * KV / compute types x batch for the lowest dollars per million output
