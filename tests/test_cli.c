@@ -416,6 +416,17 @@ START_TEST(test_memory_kind)
     ck_assert_int_eq(run("--model", "llama3.2-1b", "--hw", yaml, NULL), 0);
     has_out("; gddr6x 16 GB per chip\n");
     remove(yaml);
+    /* given empty, it names nothing */
+    ic_test_write_tmp(path, KIND_HW("  kind: \"\"\n"));
+    ck_assert_int_eq(rename(path, yaml), 0);
+    ck_assert_int_eq(run("show", "hw", yaml, NULL), 2);
+    has_err(":6:9: error: unknown memory kind ''");
+    remove(yaml);
+    /* the L4's, from its datasheet; list's columns name no kind */
+    ck_assert_int_eq(run("show", "hw", "l4", NULL), 0);
+    has_out("memory: 24 GB GDDR6 (22.35 GiB), 300 GB/s\n");
+    ck_assert_int_eq(run("list", "hw", NULL), 0);
+    has_out(" memory      mem BW ");
     /* a generation of more than 3 letters or digits is no datasheet's */
     ic_test_write_tmp(path, KIND_HW("  kind: HBM3eXL\n"));
     ck_assert_int_eq(rename(path, yaml), 0);
@@ -2613,7 +2624,7 @@ START_TEST(test_show_achieved_defaults)
     fprintf(f, achieved, "");
     ck_assert_int_eq(fclose(f), 0);
     ck_assert_int_eq(run("show", "hw", path, NULL), 0);
-    has_out("  GEMV        900 GB/s at batch 1, the HBM read: GEMV efficiency 1 (default, not in "
+    has_out("  GEMV        900 GB/s at batch 1, the memory read: GEMV efficiency 1 (default, not in "
             "the entry: optimistic)");
     has_out("(gemv_fixed 0: default, not in the entry)");
     has_out("  GEMV 1 row  at the GEMV's rate and fixed time (skinny_efficiency: default, not in "
@@ -2641,7 +2652,7 @@ START_TEST(test_show_achieved_defaults)
             "  gemv_efficiency: 0.9\n  gemv_source: \"test fixture\"\n  step_launches: 1\n");
     ck_assert_int_eq(fclose(f), 0);
     ck_assert_int_eq(run("show", "hw", path, NULL), 0);
-    has_out("  GEMV        810 GB/s at batch 1 (90% of the HBM read, 81% of spec), and no time a "
+    has_out("  GEMV        810 GB/s at batch 1 (90% of the memory read, 81% of spec), and no time a "
             "GEMM kernel beyond its launch and its bytes (gemv_fixed 0: default, not in the entry");
     ck_assert_ptr_null(strstr(out_buf, "GEMV efficiency 1"));
     ck_assert_ptr_null(strstr(out_buf, "step_launches: default"));

@@ -1618,12 +1618,23 @@ END_TEST
  * same parameters as deepseek-v3; the MLPs and experts at fp4 with an
  * 8-bit scale per 16 weights, the attention (its q/kv/o projections and
  * the MLA down-projections, which lie in the replicated group), the
- * embedding and the LM head at bf16. Stored bytes by hand, from the
- * groups of `infcalc show model deepseek-r1-nvfp4`: kept 2 x 926,679,040
- * + 10,489,954,304 + 1,030,919,680 = 13,374,232,064 parameters x 2 B =
- * 26,748,464,128 B; quantized 1,189,085,184 + 2,554,331,136 +
- * 653,908,770,816 = 657,652,187,136 x (0.5 + 1/16) B = 369,929,355,264 B;
- * 396,677,819,392 B in all. */
+ * embedding and the LM head at bf16. By hand from DeepSeek-V3's config
+ * (D 7168, 61 layers, 3 dense, 58 MoE, 128 heads, q_lora 1536, kv_lora
+ * 512, rope 64, nope 128, v 128, F 18432, expert 2048, 256 experts,
+ * vocab 129280):
+ *   embedding = head = 129280 x 7168 = 926,679,040;
+ *   attention heads 61 x (1536 x 128 x 192 + 512 x 128 x 256 +
+ *     128 x 128 x 7168) = 61 x 171,966,464 = 10,489,954,304;
+ *   replicated 61 x (7168 x 1536 + 7168 x 576 + 1536 + 512 + 2 x 7168)
+ *     + 58 x (256 x 7168 + 256) (routers, their biases) + 7168 (final
+ *     norm) = 924,467,200 + 106,445,312 + 7,168 = 1,030,919,680;
+ *   dense MLPs 3 x 3 x 7168 x 18432 = 1,189,085,184; shared experts
+ *     58 x 3 x 7168 x 2048 = 2,554,331,136; routed 256 x that =
+ *     653,908,770,816.
+ * Kept at 2 B: 2 x 926,679,040 + 10,489,954,304 + 1,030,919,680 =
+ * 13,374,232,064 parameters, 26,748,464,128 B; quantized 1,189,085,184 +
+ * 2,554,331,136 + 653,908,770,816 = 657,652,187,136 x (0.5 + 1/16) B =
+ * 369,929,355,264 B; 396,677,819,392 B in all. */
 START_TEST(test_deepseek_r1_nvfp4)
 {
     struct ic_model_stats v3;

@@ -81,7 +81,7 @@ static const char usage_main[] =
 static const char usage_list[] =
     "usage: infcalc list hw|models|engines [--db DIR]\n"
     "\n"
-    "Lists the accelerators (name, aliases, HBM, bandwidth, bf16 peak, fabric,\n"
+    "Lists the accelerators (name, aliases, memory, bandwidth, bf16 peak, fabric,\n"
     "price), the models (name, parameters, active, layers, KV bytes per token\n"
     "in bf16, attention kind) or the engine profiles of enginedb/ (name,\n"
     "aliases, engine, graphs, scheduler, default batch limit, quantized GEMV).\n";
@@ -1169,12 +1169,12 @@ static void show_hw(FILE *out, const struct ic_hw *h)
     if (ach->present) {
         fputs("\nachieved (what good kernels reach; the expected time's rates):\n", out);
         gb(b, sizeof b, ach->hbm_read_B_s);
-        fprintf(out, "  HBM read    %s/s (%.0f%% of spec)", b,
+        fprintf(out, "  memory read %s/s (%.0f%% of spec)", b,
                 100 * ach->hbm_read_B_s / h->hbm_bandwidth_B_s);
         fprintf(out, "\n    source: %s\n", ach->mem_source);
         if (ach->gemv_eff > 0) {
             gb(b, sizeof b, ach->hbm_read_B_s * ach->gemv_eff);
-            fprintf(out, "  GEMV        %s/s %s (%.0f%% of the HBM read, %.0f%% of spec)", b,
+            fprintf(out, "  GEMV        %s/s %s (%.0f%% of the memory read, %.0f%% of spec)", b,
                     ach->skinny_eff > 0 ? "at 2 rows and more" : "at batch 1",
                     100 * ach->gemv_eff,
                     100 * ach->hbm_read_B_s * ach->gemv_eff / h->hbm_bandwidth_B_s);
@@ -1189,7 +1189,7 @@ static void show_hw(FILE *out, const struct ic_hw *h)
         } else {
             /* ic_step_time: the weights and the cache read at hbm_read x 1,
              * and no fixed time (gemv_fixed goes only with gemv_efficiency) */
-            fprintf(out, "  GEMV        %s/s at batch 1, the HBM read: GEMV efficiency 1 "
+            fprintf(out, "  GEMV        %s/s at batch 1, the memory read: GEMV efficiency 1 "
                          "(" SHOW_DEFAULT ": optimistic), the weights' and the KV cache's reads "
                          "at it, and no time a GEMM kernel beyond its launch and its bytes "
                          "(gemv_fixed 0: " SHOW_DEFAULT ")\n",
@@ -1197,7 +1197,7 @@ static void show_hw(FILE *out, const struct ic_hw *h)
         }
         if (ach->skinny_eff > 0) {
             gb(b, sizeof b, ach->hbm_read_B_s * ach->skinny_eff);
-            fprintf(out, "  GEMV 1 row  %s/s, a skinny kernel (%.0f%% of the HBM read, %.0f%% of "
+            fprintf(out, "  GEMV 1 row  %s/s, a skinny kernel (%.0f%% of the memory read, %.0f%% of "
                          "spec), and %.3g us a GEMM kernel beyond its launch\n    source: %s\n",
                     b, 100 * ach->skinny_eff,
                     100 * ach->hbm_read_B_s * ach->skinny_eff / h->hbm_bandwidth_B_s,

@@ -441,14 +441,12 @@ static int lookup_name(const char *const *names, int n, const char *text)
     return -1;
 }
 
-/* memory.kind: empty (not given), or a family (HBM, GDDR, LPDDR, DDR,
- * DRAM, SRAM) and at most 3 letters or digits of generation ("HBM3e",
- * "GDDR6X", "LPDDR5X"), the words the decode header and show print. */
+/* memory.kind: a family (HBM, GDDR, LPDDR, DDR, DRAM, SRAM, in any case)
+ * and at most 3 letters or digits of generation ("HBM3e", "GDDR6X",
+ * "LPDDR5X"), the words the decode header and show print as given. */
 static bool mem_kind_ok(const char *k)
 {
     static const char *const families[] = {"HBM", "GDDR", "LPDDR", "DDR", "DRAM", "SRAM"};
-    if (!k[0])
-        return true;
     for (size_t i = 0; i < sizeof families / sizeof families[0]; i++) {
         const size_t n = strlen(families[i]);
         if (strncasecmp(k, families[i], n))
@@ -550,7 +548,7 @@ static int check_values(struct ic_hw *hw, const char *path, struct ic_err *err)
         return field_error(hw, path, IC_HWF_COMPUTE, err,
                            "the compute section lists no compute type; expected at least "
                            "one of fp32 bf16 fp16 fp8 int8 int4 fp4");
-    if (!mem_kind_ok(hw->mem_kind)) {
+    if (hw->locs[IC_HWF_MEM_KIND].line && !mem_kind_ok(hw->mem_kind)) {
         snprintf(msg, sizeof msg, "unknown memory kind '%s'", hw->mem_kind);
         return field_error_hint(hw, path, IC_HWF_MEM_KIND, err, msg,
                                 "a family and its generation, as the datasheet names it: "

@@ -108,7 +108,7 @@ const struct ic_opt_def ic_opt_table[IC_OPT_COUNT] = {
     [IC_OPT_COMPUTE] = {"--compute", IC_OK_DTYPE, "T", 0, 0, NULL, STEP_CMDS, C(DECODE),
                         "matmul type; the chip must list it (default bf16)", F(compute)},
     [IC_OPT_COMM] = {"--comm", IC_OK_CHOICE, "MODE", 0, 0, comm_choices, STEP_CMDS, 0,
-                     "overlap (default: collectives hide under HBM traffic, a lower bound)\n"
+                     "overlap (default: collectives hide under memory traffic, a lower bound)\n"
                      "or serial (they add to the step); an accelerator's expected time\n"
                      "runs them after the kernels either way", F(comm)},
     [IC_OPT_KV_PLACEMENT] = {"--kv-placement", IC_OK_CHOICE, "P", 0, 0, kv_placement_choices,

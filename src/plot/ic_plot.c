@@ -1616,7 +1616,7 @@ static void pareto_panel(cairo_t *cr, struct ic_plot_panel *p, const void *vctx,
         if (li)
             li->dashed = true;
     }
-    struct legend_item *li = legend_add(lg, 7, 0, "hollow: does not fit in HBM");
+    struct legend_item *li = legend_add(lg, 7, 0, "hollow: does not fit in memory");
     if (li)
         li->hollow = true;
     if (mk && solid_step(mk) > 0) {
@@ -1728,7 +1728,7 @@ static void chips_rate_panel(cairo_t *cr, struct ic_plot_panel *p, const void *v
         cairo_set_source_rgb(cr, 0.3, 0.3, 0.3);
         font(cr, 15, false);
         text_in(cr, sc, p->x0 + p->w / 2, p->y0 + p->h / 2, 0.5, 0.5,
-                "no chip count fits in HBM: no throughput");
+                "no chip count fits in memory: no throughput");
         frame(cr, p, "chips (tensor-parallel size)", "throughput (tokens/s)");
         return;
     }
@@ -2420,7 +2420,7 @@ int ic_plot_heatmap(cairo_t *cr, double width, double height, const struct ic_pl
     /* the legend in rows above both panels: what the edges mean */
     struct legend lg = {.size = width < 1000 ? 11 : 13};
     struct legend_item *li = legend_add(&lg, 1, 4,
-                                        "edge of what fits in HBM (beyond it: hatched)");
+                                        "edge of what fits in memory (beyond it: hatched)");
     li = legend_add(&lg, 7, 1.6, "the bound changes (weights, KV, compute, collectives or fixed)");
     if (li)
         li->dashed = true;

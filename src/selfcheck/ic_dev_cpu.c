@@ -9,6 +9,10 @@
 #include <string.h>
 #include <unistd.h>
 
+/* what the big points read from: validate's regime label and the entry's
+ * memory.kind */
+#define CPU_MEMORY "DRAM"
+
 /* ---- machine facts ------------------------------------------------------ */
 
 static void cpu_model(char *buf, size_t n)
@@ -1005,7 +1009,7 @@ static int cpu_bench_entry(const struct ic_dev *d, const struct ic_bench_opts *o
              "bound uses); the measured section, what the expected time uses.",
              o->name, date);
     hw->hbm_capacity_B = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
-    snprintf(hw->mem_kind, sizeof hw->mem_kind, "DRAM");
+    snprintf(hw->mem_kind, sizeof hw->mem_kind, "%s", CPU_MEMORY);
     hw->hbm_bandwidth_B_s = r->read_B_s;
     /* bf16 too, at the same figure: the reference kernel multiplies bf16
      * weights in fp32 (widened in registers), and bf16 is the calculator's
@@ -1424,7 +1428,7 @@ const struct ic_dev_ops ic_dev_cpu = {
     .kv_cap_B = 2.0 * 1073741824.0,
     .compute = IC_DT_FP32,
     .rescale = true,
-    .memory = "DRAM",
+    .memory = CPU_MEMORY,
     .validate_open = cpu_validate_open,
     .kern_create = cpu_kern_create,
     .kern_free = cpu_kern_free,
