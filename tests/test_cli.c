@@ -381,59 +381,58 @@ END_TEST
 
 /* memory.kind names the memory the decode header and show print (16 GB
  * of GDDR6X here); an entry without it says "memory"; the family is read
- * in either case ("gddr6x" as given) */
+ * in either case ("gddr6x" as given); given empty it names nothing, and a
+ * generation of more than 3 letters or digits is no datasheet's */
 START_TEST(test_memory_kind)
 {
-#define KIND_HW(kind)                                                                         \
-    "name: kind-chip\nvendor: Test\nmemory:\n  capacity: 16 GB\n  bandwidth: 1 TB/s\n" kind   \
-    "  source: \"test fixture\"\ncompute:\n  bf16: 100 TFLOP/s\n  source: \"test fixture\"\n" \
-    "interconnect:\n  kind: none\n  topology: none\n  link_bandwidth_one_way: 0 GB/s\n"        \
-    "  links_per_chip: 0\n  domain_chips: 1\n  hop_latency: 0 us\n  source: \"test fixture\"\n" \
-    "scale_out:\n  kind: none\n  bandwidth_one_way: 0 GB/s\n  latency: 0 us\n"                 \
-    "  source: \"test fixture\"\nhost_link:\n  kind: pcie\n  bandwidth_one_way: 16 GB/s\n"     \
-    "  source: \"test fixture\"\nprice:\n  usd_per_chip_hour: 1.00\n  as_of: 2025-01\n"        \
-    "  source: \"test fixture\"\nsources:\n  - \"test fixture\"\n"
-    char path[64], yaml[80];
-    ic_test_write_tmp(path, KIND_HW("  kind: GDDR6X\n"));
-    snprintf(yaml, sizeof yaml, "%s.yaml", path);
-    ck_assert_int_eq(rename(path, yaml), 0);
-    ck_assert_int_eq(run("--model", "llama3.2-1b", "--hw", yaml, NULL), 0);
-    has_out("; GDDR6X 16 GB per chip\n");
-    ck_assert_int_eq(run("--model", "llama3.2-1b", "--hw", yaml, "--format", "json", NULL), 0);
-    has_out("\"capacity_bytes\": 16000000000, \"kind\": \"GDDR6X\",");
-    ck_assert_int_eq(run("show", "hw", yaml, NULL), 0);
-    has_out("memory: 16 GB GDDR6X (14.9 GiB), 1 TB/s\n");
-    remove(yaml);
-    ic_test_write_tmp(path, KIND_HW(""));
-    ck_assert_int_eq(rename(path, yaml), 0);
-    ck_assert_int_eq(run("--model", "llama3.2-1b", "--hw", yaml, NULL), 0);
-    has_out("; memory 16 GB per chip\n");
-    ck_assert_int_eq(run("show", "hw", yaml, NULL), 0);
-    has_out("memory: 16 GB (14.9 GiB), 1 TB/s\n");
-    remove(yaml);
-    ic_test_write_tmp(path, KIND_HW("  kind: gddr6x\n"));
-    ck_assert_int_eq(rename(path, yaml), 0);
-    ck_assert_int_eq(run("--model", "llama3.2-1b", "--hw", yaml, NULL), 0);
-    has_out("; gddr6x 16 GB per chip\n");
-    remove(yaml);
-    /* given empty, it names nothing */
-    ic_test_write_tmp(path, KIND_HW("  kind: \"\"\n"));
-    ck_assert_int_eq(rename(path, yaml), 0);
-    ck_assert_int_eq(run("show", "hw", yaml, NULL), 2);
-    has_err(":6:9: error: unknown memory kind ''");
-    remove(yaml);
+    /* the entry, its memory section's kind line between head and tail */
+    static const char head[] =
+        "name: kind-chip\nvendor: Test\nmemory:\n  capacity: 16 GB\n  bandwidth: 1 TB/s\n";
+    static const char tail[] =
+        "  source: \"test fixture\"\ncompute:\n  bf16: 100 TFLOP/s\n  source: \"test fixture\"\n"
+        "interconnect:\n  kind: none\n  topology: none\n  link_bandwidth_one_way: 0 GB/s\n"
+        "  links_per_chip: 0\n  domain_chips: 1\n  hop_latency: 0 us\n  source: \"test fixture\"\n"
+        "scale_out:\n  kind: none\n  bandwidth_one_way: 0 GB/s\n  latency: 0 us\n"
+        "  source: \"test fixture\"\nhost_link:\n  kind: pcie\n  bandwidth_one_way: 16 GB/s\n"
+        "  source: \"test fixture\"\nprice:\n  usd_per_chip_hour: 1.00\n  as_of: 2025-01\n"
+        "  source: \"test fixture\"\nsources:\n  - \"test fixture\"\n";
+    static const struct {
+        const char *kind; /* the memory section's kind line */
+        const char *cmd;  /* decode, json or show */
+        int rc;
+        const char *out;  /* in standard output (rc 0) or the error */
+    } cases[] = {
+        {"  kind: GDDR6X\n", "decode", 0, "; GDDR6X 16 GB per chip\n"},
+        {"  kind: GDDR6X\n", "json", 0, "\"capacity_bytes\": 16000000000, \"kind\": \"GDDR6X\","},
+        {"  kind: GDDR6X\n", "show", 0, "memory: 16 GB GDDR6X (14.9 GiB), 1 TB/s\n"},
+        {"", "decode", 0, "; memory 16 GB per chip\n"},
+        {"", "show", 0, "memory: 16 GB (14.9 GiB), 1 TB/s\n"},
+        {"  kind: gddr6x\n", "decode", 0, "; gddr6x 16 GB per chip\n"},
+        {"  kind: \"\"\n", "show", 2, ":6:9: error: unknown memory kind ''"},
+        {"  kind: HBM3eXL\n", "decode", 2, ":6:9: error: unknown memory kind 'HBM3eXL'"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char text[sizeof head + sizeof tail + 32], path[64], yaml[80];
+        snprintf(text, sizeof text, "%s%s%s", head, cases[i].kind, tail);
+        ic_test_write_tmp(path, text);
+        snprintf(yaml, sizeof yaml, "%s.yaml", path); /* --hw reads a .yaml as a path */
+        ck_assert_int_eq(rename(path, yaml), 0);
+        const int rc = !strcmp(cases[i].cmd, "show")
+                           ? run("show", "hw", yaml, NULL)
+                           : run("--model", "llama3.2-1b", "--hw", yaml, "--format",
+                                 !strcmp(cases[i].cmd, "json") ? "json" : "table", NULL);
+        ck_assert_int_eq(rc, cases[i].rc);
+        if (rc)
+            has_err(cases[i].out);
+        else
+            has_out(cases[i].out);
+        remove(yaml);
+    }
     /* the L4's, from its datasheet; list's columns name no kind */
     ck_assert_int_eq(run("show", "hw", "l4", NULL), 0);
     has_out("memory: 24 GB GDDR6 (22.35 GiB), 300 GB/s\n");
     ck_assert_int_eq(run("list", "hw", NULL), 0);
     has_out(" memory      mem BW ");
-    /* a generation of more than 3 letters or digits is no datasheet's */
-    ic_test_write_tmp(path, KIND_HW("  kind: HBM3eXL\n"));
-    ck_assert_int_eq(rename(path, yaml), 0);
-    ck_assert_int_eq(run("--model", "llama3.2-1b", "--hw", yaml, NULL), 2);
-    has_err(":6:9: error: unknown memory kind 'HBM3eXL'");
-    remove(yaml);
-#undef KIND_HW
 }
 END_TEST
 
