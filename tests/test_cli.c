@@ -2623,8 +2623,8 @@ START_TEST(test_show_achieved_defaults)
     fprintf(f, achieved, "");
     ck_assert_int_eq(fclose(f), 0);
     ck_assert_int_eq(run("show", "hw", path, NULL), 0);
-    has_out("  GEMV        900 GB/s at batch 1, the memory read: GEMV efficiency 1 (default, not in "
-            "the entry: optimistic)");
+    has_out("  GEMV        900 GB/s at batch 1, the memory read: GEMV efficiency 1 (default, "
+            "not in the entry: optimistic)");
     has_out("(gemv_fixed 0: default, not in the entry)");
     has_out("  GEMV 1 row  at the GEMV's rate and fixed time (skinny_efficiency: default, not in "
             "the entry)");
@@ -2651,8 +2651,9 @@ START_TEST(test_show_achieved_defaults)
             "  gemv_efficiency: 0.9\n  gemv_source: \"test fixture\"\n  step_launches: 1\n");
     ck_assert_int_eq(fclose(f), 0);
     ck_assert_int_eq(run("show", "hw", path, NULL), 0);
-    has_out("  GEMV        810 GB/s at batch 1 (90% of the memory read, 81% of spec), and no time a "
-            "GEMM kernel beyond its launch and its bytes (gemv_fixed 0: default, not in the entry");
+    has_out("  GEMV        810 GB/s at batch 1 (90% of the memory read, 81% of spec), and no "
+            "time a GEMM kernel beyond its launch and its bytes (gemv_fixed 0: default, not in "
+            "the entry");
     ck_assert_ptr_null(strstr(out_buf, "GEMV efficiency 1"));
     ck_assert_ptr_null(strstr(out_buf, "step_launches: default"));
     has_out("1 launch per step\n");

@@ -1197,8 +1197,8 @@ static void show_hw(FILE *out, const struct ic_hw *h)
         }
         if (ach->skinny_eff > 0) {
             gb(b, sizeof b, ach->hbm_read_B_s * ach->skinny_eff);
-            fprintf(out, "  GEMV 1 row  %s/s, a skinny kernel (%.0f%% of the memory read, %.0f%% of "
-                         "spec), and %.3g us a GEMM kernel beyond its launch\n    source: %s\n",
+            fprintf(out, "  GEMV 1 row  %s/s, a skinny kernel (%.0f%% of the memory read, "
+                         "%.0f%% of spec), and %.3g us a GEMM kernel beyond its launch\n    source: %s\n",
                     b, 100 * ach->skinny_eff,
                     100 * ach->hbm_read_B_s * ach->skinny_eff / h->hbm_bandwidth_B_s,
                     1e6 * ach->skinny_fixed_s, ach->skinny_source);

@@ -1883,15 +1883,16 @@ int ic_cli_cmd_optimize(const struct ic_opts *a, const struct ic_db *db, FILE *o
         snprintf(how, sizeof how,
                  "ranked by the closed form at %s (decode and prefill, the prefill on its own "
                  "servers at the achieved GEMM rate; decode at the largest batch meeting the "
-                 "TPOT in all of the chip's memory); TPOT at the last token (ideal: the spec-sheet bound of "
-                 "the same step), step at the mean context", est);
+                 "TPOT in all of the chip's memory); TPOT at the last token (ideal: the "
+                 "spec-sheet bound of the same step), step at the mean context",
+                 est);
     else
         snprintf(how, sizeof how,
                  "ranked by the closed form (decode at the ideal bound: real steps are slower, "
                  "a TPOT met at it is optimistic; prefill on its own servers at MFU 0.4, an "
                  "assumption rather than a bound; decode at the largest batch meeting the "
-                 "TPOT in all of the chip's memory); TPOT at the last token (expected: at the entry's "
-                 "achieved rates, a good engine), step at the mean context");
+                 "TPOT in all of the chip's memory); TPOT at the last token (expected: at the "
+                 "entry's achieved rates, a good engine), step at the mean context");
     if (req.rate > 0)
         snprintf(demand, sizeof demand,
                  "; replicas for %.4g requests/s, ranked by the cost of their chips at that rate "
