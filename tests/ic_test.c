@@ -1,6 +1,8 @@
 /* Shared helpers for the Check suites. */
 #include "ic_test.h"
 
+#include "ic_engine.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,6 +71,16 @@ struct ic_test_pair *ic_test_pair(const char *model, const char *hw)
     ic_test_model(model, &t->m, &t->st);
     ic_test_hw(hw, &t->h);
     return t;
+}
+
+struct ic_engine *ic_test_engine_fixture(void)
+{
+    struct ic_engine *en = malloc(sizeof *en);
+    ck_assert(en);
+    struct ic_err e = {0};
+    ck_assert_msg(ic_engine_load(IC_TEST_DIR "/fixtures/engine-test.yaml", en, &e) == IC_OK, "%s",
+                  e.msg);
+    return en;
 }
 
 struct ic_point ic_test_decode(const char *model, const char *hw, struct ic_decode_cfg cfg)

@@ -39,6 +39,11 @@ struct ic_test_pair {
 /* Loads model and hw by name, alias or path, or fails the test; free() it. */
 struct ic_test_pair *ic_test_pair(const char *model, const char *hw);
 
+/* The test engine profile, tests/fixtures/engine-test.yaml (plain
+ * launches, host time, attention and GEMV factors: the tests' hand
+ * arithmetic reads its figures), or fails the test; free() it. */
+struct ic_engine *ic_test_engine_fixture(void);
+
 /* Decode point for model/hw names and a config; fails the test on error. */
 struct ic_point ic_test_decode(const char *model, const char *hw, struct ic_decode_cfg cfg);
 

@@ -1052,9 +1052,8 @@ START_TEST(test_bound_fixed)
 {
     struct ic_test_pair *t =
         ic_test_pair("llama3.2-1b", IC_TEST_DIR "/fixtures/achieved-h100.yaml");
-    struct ic_engine *en = malloc(sizeof *en);
+    struct ic_engine *en = ic_test_engine_fixture();
     struct ic_err e = {0};
-    ck_assert_int_eq(ic_engine_load(IC_TEST_DIR "/fixtures/engine-test.yaml", en, &e), IC_OK);
     struct ic_decode_cfg c = cfg(1, 1, 1024, IC_DT_BF16, IC_DT_BF16, IC_DT_BF16);
     c.estimate = IC_EST_EXPECTED;
     c.engine = en;
@@ -1122,9 +1121,8 @@ END_TEST
 START_TEST(test_expected_with_engine)
 {
     struct ic_test_pair *t = ic_test_pair("llama3-8b", IC_TEST_DIR "/fixtures/achieved-h100.yaml");
-    struct ic_engine *en = malloc(sizeof *en);
+    struct ic_engine *en = ic_test_engine_fixture();
     struct ic_err e = {0};
-    ck_assert_int_eq(ic_engine_load(IC_TEST_DIR "/fixtures/engine-test.yaml", en, &e), IC_OK);
     struct ic_decode_cfg c = cfg(1, 1, 1024, IC_DT_BF16, IC_DT_BF16, IC_DT_BF16);
     c.estimate = IC_EST_EXPECTED;
     c.engine = en;
@@ -1265,9 +1263,8 @@ END_TEST
 START_TEST(test_kept_unquantized_parts)
 {
     struct ic_test_pair *t = ic_test_pair("llama3-8b", IC_TEST_DIR "/fixtures/achieved-h100.yaml");
-    struct ic_engine *en = malloc(sizeof *en);
+    struct ic_engine *en = ic_test_engine_fixture();
     struct ic_err e = {0};
-    ck_assert_int_eq(ic_engine_load(IC_TEST_DIR "/fixtures/engine-test.yaml", en, &e), IC_OK);
     en->gemv_eff[IC_DT_INT8] = 0.8;
     t->st.keep_groups = 1u << IC_PG_EMBED | 1u << IC_PG_HEAD;
     t->st.keep_type = IC_DT_BF16;

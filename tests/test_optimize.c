@@ -480,8 +480,7 @@ START_TEST(test_optimize_expected)
     ck_assert_str_eq(why, "no achieved fp16 GEMM rate");
     ck_assert(ic_optimize_times(&t->h, IC_DT_BF16, IC_EST_EXPECTED, NULL, 0));
 
-    struct ic_engine *en = malloc(sizeof *en);
-    ck_assert_int_eq(ic_engine_load(IC_TEST_DIR "/fixtures/engine-test.yaml", en, &e), IC_OK);
+    struct ic_engine *en = ic_test_engine_fixture();
     req.engine = en;
     ck_assert_int_eq(ic_optimize(&t->st, &t->h, 1, &req, v, 4, &n_ok, NULL, NULL, &e), IC_OK);
     ck_assert_uint_eq(v[0].batch, 29);

@@ -338,8 +338,7 @@ START_TEST(test_spec_and_chunked_expected)
      * test.yaml) schedules once a round: the verify step pays it, the 4
      * drafts (run in the worker) do not; the round is 4 draft steps without
      * it and the verify with it (it was 5 ms of host time a round) */
-    struct ic_engine *en = malloc(sizeof *en);
-    ck_assert_int_eq(ic_engine_load(IC_TEST_DIR "/fixtures/engine-test.yaml", en, &e), IC_OK);
+    struct ic_engine *en = ic_test_engine_fixture();
     c.engine = en;
     ck_assert_int_eq(ic_spec_costed(&t->st, &d->st, &t->h, &c, c.weights, 0.8, 4, &s, &e), IC_OK);
     ck_assert_int_eq(ic_decode(&d->st, &d->h, &c, &dp, &e), IC_OK);

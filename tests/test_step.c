@@ -610,9 +610,8 @@ START_TEST(test_engine_attention_scope)
 {
     struct ic_test_pair *t =
         ic_test_pair("nemotron-3-nano-30b-a3b", IC_TEST_DIR "/fixtures/achieved-h100.yaml");
-    struct ic_engine *en = malloc(sizeof *en);
+    struct ic_engine *en = ic_test_engine_fixture();
     struct ic_err e = {0};
-    ck_assert_int_eq(ic_engine_load(IC_TEST_DIR "/fixtures/engine-test.yaml", en, &e), IC_OK);
     struct ic_step s = {
         .layout = {1, 1, 1, 1},
         .kind = {{4, 1, 1024, 1, IC_PHASE_DECODE}},
