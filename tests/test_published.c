@@ -472,6 +472,22 @@ START_TEST(test_interleaved_rows)
 }
 END_TEST
 
+/* check-published over a CSV of the columns' header and `rows`, with one
+ * option and its value after --measurements (opt NULL: none); the exit
+ * status, ic_test_out and ic_test_err holding what it printed. */
+static int check_rows(const char *rows, const char *opt, const char *val)
+{
+    char csv[64], text[1200];
+    snprintf(text, sizeof text,
+             "id,use,kind,engine,engine_version,hw,chips,tp,model,weights,kv,compute,"
+             "concurrency,input_tokens,output_tokens,quantity,value,unit,source\n%s",
+             rows);
+    ic_test_write_tmp(csv, text);
+    const int rc = ic_test_cli("check-published", "--measurements", csv, opt, val, NULL);
+    remove(csv);
+    return rc;
+}
+
 /* The command over a file of the user's: a row faster than its ideal bound
  * warned of (12 us a token for Llama-3-8B on one H100, whose weights alone
  * take 15.0 GB / 3.35 TB/s = 4.48 ms), a normal one not; a row naming no
@@ -481,60 +497,48 @@ END_TEST
  * throughput row, which is that row's own error. */
 START_TEST(test_command)
 {
-    char csv[64];
-    const char *head = "id,use,kind,engine,engine_version,hw,chips,tp,model,weights,kv,compute,"
-                       "concurrency,input_tokens,output_tokens,quantity,value,unit,source\n";
-    char text[1200];
-    snprintf(text, sizeof text, "%sr1,validation,decode_b1,e,1,h100,1,1,llama3-8b,bf16,bf16,"
-                                "bf16,1,10,10,tpot,12,us,src of row\n", head);
-    ic_test_write_tmp(csv, text);
-    ck_assert_int_eq(ic_test_cli("check-published", "--measurements", csv, NULL), 0);
+    ck_assert_int_eq(check_rows("r1,validation,decode_b1,e,1,h100,1,1,llama3-8b,bf16,bf16,"
+                                "bf16,1,10,10,tpot,12,us,src of row\n",
+                                NULL, NULL),
+                     0);
     ck_assert_ptr_nonnull(strstr(ic_test_err, ":2: row r1 measures 0.012 ms a token, under its "
                                               "ideal bound of 4.4"));
-    remove(csv);
-    snprintf(text, sizeof text, "%sr1,validation,decode_b1,e,1,h100,1,1,llama3-8b,bf16,bf16,"
-                                "bf16,1,10,10,tpot,12,ms,src of row\n", head);
-    ic_test_write_tmp(csv, text);
-    ck_assert_int_eq(ic_test_cli("check-published", "--measurements", csv, NULL), 0);
+    ck_assert_int_eq(check_rows("r1,validation,decode_b1,e,1,h100,1,1,llama3-8b,bf16,bf16,"
+                                "bf16,1,10,10,tpot,12,ms,src of row\n",
+                                NULL, NULL),
+                     0);
     ck_assert_ptr_null(strstr(ic_test_err, "warning"));
-    remove(csv);
-    snprintf(text, sizeof text, "%sr1,validation,decode_b1,e,1,h999,1,1,llama3-8b,bf16,bf16,"
-                                "bf16,1,10,10,tpot,12,ms,src of row\n", head);
-    ic_test_write_tmp(csv, text);
-    ck_assert_int_eq(ic_test_cli("check-published", "--measurements", csv, NULL), 2);
+    ck_assert_int_eq(check_rows("r1,validation,decode_b1,e,1,h999,1,1,llama3-8b,bf16,bf16,"
+                                "bf16,1,10,10,tpot,12,ms,src of row\n",
+                                NULL, NULL),
+                     2);
     ck_assert_ptr_nonnull(strstr(ic_test_err, ":2:29: error: row r1 (llama3-8b on 1 x h999): "
                                               "unknown hardware 'h999'"));
-    remove(csv);
     /* an unknown model, at its field (after "r1,validation,decode_b1,e,1,h100,1,1," 37);
      * two files of one chip's name (the live and the frozen H100), which
      * would group as one chip, at the second's hw field */
-    snprintf(text, sizeof text, "%sr1,validation,decode_b1,e,1,h100,1,1,llama9-9b,bf16,bf16,"
-                                "bf16,1,10,10,tpot,12,ms,src of row\n", head);
-    ic_test_write_tmp(csv, text);
-    ck_assert_int_eq(ic_test_cli("check-published", "--measurements", csv, NULL), 2);
+    ck_assert_int_eq(check_rows("r1,validation,decode_b1,e,1,h100,1,1,llama9-9b,bf16,bf16,"
+                                "bf16,1,10,10,tpot,12,ms,src of row\n",
+                                NULL, NULL),
+                     2);
     ck_assert_ptr_nonnull(strstr(ic_test_err, ":2:38: error: row r1 (llama9-9b on 1 x h100)"));
-    remove(csv);
-    snprintf(text, sizeof text, "%sr1,validation,decode_b1,e,1,h100,1,1,llama3-8b,bf16,bf16,"
+    ck_assert_int_eq(check_rows("r1,validation,decode_b1,e,1,h100,1,1,llama3-8b,bf16,bf16,"
                                 "bf16,1,10,10,tpot,12,ms,src of row\nr2,validation,decode_b1,e,1,"
                                 IC_TEST_DIR "/frozen/hwdb/h100-sxm.yaml,1,1,llama3-8b,bf16,bf16,"
-                                "bf16,1,10,10,tpot,12,ms,src of row\n", head);
-    ic_test_write_tmp(csv, text);
-    ck_assert_int_eq(ic_test_cli("check-published", "--measurements", csv, NULL), 2);
+                                "bf16,1,10,10,tpot,12,ms,src of row\n",
+                                NULL, NULL),
+                     2);
     ck_assert_ptr_nonnull(strstr(ic_test_err, ":3:29: error: row r2"));
     ck_assert_ptr_nonnull(strstr(ic_test_err, "are two entries of one name, h100-sxm"));
-    remove(csv);
     /* an engine in another case groups with its lower-case spelling */
-    snprintf(text, sizeof text, "%sr1,validation,decode_b1,vLLM,1,h100,1,1,llama3-8b,bf16,bf16,"
+    ck_assert_int_eq(check_rows("r1,validation,decode_b1,vLLM,1,h100,1,1,llama3-8b,bf16,bf16,"
                                 "bf16,1,10,10,tpot,12,ms,src of row\nr2,validation,decode_b1,vllm,"
                                 "1,h100,1,1,llama3-8b,bf16,bf16,bf16,1,10,10,tpot,12,ms,src of "
-                                "row\n", head);
-    ic_test_write_tmp(csv, text);
-    ck_assert_int_eq(ic_test_cli("check-published", "--measurements", csv, "--format", "json",
-                                 NULL),
+                                "row\n",
+                                "--format", "json"),
                      0);
     ck_assert_ptr_nonnull(strstr(ic_test_out, "\"by_engine\": [{\"engine\": \"vllm\", "
                                               "\"ideal\": {\"rows\": 2"));
-    remove(csv);
     ck_assert_int_eq(ic_test_cli("check-published", "--measurements", FIX "good.csv", "--format",
                                  "json", NULL),
                      0);
@@ -550,16 +554,13 @@ START_TEST(test_command)
     ck_assert_msg(strstr(ic_test_out, want), "lacks %s", want);
     /* --plot over a file whose one validation row is a throughput row:
      * refused before any report (it printed the report, then exited 2) */
-    snprintf(text, sizeof text, "%sr4,validation,throughput_offline,vllm,0.6.0,h100,8,8,"
+    ck_assert_int_eq(check_rows("r4,validation,throughput_offline,vllm,0.6.0,h100,8,8,"
                                 "llama3-70b,bf16,bf16,bf16,256,1000,1000,output_tokens_per_s,"
-                                "5000,tokens/s,src of row\n", head);
-    ic_test_write_tmp(csv, text);
-    ck_assert_int_eq(ic_test_cli("check-published", "--measurements", csv, "--plot",
-                                 "cp-none.png", NULL),
+                                "5000,tokens/s,src of row\n",
+                                "--plot", "cp-none.png"),
                      2);
     ck_assert_str_eq(ic_test_out, "");
     ck_assert_ptr_nonnull(strstr(ic_test_err, "--plot: no validation decode row to draw"));
-    remove(csv);
 }
 END_TEST
 
