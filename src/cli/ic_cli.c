@@ -216,12 +216,7 @@ bool ic_cli_same_file(const char *a, const char *b)
            x.st_dev == y.st_dev && x.st_ino == y.st_ino;
 }
 
-/* One entry under two names in an option's list (an alias and its name, a
- * path to its file, or twice) would be the same configurations twice, as a
- * value twice in a list is, and two hardware files of one name two sets of
- * figures under one label: a usage error, or 0. given: the option's words;
- * path, name: each loaded entry's. */
-static int named_twice(FILE *errf, const char *opt, const char *const *given,
+int ic_cli_named_twice(FILE *errf, const char *opt, const char *const *given,
                        const char *const *path, const char *const *name, int n)
 {
     for (int i = 1; i < n; i++)
@@ -440,8 +435,8 @@ static int cmd_decode(const struct ic_opts *a, const struct ic_db *db, FILE *out
             hp[i] = hws[i].path, hn[i] = hws[i].name;
         for (int i = 0; i < nl[L_MODEL]; i++)
             mp[i] = models[i].path, mn[i] = models[i].name;
-        if ((rc = named_twice(errf, "--hw", a->hw, hp, hn, nl[L_HW])) ||
-            (rc = named_twice(errf, "--model", a->model, mp, mn, nl[L_MODEL])))
+        if ((rc = ic_cli_named_twice(errf, "--hw", a->hw, hp, hn, nl[L_HW])) ||
+            (rc = ic_cli_named_twice(errf, "--model", a->model, mp, mn, nl[L_MODEL])))
             goto out;
     }
     for (int i = 0; i < nl[L_HW]; i++)

@@ -25,6 +25,15 @@ enum { IC_CLI_MAX_CONFIGS = 16 };
  * or standard input) is no other's. */
 bool ic_cli_same_file(const char *a, const char *b);
 
+/* One entry under two names in an option's list (an alias and its name, a
+ * path to its file) would be the same configurations twice, as a value
+ * twice in a list is, and two hardware files of one name two sets of
+ * figures under one label: a usage error (2), or 0. opt: "--hw" or
+ * "--model"; given: the option's words; path, name: each loaded entry's;
+ * n of each. */
+int ic_cli_named_twice(FILE *errf, const char *opt, const char *const *given,
+                       const char *const *path, const char *const *name, int n);
+
 /* A usage error: "infcalc: error: <message>", then "  <hint>" on the next
  * line, as the loaders' errors end (ic_err_print); returns 2. Every error
  * carries a hint: what to write instead, or where to look (issue 16;

@@ -1626,30 +1626,18 @@ int ic_cli_cmd_optimize(const struct ic_opts *a, const struct ic_db *db, FILE *o
             rc = ic_cli_oom(errf);
             goto out;
         }
-        for (int i = 0; i < a->n[IC_OPT_HW]; i++) {
-            if ((lrc = ic_db_hw(db, a->hw[i], &hws[n_hw], &e))) {
+        for (int i = 0; i < a->n[IC_OPT_HW]; i++, n_hw++)
+            if ((lrc = ic_db_hw(db, a->hw[i], &hws[i], &e))) {
                 rc = ic_cli_report(errf, lrc, &e);
                 goto out;
             }
-            /* one entry named twice (h100 and h100-sxm): searched once; two
-             * files of one name: refused, as decode does (every row would
-             * read the same name over two chips' figures) */
-            bool seen = false;
-            for (size_t j = 0; j < n_hw && !seen; j++) {
-                if (strcasecmp(hws[j].name, hws[n_hw].name))
-                    continue;
-                if (!ic_cli_same_file(hws[j].path, hws[n_hw].path)) {
-                    rc = ic_cli_usage_hint(errf, "give one of the files its own 'name:'",
-                                           "--hw: '%s' and '%s' are two entries of one name, "
-                                           "%s",
-                                           hws[j].path, hws[n_hw].path, hws[n_hw].name);
-                    goto out;
-                }
-                seen = true;
-            }
-            if (!seen)
-                n_hw++;
-        }
+        /* one entry named twice (h100 and h100-sxm) or two files of one
+         * name: refused, as decode does */
+        const char *hp[IC_OPT_MAX_LIST], *hn[IC_OPT_MAX_LIST];
+        for (size_t i = 0; i < n_hw; i++)
+            hp[i] = hws[i].path, hn[i] = hws[i].name;
+        if ((rc = ic_cli_named_twice(errf, "--hw", a->hw, hp, hn, (int)n_hw)))
+            goto out;
     } else {
         if ((lrc = ic_db_paths(db, IC_DB_HW, &paths, &n_paths, &e))) {
             rc = ic_cli_report(errf, lrc, &e);
