@@ -276,6 +276,19 @@ static const struct broken broken[] = {
      * Super as llama read 70.6B against its 49.9B; 2026-12-05) */
     {"config-block-configs.json", true, 33, 20, "'block_configs' (DeciLM's per-layer attention",
      "no model_type infcalc reads takes block_configs"},
+    /* DeepSeek's MoE keys where the config classes' defaults differ, and
+     * MLA's rank, which every DeepSeek model_type's attention needs (the
+     * experts had no shared one, every layer was MoE, the cache read as
+     * 16 full heads; 2026-12-05) */
+    {"model-deepseek-no-shared.yaml", true, 17, 19,
+     "model_type 'deepseek_v3''s experts need 'n_shared_experts'",
+     "give it as the checkpoint's config.json does (0 for none)"},
+    {"model-deepseek-no-first-k.yaml", true, 17, 19,
+     "model_type 'kimi_k2''s experts need 'first_k_dense_replace'", "(0 for none)"},
+    {"config-deepseek-no-kv-lora.json", true, 3, 17,
+     "model_type 'deepseek_v2' is MLA (its attention always keeps the compressed cache), but "
+     "'kv_lora_rank' is missing",
+     "give kv_lora_rank and the MLA head widths"},
     /* Qwen3-MoE's experts without their width (Qwen3MoeConfig's 768, not
      * the dense 6144: 235B read as 1,825B; 2026-12-05) */
     {"config-qwen3-moe-no-width.json", true, 10, 18,

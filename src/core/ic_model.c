@@ -1643,6 +1643,13 @@ static const struct family {
      * experts in every layer, a shared expert only by its own key; a model
      * entry giving them is refused */
     bool no_deepseek_keys;
+    /* DeepSeek's MoE (transformers' DeepseekV2Config and DeepseekV3Config,
+     * the checkpoints' own configuration_deepseek.py, Kimi K2's): MLA in
+     * every release, so kv_lora_rank must be given; and n_shared_experts
+     * and first_k_dense_replace, whose defaults where a config.json leaves
+     * them out differ between those classes (transformers' V3 1 and 3, V2
+     * 2 and 0; DeepSeek-V3's own None and 0; Kimi K2's 1 and 3) */
+    bool deepseek;
 } families[] = {
     /* Llama (LlamaMLP: bias=config.mlp_bias); a config without a
      * model_type is read as one */
@@ -1751,9 +1758,12 @@ static const struct family {
      .no_deepseek_keys = true, .sliding_pattern = 2, .window_default = 128},
     /* DeepSeek-V3 (and V3.2, Kimi K2): DeepseekV3TopkRouter's
      * e_score_correction_bias */
-    {.model_type = "deepseek_v3", .moe_width = true, .router_bias = true},
-    {.model_type = "deepseek_v32", .moe_width = true, .router_bias = true},
-    {.model_type = "kimi_k2", .moe_width = true, .router_bias = true},
+    {.model_type = "deepseek_v3", .moe_width = true, .router_bias = true, .deepseek = true},
+    {.model_type = "deepseek_v32", .moe_width = true, .router_bias = true, .deepseek = true},
+    {.model_type = "kimi_k2", .moe_width = true, .router_bias = true, .deepseek = true},
+    /* DeepSeek-V2 (DeepseekV2Config: moe_intermediate_size 1407 where
+     * absent, not the dense width) */
+    {.model_type = "deepseek_v2", .moe_width = true, .deepseek = true},
     /* EXAONE 4.0 (Exaone4DecoderLayer): its two norms after the attention
      * and the MLP, q_norm and k_norm of head_dim, three sliding layers to
      * one global (sliding_window_pattern 4 or "LLLG", the last layer global
@@ -2566,6 +2576,15 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
 
     /* MLA */
     const bool mla = has(m, IC_MF_KV_LORA);
+    if (fam->deepseek && !mla) {
+        rc = at(&c, IC_MF_MODEL_TYPE,
+                "model_type '%s' is MLA (its attention always keeps the compressed cache), "
+                "but 'kv_lora_rank' is missing",
+                m->model_type);
+        ic_err_hint(err, "give kv_lora_rank and the MLA head widths as the checkpoint's "
+                         "config.json does");
+        return rc;
+    }
     uint64_t rope = 0, nope = 0, vdim = hd;
     if (mla) {
         static const int need[] = {IC_MF_ROPE_DIM, IC_MF_NOPE_DIM, IC_MF_V_HEAD_DIM};
@@ -2659,6 +2678,18 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
             ic_err_hint(err, "give the experts' width as the checkpoint's config.json does");
             return rc;
         }
+        static const struct key_name ds_need[] = {{IC_MF_N_SHARED, "n_shared_experts"},
+                                                  {IC_MF_FIRST_K_DENSE, "first_k_dense_replace"}};
+        for (size_t i = 0; fam->deepseek && i < N(ds_need); i++)
+            if (!has(m, ds_need[i].id)) {
+                rc = at(&c, e_id,
+                        "model_type '%s''s experts need '%s' (where a config leaves it out, "
+                        "the config classes that read this model_type take different "
+                        "defaults)",
+                        m->model_type, ds_need[i].key);
+                ic_err_hint(err, "give it as the checkpoint's config.json does (0 for none)");
+                return rc;
+            }
         Fe = has(m, IC_MF_MOE_INTERMEDIATE) ? m->moe_intermediate_size : m->intermediate_size;
         if ((rc = check_range(&c, IC_MF_MOE_INTERMEDIATE, "moe_intermediate_size", Fe, 1,
                               1u << 22)) ||
