@@ -285,6 +285,8 @@ static const struct broken broken[] = {
      "give it as the checkpoint's config.json does (0 for none)"},
     {"model-deepseek-no-first-k.yaml", true, 17, 19,
      "model_type 'kimi_k2''s experts need 'first_k_dense_replace'", "(0 for none)"},
+    {"model-glm-moe-no-first-k.yaml", true, 14, 19,
+     "model_type 'glm4_moe''s experts need 'first_k_dense_replace'", "(0 for none)"},
     {"config-deepseek-no-kv-lora.json", true, 3, 17,
      "model_type 'deepseek_v2' is MLA (its attention always keeps the compressed cache), but "
      "'kv_lora_rank' is missing",

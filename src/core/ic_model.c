@@ -1643,13 +1643,17 @@ static const struct family {
      * experts in every layer, a shared expert only by its own key; a model
      * entry giving them is refused */
     bool no_deepseek_keys;
-    /* DeepSeek's MoE (transformers' DeepseekV2Config and DeepseekV3Config,
-     * the checkpoints' own configuration_deepseek.py, Kimi K2's): MLA in
-     * every release, so kv_lora_rank must be given; and n_shared_experts
-     * and first_k_dense_replace, whose defaults where a config.json leaves
-     * them out differ between those classes (transformers' V3 1 and 3, V2
-     * 2 and 0; DeepSeek-V3's own None and 0; Kimi K2's 1 and 3) */
+    /* DeepSeek's attention (transformers' DeepseekV2Config and
+     * DeepseekV3Config, the checkpoints' own configuration_deepseek.py, Kimi
+     * K2's): MLA in every release, so kv_lora_rank must be given */
     bool deepseek;
+    /* n_shared_experts and first_k_dense_replace must be given: their
+     * defaults where a config.json leaves them out differ between the
+     * classes that read the model_type (transformers' DeepseekV3Config 1
+     * and 3, DeepseekV2Config 2 and 0; DeepSeek-V3's own None and 0; Kimi
+     * K2's 1 and 3; Glm4MoeConfig none in its first releases, 1 and 1
+     * later) */
+    bool ds_moe_keys;
 } families[] = {
     /* Llama (LlamaMLP: bias=config.mlp_bias); a config without a
      * model_type is read as one */
@@ -1758,12 +1762,15 @@ static const struct family {
      .no_deepseek_keys = true, .sliding_pattern = 2, .window_default = 128},
     /* DeepSeek-V3 (and V3.2, Kimi K2): DeepseekV3TopkRouter's
      * e_score_correction_bias */
-    {.model_type = "deepseek_v3", .moe_width = true, .router_bias = true, .deepseek = true},
-    {.model_type = "deepseek_v32", .moe_width = true, .router_bias = true, .deepseek = true},
-    {.model_type = "kimi_k2", .moe_width = true, .router_bias = true, .deepseek = true},
+    {.model_type = "deepseek_v3", .moe_width = true, .router_bias = true, .deepseek = true,
+     .ds_moe_keys = true},
+    {.model_type = "deepseek_v32", .moe_width = true, .router_bias = true, .deepseek = true,
+     .ds_moe_keys = true},
+    {.model_type = "kimi_k2", .moe_width = true, .router_bias = true, .deepseek = true,
+     .ds_moe_keys = true},
     /* DeepSeek-V2 (DeepseekV2Config: moe_intermediate_size 1407 where
      * absent, not the dense width) */
-    {.model_type = "deepseek_v2", .moe_width = true, .deepseek = true},
+    {.model_type = "deepseek_v2", .moe_width = true, .deepseek = true, .ds_moe_keys = true},
     /* EXAONE 4.0 (Exaone4DecoderLayer): its two norms after the attention
      * and the MLP, q_norm and k_norm of head_dim, three sliding layers to
      * one global (sliding_window_pattern 4 or "LLLG", the last layer global
@@ -1845,7 +1852,7 @@ static const struct family {
      * where use_qk_norm (GLM-4.5's true, Air's false); the router's
      * correction bias */
     {.model_type = "glm4_moe", .moe_width = true, .no_o_bias = true, .qk_norm = QK_HEAD,
-     .qk_key = true, .router_bias = true},
+     .qk_key = true, .router_bias = true, .ds_moe_keys = true},
     /* MiniMax-M2 (MiniMaxM2Attention): q_norm over all query heads, k_norm
      * over the KV heads, always (its config's use_qk_norm true, a key
      * MiniMaxM2Config does not read); its routing bias */
@@ -2680,7 +2687,7 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
         }
         static const struct key_name ds_need[] = {{IC_MF_N_SHARED, "n_shared_experts"},
                                                   {IC_MF_FIRST_K_DENSE, "first_k_dense_replace"}};
-        for (size_t i = 0; fam->deepseek && i < N(ds_need); i++)
+        for (size_t i = 0; fam->ds_moe_keys && i < N(ds_need); i++)
             if (!has(m, ds_need[i].id)) {
                 rc = at(&c, e_id,
                         "model_type '%s''s experts need '%s' (where a config leaves it out, "
