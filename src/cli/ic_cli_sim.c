@@ -21,7 +21,7 @@ const char ic_cli_help_simulate[] =
     "step model: arrivals Poisson at --rate (or all at once), prompt and output\n"
     "lengths fixed or drawn from a distribution, continuous batching (at most\n"
     "--max-seqs sequences, --max-tokens new tokens a step), chunked prefill or\n"
-    "prefill-first, a paged KV cache over the HBM left after the weights, admission\n"
+    "prefill-first, a paged KV cache over the memory left after the weights, admission\n"
     "by free blocks and preemption by recompute (or --preempt swap). Requests may\n"
     "come from a --trace CSV (read as it streams; with --rate its lengths at Poisson\n"
     "arrivals), find part of their prompt in a prefix cache (--prefix-hit, or the\n"

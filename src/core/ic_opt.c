@@ -325,7 +325,7 @@ const struct ic_opt_def ic_opt_table[IC_OPT_COUNT] = {
                           "prefill-first (a step with a prompt to prefill prefills only)",
                           F(scheduler)},
     [IC_OPT_MEM_UTIL] = {"--mem-util", IC_OK_NUM, "X", 1e-3, 1, NULL, C(SIMULATE) | C(OPTIMIZE), 0,
-                         "share of HBM the server uses (default 0.9)", F(mem_util)},
+                         "share of memory the server uses (default 0.9)", F(mem_util)},
     [IC_OPT_TRACE] = {"--trace", IC_OK_TEXT, "FILE", 0, 0, NULL, C(SIMULATE), 0,
                       "requests from a CSV, read as it streams: arrival_s,prompt,output"
                       "[,prefix_id[,prefix_tokens]]; replayed, or with --rate/--rates its "
@@ -418,7 +418,7 @@ static const struct {
     {IC_CMD_VALIDATE, IC_OPT_THREADS, "threads of the reference kernel (default: the "
                                       "threads the entry was benched with)"},
     {IC_CMD_SIMULATE, IC_OPT_PREFIX, "tokens of a trace's prefix id where its line gives none"},
-    {IC_CMD_OPTIMIZE, IC_OPT_MEM_UTIL, "share of HBM a chip's batch may fill, weights included\n"
+    {IC_CMD_OPTIMIZE, IC_OPT_MEM_UTIL, "share of memory a chip's batch may fill, weights included\n"
                                        "(default: all of it in the closed form, 0.9 in --rank\n"
                                        "capacity's simulated pool)"},
     {IC_CMD_SIMULATE, IC_OPT_PREFILL_CHIPS, "disaggregated: each replica's prefill server "

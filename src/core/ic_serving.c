@@ -827,7 +827,7 @@ int ic_optimize(const struct ic_model_stats *m, const struct ic_hw *hws, size_t 
         return ic_err_set(err, IC_EINVAL, NULL, 0, 0, "MFU %g is outside 0 to 1", req->mfu);
     if (!(req->mem_util >= 0 && req->mem_util <= 1))
         return ic_err_set(err, IC_EINVAL, NULL, 0, 0,
-                          "the share of HBM is %g; expected above 0, at most 1", req->mem_util);
+                          "the share of memory is %g; expected above 0, at most 1", req->mem_util);
     /* the memory a layout may fill, a share of each chip's HBM */
     const double util = req->mem_util > 0 ? req->mem_util : 1.0;
     if (!(req->rate >= 0) || !isfinite(req->rate))
@@ -909,7 +909,7 @@ int ic_optimize(const struct ic_model_stats *m, const struct ic_hw *hws, size_t 
                         if (!step_at(m, hw, dc, M, T + L, &end) ||
                             !(end.mem_per_chip_B <= util * end.capacity_B))
                             continue;
-                        /* the largest batch: what fits in the share of HBM
+                        /* the largest batch: what fits in the share of memory
                          * (all of it: the step's own max_batch), and no more
                          * than the engine schedules by default */
                         uint64_t bmax =

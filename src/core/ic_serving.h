@@ -360,7 +360,7 @@ struct ic_decode_cfg ic_opt_decode_cfg(const struct ic_opt_req *req, uint64_t tp
  * SLO), decode on the layout (tp 1, 2, 4 ... and pp 1, 2, 4 ... up to
  * max_pp with tp x pp <= max_chips, micro 1, 2, 4 ... up to pp) at the
  * largest batch whose step at the last token meets the TPOT SLO and fits
- * in all of HBM, or the multiple of the micro-batches below it where that
+ * in all of memory, or the multiple of the micro-batches below it where that
  * costs less a token (a batch smaller than its micro-batches is not a
  * configuration). Writes up to
  * `cap` best candidates into out (sorted, cheapest first) and returns how

@@ -132,7 +132,7 @@ struct ic_sim_cfg {
     uint64_t max_seqs;          /* sequences running at once (vLLM max_num_seqs: 256) */
     uint64_t max_tokens;        /* new tokens per step (max_num_batched_tokens: 8192) */
     uint64_t block;             /* KV block, tokens (16) */
-    double mem_util;            /* share of HBM the server may use (0.9) */
+    double mem_util;            /* share of memory the server may use (0.9) */
     enum ic_sim_sched sched;
     double prefill_mfu;         /* ideal estimate: prefill FLOPs at this share of peak
                                    (0: IC_PREFILL_MFU) */
