@@ -276,21 +276,23 @@ static const struct broken broken[] = {
      * Super as llama read 70.6B against its 49.9B; 2026-12-05) */
     {"config-block-configs.json", true, 33, 20, "'block_configs' (DeciLM's per-layer attention",
      "no model_type infcalc reads takes block_configs"},
-    /* DeepSeek's MoE keys where the config classes' defaults differ, and
-     * MLA's rank, which every DeepSeek model_type's attention needs (the
-     * experts had no shared one, every layer was MoE, the cache read as
-     * 16 full heads; 2026-12-05) */
-    {"model-deepseek-no-shared.yaml", true, 17, 19,
-     "model_type 'deepseek_v3''s experts need 'n_shared_experts'",
-     "give it as the checkpoint's config.json does (0 for none)"},
-    {"model-deepseek-no-first-k.yaml", true, 17, 19,
-     "model_type 'kimi_k2''s experts need 'first_k_dense_replace'", "(0 for none)"},
-    {"model-glm-moe-no-first-k.yaml", true, 14, 19,
-     "model_type 'glm4_moe''s experts need 'first_k_dense_replace'", "(0 for none)"},
+    /* a config.json key whose model_type's config classes default it
+     * otherwise than infcalc reads its absence (DeepSeek's MoE keys, where
+     * the classes disagree: the experts had no shared one, every layer was
+     * MoE; MLA's rank: the cache read as full heads; Qwen3's KV heads:
+     * Qwen3Config's 32, read as the 64 query heads; 2026-12-05) */
+    {"config-deepseek-no-shared.json", true, 3, 17,
+     "model_type 'deepseek_v3' needs 'n_shared_experts': the config classes that read this "
+     "model_type take different defaults",
+     "give it as the checkpoint's config.json does"},
+    {"config-glm-moe-no-first-k.json", true, 3, 17,
+     "model_type 'glm4_moe' needs 'first_k_dense_replace'", NULL},
     {"config-deepseek-no-kv-lora.json", true, 3, 17,
-     "model_type 'deepseek_v2' is MLA (its attention always keeps the compressed cache), but "
-     "'kv_lora_rank' is missing",
-     "give kv_lora_rank and the MLA head widths"},
+     "model_type 'deepseek_v2' needs 'kv_lora_rank': its attention is MLA", NULL},
+    {"config-qwen3-no-kv-heads.json", true, 3, 17,
+     "model_type 'qwen3' needs 'num_key_value_heads': its config class's default is a fixed "
+     "count, not the query heads",
+     "give it as the checkpoint's config.json does"},
     /* Qwen3-MoE's experts without their width (Qwen3MoeConfig's 768, not
      * the dense 6144: 235B read as 1,825B; 2026-12-05) */
     {"config-qwen3-moe-no-width.json", true, 10, 18,

@@ -1281,8 +1281,9 @@ START_TEST(test_two_matrix_mlps)
     ck_assert_uint_eq(st.params_total, biased.params_total);
     /* Seed-OSS's MLP reads it too */
     derive_text("{\"model_type\": \"seed_oss\", \"num_hidden_layers\": 4, \"mlp_bias\": true, "
-                SHAPE "}", &biased);
-    derive_text("{\"model_type\": \"seed_oss\", \"num_hidden_layers\": 4, " SHAPE "}", &st);
+                "\"attention_bias\": false, " SHAPE "}", &biased);
+    derive_text("{\"model_type\": \"seed_oss\", \"num_hidden_layers\": 4, "
+                "\"attention_bias\": false, " SHAPE "}", &st);
     ck_assert_uint_eq(biased.params_total - st.params_total, UINT64_C(4) * 1280);
     /* MistralMLP fixes bias=False: the key changes nothing */
     derive_text("{\"model_type\": \"mistral\", \"num_hidden_layers\": 4, \"mlp_bias\": true, "
@@ -1509,7 +1510,8 @@ START_TEST(test_hunyuan)
         /* a width quoted is text */
         {HY ", \"moe_topk\": [\"2\", \"2\"]}", "'moe_topk': a quoted string"},
         {"{\"model_type\": \"qwen2_moe\", \"num_hidden_layers\": 2, \"hidden_size\": 256, "
-         "\"intermediate_size\": 512, \"num_attention_heads\": 4, \"vocab_size\": 1000, "
+         "\"intermediate_size\": 512, \"num_attention_heads\": 4, \"num_key_value_heads\": 4, "
+         "\"vocab_size\": 1000, \"shared_expert_intermediate_size\": 0, "
          "\"num_experts\": 4, \"num_experts_per_tok\": 2, \"moe_intermediate_size\": [128, 128]}",
          "'moe_intermediate_size' as a list is read for Hunyuan only"},
     };
@@ -1536,6 +1538,94 @@ END_TEST
 /* Qwen2's window (Qwen2Config: 'self.sliding_window = sliding_window if
  * self.use_sliding_window else None'; layer i slides iff i >=
  * max_window_layers, 28 where absent). A Qwen3 of 36 layers, hidden 256. */
+/* A config.json key whose model_type's config classes default it otherwise
+ * than its absence reads here (the query heads, hidden_size / heads, no
+ * bias, a plain q projection, none): refused where left out, read where
+ * named, and a null is the class's None. */
+static void refused_text(const char *json, const char *msg)
+{
+    char path[64];
+    ic_test_write_tmp(path, json);
+    struct ic_err e = {0};
+    int rc = ic_model_load(path, M, &e);
+    remove(path);
+    struct ic_model_stats st;
+    if (rc == 0)
+        rc = ic_model_derive(M, &st, &e);
+    ck_assert_int_eq(rc, IC_EINVAL);
+    ck_assert_msg(strstr(e.msg, msg), "%s lacks %s", e.msg, msg);
+    ck_assert_ptr_nonnull(strstr(e.hint, "give it as the checkpoint's config.json does"));
+}
+
+START_TEST(test_config_needed_keys)
+{
+#define NK_QWEN3                                                                             \
+    "{\"model_type\": \"qwen3\", \"num_hidden_layers\": 4, \"hidden_size\": 256, "          \
+    "\"intermediate_size\": 512, \"num_attention_heads\": 4, \"vocab_size\": 1000"
+    struct ic_model_stats a, b;
+    /* Qwen3Config's num_key_value_heads=32 and head_dim=128, not 4 and 64 */
+    refused_text(NK_QWEN3 ", \"head_dim\": 64}", "model_type 'qwen3' needs 'num_key_value_heads'");
+    refused_text(NK_QWEN3 ", \"num_key_value_heads\": 2}", "model_type 'qwen3' needs 'head_dim'");
+    /* named: read; null (None): every head, as the class's None gives. KV
+     * bytes a token: 2 x 4 layers x heads x 64 x 2 B, 2 heads 2,048, 4
+     * heads 4,096 */
+    derive_text(NK_QWEN3 ", \"num_key_value_heads\": 2, \"head_dim\": 64}", &a);
+    ck_assert_uint_eq(ic_model_kv_bytes_per_token(&a, 16), 2048);
+    derive_text(NK_QWEN3 ", \"num_key_value_heads\": null, \"head_dim\": 64}", &b);
+    ck_assert_uint_eq(ic_model_kv_bytes_per_token(&b, 16), 4096);
+    /* Seed-OSS's attention_bias (SeedOssConfig: true): named false, the
+     * q/k/v biases (4 x 64 + 2 x 2 x 64 = 512 a layer) go */
+    refused_text("{\"model_type\": \"seed_oss\", \"num_hidden_layers\": 4, " SHAPE "}",
+                 "model_type 'seed_oss' needs 'attention_bias': its config class's default is "
+                 "true");
+    derive_text("{\"model_type\": \"seed_oss\", \"num_hidden_layers\": 4, "
+                "\"attention_bias\": true, " SHAPE "}", &a);
+    derive_text("{\"model_type\": \"seed_oss\", \"num_hidden_layers\": 4, "
+                "\"attention_bias\": false, " SHAPE "}", &b);
+    ck_assert_uint_eq(a.params_total - b.params_total, UINT64_C(4) * 512);
+#define NK_MLA                                                                               \
+    "{\"model_type\": \"deepseek_v3\", \"num_hidden_layers\": 2, \"hidden_size\": 256, "    \
+    "\"intermediate_size\": 512, \"num_attention_heads\": 4, \"vocab_size\": 1000, "       \
+    "\"tie_word_embeddings\": false, \"qk_rope_head_dim\": 16, \"qk_nope_head_dim\": 32, " \
+    "\"v_head_dim\": 32"
+    /* DeepSeek's q_lora_rank (1536 in every class where absent) and
+     * kv_lora_rank (MLA in every release) */
+    refused_text(NK_MLA ", \"kv_lora_rank\": 64}", "model_type 'deepseek_v3' needs 'q_lora_rank'");
+    refused_text(NK_MLA ", \"q_lora_rank\": null}",
+                 "model_type 'deepseek_v3' needs 'kv_lora_rank'");
+    /* a null q_lora_rank is a plain q projection: the 1,537,408 counted by
+     * hand for this shape under deepseek_v2 (test_model_entry_nulls) */
+    derive_text(NK_MLA ", \"q_lora_rank\": null, \"kv_lora_rank\": 64}", &a);
+    ck_assert_uint_eq(a.params_total, 1537408u);
+    /* the MoE keys, only with experts: DeepSeek's shared experts and dense
+     * layers, Qwen2-MoE's shared expert width (Qwen2MoeConfig's 5632) */
+#define NK_EXPERTS ", \"n_routed_experts\": 4, \"num_experts_per_tok\": 2, " \
+                   "\"moe_intermediate_size\": 128"
+    refused_text(NK_MLA ", \"q_lora_rank\": null, \"kv_lora_rank\": 64, "
+                        "\"first_k_dense_replace\": 1" NK_EXPERTS "}",
+                 "model_type 'deepseek_v3' needs 'n_shared_experts': the config classes that "
+                 "read this model_type take different defaults");
+    refused_text(NK_MLA ", \"q_lora_rank\": null, \"kv_lora_rank\": 64, "
+                        "\"n_shared_experts\": 1" NK_EXPERTS "}",
+                 "model_type 'deepseek_v3' needs 'first_k_dense_replace'");
+    refused_text("{\"model_type\": \"qwen2_moe\", \"num_hidden_layers\": 2, " SHAPE
+                 ", \"num_experts\": 4, \"num_experts_per_tok\": 2, "
+                 "\"moe_intermediate_size\": 128}",
+                 "model_type 'qwen2_moe' needs 'shared_expert_intermediate_size': its config "
+                 "class's default is a shared expert, not none");
+    /* SmolLM3Config ties the embeddings where the key is absent: one
+     * 1000 x 256 matrix fewer than untied */
+    derive_text("{\"model_type\": \"smollm3\", \"num_hidden_layers\": 4, " SHAPE "}", &a);
+    derive_text("{\"model_type\": \"smollm3\", \"num_hidden_layers\": 4, "
+                "\"tie_word_embeddings\": false, " SHAPE "}", &b);
+    ck_assert(a.embed_tied);
+    ck_assert_uint_eq(b.params_total - a.params_total, UINT64_C(1000) * 256);
+#undef NK_QWEN3
+#undef NK_MLA
+#undef NK_EXPERTS
+}
+END_TEST
+
 START_TEST(test_qwen_window_opt_in)
 {
 #define QW_BASE                                                                              \
@@ -1558,8 +1648,9 @@ START_TEST(test_qwen_window_opt_in)
     ck_assert_uint_eq(st.n_window_layers, 0);
     /* a Mistral's window is on every layer, as before */
     derive_text("{\"model_type\": \"mistral\", \"num_hidden_layers\": 4, \"hidden_size\": 256, "
-                "\"intermediate_size\": 512, \"num_attention_heads\": 4, \"vocab_size\": 1000, "
-                "\"sliding_window\": 4096}", &st);
+                "\"intermediate_size\": 512, \"num_attention_heads\": 4, "
+                "\"num_key_value_heads\": 4, \"vocab_size\": 1000, \"sliding_window\": 4096}",
+                &st);
     ck_assert_uint_eq(st.n_window_layers, 4);
     /* a model entry says the same in YAML: on, from layer 30 */
     derive_text("name: qw\nsource: t\nmodel_type: qwen3\nnum_hidden_layers: 36\n"
@@ -1733,6 +1824,7 @@ int main(void)
     tcase_add_test(tc, test_llama_like_families);
     tcase_add_test(tc, test_nemotron_h);
     tcase_add_test(tc, test_qwen_window_opt_in);
+    tcase_add_test(tc, test_config_needed_keys);
     tcase_add_test(tc, test_model_entry_nulls);
     tcase_add_test(tc, test_gpt_oss_default_layers);
     tcase_add_test(tc, test_llama_window_applied);

@@ -1538,6 +1538,53 @@ enum { QK_NONE = 0, QK_HEAD, QK_FULL };
 /* what a family's 'bias' key biases */
 enum { BIAS_QKV = 1, BIAS_O = 2, BIAS_MLP = 4 };
 
+/* Keys whose default, where a config.json leaves them out, a model_type's
+ * config classes take otherwise than infcalc would without them (the query
+ * heads, hidden_size / heads, no bias, a plain q projection, none): a
+ * config.json of that model_type names them (null included) or is refused
+ * (a model entry's absent keys mean what modeldb/README.md says). */
+enum {
+    NEED_KV_HEADS = 1u << 0,     /* a fixed count: Qwen3Config 32, MistralConfig 8, ... */
+    NEED_HEAD_DIM = 1u << 1,     /* a fixed width: Qwen3Config 128, GptOssConfig 64, ... */
+    NEED_ATTN_BIAS = 1u << 2,    /* true: GptOssConfig, SeedOssConfig, Glm4Config */
+    NEED_Q_LORA = 1u << 3,       /* 1536: DeepseekV2/V3Config, DeepSeek's own (null: none) */
+    NEED_KV_LORA = 1u << 4,      /* every DeepSeek model_type's attention is MLA */
+    /* an MoE's (the three below): n_shared_experts, where the classes
+     * disagree (transformers' DeepseekV3Config 1, DeepseekV2Config 2,
+     * DeepSeek-V3's own configuration_deepseek.py None, Dots1Config None,
+     * which its code cannot build, Glm4MoeConfig none, later 1);
+     * first_k_dense_replace (DeepseekV3Config 3, DeepseekV2Config and
+     * DeepSeek-V3's own 0, Kimi K2's 3, Glm4MoeConfig none, later 1);
+     * shared_expert_intermediate_size, a shared expert (Qwen2MoeConfig
+     * 5632, Qwen3NextConfig and Qwen3.5's 512) */
+    NEED_N_SHARED = 1u << 5,
+    NEED_FIRST_K = 1u << 6,
+    NEED_SHARED_WIDTH = 1u << 7,
+    NEED_MOE = NEED_N_SHARED | NEED_FIRST_K | NEED_SHARED_WIDTH,
+    NEED_MOE_SHARED = NEED_N_SHARED | NEED_FIRST_K,
+    NEED_DEEPSEEK = NEED_Q_LORA | NEED_KV_LORA | NEED_MOE_SHARED,
+};
+
+static const struct need_key {
+    unsigned bit;
+    const char *key, *why;
+} need_keys[] = {
+    {NEED_KV_HEADS, "num_key_value_heads",
+     "its config class's default is a fixed count, not the query heads"},
+    {NEED_HEAD_DIM, "head_dim",
+     "its config class's default is a fixed width, not hidden_size / num_attention_heads"},
+    {NEED_ATTN_BIAS, "attention_bias", "its config class's default is true"},
+    {NEED_Q_LORA, "q_lora_rank",
+     "its config classes take 1536 where it is left out (null: a plain q projection)"},
+    {NEED_KV_LORA, "kv_lora_rank", "its attention is MLA, whose cache is that rank wide"},
+    {NEED_N_SHARED, "n_shared_experts",
+     "the config classes that read this model_type take different defaults"},
+    {NEED_FIRST_K, "first_k_dense_replace",
+     "the config classes that read this model_type take different defaults"},
+    {NEED_SHARED_WIDTH, "shared_expert_intermediate_size",
+     "its config class's default is a shared expert, not none"},
+};
+
 static const struct family {
     const char *model_type;
     bool qkv_bias_only;        /* q/k/v biases always, none on o (Qwen2) */
@@ -1643,48 +1690,46 @@ static const struct family {
      * experts in every layer, a shared expert only by its own key; a model
      * entry giving them is refused */
     bool no_deepseek_keys;
-    /* DeepSeek's attention (transformers' DeepseekV2Config and
-     * DeepseekV3Config, the checkpoints' own configuration_deepseek.py, Kimi
-     * K2's): MLA in every release, so kv_lora_rank must be given */
-    bool deepseek;
-    /* n_shared_experts and first_k_dense_replace must be given: their
-     * defaults where a config.json leaves them out differ between the
-     * classes that read the model_type (transformers' DeepseekV3Config 1
-     * and 3, DeepseekV2Config 2 and 0; DeepSeek-V3's own None and 0; Kimi
-     * K2's 1 and 3; Glm4MoeConfig none in its first releases, 1 and 1
-     * later) */
-    bool ds_moe_keys;
+    /* NEED_* keys a file of this model_type must name */
+    unsigned need;
 } families[] = {
     /* Llama (LlamaMLP: bias=config.mlp_bias); a config without a
      * model_type is read as one */
     {.model_type = "llama", .mlp_bias_key = true},
     /* Mixtral (MixtralSparseMoeBlock): a Llama whose every MLP is its experts */
-    {.model_type = "mixtral", .no_deepseek_keys = true},
-    {.model_type = "qwen2", .qkv_bias_only = true, .window_layers_default = 28},
+    {.model_type = "mixtral", .need = NEED_KV_HEADS, .no_deepseek_keys = true},
+    {.model_type = "qwen2", .need = NEED_KV_HEADS, .qkv_bias_only = true,
+     .window_layers_default = 28},
     /* Qwen2-VL and Qwen2.5-VL (their text decoders, Qwen2VLAttention and
      * Qwen2_5_VLAttention): Qwen2's q/k/v biases */
-    {.model_type = "qwen2_vl", .qkv_bias_only = true, .window_layers_default = 80},
-    {.model_type = "qwen2_vl_text", .qkv_bias_only = true, .window_layers_default = 80},
-    {.model_type = "qwen2_5_vl", .qkv_bias_only = true, .window_layers_default = 80},
-    {.model_type = "qwen2_5_vl_text", .qkv_bias_only = true, .window_layers_default = 80},
+    {.model_type = "qwen2_vl", .need = NEED_KV_HEADS, .qkv_bias_only = true,
+     .window_layers_default = 80},
+    {.model_type = "qwen2_vl_text", .need = NEED_KV_HEADS, .qkv_bias_only = true,
+     .window_layers_default = 80},
+    {.model_type = "qwen2_5_vl", .need = NEED_KV_HEADS, .qkv_bias_only = true,
+     .window_layers_default = 80},
+    {.model_type = "qwen2_5_vl_text", .need = NEED_KV_HEADS, .qkv_bias_only = true,
+     .window_layers_default = 80},
     /* Qwen1.5-MoE and Qwen2-MoE (transformers' Qwen2MoeAttention and
      * Qwen2MoeSparseMoeBlock): q/k/v biases (bias=True, later
      * config.qkv_bias, true where absent), none on o; a shared_expert_gate
      * (D -> 1) beside the shared expert */
-    {.model_type = "qwen2_moe", .moe_width = true, .qkv_bias_key = true, .qkv_bias_default = true,
-     .shared_gate = true, .window_layers_default = 28, .no_deepseek_keys = true},
+    {.model_type = "qwen2_moe", .need = NEED_KV_HEADS | NEED_SHARED_WIDTH, .moe_width = true,
+     .qkv_bias_key = true, .qkv_bias_default = true, .shared_gate = true,
+     .window_layers_default = 28, .no_deepseek_keys = true},
     /* Qwen3 and Qwen3-MoE (transformers' Qwen3Attention): q_norm and k_norm
      * of head_dim in every layer; Qwen3-VL's text models are the same
      * decoders (Qwen3VLTextAttention, Qwen3VLMoeTextAttention) */
-    {.model_type = "qwen3", .qk_norm = QK_HEAD, .window_layers_default = 28},
-    {.model_type = "qwen3_moe", .moe_width = true, .qk_norm = QK_HEAD, .window_layers_default = 28,
+    {.model_type = "qwen3", .need = NEED_KV_HEADS | NEED_HEAD_DIM, .qk_norm = QK_HEAD,
+     .window_layers_default = 28},
+    {.model_type = "qwen3_moe", .need = NEED_KV_HEADS, .moe_width = true, .qk_norm = QK_HEAD,
+     .window_layers_default = 28, .no_deepseek_keys = true},
+    {.model_type = "qwen3_vl", .need = NEED_KV_HEADS | NEED_HEAD_DIM, .qk_norm = QK_HEAD},
+    {.model_type = "qwen3_vl_text", .need = NEED_KV_HEADS | NEED_HEAD_DIM, .qk_norm = QK_HEAD},
+    {.model_type = "qwen3_vl_moe", .need = NEED_KV_HEADS, .moe_width = true, .qk_norm = QK_HEAD,
      .no_deepseek_keys = true},
-    {.model_type = "qwen3_vl", .qk_norm = QK_HEAD},
-    {.model_type = "qwen3_vl_text", .qk_norm = QK_HEAD},
-    {.model_type = "qwen3_vl_moe", .moe_width = true, .qk_norm = QK_HEAD,
-     .no_deepseek_keys = true},
-    {.model_type = "qwen3_vl_moe_text", .moe_width = true, .qk_norm = QK_HEAD,
-     .no_deepseek_keys = true},
+    {.model_type = "qwen3_vl_moe_text", .need = NEED_KV_HEADS, .moe_width = true,
+     .qk_norm = QK_HEAD, .no_deepseek_keys = true},
     /* Cohere (Command R, Aya Expanse; CohereDecoderLayer): attention and
      * the MLP side by side after one LayerNorm (a weight, no bias), a
      * LayerNorm of head_dim for each query and KV head where use_qk_norm
@@ -1726,9 +1771,10 @@ static const struct family {
     {.model_type = "olmo2", .qk_norm = QK_FULL},
     {.model_type = "olmo3", .qk_norm = QK_FULL, .sliding_pattern = 4, .window_default = 4096},
     /* SmolLM3: a Llama whose NoPE layers (no_rope_layers) hold no
-     * parameters of their own; IBM Granite 3 (GraniteForCausalLM): a Llama
+     * parameters of their own, tied where the config does not say
+     * (SmolLM3Config's tie_word_embeddings=True); IBM Granite 3 (GraniteForCausalLM): a Llama
      * with scalar multipliers */
-    {.model_type = "smollm3", .mlp_bias_key = true},
+    {.model_type = "smollm3", .need = NEED_KV_HEADS, .mlp_bias_key = true, .tie_default = true},
     {.model_type = "granite", .mlp_bias_key = true},
     /* Arcee AFM (ArceeMLP): up and down with ReLU^2 between, no gate,
      * mlp_bias on both */
@@ -1736,8 +1782,8 @@ static const struct family {
     /* StarCoder2 (Starcoder2DecoderLayer): LayerNorms with biases, c_fc and
      * c_proj without a gate, use_bias on them and on q/k/v/o, tied where
      * the config does not say (Starcoder2Config's defaults) */
-    {.model_type = "starcoder2", .norm_bias = true, .two_mats = true, .use_bias_all = true,
-     .tie_default = true},
+    {.model_type = "starcoder2", .need = NEED_KV_HEADS, .norm_bias = true, .two_mats = true,
+     .use_bias_all = true, .tie_default = true},
     /* Granite 3.0/3.1 MoE (GraniteMoeMoE): a Granite whose MLP is
      * num_local_experts gated experts of intermediate_size (input_linear
      * D -> 2 x width, output_linear width -> D) and a router without bias;
@@ -1746,43 +1792,43 @@ static const struct family {
     /* Mistral (MistralConfig): a window on every layer, 4096 where the
      * config leaves sliding_window out (Mistral 7B v0.2 and later write
      * null: none) */
-    {.model_type = "mistral", .window_default = 4096},
+    {.model_type = "mistral", .need = NEED_KV_HEADS, .window_default = 4096},
     /* Mistral 3's text model (Ministral 3, Devstral 2: Ministral3ForCausalLM,
      * which vLLM runs as MistralForCausalLM): a Mistral */
-    {.model_type = "ministral3"},
+    {.model_type = "ministral3", .need = NEED_KV_HEADS | NEED_HEAD_DIM},
     /* Seed-OSS (SeedOssAttention): attention_bias on q/k/v, o's bias its
      * own key, attention_out_bias */
-    {.model_type = "seed_oss", .no_o_bias = true, .o_bias_key = true, .mlp_bias_key = true},
+    {.model_type = "seed_oss", .need = NEED_KV_HEADS | NEED_HEAD_DIM | NEED_ATTN_BIAS,
+     .no_o_bias = true, .o_bias_key = true, .mlp_bias_key = true},
     /* gpt-oss (GptOssExperts, GptOssTopKRouter, GptOssAttention): biases on
      * every expert's projections and on the router, a sink a head; where
      * the config lists no layer_types, GptOssConfig's: layer i slides iff
      * (i + 1) % 2 (sliding first, then full, alternating), its window 128
      * where sliding_window is absent */
-    {.model_type = "gpt_oss", .router_bias = true, .expert_bias = true, .sinks = true,
-     .no_deepseek_keys = true, .sliding_pattern = 2, .window_default = 128},
+    {.model_type = "gpt_oss", .need = NEED_KV_HEADS | NEED_HEAD_DIM | NEED_ATTN_BIAS,
+     .router_bias = true, .expert_bias = true, .sinks = true, .no_deepseek_keys = true,
+     .sliding_pattern = 2, .window_default = 128},
     /* DeepSeek-V3 (and V3.2, Kimi K2): DeepseekV3TopkRouter's
      * e_score_correction_bias */
-    {.model_type = "deepseek_v3", .moe_width = true, .router_bias = true, .deepseek = true,
-     .ds_moe_keys = true},
-    {.model_type = "deepseek_v32", .moe_width = true, .router_bias = true, .deepseek = true,
-     .ds_moe_keys = true},
-    {.model_type = "kimi_k2", .moe_width = true, .router_bias = true, .deepseek = true,
-     .ds_moe_keys = true},
+    {.model_type = "deepseek_v3", .need = NEED_DEEPSEEK, .moe_width = true, .router_bias = true},
+    {.model_type = "deepseek_v32", .need = NEED_DEEPSEEK, .moe_width = true, .router_bias = true},
+    {.model_type = "kimi_k2", .need = NEED_DEEPSEEK, .moe_width = true, .router_bias = true},
     /* DeepSeek-V2 (DeepseekV2Config: moe_intermediate_size 1407 where
      * absent, not the dense width) */
-    {.model_type = "deepseek_v2", .moe_width = true, .deepseek = true, .ds_moe_keys = true},
+    {.model_type = "deepseek_v2", .need = NEED_DEEPSEEK, .moe_width = true},
     /* EXAONE 4.0 (Exaone4DecoderLayer): its two norms after the attention
      * and the MLP, q_norm and k_norm of head_dim, three sliding layers to
      * one global (sliding_window_pattern 4 or "LLLG", the last layer global
      * whatever its letter, as Exaone4Config's docstring and TRT-LLM's
      * check_is_sliding have it), none with a null sliding_window (the
      * 1.2B's), 4096 where the key is absent */
-    {.model_type = "exaone4", .qk_norm = QK_HEAD, .sliding_pattern = 4, .exaone_pattern = true,
-     .window_default = 4096},
+    {.model_type = "exaone4", .need = NEED_KV_HEADS, .qk_norm = QK_HEAD, .sliding_pattern = 4,
+     .exaone_pattern = true, .window_default = 4096},
     /* Phi-3.5-MoE (PhiMoEDecoderLayer): LayerNorms with biases, q/k/v/o
      * biases where attention_bias, a bias on the LM head where
      * lm_head_bias, Mixtral's experts */
-    {.model_type = "phimoe", .norm_bias = true, .head_bias_key = true, .no_deepseek_keys = true},
+    {.model_type = "phimoe", .need = NEED_KV_HEADS, .norm_bias = true, .head_bias_key = true,
+     .no_deepseek_keys = true},
     /* ERNIE 4.5 (Ernie4_5ForCausalLM): a Llama, tied where the config does
      * not say, Ernie4_5Config's head_dim=128 and num_key_value_heads=2
      * where absent; its MoE (Ernie4_5_MoeForCausalLM): DeepSeek's experts
@@ -1829,7 +1875,8 @@ static const struct family {
      * DeepSeek-V3's MoE (first_k_dense_replace dense layers, shared experts
      * of n_shared_experts x moe_intermediate_size, the router's
      * e_score_correction_bias), untied where the config does not say */
-    {.model_type = "dots1", .qk_norm = QK_HEAD, .router_bias = true, .moe_width = true},
+    {.model_type = "dots1", .need = NEED_N_SHARED, .qk_norm = QK_HEAD, .router_bias = true,
+     .moe_width = true},
     /* Tencent Hunyuan (transformers' HunYuanDenseV1ForCausalLM and
      * HunYuanMoEV1ForCausalLM): a Llama with query_layernorm and
      * key_layernorm of head_dim in every layer (built whatever use_qk_norm
@@ -1846,34 +1893,38 @@ static const struct family {
     /* GLM-4-0414 (Glm4DecoderLayer): four norms a layer (before and after
      * the attention and the MLP), q/k/v_proj biased by attention_bias, o_proj
      * never */
-    {.model_type = "glm4", .norms = 4, .no_o_bias = true},
+    {.model_type = "glm4", .need = NEED_KV_HEADS | NEED_HEAD_DIM | NEED_ATTN_BIAS, .norms = 4,
+     .no_o_bias = true},
     /* GLM-4.5/4.6/4.7 (transformers' Glm4MoeAttention): q/k/v_proj take
      * bias=attention_bias, o_proj bias=False; q_norm and k_norm of head_dim
      * where use_qk_norm (GLM-4.5's true, Air's false); the router's
      * correction bias */
-    {.model_type = "glm4_moe", .moe_width = true, .no_o_bias = true, .qk_norm = QK_HEAD,
-     .qk_key = true, .router_bias = true, .ds_moe_keys = true},
+    {.model_type = "glm4_moe", .need = NEED_KV_HEADS | NEED_MOE_SHARED, .moe_width = true,
+     .no_o_bias = true, .qk_norm = QK_HEAD, .qk_key = true, .router_bias = true},
     /* MiniMax-M2 (MiniMaxM2Attention): q_norm over all query heads, k_norm
      * over the KV heads, always (its config's use_qk_norm true, a key
      * MiniMaxM2Config does not read); its routing bias */
-    {.model_type = "minimax_m2", .qk_norm = QK_FULL, .router_bias = true},
+    {.model_type = "minimax_m2", .need = NEED_KV_HEADS | NEED_HEAD_DIM, .qk_norm = QK_FULL,
+     .router_bias = true},
     /* Llama 4 (transformers' Llama4TextMoe): a shared_expert of
      * intermediate_size beside the routed ones in every MoE layer;
      * Llama4TextConfig's attention_chunk_size=8192, intermediate_size_mlp=16384
      * (its use_qk_norm is an L2 norm without weights) */
-    {.model_type = "llama4_text", .one_shared = true, .chunk = 8192, .mlp_width = 16384},
-    {.model_type = "llama4", .one_shared = true, .chunk = 8192, .mlp_width = 16384},
+    {.model_type = "llama4_text", .need = NEED_KV_HEADS | NEED_HEAD_DIM, .one_shared = true,
+     .chunk = 8192, .mlp_width = 16384},
+    {.model_type = "llama4", .need = NEED_KV_HEADS | NEED_HEAD_DIM, .one_shared = true,
+     .chunk = 8192, .mlp_width = 16384},
     /* Qwen3-Next and Qwen3.5: Gated DeltaNet layers, three in four */
-    {.model_type = "qwen3_next", .moe_width = true, .full_interval = 4, .gate = true,
-     .shared_gate = true, .qk_norm = QK_HEAD},
-    {.model_type = "qwen3_5", .full_interval = 4, .gate = true, .shared_gate = true,
-     .qk_norm = QK_HEAD},
-    {.model_type = "qwen3_5_text", .full_interval = 4, .gate = true, .shared_gate = true,
-     .qk_norm = QK_HEAD},
-    {.model_type = "qwen3_5_moe", .moe_width = true, .full_interval = 4, .gate = true,
-     .shared_gate = true, .qk_norm = QK_HEAD},
-    {.model_type = "qwen3_5_moe_text", .moe_width = true, .full_interval = 4, .gate = true,
-     .shared_gate = true, .qk_norm = QK_HEAD},
+    {.model_type = "qwen3_next", .need = NEED_KV_HEADS | NEED_HEAD_DIM | NEED_SHARED_WIDTH,
+     .moe_width = true, .full_interval = 4, .gate = true, .shared_gate = true, .qk_norm = QK_HEAD},
+    {.model_type = "qwen3_5", .need = NEED_KV_HEADS | NEED_HEAD_DIM, .full_interval = 4,
+     .gate = true, .shared_gate = true, .qk_norm = QK_HEAD},
+    {.model_type = "qwen3_5_text", .need = NEED_KV_HEADS | NEED_HEAD_DIM, .full_interval = 4,
+     .gate = true, .shared_gate = true, .qk_norm = QK_HEAD},
+    {.model_type = "qwen3_5_moe", .need = NEED_KV_HEADS | NEED_HEAD_DIM | NEED_SHARED_WIDTH,
+     .moe_width = true, .full_interval = 4, .gate = true, .shared_gate = true, .qk_norm = QK_HEAD},
+    {.model_type = "qwen3_5_moe_text", .need = NEED_KV_HEADS | NEED_HEAD_DIM | NEED_SHARED_WIDTH,
+     .moe_width = true, .full_interval = 4, .gate = true, .shared_gate = true, .qk_norm = QK_HEAD},
     /* IBM Granite 4.0-H (transformers' GraniteMoeHybrid): Mamba2 layers
      * beside attention ones (layer_types mamba / attention), routed experts
      * of intermediate_size beside a shared MLP of shared_intermediate_size,
@@ -1883,7 +1934,7 @@ static const struct family {
      * mixer (Mamba2 or attention) or one MLP (up and down, squared ReLU) or
      * MoE (routed experts and a shared one of such MLPs, a router with its
      * correction bias), each behind its own RMSNorm */
-    {.model_type = "nemotron_h", .router_bias = true, .nemotron = true},
+    {.model_type = "nemotron_h", .need = NEED_KV_HEADS, .router_bias = true, .nemotron = true},
 };
 
 static const struct family *family_of(const struct ic_model *m)
@@ -1921,6 +1972,21 @@ static int at(const struct ctx *c, int id, const char *fmt, ...)
 }
 
 static bool has(const struct ic_model *m, int id) { return m->locs[id].line != 0; }
+
+/* The first of the NEED_* keys in which that fam needs and the file leaves
+ * out, refused at its model_type; else 0. */
+static int needed_keys(const struct ctx *c, const struct family *fam, unsigned which)
+{
+    const unsigned missing = c->m->need_missing & fam->need & which;
+    for (size_t i = 0; i < N(need_keys); i++)
+        if (missing & need_keys[i].bit) {
+            const int rc = at(c, IC_MF_MODEL_TYPE, "model_type '%s' needs '%s': %s",
+                              c->m->model_type, need_keys[i].key, need_keys[i].why);
+            ic_err_hint(c->err, "give it as the checkpoint's config.json does");
+            return rc;
+        }
+    return IC_OK;
+}
 
 /* Layer i of a model with experts is an MoE layer: past the first
  * first_k_dense_replace dense ones, every moe_layer_freq-th (DeepSeek's
@@ -2426,6 +2492,8 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
     if (has(m, IC_MF_KV_HEADS) &&
         (rc = check_range(&c, IC_MF_KV_HEADS, "num_key_value_heads", Hkv, 1, H)))
         return rc;
+    if ((rc = needed_keys(&c, fam, ~(unsigned)NEED_MOE)))
+        return rc;
     if ((rc = falcon_keys(&c, fam)) || (rc = hunyuan_keys(&c, fam)))
         return rc;
     if ((rc = ernie_keys(&c, fam)))
@@ -2583,15 +2651,6 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
 
     /* MLA */
     const bool mla = has(m, IC_MF_KV_LORA);
-    if (fam->deepseek && !mla) {
-        rc = at(&c, IC_MF_MODEL_TYPE,
-                "model_type '%s' is MLA (its attention always keeps the compressed cache), "
-                "but 'kv_lora_rank' is missing",
-                m->model_type);
-        ic_err_hint(err, "give kv_lora_rank and the MLA head widths as the checkpoint's "
-                         "config.json does");
-        return rc;
-    }
     uint64_t rope = 0, nope = 0, vdim = hd;
     if (mla) {
         static const int need[] = {IC_MF_ROPE_DIM, IC_MF_NOPE_DIM, IC_MF_V_HEAD_DIM};
@@ -2685,18 +2744,8 @@ int ic_model_derive(const struct ic_model *m, struct ic_model_stats *out, struct
             ic_err_hint(err, "give the experts' width as the checkpoint's config.json does");
             return rc;
         }
-        static const struct key_name ds_need[] = {{IC_MF_N_SHARED, "n_shared_experts"},
-                                                  {IC_MF_FIRST_K_DENSE, "first_k_dense_replace"}};
-        for (size_t i = 0; fam->ds_moe_keys && i < N(ds_need); i++)
-            if (!has(m, ds_need[i].id)) {
-                rc = at(&c, e_id,
-                        "model_type '%s''s experts need '%s' (where a config leaves it out, "
-                        "the config classes that read this model_type take different "
-                        "defaults)",
-                        m->model_type, ds_need[i].key);
-                ic_err_hint(err, "give it as the checkpoint's config.json does (0 for none)");
-                return rc;
-            }
+        if ((rc = needed_keys(&c, fam, NEED_MOE)))
+            return rc;
         Fe = has(m, IC_MF_MOE_INTERMEDIATE) ? m->moe_intermediate_size : m->intermediate_size;
         if ((rc = check_range(&c, IC_MF_MOE_INTERMEDIATE, "moe_intermediate_size", Fe, 1,
                               1u << 22)) ||
@@ -3685,6 +3734,13 @@ int ic_model_load(const char *path, struct ic_model *out, struct ic_err *err)
         rc = type_error(path, l->line, l->col, m->model_type, err);
         goto out;
     }
+    /* the keys a config.json of its model_type needs that it leaves out (a
+     * null names one: the class's None); a model entry's absent keys mean
+     * what modeldb/README.md says */
+    for (size_t i = 0; i < N(need_keys) && m->from_config_json; i++)
+        if ((family_of(m)->need & need_keys[i].bit) &&
+            !config_key_given(&d, root, need_keys[i].key))
+            m->need_missing |= need_keys[i].bit;
     if (m->from_config_json) {
         /* a multimodal checkpoint's encoders: held beside the text model,
          * not counted (their layers are not a decoder's) */
@@ -3734,7 +3790,7 @@ int ic_model_load(const char *path, struct ic_model *out, struct ic_err *err)
         /* Without the key, the model's own config class decides:
          * transformers' GemmaConfig, Gemma2Config and Gemma3TextConfig tie
          * the embeddings (Gemma's configs leave the key out), as do
-         * CohereConfig and Cohere2Config; LlamaConfig,
+         * CohereConfig, Cohere2Config and SmolLM3Config; LlamaConfig,
          * MistralConfig, Qwen2/Qwen3(Moe)Config, Phi3Config,
          * DeepseekV2/V3Config and the others read here do not (a config
          * without a model_type is read as a Llama). PretrainedConfig's own
