@@ -1368,6 +1368,31 @@ START_TEST(test_bestofn_time)
 }
 END_TEST
 
+/* One load past the deployment's offline throughput (the same requests all
+ * at once: simulate --rate 0, a second command) is said, with that figure;
+ * a load under it is not */
+START_TEST(test_sim_overload_note)
+{
+#define OV "simulate", "--model", "llama3-70b", "--hw", "h100", "--chips", "8", "--requests", \
+           "400", "--output", "64"
+    ck_assert_int_eq(run(OV, "--rate", "0", "--format", "json", NULL), 0);
+    const double offline = json_num(out_buf, "requests_per_s");
+    ck_assert(offline > 1 && offline < 1000);
+    char rate[32], want[160];
+    snprintf(rate, sizeof rate, "%.6g", 2 * offline);
+    ck_assert_int_eq(run(OV, "--rate", rate, NULL), 0);
+    snprintf(want, sizeof want,
+             "infcalc: note: %.4g requests/s is past this deployment's offline throughput, "
+             "%.4g (the same requests all at once): the queue grows",
+             strtod(rate, NULL), offline);
+    has_err(want);
+    snprintf(rate, sizeof rate, "%.6g", 0.5 * offline);
+    ck_assert_int_eq(run(OV, "--rate", rate, NULL), 0);
+    ck_assert_ptr_null(strstr(err_buf, "offline throughput"));
+#undef OV
+}
+END_TEST
+
 START_TEST(test_sim_one_token_outputs)
 {
     ck_assert_int_eq(run("simulate", "--model", "llama3-8b", "--hw", "h100", "--output", "1",
@@ -2718,6 +2743,7 @@ int main(void)
     tcase_add_test(tc, test_list_and_show);
     tcase_add_test(tc, test_config_json_and_warning);
     tcase_add_test(tc, test_sim_one_token_outputs);
+    tcase_add_test(tc, test_sim_overload_note);
     tcase_add_test(tc, test_bestofn_time);
     tcase_add_test(tc, test_pipeline_described);
     tcase_add_test(tc, test_plot_and_lists);

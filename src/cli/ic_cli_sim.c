@@ -608,6 +608,23 @@ int ic_cli_cmd_simulate(const struct ic_opts *a, const struct ic_db *db, FILE *o
      * capacity's output tokens/s per chip */
     const struct ic_sim_result *r0 = &res[0];
     ic_cli_few_requests_note(errf, r0->counted);
+    /* one load past what the deployment serves at most (its offline
+     * throughput, the same requests all at once): its queue grows through
+     * the run, so its TTFT and end-to-end figures are the run's length's,
+     * not the load's; said (a trace is read once, and replayed at rate 0) */
+    if (!sweep && rates[0] > 0 && !a->given[IC_OPT_TRACE]) {
+        struct ic_sim_result off;
+        if ((rc = run_at(a, &x, 0, &off, &e)))
+            goto lib_fail;
+        if (rates[0] > off.requests_per_s)
+            fprintf(ic_cli_warnf(errf),
+                    "infcalc: note: %.4g requests/s is past this deployment's offline "
+                    "throughput, %.4g (the same requests all at once): the queue grows "
+                    "through the run, so the TTFT and end-to-end figures grow with "
+                    "--requests (a sweep of --rates with --ttft and --tpot finds the rate it "
+                    "sustains under them)\n",
+                    rates[0], off.requests_per_s);
+    }
     const double per_chip =
         (double)r0->counted_output_tokens / (double)r0->counted / (double)r0->chips;
     struct ic_rows rows;
