@@ -880,13 +880,9 @@ int ic_optimize(const struct ic_model_stats *m, const struct ic_hw *hws, size_t 
                         pc.engine = req->engine;
                         pc.kv_copy = req->kv_copy;
                         struct ic_prefill p;
-                        struct ic_point fit;
-                        struct ic_decode_cfg dc = ic_decode_defaults();
-                        dc.chips = n;
-                        dc.weights = wts[wi];
-                        dc.kv = kvs[ki];
-                        dc.compute = comp;
-                        dc.kv_copy = req->kv_copy;
+                        struct ic_point fit; /* the replica holding one prompt's cache */
+                        const struct ic_decode_cfg dc =
+                            ic_opt_decode_cfg(req, n, 1, 1, wts[wi], kvs[ki], comp);
                         if (ic_prefill(m, hw, &pc, &p, NULL) || !step_at(m, hw, dc, 1, T, &fit) ||
                             !(fit.mem_per_chip_B <= util * fit.capacity_B) || p.ttft_s > req->ttft_s)
                             continue;
