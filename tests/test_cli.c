@@ -553,6 +553,17 @@ START_TEST(test_other_estimate_why)
                          "--compute", "fp32", "--weights", "fp32", "--estimate", "ideal", NULL),
                      0);
     ck_assert(!strstr(out_buf, "has no measured rates"));
+    /* a measured entry's matmul at batch 1 is the weight read's: its
+     * compute term, the time past one batch-1 pass, is 0 there
+     * (flops / rate(1) - flops / 1 / rate(1)), and the line says why */
+    ck_assert_int_eq(run("--model", "llama3-8b", "--hw", IC_TEST_DIR "/fixtures/measured-cpu.yaml",
+                         "--compute", "fp32", "--weights", "fp32", NULL),
+                     0);
+    has_out("    linear compute     0 ns         (");
+    has_out("attention's included; the matmul's time past one pass at its batch-1 rate, which "
+            "the weight read holds)\n");
+    ck_assert_int_eq(run("--model", "llama3-8b", "--hw", "h100", NULL), 0);
+    ck_assert(!strstr(out_buf, "batch-1 rate"));
 }
 END_TEST
 
