@@ -1379,9 +1379,12 @@ START_TEST(test_bestofn_time)
 }
 END_TEST
 
-/* One load past the deployment's offline throughput (the same requests all
- * at once: simulate --rate 0, a second command) is said, with that figure;
- * a load under it is not */
+/* A load whose queue grows through the run is said: the later half of the
+ * counted requests (by index, from the middle of the warm-up's 40 and the
+ * 400) waits longer for its first token than the earlier half, by the
+ * ratio the note prints, computed again here from --requests-csv's ttft_s
+ * (a second method); the served rate under the offered one. A load the
+ * deployment sustains (a quarter of the offline throughput) is not. */
 START_TEST(test_sim_overload_note)
 {
 #define OV "simulate", "--model", "llama3-70b", "--hw", "h100", "--chips", "8", "--requests", \
@@ -1389,17 +1392,48 @@ START_TEST(test_sim_overload_note)
     ck_assert_int_eq(run(OV, "--rate", "0", "--format", "json", NULL), 0);
     const double offline = json_num(out_buf, "requests_per_s");
     ck_assert(offline > 1 && offline < 1000);
-    char rate[32], want[160];
-    snprintf(rate, sizeof rate, "%.6g", 2 * offline);
-    ck_assert_int_eq(run(OV, "--rate", rate, NULL), 0);
+    char rate[32], csv[64];
+    snprintf(rate, sizeof rate, "%.6g", 3 * offline);
+    ic_test_write_tmp(csv, "");
+    ck_assert_int_eq(run(OV, "--rate", rate, "--requests-csv", csv, "--format", "json", NULL),
+                     0);
+    const double served = json_num(out_buf, "requests_per_s");
+    FILE *f = fopen(csv, "r");
+    ck_assert_ptr_nonnull(f);
+    char line[512];
+    double sum[2] = {0, 0};
+    unsigned cnt[2] = {0, 0};
+    ck_assert_ptr_nonnull(fgets(line, sizeof line, f)); /* the header */
+    while (fgets(line, sizeof line, f)) {
+        /* index,replica,arrival,first,finish,ttft,...,counted */
+        const unsigned long idx = strtoul(line, NULL, 10);
+        const char *p = line;
+        for (int k = 0; k < 5; k++)
+            p = strchr(p, ',') + 1;
+        const size_t len = strlen(line);
+        if (line[len - 2] == '1') {
+            const int h = idx >= (40 + 400) / 2;
+            sum[h] += strtod(p, NULL);
+            cnt[h]++;
+        }
+    }
+    fclose(f);
+    remove(csv);
+    ck_assert_uint_eq(cnt[0] + cnt[1], 360);
+    const double ratio = (sum[1] / cnt[1]) / (sum[0] / cnt[0]);
+    ck_assert(ratio > 1.5 && served < strtod(rate, NULL));
+    char want[200];
     snprintf(want, sizeof want,
-             "infcalc: note: %.4g requests/s is past this deployment's offline throughput, "
-             "%.4g (the same requests all at once): the queue grows",
-             strtod(rate, NULL), offline);
+             "infcalc: note: the queue grows through the run: the later half of the counted "
+             "requests waited %.3g times as long for their first token as the earlier half",
+             ratio);
     has_err(want);
-    snprintf(rate, sizeof rate, "%.6g", 0.5 * offline);
+    snprintf(want, sizeof want, "%.4g of %.4g requests/s were served", served,
+             strtod(rate, NULL));
+    has_err(want);
+    snprintf(rate, sizeof rate, "%.6g", 0.25 * offline);
     ck_assert_int_eq(run(OV, "--rate", rate, NULL), 0);
-    ck_assert_ptr_null(strstr(err_buf, "offline throughput"));
+    ck_assert_ptr_null(strstr(err_buf, "queue grows"));
 #undef OV
 }
 END_TEST

@@ -283,6 +283,30 @@ static int write_request(void *ctx, const struct ic_sim_request *r)
     return 0;
 }
 
+/* The counted requests' mean TTFT over the earlier and the later half of
+ * their arrivals (by index), and the per-request record it passes on (the
+ * requests' CSV, or none): a queue that grows through the run makes the
+ * later half wait longer, where a load the deployment sustains leaves the
+ * halves alike. */
+struct ttft_halves {
+    uint64_t mid;        /* the first index of the later half */
+    double sum[2];
+    uint64_t n[2];
+    int (*next)(void *ctx, const struct ic_sim_request *r);
+    void *next_ctx;
+};
+
+static int record_halves(void *ctx, const struct ic_sim_request *r)
+{
+    struct ttft_halves *h = ctx;
+    if (r->counted) {
+        const int k = r->index >= h->mid;
+        h->sum[k] += r->ttft_s;
+        h->n[k]++;
+    }
+    return h->next ? h->next(h->next_ctx, r) : 0;
+}
+
 /* The requests a run at rate (0: offline) leaves out as its warm-up: 10% of
  * --requests under a rate unless given (none for a trace of every line,
  * whose count is not known before it is read) */
@@ -562,6 +586,15 @@ int ic_cli_cmd_simulate(const struct ic_opts *a, const struct ic_db *db, FILE *o
         x.c.on_request = write_request;
         x.c.on_request_ctx = &w;
     }
+    /* one load (not a trace's, whose length is not known before its end):
+     * its TTFT over the earlier and the later half of its requests */
+    struct ttft_halves halves = {.next = x.c.on_request, .next_ctx = x.c.on_request_ctx};
+    const bool judge = !sweep && rates[0] > 0 && x.c.requests && !a->given[IC_OPT_TRACE];
+    if (judge) {
+        halves.mid = (warmup_at(a, &x, rates[0]) + x.c.requests) / 2;
+        x.c.on_request = record_halves;
+        x.c.on_request_ctx = &halves;
+    }
     for (size_t i = 0; i < n; i++)
         if ((rc = run_at(a, &x, rates[i], &res[i], &e))) {
             if (w.o.f) {
@@ -608,21 +641,28 @@ int ic_cli_cmd_simulate(const struct ic_opts *a, const struct ic_db *db, FILE *o
      * capacity's output tokens/s per chip */
     const struct ic_sim_result *r0 = &res[0];
     ic_cli_few_requests_note(errf, r0->counted);
-    /* one load past what the deployment serves at most (its offline
-     * throughput, the same requests all at once): its queue grows through
+    /* a load past what the deployment sustains: its queue grows through
      * the run, so its TTFT and end-to-end figures are the run's length's,
-     * not the load's; said (a trace is read once, and replayed at rate 0) */
-    if (!sweep && rates[0] > 0 && !a->given[IC_OPT_TRACE]) {
-        struct ic_sim_result off;
-        struct ic_err oe = {0}; /* an offline run that cannot run: no note, the run stands */
-        if (run_at(a, &x, 0, &off, &oe) == IC_OK && rates[0] > off.requests_per_s)
+     * not the load's; said where the later half of the counted requests
+     * waited for their first token over 1.5 times as long as the earlier
+     * half (a steady queue leaves the halves alike; a growing one from
+     * empty, past the tenth of warm-up, about 2.4 times) and fewer requests
+     * a second were served than arrived */
+    if (judge && halves.n[0] && halves.n[1]) {
+        const double early = halves.sum[0] / (double)halves.n[0],
+                     late = halves.sum[1] / (double)halves.n[1];
+        char te[32], tl[32];
+        ic_report_time(te, sizeof te, early);
+        ic_report_time(tl, sizeof tl, late);
+        if (early > 0 && late > 1.5 * early && r0->requests_per_s < rates[0])
             fprintf(ic_cli_warnf(errf),
-                    "infcalc: note: %.4g requests/s is past this deployment's offline "
-                    "throughput, %.4g (the same requests all at once): the queue grows "
-                    "through the run, so the TTFT and end-to-end figures grow with "
-                    "--requests (a sweep of --rates with --ttft and --tpot finds the rate it "
-                    "sustains under them)\n",
-                    rates[0], off.requests_per_s);
+                    "infcalc: note: the queue grows through the run: the later half of the "
+                    "counted requests waited %.3g times as long for their first token as the "
+                    "earlier half (%s against %s on average), and %.4g of %.4g requests/s "
+                    "were served; the load is past what this deployment sustains, and the "
+                    "TTFT and end-to-end figures grow with --requests (a sweep of --rates "
+                    "with --ttft and --tpot finds the rate it sustains under them)\n",
+                    late / early, tl, te, r0->requests_per_s, rates[0]);
     }
     const double per_chip =
         (double)r0->counted_output_tokens / (double)r0->counted / (double)r0->chips;
