@@ -1535,13 +1535,11 @@ START_TEST(test_hunyuan)
 }
 END_TEST
 
-/* Qwen2's window (Qwen2Config: 'self.sliding_window = sliding_window if
- * self.use_sliding_window else None'; layer i slides iff i >=
- * max_window_layers, 28 where absent). A Qwen3 of 36 layers, hidden 256. */
 /* A config.json key whose model_type's config classes default it otherwise
  * than its absence reads here (the query heads, hidden_size / heads, no
  * bias, a plain q projection, none): refused where left out, read where
- * named, and a null is the class's None. */
+ * named, and a null is the class's None (where None builds no model, as
+ * kv_lora_rank's, refused too). */
 static void refused_text(const char *json, const char *msg)
 {
     char path[64];
@@ -1593,6 +1591,10 @@ START_TEST(test_config_needed_keys)
     refused_text(NK_MLA ", \"kv_lora_rank\": 64}", "model_type 'deepseek_v3' needs 'q_lora_rank'");
     refused_text(NK_MLA ", \"q_lora_rank\": null}",
                  "model_type 'deepseek_v3' needs 'kv_lora_rank'");
+    /* ... a null one too: None builds no MLA (it read as full heads) */
+    refused_text(NK_MLA ", \"q_lora_rank\": null, \"kv_lora_rank\": null}",
+                 "model_type 'deepseek_v3' needs 'kv_lora_rank': its attention is MLA, whose "
+                 "cache is that rank wide (a null builds none)");
     /* a null q_lora_rank is a plain q projection: the 1,537,408 counted by
      * hand for this shape under deepseek_v2 (test_model_entry_nulls) */
     derive_text(NK_MLA ", \"q_lora_rank\": null, \"kv_lora_rank\": 64}", &a);
@@ -1626,6 +1628,9 @@ START_TEST(test_config_needed_keys)
 }
 END_TEST
 
+/* Qwen2's window (Qwen2Config: 'self.sliding_window = sliding_window if
+ * self.use_sliding_window else None'; layer i slides iff i >=
+ * max_window_layers, 28 where absent). A Qwen3 of 36 layers, hidden 256. */
 START_TEST(test_qwen_window_opt_in)
 {
 #define QW_BASE                                                                              \

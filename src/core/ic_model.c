@@ -1542,7 +1542,11 @@ enum { BIAS_QKV = 1, BIAS_O = 2, BIAS_MLP = 4 };
  * config classes take otherwise than infcalc would without them (the query
  * heads, hidden_size / heads, no bias, a plain q projection, none): a
  * config.json of that model_type names them (null included) or is refused
- * (a model entry's absent keys mean what modeldb/README.md says). */
+ * (a model entry's absent keys mean what modeldb/README.md says). Every
+ * released config names them, and some classes' defaults have moved, so a
+ * refusal costs no real checkpoint; where released configs do leave keys
+ * out (Google's Gemma 3, ERNIE 4.5), the family's *_default fields take the
+ * class's values instead, and show model says so. */
 enum {
     NEED_KV_HEADS = 1u << 0,     /* a fixed count: Qwen3Config 32, MistralConfig 8, ... */
     NEED_HEAD_DIM = 1u << 1,     /* a fixed width: Qwen3Config 128, GptOssConfig 64, ... */
@@ -1565,24 +1569,33 @@ enum {
     NEED_DEEPSEEK = NEED_Q_LORA | NEED_KV_LORA | NEED_MOE_SHARED,
 };
 
+/* null_ok: a null is the class's None, which its code reads (every head,
+ * hidden_size / heads, no bias, a plain q projection, no shared expert as
+ * vLLM builds it); else a null is refused too (the code cannot build the
+ * model with None) */
 static const struct need_key {
     unsigned bit;
+    int id;
+    bool null_ok;
     const char *key, *why;
 } need_keys[] = {
-    {NEED_KV_HEADS, "num_key_value_heads",
+    {NEED_KV_HEADS, IC_MF_KV_HEADS, true, "num_key_value_heads",
      "its config class's default is a fixed count, not the query heads"},
-    {NEED_HEAD_DIM, "head_dim",
+    {NEED_HEAD_DIM, IC_MF_HEAD_DIM, true, "head_dim",
      "its config class's default is a fixed width, not hidden_size / num_attention_heads"},
-    {NEED_ATTN_BIAS, "attention_bias", "its config class's default is true"},
-    {NEED_Q_LORA, "q_lora_rank",
+    {NEED_ATTN_BIAS, IC_MF_ATTN_BIAS, true, "attention_bias",
+     "its config class's default is true"},
+    {NEED_Q_LORA, IC_MF_Q_LORA, true, "q_lora_rank",
      "its config classes take 1536 where it is left out (null: a plain q projection)"},
-    {NEED_KV_LORA, "kv_lora_rank", "its attention is MLA, whose cache is that rank wide"},
-    {NEED_N_SHARED, "n_shared_experts",
+    {NEED_KV_LORA, IC_MF_KV_LORA, false, "kv_lora_rank",
+     "its attention is MLA, whose cache is that rank wide (a null builds none)"},
+    {NEED_N_SHARED, IC_MF_N_SHARED, true, "n_shared_experts",
      "the config classes that read this model_type take different defaults"},
-    {NEED_FIRST_K, "first_k_dense_replace",
-     "the config classes that read this model_type take different defaults"},
-    {NEED_SHARED_WIDTH, "shared_expert_intermediate_size",
-     "its config class's default is a shared expert, not none"},
+    {NEED_FIRST_K, IC_MF_FIRST_K_DENSE, false, "first_k_dense_replace",
+     "the config classes that read this model_type take different defaults (a null builds "
+     "none)"},
+    {NEED_SHARED_WIDTH, IC_MF_SHARED_INTERMEDIATE, false, "shared_expert_intermediate_size",
+     "its config class's default is a shared expert, not none (a null builds none)"},
 };
 
 static const struct family {
@@ -1814,8 +1827,10 @@ static const struct family {
     {.model_type = "deepseek_v32", .need = NEED_DEEPSEEK, .moe_width = true, .router_bias = true},
     {.model_type = "kimi_k2", .need = NEED_DEEPSEEK, .moe_width = true, .router_bias = true},
     /* DeepSeek-V2 (DeepseekV2Config: moe_intermediate_size 1407 where
-     * absent, not the dense width) */
-    {.model_type = "deepseek_v2", .need = NEED_DEEPSEEK, .moe_width = true},
+     * absent, not the dense width; first_k_dense_replace 0 in it and in
+     * DeepSeek's own class, as its absence reads) */
+    {.model_type = "deepseek_v2", .need = NEED_Q_LORA | NEED_KV_LORA | NEED_N_SHARED,
+     .moe_width = true},
     /* EXAONE 4.0 (Exaone4DecoderLayer): its two norms after the attention
      * and the MLP, q_norm and k_norm of head_dim, three sliding layers to
      * one global (sliding_window_pattern 4 or "LLLG", the last layer global
@@ -1875,8 +1890,8 @@ static const struct family {
      * DeepSeek-V3's MoE (first_k_dense_replace dense layers, shared experts
      * of n_shared_experts x moe_intermediate_size, the router's
      * e_score_correction_bias), untied where the config does not say */
-    {.model_type = "dots1", .need = NEED_N_SHARED, .qk_norm = QK_HEAD, .router_bias = true,
-     .moe_width = true},
+    {.model_type = "dots1", .need = NEED_KV_HEADS | NEED_N_SHARED, .qk_norm = QK_HEAD,
+     .router_bias = true, .moe_width = true},
     /* Tencent Hunyuan (transformers' HunYuanDenseV1ForCausalLM and
      * HunYuanMoEV1ForCausalLM): a Llama with query_layernorm and
      * key_layernorm of head_dim in every layer (built whatever use_qk_norm
@@ -3734,12 +3749,13 @@ int ic_model_load(const char *path, struct ic_model *out, struct ic_err *err)
         rc = type_error(path, l->line, l->col, m->model_type, err);
         goto out;
     }
-    /* the keys a config.json of its model_type needs that it leaves out (a
-     * null names one: the class's None); a model entry's absent keys mean
-     * what modeldb/README.md says */
+    /* the keys a config.json of its model_type needs that it leaves out
+     * (or gives null where None builds no model); a model entry's absent
+     * keys mean what modeldb/README.md says */
     for (size_t i = 0; i < N(need_keys) && m->from_config_json; i++)
         if ((family_of(m)->need & need_keys[i].bit) &&
-            !config_key_given(&d, root, need_keys[i].key))
+            (!config_key_given(&d, root, need_keys[i].key) ||
+             (!need_keys[i].null_ok && !m->locs[need_keys[i].id].line)))
             m->need_missing |= need_keys[i].bit;
     if (m->from_config_json) {
         /* a multimodal checkpoint's encoders: held beside the text model,

@@ -828,7 +828,7 @@ int ic_optimize(const struct ic_model_stats *m, const struct ic_hw *hws, size_t 
     if (!(req->mem_util >= 0 && req->mem_util <= 1))
         return ic_err_set(err, IC_EINVAL, NULL, 0, 0,
                           "the share of memory is %g; expected above 0, at most 1", req->mem_util);
-    /* the memory a layout may fill, a share of each chip's HBM */
+    /* the memory a layout may fill, a share of each chip's */
     const double util = req->mem_util > 0 ? req->mem_util : 1.0;
     if (!(req->rate >= 0) || !isfinite(req->rate))
         return ic_err_set(err, IC_EINVAL, NULL, 0, 0,

@@ -283,7 +283,7 @@ struct ic_opt_req {
      * them is not searched, ic_optimize_times) */
     enum ic_estimate estimate;
     const struct ic_engine *engine;
-    /* the share of each chip's HBM the batch may fill, weights and
+    /* the share of each chip's memory the batch may fill, weights and
      * workspace included (0: all of it, 1) */
     double mem_util;
     bool kv_copy; /* the cache past the KV heads (ic_layout.kv_copy) */
