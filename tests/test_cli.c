@@ -1434,6 +1434,15 @@ START_TEST(test_sim_overload_note)
     snprintf(rate, sizeof rate, "%.6g", 0.25 * offline);
     ck_assert_int_eq(run(OV, "--rate", rate, NULL), 0);
     ck_assert_ptr_null(strstr(err_buf, "queue grows"));
+    /* the sweep's rates are 10% to 120% of the offline throughput of every
+     * request, whatever --warmup leaves out of the statistics (with 200 of
+     * the 400 warming up it read half of it) */
+    ck_assert_int_eq(run(OV, "--warmup", "200", "--plot", "cli_sim_warmup.png", "--format",
+                         "json", NULL),
+                     0);
+    remove("cli_sim_warmup.png");
+    ck_assert_msg(ic_test_rel(json_num(out_buf, "rate_per_s"), 0.1 * offline) < 1e-9,
+                  "first rate %g, offline %g", json_num(out_buf, "rate_per_s"), offline);
 #undef OV
 }
 END_TEST

@@ -561,7 +561,10 @@ int ic_cli_cmd_simulate(const struct ic_opts *a, const struct ic_db *db, FILE *o
         struct ic_sim_result r0;
         if ((rc = run_at(a, &x, 0, &r0, &e)))
             goto lib_fail;
-        offline = r0.requests_per_s;
+        /* every request over the whole run: with all arriving at 0, a
+         * --warmup's requests are served inside the counted ones' window,
+         * which the counted rate would divide among (N - W) alone */
+        offline = r0.duration_s > 0 ? (double)r0.completed / r0.duration_s : r0.requests_per_s;
         static const double f[] = {0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.1, 1.2};
         for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
             rates[n++] = f[i] * offline;
