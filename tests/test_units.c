@@ -1,6 +1,7 @@
 /* Units: quantities parse to SI with the right scale (GB vs GiB, bits vs
  * bytes), the wrong kind of unit and bare numbers are refused, and dtype
  * sizes round up to whole bytes. */
+#include "ic_report.h"
 #include "ic_test.h"
 #include "ic_units.h"
 
@@ -164,6 +165,25 @@ START_TEST(test_distance)
 }
 END_TEST
 
+/* Times as the tables print them: three significant digits in the unit
+ * that keeps them above 1, and whole seconds from 1000 s to 1e6 s (%.3g
+ * wrote "1e+03 s" for a TTFT of 1003 s) */
+START_TEST(test_report_time)
+{
+    static const struct {
+        double s;
+        const char *want;
+    } c[] = {{5e-10, "0.5 ns"},   {8.654e-3, "8.65 ms"}, {2.5e-6, "2.5 us"},
+             {999.4, "999 s"},    {999.6, "1000 s"},     {1003.4, "1003 s"},
+             {123456.7, "123457 s"}, {2.5e6, "2.5e+06 s"}};
+    char buf[32];
+    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+        ic_report_time(buf, sizeof buf, c[i].s);
+        ck_assert_str_eq(buf, c[i].want);
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("units");
@@ -174,6 +194,7 @@ int main(void)
     tcase_add_test(tc, test_counts);
     tcase_add_test(tc, test_dtypes);
     tcase_add_test(tc, test_distance);
+    tcase_add_test(tc, test_report_time);
     suite_add_tcase(s, tc);
     return ic_test_run(s);
 }

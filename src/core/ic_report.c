@@ -48,7 +48,11 @@ void ic_report_bytes(char *buf, size_t n, double b)
 
 void ic_report_time(char *buf, size_t n, double s)
 {
-    if (s >= 1)
+    /* whole seconds from 1000 s to 1e6 s ("1020 s", where %.3g wrote
+     * "1.02e+03 s") */
+    if (s >= 999.5 && s < 1e6)
+        snprintf(buf, n, "%.0f s", s);
+    else if (s >= 1)
         snprintf(buf, n, "%.3g s", s);
     else if (s >= 1e-3)
         snprintf(buf, n, "%.3g ms", s * 1e3);
