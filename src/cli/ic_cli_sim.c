@@ -655,9 +655,9 @@ int ic_cli_cmd_simulate(const struct ic_opts *a, const struct ic_db *db, FILE *o
         const double early = halves.sum[0] / (double)halves.n[0],
                      late = halves.sum[1] / (double)halves.n[1];
         char te[32], tl[32];
-        ic_report_time(te, sizeof te, early);
-        ic_report_time(tl, sizeof tl, late);
-        if (early > 0 && late > 1.5 * early && r0->requests_per_s < rates[0])
+        if (early > 0 && late > 1.5 * early && r0->requests_per_s < rates[0]) {
+            ic_report_time(te, sizeof te, early);
+            ic_report_time(tl, sizeof tl, late);
             fprintf(ic_cli_warnf(errf),
                     "infcalc: note: the queue grows through the run: the later half of the "
                     "counted requests waited %.3g times as long for their first token as the "
@@ -666,6 +666,7 @@ int ic_cli_cmd_simulate(const struct ic_opts *a, const struct ic_db *db, FILE *o
                     "TTFT and end-to-end figures grow with --requests (a sweep of --rates "
                     "with --ttft and --tpot finds the rate it sustains under them)\n",
                     late / early, tl, te, r0->requests_per_s, rates[0]);
+        }
     }
     const double per_chip =
         (double)r0->counted_output_tokens / (double)r0->counted / (double)r0->chips;

@@ -186,8 +186,9 @@ struct ic_model {
     /* config.json: num_key_value_heads, head_dim written as null (None: every
      * head, hidden_size / heads), not left out (the model_type's default) */
     bool kv_null, head_dim_null;
-    /* the keys its model_type needs named (null included) that the file
-     * leaves out: ic_model.c's NEED_* bits, refused by the derivation */
+    /* config.json: the keys its model_type needs named that it leaves out
+     * (or gives null where None builds no model): ic_model.c's NEED_*
+     * bits, refused by the derivation */
     unsigned need_missing;
     uint64_t num_experts_per_tok, moe_intermediate_size;
     uint64_t n_shared_experts, shared_expert_intermediate_size;
