@@ -51,6 +51,25 @@ static double json_num(const char *text, const char *key)
     return strtod(p + strlen(pat), NULL);
 }
 
+/* Field k (from 0) of a --requests-csv line as a number, and whether the
+ * line's request was counted (its last field, 1 or 0) */
+static double csv_field(const char *line, int k)
+{
+    for (int i = 0; i < k; i++) {
+        line = strchr(line, ',');
+        ck_assert_ptr_nonnull(line);
+        line++;
+    }
+    return strtod(line, NULL);
+}
+
+static bool csv_counted(const char *line)
+{
+    const size_t len = strlen(line);
+    ck_assert(len > 2 && (line[len - 2] == '0' || line[len - 2] == '1'));
+    return line[len - 2] == '1';
+}
+
 START_TEST(test_main_example)
 {
     /* infcalc --model llama3-70b --hw v5e --chips 16 --sweep batch, exactly */
@@ -729,13 +748,8 @@ START_TEST(test_sim_itl_e2e_percentiles)
     ck_assert_ptr_nonnull(fgets(line, sizeof line, f)); /* the header */
     while (fgets(line, sizeof line, f)) {
         /* index,replica,arrival,first,finish,ttft,tpot,e2e,...,counted */
-        const char *p = line;
-        for (int k = 0; k < 7; k++)
-            p = strchr(p, ',') + 1;
-        const size_t len = strlen(line);
-        ck_assert(len > 2 && (line[len - 2] == '0' || line[len - 2] == '1'));
-        if (line[len - 2] == '1' && n < 60)
-            v[n++] = strtod(p, NULL);
+        if (csv_counted(line) && n < 60)
+            v[n++] = csv_field(line, 7);
     }
     fclose(f);
     remove(csv);
@@ -1406,14 +1420,9 @@ START_TEST(test_sim_overload_note)
     ck_assert_ptr_nonnull(fgets(line, sizeof line, f)); /* the header */
     while (fgets(line, sizeof line, f)) {
         /* index,replica,arrival,first,finish,ttft,...,counted */
-        const unsigned long idx = strtoul(line, NULL, 10);
-        const char *p = line;
-        for (int k = 0; k < 5; k++)
-            p = strchr(p, ',') + 1;
-        const size_t len = strlen(line);
-        if (line[len - 2] == '1') {
-            const int h = idx >= (40 + 400) / 2;
-            sum[h] += strtod(p, NULL);
+        if (csv_counted(line)) {
+            const int h = csv_field(line, 0) >= (40 + 400) / 2;
+            sum[h] += csv_field(line, 5);
             cnt[h]++;
         }
     }

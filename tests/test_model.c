@@ -31,6 +31,23 @@ static void derive_text(const char *json, struct ic_model_stats *st)
     ck_assert_msg(ic_model_derive(M, st, &e) == 0, "%s", e.msg);
 }
 
+/* A config refused, at load or at derivation: IC_EINVAL, its message
+ * holding msg and its hint hint */
+static void refused_text(const char *json, const char *msg, const char *hint)
+{
+    char path[64];
+    ic_test_write_tmp(path, json);
+    struct ic_err e = {0};
+    int rc = ic_model_load(path, M, &e);
+    remove(path);
+    struct ic_model_stats st;
+    if (rc == 0)
+        rc = ic_model_derive(M, &st, &e);
+    ck_assert_int_eq(rc, IC_EINVAL);
+    ck_assert_msg(strstr(e.msg, msg), "%s lacks %s", e.msg, msg);
+    ck_assert_msg(strstr(e.hint, hint), "%s lacks %s", e.hint, hint);
+}
+
 START_TEST(test_llama3_8b_params_by_hand)
 {
     load("llama3-8b");
@@ -1540,30 +1557,19 @@ END_TEST
  * bias, a plain q projection, none): refused where left out, read where
  * named, and a null is the class's None (where None builds no model, as
  * kv_lora_rank's, refused too). */
-static void refused_text(const char *json, const char *msg)
-{
-    char path[64];
-    ic_test_write_tmp(path, json);
-    struct ic_err e = {0};
-    int rc = ic_model_load(path, M, &e);
-    remove(path);
-    struct ic_model_stats st;
-    if (rc == 0)
-        rc = ic_model_derive(M, &st, &e);
-    ck_assert_int_eq(rc, IC_EINVAL);
-    ck_assert_msg(strstr(e.msg, msg), "%s lacks %s", e.msg, msg);
-    ck_assert_ptr_nonnull(strstr(e.hint, "give it as the checkpoint's config.json does"));
-}
 
 START_TEST(test_config_needed_keys)
 {
+#define NK_HINT "give it as the checkpoint's config.json does"
 #define NK_QWEN3                                                                             \
     "{\"model_type\": \"qwen3\", \"num_hidden_layers\": 4, \"hidden_size\": 256, "          \
     "\"intermediate_size\": 512, \"num_attention_heads\": 4, \"vocab_size\": 1000"
     struct ic_model_stats a, b;
     /* Qwen3Config's num_key_value_heads=32 and head_dim=128, not 4 and 64 */
-    refused_text(NK_QWEN3 ", \"head_dim\": 64}", "model_type 'qwen3' needs 'num_key_value_heads'");
-    refused_text(NK_QWEN3 ", \"num_key_value_heads\": 2}", "model_type 'qwen3' needs 'head_dim'");
+    refused_text(NK_QWEN3 ", \"head_dim\": 64}", "model_type 'qwen3' needs 'num_key_value_heads'",
+                 NK_HINT);
+    refused_text(NK_QWEN3 ", \"num_key_value_heads\": 2}", "model_type 'qwen3' needs 'head_dim'",
+                 NK_HINT);
     /* named: read; null (None): every head, as the class's None gives. KV
      * bytes a token: 2 x 4 layers x heads x 64 x 2 B, 2 heads 2,048, 4
      * heads 4,096 */
@@ -1575,7 +1581,7 @@ START_TEST(test_config_needed_keys)
      * q/k/v biases (4 x 64 + 2 x 2 x 64 = 512 a layer) go */
     refused_text("{\"model_type\": \"seed_oss\", \"num_hidden_layers\": 4, " SHAPE "}",
                  "model_type 'seed_oss' needs 'attention_bias': its config class's default is "
-                 "true");
+                 "true", NK_HINT);
     derive_text("{\"model_type\": \"seed_oss\", \"num_hidden_layers\": 4, "
                 "\"attention_bias\": true, " SHAPE "}", &a);
     derive_text("{\"model_type\": \"seed_oss\", \"num_hidden_layers\": 4, "
@@ -1588,13 +1594,14 @@ START_TEST(test_config_needed_keys)
     "\"v_head_dim\": 32"
     /* DeepSeek's q_lora_rank (1536 in every class where absent) and
      * kv_lora_rank (MLA in every release) */
-    refused_text(NK_MLA ", \"kv_lora_rank\": 64}", "model_type 'deepseek_v3' needs 'q_lora_rank'");
+    refused_text(NK_MLA ", \"kv_lora_rank\": 64}", "model_type 'deepseek_v3' needs 'q_lora_rank'",
+                 NK_HINT);
     refused_text(NK_MLA ", \"q_lora_rank\": null}",
-                 "model_type 'deepseek_v3' needs 'kv_lora_rank'");
+                 "model_type 'deepseek_v3' needs 'kv_lora_rank'", NK_HINT);
     /* ... a null one too: None builds no MLA (it read as full heads) */
     refused_text(NK_MLA ", \"q_lora_rank\": null, \"kv_lora_rank\": null}",
                  "model_type 'deepseek_v3' needs 'kv_lora_rank': its attention is MLA, whose "
-                 "cache is that rank wide (a null builds none)");
+                 "cache is that rank wide (a null builds none)", NK_HINT);
     /* a null q_lora_rank is a plain q projection: the 1,537,408 counted by
      * hand for this shape under deepseek_v2 (test_model_entry_nulls) */
     derive_text(NK_MLA ", \"q_lora_rank\": null, \"kv_lora_rank\": 64}", &a);
@@ -1606,15 +1613,15 @@ START_TEST(test_config_needed_keys)
     refused_text(NK_MLA ", \"q_lora_rank\": null, \"kv_lora_rank\": 64, "
                         "\"first_k_dense_replace\": 1" NK_EXPERTS "}",
                  "model_type 'deepseek_v3' needs 'n_shared_experts': the config classes that "
-                 "read this model_type take different defaults");
+                 "read this model_type take different defaults", NK_HINT);
     refused_text(NK_MLA ", \"q_lora_rank\": null, \"kv_lora_rank\": 64, "
                         "\"n_shared_experts\": 1" NK_EXPERTS "}",
-                 "model_type 'deepseek_v3' needs 'first_k_dense_replace'");
+                 "model_type 'deepseek_v3' needs 'first_k_dense_replace'", NK_HINT);
     refused_text("{\"model_type\": \"qwen2_moe\", \"num_hidden_layers\": 2, " SHAPE
                  ", \"num_experts\": 4, \"num_experts_per_tok\": 2, "
                  "\"moe_intermediate_size\": 128}",
                  "model_type 'qwen2_moe' needs 'shared_expert_intermediate_size': its config "
-                 "class's default is a shared expert, not none");
+                 "class's default is a shared expert, not none", NK_HINT);
     /* SmolLM3Config ties the embeddings where the key is absent: one
      * 1000 x 256 matrix fewer than untied */
     derive_text("{\"model_type\": \"smollm3\", \"num_hidden_layers\": 4, " SHAPE "}", &a);
@@ -1625,6 +1632,7 @@ START_TEST(test_config_needed_keys)
 #undef NK_QWEN3
 #undef NK_MLA
 #undef NK_EXPERTS
+#undef NK_HINT
 }
 END_TEST
 
