@@ -174,6 +174,12 @@ START_TEST(test_bad_usage)
     ck_assert_int_eq(run("--model", "llama3-8b", "--hw", "v5e", "--sweep", "batch", "--batch",
                          "4", NULL),
                      2);
+    /* --batch takes one value (no list to suggest), --context a list */
+    has_err("without --sweep, --batch times the one value given");
+    ck_assert_int_eq(run("--model", "llama3-8b", "--hw", "v5e", "--sweep", "context", "--context",
+                         "4", NULL),
+                     2);
+    has_err("list them without --sweep ('--context A,B')");
     ck_assert_int_eq(run("--model", "llama3-8b", NULL), 2);
     has_err("needs --model and --hw");
     ck_assert_int_eq(run("lst", "hw", NULL), 2);

@@ -335,9 +335,13 @@ static int cmd_decode(const struct ic_opts *a, const struct ic_db *db, FILE *out
         int o = axis_opt[axes[i]];
         if (a->given[o] || (axes[i] == IC_AXIS_PRECISION && a->given[IC_OPT_KV])) {
             char hint[160];
-            snprintf(hint, sizeof hint, "the sweep chooses the values; to compare a few of "
-                                        "your own, list them without --sweep ('%s A,B')",
-                     ic_opt_table[o].name);
+            if (ic_opt_table[o].list_cmds & (UINT64_C(1) << IC_CMD_DECODE))
+                snprintf(hint, sizeof hint, "the sweep chooses the values; to compare a few of "
+                                            "your own, list them without --sweep ('%s A,B')",
+                         ic_opt_table[o].name);
+            else /* --batch takes one value: the batch sweep is the table's rows */
+                snprintf(hint, sizeof hint, "the sweep chooses the values; without --sweep, "
+                                            "%s times the one value given", ic_opt_table[o].name);
             return ic_cli_usage_hint(errf, hint, "--sweep %s varies %s; leave that option out",
                                      ic_axis_name(axes[i]),
                                      axes[i] == IC_AXIS_PRECISION ? "--weights and --kv"
