@@ -1849,6 +1849,42 @@ END_TEST
  * bf16 on one H100 at batch 1, context 1023 + ceil(2 / 2) = 1024; measured
  * 100 tokens/s = 10 ms; predicted 4.52 ms (test_published's hand
  * arithmetic), error -54.8%. */
+/* Shares in a table: three significant digits, 1000% and over in whole
+ * per cent (a chunk's decode slowdown of 13.24 read "1.32e+03%"), just
+ * under 1 never rounded to 100% */
+START_TEST(test_rows_shares)
+{
+    static const struct ic_col cols[] = {{"share", "share", IC_K_FRAC}};
+    static const struct {
+        double x;
+        const char *want;
+    } c[] = {{0.05, "5%"},       {0.12345, "12.3%"}, {9.994, "999%"},
+             {13.24, "1324%"},   {-12.5, "-1250%"},  {0.9999994, "99.999940%"},
+             {0.999999999, ">99.999999%"}};
+    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+        struct ic_rows r;
+        struct ic_err e = {0};
+        FILE *f = tmpfile();
+        ck_assert_ptr_nonnull(f);
+        ic_rows_init(&r, cols, 1);
+        ck_assert_int_eq(ic_rows_add(&r), 0);
+        ck_assert_int_eq(ic_rows_num(&r, "share", c[i].x), 0);
+        ck_assert_int_eq(ic_rows_write(f, IC_FMT_TABLE, &r, NULL, false, &e), 0);
+        char buf[256];
+        rewind(f);
+        size_t n = fread(buf, 1, sizeof buf - 1, f);
+        buf[n] = '\0';
+        char *last = strrchr(buf, ' '); /* the row's cell, right-aligned */
+        ck_assert_ptr_nonnull(last);
+        last[strcspn(last, "\n")] = '\0';
+        ck_assert_msg(strcmp(last + 1, c[i].want) == 0, "%g: '%s' for '%s'", c[i].x, last + 1,
+                      c[i].want);
+        ic_rows_free(&r);
+        fclose(f);
+    }
+}
+END_TEST
+
 START_TEST(test_check_published)
 {
     ck_assert_int_eq(run("check-published", "--measurements",
@@ -2818,6 +2854,7 @@ int main(void)
     tcase_add_test(tc, test_plot_and_lists);
     tcase_add_test(tc, test_csv_carries_every_json_field);
     tcase_add_test(tc, test_rows_filled_by_name);
+    tcase_add_test(tc, test_rows_shares);
     tcase_add_test(tc, test_check_published);
     tcase_add_test(tc, test_output_full_disk);
     tcase_add_test(tc, test_fewest_chips_shown);
