@@ -537,6 +537,22 @@ START_TEST(test_uneven_split_noted)
                          NULL),
                      0);
     ck_assert(!strstr(err_buf, "do not split"));
+    ck_assert(!strstr(err_buf, "query heads:"));
+    /* past the 64 query heads: each chip a whole head's copy, 256 / 64 = 4
+     * (decode's table and the other commands' notes) */
+    ck_assert_int_eq(run("--model", "llama3-70b", "--hw", "v5e", "--chips", "256", NULL), 0);
+    has_out("note: 256 chips for 64 query heads: a chip holds one whole head's projections: 4 "
+            "copies of them are held and read\n");
+    ck_assert_int_eq(run("prefill", "--model", "llama3-70b", "--hw", "v5e", "--chips", "128",
+                         NULL),
+                     0);
+    has_err("infcalc: note: the prefill: 128 chips for llama3-70b's 64 query heads: a chip holds "
+            "one whole head's projections: 2 copies");
+    /* H100's NVLink domain is 8 chips: 16 span two, joined by the scale-out network */
+    ck_assert_int_eq(run("--model", "llama3-70b", "--hw", "h100", "--chips", "16", NULL), 0);
+    has_out("all-reduced per chip; 2 fabric domains of 8 chips, joined by the scale-out network)");
+    ck_assert_int_eq(run("--model", "llama3-70b", "--hw", "h100", "--chips", "8", NULL), 0);
+    ck_assert(!strstr(out_buf, "fabric domains"));
 }
 END_TEST
 

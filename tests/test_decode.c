@@ -544,6 +544,43 @@ START_TEST(test_expected_probes_and_types)
 }
 END_TEST
 
+/* Past the query heads and past the fabric: llama3-70b has 64 query
+ * heads, so on 256 v5e chips each chip holds one head's q/o projections
+ * (10,737,418,240 / 64 parameters), 4 copies in all where 64 chips would
+ * hold one; H100's NVLink domain is 8 chips (hwdb), so 16 chips span 2
+ * domains of 8 and 8 chips one; v5e's ICI domain is 256 chips: one. */
+START_TEST(test_heads_copied_domains)
+{
+    struct ic_point p256 = ic_test_decode("llama3-70b", "v5e",
+                                          cfg(256, 1, 1, IC_DT_BF16, IC_DT_BF16, IC_DT_BF16));
+    struct ic_point p64 = ic_test_decode("llama3-70b", "v5e",
+                                         cfg(64, 1, 1, IC_DT_BF16, IC_DT_BF16, IC_DT_BF16));
+    ck_assert_uint_eq(p256.query_heads, 64);
+    ck_assert(!p256.uneven_split);
+    ck_assert_uint_eq(p256.comm_domains, 1);
+    ck_assert_uint_eq(p256.comm_domain_chips, 256);
+    /* the step's weight bytes over all chips, 256 against 64: q/o 3 more
+     * copies of 2 B x 10,737,418,240 = 21,474,836,480 B; k/v (8 heads,
+     * 2 B x 1,342,177,280 = 2,684,354,560 B a copy) 32 copies against 8;
+     * the replicated norms (2 B x 1,318,912) on 192 more chips; the MLP
+     * (28672 wide) and the vocabulary (128256) split evenly either way:
+     * 64,424,509,440 + 64,424,509,440 + 506,462,208 = 129,355,481,088 B */
+    ck_assert_double_eq_tol(p256.weight_bytes - p64.weight_bytes, 129355481088.0, 1);
+    struct ic_point h16 = ic_test_decode("llama3-70b", "h100",
+                                         cfg(16, 1, 1, IC_DT_BF16, IC_DT_BF16, IC_DT_BF16));
+    struct ic_point h8 = ic_test_decode("llama3-70b", "h100",
+                                        cfg(8, 1, 1, IC_DT_BF16, IC_DT_BF16, IC_DT_BF16));
+    struct ic_point h1 = ic_test_decode("llama3-70b", "h100",
+                                        cfg(1, 1, 1, IC_DT_BF16, IC_DT_BF16, IC_DT_BF16));
+    ck_assert_uint_eq(h16.comm_domains, 2);
+    ck_assert_uint_eq(h16.comm_domain_chips, 8);
+    ck_assert_uint_eq(h8.comm_domains, 1);
+    ck_assert_uint_eq(h8.comm_domain_chips, 8);
+    ck_assert_uint_eq(h1.comm_domains, 1);
+    ck_assert_uint_eq(h1.comm_domain_chips, 1);
+}
+END_TEST
+
 /* ic_decode writes every field of its point (it does not clear the point
  * first): a point computed over a buffer of 0xA5 bytes reports exactly what
  * one computed over zeros does, in JSON and in the CSV that carries every
@@ -1499,6 +1536,7 @@ int main(void)
     tcase_add_test(tc, test_moe_reads);
     tcase_add_test(tc, test_mla_intensity);
     tcase_add_test(tc, test_uneven_split);
+    tcase_add_test(tc, test_heads_copied_domains);
     tcase_add_test(tc, test_expected_from_measured);
     tcase_add_test(tc, test_expected_probes_and_types);
     tcase_add_test(tc, test_missing_compute_type);

@@ -169,8 +169,9 @@ void ic_cli_warn_context(FILE *errf, const struct ic_model_stats *st, const char
                          uint64_t tokens, const char *what);
 bool ic_cli_warn_fit(FILE *errf, const struct ic_cli_setup *s, uint64_t chips, uint64_t batch,
                      uint64_t context, const char *what);
-/* A note where `chips` split the model's query heads unevenly (as decode's
- * table says; ic_cli_warn_fit gives it for each server it checks). */
+/* A note where `chips` split the model's query heads unevenly, and one
+ * where they outnumber them (each chip then holds a whole head's copy), as
+ * decode's table says; ic_cli_warn_fit gives them for each server it checks. */
 void ic_cli_note_uneven(FILE *errf, const struct ic_cli_setup *s, uint64_t chips,
                         const char *what);
 /* The same with extra_B bytes a chip beside (a draft model's). */

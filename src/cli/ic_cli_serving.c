@@ -74,11 +74,19 @@ void ic_cli_note_uneven(FILE *errf, const struct ic_cli_setup *s, uint64_t chips
     c.chips = chips ? chips : 1;
     c.batch = c.context = 1;
     struct ic_point p;
-    if (ic_decode(&s->st, s->h, &c, &p, NULL) == IC_OK && p.uneven_split)
+    if (ic_decode(&s->st, s->h, &c, &p, NULL) != IC_OK)
+        return;
+    if (p.uneven_split)
         fprintf(ic_cli_warnf(errf),
                 "infcalc: note: %s: %llu chips do not split %s's query heads evenly; the "
                 "busiest chip holds the most and sets the time\n",
                 what, (unsigned long long)c.chips, s->m->name);
+    if (p.query_heads && c.chips > p.query_heads)
+        fprintf(ic_cli_warnf(errf),
+                "infcalc: note: %s: %llu chips for %s's %llu query heads: a chip holds one "
+                "whole head's projections: %.3g copies of them are held and read\n",
+                what, (unsigned long long)c.chips, s->m->name,
+                (unsigned long long)p.query_heads, (double)c.chips / (double)p.query_heads);
 }
 
 bool ic_cli_warn_fit_extra(FILE *errf, const struct ic_cli_setup *s, uint64_t chips,

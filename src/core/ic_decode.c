@@ -1,6 +1,7 @@
 /* ic_decode: a decode step as an ic_step load and time, and what a decode
  * point reports beside it (see the header). */
 #include "ic_decode.h"
+#include "ic_comm.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -120,6 +121,12 @@ int ic_decode(const struct ic_model_stats *m, const struct ic_hw *hw,
     p->kv_split_batch = l.kv_split_batch;
     p->kv_head_div = l.kv_head_div;
     p->uneven_split = l.uneven_split;
+    p->query_heads = m->group_ways[IC_PG_ATTN_HEADS] == UINT64_MAX
+                         ? 0
+                         : m->group_ways[IC_PG_ATTN_HEADS];
+    const struct ic_comm_path path = ic_comm_path(hw, N);
+    p->comm_domains = N > 1 ? path.domains : 1;
+    p->comm_domain_chips = N > 1 ? path.domain : 1;
     p->weights_s = t.weights_s;
     p->compute_s = t.compute_s;
     p->kv_s = t.kv_s;

@@ -170,6 +170,11 @@ struct ic_point {
     double b_crit_moe;            /* MoE: b_crit * E / k (every expert busy); dense: b_crit */
     bool uneven_split;            /* N does not divide the query heads (or exceeds them
                                      unevenly): the busiest chip sets the time */
+    uint64_t query_heads;         /* the query heads tensor parallelism splits (0: a model
+                                     stating totals); N past them copies whole heads */
+    uint64_t comm_domains;        /* fabric domains a stage's collectives span (1: within
+                                     one; more: joined by the scale-out network) */
+    uint64_t comm_domain_chips;   /* ... and the chips of each (ic_comm_path) */
 };
 
 /* The rates a step of cfg's configuration is timed at (ic_step_time): its

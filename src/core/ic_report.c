@@ -328,6 +328,11 @@ static void table_title(FILE *out, const struct ic_report_group *r, const struct
         fprintf(out, "note: %llu chips do not split the query heads evenly; the busiest chip "
                      "holds the most and sets the step time\n",
                 (unsigned long long)c->chips);
+    if (p->query_heads && c->chips > p->query_heads)
+        fprintf(out, "note: %llu chips for %llu query heads: a chip holds one whole head's "
+                     "projections: %.3g copies of them are held and read\n",
+                (unsigned long long)c->chips, (unsigned long long)p->query_heads,
+                (double)c->chips / (double)p->query_heads);
     fputs("\n", out);
 }
 
@@ -544,7 +549,13 @@ static void table_point(FILE *out, const struct ic_report_group *r, const struct
     fprintf(out, "    attention compute  %s\n", a);
     ic_report_time(a, sizeof a, p->comm_s);
     ic_report_bytes(b, sizeof b, p->comm_bytes);
-    fprintf(out, "    collectives        %-12s (%s all-reduced per chip)\n", a, b);
+    if (p->comm_domains > 1)
+        fprintf(out, "    collectives        %-12s (%s all-reduced per chip; %llu fabric domains "
+                     "of %llu chips, joined by the scale-out network)\n",
+                a, b, (unsigned long long)p->comm_domains,
+                (unsigned long long)p->comm_domain_chips);
+    else
+        fprintf(out, "    collectives        %-12s (%s all-reduced per chip)\n", a, b);
     if (p->fixed_s > 0) {
         /* the expected step's fixed part, which the terms above leave out */
         ic_report_time(a, sizeof a, p->fixed_s);
