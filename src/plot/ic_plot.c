@@ -41,7 +41,7 @@ static const struct {
     [T_STEP] = {"step time", 7, 3.0},
     [T_WEIGHTS] = {"weight read", 0, 1.8},
     [T_KV] = {"KV read", 1, 1.8},
-    [T_COMPUTE] = {"compute", 2, 1.8},
+    [T_COMPUTE] = {"linear + attention compute", 2, 1.8}, /* the table's two terms */
     [T_COMM] = {"collectives", 3, 1.8},
 };
 
