@@ -795,6 +795,44 @@ START_TEST(test_linear_axis_and_two_panels)
 }
 END_TEST
 
+/* A line chart's out-of-memory band (prefill's prompts that do not fit):
+ * gray from nofit_from to the right edge, white before it; at or below the
+ * first x, the whole panel. Sampled at half the panel's height, at 300 and
+ * 1400 tokens, where the rising curve (10 ms to 0.64 s) is far below or
+ * above and the legend (a corner) is not. */
+START_TEST(test_lines_nofit_band)
+{
+    const double xs[] = {128, 256, 512, 1024, 2048, 4096, 8192};
+    const double ys[] = {0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64};
+    const struct ic_plot_series ser[] = {{"TTFT", xs, ys, 7, false, false}};
+    for (int whole = 0; whole < 2; whole++) {
+        const struct ic_plot_lines l = {.x_label = "prompt tokens", .y_label = "time",
+                                        .xlog = true, .ylog = true, .ytime = true,
+                                        .series = ser, .n_series = 1,
+                                        .nofit_from = whole ? 128 : 724};
+        cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, W, H);
+        cairo_t *cr = cairo_create(s);
+        struct ic_plot_layout lay;
+        struct ic_err e = {0};
+        ck_assert_int_eq(ic_plot_lines(cr, W, H, &l, &lay, &e), 0);
+        const struct ic_plot_panel *p = &lay.panel[0];
+        const double y = p->y0 + p->h * 0.5; /* between the curve and the legend */
+        struct rgb in = pixel(s, dev_x(p, 1400), y), out = pixel(s, dev_x(p, 300), y);
+        ck_assert_msg(fabs(in.r - in.g) < 0.03 && fabs(in.g - in.b) < 0.03 && in.r < 0.85,
+                      "not gray at 1400 tokens: %.2f %.2f %.2f", in.r, in.g, in.b);
+        if (whole)
+            ck_assert_msg(out.r < 0.85, "the whole panel: not gray at 300 tokens");
+        else
+            ck_assert_msg(out.r > 0.9 && out.g > 0.9 && out.b > 0.9, "gray at 300 tokens");
+        /* just inside the frame's left edge: gray only for the whole panel */
+        struct rgb edge = pixel(s, p->x0 + 3, y);
+        ck_assert(whole ? edge.r < 0.85 : edge.r > 0.9);
+        cairo_destroy(cr);
+        cairo_surface_destroy(s);
+    }
+}
+END_TEST
+
 /* ---- the chips sweep: the largest useful tensor-parallel size ------------ */
 
 /* The rule on hand-made points: the shortest step among the points that
@@ -1015,6 +1053,7 @@ int main(void)
     tcase_add_test(tc, test_step_axis_holds_every_curve);
     tcase_add_test(tc, test_heatmap);
     tcase_add_test(tc, test_linear_axis_and_two_panels);
+    tcase_add_test(tc, test_lines_nofit_band);
     tcase_add_test(tc, test_plot_errors);
     tcase_add_test(tc, test_largest_useful_rule);
     tcase_add_test(tc, test_chips_figure);

@@ -174,6 +174,9 @@ bool ic_cli_warn_fit(FILE *errf, const struct ic_cli_setup *s, uint64_t chips, u
  * decode's table says; ic_cli_warn_fit gives them for each server it checks. */
 void ic_cli_note_uneven(FILE *errf, const struct ic_cli_setup *s, uint64_t chips,
                         const char *what);
+/* Whether that configuration (and extra_B bytes a chip) fits, unsaid. */
+bool ic_cli_fits(const struct ic_cli_setup *s, uint64_t chips, uint64_t batch, uint64_t context,
+                 double extra_B);
 /* The same with extra_B bytes a chip beside (a draft model's). */
 bool ic_cli_warn_fit_extra(FILE *errf, const struct ic_cli_setup *s, uint64_t chips,
                            uint64_t batch, uint64_t context, double extra_B, const char *what);

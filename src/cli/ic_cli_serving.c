@@ -89,15 +89,32 @@ void ic_cli_note_uneven(FILE *errf, const struct ic_cli_setup *s, uint64_t chips
                 (unsigned long long)p.query_heads, (double)c.chips / (double)p.query_heads);
 }
 
+/* Bytes a chip holds: s's configuration on `chips` chips with `batch`
+ * sequences of `context` tokens (0s read as 1), and extra_B beside; *c the
+ * configuration. */
+static double fit_mem(const struct ic_cli_setup *s, uint64_t chips, uint64_t batch,
+                      uint64_t context, double extra_B, struct ic_decode_cfg *c)
+{
+    *c = s->dec;
+    c->chips = chips ? chips : 1;
+    c->batch = batch ? batch : 1;
+    c->context = context ? context : 1;
+    return ic_decode_mem_per_chip(&s->st, c, c->batch) + extra_B;
+}
+
+bool ic_cli_fits(const struct ic_cli_setup *s, uint64_t chips, uint64_t batch, uint64_t context,
+                 double extra_B)
+{
+    struct ic_decode_cfg c;
+    return fit_mem(s, chips, batch, context, extra_B, &c) <= s->h->hbm_capacity_B;
+}
+
 bool ic_cli_warn_fit_extra(FILE *errf, const struct ic_cli_setup *s, uint64_t chips,
                            uint64_t batch, uint64_t context, double extra_B, const char *what)
 {
     ic_cli_note_uneven(errf, s, chips, what);
-    struct ic_decode_cfg c = s->dec;
-    c.chips = chips ? chips : 1;
-    c.batch = batch ? batch : 1;
-    c.context = context ? context : 1;
-    const double mem = ic_decode_mem_per_chip(&s->st, &c, c.batch) + extra_B;
+    struct ic_decode_cfg c;
+    const double mem = fit_mem(s, chips, batch, context, extra_B, &c);
     if (mem <= s->h->hbm_capacity_B)
         return true;
     if (!isfinite(mem)) { /* past the step model's limits: no figure to give */
@@ -576,8 +593,11 @@ static int plot_prefill(const struct ic_opts *a, const struct ic_cli_setup *s,
         prompts[np++] = t;
     if (s->st.max_context && (np == 0 || prompts[np - 1] < stop) && stop > 0)
         prompts[np++] = stop; /* end exactly at the usable context */
+    double nofit_from = 0; /* the first prompt that does not fit, halfway (log) from the last */
     for (uint64_t i = 0; i < np; i++) {
         const uint64_t t = prompts[i];
+        if (nofit_from == 0 && !ic_cli_fits(s, base->chips, base->prompts, base->prefix + t, 0))
+            nofit_from = i ? sqrt((double)prompts[i - 1] * (double)t) : (double)t;
         struct ic_prefill_cfg c = *base;
         c.prompt = t;
         struct ic_prefill pf, pu;
@@ -623,8 +643,14 @@ static int plot_prefill(const struct ic_opts *a, const struct ic_cli_setup *s,
     else
         snprintf(est, sizeof est, "MFU %.2f%s, ideal bound",
                  base->mfu > 0 ? base->mfu : IC_PREFILL_MFU, base->mfu > 0 ? "" : " (default)");
-    snprintf(sub, sizeof sub, "prefill of one whole prompt%s%s, %s%s%s",
-             base->prefix ? " after its cached prefix" : "",
+    char what[64] = "one whole prompt";
+    if (base->prompts > 1)
+        snprintf(what, sizeof what, "%llu whole prompts together",
+                 (unsigned long long)base->prompts);
+    snprintf(sub, sizeof sub, "prefill of %s%s%s, %s%s%s", what,
+             base->prefix ? (base->prompts > 1 ? " after their cached prefixes"
+                                               : " after its cached prefix")
+                          : "",
              a->given[IC_OPT_CHUNK] ? " (not in chunks, nor batched: the table's are)" : "",
              est,
              s->st.max_context ? "; up to the model's usable context"
@@ -645,7 +671,7 @@ static int plot_prefill(const struct ic_opts *a, const struct ic_cli_setup *s,
                                       : s->st.max_context && n && xs[n - 1] == (double)usable
                                           ? (double)usable
                                           : 0,
-                             .vline_label = mark};
+                             .vline_label = mark, .nofit_from = nofit_from};
     int lrc = ic_plot_lines_write(a->plot, w, h, &L, &e);
     return lrc ? ic_cli_report(errf, lrc, &e) : 0;
 }

@@ -732,6 +732,19 @@ static struct legend_item *legend_add(struct legend *lg, int col, double width, 
     return li;
 }
 
+/* Gray over the panel between the pixel columns x0 and x1: what does not
+ * fit in memory, with its legend entry. */
+static void nofit_shade(cairo_t *cr, struct legend *lg, const struct ic_plot_panel *p, double x0,
+                        double x1)
+{
+    cairo_set_source_rgba(cr, 0.45, 0.45, 0.45, 0.35);
+    cairo_rectangle(cr, x0, p->y0, x1 - x0, p->h);
+    cairo_fill(cr);
+    struct legend_item *li = legend_add(lg, 7, 0, "does not fit in memory");
+    if (li)
+        li->patch = true, li->alpha = 0.3;
+}
+
 static double legend_row(const struct legend *lg) { return lg->size + 7; }
 
 static void legend_size(cairo_t *cr, const struct legend *lg, double *bw, double *bh)
@@ -1211,13 +1224,7 @@ static void time_panel(cairo_t *cr, struct ic_plot_panel *p, const void *vctx, s
             double edge = nofit < cv->n ? sqrt(xval(&cv->pts[nofit - 1], xk) *
                                                xval(&cv->pts[nofit], xk))
                                         : p->xmax;
-            double x = ic_plot_px(p, fmin(edge, p->xmax));
-            cairo_set_source_rgba(cr, 0.45, 0.45, 0.45, 0.35);
-            cairo_rectangle(cr, p->x0, p->y0, x - p->x0, p->h);
-            cairo_fill(cr);
-            struct legend_item *li = legend_add(lg, 7, 0, "does not fit in memory");
-            if (li)
-                li->patch = true, li->alpha = 0.3;
+            nofit_shade(cr, lg, p, p->x0, ic_plot_px(p, fmin(edge, p->xmax)));
         }
         for (size_t i = 0; i < cv->n && xk != X_CHIPS; i++)
             if (!cv->pts[i].fits) {
@@ -1229,13 +1236,7 @@ static void time_panel(cairo_t *cr, struct ic_plot_panel *p, const void *vctx, s
                                   : sqrt(prev * v);
                 if (i == 0)
                     edge = p->xmin;
-                double x = ic_plot_px(p, fmax(edge, p->xmin));
-                cairo_set_source_rgba(cr, 0.45, 0.45, 0.45, 0.35);
-                cairo_rectangle(cr, x, p->y0, p->x0 + p->w - x, p->h);
-                cairo_fill(cr);
-                struct legend_item *li = legend_add(lg, 7, 0, "does not fit in memory");
-                if (li)
-                    li->patch = true, li->alpha = 0.3;
+                nofit_shade(cr, lg, p, ic_plot_px(p, fmax(edge, p->xmin)), p->x0 + p->w);
                 break;
             }
         double xs[IC_SWEEP_MAX_VALUES], ys[IC_SWEEP_MAX_VALUES];
@@ -1992,6 +1993,9 @@ static void lines_panel(cairo_t *cr, struct ic_plot_panel *a, const void *vctx,
     fit_panel(a, sc, xlo, xhi, ylo, yhi, PAD, labels ? 44 : PAD, PAD, labels ? 26 : PAD);
     grid(cr, a);
     clip_to(cr, a);
+    if (l->nofit_from > 0)
+        nofit_shade(cr, lg, a, l->nofit_from <= xlo ? a->x0 : ic_plot_px(a, l->nofit_from),
+                    a->x0 + a->w);
     int c = 0;
     for (size_t s = 0, k = 0; s < l->n_series; s++) {
         const struct ic_plot_series *v = &l->series[s];

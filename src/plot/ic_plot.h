@@ -142,6 +142,8 @@ struct ic_plot_lines {
     size_t n_series;
     double vline;            /* a vertical marker at this x (0: none) */
     const char *vline_label;
+    double nofit_from;       /* gray from this x on: does not fit in memory (0: all fits;
+                                at or below the first x: the whole panel) */
     unsigned points_mask;    /* bit s: series s is markers only (a scatter) */
     unsigned open_mask;      /* bit s: its markers are rings, not dots */
     const char *const *point_labels; /* optional: a label beside each point of the
