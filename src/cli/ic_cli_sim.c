@@ -409,8 +409,11 @@ static int draw(const char *path, const int *size, const char *title, const doub
         snprintf(lab + 16 * i, 16, "%.3g/s", rates[i]);
         labels[i] = lab + 16 * i;
     }
-    /* the SLO lines span the rates drawn, no further */
+    /* the SLO lines span the rates drawn, no further (one rate: half of it
+     * to 1.5 times it, the axis then drawn over that, a line to be seen) */
     sx[0] = rates[0], sx[1] = rates[n - 1];
+    if (n == 1)
+        sx[0] = rates[0] / 2, sx[1] = rates[0] * 1.5;
     sy[0] = sy[1] = c->ttft_slo_s;
     sy2[0] = sy2[1] = c->tpot_slo_s;
     struct ic_plot_series ser[6] = {
