@@ -5,6 +5,7 @@
  * test_grid.c). */
 #include "ic_comm.h"
 #include "ic_report.h"
+#include "ic_sweep.h"
 #include "ic_test.h"
 
 #include <math.h>
@@ -578,6 +579,34 @@ START_TEST(test_heads_copied_domains)
     ck_assert_uint_eq(h8.comm_domain_chips, 8);
     ck_assert_uint_eq(h1.comm_domains, 1);
     ck_assert_uint_eq(h1.comm_domain_chips, 1);
+}
+END_TEST
+
+/* The context sweep runs 128, 256, ... to the model's usable context and
+ * ends exactly there: llama2-7b's 4096 (128 .. 4096: 6 values), whatever
+ * the base context (2048 or 8192 past it); a model stating none runs to
+ * 131072 (11 values), or to a base context past that. */
+START_TEST(test_context_sweep_stops)
+{
+    struct ic_test_pair *t = ic_test_pair("llama2-7b", "h100");
+    ck_assert_uint_eq(t->st.max_context, 4096);
+    uint64_t v[IC_SWEEP_MAX_VALUES];
+    struct ic_decode_cfg c = ic_decode_defaults();
+    for (int k = 0; k < 2; k++) {
+        c.context = k ? 8192 : 2048;
+        size_t n = ic_sweep_values(IC_AXIS_CONTEXT, &t->st, &t->h, &c, v);
+        ck_assert_uint_eq(n, 6);
+        ck_assert_uint_eq(v[0], 128);
+        ck_assert_uint_eq(v[5], 4096);
+    }
+    t->st.max_context = 0;
+    c.context = 2048;
+    ck_assert_uint_eq(ic_sweep_values(IC_AXIS_CONTEXT, &t->st, &t->h, &c, v), 11);
+    ck_assert_uint_eq(v[10], 131072);
+    c.context = 200000;
+    ck_assert_uint_eq(ic_sweep_values(IC_AXIS_CONTEXT, &t->st, &t->h, &c, v), 12);
+    ck_assert_uint_eq(v[11], 200000);
+    free(t);
 }
 END_TEST
 
@@ -1537,6 +1566,7 @@ int main(void)
     tcase_add_test(tc, test_mla_intensity);
     tcase_add_test(tc, test_uneven_split);
     tcase_add_test(tc, test_heads_copied_domains);
+    tcase_add_test(tc, test_context_sweep_stops);
     tcase_add_test(tc, test_expected_from_measured);
     tcase_add_test(tc, test_expected_probes_and_types);
     tcase_add_test(tc, test_missing_compute_type);

@@ -46,9 +46,12 @@ size_t ic_sweep_values(enum ic_axis a, const struct ic_model_stats *m, const str
         break;
     }
     case IC_AXIS_CONTEXT: {
-        uint64_t stop = m->max_context ? m->max_context : 131072;
-        if (base->context > stop)
-            stop = base->context;
+        /* the model's usable context; where it states none, 128k or the
+         * base's context past it (a default context of 2048 ran a model of
+         * 128 positions to 2048) */
+        uint64_t stop = m->max_context                ? m->max_context
+                        : base->context > UINT64_C(131072) ? base->context
+                                                           : UINT64_C(131072);
         if (stop > (UINT64_C(1) << 20))
             stop = UINT64_C(1) << 20;
         for (uint64_t s = 128; s <= stop && n < IC_SWEEP_MAX_VALUES; s *= 2)
