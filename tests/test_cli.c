@@ -509,11 +509,11 @@ START_TEST(test_trace_context_warning)
     ck_assert_int_eq(run("simulate", "--model", "llama3-8b", "--hw", "h100", "--trace", path,
                          "--format", "json", NULL),
                      0);
-    has_out("{\"rate_per_s\": null, ");
+    has_out("\"engine\": \"none\", \"rate_per_s\": null, ");
     ck_assert_int_eq(run("simulate", "--model", "llama3-8b", "--hw", "h100", "--trace", path,
                          "--rate", "1", "--format", "json", NULL),
                      0);
-    has_out("{\"rate_per_s\": 1, ");
+    has_out("\"engine\": \"none\", \"rate_per_s\": 1, ");
     remove(path);
 }
 END_TEST
@@ -698,6 +698,16 @@ START_TEST(test_sim_layout_fields)
                      0);
     has_out("\"replicas\": 1, \"prefill_servers\": 0, \"chips\": 1, \"kv_transfer_mean_s\": null, "
             "\"prefill_mean_batch\": null, \"prefill_kv_occupancy\": null");
+    /* and what was simulated, at which estimate: the ideal bound unless
+     * asked, the expected under an engine's profile */
+    has_out("{\"model\": \"llama3-8b\", \"hw\": \"h100-sxm\", \"estimate\": \"ideal\", "
+            "\"engine\": \"none\", ");
+    ck_assert_int_eq(run("simulate", "--model", "llama3-8b", "--hw", "h100", "--prompt", "512",
+                         "--output", "32", "--requests", "20", "--engine", "vllm-0.19",
+                         "--format", "csv", NULL),
+                     0);
+    has_out("model,hw,estimate,engine,rate_per_s,");
+    has_out("\nllama3-8b,h100-sxm,expected,vllm-0.19,");
     /* the table's title says whose they are; 1 chip, 1 sequence: singular */
     ck_assert_int_eq(run("simulate", "--model", "llama3-8b", "--hw", "h100", "--prompt", "512",
                          "--output", "32", "--requests", "20", "--prefill-chips", "1",

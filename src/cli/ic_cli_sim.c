@@ -54,6 +54,12 @@ const char ic_cli_help_simulate[] =
     "         --rates 2,4,6,8 --prompt 2048 --output 300 --ttft 2s --tpot 50ms\n";
 
 static const struct ic_col sim_cols[] = {
+    /* what was simulated, as every serving analysis's JSON and CSV say it
+     * (the title says it in the table) */
+    {"model", NULL, IC_K_TEXT},
+    {"hw", NULL, IC_K_TEXT},
+    {"estimate", NULL, IC_K_TEXT},
+    {"engine", NULL, IC_K_TEXT},
     {"rate_per_s", "rate req/s", IC_K_NUM},
     {"requests_per_s", "req/s", IC_K_NUM},
     {"output_tokens_per_s", "out tok/s", IC_K_NUM},
@@ -681,6 +687,9 @@ int ic_cli_cmd_simulate(const struct ic_opts *a, const struct ic_db *db, FILE *o
             ic_cli_setup_free(&x.s);
             return ic_cli_oom(errf);
         }
+        ic_rows_text(&rows, "model", x.s.m->name);
+        ic_rows_text(&rows, "hw", x.s.h->name);
+        ic_cli_estimate_fields(&rows, &x.s);
         add_row(&rows, &x.c, rates[i], &res[i]);
         ic_rows_num(&rows, "slo.ttft_p99_s", x.c.ttft_slo_s > 0 ? x.c.ttft_slo_s : NAN);
         ic_rows_num(&rows, "slo.tpot_p99_s", x.c.tpot_slo_s > 0 ? x.c.tpot_slo_s : NAN);
