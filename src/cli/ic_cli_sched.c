@@ -42,7 +42,7 @@ static const struct ic_col moe_cols[] = {
     {"compute_s", "compute", IC_K_S},
     {"a2a_s", "all-to-all", IC_K_S},
     {"step_s", "step", IC_K_S},
-    {"step_expected_s", "expected", IC_K_S}, /* the other estimate's (moe_cols_for) */
+    {"step_other_s", "expected", IC_K_S}, /* the other estimate's (moe_cols_for) */
     {"linear_bound", "linear layers", IC_K_TEXT},
     {"tokens_per_s_per_chip", "tok/s/chip", IC_K_NUM},
     {"fits", "fits", IC_K_BOOL},
@@ -66,22 +66,19 @@ static const struct ic_col moe_sum_cols[] = {
     {"engine", NULL, IC_K_TEXT},
 };
 
-/* The batch columns: the other estimate's step named for it (ideal beside
- * the expected step), left out where the entry cannot time it (ideal on an
+/* The batch columns: the other estimate's step under one key whatever the
+ * estimate (step_other_s; the summary's `estimate` says which step_s is),
+ * its table heading named for it (ideal beside the expected step), and
+ * null, out of the table, where the entry cannot time it (ideal on an
  * entry with neither achieved nor measured rates); their count. */
 static int moe_cols_for(struct ic_col *cols, enum ic_estimate est, bool other)
 {
     int n = 0;
     for (size_t i = 0; i < sizeof moe_cols / sizeof moe_cols[0]; i++) {
-        if (strcmp(moe_cols[i].key, "step_expected_s") == 0) {
-            if (!other)
-                continue;
-            if (est == IC_EST_EXPECTED) {
-                cols[n++] = (struct ic_col){"step_ideal_s", "ideal", IC_K_S};
-                continue;
-            }
-        }
-        cols[n++] = moe_cols[i];
+        cols[n] = moe_cols[i];
+        if (strcmp(moe_cols[i].key, "step_other_s") == 0)
+            cols[n].head = !other ? NULL : est == IC_EST_EXPECTED ? "ideal" : "expected";
+        n++;
     }
     return n;
 }
@@ -109,7 +106,7 @@ static void moe_summary(struct ic_rows *r, const struct ic_cli_setup *l,
 }
 
 static void moe_batch(struct ic_rows *r, uint64_t b, const struct ic_moe *x,
-                      const struct ic_moe *other, const char *other_key)
+                      const struct ic_moe *other)
 {
     ic_rows_num(r, "batch", (double)b);
     ic_rows_num(r, "experts_touched", x->experts_touched);
@@ -118,8 +115,7 @@ static void moe_batch(struct ic_rows *r, uint64_t b, const struct ic_moe *x,
     ic_rows_num(r, "compute_s", x->compute_s);
     ic_rows_num(r, "a2a_s", x->a2a_s);
     ic_rows_num(r, "step_s", x->step_s);
-    if (other)
-        ic_rows_num(r, other_key, other->step_s);
+    ic_rows_num(r, "step_other_s", other ? other->step_s : NAN);
     ic_rows_text(r, "linear_bound", x->compute_s >= x->weights_s ? "compute" : "weights");
     ic_rows_num(r, "tokens_per_s_per_chip", x->tokens_s_chip);
     ic_rows_num(r, "fits", x->fits);
@@ -167,7 +163,6 @@ int ic_cli_cmd_moe(const struct ic_opts *a, const struct ic_db *db, FILE *out, F
         struct ic_err oe = {0};
         other = other && ic_moe(&l.st, l.h, &oc, &oth[i], &oe) == IC_OK;
     }
-    const char *other_key = c.dec.estimate == IC_EST_EXPECTED ? "step_ideal_s" : "step_expected_s";
     struct ic_rows r, sum, csv;
     /* CSV is one table: the summary's fields on every batch row (it held
      * the batch rows alone) */
@@ -190,9 +185,9 @@ int ic_cli_cmd_moe(const struct ic_opts *a, const struct ic_db *db, FILE *out, F
             rc = ic_cli_oom(errf);
             goto out;
         }
-        moe_batch(&r, b, &all[i], other ? &oth[i] : NULL, other_key);
+        moe_batch(&r, b, &all[i], other ? &oth[i] : NULL);
         moe_summary(&csv, &l, &c, &all[0]);
-        moe_batch(&csv, b, &all[i], other ? &oth[i] : NULL, other_key);
+        moe_batch(&csv, b, &all[i], other ? &oth[i] : NULL);
     }
     char title[768], w[IC_MODEL_KEPT_LEN + 16], est[160];
     ic_model_weights_text(&l.st, l.dec.weights, w, sizeof w);

@@ -1461,6 +1461,8 @@ static const struct ic_col opt_cols[] = {
     {"weights", "weights", IC_K_TEXT},
     {"kv", "KV", IC_K_TEXT},
     {"compute", "compute", IC_K_TEXT},
+    {"estimate", NULL, IC_K_TEXT}, /* the search's (the title says it) */
+    {"engine", NULL, IC_K_TEXT},
     {"prefill_chips", "prefill chips", IC_K_INT},
     {"prefill_servers", "prefill servers", IC_K_INT},
     {"tp", "tp", IC_K_INT},
@@ -1471,9 +1473,11 @@ static const struct ic_col opt_cols[] = {
     {"batch", "batch", IC_K_INT},
     {"ttft_s", "TTFT", IC_K_S},
     {"tpot_s", "TPOT", IC_K_S},
-    /* the same step at the entry's achieved rates (null where it has none
-     * for the compute type): how far the ideal bound's TPOT may move */
-    {"tpot_expected_s", "TPOT expected", IC_K_S},
+    /* the same step at the other estimate, under one key whatever the
+     * search's (its heading names it): at the entry's achieved rates beside
+     * the ideal bound (null where it has none for the compute type), how
+     * far the TPOT may move; the ideal bound beside the expected */
+    {"tpot_other_s", "TPOT expected", IC_K_S},
     {"step_s", "step", IC_K_S},
     {"send_s", "stage send", IC_K_S},
     /* the decode servers' chips alone ($/M tokens counts the prefill
@@ -1493,6 +1497,8 @@ static const struct ic_col opt_cap_cols[] = {
     {"weights", "weights", IC_K_TEXT},
     {"kv", "KV", IC_K_TEXT},
     {"compute", "compute", IC_K_TEXT},
+    {"estimate", NULL, IC_K_TEXT},
+    {"engine", NULL, IC_K_TEXT},
     {"tp", "tp", IC_K_INT},
     {"pp", "pp", IC_K_INT},
     {"micro", "micro", IC_K_INT},
@@ -1817,12 +1823,12 @@ int ic_cli_cmd_optimize(const struct ic_opts *a, const struct ic_db *db, FILE *o
     double ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
     struct ic_rows r;
     const bool at_rate = req.rate > 0, at_expected = req.estimate == IC_EST_EXPECTED;
-    /* the closed form's columns, the other estimate's TPOT named for it */
+    /* the closed form's columns, the other estimate's TPOT headed by its name */
     struct ic_col cols[sizeof opt_cols / sizeof opt_cols[0]];
     memcpy(cols, opt_cols, sizeof cols);
     for (size_t i = 0; at_expected && i < sizeof cols / sizeof cols[0]; i++)
-        if (strcmp(cols[i].key, "tpot_expected_s") == 0)
-            cols[i] = (struct ic_col){"tpot_ideal_s", "TPOT ideal", IC_K_S};
+        if (strcmp(cols[i].key, "tpot_other_s") == 0)
+            cols[i].head = "TPOT ideal";
     if (by_cap)
         ic_rows_init(&r, opt_cap_cols,
                      (int)(sizeof opt_cap_cols / sizeof opt_cap_cols[0]) - (at_rate ? 0 : 2));
@@ -1843,6 +1849,8 @@ int ic_cli_cmd_optimize(const struct ic_opts *a, const struct ic_db *db, FILE *o
         ic_rows_text(&r, "weights", dtn(c->weights));
         ic_rows_text(&r, "kv", dtn(c->kv));
         ic_rows_text(&r, "compute", dtn(c->compute));
+        ic_rows_text(&r, "estimate", at_expected ? "expected" : "ideal");
+        ic_rows_text(&r, "engine", req.engine ? req.engine->name : "none");
         ic_rows_num(&r, "tp", (double)c->tp);
         ic_rows_num(&r, "pp", (double)c->pp);
         ic_rows_num(&r, "micro", (double)c->micro);
@@ -1869,7 +1877,7 @@ int ic_cli_cmd_optimize(const struct ic_opts *a, const struct ic_db *db, FILE *o
             d.estimate = at_expected ? IC_EST_IDEAL : IC_EST_EXPECTED;
             d.engine = NULL;
             struct ic_point ep;
-            ic_rows_num(&r, at_expected ? "tpot_ideal_s" : "tpot_expected_s",
+            ic_rows_num(&r, "tpot_other_s",
                         (at_expected || ic_step_achieved(c->hw, IC_EST_EXPECTED)) &&
                                 ic_decode(&st, c->hw, &d, &ep, NULL) == IC_OK
                             ? ep.step_s
