@@ -458,6 +458,7 @@ static const struct ic_col chunk_cols[] = {
     {"decode_step_s", "decode step alone", IC_K_S},
     {"chunk_step_s", "step with a chunk (mean)", IC_K_S},
     {"max_step_s", "step with a chunk (max)", IC_K_S},
+    /* chunk_step_s / decode_step_s - 1, a share (3.05: the step 4.05x as long) */
     {"decode_slowdown", "decode slowdown", IC_K_FRAC},
     {"steps", "steps to finish the prompt", IC_K_INT},
     {"ttft_s", "TTFT chunked", IC_K_S},
