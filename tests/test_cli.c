@@ -1963,7 +1963,7 @@ START_TEST(test_check_published)
                      0);
     has_out("\n\"r\"\"1,a\",validation,decode_b1,\"gpt\"\"fast\",h100-sxm,1,llama3-8b,1,1024,0.01,"
             "0.00452065");
-    has_out(",no,,,,,,");
+    has_out(",false,false,,,,,,"); /* includes_prefill and simulated as the JSON's */
     /* ... and what the JSON carries beside, the same figures: the chips and
      * concurrency, the step and its prefill (none: 0), the profile and the
      * source, quoted as text is */

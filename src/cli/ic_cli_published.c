@@ -525,7 +525,8 @@ static int write_csv(FILE *out, const struct evaluated *x)
 {
     fputs("id,use,kind,engine,hw,tp,model,batch,context,measured_s,ideal_s,ideal_error,"
           "expected_s,expected_error,expected_without_profile_s,"
-          "expected_without_profile_error,includes_prefill,measured_output_tokens_per_s,"
+          "expected_without_profile_error,includes_prefill,simulated,"
+          "measured_output_tokens_per_s,"
           "closed_form_output_tokens_per_s,closed_form_error,simulated_output_tokens_per_s,"
           "simulated_error,chips,concurrency,ideal_step_s,ideal_prefill_s,expected_step_s,"
           "expected_prefill_s,simulated_estimate,batch_limit,engine_profile,source\n", out);
@@ -551,9 +552,11 @@ static int write_csv(FILE *out, const struct evaluated *x)
             cnum(out, v->e_expected + e);
             cnum(out, v->expected_noeng_s + e);
             cnum(out, v->e_expected_noeng + e);
-            fprintf(out, ",%s", v->simulated ? "interleaved" : v->with_prefill ? "yes" : "no");
+            /* as the JSON says them (the input's "interleaved" is both) */
+            fprintf(out, ",%s,%s", v->with_prefill ? "true" : "false",
+                    v->simulated ? "true" : "false");
         } else {
-            fputs(",,,,,,,,,,", out);
+            fputs(",,,,,,,,,,,", out);
         }
         double t = v->throughput ? 0 : NAN;
         cnum(out, v->tput_measured + t);
