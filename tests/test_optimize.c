@@ -259,6 +259,13 @@ START_TEST(test_optimize_405b_two_nodes)
                                   t->h.usd_per_chip_hour * (double)chips / 3600 / (40.0 * 256) *
                                       1e6) < 1e-12,
                       "$/M at the rate %g", c->usd_per_mtok_at_rate);
+        /* the load: 40 requests/s over what the busier pool takes all busy,
+         * the prefill servers' prefill_replicas / TTFT or the replicas'
+         * replicas x per_replica */
+        const double load = fmax(40 * c->ttft_s / (double)c->prefill_replicas,
+                                 40 / (per_replica * (double)c->replicas));
+        ck_assert_msg(ic_test_rel(c->load, load) < 1e-12, "load %g, not %g", c->load, load);
+        ck_assert_double_le(c->load, 1.0);
     }
     /* ranked by that cost, then by the chip-time's */
     for (size_t i = 1; i < n_ok; i++)
@@ -302,7 +309,7 @@ START_TEST(test_optimize_405b_two_nodes)
     ck_assert_int_eq(ic_optimize(&t->st, &t->h, 1, &req, v, CAP, &n_ok, NULL, NULL, &e), IC_OK);
     for (size_t i = 0; i < n_ok; i++) {
         ck_assert(v[i].replicas == 1 && v[i].prefill_replicas == 1);
-        ck_assert(isnan(v[i].usd_per_mtok_at_rate));
+        ck_assert(isnan(v[i].usd_per_mtok_at_rate) && isnan(v[i].load));
         ck_assert(i == 0 || v[i - 1].usd_per_mtok <= v[i].usd_per_mtok);
     }
     req.rate = -1;
@@ -567,6 +574,17 @@ START_TEST(test_rank_capacity)
                                           &one, 1, &n_one, NULL, NULL, &e),
                      IC_OK);
     ck_assert_uint_eq(n_one, n_out);
+    ck_assert(isnan(one.load)); /* no demand */
+    /* a demand of 7 requests/s: ceil(7 / capacity) replicas, loaded to 7
+     * over their capacity together */
+    req.rate = 7;
+    ck_assert_int_eq(ic_optimize_capacity(&t->st, &req, &base, v, n_ok < CAP ? n_ok : CAP, 3,
+                                          &one, 1, &n_one, NULL, NULL, &e),
+                     IC_OK);
+    req.rate = 0;
+    ck_assert_uint_eq(one.replicas, (uint64_t)ceil(7 / one.capacity_rps));
+    ck_assert_double_eq_tol(one.load, 7 / ((double)one.replicas * one.capacity_rps), 1e-12);
+    ck_assert_double_le(one.load, 1.0);
     ck_assert_uint_gt(n_out, 1); /* (one would pass unchanged) */
     ck_assert_uint_le(n_out, 4); /* so that the rows below were all written */
     /* each simulated: an offline run and the near-idle one at least; at

@@ -1487,9 +1487,11 @@ static const struct ic_col opt_cols[] = {
     {"fit", "fit", IC_K_FRAC},
     {"prefill_share", "prefill share", IC_K_FRAC},
     {"usd_per_million_tokens", "$/M tokens", IC_K_USD},
-    /* with --rate only (the last two of each list): the chips provisioned
-     * and their cost per output token at the rate, idle time included */
+    /* with --rate only (the last three of each list): the chips provisioned,
+     * the rate over what their busier pool takes (ic_opt_cand.load) and
+     * their cost per output token at the rate, idle time included */
     {"chips_total", "chips in all", IC_K_INT},
+    {"load", "load", IC_K_FRAC},
     {"usd_per_million_tokens_at_rate", "$/M at the rate", IC_K_USD},
 };
 static const struct ic_col opt_cap_cols[] = {
@@ -1514,6 +1516,7 @@ static const struct ic_col opt_cap_cols[] = {
     {"capacity_per_s", "capacity req/s", IC_K_NUM},
     {"usd_per_million_tokens", "$/M tokens", IC_K_USD},
     {"chips_total", "chips in all", IC_K_INT},
+    {"load", "load", IC_K_FRAC},
     {"usd_per_million_tokens_at_rate", "$/M at the rate", IC_K_USD},
 };
 
@@ -1832,9 +1835,9 @@ int ic_cli_cmd_optimize(const struct ic_opts *a, const struct ic_db *db, FILE *o
             cols[i].head = "TPOT ideal";
     if (by_cap)
         ic_rows_init(&r, opt_cap_cols,
-                     (int)(sizeof opt_cap_cols / sizeof opt_cap_cols[0]) - (at_rate ? 0 : 2));
+                     (int)(sizeof opt_cap_cols / sizeof opt_cap_cols[0]) - (at_rate ? 0 : 3));
     else
-        ic_rows_init(&r, cols, (int)(sizeof cols / sizeof cols[0]) - (at_rate ? 0 : 2));
+        ic_rows_init(&r, cols, (int)(sizeof cols / sizeof cols[0]) - (at_rate ? 0 : 3));
     const struct ic_opt_cand *rows = by_cap ? ranked : cands;
     const size_t n_rows = by_cap ? n_sim : n_ok;
     size_t shown = n_rows < top ? n_rows : top;
@@ -1891,13 +1894,14 @@ int ic_cli_cmd_optimize(const struct ic_opts *a, const struct ic_db *db, FILE *o
         ic_rows_num(&r, "usd_per_million_tokens", c->usd_per_mtok);
         if (at_rate) {
             ic_rows_num(&r, "chips_total", (double)c->chips_total);
+            ic_rows_num(&r, "load", c->load);
             ic_rows_num(&r, "usd_per_million_tokens_at_rate", c->usd_per_mtok_at_rate);
         }
     }
     char title[8400], ttft[32], tpot[32];
     ic_report_time(ttft, sizeof ttft, req.ttft_s);
     ic_report_time(tpot, sizeof tpot, req.tpot_s);
-    char how[1100], demand[240] = "", est[160];
+    char how[1100], demand[400] = "", est[160];
     if (at_expected)
         snprintf(est, sizeof est, "the expected estimate: each entry's achieved rates, %s%s",
                  en ? "engine " : "a good engine", en ? en->name : "");
@@ -1926,8 +1930,13 @@ int ic_cli_cmd_optimize(const struct ic_opts *a, const struct ic_db *db, FILE *o
     if (req.rate > 0)
         snprintf(demand, sizeof demand,
                  "; replicas for %.4g requests/s, ranked by the cost of their chips at that rate "
-                 "(whole servers, idle time included)",
-                 req.rate);
+                 "(whole servers, idle time included; %s)",
+                 req.rate,
+                 by_cap ? "'load' is the rate over the replicas' simulated capacity under the "
+                          "P99 SLOs"
+                        : "no queueing counted: 'load' is the rate over what the busier pool "
+                          "takes all busy, the TTFT the unloaded one, so P99s at the rate come "
+                          "from --rank capacity or simulate");
     if (unpriced[0]) {
         size_t l = strlen(how);
         snprintf(how + l, sizeof how - l, "\nleft out, without a price: %s", unpriced);

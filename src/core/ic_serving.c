@@ -969,6 +969,11 @@ int ic_optimize(const struct ic_model_stats *m, const struct ic_hw *hws, size_t 
                                 ic_hw_usd(hw, (pf_chip_s + dec_chip_s) / (double)L) * 1e6,
                         };
                         provision(&c, req->rate, (double)L, false);
+                        c.load = fmax(req->rate * pf_s / (double)c.prefill_replicas,
+                                      req->rate * (double)L * mean.step_s / (double)lo /
+                                          (double)c.replicas);
+                        if (!(req->rate > 0))
+                            c.load = NAN;
                         /* a type that changes nothing here (fp8 and int8 of the
                          * same width and peak) repeats a row counted: skip it,
                          * uncounted, whether that row is kept or not (the count
@@ -1112,6 +1117,7 @@ int ic_optimize_capacity(const struct ic_model_stats *m, const struct ic_opt_req
         c.prefill_share = 0;
         c.usd_per_mtok = ic_hw_usd(c.hw, (double)c.tp / (capacity * L)) * 1e6;
         provision(&c, req->rate, L, true);
+        c.load = req->rate > 0 ? req->rate / ((double)c.replicas * capacity) : NAN;
         passed++;
         keep_best(out, cap, &kept, &c);
     }

@@ -339,6 +339,12 @@ struct ic_opt_cand {
      * usd_per_mtok */
     uint64_t chips_total;
     double usd_per_mtok_at_rate;
+    /* ... and the rate over what the busier pool of them takes (NaN
+     * without a demand): the closed form's prefill or decode servers all
+     * busy (a queue then grows without bound, and the TTFT shown, unloaded,
+     * is reached only well below 1), the capacity ranking's replicas at
+     * their simulated capacity under the P99 SLOs */
+    double load;
     /* --rank capacity only (ic_optimize_capacity): one colocated replica of
      * decode_chips chips simulated (prefill and decode on the same chips) */
     double capacity_rps;          /* the largest Poisson rate meeting both P99 SLOs */
