@@ -307,6 +307,13 @@ START_TEST(test_context_warning)
     ck_assert_str_eq(err_buf, "infcalc: warning: --context 1000000 exceeds llama3-8b's "
                               "max_position_embeddings (8192)\n");
     ck_assert(!strstr(out_buf, "nan") && !strstr(out_buf, "inf"));
+    /* a windowed model's header: the full-attention bytes a token, and
+     * what a token holds at the context (Mistral 7B, every layer windowed
+     * at 4096: 131072 x 4096 / 32768 = 16384); none said within the window */
+    ck_assert_int_eq(run("--model", "mistral-7b", "--hw", "h100", "--context", "32768", NULL), 0);
+    has_out("KV 131072 B/token (16384 held a token at context 32768: sliding windows), ");
+    ck_assert_int_eq(run("--model", "mistral-7b", "--hw", "h100", "--context", "4096", NULL), 0);
+    has_out("KV 131072 B/token, ");
 }
 END_TEST
 

@@ -610,6 +610,30 @@ START_TEST(test_context_sweep_stops)
 }
 END_TEST
 
+/* What a sequence holds a token beside the full-attention figure: Mistral
+ * 7B's every layer windowed at 4096, so at context 32768 a token holds
+ * 131072 x 4096 / 32768 = 16384 B, at 2048 all of 131072; Gemma 2 9B's
+ * 21 of 42 layers windowed at 4096 (2 x 8 x 256 x 2 B = 8192 B a layer,
+ * 344064 in all), so at 8192 (21 x 8192 + 21 x 4096) / (42 x 8192) = 0.75
+ * of it, 258048 B. */
+START_TEST(test_kv_held_windows)
+{
+    const struct {
+        const char *model;
+        uint64_t context;
+        double full, held;
+    } c[] = {{"mistral-7b", 32768, 131072, 16384},
+             {"mistral-7b", 2048, 131072, 131072},
+             {"gemma2-9b", 8192, 344064, 258048}};
+    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+        struct ic_point p = ic_test_decode(
+            c[i].model, "h100", cfg(1, 1, c[i].context, IC_DT_BF16, IC_DT_BF16, IC_DT_BF16));
+        ck_assert_uint_eq(p.kv_bytes_per_token, (uint64_t)c[i].full);
+        ck_assert_double_eq_tol(p.kv_held_per_token, c[i].held, 1e-9);
+    }
+}
+END_TEST
+
 /* ic_decode writes every field of its point (it does not clear the point
  * first): a point computed over a buffer of 0xA5 bytes reports exactly what
  * one computed over zeros does, in JSON and in the CSV that carries every
@@ -1567,6 +1591,7 @@ int main(void)
     tcase_add_test(tc, test_uneven_split);
     tcase_add_test(tc, test_heads_copied_domains);
     tcase_add_test(tc, test_context_sweep_stops);
+    tcase_add_test(tc, test_kv_held_windows);
     tcase_add_test(tc, test_expected_from_measured);
     tcase_add_test(tc, test_expected_probes_and_types);
     tcase_add_test(tc, test_missing_compute_type);

@@ -98,6 +98,7 @@ int ic_decode(const struct ic_model_stats *m, const struct ic_hw *hw,
     p->params_active = m->params_active;
     ic_model_kept_text(m, cfg->weights, p->weights_kept, sizeof p->weights_kept);
     p->kv_bytes_per_token = ic_model_kv_bytes_per_token(m, ic_dtype_traits(cfg->kv)->bits);
+    p->kv_held_per_token = ic_step_kv_token_bytes(m, S, cfg->kv) / (double)S;
     p->state_bytes_per_seq = ic_model_state_bytes(m);
     /* a step's weight reads over all chips: every stage's, once a pass of
      * a micro-batch (the busiest stage's chip times every chip counted the

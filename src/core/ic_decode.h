@@ -113,6 +113,8 @@ struct ic_point {
     char weights_kept[IC_MODEL_KEPT_LEN]; /* what the checkpoint keeps unquantized, at
                                              which type ("" none): ic_model_kept_text */
     uint64_t kv_bytes_per_token;  /* all layers, full attention, at the KV dtype */
+    double kv_held_per_token;     /* what a sequence holds at the context over its tokens:
+                                     less where sliding windows cap layers */
     double state_bytes_per_seq;   /* linear-attention layers' fixed state, one sequence */
     double weight_bytes;          /* weights read per step, summed over chips */
     double kv_bytes;              /* KV read per step, whole batch */

@@ -313,6 +313,10 @@ static void table_title(FILE *out, const struct ic_report_group *r, const struct
     fprintf(out, "; %s %s per chip\n", p->memory_kind, cap);
     fprintf(out, "params %.4g (active %.4g), KV %llu B/token", (double)p->params,
             (double)p->params_active, (unsigned long long)p->kv_bytes_per_token);
+    /* sliding windows: what a sequence holds a token at this context */
+    if (!show_ctx && p->kv_held_per_token < 0.995 * (double)p->kv_bytes_per_token)
+        fprintf(out, " (%.6g held a token at context %llu: sliding windows)",
+                p->kv_held_per_token, (unsigned long long)c->context);
     if (p->state_bytes_per_seq > 0) {
         char st[32];
         ic_report_bytes(st, sizeof st, p->state_bytes_per_seq);
