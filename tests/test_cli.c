@@ -608,10 +608,15 @@ START_TEST(test_other_estimate_why)
                          "--compute", "fp32", "--weights", "fp32", NULL),
                      0);
     has_out("    linear compute     0 ns         (");
-    has_out("attention's included; the matmul's time past one pass at its batch-1 rate, which "
+    has_out("FLOP per step; the matmul's time past one pass at its batch-1 rate, which "
             "the weight read holds)\n");
     ck_assert_int_eq(run("--model", "llama3-8b", "--hw", "h100", NULL), 0);
     ck_assert(!strstr(out_buf, "batch-1 rate"));
+    /* each line its own FLOPs: the linear layers' 2 x 7,504,924,672 active
+     * parameters, attention's 4 x 32 layers x 32 heads x 128 x 2048 =
+     * 1,073,741,824 (QK^T and AV over the context) */
+    has_out("    linear compute     15.2 us      (1.5e+10 FLOP per step)\n");
+    has_out("    attention compute  1.09 us      (1.07e+09 FLOP per step)\n");
 }
 END_TEST
 

@@ -116,6 +116,8 @@ int ic_decode(const struct ic_model_stats *m, const struct ic_hw *hw,
     p->kv_bytes = l.kv_read_all_bytes;
     p->kv_write_bytes = l.kv_write_all_bytes;
     p->flops = l.flops;
+    p->flops_linear = l.flops_linear;
+    p->flops_attn = l.flops_attn;
     p->comm_bytes = (double)l.allreduces * l.allreduce_bytes * (double)l.micro;
     p->experts_touched = l.experts_touched;
     p->kv_split_heads = l.kv_split_heads;

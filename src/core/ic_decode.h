@@ -121,6 +121,7 @@ struct ic_point {
     double kv_write_bytes;        /* KV written per step (the new tokens; linear-attention
                                      state, whole), whole batch */
     double flops;                 /* per step, all chips (linear + attention) */
+    double flops_linear, flops_attn; /* ... its two parts */
     double comm_bytes;            /* all-reduce payload per step, per chip */
     double experts_touched;       /* expected routed experts read per MoE layer */
     uint64_t kv_split_heads;      /* ways the cache splits by head */

@@ -526,8 +526,7 @@ static void table_point(FILE *out, const struct ic_report_group *r, const struct
     ic_report_time(a, sizeof a, p->compute_s);
     /* a measured entry's matmul reads its weights in the weight read (at
      * the batch-1 rate) and times only what the batch adds: 0 at batch 1 */
-    fprintf(out, "    linear compute     %-12s (%.3g FLOP per step, attention's included%s)\n", a,
-            p->flops,
+    fprintf(out, "    linear compute     %-12s (%.3g FLOP per step%s)\n", a, p->flops_linear,
             p->cfg.estimate == IC_EST_EXPECTED && !p->achieved
                 ? "; the matmul's time past one pass at its batch-1 rate, which the weight "
                   "read holds"
@@ -550,7 +549,7 @@ static void table_point(FILE *out, const struct ic_report_group *r, const struct
                 a, b, (unsigned long long)p->kv_split_heads, p->kv_split_heads == 1 ? "" : "s",
                 (unsigned long long)p->kv_split_batch);
     ic_report_time(a, sizeof a, p->attn_s);
-    fprintf(out, "    attention compute  %s\n", a);
+    fprintf(out, "    attention compute  %-12s (%.3g FLOP per step)\n", a, p->flops_attn);
     ic_report_time(a, sizeof a, p->comm_s);
     ic_report_bytes(b, sizeof b, p->comm_bytes);
     if (p->comm_domains > 1)
