@@ -479,7 +479,8 @@ static int cmd_decode(const struct ic_opts *a, const struct ic_db *db, FILE *out
         if (nl[L_HW] > 1)
             append(k->label, sizeof k->label, ", ", hws[k->pick[L_HW]].name);
         if (nl[L_CHIPS] > 1) {
-            snprintf(part, sizeof part, "%llu chips", (unsigned long long)k->cfg.chips);
+            snprintf(part, sizeof part, "%llu chip%s", (unsigned long long)k->cfg.chips,
+                     k->cfg.chips == 1 ? "" : "s");
             append(k->label, sizeof k->label, ", ", part);
         }
         if (nl[L_CONTEXT] > 1) {

@@ -623,7 +623,7 @@ static int write_plot(const char *path, int w, int h, const char *csv, const str
     yh[0] = 1.15 * lo, yh[1] = 1.15 * hi;
     const struct ic_plot_series ser[] = {
         {"predicted = measured", xs, yx, 2, false, true},
-        {"+-15%", xs, yl, 2, true, true},
+        {"\xc2\xb1" "15%", xs, yl, 2, true, true}, /* "±15%" in UTF-8 */
         {NULL, xs, yh, 2, true, true},
         {"ideal bound", mi, pi, ni, false, false},
         {"expected", me, pe, ne, false, false},

@@ -1108,14 +1108,16 @@ static bool useful_line(cairo_t *cr, struct scene *sc, const struct ic_plot_pane
     if (!label)
         return true;
     char buf[128];
-    snprintf(buf, sizeof buf, "largest useful: %llu chips", (unsigned long long)pt->cfg.chips);
+    const char *pl = pt->cfg.chips == 1 ? "" : "s";
+    snprintf(buf, sizeof buf, "largest useful: %llu chip%s", (unsigned long long)pt->cfg.chips,
+             pl);
     cairo_set_source_rgb(cr, 0.55, 0.35, 0);
     /* the size that fits on the wider side of the line (down to 8) */
     double room = fmax(x - p->x0, p->x0 + p->w - x) - 14, size = 14;
     for (font(cr, size, true); size > 9 && text_width(cr, buf) > room; size--)
         font(cr, size - 1, true);
     if (text_width(cr, buf) > room) /* a small picture: the count alone */
-        snprintf(buf, sizeof buf, "%llu chips", (unsigned long long)pt->cfg.chips);
+        snprintf(buf, sizeof buf, "%llu chip%s", (unsigned long long)pt->cfg.chips, pl);
     side_text(cr, sc, p, x, p->y0 + 18, p->y0 + p->h - 18, buf);
     return true;
 }

@@ -1381,8 +1381,8 @@ static void cpu_validate_head(FILE *out, const char *chip, int threads, int roun
 
 static void cpu_chart_title(char *buf, size_t n, const char *model, const char *chip, int threads)
 {
-    snprintf(buf, n, "Reference decode kernel (%s) on %s, %d threads: measured vs predicted",
-             model, chip, threads);
+    snprintf(buf, n, "Reference decode kernel (%s) on %s, %d thread%s: measured vs predicted",
+             model, chip, threads, threads == 1 ? "" : "s");
 }
 
 const struct ic_dev_ops ic_dev_cpu = {
