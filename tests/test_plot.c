@@ -265,6 +265,15 @@ START_TEST(test_files)
         struct stat st;
         ck_assert_int_eq(stat(path, &st), 0);
         ck_assert_int_gt(st.st_size, 1000);
+        if (i == 1) { /* the size asked, in pixels (cairo's default unit is pt) */
+            FILE *f = fopen(path, "r");
+            ck_assert_ptr_nonnull(f);
+            char head[400];
+            size_t k = fread(head, 1, sizeof head - 1, f);
+            head[k] = '\0';
+            fclose(f);
+            ck_assert_msg(strstr(head, "width=\"800px\" height=\"500px\""), "%s", head);
+        }
         unlink(path);
     }
     struct ic_err e = {0};

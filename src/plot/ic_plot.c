@@ -2519,6 +2519,10 @@ static int write_surface(const char *path, int width, int height, draw_fn draw,
         ic_out_close(&o, true, err);
         return rc;
     }
+    /* --plot-size is in pixels: an SVG says px (cairo's default, pt, drew
+     * 1600 x 1000 a third larger in a browser) */
+    if (svg)
+        cairo_svg_surface_set_document_unit(s, CAIRO_SVG_UNIT_PX);
     cairo_t *cr = cairo_create(s);
     rc = draw_scaled(cr, width, height, draw, what, err);
     cairo_destroy(cr);
