@@ -757,6 +757,44 @@ START_TEST(test_heatmap)
     ck_assert(any_out);
     /* the edge of what fits is vermillion somewhere in the panel */
     ck_assert(has_colour(s, a, 0.835, 0.369, 0.0, 0.06));
+    /* the colour scale spans the cells that fit: the slowest of them (its
+     * solid step, the expected one) takes the top colour, yellow, though
+     * slower cells that do not fit lie past it. Cells: the distinct
+     * batches across, contexts up, the panel's width less the colour bar's
+     * 16 + 12 + 92 px; sampled inside the cell's lower left, off its text */
+    uint64_t bs[IC_SWEEP_MAX_VALUES], cs[IC_SWEEP_MAX_VALUES];
+    size_t nb = 0, nc = 0, top = n;
+    double vtop = 0, vall = 0;
+    for (size_t i = 0; i < n; i++) {
+        const double v = pts[i].other_known && pts[i].other_step_s > 0 &&
+                                 pts[i].cfg.estimate == IC_EST_IDEAL
+                             ? pts[i].other_step_s
+                             : pts[i].step_s;
+        vall = fmax(vall, v);
+        if (pts[i].fits && v > vtop)
+            vtop = v, top = i;
+        size_t k = 0;
+        while (k < nb && bs[k] != pts[i].cfg.batch)
+            k++;
+        if (k == nb)
+            bs[nb++] = pts[i].cfg.batch;
+        k = 0;
+        while (k < nc && cs[k] != pts[i].cfg.context)
+            k++;
+        if (k == nc)
+            cs[nc++] = pts[i].cfg.context;
+    }
+    ck_assert(top < n && vall > vtop); /* a slower cell that does not fit */
+    size_t bi = 0, ci = 0; /* ranks among the sorted distinct values */
+    for (size_t k = 0; k < nb; k++)
+        bi += bs[k] < pts[top].cfg.batch;
+    for (size_t k = 0; k < nc; k++)
+        ci += cs[k] < pts[top].cfg.context;
+    const double cw = (a->w - 16 - 12 - 92) / (double)nb, chh = a->h / (double)nc;
+    struct rgb hi = pixel(s, a->x0 + cw * ((double)bi + 0.15),
+                          a->y0 + a->h - chh * ((double)ci + 0.15));
+    ck_assert_msg(near(hi, 0.993, 0.906, 0.144, 0.06), "slowest fitting cell %.2f %.2f %.2f",
+                  hi.r, hi.g, hi.b);
     cairo_destroy(cr);
     cairo_surface_destroy(s);
     ck_assert_int_eq(ic_plot_heatmap(cr = NULL, W, H, &(struct ic_plot_heat){"", NULL, pts, 0,

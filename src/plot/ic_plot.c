@@ -2213,9 +2213,16 @@ static void heat_panel(cairo_t *cr, struct ic_plot_panel *p, const struct heat_c
     p->xmax = (double)c->nx;
     p->ymin = 0;
     p->ymax = (double)c->ny;
+    /* the colour scale spans the cells that fit (all, where none does):
+     * a hatched cell past it takes the end colour, and does not stretch
+     * the scale of those a reader can deploy */
     double vlo = INFINITY, vhi = 0;
+    bool any_fits = false;
     for (size_t i = 0; i < h->n; i++)
-        grow(&vlo, &vhi, heat_value(c, &h->pts[i]));
+        any_fits |= h->pts[i].fits;
+    for (size_t i = 0; i < h->n; i++)
+        if (h->pts[i].fits || !any_fits)
+            grow(&vlo, &vhi, heat_value(c, &h->pts[i]));
     if (!(vhi > 0))
         vlo = 1, vhi = 10;
     if (!(vhi > vlo))
