@@ -640,8 +640,12 @@ static int cmd_decode(const struct ic_opts *a, const struct ic_db *db, FILE *out
             append(sub, sizeof sub, "; ", part);
         }
         if (n_axes == 2) {
+            /* a precision axis varies the weights and KV types: only the
+             * compute type is the same in every cell */
+            const bool prec = axes[0] == IC_AXIS_PRECISION || axes[1] == IC_AXIS_PRECISION;
             snprintf(sub, sizeof sub, "weights %s, KV %s, compute %s; %s; the bound %s",
-                     ic_dtype_traits(k->cfg.weights)->name, ic_dtype_traits(k->cfg.kv)->name,
+                     prec ? "vary" : ic_dtype_traits(k->cfg.weights)->name,
+                     prec ? "vary" : ic_dtype_traits(k->cfg.kv)->name,
                      ic_dtype_traits(k->cfg.compute)->name,
                      k->cfg.estimate == IC_EST_EXPECTED || both
                          ? "expected step (achieved or measured rates)"

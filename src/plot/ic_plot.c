@@ -2340,10 +2340,31 @@ static void heat_panel(cairo_t *cr, struct ic_plot_panel *p, const struct heat_c
         wx = fmax(wx, text_width(cr, buf) + 8);
     }
     size_t sx = (size_t)ceil(wx / cw), sy = (size_t)ceil(16 / ch);
-    for (size_t i = 0; i < c->nx; i += sx ? sx : 1) {
+    /* weights / KV pairs too wide for their cells: weights over KV, two
+     * lines, every column named (they were thinned to every other) */
+    bool stacked = false;
+    if (h->axes[0] == IC_AXIS_PRECISION && sx > 1) {
+        double w2 = 0;
+        for (size_t i = 0; i < c->nx; i++) {
+            w2 = fmax(w2, text_width(cr, ic_dtype_traits((enum ic_dtype)(c->xv[i] /
+                                                                         IC_DT_COUNT))->name));
+            w2 = fmax(w2, text_width(cr, ic_dtype_traits((enum ic_dtype)(c->xv[i] %
+                                                                         IC_DT_COUNT))->name));
+        }
+        stacked = w2 + 6 <= cw;
+    }
+    for (size_t i = 0; i < c->nx; i += stacked ? 1 : sx ? sx : 1) {
         char buf[32];
+        const double x = gx + cw * ((double)i + 0.5);
+        if (stacked) {
+            text(cr, x, gy + p->h + 8, 0.5, 0,
+                 ic_dtype_traits((enum ic_dtype)(c->xv[i] / IC_DT_COUNT))->name);
+            text(cr, x, gy + p->h + 22, 0.5, 0,
+                 ic_dtype_traits((enum ic_dtype)(c->xv[i] % IC_DT_COUNT))->name);
+            continue;
+        }
         axis_value_label(buf, sizeof buf, h->axes[0], c->xv[i]);
-        text(cr, gx + cw * ((double)i + 0.5), gy + p->h + 8, 0.5, 0, buf);
+        text(cr, x, gy + p->h + 8, 0.5, 0, buf);
     }
     double wy = 0;
     for (size_t j = 0; j < c->ny; j += sy ? sy : 1) {
@@ -2357,7 +2378,8 @@ static void heat_panel(cairo_t *cr, struct ic_plot_panel *p, const struct heat_c
     cairo_rectangle(cr, gx, gy, cw * (double)c->nx, p->h);
     cairo_stroke(cr);
     font(cr, 15, false);
-    text(cr, gx + cw * (double)c->nx / 2, gy + p->h + 34, 0.5, 0, axis_title_of(h->axes[0]));
+    text(cr, gx + cw * (double)c->nx / 2, gy + p->h + (stacked ? 42 : 34), 0.5, 0,
+         stacked ? "weights type over KV type" : axis_title_of(h->axes[0]));
     cairo_save(cr);
     cairo_translate(cr, gx - fmax(40, wy + 22), gy + p->h / 2);
     cairo_rotate(cr, -PI / 2);
