@@ -880,6 +880,38 @@ START_TEST(test_lines_nofit_band)
 }
 END_TEST
 
+/* A title far too long for the picture: drawn no smaller than 14 px
+ * (four 63-character names read 6 px high), cut to fit with "...", its
+ * ink within the picture's 10 px margins (it ran off both edges). The
+ * ink is the dark pixels of the title's band, rows 12 to 46. */
+START_TEST(test_long_title_cut)
+{
+    char t[600];
+    memset(t, 'M', sizeof t - 1);
+    t[sizeof t - 1] = '\0';
+    const double xs[] = {1, 2}, ys[] = {1, 2};
+    const struct ic_plot_series ser[] = {{"a", xs, ys, 2, false, false}};
+    const struct ic_plot_lines l = {.title = t, .subtitle = t, .x_label = "x", .y_label = "y",
+                                    .series = ser, .n_series = 1};
+    cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, W, H);
+    cairo_t *cr = cairo_create(s);
+    struct ic_err e = {0};
+    ck_assert_int_eq(ic_plot_lines(cr, W, H, &l, NULL, &e), 0);
+    int top = H, bottom = -1, left = W, right = -1;
+    for (int y = 12; y <= 46; y++)
+        for (int x = 0; x < W; x++)
+            if (pixel(s, x, y).r < 0.3) {
+                top = y < top ? y : top, bottom = y > bottom ? y : bottom;
+                left = x < left ? x : left, right = x > right ? x : right;
+            }
+    ck_assert_int_ge(bottom - top + 1, 9); /* an M at 14 px stands about 10 high */
+    ck_assert_int_ge(left, 10);
+    ck_assert_int_le(right, W - 10);
+    cairo_destroy(cr);
+    cairo_surface_destroy(s);
+}
+END_TEST
+
 /* ---- the chips sweep: the largest useful tensor-parallel size ------------ */
 
 /* The rule on hand-made points: the shortest step among the points that
@@ -1101,6 +1133,7 @@ int main(void)
     tcase_add_test(tc, test_heatmap);
     tcase_add_test(tc, test_linear_axis_and_two_panels);
     tcase_add_test(tc, test_lines_nofit_band);
+    tcase_add_test(tc, test_long_title_cut);
     tcase_add_test(tc, test_plot_errors);
     tcase_add_test(tc, test_largest_useful_rule);
     tcase_add_test(tc, test_chips_figure);

@@ -684,19 +684,34 @@ static void frame(cairo_t *cr, const struct ic_plot_panel *p, const char *xlabel
 
 /* The title and subtitle, each in the largest size up to its own that fits
  * the width (down to 9). */
+/* One centred line of s at y, in a font shrunk from `size` to fit the
+ * width but no smaller than `least` (smaller was unreadable: four long
+ * names read 6 px high); what still does not fit is cut, at a character's
+ * start, and ends in "...". */
+static void fitted_line(cairo_t *cr, double width, double y, const char *s, bool bold,
+                        double size, double least)
+{
+    for (font(cr, size, bold); size > least && text_width(cr, s) > width - 20; size--)
+        font(cr, size - 1, bold);
+    char buf[1024];
+    snprintf(buf, sizeof buf, "%s", s);
+    size_t n = strlen(buf);
+    while (n > 0 && text_width(cr, buf) > width - 20) {
+        do
+            n--;
+        while (n > 0 && ((unsigned char)buf[n] & 0xC0) == 0x80); /* a UTF-8 continuation */
+        snprintf(buf + n, sizeof buf - n, "...");
+    }
+    text(cr, width / 2, y, 0.5, 0, buf);
+}
+
 static void title(cairo_t *cr, double width, const char *t, const char *sub)
 {
     cairo_set_source_rgb(cr, 0, 0, 0);
-    double size = 22;
-    for (font(cr, size, true); size > 9 && text_width(cr, t ? t : "") > width - 20; size--)
-        font(cr, size - 1, true);
-    text(cr, width / 2, 18, 0.5, 0, t ? t : "");
+    fitted_line(cr, width, 18, t ? t : "", true, 22, 14);
     if (sub) {
-        size = 15;
-        for (font(cr, size, false); size > 9 && text_width(cr, sub) > width - 20; size--)
-            font(cr, size - 1, false);
         cairo_set_source_rgb(cr, 0.3, 0.3, 0.3);
-        text(cr, width / 2, 50, 0.5, 0, sub);
+        fitted_line(cr, width, 50, sub, false, 15, 11);
     }
 }
 
