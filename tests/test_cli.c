@@ -1897,24 +1897,29 @@ END_TEST
  * arithmetic), error -54.8%. */
 /* Shares in a table: three significant digits, 1000% and over in whole
  * per cent (a chunk's decode slowdown of 13.24 read "1.32e+03%"), just
- * under 1 never rounded to 100% */
+ * under 1 never rounded to 100%; numbers four significant digits, whole
+ * from 10000 to 1e9 (simulate's rate of 10000 read "1e+04") */
 START_TEST(test_rows_shares)
 {
-    static const struct ic_col cols[] = {{"share", "share", IC_K_FRAC}};
+    static const struct ic_col cols[] = {{"share", "share", IC_K_FRAC}, {"num", "num", IC_K_NUM}};
     static const struct {
+        int col;
         double x;
         const char *want;
-    } c[] = {{0.05, "5%"},       {0.12345, "12.3%"}, {9.994, "999%"},
-             {13.24, "1324%"},   {-12.5, "-1250%"},  {0.9999994, "99.999940%"},
-             {0.999999999, ">99.999999%"}};
+    } c[] = {{0, 0.05, "5%"},         {0, 0.12345, "12.3%"}, {0, 9.994, "999%"},
+             {0, 13.24, "1324%"},     {0, -12.5, "-1250%"},  {0, 0.9999994, "99.999940%"},
+             {0, 0.999999999, ">99.999999%"},
+             {1, 0.001034, "0.001034"},  {1, 8.262, "8.262"}, {1, 9999.4, "9999"},
+             {1, 10000, "10000"},        {1, 14321.6, "14322"}, {1, -25000, "-25000"},
+             {1, 2.5e9, "2.5e+09"}};
     for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
         struct ic_rows r;
         struct ic_err e = {0};
         FILE *f = tmpfile();
         ck_assert_ptr_nonnull(f);
-        ic_rows_init(&r, cols, 1);
+        ic_rows_init(&r, cols + c[i].col, 1);
         ck_assert_int_eq(ic_rows_add(&r), 0);
-        ck_assert_int_eq(ic_rows_num(&r, "share", c[i].x), 0);
+        ck_assert_int_eq(ic_rows_num(&r, cols[c[i].col].key, c[i].x), 0);
         ck_assert_int_eq(ic_rows_write(f, IC_FMT_TABLE, &r, NULL, false, &e), 0);
         char buf[256];
         rewind(f);

@@ -62,6 +62,15 @@ void ic_report_time(char *buf, size_t n, double s)
         snprintf(buf, n, "%.3g ns", s * 1e9);
 }
 
+void ic_report_num(char *buf, size_t n, double v, int digits)
+{
+    const double a = fabs(v);
+    if (a >= pow(10, digits) - 0.5 && a < 1e9) /* where %g would write e+NN */
+        snprintf(buf, n, "%.0f", v);
+    else
+        snprintf(buf, n, "%.*g", digits, v);
+}
+
 static const char *dt(enum ic_dtype t) { return ic_dtype_traits(t)->name; }
 
 /* JSON string with the escapes names could need; a byte that is not
@@ -437,7 +446,7 @@ static int table_sweep(FILE *out, const struct ic_report *rep, const struct ic_r
         count(x[c_tps], SW_CELL, p->tokens_s);
         /* no price in the entry: no cost */
         if (isfinite(p->usd_per_mtok))
-            snprintf(x[c_usd], SW_CELL, "%.3g", p->usd_per_mtok);
+            ic_report_num(x[c_usd], SW_CELL, p->usd_per_mtok, 3);
         else
             snprintf(x[c_usd], SW_CELL, "-");
         snprintf(x[c_mem], SW_CELL, "%.2f", p->mem_per_chip_B / 1e9);
@@ -578,11 +587,14 @@ static void table_point(FILE *out, const struct ic_report_group *r, const struct
                     a);
         }
     }
-    fprintf(out, "  throughput           %.4g tokens/s, %.4g tokens/s per chip\n", p->tokens_s,
-            p->tokens_s_chip);
-    if (isfinite(p->usd_per_mtok))
-        fprintf(out, "  cost                 $%.3g per million tokens, %.3g FLOPs per dollar\n",
-                p->usd_per_mtok, p->flops_per_usd);
+    ic_report_num(a, sizeof a, p->tokens_s, 4);
+    ic_report_num(b, sizeof b, p->tokens_s_chip, 4);
+    fprintf(out, "  throughput           %s tokens/s, %s tokens/s per chip\n", a, b);
+    if (isfinite(p->usd_per_mtok)) {
+        ic_report_num(a, sizeof a, p->usd_per_mtok, 3);
+        fprintf(out, "  cost                 $%s per million tokens, %.3g FLOPs per dollar\n", a,
+                p->flops_per_usd);
+    }
     else
         fputs("  cost                 - (the entry has no price)\n", out);
     ic_report_bytes(a, sizeof a, p->mem_per_chip_B);

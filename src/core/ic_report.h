@@ -59,4 +59,8 @@ void ic_report_si(char *buf, size_t n, double v, const char *unit, int digits);
 void ic_report_bytes(char *buf, size_t n, double bytes);
 void ic_report_time(char *buf, size_t n, double s);
 
+/* v with `digits` significant digits ("%.*g"), but whole below 1e9 where
+ * that would write an exponent ("14300", not "1.43e+04"). */
+void ic_report_num(char *buf, size_t n, double v, int digits);
+
 #endif

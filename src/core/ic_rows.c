@@ -246,7 +246,7 @@ static void pretty(char *buf, size_t n, const struct ic_col *c, const struct ic_
             snprintf(buf, n, "%.0f", x);
         break;
     case IC_K_NUM:
-        snprintf(buf, n, "%.4g", x);
+        ic_report_num(buf, n, x, 4);
         break;
     case IC_K_S:
         ic_report_time(buf, n, x);
