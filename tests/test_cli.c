@@ -560,6 +560,16 @@ START_TEST(test_uneven_split_noted)
     has_out("all-reduced per chip; 2 fabric domains of 8 chips, joined by the scale-out network)");
     ck_assert_int_eq(run("--model", "llama3-70b", "--hw", "h100", "--chips", "8", NULL), 0);
     ck_assert(!strstr(out_buf, "fabric domains"));
+    /* 11 chips group as 11 domains of 1 (the largest divisor within 8) */
+    ck_assert_int_eq(run("--model", "llama3-8b", "--hw", "h100", "--chips", "11", NULL), 0);
+    has_out("; 11 fabric domains of 1 chip, joined by the scale-out network)");
+    /* a chips sweep (1 .. 256) passes the 64 heads: said once, in general */
+    ck_assert_int_eq(run("--model", "llama3-70b", "--hw", "v5e", "--sweep", "chips", NULL), 0);
+    has_out("note: past 64 chips, the query heads, a chip holds one whole head's projections: "
+            "chips / 64 copies of them are held and read\n");
+    ck_assert_int_eq(run("moe", "--model", "mixtral-8x7b", "--hw", "v5e", "--chips", "64", NULL),
+                     0);
+    has_err("infcalc: note: a group: 64 chips for mixtral-8x7b's 32 query heads:");
 }
 END_TEST
 
@@ -1890,11 +1900,6 @@ START_TEST(test_rows_filled_by_name)
 }
 END_TEST
 
-/* check-published: the rows and the statistics from a CSV, its errors at
- * their line:column (exit 2), the JSON's figures. r1 of good.csv: llama3-8b
- * bf16 on one H100 at batch 1, context 1023 + ceil(2 / 2) = 1024; measured
- * 100 tokens/s = 10 ms; predicted 4.52 ms (test_published's hand
- * arithmetic), error -54.8%. */
 /* Shares in a table: three significant digits, 1000% and over in whole
  * per cent (a chunk's decode slowdown of 13.24 read "1.32e+03%"), just
  * under 1 never rounded to 100%; numbers four significant digits, whole
@@ -1936,6 +1941,11 @@ START_TEST(test_rows_shares)
 }
 END_TEST
 
+/* check-published: the rows and the statistics from a CSV, its errors at
+ * their line:column (exit 2), the JSON's figures. r1 of good.csv: llama3-8b
+ * bf16 on one H100 at batch 1, context 1023 + ceil(2 / 2) = 1024; measured
+ * 100 tokens/s = 10 ms; predicted 4.52 ms (test_published's hand
+ * arithmetic), error -54.8%. */
 START_TEST(test_check_published)
 {
     ck_assert_int_eq(run("check-published", "--measurements",

@@ -109,6 +109,9 @@ enum { IC_CLI_EST_TEXT = 96 };
  * "engine" (the profile's name, or none), as decode's. */
 struct ic_rows;
 void ic_cli_estimate_fields(struct ic_rows *r, const struct ic_cli_setup *s);
+/* The same fields of an estimate and engine profile (NULL: none). */
+void ic_cli_estimate_fields_of(struct ic_rows *r, enum ic_estimate est,
+                               const struct ic_engine *en);
 const char *ic_cli_estimate_text(const struct ic_cli_setup *s, char *buf, size_t n);
 
 /* The estimate the options ask for: --estimate, else expected where

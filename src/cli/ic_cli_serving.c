@@ -81,12 +81,15 @@ void ic_cli_note_uneven(FILE *errf, const struct ic_cli_setup *s, uint64_t chips
                 "infcalc: note: %s: %llu chips do not split %s's query heads evenly; the "
                 "busiest chip holds the most and sets the time\n",
                 what, (unsigned long long)c.chips, s->m->name);
-    if (p.query_heads && c.chips > p.query_heads)
+    if (p.query_heads && c.chips > p.query_heads) {
+        char copies[32];
+        ic_report_num(copies, sizeof copies, (double)c.chips / (double)p.query_heads, 3);
         fprintf(ic_cli_warnf(errf),
                 "infcalc: note: %s: %llu chips for %s's %llu query heads: a chip holds one "
-                "whole head's projections: %.3g copies of them are held and read\n",
+                "whole head's projections: %s copies of them are held and read\n",
                 what, (unsigned long long)c.chips, s->m->name,
-                (unsigned long long)p.query_heads, (double)c.chips / (double)p.query_heads);
+                (unsigned long long)p.query_heads, copies);
+    }
 }
 
 /* Bytes a chip holds: s's configuration on `chips` chips with `batch`
@@ -311,10 +314,16 @@ static int setup_prefill(const struct ic_opts *a, const struct ic_db *db, const 
 
 static const char *dtn(enum ic_dtype t) { return ic_dtype_traits(t)->name; }
 
+void ic_cli_estimate_fields_of(struct ic_rows *r, enum ic_estimate est,
+                               const struct ic_engine *en)
+{
+    ic_rows_text(r, "estimate", est == IC_EST_EXPECTED ? "expected" : "ideal");
+    ic_rows_text(r, "engine", en ? en->name : "none");
+}
+
 void ic_cli_estimate_fields(struct ic_rows *r, const struct ic_cli_setup *s)
 {
-    ic_rows_text(r, "estimate", s->dec.estimate == IC_EST_EXPECTED ? "expected" : "ideal");
-    ic_rows_text(r, "engine", s->en ? s->en->name : "none");
+    ic_cli_estimate_fields_of(r, s->dec.estimate, s->en);
 }
 
 const char *ic_cli_estimate_text(const struct ic_cli_setup *s, char *buf, size_t n)
@@ -1853,8 +1862,7 @@ int ic_cli_cmd_optimize(const struct ic_opts *a, const struct ic_db *db, FILE *o
         ic_rows_text(&r, "weights", dtn(c->weights));
         ic_rows_text(&r, "kv", dtn(c->kv));
         ic_rows_text(&r, "compute", dtn(c->compute));
-        ic_rows_text(&r, "estimate", at_expected ? "expected" : "ideal");
-        ic_rows_text(&r, "engine", req.engine ? req.engine->name : "none");
+        ic_cli_estimate_fields_of(&r, req.estimate, req.engine);
         ic_rows_num(&r, "tp", (double)c->tp);
         ic_rows_num(&r, "pp", (double)c->pp);
         ic_rows_num(&r, "micro", (double)c->micro);

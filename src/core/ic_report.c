@@ -257,10 +257,8 @@ static void ms(char *buf, size_t n, double s)
 
 static void count(char *buf, size_t n, double v)
 {
-    if (v >= 1e7)
-        snprintf(buf, n, "%.3g", v);
-    else if (v >= 100)
-        snprintf(buf, n, "%.0f", v);
+    if (v >= 100) /* whole below 1e9 */
+        ic_report_num(buf, n, v, 3);
     else
         snprintf(buf, n, "%.1f", v);
 }
@@ -277,8 +275,10 @@ static const char *engine_origin(const char *path)
     return path;
 }
 
+/* The title of a table of p (a sweep's first point; most_chips the most
+ * chips of its points). */
 static void table_title(FILE *out, const struct ic_report_group *r, const struct ic_point *p,
-                        bool show_chips, bool show_ctx, bool show_prec)
+                        uint64_t most_chips, bool show_chips, bool show_ctx, bool show_prec)
 {
     const struct ic_decode_cfg *c = &p->cfg;
     fprintf(out, "%s on ", r->model);
@@ -323,9 +323,12 @@ static void table_title(FILE *out, const struct ic_report_group *r, const struct
     fprintf(out, "params %.4g (active %.4g), KV %llu B/token", (double)p->params,
             (double)p->params_active, (unsigned long long)p->kv_bytes_per_token);
     /* sliding windows: what a sequence holds a token at this context */
-    if (!show_ctx && p->kv_held_per_token < 0.995 * (double)p->kv_bytes_per_token)
-        fprintf(out, " (%.6g held a token at context %llu: sliding windows)",
-                p->kv_held_per_token, (unsigned long long)c->context);
+    if (!show_ctx && p->kv_held_per_token < 0.995 * (double)p->kv_bytes_per_token) {
+        char held[32];
+        ic_report_num(held, sizeof held, p->kv_held_per_token, 6);
+        fprintf(out, " (%s held a token at context %llu: sliding windows)", held,
+                (unsigned long long)c->context);
+    }
     if (p->state_bytes_per_seq > 0) {
         char st[32];
         ic_report_bytes(st, sizeof st, p->state_bytes_per_seq);
@@ -341,11 +344,16 @@ static void table_title(FILE *out, const struct ic_report_group *r, const struct
         fprintf(out, "note: %llu chips do not split the query heads evenly; the busiest chip "
                      "holds the most and sets the step time\n",
                 (unsigned long long)c->chips);
-    if (p->query_heads && c->chips > p->query_heads)
+    if (p->query_heads && !show_chips && c->chips > p->query_heads) {
+        char copies[32];
+        ic_report_num(copies, sizeof copies, (double)c->chips / (double)p->query_heads, 3);
         fprintf(out, "note: %llu chips for %llu query heads: a chip holds one whole head's "
-                     "projections: %.3g copies of them are held and read\n",
-                (unsigned long long)c->chips, (unsigned long long)p->query_heads,
-                (double)c->chips / (double)p->query_heads);
+                     "projections: %s copies of them are held and read\n",
+                (unsigned long long)c->chips, (unsigned long long)p->query_heads, copies);
+    } else if (p->query_heads && show_chips && most_chips > p->query_heads)
+        fprintf(out, "note: past %llu chips, the query heads, a chip holds one whole head's "
+                     "projections: chips / %llu copies of them are held and read\n",
+                (unsigned long long)p->query_heads, (unsigned long long)p->query_heads);
     fputs("\n", out);
 }
 
@@ -378,7 +386,10 @@ static int table_sweep(FILE *out, const struct ic_report *rep, const struct ic_r
         show_ctx |= rep->axes[i] == IC_AXIS_CONTEXT;
         show_prec |= rep->axes[i] == IC_AXIS_PRECISION;
     }
-    table_title(out, r, &pts[0], show_chips, show_ctx, show_prec);
+    uint64_t most = 0;
+    for (size_t i = 0; i < n; i++)
+        most = pts[i].cfg.chips > most ? pts[i].cfg.chips : most;
+    table_title(out, r, &pts[0], most, show_chips, show_ctx, show_prec);
     /* the other estimate's step beside the step, where the entry has it;
      * the experts a step's tokens route to, for an MoE model */
     const bool other = pts[0].other_known, moe = pts[0].experts_touched > 0;
@@ -498,7 +509,7 @@ static int table_sweep(FILE *out, const struct ic_report *rep, const struct ic_r
 static void table_point(FILE *out, const struct ic_report_group *r, const struct ic_point *p)
 {
     char a[32], b[32], c2[32];
-    table_title(out, r, p, false, false, false);
+    table_title(out, r, p, p->cfg.chips, false, false, false);
     fprintf(out, "batch %llu, context %llu\n\n", (unsigned long long)p->cfg.batch,
             (unsigned long long)p->cfg.context);
     ic_report_time(a, sizeof a, p->step_s);
@@ -563,9 +574,9 @@ static void table_point(FILE *out, const struct ic_report_group *r, const struct
     ic_report_bytes(b, sizeof b, p->comm_bytes);
     if (p->comm_domains > 1)
         fprintf(out, "    collectives        %-12s (%s all-reduced per chip; %llu fabric domains "
-                     "of %llu chips, joined by the scale-out network)\n",
+                     "of %llu chip%s, joined by the scale-out network)\n",
                 a, b, (unsigned long long)p->comm_domains,
-                (unsigned long long)p->comm_domain_chips);
+                (unsigned long long)p->comm_domain_chips, p->comm_domain_chips == 1 ? "" : "s");
     else
         fprintf(out, "    collectives        %-12s (%s all-reduced per chip)\n", a, b);
     if (p->fixed_s > 0) {

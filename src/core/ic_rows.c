@@ -263,10 +263,10 @@ static void pretty(char *buf, size_t n, const struct ic_col *c, const struct ic_
             snprintf(buf, n, ">99.999999%%");
         else if (x < 1 && 100 * x >= 99.95)
             snprintf(buf, n, "%.*f%%", 100 * x >= 99.9995 ? 6 : 3, 100 * x);
-        else if (fabs(100 * x) >= 999.5) /* "1320%", not "1.32e+03%" */
-            snprintf(buf, n, "%.0f%%", 100 * x);
-        else
-            snprintf(buf, n, "%.3g%%", 100 * x);
+        else { /* "1320%", not "1.32e+03%" */
+            ic_report_num(buf, n > 1 ? n - 1 : n, 100 * x, 3);
+            strcat(buf, "%");
+        }
         break;
     case IC_K_USD:
         snprintf(buf, n, fabs(x) >= 100 ? "$%.0f" : fabs(x) >= 1 ? "$%.2f" : "$%.4g", x);

@@ -640,6 +640,13 @@ static void provision(struct ic_opt_cand *c, double rate, double L, bool colocat
         rate > 0 ? ic_hw_usd(c->hw, (double)c->chips_total / (rate * L)) * 1e6 : NAN;
 }
 
+/* The rate over what the busier of two pools takes (NaN without a rate):
+ * the prefill servers' pf_rps and the decode replicas' dec_rps together. */
+static double load_of(double rate, double pf_rps, double dec_rps)
+{
+    return rate > 0 ? rate / fmin(pf_rps, dec_rps) : NAN;
+}
+
 /* Keeps c among the `cap` cheapest of out[0 .. *kept), sorted. */
 static void keep_best(struct ic_opt_cand *out, size_t cap, size_t *kept,
                       const struct ic_opt_cand *c)
@@ -953,13 +960,15 @@ int ic_optimize(const struct ic_model_stats *m, const struct ic_hw *hws, size_t 
                             !step_at(m, hw, dc, lo, T + L / 2, &mean))
                             continue;
                         double dec_chip_s = NT * (double)L * mean.step_s / (double)lo;
+                        /* requests/s a decode replica and a prefill server take */
+                        const double dec_rps = (double)lo / ((double)L * mean.step_s),
+                                     pf_rps = 1.0 / pf_s;
                         struct ic_opt_cand c = {
                             .hw = hw, .weights = wts[wi], .kv = kvs[ki], .compute = comp,
                             .prefill_chips = pf_chips, .decode_chips = n * P, .batch = lo,
                             .tp = n, .pp = P, .micro = M,
-                            .replicas = replicas_for(req->rate,
-                                                     (double)lo / ((double)L * mean.step_s)),
-                            .prefill_replicas = replicas_for(req->rate, 1.0 / pf_s),
+                            .replicas = replicas_for(req->rate, dec_rps),
+                            .prefill_replicas = replicas_for(req->rate, pf_rps),
                             .ttft_s = pf_ttft, .tpot_s = end.step_s, .step_s = mean.step_s,
                             .send_s = mean.send_s, /* 0 without a pipeline */
                             .tokens_s_chip = mean.tokens_s_chip,
@@ -969,11 +978,8 @@ int ic_optimize(const struct ic_model_stats *m, const struct ic_hw *hws, size_t 
                                 ic_hw_usd(hw, (pf_chip_s + dec_chip_s) / (double)L) * 1e6,
                         };
                         provision(&c, req->rate, (double)L, false);
-                        c.load = fmax(req->rate * pf_s / (double)c.prefill_replicas,
-                                      req->rate * (double)L * mean.step_s / (double)lo /
-                                          (double)c.replicas);
-                        if (!(req->rate > 0))
-                            c.load = NAN;
+                        c.load = load_of(req->rate, pf_rps * (double)c.prefill_replicas,
+                                         dec_rps * (double)c.replicas);
                         /* a type that changes nothing here (fp8 and int8 of the
                          * same width and peak) repeats a row counted: skip it,
                          * uncounted, whether that row is kept or not (the count
@@ -1117,7 +1123,7 @@ int ic_optimize_capacity(const struct ic_model_stats *m, const struct ic_opt_req
         c.prefill_share = 0;
         c.usd_per_mtok = ic_hw_usd(c.hw, (double)c.tp / (capacity * L)) * 1e6;
         provision(&c, req->rate, L, true);
-        c.load = req->rate > 0 ? req->rate / ((double)c.replicas * capacity) : NAN;
+        c.load = load_of(req->rate, INFINITY, (double)c.replicas * capacity);
         passed++;
         keep_best(out, cap, &kept, &c);
     }

@@ -682,8 +682,6 @@ static void frame(cairo_t *cr, const struct ic_plot_panel *p, const char *xlabel
     cairo_restore(cr);
 }
 
-/* The title and subtitle, each in the largest size up to its own that fits
- * the width (down to 9). */
 /* One centred line of s at y, in a font shrunk from `size` to fit the
  * width but no smaller than `least` (smaller was unreadable: four long
  * names read 6 px high); what still does not fit is cut, at a character's
@@ -705,6 +703,8 @@ static void fitted_line(cairo_t *cr, double width, double y, const char *s, bool
     text(cr, width / 2, y, 0.5, 0, buf);
 }
 
+/* The title and subtitle, each in the largest size up to its own that fits
+ * the width (down to 14 and 11 px, then cut). */
 static void title(cairo_t *cr, double width, const char *t, const char *sub)
 {
     cairo_set_source_rgb(cr, 0, 0, 0);
