@@ -1572,6 +1572,36 @@ START_TEST(test_config_json_and_warning)
                      0);
     has_out("my-config on 1 x h200-sxm");
     has_err("warning: --context 200000 exceeds my-config's max_position_embeddings (32768)");
+    /* a key a letter from one read, which the file leaves out: warned of at
+     * its place, the default taken (every query head cached: 2 x 32 layers
+     * x 32 heads x 128 x 2 B = 524288 B a token); none where the key read
+     * is given too, or for a short key (DeepSeek's n_group beside Mamba's
+     * n_groups) */
+    static const char *const head = "{\"model_type\": \"llama\", \"hidden_size\": 4096, "
+                                     "\"num_hidden_layers\": 32, \"num_attention_heads\": 32,\n";
+    static const char *const tail = ", \"intermediate_size\": 14336, \"vocab_size\": 128256}\n";
+    static const char *const mid[3] = {" \"num_key_value_head\": 8",
+                                       " \"num_key_value_head\": 8, \"num_key_value_heads\": 8",
+                                       " \"n_group\": 8"};
+    for (int i = 0; i < 3; i++) {
+        char path[64], text[400], want[256];
+        snprintf(text, sizeof text, "%s%s%s", head, mid[i], tail);
+        ic_test_write_tmp(path, text);
+        ck_assert_int_eq(run("--model", path, "--hw", "h100", NULL), 0);
+        snprintf(want, sizeof want, "%s:2:2: warning: unknown key 'num_key_value_head': did you "
+                                    "mean 'num_key_value_heads'? The file leaves "
+                                    "'num_key_value_heads' out, so its default is taken\n",
+                 path);
+        if (i == 0) {
+            has_err(want);
+            has_out("KV 524288 B/token");
+            ck_assert_int_eq(run("show", "model", path, NULL), 0);
+            has_err(want);
+        } else {
+            ck_assert_msg(!strstr(err_buf, "warning"), "%s", err_buf);
+        }
+        remove(path);
+    }
 }
 END_TEST
 

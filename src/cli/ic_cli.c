@@ -1395,10 +1395,12 @@ static int cmd_show(const struct ic_opts *a, const struct ic_db *db, FILE *out, 
         struct ic_model_stats st;
         if (!m)
             return 1;
-        if ((lrc = ic_db_model(db, a->pos[1], m, &e)) || (lrc = ic_model_derive(m, &st, &e)))
+        if ((lrc = ic_db_model(db, a->pos[1], m, &e)) || (lrc = ic_model_derive(m, &st, &e))) {
             rc = ic_cli_report(errf, lrc, &e);
-        else
+        } else {
             show_model(out, m, &st);
+            ic_cli_model_typo(errf, m); /* (the tower is in the text) */
+        }
         free(m);
     }
     return rc;

@@ -157,11 +157,15 @@ void ic_cli_warn_comm(const struct ic_opts *a, FILE *errf, const struct ic_hw *h
 int ic_cli_model_weights(const struct ic_opts *a, FILE *errf, const struct ic_model *m,
                          enum ic_dtype *weights);
 
-/* The notes a model's config.json needs: an encoder it holds and infcalc
- * does not count; with weights_note, that its own weight type is used
+/* The notes a model's config.json needs: a key it likely misspells
+ * (ic_cli_model_typo), an encoder it holds and infcalc does not count;
+ * with weights_note, that its own weight type is used
  * (where it is not bf16, carries scales, or keeps parts unquantized) and
  * what --weights changes. */
 void ic_cli_model_notes(FILE *errf, const struct ic_model *m, bool weights_note);
+/* A config.json key a letter from one infcalc reads that the file leaves
+ * out (ic_model.typo_key), warned of at its line:column. */
+void ic_cli_model_typo(FILE *errf, const struct ic_model *m);
 
 /* Warnings on errf (the result is still printed): `what` of `tokens`
  * tokens past the model's max_position_embeddings; and a configuration

@@ -37,8 +37,19 @@ int ic_cli_quant_unread(FILE *errf, const struct ic_model *m)
                              "%s", why);
 }
 
+void ic_cli_model_typo(FILE *errf, const struct ic_model *m)
+{
+    if (m->typo_key[0])
+        fprintf(ic_cli_warnf(errf),
+                "%s:%u:%u: warning: unknown key '%s': did you mean '%s'? The file leaves "
+                "'%s' out, so its default is taken\n",
+                m->path, m->typo_at.line, m->typo_at.col, m->typo_key, m->typo_near,
+                m->typo_near);
+}
+
 void ic_cli_model_notes(FILE *errf, const struct ic_model *m, bool weights_note)
 {
+    ic_cli_model_typo(errf, m);
     if (m->tower[0])
         fprintf(ic_cli_warnf(errf), "infcalc: note: %s: its %s %s not counted: the step times and the "
                       "memory held are the decoder's alone\n",

@@ -3741,6 +3741,19 @@ int ic_model_load(const char *path, struct ic_model *out, struct ic_err *err)
         rc = read_text_config(&d, map_get(&d, root, "text_config"), m, err);
     if (rc)
         goto out;
+    if (m->from_config_json) { /* the wrapper's keys, then the text model's */
+        yaml_node_t *maps[2] = {root, map_get(&d, root, "text_config")};
+        for (int i = 0; i < 2 && !m->typo_key[0]; i++) {
+            const char *near = NULL;
+            const yaml_node_t *k = ic_ydoc_near_miss(&d, maps[i], &config_schema, &near);
+            if (k && !config_key_given(&d, root, near)) {
+                snprintf(m->typo_key, sizeof m->typo_key, "%s", ic_ydoc_scalar(k));
+                snprintf(m->typo_near, sizeof m->typo_near, "%s", near);
+                m->typo_at = (struct ic_loc){(unsigned)k->start_mark.line + 1,
+                                             (unsigned)k->start_mark.column + 1};
+            }
+        }
+    }
     if (m->model_type[0] && !type_read(m->model_type)) {
         /* (a config.json's: refuse_unread_type saw the same text before the
          * keys were read; a model entry's, read as a Llama, was counted

@@ -228,6 +228,11 @@ struct ic_model {
     uint64_t rope_context;
     char tower[96];            /* parts of the checkpoint not counted ("vision_config
                                   (an encoder)", DeepSeek's MTP module); "" for none */
+    /* a config.json key a letter from one infcalc reads and the file leaves
+     * out (ic_ydoc_near_miss): likely that key misspelt, the default taken
+     * in its place; said as a warning ("" for none) */
+    char typo_key[64], typo_near[64];
+    struct ic_loc typo_at;
 
     struct ic_loc locs[IC_MF_COUNT];
     struct ic_loc root; /* first key of the document, for "missing" errors */

@@ -392,6 +392,48 @@ static const char *nearest_key(const struct ic_schema *s, const char *key)
     return best_d <= limit ? best : NULL;
 }
 
+/* The key of s at most `most` edits from key, the nearest (NULL: none). */
+static const char *nearest_key_within(const struct ic_schema *s, const char *key, unsigned most)
+{
+    for (unsigned dist = 0; dist <= most; dist++) /* 0: a case apart */
+        for (size_t i = 0; i < s->n_fields; i++)
+            if (ic_text_distance(key, s->fields[i].key) == dist)
+                return s->fields[i].key;
+    return NULL;
+}
+
+/* Whether the mapping has the key. */
+static bool mapping_has(const struct ic_ydoc *d, yaml_node_t *map, const char *key)
+{
+    for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top;
+         p++) {
+        const char *k = ic_ydoc_scalar(node_at(d, p->key));
+        if (k && strcmp(k, key) == 0)
+            return true;
+    }
+    return false;
+}
+
+const yaml_node_t *ic_ydoc_near_miss(const struct ic_ydoc *d, yaml_node_t *map,
+                                     const struct ic_schema *s, const char **near)
+{
+    if (!map || map->type != YAML_MAPPING_NODE)
+        return NULL;
+    for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top;
+         p++) {
+        const yaml_node_t *k = node_at(d, p->key);
+        const char *key = ic_ydoc_scalar(k);
+        if (!key || strlen(key) < 10 || find_field(s, key))
+            continue;
+        const char *typo = nearest_key_within(s, key, 1);
+        if (typo && !mapping_has(d, map, typo)) {
+            *near = typo;
+            return k;
+        }
+    }
+    return NULL;
+}
+
 /* Hint: what first says, then the keys s takes (as many as fit). */
 static void hint_keys(struct ic_err *err, const struct ic_schema *s, const char *first)
 {
