@@ -187,6 +187,16 @@ START_TEST(test_bad_usage)
     has_err("did you mean 'list'?");
     ck_assert_int_eq(run("--model", "llama3-8b", "--hw", "v5e", "--model", "x", NULL), 2);
     has_err("given twice");
+    /* the list a list option given twice means: its values once each (a
+     * repeat or an empty value is refused), or "give it once" for one */
+    ck_assert_int_eq(run("--model", "llama3-8b", "--hw", "v5e", "--chips", "8", "--chips",
+                         "8,16,,8", NULL),
+                     2);
+    has_err("give it once; several values are one list: '--chips 8,16'\n");
+    ck_assert_int_eq(run("--model", "llama3-8b", "--hw", "v5e", "--chips", "8", "--chips", "8",
+                         NULL),
+                     2);
+    has_err("option '--chips' given twice\n  give it once\n");
     ck_assert_int_eq(run(NULL), 2); /* no arguments: usage on stderr */
     has_err("usage: infcalc");
 }

@@ -645,6 +645,37 @@ static int parse_size2(const char *name, const char *t, int *wh, struct ic_err *
     return IC_OK;
 }
 
+/* The distinct non-empty values of the comma-separated lists a and b, in
+ * order, into buf ("8" and "8,16" -> "8,16": what an option given twice
+ * means as one list, which refuses a repeat or an empty value); their
+ * count (0 where they do not fit). */
+static int merge_lists(char *buf, size_t n, const char *a, const char *b)
+{
+    int count = 0;
+    size_t len = 0;
+    buf[0] = '\0';
+    const char *lists[2] = {a, b};
+    for (int l = 0; l < 2; l++)
+        for (const char *p = lists[l]; *p;) {
+            size_t k = strcspn(p, ",");
+            bool seen = k == 0;
+            for (const char *q = buf; !seen && *q;) {
+                size_t j = strcspn(q, ",");
+                seen = j == k && strncmp(q, p, k) == 0;
+                q += j + (q[j] == ',');
+            }
+            if (!seen) {
+                if (len + k + 2 > n)
+                    return 0;
+                len += (size_t)snprintf(buf + len, n - len, "%s%.*s", count ? "," : "", (int)k,
+                                        p);
+                count++;
+            }
+            p += k + (p[k] == ',');
+        }
+    return count;
+}
+
 /* The i-th of n comma-separated values of t into buf; false when empty. */
 static bool item(const char *t, int i, char *buf, size_t cap)
 {
@@ -672,9 +703,11 @@ static int opt_set(struct ic_opts *o, int opt, const char *text, struct ic_err *
     }
     if (o->given[opt]) {
         fail(err, "option '%s' given twice", d->name);
-        if (err && (d->list_cmds & bit) && text && o->text[opt])
-            ic_err_hint(err, "give it once; several values are one list: '%s %s,%s'",
-                        d->name, o->text[opt], text);
+        char merged[256];
+        if (err && (d->list_cmds & bit) && text && o->text[opt] &&
+            merge_lists(merged, sizeof merged, o->text[opt], text) > 1)
+            ic_err_hint(err, "give it once; several values are one list: '%s %s'", d->name,
+                        merged);
         else if (err)
             ic_err_hint(err, "give it once");
         return IC_EINVAL;
