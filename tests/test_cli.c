@@ -255,6 +255,16 @@ START_TEST(test_compute_type_missing)
     has_err("--compute int8: test-chip has no int8 compute (it lists: bf16)");
     ck_assert_int_eq(run("--model", "llama3-8b", "--hw", "h100", "--compute", "fp4", NULL), 2);
     has_err("--compute fp4: h100-sxm has no fp4 compute (it lists: fp32 bf16 fp16 fp8 int8)");
+    /* the serving analyses say it of the option too (they named the entry's
+     * compute section, a file with nothing wrong in it) */
+    static const char *const cmds[] = {"prefill", "simulate", "cost", "disagg", "batching",
+                                       "prefix", "moe"};
+    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
+        ck_assert_int_eq(run(cmds[i], "--model", i == 6 ? "mixtral-8x7b" : "llama3-8b", "--hw",
+                             "h100", "--compute", "fp4", NULL),
+                         2);
+        has_err("infcalc: error: --compute fp4: h100-sxm has no fp4 compute");
+    }
     /* in a list, the one chip that lacks it fails the run before any output */
     ck_assert_int_eq(run("--model", "llama3-8b", "--hw", "h100,a100", "--compute", "fp8", NULL),
                      2);

@@ -251,6 +251,13 @@ int ic_cli_setup(const struct ic_opts *a, const struct ic_db *db, const char *cm
     s->dec.estimate = ic_cli_estimate(a, a->cmd == IC_CMD_SIMULATE
                                              ? ic_decode_default_estimate(s->h)
                                              : IC_EST_IDEAL);
+    /* a compute type the chip lacks is the option's error, as decode says
+     * it (the step model's names the entry's compute section) */
+    struct ic_err ce = {0};
+    if ((lrc = ic_decode_for_hw(&s->dec, s->h, (int)s->dec.estimate, &ce))) {
+        ic_cli_setup_free(s);
+        return ic_cli_report(errf, lrc, &ce);
+    }
     if ((lrc = ic_cli_mfu_check(a, s->dec.estimate, errf)) ||
         (lrc = ic_cli_model_weights(a, errf, s->m, &s->dec.weights))) {
         ic_cli_setup_free(s);
