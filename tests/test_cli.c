@@ -1189,6 +1189,25 @@ START_TEST(test_suggestions)
     /* an option another command takes */
     ck_assert_int_eq(run("list", "hw", "--chips", "4", NULL), 2);
     has_err("option '--chips' does not apply to 'list'");
+    /* names within a third of the name's length, or none (three models
+     * were offered for 'tests'); a folder is said to be one */
+    ck_assert_int_eq(run("--model", "lama3-8b", "--hw", "h100", NULL), 2);
+    has_err("did you mean 'llama3-8b'");
+    ck_assert_int_eq(run("--model", "zqxwvy", "--hw", "h100", NULL), 2);
+    has_err("unknown model 'zqxwvy'\n  'infcalc list models' shows all\n");
+    ck_assert_int_eq(run("--model", "llama3-8b", "--hw", "tpu-v7", NULL), 2);
+    has_err("did you mean 'tpu-v5e', 'tpu-v5p', 'tpu-v6e'?");
+    char dir[] = "ic-test-dirXXXXXX"; /* in the working folder: a bare name */
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    ck_assert_int_eq(run("--model", dir, "--hw", "h100", NULL), 2);
+    char want[128];
+    snprintf(want, sizeof want, "model '%s' is a folder, not a file\n  give the config.json "
+                                "inside it: '%s/config.json'\n", dir, dir);
+    has_err(want);
+    ck_assert_int_eq(run("--model", "llama3-8b", "--hw", dir, NULL), 2);
+    snprintf(want, sizeof want, "hardware '%s' is a folder, not a file", dir);
+    has_err(want);
+    ck_assert_int_eq(rmdir(dir), 0);
 }
 END_TEST
 

@@ -240,6 +240,11 @@ static void near_add(struct near *nr, const char *query, const char *cand)
     /* a prefix or substring match counts as close */
     if (strlen(query) >= 2 && contains_nocase(cand, query))
         dist = dist < 2 ? dist : 2;
+    /* no further than a third of the name (two edits below six letters):
+     * 'tests' is like no model ('qwen3-8b' was offered) */
+    const size_t len = strlen(query);
+    if (dist > (len < 6 ? 2 : len / 3))
+        return;
     for (int i = 0; i < nr->n; i++)
         if (strcmp(nr->names[i], cand) == 0)
             return;
@@ -642,6 +647,19 @@ scanned:
             struct ic_model *m = out;
             ic_utf8_cut(m->name, sizeof m->name, name, strlen(name));
         }
+        goto out;
+    }
+    struct stat ds;
+    if (rc == IC_ENOENT && stat(name, &ds) == 0 && S_ISDIR(ds.st_mode)) {
+        /* a folder of that name (a checkpoint's, without its config.json) */
+        size_t l = strlen(name);
+        while (l > 1 && name[l - 1] == '/')
+            l--;
+        ic_err_set(err, IC_ENOENT, NULL, 0, 0, "%s '%s' is a folder, not a file", k->what, name);
+        if (k->kind == IC_DB_MODEL)
+            ic_err_hint(err, "give the config.json inside it: '%.*s/config.json'", (int)l, name);
+        else
+            ic_err_hint(err, "give the YAML file inside it: '%.*s/NAME.yaml'", (int)l, name);
         goto out;
     }
     if (rc == IC_ENOENT) {
