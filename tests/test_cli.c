@@ -1174,6 +1174,11 @@ START_TEST(test_suggestions)
     has_err("did you mean 'models'?");
     ck_assert_int_eq(run("list", "engnes", NULL), 2);
     has_err("did you mean 'engines'?");
+    /* a word past the kind (and name) is that word's error */
+    ck_assert_int_eq(run("list", "hw", "extra", NULL), 2);
+    has_err("list: unexpected argument 'extra'");
+    ck_assert_int_eq(run("show", "hw", "h100", "extra", NULL), 2);
+    has_err("show: unexpected argument 'extra'");
     ck_assert_int_eq(run("show", "modle", "llama3-8b", NULL), 2);
     has_err("did you mean 'model'?");
     ck_assert_int_eq(run("bench", "--thread", "2", NULL), 2);

@@ -827,6 +827,10 @@ out:
 
 static int cmd_list(const struct ic_opts *a, const struct ic_db *db, FILE *out, FILE *errf)
 {
+    if (a->n_pos > 1 && (strcmp(a->pos[0], "hw") == 0 || strcmp(a->pos[0], "models") == 0 ||
+                         strcmp(a->pos[0], "engines") == 0))
+        return ic_cli_usage_hint(errf, "list takes one kind: e.g. 'infcalc list hw'",
+                                 "list: unexpected argument '%s'", a->pos[1]);
     if (a->n_pos == 1 && strcmp(a->pos[0], "engines") == 0)
         return list_engines(db, out, errf);
     if (a->n_pos != 1 || (strcmp(a->pos[0], "hw") && strcmp(a->pos[0], "models")))
@@ -1363,6 +1367,12 @@ static void show_model(FILE *out, const struct ic_model *m, const struct ic_mode
 
 static int cmd_show(const struct ic_opts *a, const struct ic_db *db, FILE *out, FILE *errf)
 {
+    /* a kind and a name, then a word more: that word is the error (it read
+     * "show needs 'hw NAME'", which was given) */
+    if (a->n_pos > 2 && (strcmp(a->pos[0], "hw") == 0 || strcmp(a->pos[0], "model") == 0 ||
+                         strcmp(a->pos[0], "engine") == 0))
+        return ic_cli_usage_hint(errf, "one entry a call: e.g. 'infcalc show hw h100'",
+                                 "show: unexpected argument '%s'", a->pos[2]);
     if (a->n_pos == 2 && strcmp(a->pos[0], "engine") == 0) {
         struct ic_err e = {0};
         struct ic_engine *en = malloc(sizeof *en);
