@@ -168,6 +168,12 @@ START_TEST(test_bad_usage)
     has_err("a100-80gb-sxm has no fp8 compute (it lists: fp32 bf16 fp16 int8 int4)");
     ck_assert_int_eq(run("--model", "llama3-8b", "--hw", "v5e", "--weights", "bf17", NULL), 2);
     has_err("--weights: unknown type 'bf17'");
+    /* a config.json's name of a type, and an axis in capitals, are near theirs */
+    ck_assert_int_eq(run("--model", "llama3-8b", "--hw", "v5e", "--weights", "bfloat16", NULL), 2);
+    has_err("did you mean 'bf16'?");
+    ck_assert_int_eq(run("--model", "llama3-8b", "--hw", "v5e", "--sweep", "Batch", NULL), 2);
+    has_err("--sweep: unknown axis 'Batch'; expected batch, context, chips or precision\n"
+            "  did you mean 'batch'?");
     ck_assert_int_eq(run("--model", "llama3-8b", "--hw", "v5e", "--format", "xml", NULL), 2);
     ck_assert_int_eq(run("--model", "llama3-8b", "--hw", "v5e", "--sweep", "bach", NULL), 2);
     has_err("--sweep: unknown axis 'bach'");

@@ -322,11 +322,6 @@ static int read_dtype_key(const struct ic_ydoc *d, yaml_node_t *node, void *rec,
                           struct ic_err *err, const char *key)
 {
     struct ic_model *m = rec;
-    static const struct {
-        const char *name;
-        enum ic_dtype t;
-    } map[] = {{"bfloat16", IC_DT_BF16}, {"float16", IC_DT_FP16}, {"float32", IC_DT_FP32},
-               {"half", IC_DT_FP16}, {"float", IC_DT_FP32}, {"float8_e4m3fn", IC_DT_FP8}};
     if (ic_ydoc_is_null(node))
         return IC_OK;
     const char *t = ic_ydoc_scalar(node);
@@ -337,28 +332,27 @@ static int read_dtype_key(const struct ic_ydoc *d, yaml_node_t *node, void *rec,
         ic_err_hint(err, "e.g. '\"%s\": \"bfloat16\"'; or give --weights", key);
         return rc;
     }
-    for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
-        if (strcmp(t, map[i].name) == 0) {
-            /* torch_dtype and dtype (transformers 4.56 writes both) must agree */
-            if (m->has_default_weights &&
-                strncmp(m->weights_note, "quantization_config", 19) != 0 &&
-                strncmp(m->weights_note, "compression_config", 18) != 0 &&
-                m->default_weights != map[i].t) {
-                int rc = ic_ydoc_error(d, node, err, "'%s': %s, where the config's other type "
-                                                     "key says %s", key, t,
-                                       m->weights_note);
-                ic_err_hint(err, "the checkpoint has one type: fix one key, or give --weights");
-                return rc;
-            }
-            m->has_torch_dtype = true; /* the type of what a quantization leaves */
-            m->torch_dtype = map[i].t;
-            if (!m->has_default_weights && !m->quant_unread[0]) { /* a quantization_config wins */
-                m->has_default_weights = true;
-                m->default_weights = map[i].t;
-                snprintf(m->weights_note, sizeof m->weights_note, "%s %s", key, t);
-            }
-            return IC_OK;
+    enum ic_dtype type;
+    if (ic_dtype_torch(t, &type) == IC_OK) {
+        /* torch_dtype and dtype (transformers 4.56 writes both) must agree */
+        if (m->has_default_weights && strncmp(m->weights_note, "quantization_config", 19) != 0 &&
+            strncmp(m->weights_note, "compression_config", 18) != 0 &&
+            m->default_weights != type) {
+            int rc = ic_ydoc_error(d, node, err, "'%s': %s, where the config's other type "
+                                                 "key says %s", key, t,
+                                   m->weights_note);
+            ic_err_hint(err, "the checkpoint has one type: fix one key, or give --weights");
+            return rc;
         }
+        m->has_torch_dtype = true; /* the type of what a quantization leaves */
+        m->torch_dtype = type;
+        if (!m->has_default_weights && !m->quant_unread[0]) { /* a quantization_config wins */
+            m->has_default_weights = true;
+            m->default_weights = type;
+            snprintf(m->weights_note, sizeof m->weights_note, "%s %s", key, t);
+        }
+        return IC_OK;
+    }
     int rc = ic_ydoc_error(d, node, err, "'%s': unknown type '%s'", key, t);
     ic_err_hint(err, "bfloat16, float16, float32 or float8_e4m3fn; or give --weights");
     return rc;

@@ -776,9 +776,15 @@ static int opt_set(struct ic_opts *o, int opt, const char *text, struct ic_err *
         for (int i = 0; i < n; i++) {
             char buf[64];
             item(text, i, buf, sizeof buf);
-            if (ic_axis_parse(buf, &ax[i]))
-                return fail(err, "%s: unknown axis '%s'; expected batch, context, chips or "
-                                 "precision", d->name, buf);
+            if (ic_axis_parse(buf, &ax[i])) {
+                fail(err, "%s: unknown axis '%s'; expected batch, context, chips or precision",
+                     d->name, buf);
+                static const char *const axes[] = {"batch", "context", "chips", "precision"};
+                const char *near = ic_text_nearest(buf, axes, 4);
+                if (near && err)
+                    ic_err_hint(err, "did you mean '%s'?", near);
+                return IC_EINVAL;
+            }
             if (i == 1 && ax[0] == ax[1])
                 return fail(err, "%s: axis '%s' given twice", d->name, buf);
         }
@@ -814,6 +820,9 @@ static int opt_set(struct ic_opts *o, int opt, const char *text, struct ic_err *
                     for (int t = 0; t < IC_DT_COUNT; t++)
                         types[t] = ic_dtype_traits((enum ic_dtype)t)->name;
                     const char *near = ic_text_nearest(buf, types, IC_DT_COUNT);
+                    enum ic_dtype torch; /* a config.json's name for one */
+                    if (ic_dtype_torch(buf, &torch) == IC_OK)
+                        near = ic_dtype_traits(torch)->name;
                     if (near && err)
                         ic_err_hint(err, "did you mean '%s'?", near);
                 }

@@ -37,6 +37,21 @@ int ic_dtype_parse(const char *name, enum ic_dtype *out)
     return IC_ENOENT;
 }
 
+int ic_dtype_torch(const char *name, enum ic_dtype *out)
+{
+    static const struct {
+        const char *name;
+        enum ic_dtype t;
+    } map[] = {{"bfloat16", IC_DT_BF16}, {"float16", IC_DT_FP16}, {"float32", IC_DT_FP32},
+               {"half", IC_DT_FP16}, {"float", IC_DT_FP32}, {"float8_e4m3fn", IC_DT_FP8}};
+    for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
+        if (strcmp(name, map[i].name) == 0) {
+            *out = map[i].t;
+            return IC_OK;
+        }
+    return IC_ENOENT;
+}
+
 uint64_t ic_dtype_bytes(enum ic_dtype t, uint64_t n)
 {
     uint64_t bits = dtype_traits[t].bits;

@@ -35,6 +35,10 @@ const struct ic_dtype_traits *ic_dtype_traits(enum ic_dtype t);
  * or IC_ENOENT. */
 int ic_dtype_parse(const char *name, enum ic_dtype *out);
 
+/* The same by a config.json's torch_dtype name ("bfloat16", "float16",
+ * "half", "float32", "float", "float8_e4m3fn"). */
+int ic_dtype_torch(const char *name, enum ic_dtype *out);
+
 /* Bytes taken by n elements of dtype t, rounded up to whole bytes. */
 uint64_t ic_dtype_bytes(enum ic_dtype t, uint64_t n);
 
