@@ -781,12 +781,19 @@ static int check_values(struct ic_hw *hw, const char *path, struct ic_err *err)
     struct ic_hw_achieved *a = &hw->achieved;
     a->present = hw->locs[IC_HWF_ACHIEVED].line != 0;
     if (a->present) {
-        if (!(a->hbm_read_B_s >= 1e6 && a->hbm_read_B_s <= hw->hbm_bandwidth_B_s * 1.05))
-            return field_error_hint(hw, path, IC_HWF_A_HBM_READ, err,
-                                    "'hbm_read' must be at least 1 MB/s and at most the spec "
-                                    "bandwidth (memory: bandwidth) plus 5%",
+        if (!(a->hbm_read_B_s >= 1e6 && a->hbm_read_B_s <= hw->hbm_bandwidth_B_s * 1.05)) {
+            /* the spec figure beside it, with its line: either may be the
+             * one in the wrong unit */
+            char said[300];
+            snprintf(said, sizeof said,
+                     "'hbm_read' (%.4g GB/s) must be at least 1 MB/s and at most the spec "
+                     "bandwidth (memory: bandwidth, line %u: %.4g GB/s) plus 5%%",
+                     a->hbm_read_B_s / 1e9, hw->locs[IC_HWF_MEM_BANDWIDTH].line,
+                     hw->hbm_bandwidth_B_s / 1e9);
+            return field_error_hint(hw, path, IC_HWF_A_HBM_READ, err, said,
                                     "an achieved figure is what a streaming kernel measured; "
-                                    "check the unit (GB/s, TB/s) and the spec figure");
+                                    "check the unit (GB/s, TB/s) of both figures");
+        }
         int rc;
         if ((rc = check_gemv_fit(hw, path, "gemv", IC_HWF_A_GEMV_EFF, IC_HWF_A_GEMV_FIXED,
                                  a->gemv_eff, a->gemv_fixed_s,
@@ -824,12 +831,28 @@ static int check_values(struct ic_hw *hw, const char *path, struct ic_err *err)
             if (!hw->locs[IC_HWF_A_GEMM_FIRST + dt].line)
                 continue;
             given++;
-            if (!(a->gemm_flop_s[dt] >= 1e9 && a->gemm_flop_s[dt] <= hw->peak_flop_s[dt] * 1.05))
-                return field_error_hint(hw, path, IC_HWF_A_GEMM_FIRST + dt, err,
-                                        "an achieved GEMM rate must be at least 1 GFLOP/s and "
-                                        "at most the spec peak of that type plus 5%",
-                                        "a type the compute section lacks cannot be achieved; "
-                                        "dense peaks, not sparse ones");
+            if (!(a->gemm_flop_s[dt] >= 1e9 && a->gemm_flop_s[dt] <= hw->peak_flop_s[dt] * 1.05)) {
+                const char *tn = ic_dtype_traits((enum ic_dtype)dt)->name;
+                char said[300];
+                if (hw->peak_flop_s[dt] > 0)
+                    snprintf(said, sizeof said,
+                             "an achieved GEMM rate (%s %.4g TFLOP/s) must be at least 1 "
+                             "GFLOP/s and at most the spec peak of that type (compute: %s, "
+                             "line %u: %.4g TFLOP/s) plus 5%%",
+                             tn, a->gemm_flop_s[dt] / 1e12, tn,
+                             hw->locs[IC_HWF_COMPUTE_FIRST + dt].line,
+                             hw->peak_flop_s[dt] / 1e12);
+                else
+                    snprintf(said, sizeof said,
+                             "an achieved GEMM rate of %s, which the compute section does not "
+                             "list", tn);
+                return field_error_hint(hw, path, IC_HWF_A_GEMM_FIRST + dt, err, said,
+                                        hw->peak_flop_s[dt] > 0
+                                            ? "dense peaks, not sparse ones; check the unit "
+                                              "(GFLOP/s, TFLOP/s) of both figures"
+                                            : "a type the compute section lacks cannot be "
+                                              "achieved: add its peak there, or drop it here");
+            }
         }
         if (!given)
             return field_error_hint(hw, path, IC_HWF_A_GEMM, err,
