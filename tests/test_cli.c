@@ -151,6 +151,11 @@ START_TEST(test_bad_usage)
     has_err("did you mean");
     ck_assert_int_eq(run("--model", "llama3-8b", "--hw", "v5", NULL), 2);
     has_err("unknown hardware 'v5'");
+    /* a dash an editor made typographic ("\xe2\x80\x94chips", an em dash) */
+    ck_assert_int_eq(run("--model", "llama3-8b", "--hw", "v5e", "\xe2\x80\x94" "chips", "4",
+                         NULL),
+                     2);
+    has_err("starts with a typographic dash, not two hyphens\n  write '--chips'\n");
     ck_assert_int_eq(run("--model", "llama3-8b", "--hw", "v5e", "--chps", "4", NULL), 2);
     has_err("unknown option '--chps'");
     has_err("did you mean '--chips'?");

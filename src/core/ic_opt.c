@@ -932,6 +932,17 @@ int ic_opts_parse(int argc, char **argv, struct ic_opts *o, struct ic_err *err)
     }
     for (; i < argc; i++) {
         const char *arg = argv[i];
+        /* an option whose dashes a text editor turned into an en or em
+         * dash (or a minus sign): "—chips" */
+        static const char *const dashes[] = {"\xe2\x80\x93", "\xe2\x80\x94",
+                                             "\xe2\x88\x92"};
+        for (size_t k = 0; k < sizeof dashes / sizeof dashes[0]; k++)
+            if (strncmp(arg, dashes[k], 3) == 0 && isalpha((unsigned char)arg[3])) {
+                fail(err, "'%s' starts with a typographic dash, not two hyphens", arg);
+                if (err)
+                    ic_err_hint(err, "write '--%s'", arg + 3);
+                return IC_EINVAL;
+            }
         if (arg[0] != '-' || !arg[1]) {
             if (o->n_pos >= IC_OPT_MAX_POS) {
                 fail(err, "unexpected argument '%s'", arg);
