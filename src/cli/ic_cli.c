@@ -1523,10 +1523,25 @@ static int cmd_validate(const struct ic_opts *a, FILE *out, FILE *errf)
         }
         o.model = m;
     }
-    /* the CSV's and the charts' places before the timings */
+    /* the entry read first (its errors are the input's, exit 2), then the
+     * CSV's and the charts' places, all before the timings */
+    struct ic_hw *h = malloc(sizeof *h);
+    if (!h) {
+        free(m);
+        return ic_cli_oom(errf);
+    }
+    lrc = ic_hw_load(a->hw[0], h, &e);
+    free(h);
+    if (lrc) {
+        free(m);
+        return ic_cli_report(errf, lrc, &e);
+    }
     char chart[4200];
     if (o.csv_path && (lrc = ic_out_check(o.csv_path, "the CSV", &e))) {
         free(m);
+        if (!a->given[IC_OPT_CSV])
+            ic_err_hint(&e, "create its folder, or give --csv FILE (and --plot-prefix P) "
+                            "elsewhere");
         return ic_cli_report(errf, lrc, &e);
     }
     static const char *const charts[] = {"batch", "context"};
