@@ -377,6 +377,16 @@ START_TEST(test_kv_placement_copy)
     ck_assert_msg(ic_test_rel(step[1], w + k) < 1e-9, "step %g vs %g", step[1], w + k);
     ck_assert_msg(ic_test_rel(step[0], w + k / 2) < 1e-9, "step %g vs %g", step[0], w + k / 2);
     ck_assert_msg(most[0] == 40 && most[1] == 20, "largest batch %g, %g", most[0], most[1]);
+    /* the table says the split is a lower bound (16 chips, 8 KV heads: 2
+     * ways by batch), and not of the copy */
+    for (int i = 0; i < 2; i++) {
+        ck_assert_int_eq(run(base[0], base[1], base[2], base[3], base[4], base[5], base[6],
+                             base[7], "--kv-placement", i ? "copy" : "split", NULL),
+                         0);
+        const char *note = "note: past the KV heads the cache splits 2 ways by batch, a lower "
+                           "bound on what a chip holds";
+        ck_assert(i ? !strstr(out_buf, "cache splits") : strstr(out_buf, note) != NULL);
+    }
     /* an engine that copies (vLLM's QKVParallelLinear: enginedb's
      * defaults.kv_placement) places the cache so without the option, and
      * the option overrides it: the ideal bound beside the expected step is

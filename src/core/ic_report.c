@@ -344,6 +344,11 @@ static void table_title(FILE *out, const struct ic_report_group *r, const struct
         fprintf(out, "note: %llu chips do not split the query heads evenly; the busiest chip "
                      "holds the most and sets the step time\n",
                 (unsigned long long)c->chips);
+    if (!show_chips && !c->kv_copy && p->kv_split_batch > 1)
+        fprintf(out, "note: past the KV heads the cache splits %llu ways by batch, a lower bound "
+                     "on what a chip holds; tensor-parallel engines copy it to each chip "
+                     "sharing a head (--kv-placement copy, or an --engine profile)\n",
+                (unsigned long long)p->kv_split_batch);
     if (p->query_heads && !show_chips && c->chips > p->query_heads) {
         char copies[32];
         ic_report_num(copies, sizeof copies, (double)c->chips / (double)p->query_heads, 3);
