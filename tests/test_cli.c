@@ -1581,6 +1581,15 @@ START_TEST(test_sim_overload_note)
     snprintf(rate, sizeof rate, "%.6g", 0.25 * offline);
     ck_assert_int_eq(run(OV, "--rate", rate, NULL), 0);
     ck_assert_ptr_null(strstr(err_buf, "queue grows"));
+    /* a sweep judges each rate alike: the quarter is not said, three times
+     * the offline throughput is, with what it served (the single run's) */
+    char rates[80];
+    snprintf(rates, sizeof rates, "%.6g,%.6g", 0.25 * offline, 3 * offline);
+    ck_assert_int_eq(run(OV, "--rates", rates, NULL), 0);
+    snprintf(want, sizeof want, "infcalc: note: the queue grows through the run at %.4g (%.4g "
+                                "served) requests/s: past what this deployment sustains",
+             3 * offline, served);
+    has_err(want);
     /* the sweep's rates are 10% to 120% of the offline throughput of every
      * request, whatever --warmup leaves out of the statistics (with 200 of
      * the 400 warming up it read half of it) */

@@ -598,16 +598,20 @@ int ic_cli_cmd_simulate(const struct ic_opts *a, const struct ic_db *db, FILE *o
         x.c.on_request = write_request;
         x.c.on_request_ctx = &w;
     }
-    /* one load (not a trace's, whose length is not known before its end):
+    /* each load (not a trace's, whose length is not known before its end):
      * its TTFT over the earlier and the later half of its requests */
     struct ttft_halves halves = {.next = x.c.on_request, .next_ctx = x.c.on_request_ctx};
-    const bool judge = !sweep && rates[0] > 0 && x.c.requests && !a->given[IC_OPT_TRACE];
+    const bool judge = x.c.requests && !a->given[IC_OPT_TRACE];
     if (judge) {
-        halves.mid = (warmup_at(a, &x, rates[0]) + x.c.requests) / 2;
         x.c.on_request = record_halves;
         x.c.on_request_ctx = &halves;
     }
-    for (size_t i = 0; i < n; i++)
+    double grows[IC_OPT_MAX_LIST + 8][3]; /* a load whose queue grows: late / early, early, late */
+    for (size_t i = 0; i < n; i++) {
+        halves.mid = (warmup_at(a, &x, rates[i]) + x.c.requests) / 2;
+        halves.sum[0] = halves.sum[1] = 0;
+        halves.n[0] = halves.n[1] = 0;
+        grows[i][0] = 0;
         if ((rc = run_at(a, &x, rates[i], &res[i], &e))) {
             if (w.o.f) {
                 struct ic_err e2 = {0};
@@ -619,6 +623,21 @@ int ic_cli_cmd_simulate(const struct ic_opts *a, const struct ic_db *db, FILE *o
             }
             goto lib_fail;
         }
+        /* said where the later half of the counted requests waited for
+         * their first token over 1.5 times as long as the earlier half (a
+         * steady queue leaves the halves alike; a growing one from empty,
+         * past the tenth of warm-up, about 2.4 times) and fewer requests a
+         * second were served than arrived */
+        if (judge && rates[i] > 0 && halves.n[0] && halves.n[1]) {
+            const double early = halves.sum[0] / (double)halves.n[0],
+                         late = halves.sum[1] / (double)halves.n[1];
+            if (early > 0 && late > 1.5 * early && res[i].requests_per_s < rates[i]) {
+                grows[i][0] = late / early;
+                grows[i][1] = early;
+                grows[i][2] = late;
+            }
+        }
+    }
     if (w.o.f && (rc = ic_out_close(&w.o, false, &e)))
         goto lib_fail;
     x.c.on_request = NULL;
@@ -655,27 +674,32 @@ int ic_cli_cmd_simulate(const struct ic_opts *a, const struct ic_db *db, FILE *o
     ic_cli_few_requests_note(errf, r0->counted);
     /* a load past what the deployment sustains: its queue grows through
      * the run, so its TTFT and end-to-end figures are the run's length's,
-     * not the load's; said where the later half of the counted requests
-     * waited for their first token over 1.5 times as long as the earlier
-     * half (a steady queue leaves the halves alike; a growing one from
-     * empty, past the tenth of warm-up, about 2.4 times) and fewer requests
-     * a second were served than arrived */
-    if (judge && halves.n[0] && halves.n[1]) {
-        const double early = halves.sum[0] / (double)halves.n[0],
-                     late = halves.sum[1] / (double)halves.n[1];
+     * not the load's (grows[], above) */
+    if (!sweep && grows[0][0] > 0) {
         char te[32], tl[32];
-        if (early > 0 && late > 1.5 * early && r0->requests_per_s < rates[0]) {
-            ic_report_time(te, sizeof te, early);
-            ic_report_time(tl, sizeof tl, late);
+        ic_report_time(te, sizeof te, grows[0][1]);
+        ic_report_time(tl, sizeof tl, grows[0][2]);
+        fprintf(ic_cli_warnf(errf),
+                "infcalc: note: the queue grows through the run: the later half of the "
+                "counted requests waited %.3g times as long for their first token as the "
+                "earlier half (%s against %s on average), and %.4g of %.4g requests/s "
+                "were served; the load is past what this deployment sustains, and the "
+                "TTFT and end-to-end figures grow with --requests (a sweep of --rates "
+                "with --ttft and --tpot finds the rate it sustains under them)\n",
+                grows[0][0], tl, te, r0->requests_per_s, rates[0]);
+    } else if (sweep) {
+        char list[600] = "";
+        size_t l = 0, k = 0;
+        for (size_t i = 0; i < n && l < sizeof list - 64; i++)
+            if (grows[i][0] > 0)
+                l += (size_t)snprintf(list + l, sizeof list - l, "%s%.4g (%.4g served)",
+                                      k++ ? ", " : "", rates[i], res[i].requests_per_s);
+        if (k)
             fprintf(ic_cli_warnf(errf),
-                    "infcalc: note: the queue grows through the run: the later half of the "
-                    "counted requests waited %.3g times as long for their first token as the "
-                    "earlier half (%s against %s on average), and %.4g of %.4g requests/s "
-                    "were served; the load is past what this deployment sustains, and the "
-                    "TTFT and end-to-end figures grow with --requests (a sweep of --rates "
-                    "with --ttft and --tpot finds the rate it sustains under them)\n",
-                    late / early, tl, te, r0->requests_per_s, rates[0]);
-        }
+                    "infcalc: note: the queue grows through the run%s at %s requests/s: "
+                    "past what this deployment sustains, their TTFT and end-to-end figures "
+                    "grow with --requests\n",
+                    k == 1 ? "" : "s", list);
     }
     const double per_chip =
         (double)r0->counted_output_tokens / (double)r0->counted / (double)r0->chips;
