@@ -2245,6 +2245,31 @@ START_TEST(test_useful_tp_marked)
     ck_assert_uint_eq(best_chips, 16);
     ck_assert_uint_eq(marked, best_chips);
     has_out("largest useful tensor-parallel size: 16 chips");
+    /* and the other estimate's shortest step where it lies elsewhere: v5e's
+     * ideal bound turns at 64 chips; its expected steps, read back from
+     * the table's expected column, fall to the last size */
+    ck_assert_int_eq(run("--model", "llama3-70b", "--hw", "v5e", "--sweep", "chips", NULL), 0);
+    double bx = 1e300;
+    unsigned long bx_chips = 0;
+    for (char *l = out_buf; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+        unsigned long chips, batch;
+        double step, exp_ms;
+        char fits[8] = "";
+        if (sscanf(l, "%lu %lu %lf %lf", &chips, &batch, &step, &exp_ms) != 4)
+            continue;
+        /* the fits column: "yes" or "NO", the 17th field; a chip count
+         * that does not fit is not a size to use */
+        const char *y = strstr(l, " yes "), *nl = strchr(l, '\n');
+        snprintf(fits, sizeof fits, "%s", y && (!nl || y < nl) ? "yes" : "NO");
+        if (strcmp(fits, "yes") == 0 && exp_ms < bx)
+            bx = exp_ms, bx_chips = chips;
+    }
+    ck_assert_uint_eq(bx_chips, 256);
+    char want[160];
+    snprintf(want, sizeof want, "(4.54 ms, the ideal bound); at 128 the step is 4.84 ms, 100%% "
+                                "of it collectives; at the expected step, %lu chips (%.3g ms)\n",
+             bx_chips, bx);
+    has_out(want);
 }
 END_TEST
 

@@ -498,14 +498,28 @@ static int table_sweep(FILE *out, const struct ic_report *rep, const struct ic_r
     free(cell);
     if (useful < n && n > 1) {
         const struct ic_point *u = &pts[useful];
-        fprintf(out, "largest useful tensor-parallel size: %llu chips, the shortest step (%.3g ms)",
-                (unsigned long long)u->cfg.chips, 1e3 * u->step_s);
+        fprintf(out, "largest useful tensor-parallel size: %llu chips, the shortest step (%.3g ms, "
+                     "%s)",
+                (unsigned long long)u->cfg.chips, 1e3 * u->step_s,
+                u->cfg.estimate == IC_EST_EXPECTED ? "expected" : "the ideal bound");
         if (useful + 1 < n) {
             const struct ic_point *v = &pts[useful + 1];
             fprintf(out, "; at %llu the step is %.3g ms, %.0f%% of it collectives",
                     (unsigned long long)v->cfg.chips, 1e3 * v->step_s,
                     100 * v->comm_s / v->step_s);
         }
+        /* the other estimate's shortest step beside it, where it lies at
+         * another size (v5e's ideal bound turns at 64 chips, its expected
+         * step still falls at 256) */
+        size_t best = n;
+        for (size_t i = 0; i < n; i++)
+            if (pts[i].fits && pts[i].other_known && pts[i].other_step_s > 0 &&
+                (best == n || pts[i].other_step_s < pts[best].other_step_s))
+                best = i;
+        if (best < n && best != useful)
+            fprintf(out, "; at the %s, %llu chips (%.3g ms)",
+                    u->cfg.estimate == IC_EST_EXPECTED ? "ideal bound" : "expected step",
+                    (unsigned long long)pts[best].cfg.chips, 1e3 * pts[best].other_step_s);
         fputc('\n', out);
     }
     return IC_OK;
