@@ -611,6 +611,12 @@ START_TEST(test_uneven_split_noted)
     ck_assert_int_eq(run("moe", "--model", "mixtral-8x7b", "--hw", "v5e", "--chips", "64", NULL),
                      0);
     has_err("infcalc: note: a group: 64 chips for mixtral-8x7b's 32 query heads:");
+    /* groups: the chips in all said, and whose a batch is */
+    ck_assert_int_eq(run("moe", "--model", "mixtral-8x7b", "--hw", "h100", "--chips", "2", "--ep",
+                         "4", NULL),
+                     0);
+    has_out("mixtral-8x7b on 2 x h100-sxm per expert-parallel group, 4 groups (8 chips in all; a "
+            "batch is a group's)");
 }
 END_TEST
 

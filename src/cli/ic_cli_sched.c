@@ -192,10 +192,16 @@ int ic_cli_cmd_moe(const struct ic_opts *a, const struct ic_db *db, FILE *out, F
     }
     char title[768], w[IC_MODEL_KEPT_LEN + 16], est[160];
     ic_model_weights_text(&l.st, l.dec.weights, w, sizeof w);
+    /* with groups: the chips in all, and whose the batch is */
+    char groups[160] = "";
+    if (c.ep > 1)
+        snprintf(groups, sizeof groups,
+                 " per expert-parallel group, %llu groups (%llu chips in all; a batch is a "
+                 "group's)",
+                 (unsigned long long)c.ep, (unsigned long long)(c.ep * l.dec.chips));
     snprintf(title, sizeof title,
              "%s on %llu x %s%s, weights %s, KV %s, compute %s, context %llu (%s)",
-             l.m->name, (unsigned long long)l.dec.chips, l.h->name,
-             c.ep > 1 ? " per expert-parallel group" : "", w, dtn(l.dec.kv),
+             l.m->name, (unsigned long long)l.dec.chips, l.h->name, groups, w, dtn(l.dec.kv),
              dtn(l.dec.compute), (unsigned long long)l.dec.context,
              ic_cli_estimate_text(&l, est, sizeof est));
     if (l.fmt == IC_FMT_TABLE) {
