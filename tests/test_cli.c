@@ -1671,10 +1671,13 @@ START_TEST(test_config_json_and_warning)
     static const char *const head = "{\"model_type\": \"llama\", \"hidden_size\": 4096, "
                                      "\"num_hidden_layers\": 32, \"num_attention_heads\": 32,\n";
     static const char *const tail = ", \"intermediate_size\": 14336, \"vocab_size\": 128256}\n";
-    static const char *const mid[3] = {" \"num_key_value_head\": 8",
+    static const char *const mid[4] = {" \"num_key_value_head\": 8",
                                        " \"num_key_value_head\": 8, \"num_key_value_heads\": 8",
-                                       " \"n_group\": 8"};
-    for (int i = 0; i < 3; i++) {
+                                       " \"n_group\": 8",
+                                       /* a saved private attribute, as Gemma 3's
+                                        * _sliding_window_pattern */
+                                       " \"_num_key_value_heads\": 8"};
+    for (int i = 0; i < 4; i++) {
         char path[64], text[400], want[256];
         snprintf(text, sizeof text, "%s%s%s", head, mid[i], tail);
         ic_test_write_tmp(path, text);
@@ -1693,6 +1696,19 @@ START_TEST(test_config_json_and_warning)
         }
         remove(path);
     }
+    /* a wrapper: a near key whose key its text_config gives is no typo,
+     * and does not hide one after it */
+    char path[64];
+    ic_test_write_tmp(path, "{\"model_type\": \"llava\", \"num_key_value_head\": 8,\n"
+                            " \"tie_word_embedding\": true, \"text_config\": {\"model_type\": "
+                            "\"llama\", \"hidden_size\": 4096, \"num_hidden_layers\": 32, "
+                            "\"num_attention_heads\": 32, \"num_key_value_heads\": 8, "
+                            "\"intermediate_size\": 14336, \"vocab_size\": 128256}}\n");
+    ck_assert_int_eq(run("--model", path, "--hw", "h100", NULL), 0);
+    has_err(":2:2: warning: unknown key 'tie_word_embedding': did you mean "
+            "'tie_word_embeddings'?");
+    ck_assert(!strstr(err_buf, "'num_key_value_head'"));
+    remove(path);
 }
 END_TEST
 

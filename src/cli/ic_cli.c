@@ -1521,6 +1521,7 @@ static int cmd_validate(const struct ic_opts *a, FILE *out, FILE *errf)
             free(m);
             return ic_cli_report(errf, lrc, &e);
         }
+        ic_cli_model_typo(errf, m);
         o.model = m;
     }
     /* the entry read first (its errors are the input's, exit 2), then the

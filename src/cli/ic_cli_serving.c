@@ -869,6 +869,7 @@ int ic_cli_cmd_specdec(const struct ic_opts *a, const struct ic_db *db, FILE *ou
         rc = ic_cli_report(errf, lrc, &e);
         goto out;
     }
+    ic_cli_model_typo(errf, dm);
     /* the draft at its own weight type where --weights is not given (a
      * config.json's shipped one, as the target's is; else the default) */
     enum ic_dtype draft_w = a->given[IC_OPT_WEIGHTS] ? s.dec.weights : ic_decode_defaults().weights;
@@ -1689,6 +1690,7 @@ int ic_cli_cmd_optimize(const struct ic_opts *a, const struct ic_db *db, FILE *o
         rc = ic_cli_report(errf, lrc, &e);
         goto out;
     }
+    ic_cli_model_typo(errf, m);
     ic_cli_warn_context(errf, &st, m->name, req.prompt + req.output, "--prompt + --output");
     if (a->given[IC_OPT_HW]) {
         hws = calloc((size_t)a->n[IC_OPT_HW], sizeof *hws);

@@ -3739,8 +3739,9 @@ int ic_model_load(const char *path, struct ic_model *out, struct ic_err *err)
         yaml_node_t *maps[2] = {root, map_get(&d, root, "text_config")};
         for (int i = 0; i < 2 && !m->typo_key[0]; i++) {
             const char *near = NULL;
-            const yaml_node_t *k = ic_ydoc_near_miss(&d, maps[i], &config_schema, &near);
-            if (k && !config_key_given(&d, root, near)) {
+            const yaml_node_t *k =
+                ic_ydoc_near_miss(&d, maps[i], maps[1 - i], &config_schema, &near);
+            if (k) {
                 snprintf(m->typo_key, sizeof m->typo_key, "%s", ic_ydoc_scalar(k));
                 snprintf(m->typo_near, sizeof m->typo_near, "%s", near);
                 m->typo_at = (struct ic_loc){(unsigned)k->start_mark.line + 1,

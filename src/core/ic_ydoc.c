@@ -402,9 +402,11 @@ static const char *nearest_key_within(const struct ic_schema *s, const char *key
     return NULL;
 }
 
-/* Whether the mapping has the key. */
+/* Whether the mapping (NULL or not a mapping: none) has the key. */
 static bool mapping_has(const struct ic_ydoc *d, yaml_node_t *map, const char *key)
 {
+    if (!map || map->type != YAML_MAPPING_NODE)
+        return false;
     for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top;
          p++) {
         const char *k = ic_ydoc_scalar(node_at(d, p->key));
@@ -415,7 +417,8 @@ static bool mapping_has(const struct ic_ydoc *d, yaml_node_t *map, const char *k
 }
 
 const yaml_node_t *ic_ydoc_near_miss(const struct ic_ydoc *d, yaml_node_t *map,
-                                     const struct ic_schema *s, const char **near)
+                                     yaml_node_t *other, const struct ic_schema *s,
+                                     const char **near)
 {
     if (!map || map->type != YAML_MAPPING_NODE)
         return NULL;
@@ -423,10 +426,12 @@ const yaml_node_t *ic_ydoc_near_miss(const struct ic_ydoc *d, yaml_node_t *map,
          p++) {
         const yaml_node_t *k = node_at(d, p->key);
         const char *key = ic_ydoc_scalar(k);
-        if (!key || strlen(key) < 10 || find_field(s, key))
+        /* '_': transformers' saved private attributes (Gemma 3's
+         * _sliding_window_pattern beside its layer_types) */
+        if (!key || key[0] == '_' || strlen(key) < 10 || find_field(s, key))
             continue;
         const char *typo = nearest_key_within(s, key, 1);
-        if (typo && !mapping_has(d, map, typo)) {
+        if (typo && !mapping_has(d, map, typo) && !mapping_has(d, other, typo)) {
             *near = typo;
             return k;
         }

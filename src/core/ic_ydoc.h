@@ -96,14 +96,17 @@ yaml_node_t *ic_ydoc_root(const struct ic_ydoc *d);
  * and where to point later semantic errors. A missing required key is
  * reported at owner (the key naming this mapping), or at the mapping itself
  * when owner is NULL. */
-/* A key of map, of ten letters or more, that s does not read but that is
- * a letter (or a case) from one s reads and map leaves out: that key
- * misspelt, for a schema that ignores unknown keys (a config.json's own are
- * its business, but "num_key_value_head" read as absent takes the default
- * silently; shorter keys lie a letter apart by design: DeepSeek's n_group,
- * Mamba's n_groups). Returns its node, *near the key it is near; NULL. */
+/* The first key of map, of ten letters or more and not starting with '_'
+ * (a saved private attribute), that s does not read but that is a letter
+ * (or a case) from one s reads which neither map nor other (a wrapper's
+ * inner mapping, or NULL) gives: that key misspelt, for a schema that
+ * ignores unknown keys (a config.json's own are its business, but
+ * "num_key_value_head" read as absent takes the default silently; shorter
+ * keys lie a letter apart by design: DeepSeek's n_group, Mamba's
+ * n_groups). Returns its node, *near the key it is near; NULL. */
 const yaml_node_t *ic_ydoc_near_miss(const struct ic_ydoc *d, yaml_node_t *map,
-                                     const struct ic_schema *s, const char **near);
+                                     yaml_node_t *other, const struct ic_schema *s,
+                                     const char **near);
 
 int ic_ydoc_read(const struct ic_ydoc *d, yaml_node_t *map,
                  const struct ic_schema *s, void *rec, struct ic_loc *locs,
