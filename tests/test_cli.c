@@ -156,6 +156,13 @@ START_TEST(test_bad_usage)
                          NULL),
                      2);
     has_err("starts with a typographic dash, not two hyphens\n  write '--chips'\n");
+    /* first on the line too (a command line pasted from a page), and
+     * misspelt: the option it is nearest */
+    ck_assert_int_eq(run("\xe2\x80\x94" "model", "llama3-8b", "--hw", "v5e", NULL), 2);
+    has_err("write '--model'\n");
+    ck_assert_int_eq(run("--model", "llama3-8b", "--hw", "v5e", "\xe2\x80\x93" "chps", "4", NULL),
+                     2);
+    has_err("write '--chips'\n");
     ck_assert_int_eq(run("--model", "llama3-8b", "--hw", "v5e", "--chps", "4", NULL), 2);
     has_err("unknown option '--chps'");
     has_err("did you mean '--chips'?");

@@ -911,10 +911,42 @@ int ic_opt_set(struct ic_opts *o, int opt, const char *text, struct ic_err *err)
 
 /* ---- the command line ----------------------------------------------------- */
 
+/* An option whose dashes a text editor turned into en or em dashes or
+ * minus signs ("\u2014chips", "\u2212\u2212chips"): refused, with the option it
+ * means (or the nearest one) to write; IC_OK for any other argument. */
+static int typographic_dash(const char *arg, enum ic_cmd cmd, struct ic_err *err)
+{
+    static const char *const dashes[] = {"\xe2\x80\x93", "\xe2\x80\x94", "\xe2\x88\x92"};
+    const char *p = arg;
+    bool any = false;
+    for (bool more = true; more;) {
+        more = false;
+        for (size_t k = 0; k < sizeof dashes / sizeof dashes[0]; k++)
+            if (strncmp(p, dashes[k], 3) == 0)
+                p += 3, any = more = true;
+        if (*p == '-')
+            p++, more = true;
+    }
+    if (!any || !isalpha((unsigned char)*p))
+        return IC_OK;
+    fail(err, "'%s' starts with a typographic dash, not two hyphens", arg);
+    char name[64];
+    snprintf(name, sizeof name, "--%s", p);
+    name[strcspn(name, "=")] = '\0';
+    const char *near = ic_opt_find(name) >= 0 ? name : ic_opt_nearest(name, cmd);
+    if (err && near)
+        ic_err_hint(err, "write '%s'", near);
+    else if (err)
+        ic_err_hint(err, "options start with two hyphens, '--'");
+    return IC_EINVAL;
+}
+
 int ic_opts_parse(int argc, char **argv, struct ic_opts *o, struct ic_err *err)
 {
     ic_opts_init(o, IC_CMD_DECODE);
     int i = 1;
+    if (i < argc && typographic_dash(argv[i], IC_CMD_DECODE, err))
+        return IC_EINVAL;
     if (i < argc && argv[i][0] != '-') {
         enum ic_cmd c = ic_cmd_find(argv[i]);
         if (c == IC_CMD_COUNT) {
@@ -932,17 +964,8 @@ int ic_opts_parse(int argc, char **argv, struct ic_opts *o, struct ic_err *err)
     }
     for (; i < argc; i++) {
         const char *arg = argv[i];
-        /* an option whose dashes a text editor turned into an en or em
-         * dash (or a minus sign): "—chips" */
-        static const char *const dashes[] = {"\xe2\x80\x93", "\xe2\x80\x94",
-                                             "\xe2\x88\x92"};
-        for (size_t k = 0; k < sizeof dashes / sizeof dashes[0]; k++)
-            if (strncmp(arg, dashes[k], 3) == 0 && isalpha((unsigned char)arg[3])) {
-                fail(err, "'%s' starts with a typographic dash, not two hyphens", arg);
-                if (err)
-                    ic_err_hint(err, "write '--%s'", arg + 3);
-                return IC_EINVAL;
-            }
+        if (typographic_dash(arg, o->cmd, err))
+            return IC_EINVAL;
         if (arg[0] != '-' || !arg[1]) {
             if (o->n_pos >= IC_OPT_MAX_POS) {
                 fail(err, "unexpected argument '%s'", arg);
