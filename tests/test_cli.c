@@ -1243,6 +1243,9 @@ START_TEST(test_suggestions)
      * were offered for 'tests'); a folder is said to be one */
     ck_assert_int_eq(run("--model", "lama3-8b", "--hw", "h100", NULL), 2);
     has_err("did you mean 'llama3-8b'");
+    /* a name holding an entry's is near it ('llama3-8B-instruct') */
+    ck_assert_int_eq(run("--model", "llama3-8B-instruct", "--hw", "h100", NULL), 2);
+    has_err("did you mean 'llama3-8b'?");
     ck_assert_int_eq(run("--model", "zqxwvy", "--hw", "h100", NULL), 2);
     has_err("unknown model 'zqxwvy'\n  'infcalc list models' shows all\n");
     ck_assert_int_eq(run("--model", "llama3-8b", "--hw", "tpu-v7", NULL), 2);

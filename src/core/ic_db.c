@@ -237,13 +237,14 @@ struct near {
 static void near_add(struct near *nr, const char *query, const char *cand)
 {
     unsigned dist = ic_text_distance(query, cand);
-    /* a prefix or substring match counts as close */
-    if (strlen(query) >= 2 && contains_nocase(cand, query))
+    /* a prefix or substring match counts as close, either way round
+     * ('llama3-8B-instruct' holds llama3-8b, 'nvidia-h100' h100) */
+    if ((strlen(query) >= 2 && contains_nocase(cand, query)) ||
+        (strlen(cand) >= 3 && contains_nocase(query, cand)))
         dist = dist < 2 ? dist : 2;
-    /* no further than a third of the name (two edits below six letters):
-     * 'tests' is like no model ('qwen3-8b' was offered) */
-    const size_t len = strlen(query);
-    if (dist > (len < 6 ? 2 : len / 3))
+    /* and no further than ic_text_near_limit ('tests' is like no model:
+     * 'qwen3-8b' was offered) */
+    if (dist > ic_text_near_limit(strlen(query)))
         return;
     for (int i = 0; i < nr->n; i++)
         if (strcmp(nr->names[i], cand) == 0)

@@ -344,6 +344,8 @@ int ic_number_parse(const char *text, double *out, char *why, unsigned why_len)
     return IC_OK;
 }
 
+unsigned ic_text_near_limit(size_t len) { return len < 6 ? 2 : (unsigned)(len / 3); }
+
 unsigned ic_text_distance(const char *a, const char *b)
 {
     size_t la = strlen(a), lb = strlen(b);

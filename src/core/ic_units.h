@@ -9,6 +9,7 @@
 #define IC_UNITS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 enum ic_dtype {
@@ -86,5 +87,9 @@ int ic_number_parse(const char *text, double *out, char *why,
 /* Levenshtein edit distance between two short strings (ASCII, case-folded),
  * capped at 255; used to suggest the nearest known name. */
 unsigned ic_text_distance(const char *a, const char *b);
+
+/* How far a name of len letters may lie from another to be suggested for
+ * it: two edits below six letters, a third of its length from there. */
+unsigned ic_text_near_limit(size_t len);
 
 #endif

@@ -387,9 +387,7 @@ static const char *nearest_key(const struct ic_schema *s, const char *key)
             best = s->fields[i].key;
         }
     }
-    size_t len = strlen(key);
-    unsigned limit = len < 6 ? 2 : (unsigned)(len / 3);
-    return best_d <= limit ? best : NULL;
+    return best_d <= ic_text_near_limit(strlen(key)) ? best : NULL;
 }
 
 /* The key of s at most `most` edits from key, the nearest (NULL: none). */
