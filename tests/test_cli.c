@@ -215,6 +215,14 @@ START_TEST(test_bad_usage)
                          NULL),
                      2);
     has_err("option '--chips' given twice\n  give it once\n");
+    /* values alike by value or type; names, which may be one entry's
+     * aliases, by the list's form */
+    ck_assert_int_eq(run("--model", "llama3-8b", "--hw", "v5e", "--context", "2048", "--context",
+                         "2048.0,4096", NULL),
+                     2);
+    has_err("several values are one list: '--context 2048,4096'\n");
+    ck_assert_int_eq(run("--model", "llama3-8b", "--hw", "h100", "--hw", "h100-sxm", NULL), 2);
+    has_err("give it once; several entries are one list, each once: '--hw A,B'\n");
     ck_assert_int_eq(run(NULL), 2); /* no arguments: usage on stderr */
     has_err("usage: infcalc");
 }

@@ -645,11 +645,31 @@ static int parse_size2(const char *name, const char *t, int *wh, struct ic_err *
     return IC_OK;
 }
 
-/* The distinct non-empty values of the comma-separated lists a and b, in
- * order, into buf ("8" and "8,16" -> "8,16": what an option given twice
- * means as one list, which refuses a repeat or an empty value); their
- * count (0 where they do not fit). */
-static int merge_lists(char *buf, size_t n, const char *a, const char *b)
+/* Whether two values of an option of kind k are one: counts and numbers
+ * by value ("2048" and "2048.0"), types by type ("bf16" and "bfloat16"),
+ * other text as written. */
+static bool same_value(enum ic_opt_kind k, const char *x, size_t nx, const char *y, size_t ny)
+{
+    char a[64], b[64];
+    snprintf(a, sizeof a, "%.*s", (int)(nx < 63 ? nx : 63), x);
+    snprintf(b, sizeof b, "%.*s", (int)(ny < 63 ? ny : 63), y);
+    char why[8];
+    double va, vb;
+    enum ic_dtype ta, tb;
+    if ((k == IC_OK_COUNT || k == IC_OK_NUM) && ic_number_parse(a, &va, why, sizeof why) == 0 &&
+        ic_number_parse(b, &vb, why, sizeof why) == 0)
+        return va == vb;
+    if (k == IC_OK_DTYPE && (ic_dtype_parse(a, &ta) == 0 || ic_dtype_torch(a, &ta) == 0) &&
+        (ic_dtype_parse(b, &tb) == 0 || ic_dtype_torch(b, &tb) == 0))
+        return ta == tb;
+    return nx == ny && strncmp(x, y, nx) == 0;
+}
+
+/* The distinct non-empty values of the comma-separated lists a and b of an
+ * option of kind k, in order, into buf ("8" and "8,16" -> "8,16": what the
+ * option given twice means as one list, which refuses a repeat or an empty
+ * value); their count (0 where they do not fit). */
+static int merge_lists(char *buf, size_t n, enum ic_opt_kind k, const char *a, const char *b)
 {
     int count = 0;
     size_t len = 0;
@@ -657,21 +677,21 @@ static int merge_lists(char *buf, size_t n, const char *a, const char *b)
     const char *lists[2] = {a, b};
     for (int l = 0; l < 2; l++)
         for (const char *p = lists[l]; *p;) {
-            size_t k = strcspn(p, ",");
-            bool seen = k == 0;
+            size_t w = strcspn(p, ",");
+            bool seen = w == 0;
             for (const char *q = buf; !seen && *q;) {
                 size_t j = strcspn(q, ",");
-                seen = j == k && strncmp(q, p, k) == 0;
+                seen = same_value(k, q, j, p, w);
                 q += j + (q[j] == ',');
             }
             if (!seen) {
-                if (len + k + 2 > n)
+                if (len + w + 2 > n)
                     return 0;
-                len += (size_t)snprintf(buf + len, n - len, "%s%.*s", count ? "," : "", (int)k,
+                len += (size_t)snprintf(buf + len, n - len, "%s%.*s", count ? "," : "", (int)w,
                                         p);
                 count++;
             }
-            p += k + (p[k] == ',');
+            p += w + (p[w] == ',');
         }
     return count;
 }
@@ -703,9 +723,14 @@ static int opt_set(struct ic_opts *o, int opt, const char *text, struct ic_err *
     }
     if (o->given[opt]) {
         fail(err, "option '%s' given twice", d->name);
+        /* names may be aliases of one entry (h100 and h100-sxm): a list
+         * of them is shown by its form, not merged */
         char merged[256];
-        if (err && (d->list_cmds & bit) && text && o->text[opt] &&
-            merge_lists(merged, sizeof merged, o->text[opt], text) > 1)
+        if (err && (d->list_cmds & bit) && d->kind == IC_OK_TEXT)
+            ic_err_hint(err, "give it once; several entries are one list, each once: '%s A,B'",
+                        d->name);
+        else if (err && (d->list_cmds & bit) && text && o->text[opt] &&
+                 merge_lists(merged, sizeof merged, d->kind, o->text[opt], text) > 1)
             ic_err_hint(err, "give it once; several values are one list: '%s %s'", d->name,
                         merged);
         else if (err)
