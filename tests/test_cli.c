@@ -625,7 +625,7 @@ START_TEST(test_uneven_split_noted)
             "chips / 64 copies of them are held and read\n");
     ck_assert_int_eq(run("moe", "--model", "mixtral-8x7b", "--hw", "v5e", "--chips", "64", NULL),
                      0);
-    has_err("infcalc: note: a group: 64 chips for mixtral-8x7b's 32 query heads:");
+    has_err("infcalc: note: a replica: 64 chips for mixtral-8x7b's 32 query heads:");
     /* groups: the chips in all said, and whose a batch is */
     ck_assert_int_eq(run("moe", "--model", "mixtral-8x7b", "--hw", "h100", "--chips", "2", "--ep",
                          "4", NULL),
@@ -2297,7 +2297,7 @@ START_TEST(test_useful_tp_marked)
         char fits[8] = "";
         if (sscanf(l, "%lu %lu %lf %lf", &chips, &batch, &step, &exp_ms) != 4)
             continue;
-        /* the fits column: "yes" or "NO", the 17th field; a chip count
+        /* the fits column: "yes" or "NO", the 14th field; a chip count
          * that does not fit is not a size to use */
         const char *y = strstr(l, " yes "), *nl = strchr(l, '\n');
         snprintf(fits, sizeof fits, "%s", y && (!nl || y < nl) ? "yes" : "NO");

@@ -142,7 +142,8 @@ int ic_cli_cmd_moe(const struct ic_opts *a, const struct ic_db *db, FILE *out, F
                                  a->model[0]);
     }
     ic_cli_warn_context(errf, &l.st, l.m->name, l.dec.context, "--context");
-    ic_cli_note_uneven(errf, &l, l.dec.chips, "a group");
+    ic_cli_note_uneven(errf, &l, l.dec.chips,
+                       a->given[IC_OPT_EP] && a->ep > 1 ? "a group" : "a replica");
     struct ic_moe_cfg c = {l.dec, 1};
     if (a->given[IC_OPT_EP])
         c.ep = a->ep;
@@ -311,7 +312,7 @@ int ic_cli_cmd_batching(const struct ic_opts *a, const struct ic_db *db, FILE *o
                         "--prompt + --output");
     if (c.reserve)
         ic_cli_warn_context(errf, &l.st, l.m->name, x.reserve, "--reserve");
-    ic_cli_note_uneven(errf, &l, l.dec.chips, "the batch");
+    ic_cli_note_uneven(errf, &l, l.dec.chips, "a replica");
     /* as decode warns: the batch the rates are given at, past what fits */
     if (l.dec.batch > x.paged_max_batch)
         fprintf(ic_cli_warnf(errf),

@@ -339,6 +339,22 @@ static const struct kind_ops ops[IC_DB_KIND_COUNT] = {
                       engine_name, engine_alias, engine_loc},
 };
 
+/* A folder given where a file of that kind is read: the file inside it to
+ * give (a model's config.json, an entry's YAML); IC_ENOENT. */
+static int folder_error(enum ic_db_kind kind, const char *what, const char *name,
+                        struct ic_err *err)
+{
+    size_t l = strlen(name);
+    while (l > 1 && name[l - 1] == '/')
+        l--;
+    ic_err_set(err, IC_ENOENT, NULL, 0, 0, "%s '%s' is a folder, not a file", what, name);
+    if (kind == IC_DB_MODEL)
+        ic_err_hint(err, "give the config.json inside it: '%.*s/config.json'", (int)l, name);
+    else
+        ic_err_hint(err, "give the YAML file inside it: '%.*s/NAME.yaml'", (int)l, name);
+    return IC_ENOENT;
+}
+
 /* "org/name": the config.json of that repository in the local Hugging Face
  * cache ($HF_HUB_CACHE, $HF_HOME/hub, $XDG_CACHE_HOME/huggingface/hub,
  * ~/.cache/huggingface/hub), the snapshot refs/main names, else the last
@@ -349,14 +365,8 @@ static int hf_cache(const char *name, char *path, size_t n, struct ic_err *err)
     const char *slash = strchr(name, '/');
     struct stat st;
     /* a folder (one holding a config.json, "org/name"-shaped or not) */
-    if (stat(name, &st) == 0 && S_ISDIR(st.st_mode)) {
-        size_t l = strlen(name);
-        while (l > 1 && name[l - 1] == '/')
-            l--;
-        ic_err_set(err, IC_ENOENT, NULL, 0, 0, "model '%s' is a folder, not a file", name);
-        ic_err_hint(err, "give the config.json inside it: '%.*s/config.json'", (int)l, name);
-        return IC_ENOENT;
-    }
+    if (stat(name, &st) == 0 && S_ISDIR(st.st_mode))
+        return folder_error(IC_DB_MODEL, "model", name, err);
     if (!slash || slash == name || !slash[1] || strchr(slash + 1, '/')) {
         /* a path ("cfgs/llama/a"): neither an entry nor "org/name" */
         ic_err_set(err, IC_ENOENT, NULL, 0, 0,
@@ -653,14 +663,7 @@ scanned:
     struct stat ds;
     if (rc == IC_ENOENT && stat(name, &ds) == 0 && S_ISDIR(ds.st_mode)) {
         /* a folder of that name (a checkpoint's, without its config.json) */
-        size_t l = strlen(name);
-        while (l > 1 && name[l - 1] == '/')
-            l--;
-        ic_err_set(err, IC_ENOENT, NULL, 0, 0, "%s '%s' is a folder, not a file", k->what, name);
-        if (k->kind == IC_DB_MODEL)
-            ic_err_hint(err, "give the config.json inside it: '%.*s/config.json'", (int)l, name);
-        else
-            ic_err_hint(err, "give the YAML file inside it: '%.*s/NAME.yaml'", (int)l, name);
+        rc = folder_error(k->kind, k->what, name, err);
         goto out;
     }
     if (rc == IC_ENOENT) {

@@ -804,8 +804,10 @@ static int opt_set(struct ic_opts *o, int opt, const char *text, struct ic_err *
             if (ic_axis_parse(buf, &ax[i])) {
                 fail(err, "%s: unknown axis '%s'; expected batch, context, chips or precision",
                      d->name, buf);
-                static const char *const axes[] = {"batch", "context", "chips", "precision"};
-                const char *near = ic_text_nearest(buf, axes, 4);
+                const char *axes[IC_AXIS_COUNT];
+                for (int x = 0; x < IC_AXIS_COUNT; x++)
+                    axes[x] = ic_axis_name((enum ic_axis)x);
+                const char *near = ic_text_nearest(buf, axes, IC_AXIS_COUNT);
                 if (near && err)
                     ic_err_hint(err, "did you mean '%s'?", near);
                 return IC_EINVAL;

@@ -511,11 +511,7 @@ static int table_sweep(FILE *out, const struct ic_report *rep, const struct ic_r
         /* the other estimate's shortest step beside it, where it lies at
          * another size (v5e's ideal bound turns at 64 chips, its expected
          * step still falls at 256) */
-        size_t best = n;
-        for (size_t i = 0; i < n; i++)
-            if (pts[i].fits && pts[i].other_known && pts[i].other_step_s > 0 &&
-                (best == n || pts[i].other_step_s < pts[best].other_step_s))
-                best = i;
+        const size_t best = ic_sweep_largest_useful_of(pts, n, true);
         if (best < n && best != useful)
             fprintf(out, "; at the %s, %llu chips (%.3g ms)",
                     u->cfg.estimate == IC_EST_EXPECTED ? "ideal bound" : "expected step",

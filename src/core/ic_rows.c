@@ -264,8 +264,9 @@ static void pretty(char *buf, size_t n, const struct ic_col *c, const struct ic_
         else if (x < 1 && 100 * x >= 99.95)
             snprintf(buf, n, "%.*f%%", 100 * x >= 99.9995 ? 6 : 3, 100 * x);
         else { /* "1320%", not "1.32e+03%" */
-            ic_report_num(buf, n > 1 ? n - 1 : n, 100 * x, 3);
-            strcat(buf, "%");
+            char num[32];
+            ic_report_num(num, sizeof num, 100 * x, 3);
+            snprintf(buf, n, "%s%%", num);
         }
         break;
     case IC_K_USD:

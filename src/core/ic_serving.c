@@ -130,9 +130,13 @@ int ic_prefill(const struct ic_model_stats *m, const struct ic_hw *hw,
     p.memory_s = t.weights_s + t.kv_s;
     p.comm_s = t.comm_s;
     p.prefill_s = t.step_s;
-    /* the largest of the terms the table shows (the step's own bound is
-     * of its finer terms: collectives of 2.15 s read as the bound beside
-     * linear 1.81 s and attention 0.56 s, shown as compute 2.37 s) */
+    /* the largest of the table's compute, memory and collectives terms
+     * and the step's fixed time (launches and host time, in the prefill's
+     * total): the step's own bound is of its finer terms (collectives of
+     * 2.15 s read as the bound beside linear 1.81 s and attention 0.56 s,
+     * shown as compute 2.37 s). Overlapped collectives (the ideal bound)
+     * are named where they pass both sums, though a step of mixed bounds
+     * (linear on one side, the cache on the other) may still hide them */
     const double terms[IC_PF_COUNT] = {[IC_PF_COMPUTE] = p.compute_s,
                                        [IC_PF_MEMORY] = p.memory_s,
                                        [IC_PF_COMM] = p.comm_s,

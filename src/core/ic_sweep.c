@@ -127,11 +127,23 @@ int ic_sweep_run(const struct ic_model_stats *m, const struct ic_hw *hw,
     return IC_OK;
 }
 
-size_t ic_sweep_largest_useful(const struct ic_point *pts, size_t n)
+/* The step of a point under its own estimate, or under the other (0: none). */
+static double step_of(const struct ic_point *p, bool other)
+{
+    return !other ? p->step_s : p->other_known ? p->other_step_s : 0;
+}
+
+size_t ic_sweep_largest_useful_of(const struct ic_point *pts, size_t n, bool other)
 {
     size_t best = n;
     for (size_t i = 0; i < n; i++)
-        if (pts[i].fits && (best == n || pts[i].step_s < pts[best].step_s))
+        if (pts[i].fits && step_of(&pts[i], other) > 0 &&
+            (best == n || step_of(&pts[i], other) < step_of(&pts[best], other)))
             best = i;
     return best;
+}
+
+size_t ic_sweep_largest_useful(const struct ic_point *pts, size_t n)
+{
+    return ic_sweep_largest_useful_of(pts, n, false);
 }

@@ -43,5 +43,8 @@ int ic_sweep_run(const struct ic_model_stats *m, const struct ic_hw *hw,
  * table's mark and the chart's marker line both come from here. Returns n
  * where no point fits (or n is 0). */
 size_t ic_sweep_largest_useful(const struct ic_point *pts, size_t n);
+/* The same rule over the other estimate's steps (other_step_s, where the
+ * points carry them) when other is set. */
+size_t ic_sweep_largest_useful_of(const struct ic_point *pts, size_t n, bool other);
 
 #endif
