@@ -365,7 +365,7 @@ START_TEST(test_options)
      * (hw=v5e showed another chip's figures under it) */
     ck_assert(body_has(&r, "{\"name\": \"llama3-70b\", \"aliases\": [\"llama-3-70b\", "
                            "\"meta-llama/Meta-Llama-3-70B\"], \"params\": 70553706496"));
-    ck_assert(body_has(&r, "{\"name\": \"tpu-v5e\", \"aliases\": [\"v5e\"], "));
+    ck_assert(body_has(&r, "{\"name\": \"tpu-v5e\", \"aliases\": [\"v5e\", \"v5litepod\"], "));
     ck_assert(body_has(&r, "\"types\": [\"fp32\", \"bf16\""));
     /* whether a chip takes an engine profile, and the profiles */
     ck_assert(body_has(&r, "\"hbm_bytes\": 16000000000, \"compute\": [\"bf16\", \"int8\"], "
