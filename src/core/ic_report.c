@@ -620,9 +620,9 @@ static void table_point(FILE *out, const struct ic_report_group *r, const struct
         ic_report_num(a, sizeof a, p->usd_per_mtok, 3);
         fprintf(out, "  cost                 $%s per million tokens, %.3g FLOPs per dollar\n", a,
                 p->flops_per_usd);
-    }
-    else
+    } else {
         fputs("  cost                 - (the entry has no price)\n", out);
+    }
     ic_report_bytes(a, sizeof a, p->mem_per_chip_B);
     ic_report_bytes(b, sizeof b, p->capacity_B);
     fprintf(out, "  memory per chip      %s of %s: %s\n", a, b, p->fits ? "fits" : "DOES NOT FIT");
