@@ -2132,11 +2132,16 @@ static uint64_t axis_value(const struct ic_point *p, enum ic_axis ax)
     }
 }
 
+/* A precision axis value's weights type (kv false) or KV type, by name. */
+static const char *prec_type(uint64_t v, bool kv)
+{
+    return ic_dtype_traits((enum ic_dtype)(kv ? v % IC_DT_COUNT : v / IC_DT_COUNT))->name;
+}
+
 static void axis_value_label(char *buf, size_t n, enum ic_axis ax, uint64_t v)
 {
     if (ax == IC_AXIS_PRECISION)
-        snprintf(buf, n, "%s/%s", ic_dtype_traits((enum ic_dtype)(v / IC_DT_COUNT))->name,
-                 ic_dtype_traits((enum ic_dtype)(v % IC_DT_COUNT))->name);
+        snprintf(buf, n, "%s/%s", prec_type(v, false), prec_type(v, true));
     else if (ax == IC_AXIS_CONTEXT && v >= 2048 && v % 1024 == 0)
         snprintf(buf, n, "%lluk", (unsigned long long)(v / 1024)); /* 8k, 128k: as said */
     else
@@ -2360,22 +2365,17 @@ static void heat_panel(cairo_t *cr, struct ic_plot_panel *p, const struct heat_c
     bool stacked = false;
     if (h->axes[0] == IC_AXIS_PRECISION && sx > 1) {
         double w2 = 0;
-        for (size_t i = 0; i < c->nx; i++) {
-            w2 = fmax(w2, text_width(cr, ic_dtype_traits((enum ic_dtype)(c->xv[i] /
-                                                                         IC_DT_COUNT))->name));
-            w2 = fmax(w2, text_width(cr, ic_dtype_traits((enum ic_dtype)(c->xv[i] %
-                                                                         IC_DT_COUNT))->name));
-        }
+        for (size_t i = 0; i < c->nx; i++)
+            for (int kv = 0; kv < 2; kv++)
+                w2 = fmax(w2, text_width(cr, prec_type(c->xv[i], kv)));
         stacked = w2 + 6 <= cw;
     }
     for (size_t i = 0; i < c->nx; i += stacked ? 1 : sx ? sx : 1) {
         char buf[32];
         const double x = gx + cw * ((double)i + 0.5);
         if (stacked) {
-            text(cr, x, gy + p->h + 8, 0.5, 0,
-                 ic_dtype_traits((enum ic_dtype)(c->xv[i] / IC_DT_COUNT))->name);
-            text(cr, x, gy + p->h + 22, 0.5, 0,
-                 ic_dtype_traits((enum ic_dtype)(c->xv[i] % IC_DT_COUNT))->name);
+            text(cr, x, gy + p->h + 8, 0.5, 0, prec_type(c->xv[i], false));
+            text(cr, x, gy + p->h + 22, 0.5, 0, prec_type(c->xv[i], true));
             continue;
         }
         axis_value_label(buf, sizeof buf, h->axes[0], c->xv[i]);
