@@ -93,13 +93,10 @@ void ic_cli_note_uneven(FILE *errf, const struct ic_cli_setup *s, uint64_t chips
                 "busiest chip holds the most and sets the time\n",
                 what, (unsigned long long)c.chips, s->m->name);
     if (p.query_heads && c.chips > p.query_heads) {
-        char copies[32];
-        ic_report_num(copies, sizeof copies, (double)c.chips / (double)p.query_heads, 3);
-        fprintf(ic_cli_warnf(errf),
-                "infcalc: note: %s: %llu chips for %s's %llu query heads: a chip holds one "
-                "whole head's projections: %s copies of them are held and read\n",
-                what, (unsigned long long)c.chips, s->m->name,
-                (unsigned long long)p.query_heads, copies);
+        char owner[IC_MODEL_NAME_LEN + 4], note[400];
+        snprintf(owner, sizeof owner, "%s's ", s->m->name);
+        ic_report_heads_note(note, sizeof note, c.chips, p.query_heads, owner);
+        fprintf(ic_cli_warnf(errf), "infcalc: note: %s: %s\n", what, note);
     }
 }
 

@@ -71,6 +71,16 @@ void ic_report_num(char *buf, size_t n, double v, int digits)
         snprintf(buf, n, "%.*g", digits, v);
 }
 
+void ic_report_heads_note(char *buf, size_t n, uint64_t chips, uint64_t heads,
+                          const char *owner)
+{
+    char copies[32];
+    ic_report_num(copies, sizeof copies, (double)chips / (double)heads, 3);
+    snprintf(buf, n, "%llu chips for %s%llu query heads: a chip holds one whole head's "
+                     "projections: %s copies of them are held and read",
+             (unsigned long long)chips, owner, (unsigned long long)heads, copies);
+}
+
 static const char *dt(enum ic_dtype t) { return ic_dtype_traits(t)->name; }
 
 /* JSON string with the escapes names could need; a byte that is not
@@ -350,11 +360,9 @@ static void table_title(FILE *out, const struct ic_report_group *r, const struct
                      "sharing a head (--kv-placement copy, or an --engine profile)\n",
                 (unsigned long long)p->kv_split_batch);
     if (p->query_heads && !show_chips && c->chips > p->query_heads) {
-        char copies[32];
-        ic_report_num(copies, sizeof copies, (double)c->chips / (double)p->query_heads, 3);
-        fprintf(out, "note: %llu chips for %llu query heads: a chip holds one whole head's "
-                     "projections: %s copies of them are held and read\n",
-                (unsigned long long)c->chips, (unsigned long long)p->query_heads, copies);
+        char note[256];
+        ic_report_heads_note(note, sizeof note, c->chips, p->query_heads, "");
+        fprintf(out, "note: %s\n", note);
     } else if (p->query_heads && show_chips && most_chips > p->query_heads)
         fprintf(out, "note: past %llu chips, the query heads, a chip holds one whole head's "
                      "projections: chips / %llu copies of them are held and read\n",

@@ -59,6 +59,12 @@ void ic_report_si(char *buf, size_t n, double v, const char *unit, int digits);
 void ic_report_bytes(char *buf, size_t n, double bytes);
 void ic_report_time(char *buf, size_t n, double s);
 
+/* The words of the note where `chips` outnumber a model's `heads` query
+ * heads (owner: "" or the model's name with its "'s "), without a prefix
+ * or newline: decode's table and the other commands' stderr say it alike. */
+void ic_report_heads_note(char *buf, size_t n, uint64_t chips, uint64_t heads,
+                          const char *owner);
+
 /* v with `digits` significant digits ("%.*g"), but whole below 1e9 where
  * that would write an exponent ("14300", not "1.43e+04"). */
 void ic_report_num(char *buf, size_t n, double v, int digits);
