@@ -1503,7 +1503,7 @@ static int cmd_validate(const struct ic_opts *a, FILE *out, FILE *errf)
                                  : own                        ? NULL
                                  : cuda                       ? "plots/validate-cuda"
                                                               : "plots/validate-cpu",
-                                 cuda, NULL};
+                                 cuda, NULL, NULL};
     struct ic_err e = {0};
     int lrc;
     struct ic_model *m = NULL;
@@ -1531,14 +1531,15 @@ static int cmd_validate(const struct ic_opts *a, FILE *out, FILE *errf)
         free(m);
         return ic_cli_oom(errf);
     }
-    lrc = ic_hw_load(a->hw[0], h, &e);
-    free(h);
-    if (lrc) {
+    if ((lrc = ic_hw_load(a->hw[0], h, &e))) {
+        free(h);
         free(m);
         return ic_cli_report(errf, lrc, &e);
     }
+    o.hw = h; /* read once: validate times against this copy */
     char chart[4200];
     if (o.csv_path && (lrc = ic_out_check(o.csv_path, "the CSV", &e))) {
+        free(h);
         free(m);
         if (!a->given[IC_OPT_CSV])
             ic_err_hint(&e, "create its folder, or give --csv FILE (and --plot-prefix P) "
@@ -1549,11 +1550,13 @@ static int cmd_validate(const struct ic_opts *a, FILE *out, FILE *errf)
     for (int i = 0; i < 2 && o.plot_prefix; i++) {
         snprintf(chart, sizeof chart, "%s-%s.png", o.plot_prefix, charts[i]);
         if ((rc = ic_cli_check_plot(chart, errf))) {
+            free(h);
             free(m);
             return rc;
         }
     }
     lrc = ic_selfcheck_validate(&o, out, errf, &e);
+    free(h);
     free(m);
     return lrc ? ic_cli_report(errf, lrc, &e) : 0;
 }

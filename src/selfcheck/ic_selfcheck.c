@@ -688,7 +688,11 @@ int ic_selfcheck_validate(const struct ic_validate_opts *o, FILE *out, FILE *pro
     struct ic_hw *hw = calloc(1, sizeof *hw);
     if (!hw)
         return ic_err_set(err, IC_ENOMEM, NULL, 0, 0, "out of memory");
-    int rc = ic_hw_load(o->hw_path, hw, err);
+    int rc = IC_OK;
+    if (o->hw)
+        *hw = *o->hw;
+    else
+        rc = ic_hw_load(o->hw_path, hw, err);
     if (rc) {
         free(hw);
         return rc;

@@ -28,6 +28,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+struct ic_hw;         /* ic_hw.h */
 struct ic_model;      /* ic_model.h */
 struct ic_kern_shape; /* ic_kern.h */
 
@@ -61,6 +62,7 @@ struct ic_validate_opts {
      * the built-in sweep, and print every point measured against predicted
      * with its probes; NULL: the built-in sweep. Borrowed. */
     const struct ic_model *model;
+    const struct ic_hw *hw; /* hw_path's entry as read already (borrowed); NULL: read it */
 };
 
 /* The reference kernel's shape of model m (its decoder's widths; the
